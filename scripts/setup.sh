@@ -132,6 +132,11 @@ else
   did_pip=1
 fi
 [[ "$BENCH" == 1 ]] || log "pip: benchmark peers (IREE) not requested; GROVE_BENCH=1 installs them"
+# A numpy inside the venv (installed by hand, say) shadows Debian's: remove it.
+if compgen -G "$VENV/lib/python3*/site-packages/numpy" >/dev/null; then
+  log "pip: removing the venv's own numpy, which shadows Debian's $DEB_NUMPY"
+  "$PY" -m pip uninstall -q -y numpy >>"$LOG" 2>&1 || die "pip uninstall numpy failed"
+fi
 
 # ---------------------------------------------------------------- 4. smoke test
 smoke() {
@@ -158,9 +163,9 @@ if ! versions="$(smoke 2>>"$LOG")"; then
   if ((did_pip == 0)); then
     log "smoke test failed with the skipped pip step; reinstalling"
     pip_install
-    versions="$(smoke 2>>"$LOG")" || die "smoke test of $VENV failed (see log)"
+    versions="$(smoke 2>>"$LOG")" || die "smoke test of $VENV failed; rm -rf $VENV and rerun to rebuild it"
   else
-    die "smoke test of $VENV failed (see log)"
+    die "smoke test of $VENV failed; rm -rf $VENV and rerun to rebuild it"
   fi
 fi
 log "ok: $versions"
