@@ -1,0 +1,39 @@
+//===- GroveBase.td - Grove dialect definition and base classes ------------===//
+//
+// The grove dialect: tensor-level ops for models and their optimizers, with
+// value semantics on builtin ranked tensors. Ops in families live in their own
+// .td files (state, tensor, math); this file holds what they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVEBASE_TD
+#define GROVE_DIALECT_GROVE_IR_GROVEBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Grove_Dialect : Dialect {
+  let name = "grove";
+  let cppNamespace = "::mlir::grove";
+  let summary = "Tensor-level ops that Grove compiles ahead of time";
+  let description = [{
+    Models and their optimizers are written as `func.func`s over builtin
+    ranked tensors using grove ops. Any dimension may be dynamic (`?`).
+    Module-level weights are `grove.param` symbols read with
+    `grove.get_param`; the runtime context owns their storage.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 0;
+}
+
+class Grove_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Grove_Dialect, mnemonic, traits>;
+
+// Element types the dialect admits. f32 is the reference; f16/bf16 are for
+// the CUDA target and mixed precision.
+def Grove_Float : AnyTypeOf<[F32, F16, BF16]>;
+def Grove_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Grove_AnyTensor
+    : RankedTensorOf<[F32, F16, BF16, F64, I1, I8, I16, I32, I64]>;
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVEBASE_TD

@@ -1,0 +1,132 @@
+//===- GroveMathOps.td - Elementwise, contraction and reduction ops -------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVEMATHOPS_TD
+#define GROVE_DIALECT_GROVE_IR_GROVEMATHOPS_TD
+
+include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+// Binary ops broadcast with numpy rules: shapes align at the trailing
+// dimension and a static 1 stretches. A dynamic dimension is never
+// stretched, so `?` against `?` means equal sizes.
+class Grove_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Grove_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Grove_AddOp : Grove_BinaryOp<"add", [Commutative]> {
+  let summary = "elementwise addition with broadcasting";
+}
+def Grove_SubOp : Grove_BinaryOp<"sub"> {
+  let summary = "elementwise subtraction with broadcasting";
+}
+def Grove_MulOp : Grove_BinaryOp<"mul", [Commutative]> {
+  let summary = "elementwise multiplication with broadcasting";
+}
+def Grove_DivOp : Grove_BinaryOp<"div"> {
+  let summary = "elementwise division with broadcasting";
+}
+def Grove_MaxOp : Grove_BinaryOp<"max", [Commutative]> {
+  let summary = "elementwise maximum with broadcasting (NaN propagates)";
+}
+def Grove_MinOp : Grove_BinaryOp<"min", [Commutative]> {
+  let summary = "elementwise minimum with broadcasting (NaN propagates)";
+}
+
+class Grove_UnaryOp<string mnemonic, string formula>
+    : Grove_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # formula;
+  let arguments = (ins Grove_FloatTensor:$input);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Grove_ReluOp : Grove_UnaryOp<"relu", "max(x, 0)">;
+def Grove_SigmoidOp : Grove_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Grove_TanhOp : Grove_UnaryOp<"tanh", "tanh(x)">;
+def Grove_ExpOp : Grove_UnaryOp<"exp", "exp(x)">;
+def Grove_LogOp : Grove_UnaryOp<"log", "natural logarithm">;
+def Grove_SqrtOp : Grove_UnaryOp<"sqrt", "square root">;
+def Grove_GeluOp : Grove_UnaryOp<"gelu", "x * Phi(x), exact (erf) form">;
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Grove_MatmulOp : Grove_Op<"matmul", [Pure]> {
+  let summary = "matrix product, optionally transposed and batched";
+  let description = [{
+    `op(lhs) @ op(rhs)` where `op` transposes the last two dimensions when
+    `transpose_lhs` / `transpose_rhs` is set. Supported ranks: 2x2 (M×K @
+    K×N), 3x3 with equal batch (B×M×K @ B×K×N), and 3x2 (a shared right
+    operand, as a dense layer applied to a sequence).
+
+    ```mlir
+    %y = grove.matmul %x, %w {transpose_rhs}
+        : (tensor<?x64xf32>, tensor<128x64xf32>) -> tensor<?x128xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations and reductions
+//===----------------------------------------------------------------------===//
+
+class Grove_SoftmaxLikeOp<string mnemonic, string what>
+    : Grove_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = what # " along one axis";
+  let description = [{
+    `axis` may be negative (counted from the end), numpy style.
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Grove_SoftmaxOp : Grove_SoftmaxLikeOp<"softmax", "softmax">;
+def Grove_LogSoftmaxOp : Grove_SoftmaxLikeOp<"log_softmax", "log-softmax">;
+
+class Grove_ReduceOp<string mnemonic, string what>
+    : Grove_Op<mnemonic, [Pure]> {
+  let summary = what # " over a set of axes";
+  let description = [{
+    `axes` are distinct, in range, and may be negative. With `keepdims` the
+    reduced dimensions stay as size 1, otherwise they are dropped.
+
+    ```mlir
+    %s = grove.}] # mnemonic # [{ %x {axes = array<i64: 1>}
+        : tensor<?x10xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Grove_ReduceSumOp : Grove_ReduceOp<"reduce_sum", "sum">;
+def Grove_ReduceMeanOp : Grove_ReduceOp<"reduce_mean", "mean">;
+def Grove_ReduceMaxOp : Grove_ReduceOp<"reduce_max", "maximum">;
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVEMATHOPS_TD

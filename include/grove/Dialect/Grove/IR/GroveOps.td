@@ -1,0 +1,10 @@
+//===- GroveOps.td - All grove ops -----------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVEOPS_TD
+#define GROVE_DIALECT_GROVE_IR_GROVEOPS_TD
+
+include "grove/Dialect/Grove/IR/GroveStateOps.td"
+include "grove/Dialect/Grove/IR/GroveTensorOps.td"
+include "grove/Dialect/Grove/IR/GroveMathOps.td"
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVEOPS_TD

@@ -1,0 +1,124 @@
+//===- GroveTensorOps.td - Constants and data-movement ops -----------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD
+#define GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD
+
+include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Grove_ConstantOp : Grove_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant tensor";
+  let description = [{
+    ```mlir
+    %c = grove.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Grove_ReshapeOp : Grove_Op<"reshape", [Pure]> {
+  let summary = "reinterprets a tensor with a new shape (row-major order)";
+  let description = [{
+    Element count is preserved. The result may have at most one dynamic
+    dimension, whose size is the input's element count divided by the
+    product of the static result dimensions.
+
+    ```mlir
+    %r = grove.reshape %x : tensor<?x64xf32> -> tensor<?x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Grove_AnyTensor:$input);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Grove_TransposeOp : Grove_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`.
+
+    ```mlir
+    %t = grove.transpose %x [1, 0] : tensor<?x64xf32> -> tensor<64x?xf32>
+    ```
+  }];
+  let arguments = (ins Grove_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input $permutation attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Grove_ConcatOp : Grove_Op<"concat", [Pure]> {
+  let summary = "concatenates tensors along an axis";
+  let description = [{
+    All inputs have the same rank and element type and agree on every
+    dimension but `axis`.
+
+    ```mlir
+    %c = grove.concat %a, %b {axis = 1 : i64}
+        : (tensor<?x3xf32>, tensor<?x5xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Grove_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, $result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Grove_SliceOp : Grove_Op<"slice", [Pure]> {
+  let summary = "extracts a strided slice";
+  let description = [{
+    For each dimension, takes indices `start, start + stride, ...` below
+    `limit`. A `limit` of -1 means the end of the dimension; it is the only
+    way to slice a dynamic dimension to its end.
+
+    ```mlir
+    %s = grove.slice %x [0, 2] [-1, 6] [1, 2]
+        : tensor<?x8xf32> -> tensor<?x2xf32>
+    ```
+  }];
+  let arguments = (ins Grove_AnyTensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$strides);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input $starts $limits $strides attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Grove_BroadcastToOp : Grove_Op<"broadcast_to", [Pure]> {
+  let summary = "broadcasts a tensor to a shape (numpy rules)";
+  let description = [{
+    Input dimensions align with the trailing result dimensions; each is 1
+    or equal to the result dimension. One index operand gives the size of
+    each dynamic result dimension, in order.
+
+    ```mlir
+    %b = grove.broadcast_to %bias (%n) : tensor<10xf32> -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins Grove_AnyTensor:$input, Variadic<Index>:$dynamic_sizes);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input (`(` $dynamic_sizes^ `)`)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD

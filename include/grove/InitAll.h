@@ -1,0 +1,27 @@
+//===- InitAll.h - Register everything Grove provides -----------*- C++ -*-===//
+
+#ifndef GROVE_INITALL_H
+#define GROVE_INITALL_H
+
+#include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Grove/IR/GroveDialect.h"
+#include "grove/Dialect/Grove/Transforms/Passes.h"
+#include "grove/Pipelines/Pipelines.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::grove {
+
+inline void registerAllGroveDialects(DialectRegistry &registry) {
+  registry.insert<GroveDialect>();
+}
+
+/// Every grove pass and named pipeline.
+inline void registerAllGrovePasses() {
+  registerGroveTransformsPasses();
+  registerGroveConversionPasses();
+  registerGrovePipelines();
+}
+
+} // namespace mlir::grove
+
+#endif // GROVE_INITALL_H

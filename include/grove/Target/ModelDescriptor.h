@@ -1,0 +1,58 @@
+//===- ModelDescriptor.h - The textual model descriptor ---------*- C++ -*-===//
+//
+// The compiler's view of the descriptor documented in docs/abi.md: parsed
+// back from the lowered module to write the C header, and to check weights
+// files against the model at compile time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_TARGET_MODELDESCRIPTOR_H
+#define GROVE_TARGET_MODELDESCRIPTOR_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::grove {
+
+struct TensorSig {
+  std::string name;
+  std::string dtype; // f32, f16, bf16, f64, i1, i8, i16, i32, i64
+  llvm::SmallVector<int64_t> shape; // -1 = dynamic
+};
+
+struct EntrySig {
+  std::string name;
+  std::vector<TensorSig> inputs, outputs;
+};
+
+struct ModelDescriptor {
+  std::string module;
+  std::vector<TensorSig> params;
+  std::vector<EntrySig> entries;
+};
+
+/// Parses descriptor text; on failure returns failure and sets `error`.
+FailureOr<ModelDescriptor> parseModelDescriptor(llvm::StringRef text,
+                                                std::string &error);
+
+/// The descriptor text embedded in a module lowered by grove-to-host (the
+/// initializer of `_grove_<module>_desc`).
+FailureOr<std::string> findEmbeddedDescriptor(ModuleOp module);
+
+/// The C header declaring the model definition and its typed entry points,
+/// with every signature as data.
+std::string emitCHeader(const ModelDescriptor &model,
+                        llvm::StringRef sourceName);
+
+/// Checks a safetensors file against the model's params (names, dtypes,
+/// shapes, byte ranges). Returns failure with `error` set.
+LogicalResult checkWeightsFile(const ModelDescriptor &model,
+                               llvm::StringRef path, std::string &error);
+
+} // namespace mlir::grove
+
+#endif // GROVE_TARGET_MODELDESCRIPTOR_H

@@ -1,0 +1,254 @@
+//===- EmitEntryPoints.cpp - The C ABI of a lowered model -----------------===//
+//
+// Generated code stays tiny and dumb: the typed entry point only packs its
+// arguments and calls grove_rt_invoke, which checks every tensor against the
+// descriptor and marshals DLTensors to memref descriptors. Keeping the checks
+// in the runtime means they are written (and tested) once, in C++, instead
+// of being emitted as IR for every model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+// The struct layout this pass emits must match grove_model_def.
+#include "grove/abi.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEEMITENTRYPOINTS
+#include "grove/Conversion/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+struct Entry {
+  int64_t index;
+  std::string name;         // as the user wrote it
+  LLVM::LLVMFuncOp ciface;  // _mlir_ciface_ wrapper of the lowered function
+  unsigned numInputs;       // excluding params
+  unsigned numResults;
+};
+
+static Value insertValue(OpBuilder &b, Location loc, Value aggregate,
+                         Value element, int64_t position) {
+  return LLVM::InsertValueOp::create(b, loc, aggregate, element,
+                                     ArrayRef<int64_t>{position});
+}
+
+/// A NUL-terminated constant string global; returns its address.
+static LLVM::GlobalOp createString(OpBuilder &b, Location loc, StringRef name,
+                                   StringRef value) {
+  std::string data = value.str();
+  data.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                LLVM::Linkage::Internal, name,
+                                b.getStringAttr(data));
+}
+
+/// `void <packed>(ptr args)`: unpacks params, inputs and the result buffer
+/// and calls the ciface wrapper.
+static LLVM::LLVMFuncOp createPacked(OpBuilder &b, Location loc,
+                                     StringRef name, const Entry &e,
+                                     unsigned numParams) {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto type =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, name, type,
+                                     LLVM::Linkage::Internal);
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(body);
+  Value args = body->getArgument(0);
+  unsigned numArgs = numParams + e.numInputs;
+  SmallVector<Value> callArgs;
+  auto load = [&](unsigned i) -> Value {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    return LLVM::LoadOp::create(b, loc, ptr, slot);
+  };
+  if (e.numResults > 0)
+    callArgs.push_back(load(numArgs));
+  for (unsigned i = 0; i < numArgs; ++i)
+    callArgs.push_back(load(i));
+  LLVM::CallOp::create(b, loc, e.ciface, callArgs);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return fn;
+}
+
+/// `i32 <module>_<name>(ptr ctx, ptr in..., ptr out...)`: forwards to
+/// grove_rt_invoke(ctx, &model, index, {in..., out...}).
+static void createTyped(OpBuilder &b, Location loc, StringRef name,
+                        const Entry &e, LLVM::LLVMFuncOp invoke,
+                        LLVM::GlobalOp model) {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto i32 = b.getI32Type();
+  unsigned n = e.numInputs + e.numResults;
+  SmallVector<Type> params(1 + n, ptr);
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, name,
+                                     LLVM::LLVMFunctionType::get(i32, params));
+  OpBuilder::InsertionGuard guard(b);
+  Block *body = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(body);
+  Value count = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                         b.getI64IntegerAttr(std::max(n, 1u)));
+  Value array = LLVM::AllocaOp::create(b, loc, ptr, ptr, count);
+  for (unsigned i = 0; i < n; ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, array,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    LLVM::StoreOp::create(b, loc, body->getArgument(1 + i), slot);
+  }
+  Value modelAddr = LLVM::AddressOfOp::create(b, loc, model);
+  Value index = LLVM::ConstantOp::create(b, loc, i32,
+                                         b.getI32IntegerAttr(e.index));
+  auto status = LLVM::CallOp::create(
+      b, loc, invoke, ValueRange{body->getArgument(0), modelAddr, index, array});
+  LLVM::ReturnOp::create(b, loc, status.getResult());
+}
+
+struct GroveEmitEntryPointsPass
+    : grove::impl::GroveEmitEntryPointsBase<GroveEmitEntryPointsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto descriptor = module->getAttrOfType<StringAttr>(kDescriptorAttr);
+    auto moduleName = module->getAttrOfType<StringAttr>(kModuleNameAttr);
+    auto numParamsAttr = module->getAttrOfType<IntegerAttr>(kNumParamsAttr);
+    if (!descriptor || !moduleName || !numParamsAttr) {
+      module.emitError("expects a module prepared by grove-prepare-abi");
+      return signalPassFailure();
+    }
+    unsigned numParams = numParamsAttr.getInt();
+    std::string prefix = moduleName.str();
+
+    SmallVector<Entry> entries;
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+      // func-to-llvm copies the entry attributes onto the ciface wrapper.
+      auto index = fn->getAttrOfType<IntegerAttr>(kEntryIndexAttr);
+      if (!index || fn.getName().starts_with("_mlir_ciface_"))
+        continue;
+      auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(
+          ("_mlir_ciface_" + fn.getName()).str());
+      auto name = fn->getAttrOfType<StringAttr>(kEntryNameAttr);
+      if (!ciface || !name) {
+        fn.emitError("entry point lacks its _mlir_ciface_ wrapper or name");
+        return signalPassFailure();
+      }
+      // The lowered function returns its results packed in one struct (or
+      // nothing); the ciface wrapper then takes a leading result pointer.
+      Type ret = fn.getFunctionType().getReturnType();
+      unsigned numResults = 0;
+      if (auto st = dyn_cast<LLVM::LLVMStructType>(ret)) {
+        // One memref result is its descriptor struct {ptr, ptr, i64, ...};
+        // several are a struct of descriptor structs.
+        bool nested = llvm::all_of(st.getBody(), [](Type t) {
+          return isa<LLVM::LLVMStructType>(t);
+        });
+        numResults = nested ? st.getBody().size() : 1;
+      } else if (!isa<LLVM::LLVMVoidType>(ret)) {
+        fn.emitError("entry point returns a non-tensor value");
+        return signalPassFailure();
+      }
+      unsigned numCifaceArgs = ciface.getNumArguments();
+      unsigned numInputs = numCifaceArgs - (numResults > 0) - numParams;
+      entries.push_back({index.getInt(), name.str(), ciface, numInputs,
+                         numResults});
+    }
+    llvm::sort(entries,
+               [](const Entry &a, const Entry &b) { return a.index < b.index; });
+    for (auto [i, e] : llvm::enumerate(entries))
+      if (e.index != static_cast<int64_t>(i)) {
+        module.emitError("entry point indices are not contiguous");
+        return signalPassFailure();
+      }
+
+    // Everything we generated from the user's functions is internal: only
+    // the typed entry points and the model definition are the library's API.
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+      if (!fn.isExternal())
+        fn.setLinkage(LLVM::Linkage::Internal);
+
+    MLIRContext *ctx = &getContext();
+    Location loc = module.getLoc();
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto i32 = b.getI32Type();
+
+    auto invoke = module.lookupSymbol<LLVM::LLVMFuncOp>("grove_rt_invoke");
+    if (!invoke)
+      invoke = LLVM::LLVMFuncOp::create(
+          b, loc, "grove_rt_invoke",
+          LLVM::LLVMFunctionType::get(i32, {ptr, ptr, i32, ptr}));
+
+    SmallVector<LLVM::LLVMFuncOp> packed;
+    for (const Entry &e : entries)
+      packed.push_back(createPacked(
+          b, loc, "_grove_" + prefix + "_" + e.name + "_packed", e, numParams));
+
+    auto modelType = LLVM::LLVMStructType::getLiteral(
+        ctx, {i32, i32, ptr, ptr, ptr});
+    static_assert(sizeof(grove_model_def) == 32, "layout emitted below");
+    LLVM::GlobalOp nameStr =
+        createString(b, loc, "_grove_" + prefix + "_name", prefix);
+    LLVM::GlobalOp descStr = createString(b, loc, "_grove_" + prefix + "_desc",
+                                          descriptor.getValue());
+    auto tableType = LLVM::LLVMArrayType::get(ptr, entries.size());
+    auto table = LLVM::GlobalOp::create(b, loc, tableType, true,
+                                        LLVM::Linkage::Internal,
+                                        "_grove_" + prefix + "_entries",
+                                        Attribute());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&table.getInitializerRegion().emplaceBlock());
+      Value v = LLVM::UndefOp::create(b, loc, tableType);
+      for (auto [i, fn] : llvm::enumerate(packed)) {
+        Value addr = LLVM::AddressOfOp::create(b, loc, fn);
+        v = insertValue(b, loc, v, addr, i);
+      }
+      LLVM::ReturnOp::create(b, loc, v);
+    }
+    auto model = LLVM::GlobalOp::create(b, loc, modelType, true,
+                                        LLVM::Linkage::External,
+                                        prefix + "_model", Attribute());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&model.getInitializerRegion().emplaceBlock());
+      Value v = LLVM::UndefOp::create(b, loc, modelType);
+      auto c32 = [&](int64_t x) {
+        return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(x));
+      };
+      v = insertValue(b, loc, v, c32(GROVE_ABI_VERSION), 0);
+      v = insertValue(b, loc, v, c32(entries.size()), 1);
+      v = insertValue(b, loc, v, LLVM::AddressOfOp::create(b, loc, nameStr), 2);
+      v = insertValue(b, loc, v, LLVM::AddressOfOp::create(b, loc, descStr), 3);
+      v = insertValue(b, loc, v, LLVM::AddressOfOp::create(b, loc, table), 4);
+      LLVM::ReturnOp::create(b, loc, v);
+    }
+
+    for (const Entry &e : entries)
+      createTyped(b, loc, prefix + "_" + e.name, e, invoke, model);
+
+    // The ABI attributes have been consumed; LLVM IR has no use for them.
+    for (StringRef attr : {kDescriptorAttr, kModuleNameAttr, kNumParamsAttr})
+      module->removeAttr(attr);
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+      fn->removeAttr(kEntryIndexAttr);
+      fn->removeAttr(kEntryNameAttr);
+      for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+        fn.removeArgAttr(i, kArgNameAttr);
+        fn.removeArgAttr(i, kParamArgAttr);
+      }
+      for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+        fn.removeResultAttr(i, StringAttr::get(ctx, kArgNameAttr));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,152 @@
+//===- Contraction.cpp - grove.matmul to linalg.matmul / batch_matmul -----===//
+//
+// Transposes are expressed in the named ops' indexing maps rather than by
+// materialising a transposed copy: the host target hands the maps to BLAS as
+// transpose flags, the CUDA target to cuBLAS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+#include "Utils.h"
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+/// Indexing maps over (batch..., m, n, k) for op(A) @ op(B) = C.
+static ArrayAttr getMatmulMaps(OpBuilder &b, bool batched, bool transA,
+                               bool transB) {
+  MLIRContext *ctx = b.getContext();
+  unsigned nb = batched ? 1 : 0;
+  AffineExpr m = getAffineDimExpr(nb, ctx), n = getAffineDimExpr(nb + 1, ctx),
+             k = getAffineDimExpr(nb + 2, ctx);
+  SmallVector<AffineExpr> a, bm, c;
+  if (batched) {
+    AffineExpr batch = getAffineDimExpr(0, ctx);
+    a.push_back(batch);
+    bm.push_back(batch);
+    c.push_back(batch);
+  }
+  a.append(transA ? SmallVector<AffineExpr>{k, m} : SmallVector<AffineExpr>{m, k});
+  bm.append(transB ? SmallVector<AffineExpr>{n, k}
+                   : SmallVector<AffineExpr>{k, n});
+  c.append({m, n});
+  unsigned numDims = nb + 3;
+  return b.getAffineMapArrayAttr({AffineMap::get(numDims, 0, a, ctx),
+                                  AffineMap::get(numDims, 0, bm, ctx),
+                                  AffineMap::get(numDims, 0, c, ctx)});
+}
+
+/// A zero-filled accumulator of `type` for a matmul of `lhs` and `rhs`.
+static Value createZeroAccumulator(OpBuilder &b, Location loc,
+                                   RankedTensorType type, Value lhs, Value rhs,
+                                   bool transA, bool transB) {
+  SmallVector<OpFoldResult> lhsDims = getDims(b, loc, lhs);
+  SmallVector<OpFoldResult> rhsDims = getDims(b, loc, rhs);
+  size_t lr = lhsDims.size(), rr = rhsDims.size();
+  SmallVector<OpFoldResult> dims;
+  if (type.getRank() == 3)
+    dims.push_back(lhsDims[0]);
+  dims.push_back(lhsDims[transA ? lr - 1 : lr - 2]);
+  dims.push_back(rhsDims[transB ? rr - 2 : rr - 1]);
+  Value empty = createEmpty(b, loc, type, dims);
+  Value zero = createFloat(b, loc, type.getElementType(), 0.0);
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    bool transA = op.getTransposeLhs(), transB = op.getTransposeRhs();
+    RankedTensorType resultType = op.getType();
+    int64_t lr = cast<RankedTensorType>(lhs.getType()).getRank();
+    int64_t rr = cast<RankedTensorType>(rhs.getType()).getRank();
+
+    if (lr == 2) {
+      Value acc = createZeroAccumulator(rewriter, loc, resultType, lhs, rhs,
+                                        transA, transB);
+      auto mm = linalg::MatmulOp::create(
+          rewriter, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+          ValueRange{acc},
+          {rewriter.getNamedAttr("indexing_maps",
+                                 getMatmulMaps(rewriter, false, transA,
+                                               transB))});
+      rewriter.replaceOp(op, mm.getResult(0));
+      return success();
+    }
+
+    if (rr == 2 && !transA) {
+      // A dense layer over a sequence: fold the batch into M so the whole
+      // product is one GEMM.
+      auto lt = cast<RankedTensorType>(lhs.getType());
+      int64_t b = lt.getDimSize(0), m = lt.getDimSize(1);
+      int64_t bm = ShapedType::isDynamic(b) || ShapedType::isDynamic(m)
+                       ? ShapedType::kDynamic
+                       : b * m;
+      SmallVector<ReassociationIndices> reassoc = {{0, 1}, {2}};
+      auto flatLhsType =
+          RankedTensorType::get({bm, lt.getDimSize(2)}, lt.getElementType());
+      Value flatLhs = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                      flatLhsType, lhs, reassoc);
+      auto flatResultType = RankedTensorType::get(
+          {bm, resultType.getDimSize(2)}, resultType.getElementType());
+      Value acc = createZeroAccumulator(rewriter, loc, flatResultType, flatLhs,
+                                        rhs, false, transB);
+      auto mm = linalg::MatmulOp::create(
+          rewriter, loc, TypeRange{flatResultType}, ValueRange{flatLhs, rhs},
+          ValueRange{acc},
+          {rewriter.getNamedAttr("indexing_maps",
+                                 getMatmulMaps(rewriter, false, false,
+                                               transB))});
+      SmallVector<OpFoldResult> outShape = getDims(rewriter, loc, lhs);
+      outShape[2] = getDims(rewriter, loc, mm.getResult(0))[1];
+      Value result = tensor::ExpandShapeOp::create(
+          rewriter, loc, resultType, mm.getResult(0), reassoc, outShape);
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+
+    if (rr == 2) {
+      // Transposed 3-D lhs with a shared rhs: materialise the broadcast.
+      auto rt = cast<RankedTensorType>(rhs.getType());
+      auto bcastType = RankedTensorType::get(
+          {cast<RankedTensorType>(lhs.getType()).getDimSize(0),
+           rt.getDimSize(0), rt.getDimSize(1)},
+          rt.getElementType());
+      SmallVector<OpFoldResult> dims = getDims(rewriter, loc, rhs);
+      dims.insert(dims.begin(), getDims(rewriter, loc, lhs)[0]);
+      Value init = createEmpty(rewriter, loc, bcastType, dims);
+      rhs = linalg::BroadcastOp::create(rewriter, loc, rhs, init,
+                                        ArrayRef<int64_t>{0})
+                .getResult()[0];
+    }
+    Value acc = createZeroAccumulator(rewriter, loc, resultType, lhs, rhs,
+                                      transA, transB);
+    auto mm = linalg::BatchMatmulOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+        ValueRange{acc},
+        {rewriter.getNamedAttr("indexing_maps",
+                               getMatmulMaps(rewriter, true, transA,
+                                             transB))});
+    rewriter.replaceOp(op, mm.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::grove::populateContractionPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering>(patterns.getContext());
+}

@@ -1,0 +1,196 @@
+//===- DataMovement.cpp - grove constants and shape ops to tensor/linalg --===//
+
+#include "PopulatePatterns.h"
+#include "Utils.h"
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+struct ConstantLowering : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "value is not a typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType outType = op.getType();
+    Value input = adaptor.getInput();
+    // The one dynamic result dimension (if any) is the element count divided
+    // by the product of the static ones.
+    SmallVector<Value> shape;
+    Value dynamicSize;
+    if (outType.getNumDynamicDims() == 1) {
+      Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      for (OpFoldResult d : getDims(rewriter, loc, input))
+        count = arith::MulIOp::create(
+            rewriter, loc, count,
+            getValueOrCreateConstantIndexOp(rewriter, loc, d));
+      int64_t staticProduct = 1;
+      for (int64_t d : outType.getShape())
+        if (!ShapedType::isDynamic(d))
+          staticProduct *= d;
+      dynamicSize = arith::DivUIOp::create(
+          rewriter, loc, count,
+          arith::ConstantIndexOp::create(rewriter, loc, staticProduct));
+    }
+    for (int64_t d : outType.getShape())
+      shape.push_back(ShapedType::isDynamic(d)
+                          ? dynamicSize
+                          : arith::ConstantIndexOp::create(rewriter, loc, d)
+                                .getResult());
+    auto shapeType =
+        RankedTensorType::get({outType.getRank()}, rewriter.getIndexType());
+    Value shapeTensor =
+        tensor::FromElementsOp::create(rewriter, loc, shapeType, shape);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, input,
+                                                   shapeTensor);
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, adaptor.getInput());
+    SmallVector<OpFoldResult> outDims;
+    for (int64_t p : op.getPermutation())
+      outDims.push_back(inDims[p]);
+    Value init = createEmpty(rewriter, loc, op.getType(), outDims);
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, loc, adaptor.getInput(), init, op.getPermutation());
+    rewriter.replaceOp(op, transpose.getResult()[0]);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxisAttr().getInt();
+    ValueRange inputs = adaptor.getInputs();
+    // Result sizes: the first input's, with the axis summed over inputs.
+    SmallVector<OpFoldResult> outDims = getDims(rewriter, loc, inputs.front());
+    Value total = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> offsets;
+    for (Value in : inputs) {
+      offsets.push_back(total);
+      OpFoldResult size = getDims(rewriter, loc, in)[axis];
+      total = arith::AddIOp::create(
+          rewriter, loc, total,
+          getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    }
+    outDims[axis] = total;
+    Value result = createEmpty(rewriter, loc, op.getType(), outDims);
+    int64_t rank = op.getType().getRank();
+    for (auto [in, offset] : llvm::zip(inputs, offsets)) {
+      SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0));
+      offs[axis] = offset;
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offs,
+                                             getDims(rewriter, loc, in),
+                                             strides);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    RankedTensorType outType = op.getType();
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      int64_t start = op.getStarts()[d], stride = op.getStrides()[d];
+      offsets.push_back(rewriter.getIndexAttr(start));
+      strides.push_back(rewriter.getIndexAttr(stride));
+      if (!outType.isDynamicDim(d)) {
+        sizes.push_back(rewriter.getIndexAttr(outType.getDimSize(d)));
+        continue;
+      }
+      // ceildiv(dim - start, stride), for a dynamic dimension sliced to its
+      // end.
+      Value dim = getValueOrCreateConstantIndexOp(rewriter, loc, inDims[d]);
+      Value span = arith::SubIOp::create(
+          rewriter, loc, dim,
+          arith::ConstantIndexOp::create(rewriter, loc, start));
+      Value size = arith::CeilDivUIOp::create(
+          rewriter, loc, span,
+          arith::ConstantIndexOp::create(rewriter, loc, stride));
+      sizes.push_back(size);
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, outType, input, offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType outType = op.getType();
+    SmallVector<OpFoldResult> dims;
+    unsigned next = 0;
+    for (int64_t d : outType.getShape())
+      dims.push_back(ShapedType::isDynamic(d)
+                         ? OpFoldResult(adaptor.getDynamicSizes()[next++])
+                         : rewriter.getIndexAttr(d));
+    Value init = createEmpty(rewriter, loc, outType, dims);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps = {
+        getBroadcastMap(ctx, op.getInput().getType().getShape(),
+                        outType.getShape()),
+        AffineMap::getMultiDimIdentityMap(outType.getRank(), ctx)};
+    SmallVector<utils::IteratorType> iters(outType.getRank(),
+                                           utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, outType, adaptor.getInput(), init, maps, iters,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::grove::populateDataMovementPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConstantLowering, ReshapeLowering, TransposeLowering,
+               ConcatLowering, SliceLowering, BroadcastToLowering>(
+      patterns.getContext());
+}

@@ -1,0 +1,128 @@
+//===- Elementwise.cpp - grove elementwise ops to linalg.generic ----------===//
+//
+// Each elementwise op becomes one linalg.generic with parallel loops over the
+// result; broadcasting lives in the operands' indexing maps so that
+// linalg-fuse-elementwise-ops can fuse whole chains (bias + relu, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+#include "Utils.h"
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+/// Builds the scalar body of an elementwise op.
+using BodyBuilder =
+    std::function<Value(OpBuilder &, Location, Type, ValueRange)>;
+
+/// Emits `linalg.generic` computing `body` over `operands` broadcast to
+/// `resultType`.
+static Value buildElementwise(OpBuilder &b, Location loc,
+                              RankedTensorType resultType,
+                              ValueRange operands, const BodyBuilder &body) {
+  SmallVector<OpFoldResult> dims =
+      getBroadcastResultDims(b, loc, resultType, operands);
+  Value init = createEmpty(b, loc, resultType, dims);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(getBroadcastMap(
+        ctx, cast<RankedTensorType>(operand.getType()).getShape(),
+        resultType.getShape()));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, operands, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = body(nb, nloc, resultType.getElementType(),
+                       args.drop_back());
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return generic.getResult(0);
+}
+
+template <typename SourceOp>
+struct ElementwiseLowering : OpConversionPattern<SourceOp> {
+  ElementwiseLowering(MLIRContext *ctx, BodyBuilder body)
+      : OpConversionPattern<SourceOp>(ctx), body(std::move(body)) {}
+
+  LogicalResult
+  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value result = buildElementwise(rewriter, op.getLoc(), resultType,
+                                    adaptor.getOperands(), body);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  BodyBuilder body;
+};
+
+template <typename ArithOp>
+static BodyBuilder binary() {
+  return [](OpBuilder &b, Location loc, Type, ValueRange args) -> Value {
+    return ArithOp::create(b, loc, args[0], args[1]);
+  };
+}
+
+template <typename MathOp>
+static BodyBuilder unary() {
+  return [](OpBuilder &b, Location loc, Type, ValueRange args) -> Value {
+    return MathOp::create(b, loc, args[0]);
+  };
+}
+
+static Value relu(OpBuilder &b, Location loc, Type t, ValueRange args) {
+  // maximumf propagates NaN, as torch.relu does.
+  return arith::MaximumFOp::create(b, loc, args[0], createFloat(b, loc, t, 0));
+}
+
+static Value sigmoid(OpBuilder &b, Location loc, Type t, ValueRange args) {
+  Value neg = arith::NegFOp::create(b, loc, args[0]);
+  Value e = math::ExpOp::create(b, loc, neg);
+  Value one = createFloat(b, loc, t, 1.0);
+  Value den = arith::AddFOp::create(b, loc, one, e);
+  return arith::DivFOp::create(b, loc, one, den);
+}
+
+static Value gelu(OpBuilder &b, Location loc, Type t, ValueRange args) {
+  // Exact GELU, as torch.nn.functional.gelu's default: x/2 (1 + erf(x/√2)).
+  Value x = args[0];
+  Value scaled =
+      arith::MulFOp::create(b, loc, x, createFloat(b, loc, t, M_SQRT1_2));
+  Value erf = math::ErfOp::create(b, loc, scaled);
+  Value onePlus =
+      arith::AddFOp::create(b, loc, erf, createFloat(b, loc, t, 1.0));
+  Value half = arith::MulFOp::create(b, loc, x, createFloat(b, loc, t, 0.5));
+  return arith::MulFOp::create(b, loc, half, onePlus);
+}
+
+} // namespace
+
+void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseLowering<AddOp>>(ctx, binary<arith::AddFOp>());
+  patterns.add<ElementwiseLowering<SubOp>>(ctx, binary<arith::SubFOp>());
+  patterns.add<ElementwiseLowering<MulOp>>(ctx, binary<arith::MulFOp>());
+  patterns.add<ElementwiseLowering<DivOp>>(ctx, binary<arith::DivFOp>());
+  patterns.add<ElementwiseLowering<MaxOp>>(ctx, binary<arith::MaximumFOp>());
+  patterns.add<ElementwiseLowering<MinOp>>(ctx, binary<arith::MinimumFOp>());
+  patterns.add<ElementwiseLowering<ReluOp>>(ctx, relu);
+  patterns.add<ElementwiseLowering<SigmoidOp>>(ctx, sigmoid);
+  patterns.add<ElementwiseLowering<TanhOp>>(ctx, unary<math::TanhOp>());
+  patterns.add<ElementwiseLowering<ExpOp>>(ctx, unary<math::ExpOp>());
+  patterns.add<ElementwiseLowering<LogOp>>(ctx, unary<math::LogOp>());
+  patterns.add<ElementwiseLowering<SqrtOp>>(ctx, unary<math::SqrtOp>());
+  patterns.add<ElementwiseLowering<GeluOp>>(ctx, gelu);
+}

@@ -1,0 +1,21 @@
+//===- PopulatePatterns.h - grove-to-linalg pattern families ----*- C++ -*-===//
+//
+// One populate function per op family, each in its own file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_LIB_CONVERSION_GROVETOLINALG_POPULATEPATTERNS_H
+#define GROVE_LIB_CONVERSION_GROVETOLINALG_POPULATEPATTERNS_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::grove {
+
+void populateElementwisePatterns(RewritePatternSet &patterns);
+void populateContractionPatterns(RewritePatternSet &patterns);
+void populateReductionPatterns(RewritePatternSet &patterns);
+void populateDataMovementPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::grove
+
+#endif // GROVE_LIB_CONVERSION_GROVETOLINALG_POPULATEPATTERNS_H

@@ -1,0 +1,38 @@
+//===- Utils.h - Helpers shared by the grove-to-linalg patterns -*- C++ -*-===//
+
+#ifndef GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H
+#define GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::grove {
+
+/// `tensor.empty` of `type` whose dynamic sizes are taken from `dims`
+/// (one OpFoldResult per dimension of `type`).
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
+                  ArrayRef<OpFoldResult> dims);
+
+/// The sizes of `v` as OpFoldResults (constants for static dimensions,
+/// `tensor.dim` for dynamic ones).
+SmallVector<OpFoldResult> getDims(OpBuilder &b, Location loc, Value v);
+
+/// Sizes of an elementwise result with shape `resultType`, reading each
+/// dynamic size from an operand that is not broadcast along it.
+SmallVector<OpFoldResult> getBroadcastResultDims(OpBuilder &b, Location loc,
+                                                 RankedTensorType resultType,
+                                                 ValueRange operands);
+
+/// Indexing map from the iteration space of `resultRank` loops to an
+/// operand of `operandShape` aligned at the trailing dimension: a static 1
+/// that the result stretches reads index 0.
+AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
+                          ArrayRef<int64_t> resultShape);
+
+/// A float constant of `type` (scalar).
+Value createFloat(OpBuilder &b, Location loc, Type type, double value);
+
+} // namespace mlir::grove
+
+#endif // GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H

@@ -1,0 +1,172 @@
+//===- GroveFolds.cpp - Grove op folders -----------------------------------===//
+//
+// Only folds that are obviously profitable and shape-preserving: identities
+// (reshape/transpose/slice/broadcast that change nothing, x+0, x*1), inverse
+// pairs, and constant arithmetic on splats.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  // reshape(reshape(x)) -> reshape(x): row-major order is unchanged.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (inner.getInput().getType() == getType() && getType().hasStaticShape())
+      return inner.getInput();
+    // The verifier forbids a static result from a dynamic input.
+    if (!getType().hasStaticShape() ||
+        inner.getInput().getType().hasStaticShape()) {
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getInput();
+  // transpose(transpose(x, p), q)[i] = x[p[q[i]]].
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> innerPerm = inner.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t q : perm)
+      composed.push_back(innerPerm[q]);
+    getInputMutable().assign(inner.getInput());
+    setPermutation(composed);
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  return {};
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() != getType())
+    return {};
+  bool identity = llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+                  llvm::all_of(getStrides(), [](int64_t s) { return s == 1; });
+  for (auto [d, limit] : llvm::enumerate(getLimits()))
+    identity &= limit == -1 || limit == getType().getDimSize(d);
+  return identity ? getInput() : OpFoldResult();
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && getType().hasStaticShape())
+    return getInput();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return SplatElementsAttr::get(getType(),
+                                    splat.getSplatValue<Attribute>());
+  return {};
+}
+
+/// True when `attr` is a float splat equal to `value`.
+static bool isSplatOf(Attribute attr, double value) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(attr);
+  if (!splat || !isa<FloatType>(splat.getElementType()))
+    return false;
+  return splat.getSplatValue<APFloat>().isExactlyValue(value);
+}
+
+/// Folds a binary op whose operands are both splats of the result type.
+template <typename Fn>
+static Attribute foldSplats(Type resultType, Attribute lhs, Attribute rhs,
+                            Fn &&fn) {
+  auto l = dyn_cast_if_present<SplatElementsAttr>(lhs);
+  auto r = dyn_cast_if_present<SplatElementsAttr>(rhs);
+  auto type = dyn_cast<RankedTensorType>(resultType);
+  if (!l || !r || !type || !type.hasStaticShape())
+    return {};
+  APFloat v = fn(l.getSplatValue<APFloat>(), r.getSplatValue<APFloat>());
+  return SplatElementsAttr::get(type, v);
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0.0) && getLhs().getType() == getType())
+    return getLhs();
+  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
+                    [](APFloat a, const APFloat &b) {
+                      a.add(b, APFloat::rmNearestTiesToEven);
+                      return a;
+                    });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0.0) && getLhs().getType() == getType())
+    return getLhs();
+  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
+                    [](APFloat a, const APFloat &b) {
+                      a.subtract(b, APFloat::rmNearestTiesToEven);
+                      return a;
+                    });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1.0) && getLhs().getType() == getType())
+    return getLhs();
+  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
+                    [](APFloat a, const APFloat &b) {
+                      a.multiply(b, APFloat::rmNearestTiesToEven);
+                      return a;
+                    });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1.0) && getLhs().getType() == getType())
+    return getLhs();
+  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
+                    [](APFloat a, const APFloat &b) {
+                      a.divide(b, APFloat::rmNearestTiesToEven);
+                      return a;
+                    });
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
+                    [](const APFloat &a, const APFloat &b) {
+                      return llvm::maximum(a, b);
+                    });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  if (getLhs() == getRhs() && getLhs().getType() == getType())
+    return getLhs();
+  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
+                    [](const APFloat &a, const APFloat &b) {
+                      return llvm::minimum(a, b);
+                    });
+}
+
+/// Reducing over no axes is the identity.
+template <typename ReduceOp>
+static OpFoldResult foldEmptyReduce(ReduceOp op) {
+  if (op.getAxes().empty() && op.getInput().getType() == op.getType())
+    return op.getInput();
+  return {};
+}
+
+OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldEmptyReduce(*this); }
+OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return foldEmptyReduce(*this); }
+OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldEmptyReduce(*this); }

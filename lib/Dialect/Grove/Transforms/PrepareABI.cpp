@@ -1,0 +1,165 @@
+//===- PrepareABI.cpp - Record the model descriptor, mark entry points ----===//
+//
+// The descriptor is computed here, at tensor level, because it needs the
+// signatures as the user wrote them (names, dtypes, dynamic dimensions),
+// which are gone once functions are lowered to LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/Transforms/Passes.h"
+#include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEPREPAREABI
+#include "grove/Dialect/Grove/Transforms/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+using namespace mlir::grove;
+
+static bool isCIdentifier(StringRef s) {
+  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
+    return false;
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// The descriptor's dtype token, or "" when the type cannot cross the ABI.
+static StringRef dtypeName(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isF16())
+    return "f16";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF64())
+    return "f64";
+  if (t.isSignlessInteger(1))
+    return "i1";
+  if (t.isSignlessInteger(8))
+    return "i8";
+  if (t.isSignlessInteger(16))
+    return "i16";
+  if (t.isSignlessInteger(32))
+    return "i32";
+  if (t.isSignlessInteger(64))
+    return "i64";
+  return "";
+}
+
+static void printTensor(llvm::raw_ostream &os, StringRef kind, StringRef name,
+                        RankedTensorType type) {
+  os << kind << ' ' << name << ' ' << dtypeName(type.getElementType()) << ' '
+     << type.getRank();
+  for (int64_t d : type.getShape())
+    os << ' ' << (ShapedType::isDynamic(d) ? -1 : d);
+  os << '\n';
+}
+
+static bool hasWhitespace(StringRef s) {
+  return s.find_first_of(" \t\n\r\v\f") != StringRef::npos;
+}
+
+/// Checks that `type` can cross the C ABI; emits a diagnostic on `func`.
+static LogicalResult checkABIType(func::FuncOp func, Type type,
+                                  StringRef what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || dtypeName(tensor.getElementType()).empty())
+    return func.emitError("entry point @")
+           << func.getName() << ": " << what << " has type " << type
+           << "; entry points take and return ranked tensors of f32, f16, "
+              "bf16, f64 or signless integers";
+  return success();
+}
+
+namespace {
+struct GrovePrepareABIPass
+    : grove::impl::GrovePrepareABIBase<GrovePrepareABIPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string name = moduleName;
+    if (name.empty())
+      name = module.getSymName() ? module.getSymName()->str() : "model";
+    if (!isCIdentifier(name)) {
+      module.emitError("module name '")
+          << name << "' is not a C identifier; set it with module-name=";
+      return signalPassFailure();
+    }
+
+    std::string descriptor;
+    llvm::raw_string_ostream os(descriptor);
+    os << "grove-model 1\nmodule " << name << '\n';
+    int64_t numParams = 0;
+    for (auto param : module.getOps<ParamOp>()) {
+      if (hasWhitespace(param.getSymName())) {
+        param.emitError("param name '")
+            << param.getSymName() << "' must not contain whitespace";
+        return signalPassFailure();
+      }
+      printTensor(os, "param", param.getSymName(), param.getTensorType());
+      ++numParams;
+    }
+
+    SymbolTable symbols(module);
+    int64_t index = 0;
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (!func.isPublic() || func.isDeclaration())
+        continue;
+      std::string cName = name + "_" + func.getName().str();
+      if (!isCIdentifier(func.getName())) {
+        func.emitError("entry point name '")
+            << func.getName() << "' is not a C identifier";
+        return signalPassFailure();
+      }
+      FunctionType type = func.getFunctionType();
+      os << "entry " << func.getName() << ' ' << type.getNumInputs() << ' '
+         << type.getNumResults() << '\n';
+      for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+        if (failed(checkABIType(func, t, "argument " + std::to_string(i))))
+          return signalPassFailure();
+        auto argName = func.getArgAttrOfType<StringAttr>(i, kArgNameAttr);
+        std::string n = argName ? argName.str() : "arg" + std::to_string(i);
+        if (!isCIdentifier(n)) {
+          func.emitError("argument name '") << n << "' is not a C identifier";
+          return signalPassFailure();
+        }
+        printTensor(os, "input", n, cast<RankedTensorType>(t));
+      }
+      for (auto [i, t] : llvm::enumerate(type.getResults())) {
+        if (failed(checkABIType(func, t, "result " + std::to_string(i))))
+          return signalPassFailure();
+        auto resName = func.getResultAttrOfType<StringAttr>(i, kArgNameAttr);
+        std::string n = resName ? resName.str() : "out" + std::to_string(i);
+        if (!isCIdentifier(n)) {
+          func.emitError("result name '") << n << "' is not a C identifier";
+          return signalPassFailure();
+        }
+        printTensor(os, "output", n, cast<RankedTensorType>(t));
+      }
+      OpBuilder b(func);
+      func->setAttr(kEntryIndexAttr, b.getI64IntegerAttr(index++));
+      func->setAttr(kEntryNameAttr, b.getStringAttr(func.getName()));
+      func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+      if (failed(symbols.rename(func, "_grove_" + cName))) {
+        func.emitError("cannot rename entry point");
+        return signalPassFailure();
+      }
+    }
+    if (index == 0) {
+      module.emitError("module has no public function to export");
+      return signalPassFailure();
+    }
+    OpBuilder b(module);
+    module->setAttr(kDescriptorAttr, b.getStringAttr(descriptor));
+    module->setAttr(kModuleNameAttr, b.getStringAttr(name));
+    module->setAttr(kNumParamsAttr, b.getI64IntegerAttr(numParams));
+  }
+};
+} // namespace

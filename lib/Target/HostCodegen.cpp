@@ -1,0 +1,126 @@
+//===- HostCodegen.cpp - LLVM-dialect module to a native object -----------===//
+
+#include "grove/Target/HostCodegen.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+static llvm::CodeGenOptLevel toCodeGenLevel(unsigned level) {
+  switch (level) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+std::unique_ptr<llvm::TargetMachine>
+mlir::grove::createHostTargetMachine(const HostCodegenOptions &options,
+                                     std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+
+  std::string cpu = options.cpu, features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures f;
+    for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
+      f.AddFeature(name, enabled);
+    features = f.getString();
+  } else if (cpu.empty()) {
+    // A baseline every machine of the architecture runs; BLAS dispatches
+    // on the CPU at run time, so GEMM speed does not depend on this.
+    cpu = triple.isX86() ? "x86-64" : "generic";
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(triple, cpu, features));
+  if (!sti || !sti->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for " + triple.str();
+    return nullptr;
+  }
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      toCodeGenLevel(options.optLevel)));
+  if (!tm)
+    error = "cannot create a target machine for " + triple.str();
+  return tm;
+}
+
+std::unique_ptr<llvm::Module>
+mlir::grove::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
+                                  llvm::TargetMachine &tm, unsigned optLevel) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, ctx, "grove");
+  if (!llvmModule) {
+    module.emitError("failed to translate the module to LLVM IR");
+    return nullptr;
+  }
+  llvmModule->setDataLayout(tm.createDataLayout());
+  llvmModule->setTargetTriple(tm.getTargetTriple());
+  auto transformer =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, &tm);
+  if (llvm::Error err = transformer(llvmModule.get())) {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    os << err;
+    module.emitError("LLVM optimisation failed: ") << msg;
+    return nullptr;
+  }
+  return llvmModule;
+}
+
+LogicalResult mlir::grove::emitObject(llvm::Module &module,
+                                      llvm::TargetMachine &tm,
+                                      llvm::SmallVectorImpl<char> &object,
+                                      std::string &error) {
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr,
+                             llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  codegen.run(module);
+  return success();
+}
+
+FailureOr<std::string> mlir::grove::buildStaticLibrary(
+    llvm::StringRef memberName, llvm::StringRef object, std::string &error) {
+  llvm::NewArchiveMember member(llvm::MemoryBufferRef(object, memberName));
+  member.MemberName = memberName;
+  std::vector<llvm::NewArchiveMember> members;
+  members.push_back(std::move(member));
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> archive =
+      llvm::writeArchiveToBuffer(members, llvm::SymtabWritingMode::NormalSymtab,
+                                 llvm::object::Archive::K_GNU,
+                                 /*Deterministic=*/true, /*Thin=*/false);
+  if (!archive) {
+    error = llvm::toString(archive.takeError());
+    return failure();
+  }
+  return (*archive)->getBuffer().str();
+}

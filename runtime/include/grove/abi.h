@@ -1,0 +1,68 @@
+/*===- grove/abi.h - Contract between grovec output and libgrove_rt -------===*
+ *
+ * Generated code includes nothing; it is compiled against this layout. Any
+ * change to a struct or a function here bumps GROVE_ABI_VERSION, and the
+ * runtime refuses models built for another version. Applications use
+ * grove/runtime.h instead.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef GROVE_ABI_H
+#define GROVE_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GROVE_ABI_VERSION 1u
+
+/* A packed entry function: args = [param descriptors..., input descriptors...,
+ * result buffer (only when the function has results)]. See docs/abi.md. */
+typedef void (*grove_packed_fn)(void **args);
+
+/* Emitted by grovec as `<module>_model`; read-only. */
+typedef struct grove_model_def {
+  uint32_t abi_version;          /* GROVE_ABI_VERSION at compile time */
+  uint32_t num_entries;          /* == number of `entry` lines in descriptor */
+  const char *name;              /* module name, e.g. "mlp" */
+  const char *descriptor;        /* text model descriptor, docs/abi.md */
+  const grove_packed_fn *entries;/* num_entries packed functions */
+} grove_model_def;
+
+struct grove_context;
+
+/* Called by the typed wrapper `<module>_<function>` that grovec generates.
+ * args = [const DLTensor *input..., DLManagedTensor **output...].
+ * Returns a grove_status (see runtime.h). */
+int32_t grove_rt_invoke(struct grove_context *ctx, const grove_model_def *model,
+                        uint32_t entry, void **args);
+
+/* Host GEMM service: C = alpha * op(A) * op(B) + beta * C on exploded 2-D
+ * memref descriptors (allocated, aligned, offset, size0, size1, stride0,
+ * stride1). trans_x != 0 means X is stored transposed. */
+void grove_rt_matmul_f32(int32_t trans_a, int32_t trans_b, float alpha,
+                         float beta, float *a_alloc, float *a_aligned,
+                         int64_t a_off, int64_t a_s0, int64_t a_s1,
+                         int64_t a_st0, int64_t a_st1, float *b_alloc,
+                         float *b_aligned, int64_t b_off, int64_t b_s0,
+                         int64_t b_s1, int64_t b_st0, int64_t b_st1,
+                         float *c_alloc, float *c_aligned, int64_t c_off,
+                         int64_t c_s0, int64_t c_s1, int64_t c_st0,
+                         int64_t c_st1);
+
+/* Batched variant on exploded 3-D descriptors (batch first). */
+void grove_rt_batch_matmul_f32(
+    int32_t trans_a, int32_t trans_b, float alpha, float beta, float *a_alloc,
+    float *a_aligned, int64_t a_off, int64_t a_s0, int64_t a_s1, int64_t a_s2,
+    int64_t a_st0, int64_t a_st1, int64_t a_st2, float *b_alloc,
+    float *b_aligned, int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2,
+    int64_t b_st0, int64_t b_st1, int64_t b_st2, float *c_alloc,
+    float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
+    int64_t c_st0, int64_t c_st1, int64_t c_st2);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GROVE_ABI_H */

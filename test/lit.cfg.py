@@ -1,0 +1,40 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "GROVE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.grove_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%grove_src", config.grove_src_root))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(("%runtime_include", config.grove_runtime_include))
+config.substitutions.append(("%runtime_lib", config.grove_runtime_lib))
+config.substitutions.append(("%blas_libs", config.blas_libraries))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "OPENBLAS_CORETYPE",
+                                     "OPENBLAS_L2_SIZE"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.grove_tools_dir, config.llvm_tools_dir]
+tools = ["grove-opt", "grovec", "mlir-opt", "mlir-translate"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.grove_tools_dir, append_path=True)
+
+# Tests that run numerics import the Grove helpers and numpy/torch.
+llvm_config.with_environment(
+    "PYTHONPATH", os.path.join(config.grove_src_root, "test", "lib"),
+    append_path=True)
+# One BLAS thread keeps timings and numerics stable on 2 cores.
+config.environment["OPENBLAS_NUM_THREADS"] = "1"
+
+if config.cuda_available:
+    config.available_features.add("cuda")
