@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
   }
 #else
   (void)entry_name;
-  printf("note grove: not built in (no grove matmul model)\n");
+
 #endif
   fflush(stdout);
   for (int r = 0; r < rounds; ++r)

@@ -2,6 +2,7 @@
  *
  * Built by bench/run.py against the grovec output (libmlp.a + mlp.h) and libgrove_rt:
  *   cc -O2 -I OUTDIR -I runtime/include bench/mlp_bench.c OUTDIR/libmlp.a libgrove_rt.a -lopenblas ...
+ * (-DMLP_BENCH_NO_HEADER declares mlp_model/mlp_forward here instead of including mlp.h.)
  *
  *   mlp_bench WEIGHTS.safetensors DIGITS_TEST.bin
  *
@@ -26,7 +27,13 @@
 #include <time.h>
 
 #include "grove/runtime.h"
+#ifndef MLP_BENCH_NO_HEADER
 #include "mlp.h"
+#else
+/* What docs/abi.md promises mlp.h declares (used when the generated header does not compile). */
+extern const grove_model_def mlp_model;
+grove_status mlp_forward(grove_context *ctx, const DLTensor *x, DLManagedTensor **out0);
+#endif
 
 #define D_IN 64
 #define D_OUT 10
