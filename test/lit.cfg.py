@@ -17,7 +17,7 @@ config.substitutions.append(("%grove_src", config.grove_src_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%runtime_include", config.grove_runtime_include))
-config.substitutions.append(("%runtime_lib", config.grove_runtime_lib))
+config.substitutions.append(("%grove_lib_dir", config.grove_lib_dir))
 config.substitutions.append(("%blas_libs", config.blas_libraries))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "OPENBLAS_CORETYPE",

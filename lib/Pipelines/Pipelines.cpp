@@ -55,6 +55,8 @@ void mlir::grove::buildGroveToHostPipeline(
   // frees it); temporaries are freed in place.
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createGroveMemRefCopyToLinalg());
 
   if (options.useBlas)
     pm.addPass(createConvertLinalgToBlas());

@@ -152,6 +152,9 @@ int main(int argc, char **argv) {
   registerAllGroveDialects(registry);
   MLIRContext context(registry);
   context.disableMultithreading();
+  // Diagnostics point at the user's source; the op dump is for compiler
+  // developers (grove-opt shows it).
+  context.printOpOnDiagnostic(false);
 
   std::string openError;
   std::unique_ptr<llvm::MemoryBuffer> input =

@@ -41,6 +41,17 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
                            "memref::MemRefDialect"];
 }
 
+def GroveMemRefCopyToLinalg : Pass<"grove-memref-copy-to-linalg"> {
+  let summary = "rewrites strided memref.copy as linalg.copy";
+  let description = [{
+    A `memref.copy` involving a non-identity layout would lower to a call of
+    `memrefCopy` from MLIR's C runner utilities; as `linalg.copy` it becomes
+    loops with no library dependency. Contiguous copies are left alone (they
+    become `memcpy`).
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def GroveEmitEntryPoints : Pass<"grove-emit-entry-points", "ModuleOp"> {
   let summary = "generates the C ABI of a lowered model (LLVM dialect)";
   let description = [{

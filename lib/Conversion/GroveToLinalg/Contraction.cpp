@@ -22,7 +22,7 @@ namespace {
 
 /// Indexing maps over (batch..., m, n, k) for op(A) @ op(B) = C.
 static ArrayAttr getMatmulMaps(OpBuilder &b, bool batched, bool transA,
-                               bool transB) {
+                               bool transB, bool broadcastRhs = false) {
   MLIRContext *ctx = b.getContext();
   unsigned nb = batched ? 1 : 0;
   AffineExpr m = getAffineDimExpr(nb, ctx), n = getAffineDimExpr(nb + 1, ctx),
@@ -31,7 +31,8 @@ static ArrayAttr getMatmulMaps(OpBuilder &b, bool batched, bool transA,
   if (batched) {
     AffineExpr batch = getAffineDimExpr(0, ctx);
     a.push_back(batch);
-    bm.push_back(batch);
+    if (!broadcastRhs)
+      bm.push_back(batch);
     c.push_back(batch);
   }
   a.append(transA ? SmallVector<AffineExpr>{k, m} : SmallVector<AffineExpr>{m, k});
@@ -87,39 +88,12 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       return success();
     }
 
-    if (rr == 2 && !transA) {
-      // A dense layer over a sequence: fold the batch into M so the whole
-      // product is one GEMM.
-      auto lt = cast<RankedTensorType>(lhs.getType());
-      int64_t b = lt.getDimSize(0), m = lt.getDimSize(1);
-      int64_t bm = ShapedType::isDynamic(b) || ShapedType::isDynamic(m)
-                       ? ShapedType::kDynamic
-                       : b * m;
-      SmallVector<ReassociationIndices> reassoc = {{0, 1}, {2}};
-      auto flatLhsType =
-          RankedTensorType::get({bm, lt.getDimSize(2)}, lt.getElementType());
-      Value flatLhs = tensor::CollapseShapeOp::create(rewriter, loc,
-                                                      flatLhsType, lhs, reassoc);
-      auto flatResultType = RankedTensorType::get(
-          {bm, resultType.getDimSize(2)}, resultType.getElementType());
-      Value acc = createZeroAccumulator(rewriter, loc, flatResultType, flatLhs,
-                                        rhs, false, transB);
-      auto mm = linalg::MatmulOp::create(
-          rewriter, loc, TypeRange{flatResultType}, ValueRange{flatLhs, rhs},
-          ValueRange{acc},
-          {rewriter.getNamedAttr("indexing_maps",
-                                 getMatmulMaps(rewriter, false, false,
-                                               transB))});
-      SmallVector<OpFoldResult> outShape = getDims(rewriter, loc, lhs);
-      outShape[2] = getDims(rewriter, loc, mm.getResult(0))[1];
-      Value result = tensor::ExpandShapeOp::create(
-          rewriter, loc, resultType, mm.getResult(0), reassoc, outShape);
-      rewriter.replaceOp(op, result);
-      return success();
-    }
-
-    if (rr == 2) {
-      // Transposed 3-D lhs with a shared rhs: materialise the broadcast.
+    // 3x2 (a dense layer over a sequence) shares the rhs across the batch
+    // through its indexing map: no copy, and BLAS sees a zero batch stride.
+    // linalg rejects a broadcast map that also transposes, so a transposed
+    // shared rhs is materialised.
+    bool broadcastRhs = rr == 2 && !transB;
+    if (rr == 2 && transB) {
       auto rt = cast<RankedTensorType>(rhs.getType());
       auto bcastType = RankedTensorType::get(
           {cast<RankedTensorType>(lhs.getType()).getDimSize(0),
@@ -138,8 +112,8 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
         rewriter, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
         ValueRange{acc},
         {rewriter.getNamedAttr("indexing_maps",
-                               getMatmulMaps(rewriter, true, transA,
-                                             transB))});
+                               getMatmulMaps(rewriter, true, transA, transB,
+                                             broadcastRhs))});
     rewriter.replaceOp(op, mm.getResult(0));
     return success();
   }

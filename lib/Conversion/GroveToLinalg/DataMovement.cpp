@@ -27,6 +27,9 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   }
 };
 
+/// Reshape as collapse-to-1-D then expand: always valid for row-major
+/// order, and both steps are views after bufferization (no copy), unlike
+/// tensor.reshape, whose dynamic form does not lower to LLVM.
 struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -35,35 +38,71 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Location loc = op.getLoc();
     RankedTensorType outType = op.getType();
     Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    if (inType.getRank() == 0 || outType.getRank() == 0) {
+      // One element: only unit dimensions on the other side.
+      if (!inType.hasStaticShape() || !outType.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "dynamic one-element reshape");
+      Value result =
+          inType.getRank() == 0
+              ? tensor::ExpandShapeOp::create(
+                    rewriter, loc, outType, input,
+                    ArrayRef<ReassociationIndices>{},
+                    getAsIndexOpFoldResult(rewriter.getContext(),
+                                           outType.getShape()))
+                    .getResult()
+              : tensor::CollapseShapeOp::create(
+                    rewriter, loc, outType, input,
+                    ArrayRef<ReassociationIndices>{})
+                    .getResult();
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+
+    // Element count, and the flat vector.
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (OpFoldResult d : getDims(rewriter, loc, input))
+      count = arith::MulIOp::create(
+          rewriter, loc, count,
+          getValueOrCreateConstantIndexOp(rewriter, loc, d));
+    int64_t inCount = inType.hasStaticShape() ? inType.getNumElements()
+                                              : ShapedType::kDynamic;
+    auto flatType = RankedTensorType::get({inCount}, inType.getElementType());
+    Value flat = input;
+    if (inType.getRank() != 1)
+      flat = tensor::CollapseShapeOp::create(
+          rewriter, loc, flatType, input,
+          ArrayRef<ReassociationIndices>{
+              llvm::to_vector(llvm::seq<int64_t>(0, inType.getRank()))});
+
     // The one dynamic result dimension (if any) is the element count divided
     // by the product of the static ones.
-    SmallVector<Value> shape;
-    Value dynamicSize;
-    if (outType.getNumDynamicDims() == 1) {
-      Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      for (OpFoldResult d : getDims(rewriter, loc, input))
-        count = arith::MulIOp::create(
-            rewriter, loc, count,
-            getValueOrCreateConstantIndexOp(rewriter, loc, d));
-      int64_t staticProduct = 1;
-      for (int64_t d : outType.getShape())
-        if (!ShapedType::isDynamic(d))
-          staticProduct *= d;
-      dynamicSize = arith::DivUIOp::create(
-          rewriter, loc, count,
-          arith::ConstantIndexOp::create(rewriter, loc, staticProduct));
-    }
+    int64_t staticProduct = 1;
     for (int64_t d : outType.getShape())
-      shape.push_back(ShapedType::isDynamic(d)
-                          ? dynamicSize
-                          : arith::ConstantIndexOp::create(rewriter, loc, d)
-                                .getResult());
-    auto shapeType =
-        RankedTensorType::get({outType.getRank()}, rewriter.getIndexType());
-    Value shapeTensor =
-        tensor::FromElementsOp::create(rewriter, loc, shapeType, shape);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, outType, input,
-                                                   shapeTensor);
+      if (!ShapedType::isDynamic(d))
+        staticProduct *= d;
+    SmallVector<OpFoldResult> outShape;
+    for (int64_t d : outType.getShape()) {
+      if (!ShapedType::isDynamic(d)) {
+        outShape.push_back(rewriter.getIndexAttr(d));
+        continue;
+      }
+      outShape.push_back(
+          arith::DivUIOp::create(
+              rewriter, loc, count,
+              arith::ConstantIndexOp::create(rewriter, loc, staticProduct))
+              .getResult());
+    }
+    Value result;
+    if (outType.getRank() == 1)
+      result = tensor::CastOp::create(rewriter, loc, outType, flat);
+    else
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, outType, flat,
+          ArrayRef<ReassociationIndices>{
+              llvm::to_vector(llvm::seq<int64_t>(0, outType.getRank()))},
+          outShape);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

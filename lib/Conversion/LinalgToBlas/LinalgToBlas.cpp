@@ -26,37 +26,70 @@ using namespace mlir::grove;
 
 namespace {
 
-/// Transpose flags of a matmul from its indexing maps over
-/// (batch?, m, n, k); failure for anything but plain or transposed operands.
-static FailureOr<std::pair<bool, bool>>
-getTransposeFlags(ArrayRef<AffineMap> maps, bool batched) {
+static MemRefType getDynamicStridedType(MLIRContext *ctx, int64_t rank);
+
+struct MatmulForm {
+  bool transA = false, transB = false;
+  /// Batched only: the rhs map has no batch dimension (shared rhs).
+  bool broadcastB = false;
+};
+
+/// The form of a matmul from its indexing maps over (batch?, m, n, k);
+/// failure for anything but plain, transposed or (rhs) broadcast operands.
+static FailureOr<MatmulForm> getMatmulForm(ArrayRef<AffineMap> maps,
+                                           bool batched) {
   MLIRContext *ctx = maps.front().getContext();
   unsigned nb = batched ? 1 : 0;
-  auto dims = [&](std::initializer_list<unsigned> ds) {
+  auto dimsImpl = [&](std::initializer_list<unsigned> ds, bool withBatch) {
     SmallVector<AffineExpr> exprs;
-    if (batched)
+    if (withBatch)
       exprs.push_back(getAffineDimExpr(0, ctx));
     for (unsigned d : ds)
       exprs.push_back(getAffineDimExpr(nb + d, ctx));
     return AffineMap::get(nb + 3, 0, exprs, ctx);
   };
+  auto dims = [&](std::initializer_list<unsigned> ds) {
+    return dimsImpl(ds, batched);
+  };
   // m = 0, n = 1, k = 2 (after the batch dimension).
+  MatmulForm form;
   if (maps[2] != dims({0, 1}))
     return failure();
-  bool transA, transB;
   if (maps[0] == dims({0, 2}))
-    transA = false;
+    form.transA = false;
   else if (maps[0] == dims({2, 0}))
-    transA = true;
+    form.transA = true;
   else
     return failure();
-  if (maps[1] == dims({2, 1}))
-    transB = false;
-  else if (maps[1] == dims({1, 2}))
-    transB = true;
-  else
-    return failure();
-  return std::make_pair(transA, transB);
+  for (bool withBatch : {batched, false}) {
+    if (!withBatch && !batched)
+      break;
+    form.broadcastB = batched && !withBatch;
+    if (maps[1] == dimsImpl({2, 1}, withBatch)) {
+      form.transB = false;
+      return form;
+    }
+    if (maps[1] == dimsImpl({1, 2}, withBatch)) {
+      form.transB = true;
+      return form;
+    }
+  }
+  return failure();
+}
+
+/// A rank-3 view of the 2-D `matrix` repeated `batch` times (batch stride
+/// 0), so the batched BLAS call can share one rhs.
+static Value broadcastBatch(OpBuilder &b, Location loc, Value matrix,
+                            Value batch) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, matrix);
+  SmallVector<OpFoldResult> sizes = {batch, meta.getSizes()[0],
+                                     meta.getSizes()[1]};
+  SmallVector<OpFoldResult> strides = {b.getIndexAttr(0),
+                                       meta.getStrides()[0],
+                                       meta.getStrides()[1]};
+  auto type = getDynamicStridedType(b.getContext(), 3);
+  return memref::ReinterpretCastOp::create(b, loc, type, matrix,
+                                           meta.getOffset(), sizes, strides);
 }
 
 /// The fully dynamic strided memref type of `rank` the runtime accepts.
@@ -103,9 +136,9 @@ static LogicalResult rewriteMatmul(ModuleOp module, MatmulLike op,
     if (!t || !t.getElementType().isF32())
       return failure();
   }
-  FailureOr<std::pair<bool, bool>> flags =
-      getTransposeFlags(op.getIndexingMapsArray(), batched);
-  if (failed(flags))
+  FailureOr<MatmulForm> form =
+      getMatmulForm(op.getIndexingMapsArray(), batched);
+  if (failed(form))
     return failure();
 
   int64_t rank = batched ? 3 : 2;
@@ -119,15 +152,22 @@ static LogicalResult rewriteMatmul(ModuleOp module, MatmulLike op,
     rewriter.eraseOp(prev);
 
   SmallVector<Value> args = {
-      arith::ConstantIntOp::create(rewriter, loc, flags->first, 32),
-      arith::ConstantIntOp::create(rewriter, loc, flags->second, 32),
+      arith::ConstantIntOp::create(rewriter, loc, form->transA, 32),
+      arith::ConstantIntOp::create(rewriter, loc, form->transB, 32),
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0)),
       arith::ConstantOp::create(rewriter, loc,
                                 rewriter.getF32FloatAttr(overwrite ? 0.0
                                                                    : 1.0))};
   Type dynType = getDynamicStridedType(rewriter.getContext(), rank);
-  for (Value v : {op.getDpsInputs()[0], op.getDpsInputs()[1], c})
-    args.push_back(memref::CastOp::create(rewriter, loc, dynType, v));
+  Value rhs = op.getDpsInputs()[1];
+  if (form->broadcastB)
+    rhs = broadcastBatch(rewriter, loc, rhs,
+                         memref::DimOp::create(rewriter, loc, c, 0));
+  for (Value v : {op.getDpsInputs()[0], rhs, c})
+    args.push_back(v.getType() == dynType
+                       ? v
+                       : memref::CastOp::create(rewriter, loc, dynType, v)
+                             .getResult());
   func::CallOp::create(rewriter, loc, fn, args);
   rewriter.eraseOp(op);
   return success();
