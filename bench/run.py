@@ -873,9 +873,16 @@ def main():
         if exe:
             cmd = [exe, "--threads", "1,2", "--seconds", a.gemm_seconds, "--rounds", a.rounds, *shapes]
             log("gemm: " + " ".join(map(str, cmd)))
+            if a.wait_idle > 0:
+                wait_idle(min(a.wait_idle, 120))
+            b0, o0, t0 = cpu_busy_seconds(), own_cpu_seconds(), time.time()
             p = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=worker_env(1))
             notes = []
+            if b0 is not None:
+                gf = max(0.0, (cpu_busy_seconds() - b0) - (own_cpu_seconds() - o0)) / max(time.time() - t0, 1e-3)
+                notes.append(f"other processes used {gf:.2f} cores on average during the GEMM run"
+                             + (" — **distorted (2-thread numbers especially)**" if gf > 0.05 else ""))
             for line in p.stdout.splitlines():
                 f = line.split()
                 if f[:1] == ["sample"]:
