@@ -1,0 +1,216 @@
+/*===- grove/runtime.h - Public C API of libgrove_rt -----------------------===*
+ *
+ * What an application uses to run a grovec-compiled model on the host:
+ * create a context for a model, give it weights, call entry points, inspect
+ * signatures. Pure C so that it can be used from C, C++ and ctypes alike.
+ *
+ * Conventions (true for every function below unless it says otherwise):
+ *  - Functions returning grove_status never crash or abort on bad input; on
+ *    failure they return a non-zero status and record a message that
+ *    grove_last_error() returns on the same thread.
+ *  - "borrowed" means the runtime reads the argument during the call only and
+ *    keeps no reference to it; "owned by the context" means the memory lives
+ *    until grove_context_destroy (or the event the comment names).
+ *  - Thread safety: contexts are independent. A single context may be used for
+ *    concurrent grove_invoke calls as long as no thread changes its weights at
+ *    the same time (load/set are writers, invoke/get/save are readers).
+ *
+ * Signatures here never change; a changed function gets a `_v2` twin.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef GROVE_RUNTIME_H
+#define GROVE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#include "grove/abi.h"
+
+#if defined(_WIN32)
+#define GROVE_API
+#else
+#define GROVE_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GROVE_RUNTIME_VERSION_MAJOR 0
+#define GROVE_RUNTIME_VERSION_MINOR 1
+#define GROVE_RUNTIME_VERSION_PATCH 0
+
+/* DLPack type code for booleans (kDLBool, DLPack >= 0.8). Spelled as a number
+ * because older dlpack.h (e.g. Debian's 0.6) lacks the enumerator. A model's
+ * `i1` tensors are {GROVE_DL_BOOL, 8, 1}: one byte per element. */
+#define GROVE_DL_BOOL 6u
+
+typedef enum grove_status {
+  GROVE_OK = 0,
+  /* NULL or malformed argument: pointers, counts, names, DLTensor dtype /
+   * shape / strides / device / alignment, a malformed model descriptor, a
+   * context used with a model it was not created for. */
+  GROVE_ERROR_INVALID_ARGUMENT,
+  /* A file could not be opened, read or written (includes "is a directory"). */
+  GROVE_ERROR_IO,
+  /* Weights are malformed (safetensors validation), do not match the model's
+   * params, or are not loaded yet when a call needs them. */
+  GROVE_ERROR_BAD_WEIGHTS,
+  GROVE_ERROR_OUT_OF_MEMORY,
+  /* Valid request the runtime cannot serve (e.g. an unknown dtype). */
+  GROVE_ERROR_UNSUPPORTED,
+  /* The model was built for another GROVE_ABI_VERSION / descriptor version. */
+  GROVE_ERROR_ABI_MISMATCH,
+  /* The model's target device is not available. */
+  GROVE_ERROR_NO_DEVICE,
+  /* The generated code misbehaved (e.g. returned an impossible result shape,
+   * or a runtime service it called rejected its arguments). A bug. */
+  GROVE_ERROR_INTERNAL
+} grove_status;
+
+/* One model instance: parsed signatures plus parameter storage. Opaque. */
+typedef struct grove_context grove_context;
+
+/* One tensor of a signature. All pointers are owned by the context. */
+typedef struct grove_tensor_sig {
+  const char *name;
+  DLDataType dtype;
+  int32_t ndim;
+  const int64_t *shape; /* ndim entries; -1 = dynamic (never for params) */
+} grove_tensor_sig;
+
+/* One entry point (public function) of the model. Owned by the context. */
+typedef struct grove_entry_sig {
+  const char *name;
+  uint32_t num_inputs;
+  const grove_tensor_sig *inputs;
+  uint32_t num_outputs;
+  const grove_tensor_sig *outputs;
+} grove_entry_sig;
+
+/*--- Library & errors ------------------------------------------------------*/
+
+/* "MAJOR.MINOR.PATCH" of this runtime; static storage. */
+GROVE_API const char *grove_runtime_version(void);
+
+/* The GROVE_ABI_VERSION this runtime accepts (lets loaders check a model
+ * library before creating a context). */
+GROVE_API uint32_t grove_runtime_abi_version(void);
+
+/* Short constant name for a status, e.g. "GROVE_ERROR_IO"; static storage.
+ * Unknown values give "GROVE_ERROR_UNKNOWN". */
+GROVE_API const char *grove_status_string(grove_status status);
+
+/* Message of the last failed call on the calling thread, "" if none yet.
+ * Successful calls do not clear it. The pointer is valid until the next
+ * failing call on this thread. Never NULL. */
+GROVE_API const char *grove_last_error(void);
+
+/*--- Context lifetime ------------------------------------------------------*/
+
+/* Parses and validates `model` (ABI version, descriptor text, entry table)
+ * and creates a context with no weights set.
+ * model:   borrowed for the context's lifetime; must outlive it (grovec's
+ *          `<module>_model` is a global, so this holds naturally).
+ * out_ctx: receives the new context (owned by the caller, free with
+ *          grove_context_destroy); set to NULL on failure. */
+GROVE_API grove_status grove_context_create(const grove_model_def *model,
+                                            grove_context **out_ctx);
+
+/* Frees the context and all weight storage; views from
+ * grove_context_get_weight become invalid. Output tensors already returned by
+ * grove_invoke stay valid (they own their memory). NULL is a no-op. */
+GROVE_API void grove_context_destroy(grove_context *ctx);
+
+/* The model the context was created for (borrowed); NULL for NULL ctx. */
+GROVE_API const grove_model_def *grove_context_model(const grove_context *ctx);
+
+/*--- Weights ---------------------------------------------------------------*/
+
+/* Loads every param from a safetensors file (see docs/abi.md for the checks).
+ * The file must hold exactly the model's params with matching dtype and
+ * shape. All-or-nothing: on any failure the context is unchanged.
+ * path: borrowed. Previous weight views are invalidated on success. */
+GROVE_API grove_status grove_context_load_weights(grove_context *ctx,
+                                                  const char *path);
+
+/* As grove_context_load_weights, from a safetensors image in memory.
+ * data: borrowed, `size` bytes, copied; no alignment required. */
+GROVE_API grove_status grove_context_load_weights_from_memory(
+    grove_context *ctx, const void *data, size_t size);
+
+/* Writes all params to `path` as safetensors (params in declaration order).
+ * Writes a temporary file next to `path` and renames it over `path`, so a
+ * reader never sees a partial file. Every param must be set. path: borrowed. */
+GROVE_API grove_status grove_context_save_weights(const grove_context *ctx,
+                                                  const char *path);
+
+/* Copies `value` into param `name`. value must be on kDLCPU with the param's
+ * exact dtype and shape; any strides are accepted (the copy compacts).
+ * name, value: borrowed. Previous views of this param see the new data. */
+GROVE_API grove_status grove_context_set_weight(grove_context *ctx,
+                                                const char *name,
+                                                const DLTensor *value);
+
+/* Fills *out_view with a view of param `name`'s storage (compact row-major,
+ * kDLCPU, 64-byte aligned data). data/shape/strides are owned by the context
+ * and stay valid until the next successful load_weights* or destroy; writing
+ * through data changes the weight. The param must have been set. */
+GROVE_API grove_status grove_context_get_weight(grove_context *ctx,
+                                                const char *name,
+                                                DLTensor *out_view);
+
+/* 1 if every param has been set (calls are possible), else 0. */
+GROVE_API int grove_context_weights_ready(const grove_context *ctx);
+
+/*--- Calls -----------------------------------------------------------------*/
+
+/* Calls entry point `entry` by name (for generic loaders; C/C++ users may call
+ * the typed `<module>_<function>` wrappers instead). Inputs are checked as in
+ * docs/abi.md "Checks on every call".
+ * entry:   borrowed name.
+ * inputs:  num_inputs borrowed tensors; must be compact row-major on kDLCPU.
+ * outputs: array of num_outputs slots; on success each receives a new
+ *          DLManagedTensor owned by the caller (release with
+ *          `t->deleter(t)`), compact row-major with explicit strides. On
+ *          failure every slot is set to NULL.
+ * The counts must equal the entry's signature.
+ * Statuses: GROVE_ERROR_BAD_WEIGHTS if a param is not set,
+ * GROVE_ERROR_INTERNAL if the generated code misbehaved, else
+ * GROVE_ERROR_INVALID_ARGUMENT for any failed check. */
+GROVE_API grove_status grove_invoke(grove_context *ctx, const char *entry,
+                                    const DLTensor *const *inputs,
+                                    size_t num_inputs,
+                                    DLManagedTensor **outputs,
+                                    size_t num_outputs);
+
+/*--- Introspection (all returned pointers owned by the context) ------------*/
+
+/* Number of entry points; 0 for NULL ctx. */
+GROVE_API uint32_t grove_context_num_entries(const grove_context *ctx);
+
+/* Signature of entry `index` (0-based, descriptor order). */
+GROVE_API grove_status grove_context_entry(const grove_context *ctx,
+                                           uint32_t index,
+                                           const grove_entry_sig **out_sig);
+
+/* Index of the entry called `name` (borrowed). */
+GROVE_API grove_status grove_context_find_entry(const grove_context *ctx,
+                                                const char *name,
+                                                uint32_t *out_index);
+
+/* Number of params; 0 for NULL ctx. */
+GROVE_API uint32_t grove_context_num_params(const grove_context *ctx);
+
+/* Signature of param `index` (0-based, declaration order). */
+GROVE_API grove_status grove_context_param(const grove_context *ctx,
+                                           uint32_t index,
+                                           const grove_tensor_sig **out_sig);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GROVE_RUNTIME_H */

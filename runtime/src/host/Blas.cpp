@@ -1,0 +1,236 @@
+//===- Blas.cpp - GEMM services for generated code ------------------------===//
+//
+// grove_rt_matmul_f32 / grove_rt_batch_matmul_f32 receive arbitrary strided
+// memrefs. BLAS wants each matrix row- or column-major with a leading
+// dimension, so every operand is normalised to "row-major with ld, maybe
+// transposed"; anything else (negative, zero or two non-unit strides) is
+// first copied into a compact temporary. Bad arguments cannot be returned as
+// a status from here, so they are parked with reportServiceError() and the
+// enclosing grove_rt_invoke fails with GROVE_ERROR_INTERNAL.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Error.h"
+#include "Tensor.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace grove::rt;
+
+namespace {
+
+/// An exploded 2-D memref: element (i, j) is base[i * st0 + j * st1].
+struct Matrix {
+  float *base;
+  int64_t rows, cols, st0, st1;
+};
+
+/// A BLAS-ready operand: row-major `rows x cols` storage with leading
+/// dimension `ld`, to be used transposed if `trans`.
+struct Operand {
+  const float *data;
+  int64_t ld;
+  bool trans;
+};
+
+void report(const std::string &message) {
+  reportServiceError(("grove_rt_matmul_f32: " + message).c_str());
+}
+
+bool fitsBlasInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/// Row-major view of `m` if its strides allow one without copying: unit inner
+/// stride (row-major, ld = st0), or unit outer stride (column-major, i.e. the
+/// row-major transpose with ld = st1). Strides of size-1 dimensions are free.
+bool viewWithoutCopy(const Matrix &m, bool trans, Operand &out) {
+  const int64_t minRowLd = std::max<int64_t>(m.cols, 1);
+  const int64_t minColLd = std::max<int64_t>(m.rows, 1);
+  // Row-major: unit inner stride, ld = outer stride.
+  int64_t inner = m.cols == 1 ? 1 : m.st1;
+  int64_t ld = m.rows == 1 ? minRowLd : m.st0;
+  if (inner == 1 && ld >= minRowLd && fitsBlasInt(ld)) {
+    out = {m.base, ld, trans};
+    return true;
+  }
+  // Column-major: unit outer stride; the same bytes are the row-major
+  // transpose with ld = inner stride, so flip the transpose flag.
+  inner = m.rows == 1 ? 1 : m.st0;
+  ld = m.cols == 1 ? minColLd : m.st1;
+  if (inner == 1 && ld >= minColLd && fitsBlasInt(ld)) {
+    out = {m.base, ld, !trans};
+    return true;
+  }
+  return false;
+}
+
+/// Copies `m` to a compact row-major buffer; null on allocation failure.
+Buffer compactCopy(const Matrix &m) {
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(m.rows),
+                             static_cast<size_t>(m.cols), &bytes) ||
+      __builtin_mul_overflow(bytes, sizeof(float), &bytes))
+    return nullptr;
+  Buffer buf = allocateBuffer(bytes);
+  if (!buf)
+    return nullptr;
+  int64_t shape[2] = {m.rows, m.cols}, strides[2] = {m.st0, m.st1};
+  stridedCopy(buf.get(), reinterpret_cast<const uint8_t *>(m.base), shape,
+              strides, 2, sizeof(float));
+  return buf;
+}
+
+/// Writes a compact row-major `src` back into strided `m`.
+void scatter(const Matrix &m, const float *src) {
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j)
+      m.base[i * m.st0 + j * m.st1] = src[i * m.cols + j];
+}
+
+/// C = alpha * op(A) op(B) + beta * C for one matrix triple; shapes checked.
+void gemm(bool transA, bool transB, float alpha, float beta, const Matrix &a,
+          const Matrix &b, const Matrix &c) {
+  const int64_t m = c.rows, n = c.cols, k = transA ? a.rows : a.cols;
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    // op(A) op(B) is all zeros; BLAS would reject ld = 0, so scale here.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float &x = c.base[i * c.st0 + j * c.st1];
+        x = beta == 0.0f ? 0.0f : beta * x;
+      }
+    return;
+  }
+  if (!fitsBlasInt(m) || !fitsBlasInt(n) || !fitsBlasInt(k))
+    return report("matrix dimension exceeds the BLAS integer range");
+
+  Buffer aTmp, bTmp, cTmp;
+  Operand opA, opB, opC;
+  if (!viewWithoutCopy(a, transA, opA)) {
+    if (!(aTmp = compactCopy(a)))
+      return report("out of memory copying A");
+    opA = {reinterpret_cast<float *>(aTmp.get()), a.cols, transA};
+  }
+  if (!viewWithoutCopy(b, transB, opB)) {
+    if (!(bTmp = compactCopy(b)))
+      return report("out of memory copying B");
+    opB = {reinterpret_cast<float *>(bTmp.get()), b.cols, transB};
+  }
+  float *cData = c.base;
+  int64_t ldc = 0;
+  bool cColMajor = false;
+  if (viewWithoutCopy(c, false, opC)) {
+    cData = c.base;
+    ldc = opC.ld;
+    cColMajor = opC.trans; // stored as C^T row-major
+  } else {
+    if (!(cTmp = compactCopy(c)))
+      return report("out of memory copying C");
+    cData = reinterpret_cast<float *>(cTmp.get());
+    ldc = n;
+  }
+
+  auto t = [](bool trans) { return trans ? CblasTrans : CblasNoTrans; };
+  if (!cColMajor) {
+    cblas_sgemm(CblasRowMajor, t(opA.trans), t(opB.trans), int(m), int(n),
+                int(k), alpha, opA.data, int(opA.ld), opB.data, int(opB.ld),
+                beta, cData, int(ldc));
+  } else {
+    // C^T = op(B)^T op(A)^T, computed into C's storage as row-major N x M.
+    cblas_sgemm(CblasRowMajor, t(!opB.trans), t(!opA.trans), int(n), int(m),
+                int(k), alpha, opB.data, int(opB.ld), opA.data, int(opA.ld),
+                beta, cData, int(ldc));
+  }
+  if (cTmp)
+    scatter(c, cData);
+}
+
+/// Checks shapes of one (possibly batched) problem; reports on failure.
+bool checkShapes(bool transA, bool transB, const Matrix &a, const Matrix &b,
+                 const Matrix &c) {
+  for (const Matrix *x : {&a, &b, &c})
+    if (x->rows < 0 || x->cols < 0) {
+      report("negative matrix size");
+      return false;
+    }
+  const int64_t m = transA ? a.cols : a.rows, kA = transA ? a.rows : a.cols;
+  const int64_t kB = transB ? b.cols : b.rows, n = transB ? b.rows : b.cols;
+  if (kA != kB || c.rows != m || c.cols != n) {
+    report("shape mismatch: op(A) is " + std::to_string(m) + "x" +
+           std::to_string(kA) + ", op(B) is " + std::to_string(kB) + "x" +
+           std::to_string(n) + ", C is " + std::to_string(c.rows) + "x" +
+           std::to_string(c.cols));
+    return false;
+  }
+  const bool empty = m == 0 || n == 0;
+  if (!empty && !c.base) {
+    report("C is NULL");
+    return false;
+  }
+  if (!empty && kA > 0 && (!a.base || !b.base)) {
+    report("A or B is NULL");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+extern "C" {
+
+GROVE_API void
+grove_rt_matmul_f32(int32_t trans_a, int32_t trans_b, float alpha, float beta,
+                    float *a_alloc, float *a_aligned, int64_t a_off,
+                    int64_t a_s0, int64_t a_s1, int64_t a_st0, int64_t a_st1,
+                    float *b_alloc, float *b_aligned, int64_t b_off,
+                    int64_t b_s0, int64_t b_s1, int64_t b_st0, int64_t b_st1,
+                    float *c_alloc, float *c_aligned, int64_t c_off,
+                    int64_t c_s0, int64_t c_s1, int64_t c_st0, int64_t c_st1) {
+  (void)a_alloc, (void)b_alloc, (void)c_alloc;
+  // A NULL aligned pointer stays NULL (offset ignored) so checkShapes sees it.
+  Matrix a{a_aligned ? a_aligned + a_off : nullptr, a_s0, a_s1, a_st0, a_st1};
+  Matrix b{b_aligned ? b_aligned + b_off : nullptr, b_s0, b_s1, b_st0, b_st1};
+  Matrix c{c_aligned ? c_aligned + c_off : nullptr, c_s0, c_s1, c_st0, c_st1};
+  // Generated code cannot handle C++ exceptions (e.g. bad_alloc from a
+  // message string); turn them into a pending service error.
+  try {
+    if (checkShapes(trans_a, trans_b, a, b, c))
+      gemm(trans_a, trans_b, alpha, beta, a, b, c);
+  } catch (...) {
+    reportServiceError("grove_rt_matmul_f32: unexpected internal exception");
+  }
+}
+
+GROVE_API void grove_rt_batch_matmul_f32(
+    int32_t trans_a, int32_t trans_b, float alpha, float beta, float *a_alloc,
+    float *a_aligned, int64_t a_off, int64_t a_s0, int64_t a_s1, int64_t a_s2,
+    int64_t a_st0, int64_t a_st1, int64_t a_st2, float *b_alloc,
+    float *b_aligned, int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2,
+    int64_t b_st0, int64_t b_st1, int64_t b_st2, float *c_alloc,
+    float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
+    int64_t c_st0, int64_t c_st1, int64_t c_st2) {
+  if (a_s0 != b_s0 || a_s0 != c_s0 || a_s0 < 0) {
+    char message[200];
+    std::snprintf(message, sizeof(message),
+                  "grove_rt_batch_matmul_f32: batch sizes differ or are "
+                  "negative (A %lld, B %lld, C %lld)",
+                  static_cast<long long>(a_s0), static_cast<long long>(b_s0),
+                  static_cast<long long>(c_s0));
+    reportServiceError(message);
+    return;
+  }
+  for (int64_t i = 0; i < a_s0; ++i)
+    grove_rt_matmul_f32(trans_a, trans_b, alpha, beta, a_alloc, a_aligned,
+                        a_off + i * a_st0, a_s1, a_s2, a_st1, a_st2, b_alloc,
+                        b_aligned, b_off + i * b_st0, b_s1, b_s2, b_st1, b_st2,
+                        c_alloc, c_aligned, c_off + i * c_st0, c_s1, c_s2,
+                        c_st1, c_st2);
+}
+
+} // extern "C"

@@ -1,0 +1,233 @@
+//===- Context.cpp - Context lifetime, introspection, version -------------===//
+
+#include "Context.h"
+
+#include "DType.h"
+#include "Error.h"
+
+#include <cstring>
+
+using namespace grove::rt;
+
+namespace grove::rt {
+
+std::optional<size_t> findParam(const grove_context &ctx, const char *name) {
+  for (size_t i = 0; i < ctx.desc.params.size(); ++i)
+    if (ctx.desc.params[i].name == name)
+      return i;
+  return std::nullopt;
+}
+
+namespace {
+
+grove_tensor_sig makeSig(const TensorDesc &t) {
+  grove_tensor_sig sig;
+  sig.name = t.name.c_str();
+  sig.dtype = t.dtype;
+  sig.ndim = static_cast<int32_t>(t.shape.size());
+  sig.shape = t.shape.data();
+  return sig;
+}
+
+/// Lays params out in the arena, each at a kBufferAlignment boundary.
+grove_status layOutParams(grove_context &ctx) {
+  size_t offset = 0;
+  for (const TensorDesc &p : ctx.desc.params) {
+    ParamSlot slot;
+    size_t count = 0;
+    if (!elementCount(p.shape.data(), p.shape.size(), count) ||
+        !byteCount(count, elementBytes(p.dtype), slot.bytes))
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "param '" + p.name + "' shape " +
+                      shapeString(p.shape.data(), p.shape.size()) +
+                      " is too large");
+    slot.offset = offset;
+    slot.strides.resize(p.shape.size());
+    compactStrides(p.shape.data(), p.shape.size(), slot.strides.data());
+    size_t padded = (slot.bytes + kBufferAlignment - 1) / kBufferAlignment *
+                    kBufferAlignment;
+    if (padded < slot.bytes || __builtin_add_overflow(offset, padded, &offset))
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "model params are too large to address");
+    ctx.slots.push_back(std::move(slot));
+  }
+  ctx.arenaBytes = offset;
+  ctx.paramSet.assign(ctx.desc.params.size(), false);
+  return GROVE_OK;
+}
+
+void buildSignatureViews(grove_context &ctx) {
+  for (const TensorDesc &p : ctx.desc.params)
+    ctx.paramSigs.push_back(makeSig(p));
+  const size_t n = ctx.desc.entries.size();
+  ctx.inputSigs.resize(n);
+  ctx.outputSigs.resize(n);
+  for (size_t e = 0; e < n; ++e) {
+    const EntryDesc &entry = ctx.desc.entries[e];
+    for (const TensorDesc &t : entry.inputs)
+      ctx.inputSigs[e].push_back(makeSig(t));
+    for (const TensorDesc &t : entry.outputs)
+      ctx.outputSigs[e].push_back(makeSig(t));
+    grove_entry_sig sig;
+    sig.name = entry.name.c_str();
+    sig.num_inputs = static_cast<uint32_t>(entry.inputs.size());
+    sig.inputs = ctx.inputSigs[e].data();
+    sig.num_outputs = static_cast<uint32_t>(entry.outputs.size());
+    sig.outputs = ctx.outputSigs[e].data();
+    ctx.entrySigs.push_back(sig);
+  }
+}
+
+grove_status createContext(const grove_model_def *model,
+                           grove_context **outCtx) {
+  if (!outCtx)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_context_create: out_ctx is NULL");
+  *outCtx = nullptr;
+  if (!model)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_context_create: model is NULL");
+  // abi_version is the first field, so it is readable whatever the layout of
+  // the rest; nothing else may be trusted before it matches.
+  if (model->abi_version != GROVE_ABI_VERSION)
+    return fail(GROVE_ERROR_ABI_MISMATCH,
+                "grove_context_create: model built for ABI version " +
+                    std::to_string(model->abi_version) +
+                    ", this runtime implements version " +
+                    std::to_string(GROVE_ABI_VERSION) +
+                    "; recompile the model with a matching grovec");
+  if (!model->name)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_context_create: model name is NULL");
+
+  auto ctx = std::make_unique<grove_context>();
+  ctx->model = model;
+  if (grove_status s = parseDescriptor(model->descriptor, ctx->desc)) {
+    // Prefix the parser's message with the model it came from.
+    std::string message = grove_last_error();
+    return fail(s, "grove_context_create: model " + quote(model->name) + ": " +
+                       message);
+  }
+  const std::string prefix =
+      "grove_context_create: model " + quote(model->name) + ": ";
+  if (ctx->desc.module != model->name)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                prefix + "descriptor is for module '" + ctx->desc.module + "'");
+  if (model->num_entries != ctx->desc.entries.size())
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                prefix + "num_entries is " +
+                    std::to_string(model->num_entries) +
+                    " but the descriptor has " +
+                    std::to_string(ctx->desc.entries.size()) + " entries");
+  if (model->num_entries > 0 && !model->entries)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT, prefix + "entry table is NULL");
+  for (uint32_t i = 0; i < model->num_entries; ++i)
+    if (!model->entries[i])
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  prefix + "entry function " + std::to_string(i) + " ('" +
+                      ctx->desc.entries[i].name + "') is NULL");
+  if (grove_status s = layOutParams(*ctx)) {
+    std::string message = grove_last_error();
+    return fail(s, prefix + message);
+  }
+  buildSignatureViews(*ctx);
+  *outCtx = ctx.release();
+  return GROVE_OK;
+}
+
+} // namespace
+} // namespace grove::rt
+
+extern "C" {
+
+GROVE_API const char *grove_runtime_version(void) {
+#define GROVE_STR2(x) #x
+#define GROVE_STR(x) GROVE_STR2(x)
+  return GROVE_STR(GROVE_RUNTIME_VERSION_MAJOR) "." GROVE_STR(
+      GROVE_RUNTIME_VERSION_MINOR) "." GROVE_STR(GROVE_RUNTIME_VERSION_PATCH);
+#undef GROVE_STR
+#undef GROVE_STR2
+}
+
+GROVE_API uint32_t grove_runtime_abi_version(void) { return GROVE_ABI_VERSION; }
+
+GROVE_API grove_status grove_context_create(const grove_model_def *model,
+                                            grove_context **out_ctx) {
+  return guarded("grove_context_create",
+                 [&] { return createContext(model, out_ctx); });
+}
+
+GROVE_API void grove_context_destroy(grove_context *ctx) { delete ctx; }
+
+GROVE_API const grove_model_def *grove_context_model(const grove_context *ctx) {
+  return ctx ? ctx->model : nullptr;
+}
+
+GROVE_API uint32_t grove_context_num_entries(const grove_context *ctx) {
+  return ctx ? static_cast<uint32_t>(ctx->entrySigs.size()) : 0;
+}
+
+GROVE_API grove_status grove_context_entry(const grove_context *ctx,
+                                           uint32_t index,
+                                           const grove_entry_sig **out_sig) {
+  return guarded("grove_context_entry", [&] {
+    if (!ctx || !out_sig)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_entry: ctx or out_sig is NULL");
+    *out_sig = nullptr;
+    if (index >= ctx->entrySigs.size())
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_entry: index " + std::to_string(index) +
+                      " out of range (model has " +
+                      std::to_string(ctx->entrySigs.size()) + " entries)");
+    *out_sig = &ctx->entrySigs[index];
+    return GROVE_OK;
+  });
+}
+
+GROVE_API grove_status grove_context_find_entry(const grove_context *ctx,
+                                                const char *name,
+                                                uint32_t *out_index) {
+  return guarded("grove_context_find_entry", [&] {
+    if (!ctx || !name || !out_index)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_find_entry: ctx, name or out_index is NULL");
+    for (size_t i = 0; i < ctx->desc.entries.size(); ++i) {
+      if (ctx->desc.entries[i].name == name) {
+        *out_index = static_cast<uint32_t>(i);
+        return GROVE_OK;
+      }
+    }
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_context_find_entry: model '" + ctx->desc.module +
+                    "' has no entry '" + name + "'");
+  });
+}
+
+GROVE_API uint32_t grove_context_num_params(const grove_context *ctx) {
+  return ctx ? static_cast<uint32_t>(ctx->paramSigs.size()) : 0;
+}
+
+GROVE_API grove_status grove_context_param(const grove_context *ctx,
+                                           uint32_t index,
+                                           const grove_tensor_sig **out_sig) {
+  return guarded("grove_context_param", [&] {
+    if (!ctx || !out_sig)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_param: ctx or out_sig is NULL");
+    *out_sig = nullptr;
+    if (index >= ctx->paramSigs.size())
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_param: index " + std::to_string(index) +
+                      " out of range (model has " +
+                      std::to_string(ctx->paramSigs.size()) + " params)");
+    *out_sig = &ctx->paramSigs[index];
+    return GROVE_OK;
+  });
+}
+
+GROVE_API int grove_context_weights_ready(const grove_context *ctx) {
+  return ctx && ctx->weightsReady() ? 1 : 0;
+}
+
+} // extern "C"

@@ -1,0 +1,40 @@
+//===- DType.h - Element types known to the runtime -------------*- C++ -*-===//
+//
+// One table maps the three spellings of an element type: the model
+// descriptor's (`f32`), safetensors' (`F32`) and DLPack's {code, bits, lanes}.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GROVE_RT_DTYPE_H
+#define GROVE_RT_DTYPE_H
+
+#include "grove/runtime.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace grove::rt {
+
+/// Descriptor spelling to DLPack type; false if unknown.
+bool dtypeFromDescriptor(std::string_view name, DLDataType &out);
+/// Safetensors spelling to DLPack type; false if unknown.
+bool dtypeFromSafetensors(std::string_view name, DLDataType &out);
+/// DLPack type to safetensors spelling; nullptr if it has none.
+const char *dtypeToSafetensors(DLDataType type);
+
+/// Human-readable spelling for messages: the descriptor name when there is
+/// one (`f32`), else `code=C bits=B lanes=L`.
+std::string dtypeName(DLDataType type);
+
+inline bool sameDType(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+/// Bytes per element; all supported types are whole bytes with one lane.
+inline size_t elementBytes(DLDataType type) {
+  return (static_cast<size_t>(type.bits) * type.lanes + 7) / 8;
+}
+
+} // namespace grove::rt
+
+#endif // GROVE_RT_DTYPE_H

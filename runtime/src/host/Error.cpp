@@ -1,0 +1,99 @@
+//===- Error.cpp - Thread-local error reporting ---------------------------===//
+
+#include "Error.h"
+
+#include <cstring>
+
+namespace grove::rt {
+namespace {
+thread_local std::string lastError;
+thread_local std::string pendingService;
+thread_local bool hasPendingService = false;
+
+void store(std::string &slot, const char *message) noexcept {
+  try {
+    slot.assign(message ? message : "");
+  } catch (...) {
+    // Keep going with a shorter text; an allocation failure while reporting an
+    // error must not turn into a crash.
+    slot.clear();
+  }
+}
+} // namespace
+
+grove_status fail(grove_status status, const std::string &message) noexcept {
+  store(lastError, message.c_str());
+  if (lastError.empty())
+    store(lastError, grove_status_string(status));
+  return status;
+}
+
+grove_status fail(grove_status status, const char *message) noexcept {
+  store(lastError, message);
+  if (lastError.empty())
+    store(lastError, grove_status_string(status));
+  return status;
+}
+
+void reportServiceError(const char *message) noexcept {
+  if (hasPendingService)
+    return;
+  hasPendingService = true;
+  store(pendingService, message);
+}
+
+void clearServiceError() noexcept {
+  hasPendingService = false;
+  pendingService.clear();
+}
+
+bool takeServiceError(std::string &message) {
+  if (!hasPendingService)
+    return false;
+  message = pendingService;
+  clearServiceError();
+  return true;
+}
+
+std::string quote(const char *s) {
+  if (!s)
+    return "(null)";
+  return "'" + std::string(s) + "'";
+}
+
+} // namespace grove::rt
+
+using namespace grove::rt;
+
+extern "C" GROVE_API const char *grove_status_string(grove_status status) {
+  // C callers may pass any int; read it as one so that C++ never loads an
+  // out-of-range enum value.
+  int raw = 0;
+  static_assert(sizeof(raw) == sizeof(status), "grove_status is an int");
+  std::memcpy(&raw, &status, sizeof(raw));
+  switch (raw) {
+  case GROVE_OK:
+    return "GROVE_OK";
+  case GROVE_ERROR_INVALID_ARGUMENT:
+    return "GROVE_ERROR_INVALID_ARGUMENT";
+  case GROVE_ERROR_IO:
+    return "GROVE_ERROR_IO";
+  case GROVE_ERROR_BAD_WEIGHTS:
+    return "GROVE_ERROR_BAD_WEIGHTS";
+  case GROVE_ERROR_OUT_OF_MEMORY:
+    return "GROVE_ERROR_OUT_OF_MEMORY";
+  case GROVE_ERROR_UNSUPPORTED:
+    return "GROVE_ERROR_UNSUPPORTED";
+  case GROVE_ERROR_ABI_MISMATCH:
+    return "GROVE_ERROR_ABI_MISMATCH";
+  case GROVE_ERROR_NO_DEVICE:
+    return "GROVE_ERROR_NO_DEVICE";
+  case GROVE_ERROR_INTERNAL:
+    return "GROVE_ERROR_INTERNAL";
+  }
+  return "GROVE_ERROR_UNKNOWN";
+}
+
+extern "C" GROVE_API const char *grove_last_error(void) {
+  return lastError.c_str();
+}

@@ -1,0 +1,424 @@
+//===- Invoke.cpp - Calling packed entry functions ------------------------===//
+//
+// Marshals DLTensors into MLIR memref descriptors, calls the generated packed
+// function, and turns the result descriptors it writes into DLManagedTensors
+// following the ownership rule in docs/abi.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Context.h"
+
+#include "DType.h"
+#include "Error.h"
+
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+using namespace grove::rt;
+
+// Memref descriptors store pointers in 64-bit words.
+static_assert(sizeof(void *) == sizeof(int64_t), "Grove ABI needs 64-bit");
+
+namespace {
+
+/// MLIR's marker for a memref backed by a global constant: never freed.
+const uintptr_t kGlobalSentinel = 0xdeadbeef;
+
+size_t memrefWords(size_t rank) { return 3 + 2 * rank; }
+
+/// Writes a compact row-major descriptor for `data` into `words`.
+void writeMemref(int64_t *words, void *data, const int64_t *shape,
+                 size_t rank) {
+  std::memcpy(&words[0], &data, sizeof(void *)); // allocated
+  std::memcpy(&words[1], &data, sizeof(void *)); // aligned
+  words[2] = 0;                                  // offset
+  std::memcpy(&words[3], shape, rank * sizeof(int64_t));
+  compactStrides(shape, rank, &words[3 + rank]);
+}
+
+/// A byte range the runtime (or caller) owns; a result inside one of these
+/// must be copied, never freed.
+struct Range {
+  uintptr_t begin, end;
+  bool contains(uintptr_t p) const {
+    return p == begin || (p >= begin && p < end);
+  }
+};
+
+/// Heap payload behind each returned DLManagedTensor.
+struct OutputHolder {
+  DLManagedTensor managed{};
+  std::vector<int64_t> shape, strides;
+  void *allocation = nullptr; // freed with free()
+
+  ~OutputHolder() { std::free(allocation); }
+  static void deleter(DLManagedTensor *self) {
+    delete static_cast<OutputHolder *>(self->manager_ctx);
+  }
+};
+
+/// One result descriptor as written by the generated code.
+struct RawResult {
+  void *allocated = nullptr;
+  uint8_t *aligned = nullptr;
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+  size_t count = 0, bytes = 0;
+  bool owned = false; // the runtime must free `allocated`
+};
+
+/// Frees owned result buffers that no returned tensor took over, on every
+/// exit path (success, validation failure, exception).
+struct AllocationReaper {
+  std::set<void *> owned, claimed;
+  ~AllocationReaper() {
+    for (void *p : owned)
+      if (!claimed.count(p))
+        std::free(p);
+  }
+};
+
+class Invocation {
+public:
+  Invocation(grove_context &ctx, uint32_t index)
+      : ctx(ctx), entry(ctx.desc.entries[index]),
+        fn(ctx.model->entries[index]) {}
+
+  /// `inputs`: entry.inputs.size() tensors; `slots`: where results go.
+  grove_status run(const DLTensor *const *inputs,
+                   DLManagedTensor **const *slots);
+
+private:
+  std::string label(bool isInput, size_t k) const {
+    const TensorDesc &t = isInput ? entry.inputs[k] : entry.outputs[k];
+    return "entry '" + entry.name + "' " + (isInput ? "input " : "output ") +
+           std::to_string(k) + " '" + t.name + "'";
+  }
+  grove_status decodeResults(const std::vector<int64_t> &words,
+                             std::vector<RawResult> &results);
+  grove_status wrapResults(std::vector<RawResult> &results,
+                           AllocationReaper &reaper,
+                           DLManagedTensor **const *slots);
+
+  grove_context &ctx;
+  const EntryDesc &entry;
+  grove_packed_fn fn;
+};
+
+grove_status Invocation::decodeResults(const std::vector<int64_t> &words,
+                                       std::vector<RawResult> &results) {
+  size_t at = 0;
+  grove_status status = GROVE_OK;
+  for (size_t k = 0; k < entry.outputs.size(); ++k) {
+    const TensorDesc &sig = entry.outputs[k];
+    const size_t rank = sig.shape.size();
+    const int64_t *w = words.data() + at;
+    at += memrefWords(rank);
+    RawResult r;
+    std::memcpy(&r.allocated, &w[0], sizeof(void *));
+    std::memcpy(&r.aligned, &w[1], sizeof(void *));
+    r.offset = w[2];
+    r.sizes.assign(w + 3, w + 3 + rank);
+    r.strides.assign(w + 3 + rank, w + 3 + 2 * rank);
+
+    // Validate before trusting anything; report the first problem but keep
+    // decoding so that the other results' buffers can still be freed.
+    // A descriptor with impossible sizes is garbage: its pointers may be
+    // garbage too, so its buffer is leaked rather than freed. One that is
+    // merely inconsistent with the signature is freed as usual.
+    std::string problem;
+    bool garbage = false;
+    for (size_t d = 0; d < rank; ++d)
+      garbage |= r.sizes[d] < 0;
+    if (garbage || !elementCount(r.sizes.data(), rank, r.count) ||
+        !byteCount(r.count, elementBytes(sig.dtype), r.bytes)) {
+      garbage = true;
+      problem = "returned impossible shape " +
+                shapeString(r.sizes.data(), rank, /*literal=*/true);
+    }
+    for (size_t d = 0; d < rank && problem.empty(); ++d)
+      if (sig.shape[d] >= 0 && r.sizes[d] != sig.shape[d])
+        problem = "returned shape " + shapeString(r.sizes.data(), rank) +
+                  ", signature says " + shapeString(sig.shape.data(), rank);
+    if (problem.empty() && r.count > 0 && !r.aligned) {
+      garbage = true;
+      problem =
+          "returned a NULL buffer for " + std::to_string(r.count) + " elements";
+    }
+    if (!problem.empty() && status == GROVE_OK)
+      status = fail(GROVE_ERROR_INTERNAL,
+                    label(false, k) + ": generated code " + problem);
+    if (garbage)
+      r.allocated = nullptr;
+    results.push_back(std::move(r));
+  }
+  return status;
+}
+
+/// Decides which result buffers the runtime owns (and so must free or hand
+/// over): everything except NULL, the global-constant sentinel, and pointers
+/// into memory the call borrowed (params, inputs).
+void markOwnership(std::vector<RawResult> &results,
+                   const std::vector<Range> &borrowed,
+                   AllocationReaper &reaper) {
+  for (RawResult &r : results) {
+    auto p = reinterpret_cast<uintptr_t>(r.allocated);
+    r.owned = r.allocated && p != kGlobalSentinel;
+    for (const Range &range : borrowed)
+      if (r.owned && range.contains(p))
+        r.owned = false;
+    if (r.owned)
+      reaper.owned.insert(r.allocated);
+  }
+}
+
+grove_status Invocation::wrapResults(std::vector<RawResult> &results,
+                                     AllocationReaper &reaper,
+                                     DLManagedTensor **const *slots) {
+  std::vector<std::unique_ptr<OutputHolder>> holders;
+  for (size_t k = 0; k < results.size(); ++k) {
+    RawResult &r = results[k];
+    const TensorDesc &sig = entry.outputs[k];
+    const size_t rank = sig.shape.size();
+    const size_t elemBytes = elementBytes(sig.dtype);
+    auto holder = std::make_unique<OutputHolder>();
+    holder->shape = r.sizes;
+    holder->strides.resize(rank);
+    compactStrides(r.sizes.data(), rank, holder->strides.data());
+
+    // Take the buffer over only if we own it, it is compact, and no earlier
+    // result took it already (two results may share one allocation).
+    bool take = r.owned && r.count > 0 &&
+                isCompact(r.sizes.data(), r.strides.data(), rank) &&
+                !reaper.claimed.count(r.allocated);
+    // Only form the element-0 address when there are elements: with none,
+    // `aligned` may be NULL and offsetting it would be undefined.
+    uint8_t *first =
+        r.count > 0 ? r.aligned + r.offset * static_cast<int64_t>(elemBytes)
+                    : nullptr;
+    uint8_t *data = first;
+    if (take) {
+      holder->allocation = r.allocated;
+      reaper.claimed.insert(r.allocated);
+    } else {
+      Buffer copy = allocateBuffer(r.bytes);
+      if (!copy)
+        return fail(GROVE_ERROR_OUT_OF_MEMORY,
+                    label(false, k) + ": cannot allocate " +
+                        std::to_string(r.bytes) + " bytes for the result");
+      if (r.count > 0)
+        stridedCopy(copy.get(), first, r.sizes.data(), r.strides.data(), rank,
+                    elemBytes);
+      data = copy.get();
+      holder->allocation = copy.release();
+    }
+    DLTensor &t = holder->managed.dl_tensor;
+    t.data = data;
+    t.device.device_type = kDLCPU;
+    t.device.device_id = 0;
+    t.ndim = static_cast<int>(rank);
+    t.dtype = sig.dtype;
+    t.shape = holder->shape.data();
+    t.strides = holder->strides.data();
+    t.byte_offset = 0;
+    holder->managed.manager_ctx = holder.get();
+    holder->managed.deleter = &OutputHolder::deleter;
+    holders.push_back(std::move(holder));
+  }
+  // Success: hand every tensor over at once (all-or-nothing).
+  for (size_t k = 0; k < holders.size(); ++k)
+    *slots[k] = &holders[k].release()->managed;
+  return GROVE_OK;
+}
+
+grove_status Invocation::run(const DLTensor *const *inputs,
+                             DLManagedTensor **const *slots) {
+  const size_t numParams = ctx.desc.params.size();
+  for (size_t k = 0; k < entry.outputs.size(); ++k) {
+    if (!slots[k])
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  label(false, k) + ": output slot is NULL");
+    *slots[k] = nullptr;
+  }
+  if (!ctx.weightsReady()) {
+    for (size_t i = 0; i < numParams; ++i)
+      if (!ctx.paramSet[i])
+        return fail(GROVE_ERROR_BAD_WEIGHTS,
+                    "entry '" + entry.name + "': param '" +
+                        ctx.desc.params[i].name +
+                        "' is not set; load the weights before calling");
+  }
+  for (size_t k = 0; k < entry.inputs.size(); ++k)
+    if (grove_status s = checkTensor(inputs[k], entry.inputs[k], label(true, k),
+                                     /*requireCompact=*/true))
+      return s;
+
+  // Argument descriptors, all in one word array; args point into it.
+  std::vector<size_t> starts;
+  size_t words = 0;
+  for (const TensorDesc &p : ctx.desc.params) {
+    starts.push_back(words);
+    words += memrefWords(p.shape.size());
+  }
+  for (const TensorDesc &in : entry.inputs) {
+    starts.push_back(words);
+    words += memrefWords(in.shape.size());
+  }
+  std::vector<int64_t> argWords(words, 0);
+  std::vector<void *> args;
+  std::vector<Range> borrowed;
+  if (ctx.arena) {
+    auto base = reinterpret_cast<uintptr_t>(ctx.arena.get());
+    borrowed.push_back({base, base + ctx.arenaBytes});
+  }
+  for (size_t i = 0; i < numParams; ++i) {
+    const TensorDesc &p = ctx.desc.params[i];
+    writeMemref(&argWords[starts[i]], ctx.paramData(i), p.shape.data(),
+                p.shape.size());
+    args.push_back(&argWords[starts[i]]);
+  }
+  for (size_t k = 0; k < entry.inputs.size(); ++k) {
+    const DLTensor &t = *inputs[k];
+    const size_t rank = entry.inputs[k].shape.size();
+    uint8_t *data = t.data ? tensorData(t) : nullptr;
+    writeMemref(&argWords[starts[numParams + k]], data, t.shape, rank);
+    args.push_back(&argWords[starts[numParams + k]]);
+    size_t count = 0, bytes = 0;
+    elementCount(t.shape, rank, count);
+    byteCount(count, elementBytes(t.dtype), bytes);
+    if (data)
+      borrowed.push_back({reinterpret_cast<uintptr_t>(data),
+                          reinterpret_cast<uintptr_t>(data) + bytes});
+  }
+  size_t resultWords = 0;
+  for (const TensorDesc &out : entry.outputs)
+    resultWords += memrefWords(out.shape.size());
+  std::vector<int64_t> resultBuffer(resultWords, 0);
+  if (!entry.outputs.empty())
+    args.push_back(resultBuffer.data());
+
+  clearServiceError();
+  fn(args.data());
+
+  // From here on every exit frees the result buffers nobody took over.
+  std::vector<RawResult> results;
+  grove_status decoded = decodeResults(resultBuffer, results);
+  AllocationReaper reaper;
+  markOwnership(results, borrowed, reaper);
+  std::string serviceError;
+  if (takeServiceError(serviceError))
+    return fail(GROVE_ERROR_INTERNAL,
+                "entry '" + entry.name +
+                    "': a runtime service failed: " + serviceError);
+  if (decoded != GROVE_OK)
+    return decoded;
+  return wrapResults(results, reaper, slots);
+}
+
+grove_status rtInvoke(grove_context *ctx, const grove_model_def *model,
+                      uint32_t index, void **args) {
+  if (!ctx)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT, "grove_rt_invoke: ctx is NULL");
+  if (!model)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT, "grove_rt_invoke: model is NULL");
+  if (ctx->model != model) {
+    // Compare definitions by address: two libraries may define models with
+    // the same name but different code.
+    char where[64];
+    std::snprintf(where, sizeof(where), " (definitions %p and %p)",
+                  static_cast<const void *>(ctx->model),
+                  static_cast<const void *>(model));
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_rt_invoke: context was created for model " +
+                    quote(ctx->model->name) + ", not for model " +
+                    quote(model->abi_version == GROVE_ABI_VERSION
+                              ? model->name
+                              : "(other ABI)") +
+                    where);
+  }
+  if (index >= ctx->desc.entries.size())
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_rt_invoke: entry index " + std::to_string(index) +
+                    " out of range (model " + quote(model->name) + " has " +
+                    std::to_string(ctx->desc.entries.size()) + ")");
+  const EntryDesc &entry = ctx->desc.entries[index];
+  const size_t numIn = entry.inputs.size(), numOut = entry.outputs.size();
+  if (!args && numIn + numOut > 0)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_rt_invoke: entry '" + entry.name + "': args is NULL");
+  std::vector<const DLTensor *> inputs(numIn);
+  std::vector<DLManagedTensor **> slots(numOut);
+  for (size_t k = 0; k < numIn; ++k)
+    inputs[k] = static_cast<const DLTensor *>(args[k]);
+  for (size_t k = 0; k < numOut; ++k)
+    slots[k] = static_cast<DLManagedTensor **>(args[numIn + k]);
+  grove_status s = Invocation(*ctx, index).run(inputs.data(), slots.data());
+  if (s != GROVE_OK)
+    return fail(s, "grove_rt_invoke: model '" + ctx->desc.module + "' " +
+                       grove_last_error());
+  return s;
+}
+
+grove_status invokeByName(grove_context *ctx, const char *name,
+                          const DLTensor *const *inputs, size_t numInputs,
+                          DLManagedTensor **outputs, size_t numOutputs) {
+  // Clear the slots first so that callers can rely on NULL after a failure.
+  if (outputs)
+    for (size_t k = 0; k < numOutputs; ++k)
+      outputs[k] = nullptr;
+  if (!ctx || !name)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_invoke: ctx or entry name is NULL");
+  uint32_t index = 0;
+  while (index < ctx->desc.entries.size() &&
+         ctx->desc.entries[index].name != name)
+    ++index;
+  if (index == ctx->desc.entries.size())
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_invoke: model '" + ctx->desc.module +
+                    "' has no entry '" + name + "'");
+  const EntryDesc &entry = ctx->desc.entries[index];
+  if (numInputs != entry.inputs.size() || numOutputs != entry.outputs.size())
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_invoke: entry '" + entry.name + "' takes " +
+                    std::to_string(entry.inputs.size()) + " inputs and " +
+                    std::to_string(entry.outputs.size()) + " outputs, got " +
+                    std::to_string(numInputs) + " and " +
+                    std::to_string(numOutputs));
+  if ((!inputs && numInputs > 0) || (!outputs && numOutputs > 0))
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_invoke: entry '" + entry.name +
+                    "': inputs or outputs array is NULL");
+  std::vector<DLManagedTensor **> slots(numOutputs);
+  for (size_t k = 0; k < numOutputs; ++k)
+    slots[k] = &outputs[k];
+  grove_status s = Invocation(*ctx, index).run(inputs, slots.data());
+  if (s != GROVE_OK)
+    return fail(s, "grove_invoke: model '" + ctx->desc.module + "' " +
+                       grove_last_error());
+  return s;
+}
+
+} // namespace
+
+extern "C" {
+
+GROVE_API int32_t grove_rt_invoke(struct grove_context *ctx,
+                                  const grove_model_def *model, uint32_t entry,
+                                  void **args) {
+  return guarded("grove_rt_invoke",
+                 [&] { return rtInvoke(ctx, model, entry, args); });
+}
+
+GROVE_API grove_status grove_invoke(grove_context *ctx, const char *entry,
+                                    const DLTensor *const *inputs,
+                                    size_t num_inputs,
+                                    DLManagedTensor **outputs,
+                                    size_t num_outputs) {
+  return guarded("grove_invoke", [&] {
+    return invokeByName(ctx, entry, inputs, num_inputs, outputs, num_outputs);
+  });
+}
+
+} // extern "C"

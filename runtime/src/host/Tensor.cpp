@@ -1,0 +1,172 @@
+//===- Tensor.cpp - Shape arithmetic, buffers and DLTensor checks ---------===//
+
+#include "Tensor.h"
+
+#include "DType.h"
+#include "Error.h"
+
+#include <cstring>
+#include <vector>
+
+namespace grove::rt {
+
+Buffer allocateBuffer(size_t bytes, bool zero) {
+  size_t rounded =
+      (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  if (rounded < bytes)
+    return nullptr; // overflowed while rounding up
+  if (rounded == 0)
+    rounded = kBufferAlignment; // callers may rely on a non-null pointer
+  void *p = nullptr;
+  if (posix_memalign(&p, kBufferAlignment, rounded) != 0)
+    return nullptr;
+  if (zero)
+    std::memset(p, 0, rounded);
+  return Buffer(static_cast<uint8_t *>(p));
+}
+
+bool elementCount(const int64_t *shape, size_t ndim, size_t &count) {
+  for (size_t i = 0; i < ndim; ++i) {
+    if (shape[i] == 0) {
+      count = 0;
+      return true;
+    }
+  }
+  size_t n = 1;
+  for (size_t i = 0; i < ndim; ++i)
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(shape[i]), &n))
+      return false;
+  count = n;
+  return true;
+}
+
+bool byteCount(size_t count, size_t elemBytes, size_t &bytes) {
+  return !__builtin_mul_overflow(count, elemBytes, &bytes);
+}
+
+void compactStrides(const int64_t *shape, size_t ndim, int64_t *strides) {
+  int64_t stride = 1;
+  for (size_t i = ndim; i-- > 0;) {
+    strides[i] = stride;
+    // Shapes reaching here have a checked element count, so this cannot
+    // overflow; treating 0 as 1 keeps strides meaningful past empty dims.
+    stride *= shape[i] > 1 ? shape[i] : 1;
+  }
+}
+
+bool isCompact(const int64_t *shape, const int64_t *strides, size_t ndim) {
+  int64_t expected = 1;
+  for (size_t i = ndim; i-- > 0;) {
+    if (shape[i] == 0)
+      return true;
+  }
+  for (size_t i = ndim; i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != expected)
+      return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+void stridedCopy(uint8_t *dst, const uint8_t *src, const int64_t *shape,
+                 const int64_t *strides, size_t ndim, size_t elemBytes) {
+  size_t count = 0;
+  if (!elementCount(shape, ndim, count) || count == 0)
+    return;
+  if (ndim == 0) {
+    std::memcpy(dst, src, elemBytes);
+    return;
+  }
+  // Walk all rows (every dimension but the last) with an index counter;
+  // copy each row in one memcpy when it is contiguous.
+  const size_t inner = static_cast<size_t>(shape[ndim - 1]);
+  const int64_t innerStride = strides[ndim - 1];
+  std::vector<int64_t> index(ndim - 1, 0);
+  const size_t rows = count / inner;
+  for (size_t row = 0; row < rows; ++row) {
+    int64_t offset = 0;
+    for (size_t d = 0; d + 1 < ndim; ++d)
+      offset += index[d] * strides[d];
+    const uint8_t *from = src + offset * static_cast<int64_t>(elemBytes);
+    if (innerStride == 1) {
+      // memmove: set_weight may copy a param onto itself via a view.
+      std::memmove(dst, from, inner * elemBytes);
+      dst += inner * elemBytes;
+    } else {
+      for (size_t k = 0; k < inner; ++k, dst += elemBytes)
+        std::memcpy(dst,
+                    from + static_cast<int64_t>(k) * innerStride *
+                               static_cast<int64_t>(elemBytes),
+                    elemBytes);
+    }
+    for (size_t d = ndim - 1; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+std::string shapeString(const int64_t *shape, size_t ndim, bool literal) {
+  std::string s = "[";
+  for (size_t i = 0; i < ndim; ++i) {
+    if (i)
+      s += ", ";
+    s += shape[i] < 0 && !literal ? std::string("?") : std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
+                         const std::string &what, bool requireCompact) {
+  auto bad = [&](const std::string &message) {
+    return fail(GROVE_ERROR_INVALID_ARGUMENT, what + ": " + message);
+  };
+  if (!t)
+    return bad("tensor is NULL");
+  if (t->device.device_type != kDLCPU)
+    return bad("device_type " + std::to_string(t->device.device_type) +
+               " is not kDLCPU (" + std::to_string(kDLCPU) +
+               "); this model runs on the host");
+  if (!sameDType(t->dtype, sig.dtype))
+    return bad("expected dtype " + dtypeName(sig.dtype) + ", got " +
+               dtypeName(t->dtype));
+  const size_t rank = sig.shape.size();
+  if (t->ndim < 0 || static_cast<size_t>(t->ndim) != rank)
+    return bad("expected rank " + std::to_string(rank) + " " +
+               shapeString(sig.shape.data(), rank) + ", got rank " +
+               std::to_string(t->ndim));
+  if (rank > 0 && !t->shape)
+    return bad("shape is NULL");
+  for (size_t i = 0; i < rank; ++i) {
+    if (t->shape[i] < 0)
+      return bad("dimension " + std::to_string(i) + " is negative (" +
+                 std::to_string(t->shape[i]) + ")");
+    if (sig.shape[i] >= 0 && t->shape[i] != sig.shape[i])
+      return bad("dimension " + std::to_string(i) + " is " +
+                 std::to_string(t->shape[i]) + ", expected " +
+                 std::to_string(sig.shape[i]) + " (shape " +
+                 shapeString(sig.shape.data(), rank) + ")");
+  }
+  size_t count = 0, bytes = 0;
+  const size_t elemBytes = elementBytes(t->dtype);
+  if (!elementCount(t->shape, rank, count) ||
+      !byteCount(count, elemBytes, bytes) ||
+      bytes > static_cast<size_t>(INT64_MAX))
+    return bad("shape " + shapeString(t->shape, rank) + " is too large");
+  if (count > 0) {
+    if (!t->data)
+      return bad("data is NULL but the tensor has " + std::to_string(count) +
+                 " elements");
+    if (reinterpret_cast<uintptr_t>(tensorData(*t)) % elemBytes != 0)
+      return bad("data + byte_offset is not aligned to " +
+                 std::to_string(elemBytes) + " bytes");
+    if (requireCompact && t->strides && !isCompact(t->shape, t->strides, rank))
+      return bad("strides " + shapeString(t->strides, rank, true) +
+                 " are not compact row-major for shape " +
+                 shapeString(t->shape, rank) + "; pass a contiguous tensor");
+  }
+  return GROVE_OK;
+}
+
+} // namespace grove::rt

@@ -1,0 +1,288 @@
+//===- BlasTest.cpp - grove_rt_matmul_f32 against a naive reference -------===//
+
+#include "TestUtil.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace grove::test;
+
+namespace {
+
+enum class Layout {
+  RowMajor,
+  RowMajorPadded, // ld > cols
+  ColMajor,
+  ColMajorPadded, // ld > rows
+  BothStrided,    // no unit stride: needs a copy
+  NegativeInner,  // reversed columns
+  Broadcast,      // outer stride 0 (read-only operands only)
+};
+
+const char *name(Layout l) {
+  switch (l) {
+  case Layout::RowMajor:
+    return "row";
+  case Layout::RowMajorPadded:
+    return "row+pad";
+  case Layout::ColMajor:
+    return "col";
+  case Layout::ColMajorPadded:
+    return "col+pad";
+  case Layout::BothStrided:
+    return "strided";
+  case Layout::NegativeInner:
+    return "negative";
+  case Layout::Broadcast:
+    return "broadcast";
+  }
+  return "?";
+}
+
+constexpr float kGuard = 777.0f;
+
+/// A strided matrix inside a guard-filled buffer, as an exploded memref.
+struct StridedMatrix {
+  std::vector<float> buffer;
+  int64_t offset = 0, rows = 0, cols = 0, st0 = 0, st1 = 0;
+
+  StridedMatrix(int64_t r, int64_t c, Layout layout) : rows(r), cols(c) {
+    switch (layout) {
+    case Layout::RowMajor:
+      st0 = c, st1 = 1;
+      break;
+    case Layout::RowMajorPadded:
+      st0 = c + 3, st1 = 1;
+      break;
+    case Layout::ColMajor:
+      st0 = 1, st1 = r;
+      break;
+    case Layout::ColMajorPadded:
+      st0 = 1, st1 = r + 2;
+      break;
+    case Layout::BothStrided:
+      st0 = 2 * c + 1, st1 = 2;
+      break;
+    case Layout::NegativeInner:
+      st0 = c, st1 = -1;
+      break;
+    case Layout::Broadcast:
+      st0 = 0, st1 = 1;
+      break;
+    }
+    // Span of touched indices, so the buffer covers them plus a margin.
+    int64_t lo = 0, hi = 0;
+    for (int64_t d : {st0 * (r - 1), st1 * (c - 1)}) {
+      if (r == 0 || c == 0)
+        break;
+      (d < 0 ? lo : hi) += d;
+    }
+    offset = 4 - lo;
+    buffer.assign(static_cast<size_t>(hi - lo + 9), kGuard);
+  }
+  float &at(int64_t i, int64_t j) { return buffer[offset + i * st0 + j * st1]; }
+  /// Which buffer slots belong to the view.
+  std::vector<bool> viewMask() const {
+    std::vector<bool> mask(buffer.size(), false);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        mask[offset + i * st0 + j * st1] = true;
+    return mask;
+  }
+};
+
+void fill(StridedMatrix &m, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j)
+      m.at(i, j) = dist(rng);
+}
+
+void callMatmul(bool ta, bool tb, float alpha, float beta, StridedMatrix &a,
+                StridedMatrix &b, StridedMatrix &c) {
+  float *ap = a.buffer.data(), *bp = b.buffer.data(), *cp = c.buffer.data();
+  grove_rt_matmul_f32(ta, tb, alpha, beta, ap, ap, a.offset, a.rows, a.cols,
+                      a.st0, a.st1, bp, bp, b.offset, b.rows, b.cols, b.st0,
+                      b.st1, cp, cp, c.offset, c.rows, c.cols, c.st0, c.st1);
+}
+
+/// Runs one GEMM and compares with a double-precision naive loop; also checks
+/// that C's buffer outside the view is untouched.
+void checkGemm(int64_t m, int64_t n, int64_t k, bool ta, bool tb, Layout la,
+               Layout lb, Layout lc, float alpha, float beta,
+               std::mt19937 &rng) {
+  SCOPED_TRACE(::testing::Message()
+               << "m=" << m << " n=" << n << " k=" << k << " ta=" << ta
+               << " tb=" << tb << " A=" << name(la) << " B=" << name(lb)
+               << " C=" << name(lc) << " alpha=" << alpha << " beta=" << beta);
+  StridedMatrix a(ta ? k : m, ta ? m : k, la);
+  StridedMatrix b(tb ? n : k, tb ? k : n, lb);
+  StridedMatrix c(m, n, lc);
+  fill(a, rng);
+  fill(b, rng);
+  fill(c, rng);
+  std::vector<double> expected(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += double(ta ? a.at(p, i) : a.at(i, p)) *
+               double(tb ? b.at(j, p) : b.at(p, j));
+      expected[i * n + j] = alpha * sum + beta * double(c.at(i, j));
+    }
+  callMatmul(ta, tb, alpha, beta, a, b, c);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      ASSERT_NEAR(c.at(i, j), expected[i * n + j], 1e-4 * (1 + k))
+          << "at (" << i << ", " << j << ")";
+  const std::vector<bool> mask = c.viewMask();
+  for (size_t idx = 0; idx < c.buffer.size(); ++idx)
+    if (!mask[idx]) {
+      ASSERT_EQ(c.buffer[idx], kGuard) << "C buffer clobbered at " << idx;
+    }
+}
+
+TEST(Blas, MatchesNaiveLoopOnAllLayouts) {
+  std::mt19937 rng(7);
+  const Layout operandLayouts[] = {Layout::RowMajor,    Layout::RowMajorPadded,
+                                   Layout::ColMajor,    Layout::ColMajorPadded,
+                                   Layout::BothStrided, Layout::NegativeInner,
+                                   Layout::Broadcast};
+  const Layout resultLayouts[] = {Layout::RowMajor,    Layout::RowMajorPadded,
+                                  Layout::ColMajor,    Layout::ColMajorPadded,
+                                  Layout::BothStrided, Layout::NegativeInner};
+  const int64_t sizes[][3] = {
+      {3, 5, 7}, {1, 4, 6}, {5, 1, 3}, {4, 6, 1}, {1, 1, 1}};
+  for (const auto &mnk : sizes)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (Layout la : operandLayouts)
+          for (Layout lb : operandLayouts)
+            for (Layout lc : resultLayouts) {
+              checkGemm(mnk[0], mnk[1], mnk[2], ta, tb, la, lb, lc, 1.0f, 0.0f,
+                        rng);
+              if (::testing::Test::HasFatalFailure())
+                return;
+            }
+}
+
+TEST(Blas, AlphaBetaAndLargerSizes) {
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 40; ++iter) {
+    int64_t m = 1 + rng() % 70, n = 1 + rng() % 70, k = 1 + rng() % 70;
+    bool ta = rng() & 1, tb = rng() & 1;
+    Layout la = Layout(rng() % 7), lb = Layout(rng() % 7),
+           lc = Layout(rng() % 6);
+    float alpha = (rng() % 5) * 0.5f - 1.0f, beta = (rng() % 5) * 0.5f - 1.0f;
+    checkGemm(m, n, k, ta, tb, la, lb, lc, alpha, beta, rng);
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+}
+
+TEST(Blas, ZeroSizedDimensions) {
+  std::mt19937 rng(3);
+  for (Layout lc : {Layout::RowMajor, Layout::ColMajor, Layout::BothStrided}) {
+    checkGemm(0, 5, 3, false, false, Layout::RowMajor, Layout::RowMajor, lc,
+              1.0f, 1.0f, rng);
+    checkGemm(4, 0, 3, true, false, Layout::RowMajor, Layout::RowMajor, lc,
+              1.0f, 1.0f, rng);
+    checkGemm(4, 5, 0, false, true, Layout::RowMajor, Layout::RowMajor, lc,
+              1.0f, 2.0f, rng);
+    checkGemm(0, 0, 0, false, false, Layout::RowMajor, Layout::RowMajor, lc,
+              1.0f, 0.0f, rng);
+  }
+}
+
+TEST(Blas, ZeroKWithZeroBetaClearsNaN) {
+  StridedMatrix a(3, 0, Layout::RowMajor), b(0, 2, Layout::RowMajor),
+      c(3, 2, Layout::RowMajor);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      c.at(i, j) = std::numeric_limits<float>::quiet_NaN();
+  callMatmul(false, false, 1.0f, 0.0f, a, b, c);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      EXPECT_EQ(c.at(i, j), 0.0f);
+}
+
+TEST(Blas, BadArgumentsDoNotTouchMemory) {
+  StridedMatrix a(2, 3, Layout::RowMajor), b(2, 3, Layout::RowMajor),
+      c(2, 2, Layout::RowMajor);
+  callMatmul(false, false, 1.0f, 0.0f, a, b, c); // K mismatch: 3 vs 2
+  for (float x : c.buffer)
+    EXPECT_EQ(x, kGuard);
+  StridedMatrix neg(2, 2, Layout::RowMajor);
+  neg.rows = -2;
+  callMatmul(false, false, 1.0f, 0.0f, neg, neg, c);
+  for (float x : c.buffer)
+    EXPECT_EQ(x, kGuard);
+  // NULL C with a non-empty shape.
+  float *ap = a.buffer.data();
+  grove_rt_matmul_f32(0, 1, 1.0f, 0.0f, ap, ap, 0, 2, 3, 3, 1, ap, ap, 0, 2, 3,
+                      3, 1, nullptr, nullptr, 0, 2, 2, 2, 1);
+  // Clear the service error these calls parked on this thread.
+  grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
+                           "grove-model 1\nmodule m\n", nullptr};
+  grove_context *ctx = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
+  grove_context_destroy(ctx);
+}
+
+TEST(Blas, BatchedMatchesPerBatchGemm) {
+  std::mt19937 rng(5);
+  const int64_t batch = 3, m = 4, n = 5, k = 6;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      const int64_t ar = ta ? k : m, ac = ta ? m : k;
+      const int64_t br = tb ? n : k, bc = tb ? k : n;
+      std::vector<float> a(batch * ar * ac), b(batch * br * bc),
+          c(batch * m * n, 0.0f);
+      std::uniform_real_distribution<float> dist(-1, 1);
+      for (float &x : a)
+        x = dist(rng);
+      for (float &x : b)
+        x = dist(rng);
+      grove_rt_batch_matmul_f32(
+          ta, tb, 1.0f, 0.0f, a.data(), a.data(), 0, batch, ar, ac, ar * ac, ac,
+          1, b.data(), b.data(), 0, batch, br, bc, br * bc, bc, 1, c.data(),
+          c.data(), 0, batch, m, n, m * n, n, 1);
+      for (int64_t q = 0; q < batch; ++q)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int64_t p = 0; p < k; ++p)
+              sum += double(ta ? a[q * ar * ac + p * ac + i]
+                               : a[q * ar * ac + i * ac + p]) *
+                     double(tb ? b[q * br * bc + j * bc + p]
+                               : b[q * br * bc + p * bc + j]);
+            ASSERT_NEAR(c[q * m * n + i * n + j], sum, 1e-4)
+                << "batch " << q << " ta=" << ta << " tb=" << tb;
+          }
+    }
+}
+
+// grovec shares one rhs across the batch with a batch stride of 0.
+TEST(Blas, BatchedSharedRhsWithZeroBatchStride) {
+  const int64_t batch = 3, m = 2, n = 2, k = 2;
+  std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  std::vector<float> b = {1, 0, 0, 2}; // diag(1, 2)
+  std::vector<float> c(batch * m * n, kGuard);
+  grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, a.data(), a.data(), 0, batch, m,
+                            k, m * k, k, 1, b.data(), b.data(), 0, batch, k, n,
+                            0, n, 1, c.data(), c.data(), 0, batch, m, n, m * n,
+                            n, 1);
+  EXPECT_EQ(c, (std::vector<float>{1, 4, 3, 8, 5, 12, 7, 16, 9, 20, 11, 24}));
+}
+
+TEST(Blas, BatchedRejectsMismatchedBatchWithoutWriting) {
+  std::vector<float> a(8, 1.0f), b(8, 1.0f), c(8, kGuard);
+  grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, a.data(), a.data(), 0, 2, 2, 2, 4,
+                            2, 1, b.data(), b.data(), 0, 1, 2, 2, 4, 2, 1,
+                            c.data(), c.data(), 0, 2, 2, 2, 4, 2, 1);
+  for (float x : c)
+    EXPECT_EQ(x, kGuard);
+}
+
+} // namespace

@@ -1,0 +1,401 @@
+//===- InvokeTest.cpp - Calling entries: checks, results, ownership -------===//
+
+#include "TestModels.h"
+#include "TestUtil.h"
+
+#include <atomic>
+#include <thread>
+
+using namespace grove::test;
+
+namespace {
+
+const std::vector<float> kW = {10.0f, 20.0f, 30.0f, 40.0f};
+
+class AddModel : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_GROVE_OK(grove_context_create(&addmodel_model, &ctx));
+    F32Tensor w({4}, kW, f32());
+    ASSERT_GROVE_OK(grove_context_set_weight(ctx, "w", w.get()));
+  }
+  void TearDown() override { grove_context_destroy(ctx); }
+
+  /// Calls entry `name` with one input and one output.
+  grove_status call1(const char *name, DLTensor *x, ManagedPtr &out) {
+    const DLTensor *inputs[] = {x};
+    return grove_invoke(ctx, name, inputs, 1, &out.p, 1);
+  }
+
+  static void expectCompactF32(const DLTensor &t,
+                               const std::vector<int64_t> &shape) {
+    EXPECT_EQ(t.device.device_type, kDLCPU);
+    EXPECT_EQ(t.dtype.code, kDLFloat);
+    EXPECT_EQ(t.dtype.bits, 32);
+    EXPECT_EQ(t.dtype.lanes, 1);
+    ASSERT_EQ(t.ndim, static_cast<int>(shape.size()));
+    int64_t stride = 1;
+    for (int i = t.ndim - 1; i >= 0; --i) {
+      EXPECT_EQ(t.shape[i], shape[i]);
+      ASSERT_NE(t.strides, nullptr);
+      if (shape[i] != 1) {
+        EXPECT_EQ(t.strides[i], stride);
+      }
+      stride *= shape[i];
+    }
+    EXPECT_EQ(t.byte_offset, 0u);
+  }
+
+  grove_context *ctx = nullptr;
+};
+
+TEST_F(AddModel, AddByName) {
+  F32Tensor x({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}, f32());
+  ManagedPtr y;
+  ASSERT_GROVE_OK(call1("add", x.get(), y));
+  ASSERT_NE(y.p, nullptr);
+  expectCompactF32(y.p->dl_tensor, {2, 4});
+  EXPECT_EQ(y.values(), (std::vector<float>{11, 22, 33, 44, 15, 26, 37, 48}));
+  ASSERT_NE(y.p->deleter, nullptr);
+}
+
+TEST_F(AddModel, AddThroughTypedWrapper) {
+  F32Tensor x({1, 4}, {1, 1, 1, 1}, f32());
+  DLManagedTensor *y = nullptr;
+  ASSERT_GROVE_OK(static_cast<grove_status>(addmodel_add(ctx, x.get(), &y)));
+  ManagedPtr owner(y);
+  EXPECT_EQ(owner.values(), (std::vector<float>{11, 21, 31, 41}));
+}
+
+TEST_F(AddModel, ZeroRowsAndExplicitCompactStrides) {
+  F32Tensor empty({0, 4}, {}, f32());
+  ManagedPtr y;
+  ASSERT_GROVE_OK(call1("add", empty.get(), y)); // NULL data, no elements
+  expectCompactF32(y.p->dl_tensor, {0, 4});
+  EXPECT_NE(y.p->dl_tensor.data, nullptr);
+
+  F32Tensor x({1, 4}, {0, 0, 0, 0}, f32());
+  int64_t strides[] = {999, 1}; // size-1 dim: stride never used
+  x.t.strides = strides;
+  ManagedPtr y2;
+  ASSERT_GROVE_OK(call1("add", x.get(), y2));
+  EXPECT_EQ(y2.values(), kW);
+}
+
+TEST_F(AddModel, ByteOffsetIsHonoured) {
+  F32Tensor x({1, 4}, {-1, 1, 2, 3, 4}, f32());
+  x.t.byte_offset = sizeof(float);
+  ManagedPtr y;
+  ASSERT_GROVE_OK(call1("add", x.get(), y));
+  EXPECT_EQ(y.values(), (std::vector<float>{11, 22, 33, 44}));
+}
+
+TEST_F(AddModel, ReturnedInputBufferIsCopied) {
+  F32Tensor x({3}, {1, 2, 3}, f32());
+  ManagedPtr y;
+  ASSERT_GROVE_OK(call1("identity", x.get(), y));
+  EXPECT_NE(y.p->dl_tensor.data, x.t.data);
+  EXPECT_EQ(y.values(), x.values);
+}
+
+TEST_F(AddModel, ReturnedParamBufferIsCopied) {
+  ManagedPtr y;
+  ASSERT_GROVE_OK(grove_invoke(ctx, "param_alias", nullptr, 0, &y.p, 1));
+  DLTensor view;
+  ASSERT_GROVE_OK(grove_context_get_weight(ctx, "w", &view));
+  EXPECT_NE(y.p->dl_tensor.data, view.data);
+  EXPECT_EQ(y.values(), kW);
+}
+
+TEST_F(AddModel, GlobalConstantResultIsCopied) {
+  ManagedPtr y;
+  ASSERT_GROVE_OK(grove_invoke(ctx, "constant", nullptr, 0, &y.p, 1));
+  expectCompactF32(y.p->dl_tensor, {3});
+  EXPECT_EQ(y.values(), (std::vector<float>{1.5f, 2.5f, 3.5f}));
+}
+
+TEST_F(AddModel, StridedResultIsCompacted) {
+  F32Tensor x({2, 3}, {1, 2, 3, 4, 5, 6}, f32());
+  ManagedPtr y;
+  ASSERT_GROVE_OK(call1("transpose", x.get(), y));
+  expectCompactF32(y.p->dl_tensor, {3, 2});
+  EXPECT_EQ(y.values(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(y.p->dl_tensor.data) % 64, 0u);
+}
+
+TEST_F(AddModel, SameBufferReturnedTwiceIsNotDoubleFreed) {
+  F32Tensor x({3}, {1, 2, 3}, f32());
+  const DLTensor *inputs[] = {x.get()};
+  DLManagedTensor *outs[2] = {nullptr, nullptr};
+  ASSERT_GROVE_OK(grove_invoke(ctx, "twice", inputs, 1, outs, 2));
+  ManagedPtr a(outs[0]), b(outs[1]);
+  EXPECT_NE(a.p->dl_tensor.data, b.p->dl_tensor.data);
+  EXPECT_EQ(a.values(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(b.values(), (std::vector<float>{2, 4, 6}));
+}
+
+TEST_F(AddModel, MixedRankResultsAreLaidOutBackToBack) {
+  F32Tensor x({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}, f32());
+  const DLTensor *inputs[] = {x.get()};
+  DLManagedTensor *outs[2] = {nullptr, nullptr};
+  ASSERT_GROVE_OK(grove_invoke(ctx, "stats", inputs, 1, outs, 2));
+  ManagedPtr rowsum(outs[0]), total(outs[1]);
+  expectCompactF32(rowsum.p->dl_tensor, {2});
+  EXPECT_EQ(rowsum.values(), (std::vector<float>{10, 26}));
+  expectCompactF32(total.p->dl_tensor, {});
+  EXPECT_EQ(total.values(), (std::vector<float>{36}));
+}
+
+TEST_F(AddModel, EntryWithoutInputsOrOutputs) {
+  ASSERT_GROVE_OK(grove_invoke(ctx, "nothing", nullptr, 0, nullptr, 0));
+  void **noArgs = nullptr;
+  ASSERT_GROVE_OK(static_cast<grove_status>(
+      grove_rt_invoke(ctx, &addmodel_model, 11, noArgs)));
+}
+
+TEST_F(AddModel, MatmulServiceThroughEntry) {
+  F32Tensor a({2, 3}, {1, 2, 3, 4, 5, 6}, f32());
+  F32Tensor b({3, 2}, {7, 8, 9, 10, 11, 12}, f32());
+  const DLTensor *inputs[] = {a.get(), b.get()};
+  ManagedPtr c;
+  ASSERT_GROVE_OK(grove_invoke(ctx, "matmul", inputs, 2, &c.p, 1));
+  EXPECT_EQ(c.values(), (std::vector<float>{58, 64, 139, 154}));
+}
+
+//--- Misbehaving generated code -----------------------------------------===//
+
+TEST_F(AddModel, NegativeResultSizeIsInternalError) {
+  DLManagedTensor *y = reinterpret_cast<DLManagedTensor *>(0x1);
+  EXPECT_FAILS(grove_invoke(ctx, "bad_shape", nullptr, 0, &y, 1),
+               GROVE_ERROR_INTERNAL, "impossible shape [-5]");
+  EXPECT_EQ(y, nullptr);
+  freeBadShapeBuffer();
+}
+
+TEST_F(AddModel, WrongStaticResultSizeIsInternalError) {
+  DLManagedTensor *y = nullptr;
+  EXPECT_FAILS(grove_invoke(ctx, "wrong_static", nullptr, 0, &y, 1),
+               GROVE_ERROR_INTERNAL, "signature says [3]");
+  EXPECT_EQ(y, nullptr);
+}
+
+TEST_F(AddModel, FailingServiceIsInternalError) {
+  EXPECT_FAILS(grove_invoke(ctx, "bad_matmul", nullptr, 0, nullptr, 0),
+               GROVE_ERROR_INTERNAL, "grove_rt_matmul_f32: shape mismatch");
+  // The pending service error is consumed: the next call is clean.
+  ASSERT_GROVE_OK(grove_invoke(ctx, "nothing", nullptr, 0, nullptr, 0));
+}
+
+//--- Argument checks
+//------------------------------------------------------===//
+
+TEST_F(AddModel, RejectsNullContextAndNames) {
+  F32Tensor x({1, 4}, {1, 2, 3, 4}, f32());
+  const DLTensor *inputs[] = {x.get()};
+  DLManagedTensor *y = reinterpret_cast<DLManagedTensor *>(0x1);
+  EXPECT_FAILS(grove_invoke(nullptr, "add", inputs, 1, &y, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "ctx");
+  EXPECT_EQ(y, nullptr);
+  EXPECT_FAILS(grove_invoke(ctx, nullptr, inputs, 1, &y, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "entry");
+  EXPECT_FAILS(grove_invoke(ctx, "sub", inputs, 1, &y, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "no entry 'sub'");
+  void *args[] = {x.get(), &y};
+  EXPECT_FAILS(static_cast<grove_status>(
+                   grove_rt_invoke(nullptr, &addmodel_model, 0, args)),
+               GROVE_ERROR_INVALID_ARGUMENT, "ctx");
+  EXPECT_FAILS(
+      static_cast<grove_status>(grove_rt_invoke(ctx, nullptr, 0, args)),
+      GROVE_ERROR_INVALID_ARGUMENT, "model");
+  EXPECT_FAILS(static_cast<grove_status>(
+                   grove_rt_invoke(ctx, &addmodel_model, 12, args)),
+               GROVE_ERROR_INVALID_ARGUMENT, "out of range");
+  EXPECT_FAILS(static_cast<grove_status>(
+                   grove_rt_invoke(ctx, &addmodel_model, 0, nullptr)),
+               GROVE_ERROR_INVALID_ARGUMENT, "args");
+}
+
+TEST_F(AddModel, RejectsContextOfAnotherModel) {
+  F32Tensor x({1, 4}, {1, 2, 3, 4}, f32());
+  DLManagedTensor *y = nullptr;
+  void *args[] = {x.get(), &y};
+  EXPECT_FAILS(static_cast<grove_status>(
+                   grove_rt_invoke(ctx, &addmodel_twin_model, 0, args)),
+               GROVE_ERROR_INVALID_ARGUMENT, "created for model");
+  grove_context *other = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&two_model, &other));
+  EXPECT_FAILS(static_cast<grove_status>(
+                   grove_rt_invoke(other, &addmodel_model, 0, args)),
+               GROVE_ERROR_INVALID_ARGUMENT, "'two'");
+  grove_context_destroy(other);
+  EXPECT_EQ(y, nullptr);
+}
+
+TEST_F(AddModel, RejectsNullTensorAndNullOutputSlot) {
+  DLManagedTensor *y = nullptr;
+  const DLTensor *inputs[] = {nullptr};
+  EXPECT_FAILS(grove_invoke(ctx, "add", inputs, 1, &y, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "input 0 'x': tensor is NULL");
+  EXPECT_FAILS(grove_invoke(ctx, "add", nullptr, 1, &y, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "NULL");
+  F32Tensor x({1, 4}, {1, 2, 3, 4}, f32());
+  const DLTensor *good[] = {x.get()};
+  EXPECT_FAILS(grove_invoke(ctx, "add", good, 1, nullptr, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "NULL");
+  void *args[] = {x.get(), nullptr};
+  EXPECT_FAILS(
+      static_cast<grove_status>(grove_rt_invoke(ctx, &addmodel_model, 0, args)),
+      GROVE_ERROR_INVALID_ARGUMENT, "output 0 'y': output slot");
+  void *nullInput[] = {nullptr, &y};
+  EXPECT_FAILS(static_cast<grove_status>(
+                   grove_rt_invoke(ctx, &addmodel_model, 0, nullInput)),
+               GROVE_ERROR_INVALID_ARGUMENT, "tensor is NULL");
+}
+
+TEST_F(AddModel, RejectsWrongCounts) {
+  F32Tensor x({1, 4}, {1, 2, 3, 4}, f32());
+  const DLTensor *inputs[] = {x.get(), x.get()};
+  DLManagedTensor *outs[2] = {nullptr, nullptr};
+  EXPECT_FAILS(grove_invoke(ctx, "add", inputs, 2, outs, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "takes 1 inputs and 1 outputs");
+  EXPECT_FAILS(grove_invoke(ctx, "add", inputs, 0, outs, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, "got 0 and 1");
+  EXPECT_FAILS(grove_invoke(ctx, "add", inputs, 1, outs, 2),
+               GROVE_ERROR_INVALID_ARGUMENT, "got 1 and 2");
+  EXPECT_EQ(outs[0], nullptr);
+  EXPECT_EQ(outs[1], nullptr);
+}
+
+struct BadInput {
+  const char *label;
+  void (*mutate)(DLTensor &t);
+  const char *needle;
+};
+
+int64_t gNegativeShape[] = {-1, 4};
+int64_t gWrongStatic[] = {2, 5};
+int64_t gTransposedStrides[] = {1, 2};
+int64_t gPaddedStrides[] = {8, 1};
+
+class BadAddInput : public AddModel,
+                    public ::testing::WithParamInterface<BadInput> {};
+
+TEST_P(BadAddInput, IsRejectedByBothEntryPoints) {
+  F32Tensor x({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9}, f32());
+  GetParam().mutate(x.t);
+  DLManagedTensor *y = reinterpret_cast<DLManagedTensor *>(0x1);
+  const DLTensor *inputs[] = {x.get()};
+  EXPECT_FAILS(grove_invoke(ctx, "add", inputs, 1, &y, 1),
+               GROVE_ERROR_INVALID_ARGUMENT, GetParam().needle);
+  EXPECT_EQ(y, nullptr);
+  std::string message = grove_last_error();
+  EXPECT_NE(message.find("entry 'add' input 0 'x'"), std::string::npos)
+      << message;
+
+  y = reinterpret_cast<DLManagedTensor *>(0x1);
+  void *args[] = {x.get(), &y};
+  EXPECT_FAILS(
+      static_cast<grove_status>(grove_rt_invoke(ctx, &addmodel_model, 0, args)),
+      GROVE_ERROR_INVALID_ARGUMENT, GetParam().needle);
+  EXPECT_EQ(y, nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Runtime, BadAddInput,
+    ::testing::Values(
+        BadInput{"CudaDevice",
+                 [](DLTensor &t) { t.device.device_type = kDLCUDA; },
+                 "not kDLCPU"},
+        BadInput{"CudaHostDevice",
+                 [](DLTensor &t) { t.device.device_type = kDLCUDAHost; },
+                 "not kDLCPU"},
+        BadInput{"Int32",
+                 [](DLTensor &t) {
+                   t.dtype = {kDLInt, 32, 1};
+                 },
+                 "expected dtype f32, got i32"},
+        BadInput{"Float64",
+                 [](DLTensor &t) {
+                   t.dtype = {kDLFloat, 64, 1};
+                 },
+                 "got f64"},
+        BadInput{"TwoLanes",
+                 [](DLTensor &t) {
+                   t.dtype = {kDLFloat, 32, 2};
+                 },
+                 "lanes=2"},
+        BadInput{"Bfloat16",
+                 [](DLTensor &t) {
+                   t.dtype = {kDLBfloat, 16, 1};
+                 },
+                 "got bf16"},
+        BadInput{"RankTooLow", [](DLTensor &t) { t.ndim = 1; },
+                 "expected rank 2 [?, 4], got rank 1"},
+        BadInput{"RankTooHigh", [](DLTensor &t) { t.ndim = 3; }, "rank 3"},
+        BadInput{"NegativeRank", [](DLTensor &t) { t.ndim = -1; }, "rank -1"},
+        BadInput{"NullShape", [](DLTensor &t) { t.shape = nullptr; },
+                 "shape is NULL"},
+        BadInput{"WrongStaticDim", [](DLTensor &t) { t.shape = gWrongStatic; },
+                 "dimension 1 is 5, expected 4"},
+        BadInput{"NegativeDim", [](DLTensor &t) { t.shape = gNegativeShape; },
+                 "dimension 0 is negative"},
+        BadInput{"TransposedStrides",
+                 [](DLTensor &t) { t.strides = gTransposedStrides; },
+                 "not compact"},
+        BadInput{"PaddedStrides",
+                 [](DLTensor &t) { t.strides = gPaddedStrides; },
+                 "strides [8, 1]"},
+        BadInput{"NullData", [](DLTensor &t) { t.data = nullptr; },
+                 "data is NULL but the tensor has 8 elements"},
+        BadInput{"MisalignedData", [](DLTensor &t) { t.byte_offset = 2; },
+                 "not aligned to 4 bytes"}),
+    [](const ::testing::TestParamInfo<BadInput> &info) {
+      return std::string(info.param.label);
+    });
+
+TEST(Invoke, RejectsCallsBeforeWeightsAreLoaded) {
+  grove_context *ctx = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&addmodel_model, &ctx));
+  F32Tensor x({1, 4}, {1, 2, 3, 4}, f32());
+  const DLTensor *inputs[] = {x.get()};
+  DLManagedTensor *y = reinterpret_cast<DLManagedTensor *>(0x1);
+  EXPECT_FAILS(grove_invoke(ctx, "add", inputs, 1, &y, 1),
+               GROVE_ERROR_BAD_WEIGHTS, "param 'w' is not set");
+  EXPECT_EQ(y, nullptr);
+  EXPECT_FAILS(static_cast<grove_status>(addmodel_add(ctx, x.get(), &y)),
+               GROVE_ERROR_BAD_WEIGHTS, "load the weights");
+  grove_context_destroy(ctx);
+}
+
+TEST_F(AddModel, LastErrorIsPerThread) {
+  EXPECT_FAILS(grove_invoke(ctx, "nope", nullptr, 0, nullptr, 0),
+               GROVE_ERROR_INVALID_ARGUMENT, "nope");
+  std::string otherThreadMessage = "unset";
+  std::thread([&] {
+    otherThreadMessage = grove_last_error(); // nothing failed there yet
+    grove_invoke(nullptr, "x", nullptr, 0, nullptr, 0);
+  }).join();
+  EXPECT_EQ(otherThreadMessage, "");
+  EXPECT_NE(std::string(grove_last_error()).find("nope"), std::string::npos);
+}
+
+TEST_F(AddModel, ConcurrentCallsOnOneContext) {
+  std::atomic<int> failures{0};
+  auto worker = [&](float base) {
+    for (int i = 0; i < 200; ++i) {
+      F32Tensor x({1, 4}, {base, base, base, base}, f32());
+      const DLTensor *inputs[] = {x.get()};
+      ManagedPtr y;
+      if (grove_invoke(ctx, "add", inputs, 1, &y.p, 1) != GROVE_OK ||
+          y.values() !=
+              std::vector<float>{base + 10, base + 20, base + 30, base + 40})
+        ++failures;
+    }
+  };
+  std::thread t1(worker, 1.0f), t2(worker, 100.0f);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+} // namespace

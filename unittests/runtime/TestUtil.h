@@ -1,0 +1,100 @@
+//===- TestUtil.h - Helpers shared by the runtime tests ---------*- C++ -*-===//
+#ifndef GROVE_UNITTESTS_TESTUTIL_H
+#define GROVE_UNITTESTS_TESTUTIL_H
+
+#include "grove/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace grove::test {
+
+/// A host tensor that owns its storage and exposes a DLTensor over it. The
+/// DLTensor's fields may be mutated freely by tests to build bad inputs.
+template <typename T> class HostTensor {
+public:
+  HostTensor(std::vector<int64_t> shape, std::vector<T> values,
+             DLDataType dtype)
+      : shapeVec(std::move(shape)), values(std::move(values)) {
+    t.data = this->values.empty() ? nullptr : this->values.data();
+    t.device = {kDLCPU, 0};
+    t.ndim = static_cast<int>(shapeVec.size());
+    t.dtype = dtype;
+    t.shape = shapeVec.data();
+    t.strides = nullptr;
+    t.byte_offset = 0;
+  }
+  HostTensor(const HostTensor &) = delete;
+  HostTensor &operator=(const HostTensor &) = delete;
+
+  DLTensor *get() { return &t; }
+  DLTensor t{};
+  std::vector<int64_t> shapeVec;
+  std::vector<T> values;
+};
+
+inline DLDataType f32() { return {kDLFloat, 32, 1}; }
+inline DLDataType i32() { return {kDLInt, 32, 1}; }
+
+using F32Tensor = HostTensor<float>;
+
+/// Owns a DLManagedTensor returned by the runtime.
+struct ManagedPtr {
+  DLManagedTensor *p = nullptr;
+  ManagedPtr() = default;
+  explicit ManagedPtr(DLManagedTensor *p) : p(p) {}
+  ManagedPtr(const ManagedPtr &) = delete;
+  ~ManagedPtr() {
+    if (p && p->deleter)
+      p->deleter(p);
+  }
+  const float *f32data() const {
+    return static_cast<const float *>(p->dl_tensor.data);
+  }
+  std::vector<float> values() const;
+};
+
+/// Asserts `status == expected` and that a non-empty message is recorded.
+/// Also checks that the message contains `needle` if given.
+::testing::AssertionResult failsWith(grove_status status, grove_status expected,
+                                     const std::string &needle = "");
+
+#define EXPECT_FAILS(call, expected, ...)                                      \
+  EXPECT_TRUE(::grove::test::failsWith((call), (expected), ##__VA_ARGS__))
+
+#define ASSERT_GROVE_OK(call)                                                  \
+  do {                                                                         \
+    grove_status grove_s_ = (call);                                            \
+    ASSERT_EQ(grove_s_, GROVE_OK)                                              \
+        << grove_status_string(grove_s_) << ": " << grove_last_error();        \
+  } while (0)
+
+/// 8-byte little-endian length + header + data.
+std::string safetensorsImage(const std::string &header,
+                             const std::string &data);
+/// Raw little-endian bytes of a float vector.
+std::string floatBytes(const std::vector<float> &v);
+
+/// A fresh directory under the gtest temp dir, removed on destruction.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  const std::string &path() const { return dir; }
+  std::string file(const std::string &name) const { return dir + "/" + name; }
+  void write(const std::string &name, const std::string &bytes) const;
+  /// Names of the entries in the directory.
+  std::vector<std::string> list() const;
+
+private:
+  std::string dir;
+};
+
+std::string readFile(const std::string &path);
+
+} // namespace grove::test
+
+#endif // GROVE_UNITTESTS_TESTUTIL_H
