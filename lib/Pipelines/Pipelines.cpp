@@ -56,7 +56,7 @@ void mlir::grove::buildGroveToHostPipeline(
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
-  pm.addPass(createGroveMemRefCopyToLinalg());
+  pm.addPass(createGroveLegalizeMemRef());
 
   if (options.useBlas)
     pm.addPass(createConvertLinalgToBlas());

@@ -93,7 +93,7 @@ static std::pair<StringRef, int> dlpackType(StringRef dtype) {
   if (dtype == "bf16")
     return {"kDLBfloat", 16};
   if (dtype == "i1")
-    return {"kDLBool", 8};
+    return {"GROVE_DL_BOOL", 8};
   int bits = 0;
   dtype.drop_front().getAsInteger(10, bits);
   return {dtype.front() == 'f' ? "kDLFloat" : "kDLInt", bits};

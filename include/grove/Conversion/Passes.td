@@ -41,15 +41,20 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
                            "memref::MemRefDialect"];
 }
 
-def GroveMemRefCopyToLinalg : Pass<"grove-memref-copy-to-linalg"> {
-  let summary = "rewrites strided memref.copy as linalg.copy";
+def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {
+  let summary = "rewrites memref ops the upstream LLVM lowering cannot take";
   let description = [{
-    A `memref.copy` involving a non-identity layout would lower to a call of
-    `memrefCopy` from MLIR's C runner utilities; as `linalg.copy` it becomes
-    loops with no library dependency. Contiguous copies are left alone (they
-    become `memcpy`).
+    * A `memref.copy` involving a non-identity layout would lower to a call
+      of `memrefCopy` from MLIR's C runner utilities; as `linalg.copy` it
+      becomes loops with no library dependency. Contiguous copies stay (they
+      become `memcpy`).
+    * A `memref.expand_shape` with several dynamic sizes in one
+      reassociation group crashes MLIR 22's expand-strided-metadata
+      (llvm-project#186830); it becomes a `memref.reinterpret_cast` with
+      strides computed from its `output_shape`.
   }];
-  let dependentDialects = ["linalg::LinalgDialect"];
+  let dependentDialects = ["arith::ArithDialect", "linalg::LinalgDialect",
+                           "memref::MemRefDialect"];
 }
 
 def GroveEmitEntryPoints : Pass<"grove-emit-entry-points", "ModuleOp"> {
