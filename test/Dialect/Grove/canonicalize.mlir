@@ -370,15 +370,16 @@ func.func @broadcast_not_splat(%n: index) -> (tensor<3x2xf32>, tensor<?x2xf32>) 
 
 // x + 0 and 0 + x (constants move to the right of commutative ops), also
 // when the zero is broadcast into x.
+// x + -0.0 is the identity (IEEE: -0.0 + -0.0 = -0.0, +0.0 + -0.0 = +0.0).
 // CHECK-LABEL: func.func @add_zero
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<?x4xf32>, %[[H:[^:]*]]: tensor<3xf16>)
 // CHECK-NOT: grove.add
 // CHECK: return %[[X]], %[[X]], %[[X]], %[[H]]
 func.func @add_zero(%x: tensor<?x4xf32>, %h: tensor<3xf16>)
     -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<3xf16>) {
-  %z = grove.constant dense<0.0> : tensor<4xf32>
-  %z1 = grove.constant dense<0.0> : tensor<1x4xf32>
-  %zh = grove.constant dense<0.0> : tensor<3xf16>
+  %z = grove.constant dense<-0.0> : tensor<4xf32>
+  %z1 = grove.constant dense<-0.0> : tensor<1x4xf32>
+  %zh = grove.constant dense<-0.0> : tensor<3xf16>
   %0 = grove.add %x, %z : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
   %1 = grove.add %z, %x : (tensor<4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   %2 = grove.add %x, %z1 : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
@@ -423,6 +424,16 @@ func.func @add_sub_not_identity(%x: tensor<4xf32>)
 // -----
 
 // A zero that broadcasts x to a larger shape is not an identity.
+// x + +0.0 is not an identity: -0.0 + +0.0 = +0.0.
+// CHECK-LABEL: func.func @add_positive_zero
+// CHECK: %[[R:.*]] = grove.add
+// CHECK: return %[[R]]
+func.func @add_positive_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %z = grove.constant dense<0.0> : tensor<4xf32>
+  %0 = grove.add %x, %z : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
 // CHECK-LABEL: func.func @add_zero_broadcasts
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<4xf32>)
 // CHECK: %[[Z:.*]] = grove.constant dense<0.000000e+00> : tensor<3x4xf32>
@@ -681,4 +692,24 @@ func.func @reduce_axes(%x: tensor<?x4xf32>)
       : tensor<?x4xf32> -> tensor<?x1xf32>
   %2 = grove.reduce_max %x {axes = array<i64: 0>} : tensor<?x4xf32> -> tensor<4xf32>
   return %0, %1, %2 : tensor<?xf32>, tensor<?x1xf32>, tensor<4xf32>
+}
+
+// A reshape chain whose combination would not verify is left alone.
+// CHECK-LABEL: func.func @reshape_chain_not_divisible
+// CHECK: grove.reshape
+// CHECK: grove.reshape
+func.func @reshape_chain_not_divisible(%x: tensor<12xf32>) -> tensor<?x5xf32> {
+  %0 = grove.reshape %x : tensor<12xf32> -> tensor<?x3xf32>
+  %1 = grove.reshape %0 : tensor<?x3xf32> -> tensor<?x5xf32>
+  return %1 : tensor<?x5xf32>
+}
+
+// A reshape to its own (dynamic) type is the identity.
+// CHECK-LABEL: func.func @reshape_same_dynamic
+// CHECK-NOT: grove.reshape
+// CHECK: return %arg0
+func.func @reshape_same_dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = grove.reshape %x : tensor<?x4xf32> -> tensor<?x2x2xf32>
+  %1 = grove.reshape %0 : tensor<?x2x2xf32> -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
 }

@@ -27,22 +27,22 @@ grove.param @dynamic : tensor<?x4xf32>
 
 // -----
 
-// expected-error @+1 {{'grove.param' op expects a float or signless integer element type (got 'ui8')}}
+// expected-error @+1 {{'grove.param' op expects an f32, f16, bf16, f64, i1, i8, i16, i32 or i64 element type (got 'ui8')}}
 grove.param @unsigned : tensor<4xui8>
 
 // -----
 
-// expected-error @+1 {{'grove.param' op expects a float or signless integer element type (got 'index')}}
+// expected-error @+1 {{'grove.param' op expects an f32, f16, bf16, f64, i1, i8, i16, i32 or i64 element type (got 'index')}}
 grove.param @index : tensor<4xindex>
 
 // -----
 
-// expected-error @+1 {{'grove.param' op expects a float or signless integer element type (got 'f8E4M3FN')}}
+// expected-error @+1 {{'grove.param' op expects an f32, f16, bf16, f64, i1, i8, i16, i32 or i64 element type (got 'f8E4M3FN')}}
 grove.param @fp8 : tensor<4xf8E4M3FN>
 
 // -----
 
-// expected-error @+1 {{'grove.param' op expects a float or signless integer element type (got 'complex<f32>')}}
+// expected-error @+1 {{'grove.param' op expects an f32, f16, bf16, f64, i1, i8, i16, i32 or i64 element type (got 'complex<f32>')}}
 grove.param @complex : tensor<4xcomplex<f32>>
 
 // -----
@@ -1020,3 +1020,16 @@ func.func @reduce_integer(%x: tensor<4xi32>) {
   %0 = grove.reduce_max %x {axes = array<i64: 0>} : tensor<4xi32> -> tensor<i32>
   return
 }
+
+// -----
+
+func.func @concat_scalar_input(%x: tensor<f32>) {
+  // expected-error @+1 {{'grove.concat' op expects inputs of rank at least 1 (input 0 is a scalar)}}
+  %0 = grove.concat %x {axis = 0 : i64} : (tensor<f32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'grove.param' op expects an f32, f16, bf16, f64, i1, i8, i16, i32 or i64 element type (got 'i4')}}
+grove.param @narrow : tensor<4xi4>

@@ -474,3 +474,11 @@ func.func @reduce_low_precision(%h: tensor<?x8xf16>, %b: tensor<4x?xbf16>)
   %2 = grove.reduce_max %b {axes = array<i64: -1>} : tensor<4x?xbf16> -> tensor<4xbf16>
   return %0, %1, %2 : tensor<?xf16>, tensor<1x?xbf16>, tensor<4xbf16>
 }
+
+// A stride larger than the dimension keeps one element (no overflow).
+// CHECK-LABEL: func.func @slice_huge_stride
+// CHECK: grove.slice %{{.*}} [0] [8] [9223372036854775807] : tensor<8xf32> -> tensor<1xf32>
+func.func @slice_huge_stride(%x: tensor<8xf32>) -> tensor<1xf32> {
+  %0 = grove.slice %x [0] [8] [9223372036854775807] : tensor<8xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}

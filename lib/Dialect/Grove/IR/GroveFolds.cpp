@@ -18,15 +18,28 @@ using namespace mlir::grove;
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType() && getType().hasStaticShape())
+  // At most one result dimension is dynamic and the element count is kept,
+  // so equal types mean equal shapes.
+  if (getInput().getType() == getType())
     return getInput();
   // reshape(reshape(x)) -> reshape(x): row-major order is unchanged.
   if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
     if (inner.getInput().getType() == getType() && getType().hasStaticShape())
       return inner.getInput();
-    // The verifier forbids a static result from a dynamic input.
-    if (!getType().hasStaticShape() ||
-        inner.getInput().getType().hasStaticShape()) {
+    // Only when the combined reshape verifies: a static input needs a
+    // count the result's static dimensions divide; a dynamic input needs a
+    // dynamic result.
+    RankedTensorType in = inner.getInput().getType();
+    int64_t outStatic = 1;
+    for (int64_t d : getType().getShape())
+      if (!ShapedType::isDynamic(d))
+        outStatic *= d;
+    bool valid = in.hasStaticShape()
+                     ? getType().hasStaticShape() ||
+                           (outStatic != 0 &&
+                            in.getNumElements() % outStatic == 0)
+                     : !getType().hasStaticShape();
+    if (valid) {
       getInputMutable().assign(inner.getInput());
       return getResult();
     }
@@ -80,7 +93,8 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
-/// True when `attr` is a float splat equal to `value`.
+/// True when `attr` is a float splat bitwise equal to `value` (so -0.0 and
+/// +0.0 differ).
 static bool isSplatOf(Attribute attr, double value) {
   auto splat = dyn_cast_if_present<SplatElementsAttr>(attr);
   if (!splat || !isa<FloatType>(splat.getElementType()))
@@ -102,7 +116,8 @@ static Attribute foldSplats(Type resultType, Attribute lhs, Attribute rhs,
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 0.0) && getLhs().getType() == getType())
+  // x + -0.0 is x for every x; x + +0.0 is not (-0.0 + +0.0 = +0.0).
+  if (isSplatOf(adaptor.getRhs(), -0.0) && getLhs().getType() == getType())
     return getLhs();
   return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
                     [](APFloat a, const APFloat &b) {

@@ -93,10 +93,14 @@ LogicalResult ParamOp::verify() {
   if (!type.hasStaticShape())
     return emitOpError("expects a static shape (got ") << type << ")";
   Type elt = type.getElementType();
+  bool supportedInt = llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
+                                   [&](unsigned w) {
+                                     return elt.isSignlessInteger(w);
+                                   });
   if (!elt.isF32() && !elt.isF16() && !elt.isBF16() && !elt.isF64() &&
-      !elt.isSignlessInteger())
-    return emitOpError("expects a float or signless integer element type "
-                       "(got ")
+      !supportedInt)
+    return emitOpError("expects an f32, f16, bf16, f64, i1, i8, i16, i32 or "
+                       "i64 element type (got ")
            << elt << ")";
   return success();
 }
@@ -194,8 +198,12 @@ LogicalResult ConcatOp::verify() {
     return emitOpError("expects at least one input");
   RankedTensorType out = getType();
   int64_t rank = out.getRank();
+  for (auto [idx, v] : llvm::enumerate(getInputs()))
+    if (tensorType(v).getRank() == 0)
+      return emitOpError("expects inputs of rank at least 1 (input ")
+             << idx << " is a scalar)";
   if (rank == 0)
-    return emitOpError("expects inputs of rank at least 1");
+    return emitOpError("expects a result of rank at least 1");
   int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis >= rank)
     return emitOpError("expects axis in [0, ")
@@ -272,7 +280,8 @@ LogicalResult SliceOp::verify() {
       expected = ShapedType::kDynamic;
     } else {
       int64_t end = limit == -1 ? dim : limit;
-      expected = (end - start + stride - 1) / stride;
+      // ceil((end - start) / stride) without overflow for huge strides.
+      expected = end <= start ? 0 : (end - start - 1) / stride + 1;
     }
     if (out.getDimSize(d) != expected)
       return emitOpError("expects result dimension ")
