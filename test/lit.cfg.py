@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.grove_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%grove_src", config.grove_src_root))
+config.substitutions.append(("%grove_obj", config.grove_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%runtime_include", config.grove_runtime_include))
@@ -28,6 +29,7 @@ tool_dirs = [config.grove_tools_dir, config.llvm_tools_dir]
 tools = ["grove-opt", "grovec", "mlir-opt", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.grove_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Tests that run numerics import the Grove helpers and numpy/torch.
 llvm_config.with_environment(

@@ -1,0 +1,123 @@
+/* digits - classify scikit-learn's held-out 8x8 digits with the MLP that
+ * grovec compiled (models/mlp), and print the accuracy.
+ *
+ *   digits WEIGHTS.safetensors DIGITS_TEST.bin [--expect REFERENCE.txt]
+ *
+ * With --expect, exits 1 unless the accuracy equals the reference
+ * framework's (PyTorch's, written by models/mlp/train.py). */
+#include "mlp.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  uint32_t n, d;
+  float *x;
+  int32_t *labels;
+} dataset;
+
+/* Reads models/mlp/digits_test.bin (format in models/mlp/README.md). */
+static int read_dataset(const char *path, dataset *ds) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    perror(path);
+    return 1;
+  }
+  char magic[4];
+  uint32_t header[3];
+  if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "GRVD", 4) != 0 ||
+      fread(header, 4, 3, f) != 3 || header[0] != 1 || header[2] != 64 ||
+      header[1] == 0 || header[1] > 1000000) {
+    fprintf(stderr, "%s: not a digits test file\n", path);
+    fclose(f);
+    return 1;
+  }
+  ds->n = header[1];
+  ds->d = header[2];
+  ds->x = malloc(sizeof(float) * ds->n * ds->d);
+  ds->labels = malloc(sizeof(int32_t) * ds->n);
+  int ok = ds->x && ds->labels &&
+           fread(ds->x, sizeof(float), (size_t)ds->n * ds->d, f) ==
+               (size_t)ds->n * ds->d &&
+           fread(ds->labels, sizeof(int32_t), ds->n, f) == ds->n;
+  fclose(f);
+  if (!ok) {
+    fprintf(stderr, "%s: truncated\n", path);
+    return 1;
+  }
+  return 0;
+}
+
+static int fail(const char *what, grove_status s) {
+  fprintf(stderr, "%s: %s: %s\n", what, grove_status_string(s),
+          grove_last_error());
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3 && !(argc == 5 && strcmp(argv[3], "--expect") == 0)) {
+    fprintf(stderr, "usage: %s WEIGHTS.safetensors DIGITS_TEST.bin "
+                    "[--expect REFERENCE.txt]\n", argv[0]);
+    return 2;
+  }
+  dataset ds;
+  if (read_dataset(argv[2], &ds))
+    return 1;
+
+  grove_context *ctx;
+  grove_status s = grove_context_create(&mlp_model, &ctx);
+  if (s != GROVE_OK)
+    return fail("grove_context_create", s);
+  s = grove_context_load_weights(ctx, argv[1]);
+  if (s != GROVE_OK)
+    return fail("grove_context_load_weights", s);
+
+  /* The whole held-out set is one batch: the batch dimension is dynamic. */
+  int64_t shape[2] = {ds.n, ds.d};
+  DLTensor x = {.data = ds.x,
+                .device = {kDLCPU, 0},
+                .ndim = 2,
+                .dtype = {kDLFloat, 32, 1},
+                .shape = shape,
+                .strides = NULL,
+                .byte_offset = 0};
+  DLManagedTensor *logits = NULL;
+  s = mlp_forward(ctx, &x, &logits);
+  if (s != GROVE_OK)
+    return fail("mlp_forward", s);
+
+  const float *y = logits->dl_tensor.data;
+  uint32_t correct = 0;
+  for (uint32_t i = 0; i < ds.n; ++i) {
+    int best = 0;
+    for (int c = 1; c < 10; ++c)
+      if (y[i * 10 + c] > y[i * 10 + best])
+        best = c;
+    correct += best == ds.labels[i];
+  }
+  double accuracy = (double)correct / ds.n;
+  printf("accuracy %.6f (%u/%u held-out digits)\n", accuracy, correct, ds.n);
+  logits->deleter(logits);
+  grove_context_destroy(ctx);
+  free(ds.x);
+  free(ds.labels);
+
+  if (argc == 5) {
+    FILE *f = fopen(argv[4], "r");
+    double reference;
+    if (!f || fscanf(f, "%lf", &reference) != 1) {
+      fprintf(stderr, "%s: cannot read the reference accuracy\n", argv[4]);
+      return 1;
+    }
+    fclose(f);
+    char ours[32], theirs[32];
+    snprintf(ours, sizeof ours, "%.6f", accuracy);
+    snprintf(theirs, sizeof theirs, "%.6f", reference);
+    printf("reference (PyTorch) %s: %s\n", theirs,
+           strcmp(ours, theirs) == 0 ? "equal" : "DIFFERENT");
+    return strcmp(ours, theirs) == 0 ? 0 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# scripts/test.sh - set up, build, and run every test suite: lit (dialect,
+# transforms, conversions, pipelines, grovec, integration) and the runtime's
+# gtest suite. Ends with one line "N passed, N failed, N skipped" and exits
+# non-zero on any failure. CUDA tests are reported as skipped (unsupported)
+# where no GPU/toolkit exists - never as passed.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
+LLVM=/usr/lib/llvm-22
+
+"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/build.sh"
+
+RESULTS="$BUILD/test-results"
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+status=0
+
+echo "test: lit"
+"$LLVM/bin/lit" -sv --xunit-xml-output "$RESULTS/lit.xml" "$BUILD/test" || status=1
+
+echo "test: gtest (runtime)"
+"$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
+  --gtest_output="xml:$RESULTS/gtest.xml" || status=1
+
+"$ROOT/.venv/bin/python" "$ROOT/scripts/lib/summarize.py" \
+  "$RESULTS/lit.xml" "$RESULTS/gtest.xml" || status=1
+exit $status
