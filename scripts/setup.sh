@@ -19,7 +19,7 @@
 #
 # Environment: GROVE_BENCH=1 (benchmark peers), GROVE_VENV (venv path, default
 # <repo>/.venv), GROVE_SETUP_FORCE_PIP=1 (run pip even if the stamp matches).
-set -euo pipefail
+set -Eeuo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${GROVE_VENV:-$ROOT/.venv}"
