@@ -58,6 +58,7 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createGroveLegalizeMemRef());
 
+  pm.addPass(createConvertGroveChecksToRuntime());
   if (options.useBlas)
     pm.addPass(createConvertLinalgToBlas());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

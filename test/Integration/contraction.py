@@ -59,3 +59,14 @@ w = r.standard_normal((128, 64)).astype(np.float32)
 (got,) = model.call("dense", x, w)
 assert_close(got, x.astype(np.float64) @ w.T, 1e-4, 1e-3, "dense")
 print(f"contraction: {checked + 1} comparisons passed")
+
+# Mismatched dynamic contracting sizes: an error, not a wrong answer.
+from grove_testing import GroveError
+for name, a, b in (("mm00", np.ones((2, 3), np.float32), np.ones((4, 5), np.float32)),
+                   ("bmm00", np.ones((2, 2, 3), np.float32), np.ones((3, 3, 2), np.float32))):
+    try:
+        model.call(name, a, b)
+        raise AssertionError(f"{name}: mismatched sizes accepted")
+    except GroveError as e:
+        assert e.status == 1 and "grove.matmul" in e.message, e.message
+        print("mismatch:", e.message)

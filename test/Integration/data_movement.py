@@ -101,3 +101,12 @@ check("const", np.array([[1, 2, 3], [4, 5, 6]], np.float32))
 (c2,) = model.call("const")
 assert (c1 == c2).all()
 print(f"data movement: {checked} comparisons passed")
+
+from grove_testing import GroveError
+try:
+    model.call("concat", np.ones((2, 3), np.float32), np.ones((3, 5), np.float32),
+               np.ones((2, 1), np.float32))
+    raise AssertionError("concat of mismatched inputs accepted")
+except GroveError as e:
+    assert e.status == 1 and "grove.concat" in e.message, e.message
+    print("mismatch:", e.message)

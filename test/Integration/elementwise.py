@@ -79,3 +79,19 @@ for n in (1, 4, 33):
 (got,) = model.call("relu", np.array([[np.nan] * 7], np.float32))
 assert np.isnan(got).all(), got
 print(f"elementwise: {checked} comparisons passed")
+
+# Dynamic sizes the types cannot relate are checked at run time: a mismatch
+# is an INVALID_ARGUMENT error naming the op, never an out-of-bounds read.
+from grove_testing import GroveError
+try:
+    model.call("add_same", np.ones((3, 6), np.float32),
+               np.ones((4, 6), np.float32))
+    raise AssertionError("mismatched dynamic sizes were accepted")
+except GroveError as e:
+    assert e.status == 1, e
+    assert "dynamic sizes must agree" in e.message and "grove.add" in e.message, e.message
+    print("mismatch:", e.message)
+# The context stays usable after the failed call.
+(got,) = model.call("add_same", np.ones((2, 2), np.float32),
+                    np.ones((2, 2), np.float32))
+assert (got == 2).all()

@@ -27,6 +27,19 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
   ];
 }
 
+def ConvertGroveChecksToRuntime
+    : Pass<"convert-grove-checks-to-runtime", "ModuleOp"> {
+  let summary = "lowers grove.agree_dims to a runtime report and a minimum";
+  let description = [{
+    Each `grove.agree_dims` becomes `scf.if (lhs != rhs)` around a call to
+    `grove_rt_dim_mismatch(lhs, rhs, message)` (runtime/include/grove/abi.h)
+    and `arith.minui lhs, rhs`: the runtime fails the call with
+    GROVE_ERROR_INVALID_ARGUMENT and the code never reads out of bounds.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "LLVM::LLVMDialect", "scf::SCFDialect"];
+}
+
 def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
   let summary = "replaces f32 memref matmuls by calls into the runtime's BLAS";
   let description = [{

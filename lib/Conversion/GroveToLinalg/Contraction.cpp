@@ -75,6 +75,28 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     int64_t lr = cast<RankedTensorType>(lhs.getType()).getRank();
     int64_t rr = cast<RankedTensorType>(rhs.getType()).getRank();
 
+    // Sizes the types cannot prove equal are checked at run time, and both
+    // operands are cut to the agreed size.
+    auto agreeAlong = [&](int64_t ld, int64_t rd, StringRef what) {
+      auto lt = cast<RankedTensorType>(lhs.getType());
+      auto rt = cast<RankedTensorType>(rhs.getType());
+      if (!lt.isDynamicDim(ld) || !rt.isDynamicDim(rd))
+        return;
+      Value l = tensor::DimOp::create(rewriter, loc, lhs, ld);
+      Value r = tensor::DimOp::create(rewriter, loc, rhs, rd);
+      Value agreed = agreeDims(rewriter, loc, l, r, "grove.matmul " + what);
+      SmallVector<OpFoldResult> ls = getDims(rewriter, loc, lhs);
+      SmallVector<OpFoldResult> rs = getDims(rewriter, loc, rhs);
+      ls[ld] = agreed;
+      rs[rd] = agreed;
+      lhs = sliceToSizes(rewriter, loc, lhs, ls);
+      rhs = sliceToSizes(rewriter, loc, rhs, rs);
+    };
+    agreeAlong(lr - (transA ? 2 : 1), rr - (transB ? 1 : 2),
+               "contracting dimensions");
+    if (lr == 3 && rr == 3)
+      agreeAlong(0, 0, "batch dimensions");
+
     if (lr == 2) {
       Value acc = createZeroAccumulator(rewriter, loc, resultType, lhs, rhs,
                                         transA, transB);

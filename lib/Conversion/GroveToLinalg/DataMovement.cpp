@@ -132,7 +132,25 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t axis = op.getAxisAttr().getInt();
-    ValueRange inputs = adaptor.getInputs();
+    SmallVector<Value> inputs(adaptor.getInputs());
+    // Every dimension but the axis must agree; dynamic ones are checked at
+    // run time and the inputs cut to the agreed size.
+    int64_t rank = op.getType().getRank();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis || !op.getType().isDynamicDim(d) || inputs.size() < 2)
+        continue;
+      Value agreed = tensor::DimOp::create(rewriter, loc, inputs[0], d);
+      for (auto [i, in] : llvm::enumerate(ArrayRef(inputs).drop_front()))
+        agreed = agreeDims(rewriter, loc, agreed,
+                           tensor::DimOp::create(rewriter, loc, in, d),
+                           "grove.concat inputs 0 and " + Twine(i + 1) +
+                               ", dimension " + Twine(d));
+      for (Value &in : inputs) {
+        SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, in);
+        sizes[d] = agreed;
+        in = sliceToSizes(rewriter, loc, in, sizes);
+      }
+    }
     // Result sizes: the first input's, with the axis summed over inputs.
     SmallVector<OpFoldResult> outDims = getDims(rewriter, loc, inputs.front());
     Value total = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -146,7 +164,6 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     }
     outDims[axis] = total;
     Value result = createEmpty(rewriter, loc, op.getType(), outDims);
-    int64_t rank = op.getType().getRank();
     for (auto [in, offset] : llvm::zip(inputs, offsets)) {
       SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0));
       offs[axis] = offset;

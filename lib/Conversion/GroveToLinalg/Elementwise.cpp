@@ -28,9 +28,11 @@ using BodyBuilder =
 /// `resultType`.
 static Value buildElementwise(OpBuilder &b, Location loc,
                               RankedTensorType resultType,
-                              ValueRange operands, const BodyBuilder &body) {
+                              ValueRange originalOperands, StringRef opName,
+                              const BodyBuilder &body) {
+  SmallVector<Value> operands(originalOperands);
   SmallVector<OpFoldResult> dims =
-      getBroadcastResultDims(b, loc, resultType, operands);
+      getBroadcastResultDims(b, loc, resultType, operands, opName);
   Value init = createEmpty(b, loc, resultType, dims);
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
@@ -60,8 +62,10 @@ struct ElementwiseLowering : OpConversionPattern<SourceOp> {
   matchAndRewrite(SourceOp op, typename SourceOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value result = buildElementwise(rewriter, op.getLoc(), resultType,
-                                    adaptor.getOperands(), body);
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), resultType,
+                         adaptor.getOperands(), op->getName().getStringRef(),
+                         body);
     rewriter.replaceOp(op, result);
     return success();
   }

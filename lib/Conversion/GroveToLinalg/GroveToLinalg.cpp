@@ -23,8 +23,9 @@ struct ConvertGroveToLinalgPass
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect>();
     target.addIllegalDialect<GroveDialect>();
-    // State is the ABI passes' business (grove-params-to-arguments).
-    target.addLegalOp<ParamOp, GetParamOp>();
+    // State is the ABI passes' business; run-time checks are lowered by
+    // convert-grove-checks-to-runtime.
+    target.addLegalOp<ParamOp, GetParamOp, AgreeDimsOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 
     RewritePatternSet patterns(ctx);

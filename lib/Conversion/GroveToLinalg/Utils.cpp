@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "grove/Dialect/Grove/IR/GroveOps.h"
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -25,34 +26,75 @@ SmallVector<OpFoldResult> mlir::grove::getDims(OpBuilder &b, Location loc,
   return tensor::getMixedSizes(b, loc, v);
 }
 
-SmallVector<OpFoldResult>
-mlir::grove::getBroadcastResultDims(OpBuilder &b, Location loc,
-                                    RankedTensorType resultType,
-                                    ValueRange operands) {
+SmallVector<OpFoldResult> mlir::grove::getBroadcastResultDims(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    SmallVectorImpl<Value> &operands, StringRef opName) {
   int64_t rank = resultType.getRank();
   SmallVector<OpFoldResult> dims;
+  // Per operand, the sizes it must be sliced to (null: keep its own).
+  SmallVector<SmallVector<OpFoldResult>> slices(operands.size());
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = resultType.getDimSize(d);
     if (!ShapedType::isDynamic(size)) {
       dims.push_back(b.getIndexAttr(size));
       continue;
     }
-    // A dynamic result dimension comes from an operand whose aligned
-    // dimension is dynamic too (verified: a static 1 never yields `?`
-    // unless the other side is `?`).
-    OpFoldResult found;
-    for (Value operand : operands) {
+    // The verifier guarantees at least one operand is dynamic along a
+    // dynamic result dimension (a static 1 never yields `?` on its own).
+    Value agreed;
+    SmallVector<std::pair<unsigned, int64_t>> sources;
+    for (auto [i, operand] : llvm::enumerate(operands)) {
       auto t = cast<RankedTensorType>(operand.getType());
       int64_t od = d - (rank - t.getRank());
       if (od < 0 || !ShapedType::isDynamic(t.getDimSize(od)))
         continue;
-      found = tensor::DimOp::create(b, loc, operand, od).getResult();
-      break;
+      Value dim = tensor::DimOp::create(b, loc, operand, od);
+      agreed = agreed ? agreeDims(b, loc, agreed, dim,
+                                  opName + " operands " +
+                                      Twine(sources.front().first) + " and " +
+                                      Twine(i) + ", result dimension " +
+                                      Twine(d))
+                      : dim;
+      sources.push_back({i, od});
     }
-    assert(found && "verifier guarantees a dynamic source dimension");
-    dims.push_back(found);
+    assert(agreed && "verifier guarantees a dynamic source dimension");
+    dims.push_back(agreed);
+    if (sources.size() < 2)
+      continue;
+    for (auto [i, od] : sources) {
+      if (slices[i].empty())
+        slices[i] = getDims(b, loc, operands[i]);
+      slices[i][od] = agreed;
+    }
   }
+  for (auto [i, sizes] : llvm::enumerate(slices))
+    if (!sizes.empty())
+      operands[i] = sliceToSizes(b, loc, operands[i], sizes);
   return dims;
+}
+
+Value mlir::grove::agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             const Twine &what) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
+    os << flc.getFilename().getValue() << ":" << flc.getLine() << ":"
+       << flc.getColumn() << ": ";
+  os << what;
+  return b.createOrFold<AgreeDimsOp>(loc, b.getIndexType(), lhs, rhs,
+                                     b.getStringAttr(message));
+}
+
+Value mlir::grove::sliceToSizes(OpBuilder &b, Location loc, Value v,
+                                ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> own = getDims(b, loc, v);
+  if (llvm::equal(own, sizes))
+    return v;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, type, v, offsets, sizes,
+                                        strides);
 }
 
 AffineMap mlir::grove::getBroadcastMap(MLIRContext *ctx,

@@ -18,11 +18,25 @@ Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
 /// `tensor.dim` for dynamic ones).
 SmallVector<OpFoldResult> getDims(OpBuilder &b, Location loc, Value v);
 
-/// Sizes of an elementwise result with shape `resultType`, reading each
-/// dynamic size from an operand that is not broadcast along it.
+/// Sizes of an elementwise result with shape `resultType`. A dynamic size
+/// comes from the operands that are not broadcast along it; where several
+/// are, `grove.agree_dims` checks them at run time, and `operands` is
+/// updated to slices of the agreed size so no loop reads past a buffer.
 SmallVector<OpFoldResult> getBroadcastResultDims(OpBuilder &b, Location loc,
                                                  RankedTensorType resultType,
-                                                 ValueRange operands);
+                                                 SmallVectorImpl<Value> &operands,
+                                                 StringRef opName);
+
+/// `grove.agree_dims` of two sizes, folded away when they are provably
+/// equal. `what` names the sizes for the run-time message; the location of
+/// `loc` is prepended.
+Value agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                const Twine &what);
+
+/// `v` restricted to `sizes` (a zero-offset extract_slice), or `v` itself
+/// when the sizes are already its own.
+Value sliceToSizes(OpBuilder &b, Location loc, Value v,
+                   ArrayRef<OpFoldResult> sizes);
 
 /// Indexing map from the iteration space of `resultRank` loops to an
 /// operand of `operandShape` aligned at the trailing dimension: a static 1

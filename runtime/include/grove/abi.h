@@ -61,6 +61,14 @@ void grove_rt_batch_matmul_f32(
     float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
     int64_t c_st0, int64_t c_st1, int64_t c_st2);
 
+/* Shape check emitted by the compiler where two dynamic sizes must agree
+ * (elementwise operands, contraction and batch dimensions, concat inputs) and
+ * the signature cannot say so: records "dynamic sizes must agree: <what> (got
+ * a and b)" so that the enclosing call fails with
+ * GROVE_ERROR_INVALID_ARGUMENT and discards its results. Generated code goes
+ * on with the smaller size, so no buffer is read out of bounds. */
+void grove_rt_dim_mismatch(int64_t a, int64_t b, const char *what);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@ namespace {
 thread_local std::string lastError;
 thread_local std::string pendingService;
 thread_local bool hasPendingService = false;
+thread_local grove_status pendingStatus = GROVE_ERROR_INTERNAL;
 
 void store(std::string &slot, const char *message) noexcept {
   try {
@@ -35,10 +36,11 @@ grove_status fail(grove_status status, const char *message) noexcept {
   return status;
 }
 
-void reportServiceError(const char *message) noexcept {
+void reportServiceError(const char *message, grove_status status) noexcept {
   if (hasPendingService)
     return;
   hasPendingService = true;
+  pendingStatus = status;
   store(pendingService, message);
 }
 
@@ -47,10 +49,11 @@ void clearServiceError() noexcept {
   pendingService.clear();
 }
 
-bool takeServiceError(std::string &message) {
+bool takeServiceError(std::string &message, grove_status &status) {
   if (!hasPendingService)
     return false;
   message = pendingService;
+  status = pendingStatus;
   clearServiceError();
   return true;
 }
@@ -97,3 +100,14 @@ extern "C" GROVE_API const char *grove_status_string(grove_status status) {
 extern "C" GROVE_API const char *grove_last_error(void) {
   return lastError.c_str();
 }
+
+extern "C" GROVE_API void grove_rt_dim_mismatch(int64_t a, int64_t b,
+                                                const char *what) {
+  char message[512];
+  std::snprintf(message, sizeof(message),
+                "dynamic sizes must agree: %s (got %lld and %lld)",
+                what ? what : "(unknown)", static_cast<long long>(a),
+                static_cast<long long>(b));
+  grove::rt::reportServiceError(message, GROVE_ERROR_INVALID_ARGUMENT);
+}
+

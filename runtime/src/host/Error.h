@@ -23,12 +23,15 @@ namespace grove::rt {
 grove_status fail(grove_status status, const std::string &message) noexcept;
 grove_status fail(grove_status status, const char *message) noexcept;
 
-/// Called by host services (BLAS, ...) on bad arguments from generated code.
-/// Only the first report per invoke is kept.
-void reportServiceError(const char *message) noexcept;
+/// Called by host services (BLAS, ...) on bad arguments from generated code,
+/// or (with GROVE_ERROR_INVALID_ARGUMENT) by generated shape checks. Only the
+/// first report per invoke is kept.
+void reportServiceError(const char *message,
+                        grove_status status = GROVE_ERROR_INTERNAL) noexcept;
 void clearServiceError() noexcept;
-/// True (and `message` filled) if a service error is pending; clears it.
-bool takeServiceError(std::string &message);
+/// True (and `message`, `status` filled) if a service error is pending;
+/// clears it.
+bool takeServiceError(std::string &message, grove_status &status);
 
 /// Runs `body` (returning grove_status) and converts any escaping C++
 /// exception into a status, so that no exception crosses the C API.

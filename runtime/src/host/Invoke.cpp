@@ -307,10 +307,13 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   AllocationReaper reaper;
   markOwnership(results, borrowed, reaper);
   std::string serviceError;
-  if (takeServiceError(serviceError))
-    return fail(GROVE_ERROR_INTERNAL,
-                "entry '" + entry.name +
-                    "': a runtime service failed: " + serviceError);
+  grove_status serviceStatus;
+  if (takeServiceError(serviceError, serviceStatus))
+    return fail(serviceStatus,
+                "entry '" + entry.name + "': " +
+                    (serviceStatus == GROVE_ERROR_INVALID_ARGUMENT
+                         ? serviceError
+                         : "a runtime service failed: " + serviceError));
   if (decoded != GROVE_OK)
     return decoded;
   return wrapResults(results, reaper, slots);

@@ -713,3 +713,19 @@ func.func @reshape_same_dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %1 = grove.reshape %0 : tensor<?x2x2xf32> -> tensor<?x4xf32>
   return %1 : tensor<?x4xf32>
 }
+
+// Provably equal sizes need no run-time check; unknown ones keep it.
+// CHECK-LABEL: func.func @agree_dims_fold
+// CHECK-SAME: (%[[A:.*]]: index, %[[B:.*]]: index)
+// CHECK: %[[C:.*]] = grove.agree_dims %[[A]], %[[B]], "keep" : index
+// CHECK: return %[[A]], %[[C]]
+func.func @agree_dims_fold(%a: index, %b: index) -> (index, index) {
+  %0 = grove.agree_dims %a, %a, "same value" : index
+  %c4 = arith.constant 4 : index
+  %c4b = arith.constant 4 : index
+  %1 = grove.agree_dims %c4, %c4b, "equal constants" : index
+  %2 = arith.addi %0, %1 : index
+  %3 = arith.subi %2, %c4 : index
+  %4 = grove.agree_dims %a, %b, "keep" : index
+  return %3, %4 : index, index
+}

@@ -482,3 +482,10 @@ func.func @slice_huge_stride(%x: tensor<8xf32>) -> tensor<1xf32> {
   %0 = grove.slice %x [0] [8] [9223372036854775807] : tensor<8xf32> -> tensor<1xf32>
   return %0 : tensor<1xf32>
 }
+
+// CHECK-LABEL: func.func @agree_dims
+// CHECK: %{{.*}} = grove.agree_dims %{{.*}}, %{{.*}}, "operands 0 and 1" : index
+func.func @agree_dims(%a: index, %b: index) -> index {
+  %0 = grove.agree_dims %a, %b, "operands 0 and 1" : index
+  return %0 : index
+}

@@ -185,3 +185,14 @@ static OpFoldResult foldEmptyReduce(ReduceOp op) {
 OpFoldResult ReduceSumOp::fold(FoldAdaptor) { return foldEmptyReduce(*this); }
 OpFoldResult ReduceMeanOp::fold(FoldAdaptor) { return foldEmptyReduce(*this); }
 OpFoldResult ReduceMaxOp::fold(FoldAdaptor) { return foldEmptyReduce(*this); }
+
+OpFoldResult AgreeDimsOp::fold(FoldAdaptor adaptor) {
+  // Provably equal sizes need no check.
+  if (getLhs() == getRhs())
+    return getLhs();
+  auto l = dyn_cast_if_present<IntegerAttr>(adaptor.getLhs());
+  auto r = dyn_cast_if_present<IntegerAttr>(adaptor.getRhs());
+  if (l && r && l.getValue() == r.getValue())
+    return l;
+  return {};
+}

@@ -121,4 +121,24 @@ def Grove_BroadcastToOp : Grove_Op<"broadcast_to", [Pure]> {
   let hasFolder = 1;
 }
 
+def Grove_AgreeDimsOp : Grove_Op<"agree_dims",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "checks at run time that two dynamic sizes are equal";
+  let description = [{
+    Emitted by lowerings where the IR assumes two dynamic sizes agree
+    (elementwise operands, contraction and batch dimensions, concat inputs)
+    but the types cannot prove it. Returns the smaller size; when they
+    differ it reports `message` to the runtime, so the call fails with
+    GROVE_ERROR_INVALID_ARGUMENT instead of reading out of bounds.
+
+    ```mlir
+    %n = grove.agree_dims %a, %b, "grove.add operands, dimension 0" : index
+    ```
+  }];
+  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD

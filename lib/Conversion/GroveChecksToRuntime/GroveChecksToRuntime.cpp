@@ -1,0 +1,82 @@
+//===- GroveChecksToRuntime.cpp - grove.agree_dims to runtime calls -------===//
+//
+// A failed check must not abort the process (the application owns it) and
+// must not let the computation read past a buffer: it reports to the
+// runtime, which fails the call, and the code goes on with the smaller size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_CONVERTGROVECHECKSTORUNTIME
+#include "grove/Conversion/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+struct ConvertGroveChecksToRuntimePass
+    : grove::impl::ConvertGroveChecksToRuntimeBase<
+          ConvertGroveChecksToRuntimePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<AgreeDimsOp> checks;
+    module.walk([&](AgreeDimsOp op) { checks.push_back(op); });
+    if (checks.empty())
+      return;
+
+    MLIRContext *ctx = &getContext();
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = b.getI64Type();
+    constexpr StringLiteral kCallee = "grove_rt_dim_mismatch";
+    auto callee = module.lookupSymbol<func::FuncOp>(kCallee);
+    if (!callee) {
+      callee = func::FuncOp::create(b, module.getLoc(), kCallee,
+                                    b.getFunctionType({i64, i64, ptr}, {}));
+      callee.setPrivate();
+    }
+
+    // One NUL-terminated message global per distinct message.
+    llvm::StringMap<LLVM::GlobalOp> messages;
+    for (AgreeDimsOp op : checks) {
+      StringRef text = op.getMessage();
+      LLVM::GlobalOp &global = messages[text];
+      if (!global) {
+        std::string data = text.str();
+        data.push_back('\0');
+        auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+        global = LLVM::GlobalOp::create(
+            b, op.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Internal,
+            "_grove_check_" + std::to_string(messages.size()),
+            b.getStringAttr(data));
+      }
+
+      OpBuilder ib(op);
+      Location loc = op.getLoc();
+      Value differ = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ne,
+                                           op.getLhs(), op.getRhs());
+      scf::IfOp::create(ib, loc, differ, [&](OpBuilder &tb, Location tl) {
+        Value l = arith::IndexCastOp::create(tb, tl, i64, op.getLhs());
+        Value r = arith::IndexCastOp::create(tb, tl, i64, op.getRhs());
+        Value msg = LLVM::AddressOfOp::create(tb, tl, global);
+        func::CallOp::create(tb, tl, callee, ValueRange{l, r, msg});
+        scf::YieldOp::create(tb, tl);
+      });
+      Value smaller =
+          arith::MinUIOp::create(ib, loc, op.getLhs(), op.getRhs());
+      op.replaceAllUsesWith(smaller);
+      op.erase();
+    }
+  }
+};
+} // namespace
