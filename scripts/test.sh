@@ -10,7 +10,7 @@ BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 LLVM=/usr/lib/llvm-22
 
 "$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh"
+"$ROOT/scripts/build.sh" all mlir-doc
 
 RESULTS="$BUILD/test-results"
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# scripts/gen-docs.sh - regenerate docs/generated/ from the ODS definitions
+# (op reference and pass reference). test/docs.test fails when they are stale.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
+ninja -C "$BUILD" mlir-doc >/dev/null
+cp "$BUILD/docs/Dialects/GroveDialect.md" "$ROOT/docs/generated/GroveOps.md"
+cp "$BUILD/docs/GroveTransformsPasses.md" "$ROOT/docs/generated/GroveTransformsPasses.md"
+cp "$BUILD/docs/GroveConversionPasses.md" "$ROOT/docs/generated/GroveConversionPasses.md"
+echo "gen-docs: docs/generated/ updated"
