@@ -43,7 +43,7 @@ trap 'die "command failed (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 # g++ is not in a minimal Debian image and every build needs it.
 PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-  ninja-build cmake g++
+  ninja-build cmake g++ pkgconf
   libopenblas-dev libdlpack-dev nlohmann-json3-dev libgtest-dev
   python3-torch python3-numpy python3-sklearn python3-venv
 )
