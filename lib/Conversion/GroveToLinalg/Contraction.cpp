@@ -97,25 +97,13 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     if (lr == 3 && rr == 3)
       agreeAlong(0, 0, "batch dimensions");
 
-    if (lr == 2) {
-      Value acc = createZeroAccumulator(rewriter, loc, resultType, lhs, rhs,
-                                        transA, transB);
-      auto mm = linalg::MatmulOp::create(
-          rewriter, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-          ValueRange{acc},
-          {rewriter.getNamedAttr("indexing_maps",
-                                 getMatmulMaps(rewriter, false, transA,
-                                               transB))});
-      rewriter.replaceOp(op, mm.getResult(0));
-      return success();
-    }
-
     // 3x2 (a dense layer over a sequence) shares the rhs across the batch
     // through its indexing map: no copy, and BLAS sees a zero batch stride.
     // linalg rejects a broadcast map that also transposes, so a transposed
     // shared rhs is materialised.
-    bool broadcastRhs = rr == 2 && !transB;
-    if (rr == 2 && transB) {
+    bool batched = lr == 3;
+    bool broadcastRhs = batched && rr == 2 && !transB;
+    if (batched && rr == 2 && transB) {
       auto rt = cast<RankedTensorType>(rhs.getType());
       auto bcastType = RankedTensorType::get(
           {cast<RankedTensorType>(lhs.getType()).getDimSize(0),
@@ -130,13 +118,19 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     }
     Value acc = createZeroAccumulator(rewriter, loc, resultType, lhs, rhs,
                                       transA, transB);
-    auto mm = linalg::BatchMatmulOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
-        ValueRange{acc},
-        {rewriter.getNamedAttr("indexing_maps",
-                               getMatmulMaps(rewriter, true, transA, transB,
-                                             broadcastRhs))});
-    rewriter.replaceOp(op, mm.getResult(0));
+    NamedAttribute maps = rewriter.getNamedAttr(
+        "indexing_maps",
+        getMatmulMaps(rewriter, batched, transA, transB, broadcastRhs));
+    Operation *mm =
+        batched ? linalg::BatchMatmulOp::create(
+                      rewriter, loc, TypeRange{resultType},
+                      ValueRange{lhs, rhs}, ValueRange{acc}, {maps})
+                      .getOperation()
+                : linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                           ValueRange{lhs, rhs},
+                                           ValueRange{acc}, {maps})
+                      .getOperation();
+    rewriter.replaceOp(op, mm->getResults());
     return success();
   }
 };
