@@ -1,0 +1,90 @@
+// RUN: grove-opt %s -split-input-file -verify-diagnostics --grove-emit-entry-points
+
+// One case per diagnostic of grove-emit-entry-points (EmitEntryPoints.cpp),
+// on hand-written LLVM-dialect modules.
+
+// Not through grove-prepare-abi: no descriptor, module name or param count.
+// expected-error @+1 {{expects a module prepared by grove-prepare-abi}}
+module @unprepared {
+  llvm.func @f() {
+    llvm.return
+  }
+}
+
+// -----
+
+// One of the three module attributes missing is enough.
+// expected-error @+1 {{expects a module prepared by grove-prepare-abi}}
+module @no_params attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0A", grove.abi.module = "m"} {
+}
+
+// -----
+
+module @no_ciface attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+  // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+}
+
+// -----
+
+module @no_name attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+  // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64} {
+    llvm.return
+  }
+}
+
+// -----
+
+module @scalar_result attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 1\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+  // expected-error @+1 {{entry point returns a non-tensor value}}
+  llvm.func @_grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    %0 = llvm.mlir.constant(0 : i32) : i32
+    llvm.return %0 : i32
+  }
+  llvm.func @_mlir_ciface__grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    %0 = llvm.call @_grove_m_f() : () -> i32
+    llvm.return %0 : i32
+  }
+}
+
+// -----
+
+// expected-error @+1 {{entry point indices are not contiguous}}
+module @gap attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+  llvm.func @_grove_m_g() attributes {grove.abi.entry = 2 : i64, grove.abi.name = "g"} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface__grove_m_g() attributes {grove.abi.entry = 2 : i64, grove.abi.name = "g"} {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{entry point indices are not contiguous}}
+module @duplicate attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+  llvm.func @_grove_m_g() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "g"} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface__grove_m_g() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "g"} {
+    llvm.return
+  }
+}

@@ -1,0 +1,144 @@
+// RUN: grove-opt %s -split-input-file -verify-diagnostics --grove-prepare-abi
+// RUN: not grove-opt %s -split-input-file --grove-prepare-abi=module-name=9lives 2>&1 | FileCheck %s --check-prefix=OPTION
+
+// One case per diagnostic of grove-prepare-abi (PrepareABI.cpp).
+
+// A bad module-name option is reported like a bad sym_name.
+// OPTION: error: module name '9lives' is not a C identifier; set it with module-name=
+
+// expected-error @+1 {{module name 'my-net' is not a C identifier; set it with module-name=}}
+module @"my-net" {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{module name '2net' is not a C identifier; set it with module-name=}}
+module @"2net" {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{param name 'fc weight' must not contain whitespace}}
+grove.param @"fc weight" : tensor<4xf32>
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{param name 'fc	weight' must not contain whitespace}}
+grove.param @"fc\09weight" : tensor<4xf32>
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point name 'fc.forward' is not a C identifier}}
+func.func @"fc.forward"(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: argument 0 has type 'f32'; entry points take and return ranked tensors of f32, f16, bf16, f64 or signless integers}}
+func.func @f(%x: f32) -> tensor<4xf32> {
+  %c = grove.constant dense<1.0> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: argument 1 has type 'memref<4xf32>'; entry points take and return ranked tensors}}
+func.func @f(%x: tensor<4xf32>, %m: memref<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: argument 0 has type 'tensor<*xf32>'}}
+func.func @f(%x: tensor<*xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: argument 0 has type 'tensor<4xindex>'}}
+func.func @f(%x: tensor<4xindex>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: argument 0 has type 'tensor<4xui8>'}}
+func.func @f(%x: tensor<4xui8>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: result 0 has type 'i32'; entry points take and return ranked tensors of f32, f16, bf16, f64 or signless integers}}
+func.func @f(%x: tensor<4xf32>) -> i32 {
+  %c = arith.constant 0 : i32
+  return %c : i32
+}
+
+// -----
+
+// expected-error @+1 {{entry point @f: result 1 has type 'tensor<4xcomplex<f32>>'}}
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xcomplex<f32>>) {
+  %y = tensor.empty() : tensor<4xcomplex<f32>>
+  return %x, %y : tensor<4xf32>, tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// expected-error @+1 {{argument name 'my x' is not a C identifier}}
+func.func @f(%x: tensor<4xf32> {grove.name = "my x"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument name '1x' is not a C identifier}}
+func.func @f(%x: tensor<4xf32> {grove.name = "1x"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument name '' is not a C identifier}}
+func.func @f(%x: tensor<4xf32> {grove.name = ""}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{result name 'log-probs' is not a C identifier}}
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {grove.name = "log-probs"}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// Private functions are checked by nobody: only public ones cross the ABI.
+// expected-error @+1 {{module has no public function to export}}
+module @only_private {
+  func.func private @f(%x: f32) -> f32 {
+    return %x : f32
+  }
+  func.func private @decl(tensor<4xf32>) -> tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{module has no public function to export}}
+module @empty {
+  grove.param @w : tensor<4xf32>
+}

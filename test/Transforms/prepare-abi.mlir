@@ -1,0 +1,110 @@
+// RUN: grove-opt %s -split-input-file --grove-prepare-abi | FileCheck %s
+// RUN: grove-opt %s -split-input-file --grove-prepare-abi=module-name=mylib | FileCheck %s --check-prefix=NAMED
+
+// grove-prepare-abi (PrepareABI.cpp): the descriptor text, the module
+// attributes, and the renaming of public functions. Diagnostics are in
+// prepare-abi-invalid.mlir.
+
+// The full descriptor: params in declaration order, one `entry` line per
+// public definition followed by its inputs and outputs (dtype, rank, sizes
+// with -1 for dynamic), names from grove.name or argN / outN.
+// CHECK-LABEL: module @net attributes {
+// CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule net\0Aparam fc.weight f32 2 4 8\0Aparam fc.bias i32 1 4\0Aentry forward 2 2\0Ainput x f32 2 -1 8\0Ainput arg1 bf16 2 2 -1\0Aoutput logits f32 2 -1 8\0Aoutput out1 i8 0\0Aentry eval 5 1\0Ainput arg0 f16 1 3\0Ainput arg1 i1 1 1\0Ainput arg2 i16 1 1\0Ainput arg3 i32 1 1\0Ainput arg4 i64 1 1\0Aoutput out0 f64 1 2\0A"
+// CHECK-SAME: grove.abi.module = "net"
+// CHECK-SAME: grove.abi.num_params = 2 : i64
+// The params stay; grove-params-to-arguments consumes them.
+// CHECK: grove.param @fc.weight : tensor<4x8xf32>
+// CHECK: grove.param @fc.bias : tensor<4xi32>
+// Entry points keep their argument and result attributes.
+// CHECK: func.func @_grove_net_forward(%{{.*}}: tensor<?x8xf32> {grove.name = "x"}, %{{.*}}: tensor<2x?xbf16>) -> (tensor<?x8xf32> {grove.name = "logits"}, tensor<i8>)
+// CHECK-SAME: attributes {grove.abi.entry = 0 : i64, grove.abi.name = "forward", llvm.emit_c_interface}
+// Private functions and declarations are not entry points.
+// CHECK: func.func private @helper(%{{.*}}: tensor<2xf64>) -> tensor<2xf64> {
+// CHECK: func.func private @decl(tensor<4xf32>) -> tensor<4xf32>{{$}}
+// CHECK: func.func @_grove_net_eval(
+// CHECK-SAME: attributes {grove.abi.entry = 1 : i64, grove.abi.name = "eval", llvm.emit_c_interface}
+// CHECK: call @helper(
+// CHECK-NOT: func.func @forward
+// CHECK-NOT: func.func @eval
+
+// NAMED-LABEL: module @net attributes {
+// NAMED-SAME: grove.abi.descriptor = "grove-model 1\0Amodule mylib\0Aparam
+// NAMED-SAME: grove.abi.module = "mylib"
+// NAMED: func.func @_grove_mylib_forward(
+// NAMED-SAME: grove.abi.name = "forward"
+// NAMED: func.func private @helper(
+// NAMED: func.func @_grove_mylib_eval(
+// NAMED-SAME: grove.abi.name = "eval"
+module @net {
+  grove.param @fc.weight : tensor<4x8xf32>
+  grove.param @fc.bias : tensor<4xi32>
+  func.func @forward(%x: tensor<?x8xf32> {grove.name = "x"}, %y: tensor<2x?xbf16>)
+      -> (tensor<?x8xf32> {grove.name = "logits"}, tensor<i8>) {
+    %c = grove.constant dense<1> : tensor<i8>
+    return %x, %c : tensor<?x8xf32>, tensor<i8>
+  }
+  func.func private @helper(%x: tensor<2xf64>) -> tensor<2xf64> {
+    return %x : tensor<2xf64>
+  }
+  func.func private @decl(%x: tensor<4xf32>) -> tensor<4xf32>
+  func.func @eval(%a: tensor<3xf16>, %b: tensor<1xi1>, %c: tensor<1xi16>,
+                  %d: tensor<1xi32>, %e: tensor<1xi64>) -> tensor<2xf64> {
+    %k = grove.constant dense<1.0> : tensor<2xf64>
+    %h = func.call @helper(%k) : (tensor<2xf64>) -> tensor<2xf64>
+    return %h : tensor<2xf64>
+  }
+}
+
+// -----
+
+// A module without a name is `model`, unless module-name says otherwise.
+// Entries without arguments or results have no input / output lines.
+// CHECK-LABEL: module attributes {
+// CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule model\0Aentry sink 1 0\0Ainput arg0 f32 1 4\0Aentry source 0 1\0Aoutput out0 f32 1 4\0A"
+// CHECK-SAME: grove.abi.module = "model"
+// CHECK-SAME: grove.abi.num_params = 0 : i64
+// CHECK: func.func @_grove_model_sink(%{{.*}}: tensor<4xf32>) attributes {grove.abi.entry = 0 : i64, grove.abi.name = "sink", llvm.emit_c_interface}
+// CHECK: func.func @_grove_model_source() -> tensor<4xf32> attributes {grove.abi.entry = 1 : i64, grove.abi.name = "source", llvm.emit_c_interface}
+
+// NAMED-LABEL: module attributes {
+// NAMED-SAME: grove.abi.descriptor = "grove-model 1\0Amodule mylib\0Aentry sink
+// NAMED-SAME: grove.abi.module = "mylib"
+// NAMED: func.func @_grove_mylib_sink(
+// NAMED: func.func @_grove_mylib_source(
+func.func @sink(%x: tensor<4xf32>) {
+  return
+}
+func.func @source() -> tensor<4xf32> {
+  %c = grove.constant dense<1.0> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// Calls to a renamed entry point follow the rename; calls to a private
+// declaration are untouched.
+// CHECK-LABEL: module @calls attributes {
+// CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule calls\0Aentry outer 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0Aentry inner 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
+// CHECK: func.func @_grove_calls_outer(%[[X:.*]]: tensor<4xf32>)
+// CHECK-SAME: grove.abi.entry = 0 : i64
+// CHECK: %[[R:.*]] = call @_grove_calls_inner(%[[X]])
+// CHECK: call @external(%[[R]])
+// CHECK: func.func @_grove_calls_inner(
+// CHECK-SAME: grove.abi.entry = 1 : i64
+// CHECK: func.func private @external(tensor<4xf32>) -> tensor<4xf32>{{$}}
+
+// NAMED-LABEL: module @calls attributes {
+// NAMED: func.func @_grove_mylib_outer(
+// NAMED: call @_grove_mylib_inner(
+// NAMED: func.func @_grove_mylib_inner(
+module @calls {
+  func.func @outer(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = func.call @inner(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = func.call @external(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %1 : tensor<4xf32>
+  }
+  func.func @inner(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+  func.func private @external(%x: tensor<4xf32>) -> tensor<4xf32>
+}
