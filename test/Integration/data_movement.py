@@ -51,6 +51,18 @@ funcs = """
   func.func @identity(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
     return %x : tensor<?x4xf32>
   }
+  func.func @rows4(%x: tensor<?xf32>) -> tensor<?x4xf32> {
+    %0 = grove.reshape %x : tensor<?xf32> -> tensor<?x4xf32>
+    return %0 : tensor<?x4xf32>
+  }
+  func.func @bcast_dyn(%x: tensor<?xf32>, %like: tensor<?x?xf32>) -> tensor<?x?xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = tensor.dim %like, %c0 : tensor<?x?xf32>
+    %m = tensor.dim %like, %c1 : tensor<?x?xf32>
+    %0 = grove.broadcast_to %x (%n, %m) : tensor<?xf32> -> tensor<?x?xf32>
+    return %0 : tensor<?x?xf32>
+  }
   func.func @const() -> tensor<2x3xf32> {
     %0 = grove.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
     return %0 : tensor<2x3xf32>
@@ -110,3 +122,17 @@ try:
 except GroveError as e:
     assert e.status == 1 and "grove.concat" in e.message, e.message
     print("mismatch:", e.message)
+
+v = r.standard_normal(12).astype(np.float32)
+check("rows4", v.reshape(3, 4), v)
+check("bcast_dyn", np.broadcast_to(v, (2, 12)), v, np.zeros((2, 12), np.float32))
+for name, args, what in (
+        ("rows4", (np.ones(6, np.float32),), "grove.reshape"),
+        ("bcast_dyn", (np.ones(5, np.float32), np.zeros((2, 7), np.float32)),
+         "grove.broadcast_to")):
+    try:
+        model.call(name, *args)
+        raise AssertionError(f"{name}: bad sizes accepted")
+    except GroveError as e:
+        assert e.status == 1 and what in e.message, e.message
+        print("mismatch:", e.message)

@@ -3,13 +3,6 @@
 
 // The BLAS calls grove-to-host makes for the MLP of models/mlp/mlp.mlir
 // (copied, as in grove-to-host.mlir, which checks the rest).
-//
-// XFAIL: *
-// Known bug: convert-linalg-to-blas never matches a 2-D linalg.matmul
-// (getMatmulForm in LinalgToBlas.cpp breaks out of its rhs loop on the first
-// iteration when the op is not batched), so both matmuls stay loops. Remove
-// the XFAIL line with the fix; these checks were validated against a build
-// with the loop fixed.
 
 // Both dense layers are one GEMM call each: x @ fc1.weight^T and
 // hidden @ fc2.weight^T (transB = 1), overwriting their output (beta = 0,

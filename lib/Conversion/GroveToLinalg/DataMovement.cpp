@@ -87,11 +87,22 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
         outShape.push_back(rewriter.getIndexAttr(d));
         continue;
       }
-      outShape.push_back(
-          arith::DivUIOp::create(
-              rewriter, loc, count,
-              arith::ConstantIndexOp::create(rewriter, loc, staticProduct))
-              .getResult());
+      // The verifier rules out a zero static product here. A count that
+      // the static dimensions do not divide is a run-time error; the view
+      // then covers the largest whole prefix.
+      if (staticProduct == 1) {
+        outShape.push_back(count);
+        continue;
+      }
+      Value product =
+          arith::ConstantIndexOp::create(rewriter, loc, staticProduct);
+      Value size = arith::DivUIOp::create(rewriter, loc, count, product);
+      Value used = arith::MulIOp::create(rewriter, loc, size, product);
+      agreeDims(rewriter, loc, count, used,
+                "grove.reshape element count divisible by " +
+                    Twine(staticProduct));
+      flat = sliceToSizes(rewriter, loc, flat, {used});
+      outShape.push_back(size);
     }
     Value result;
     if (outType.getRank() == 1)
@@ -225,6 +236,24 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
       dims.push_back(ShapedType::isDynamic(d)
                          ? OpFoldResult(adaptor.getDynamicSizes()[next++])
                          : rewriter.getIndexAttr(d));
+    // A dynamic input dimension that is not stretched must equal the size
+    // operand of its result dimension; checked at run time.
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t lead = outType.getRank() - inType.getRank();
+    SmallVector<OpFoldResult> inSizes = getDims(rewriter, loc, input);
+    for (int64_t i = 0; i < inType.getRank(); ++i) {
+      if (!inType.isDynamicDim(i))
+        continue;
+      Value agreed = agreeDims(
+          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[i]),
+          getValueOrCreateConstantIndexOp(rewriter, loc, dims[lead + i]),
+          "grove.broadcast_to input dimension " + Twine(i) +
+              " and its size operand");
+      inSizes[i] = agreed;
+      dims[lead + i] = agreed;
+    }
+    input = sliceToSizes(rewriter, loc, input, inSizes);
     Value init = createEmpty(rewriter, loc, outType, dims);
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps = {
@@ -234,7 +263,7 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
     SmallVector<utils::IteratorType> iters(outType.getRank(),
                                            utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, outType, adaptor.getInput(), init, maps, iters,
+        rewriter, loc, outType, input, init, maps, iters,
         [](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(b, l, args[0]);
         });

@@ -61,9 +61,11 @@ static FailureOr<MatmulForm> getMatmulForm(ArrayRef<AffineMap> maps,
     form.transA = true;
   else
     return failure();
-  for (bool withBatch : {batched, false}) {
-    if (!withBatch && !batched)
-      break;
+  // The rhs map has the batch dimension when the op is batched, or not at
+  // all (a shared rhs); an unbatched op has only the second form.
+  SmallVector<bool, 2> rhsBatchForms =
+      batched ? SmallVector<bool, 2>{true, false} : SmallVector<bool, 2>{false};
+  for (bool withBatch : rhsBatchForms) {
     form.broadcastB = batched && !withBatch;
     if (maps[1] == dimsImpl({2, 1}, withBatch)) {
       form.transB = false;

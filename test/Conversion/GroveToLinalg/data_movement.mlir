@@ -43,7 +43,12 @@ func.func @constant_splat_i32() -> tensor<2x2xi32> {
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<?x64xf32> into tensor<?xf32>
 // CHECK: %[[STATIC:.*]] = arith.constant 64 : index
 // CHECK: %[[DYN:.*]] = arith.divui %[[COUNT]], %[[STATIC]] : index
-// CHECK: %[[R:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1, 2]] output_shape [%[[DYN]], 8, 8] : tensor<?xf32> into tensor<?x8x8xf32>
+// A count the static dimensions do not divide is a run-time error; the view
+// covers the whole multiple.
+// CHECK: %[[USED:.*]] = arith.muli %[[DYN]], %[[STATIC]] : index
+// CHECK: grove.agree_dims %[[COUNT]], %[[USED]], "{{.*}}data_movement.mlir:{{[0-9]+}}:{{[0-9]+}}: grove.reshape element count divisible by 64" : index
+// CHECK: %[[CUT:.*]] = tensor.extract_slice %[[FLAT]][0] [%[[USED]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[CUT]] {{\[}}[0, 1, 2]] output_shape [%[[DYN]], 8, 8] : tensor<?xf32> into tensor<?x8x8xf32>
 // CHECK: return %[[R]]
 func.func @reshape_dynamic(%x: tensor<?x64xf32>) -> tensor<?x8x8xf32> {
   %0 = grove.reshape %x : tensor<?x64xf32> -> tensor<?x8x8xf32>
@@ -74,7 +79,10 @@ func.func @reshape_static(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
 // CHECK: %[[COUNT:.*]] = arith.muli %{{.*}}, %[[D0]] : index
 // CHECK: %[[C4:.*]] = arith.constant 4 : index
 // CHECK: %[[DYN:.*]] = arith.divui %[[COUNT]], %[[C4]] : index
-// CHECK: %[[R:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1]] output_shape [%[[DYN]], 4] : tensor<?xf32> into tensor<?x4xf32>
+// CHECK: %[[USED:.*]] = arith.muli %[[DYN]], %[[C4]] : index
+// CHECK: grove.agree_dims %[[COUNT]], %[[USED]], "{{.*}}grove.reshape element count divisible by 4" : index
+// CHECK: %[[CUT:.*]] = tensor.extract_slice %[[X]][0] [%[[USED]]] [1] : tensor<?xf32> to tensor<?xf32>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[CUT]] {{\[}}[0, 1]] output_shape [%[[DYN]], 4] : tensor<?xf32> into tensor<?x4xf32>
 // CHECK: return %[[R]]
 func.func @reshape_from_rank1(%x: tensor<?xf32>) -> tensor<?x4xf32> {
   %0 = grove.reshape %x : tensor<?xf32> -> tensor<?x4xf32>

@@ -1,14 +1,6 @@
 // RUN: grove-opt %s -split-input-file --convert-linalg-to-blas | FileCheck %s
 
 // The 2-D linalg.matmul cases of convert-linalg-to-blas (LinalgToBlas.cpp).
-//
-// XFAIL: *
-// Known bug: getMatmulForm's rhs loop `for (bool withBatch : {batched,
-// false}) { if (!withBatch && !batched) break; ...` breaks on its first
-// iteration when !batched, so no 2-D linalg.matmul is ever matched and all
-// of them stay linalg (and become loops on the host). Remove the XFAIL line
-// with the fix; these checks were validated against a build with the loop
-// fixed.
 
 // A zero fill right before: beta = 0 and the fill is gone.
 // CHECK-LABEL: func.func @matmul_zero_fill

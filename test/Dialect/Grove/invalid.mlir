@@ -185,7 +185,7 @@ func.func @reshape_not_multiple(%x: tensor<2x6xf32>) {
 // -----
 
 func.func @reshape_zero_static(%x: tensor<0x4xf32>) {
-  // expected-error @+1 {{'grove.reshape' op cannot infer the dynamic result dimension: 0 elements are not a multiple of 0}}
+  // expected-error @+1 {{'grove.reshape' op cannot infer the dynamic result dimension next to a static dimension of size 0}}
   %0 = grove.reshape %x : tensor<0x4xf32> -> tensor<?x0xf32>
   return
 }
@@ -1033,3 +1033,11 @@ func.func @concat_scalar_input(%x: tensor<f32>) {
 
 // expected-error @+1 {{'grove.param' op expects an f32, f16, bf16, f64, i1, i8, i16, i32 or i64 element type (got 'i4')}}
 grove.param @narrow : tensor<4xi4>
+
+// -----
+
+func.func @dynamic_meets_static(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'grove.add' op operand 0 dimension 0 is dynamic where the result's is 4; cast it to the static size first (tensor.cast)}}
+  %0 = grove.add %a, %b : (tensor<?xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -232,15 +232,15 @@ func.func @binary_dynamic(%a: tensor<?x?xf32>, %b: tensor<?x1xf32>,
   // CHECK: grove.add %[[A]], %[[A]] : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   // CHECK: grove.sub %[[A]], %[[B]] : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
   // CHECK: grove.mul %[[B]], %[[C]] : (tensor<?x1xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
-  // A `?` against a static size takes the static size.
-  // CHECK: grove.div %[[A]], %[[D]] : (tensor<?x?xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
-  // CHECK: grove.max %[[D]], %[[A]] : (tensor<?x4xf32>, tensor<?x?xf32>) -> tensor<?x4xf32>
+  // A static size stretched from a static 1 stays static.
+  // CHECK: grove.div %[[D]], %[[B]] : (tensor<?x4xf32>, tensor<?x1xf32>) -> tensor<?x4xf32>
+  // CHECK: grove.max %[[B]], %[[D]] : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   // CHECK: grove.min %[[C]], %[[B]] : (tensor<1x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
   %0 = grove.add %a, %a : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %1 = grove.sub %a, %b : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
   %2 = grove.mul %b, %c : (tensor<?x1xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
-  %3 = grove.div %a, %d : (tensor<?x?xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
-  %4 = grove.max %d, %a : (tensor<?x4xf32>, tensor<?x?xf32>) -> tensor<?x4xf32>
+  %3 = grove.div %d, %b : (tensor<?x4xf32>, tensor<?x1xf32>) -> tensor<?x4xf32>
+  %4 = grove.max %b, %d : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   %5 = grove.min %c, %b : (tensor<1x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<?x?xf32>, tensor<?x?xf32>,
       tensor<?x?xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x?xf32>

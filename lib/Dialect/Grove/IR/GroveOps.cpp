@@ -155,7 +155,10 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError("expects the same number of elements (got ")
            << inCount << " for " << formatShape(in.getShape()) << " and "
            << outCount << " for " << formatShape(out.getShape()) << ")";
-  if (!inDynamic && outDynamic && (outCount == 0 || inCount % outCount != 0))
+  if (outDynamic && outCount == 0)
+    return emitOpError("cannot infer the dynamic result dimension next to a "
+                       "static dimension of size 0");
+  if (!inDynamic && outDynamic && inCount % outCount != 0)
     return emitOpError("cannot infer the dynamic result dimension: ")
            << inCount << " elements are not a multiple of " << outCount;
   if (inDynamic && !outDynamic)
@@ -337,6 +340,20 @@ static LogicalResult verifyBinary(Operation *op) {
   if (ArrayRef<int64_t>(*expected) != out)
     return op->emitOpError("expects result shape ")
            << formatShape(*expected) << " (got " << formatShape(out) << ")";
+  // A dynamic operand dimension must not meet a static one (other than a
+  // stretching 1): the size would be trusted, not known. tensor.cast states
+  // it instead.
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    ArrayRef<int64_t> shape = tensorType(v).getShape();
+    for (auto [j, d] : llvm::enumerate(shape)) {
+      int64_t r = out[out.size() - shape.size() + j];
+      if (ShapedType::isDynamic(d) && !ShapedType::isDynamic(r))
+        return op->emitOpError("operand ")
+               << i << " dimension " << j
+               << " is dynamic where the result's is " << r
+               << "; cast it to the static size first (tensor.cast)";
+    }
+  }
   return success();
 }
 

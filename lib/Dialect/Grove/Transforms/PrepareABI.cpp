@@ -147,7 +147,14 @@ struct GrovePrepareABIPass
       func->setAttr(kEntryIndexAttr, b.getI64IntegerAttr(index++));
       func->setAttr(kEntryNameAttr, b.getStringAttr(func.getName()));
       func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-      if (failed(symbols.rename(func, "_grove_" + cName))) {
+      std::string internalName = "_grove_" + cName;
+      if (Operation *clash = symbols.lookup(internalName)) {
+        clash->emitError("symbol @")
+            << internalName << " is reserved for entry point @"
+            << func.getName();
+        return signalPassFailure();
+      }
+      if (failed(symbols.rename(func, internalName))) {
         func.emitError("cannot rename entry point");
         return signalPassFailure();
       }
