@@ -619,7 +619,9 @@ def main():
                     help="re-measure a sample up to N times when other processes used more than "
                          f"{FOREIGN_LIMIT} cores during it (default 3)")
     ap.add_argument("--wait-idle", type=float, default=0, metavar="S",
-                    help="first wait up to S seconds for the machine to be idle (default 0: don't wait)")
+                    help="spend up to S seconds in all waiting for quiet windows: before starting, before "
+                         "re-measuring a disturbed sample (<= 60 s each) and before the GEMM run "
+                         "(default 0: don't wait)")
     ap.add_argument("--gemm-shapes", default=None,
                     help="MxNxK list; default: the MLP's GEMMs at each batch, and 1024x1024x1024")
     ap.add_argument("--build", default=str(ROOT / "build"), help="Grove build directory")
@@ -650,8 +652,15 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     batches = [int(b) for b in a.batches.split(",")]
     peers = set(a.peers.split(","))
-    if a.wait_idle > 0:
-        wait_idle(a.wait_idle)
+    idle_budget = [a.wait_idle]  # seconds of waiting for quiet windows left, for the whole run
+
+    def wait_quiet(cap):
+        if idle_budget[0] > 0:
+            t0 = time.time()
+            wait_idle(min(cap, idle_budget[0]))
+            idle_budget[0] -= time.time() - t0
+
+    wait_quiet(a.wait_idle)
     started = time.time()
     busy0, own0 = cpu_busy_seconds(), own_cpu_seconds()
     load_before = os.getloadavg()
@@ -780,8 +789,7 @@ def main():
                     else:
                         retried[0] += 1
                         log(f"{wk.name} batch {b}: other processes used {foreign:.2f} cores; measuring again")
-                        if a.wait_idle > 0:
-                            wait_idle(min(a.wait_idle, 120))
+                        wait_quiet(60)
                 if res and res.startswith("res"):
                     samples.setdefault((wk.name, b), []).append(int(res.split()[3]))
                 else:
@@ -873,8 +881,7 @@ def main():
         if exe:
             cmd = [exe, "--threads", "1,2", "--seconds", a.gemm_seconds, "--rounds", a.rounds, *shapes]
             log("gemm: " + " ".join(map(str, cmd)))
-            if a.wait_idle > 0:
-                wait_idle(min(a.wait_idle, 120))
+            wait_quiet(120)
             b0, o0, t0 = cpu_busy_seconds(), own_cpu_seconds(), time.time()
             p = subprocess.run([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=worker_env(1))
