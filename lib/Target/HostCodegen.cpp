@@ -55,8 +55,10 @@ mlir::grove::createHostTargetMachine(const HostCodegenOptions &options,
     // on the CPU at run time, so GEMM speed does not depend on this.
     cpu = triple.isX86() ? "x86-64" : "generic";
   }
+  // Ask a default subtarget whether the name is valid: building one for an
+  // unknown CPU makes LLVM print its own warning.
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      target->createMCSubtargetInfo(triple, cpu, features));
+      target->createMCSubtargetInfo(triple, "", ""));
   if (!sti || !sti->isCPUStringValid(cpu)) {
     error = "unknown CPU '" + cpu + "' for " + triple.str();
     return nullptr;

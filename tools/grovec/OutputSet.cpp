@@ -53,15 +53,50 @@ bool OutputSet::commit() {
       return false;
     }
   }
+  // Move what the user had aside, put the new files in place, and only then
+  // drop the old ones; any failure puts everything back as it was.
+  struct Placed {
+    std::string path, backup; // backup empty: nothing was there before
+  };
+  std::vector<Placed> placed;
+  auto rollback = [&]() {
+    for (const Placed &p : llvm::reverse(placed)) {
+      if (p.backup.empty())
+        llvm::sys::fs::remove(p.path);
+      else
+        llvm::sys::fs::rename(p.backup, p.path);
+    }
+    cleanup();
+  };
   for (auto [i, file] : llvm::enumerate(files)) {
     llvm::SmallString<256> path(dir);
     llvm::sys::path::append(path, file.first);
+    Placed p{path.str().str(), ""};
+    if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_directory(path)) {
+      llvm::SmallString<256> model(dir);
+      llvm::sys::path::append(model, "." + file.first + ".old-%%%%%%");
+      llvm::SmallString<256> backup;
+      llvm::sys::fs::createUniquePath(model, backup, /*MakeAbsolute=*/false);
+      if (std::error_code ec = llvm::sys::fs::rename(path, backup)) {
+        llvm::WithColor::error(llvm::errs(), "grovec")
+            << "cannot replace '" << path << "': " << ec.message() << "\n";
+        rollback();
+        return false;
+      }
+      p.backup = backup.str().str();
+    }
     if (std::error_code ec = llvm::sys::fs::rename(temps[i], path)) {
       llvm::WithColor::error(llvm::errs(), "grovec")
           << "cannot create '" << path << "': " << ec.message() << "\n";
-      cleanup();
+      if (!p.backup.empty())
+        llvm::sys::fs::rename(p.backup, p.path);
+      rollback();
       return false;
     }
+    placed.push_back(p);
   }
+  for (const Placed &p : placed)
+    if (!p.backup.empty())
+      llvm::sys::fs::remove(p.backup);
   return true;
 }

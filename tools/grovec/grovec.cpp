@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OutputSet.h"
+#include "WeightsCheck.h"
 
 #include "grove/InitAll.h"
 #include "grove/Pipelines/Pipelines.h"
@@ -94,6 +95,11 @@ int inputError(const Twine &msg) {
   return kExitInputError;
 }
 
+bool isCIdentifier(StringRef s) {
+  return !s.empty() && (llvm::isAlpha(s[0]) || s[0] == '_') &&
+         llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
 /// A C identifier from a file stem: `my-model.v2` -> `my_model_v2`.
 std::string sanitize(StringRef stem) {
   std::string s;
@@ -137,6 +143,8 @@ int main(int argc, char **argv) {
     return usageError("no input file");
   if (outputDir.empty())
     return usageError("no output directory (-o OUT)");
+  if (!libName.empty() && !isCIdentifier(libName))
+    return usageError("--name='" + libName + "' is not a C identifier");
   if (optLevel > 3)
     return usageError("-O" + Twine(optLevel) + " is not one of -O0..-O3");
   if (target == "cuda")
@@ -186,6 +194,7 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module)))
     return kExitInputError;
 
+  std::string error;
   FailureOr<std::string> descText = findEmbeddedDescriptor(*module);
   std::string descError;
   FailureOr<ModelDescriptor> model =
@@ -195,11 +204,19 @@ int main(int argc, char **argv) {
     return inputError("internal: the lowered module has no valid model "
                       "descriptor " + descError);
   if (!weights.empty()) {
-    std::string error;
-    if (failed(checkWeightsFile(*model, weights, error)))
+    if (failed(checkWeightsWithRuntime(model->module, *descText,
+                                       model->entries.size(), weights,
+                                       error)))
       return inputError(error);
   }
 
+  HostCodegenOptions codegen;
+  codegen.optLevel = optLevel;
+  codegen.cpu = cpu;
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createHostTargetMachine(codegen, error);
+  if (!tm)
+    return usageError(error);
   OutputSet outputs(outputDir);
   if (std::string error; failed(outputs.prepare(error)))
     return inputError(error);
@@ -212,14 +229,6 @@ int main(int argc, char **argv) {
     return outputs.commit() ? 0 : kExitInputError;
   }
 
-  std::string error;
-  HostCodegenOptions codegen;
-  codegen.optLevel = optLevel;
-  codegen.cpu = cpu;
-  std::unique_ptr<llvm::TargetMachine> tm =
-      createHostTargetMachine(codegen, error);
-  if (!tm)
-    return usageError(error);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateAndOptimize(*module, llvmContext, *tm, optLevel);

@@ -288,7 +288,7 @@ INSTANTIATE_TEST_SUITE_P(
                 safetensorsImage("{" + kEntryA + "," + kEntryB + "," +
                                      entry("c", "U8", "[4]", "[28,32]") + "}",
                                  kData + "abcd"),
-                "'c' not params"},
+                "'c' is not a param"},
         Hostile{"WrongShape", withB(entry("b", "I32", "[1,3]", "[16,28]")),
                 "param 'b': file has I32 [1, 3], model expects i32 [3]"},
         Hostile{"WrongDtype", withB(entry("b", "F32", "[3]", "[16,28]")),

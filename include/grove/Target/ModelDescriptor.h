@@ -1,8 +1,7 @@
 //===- ModelDescriptor.h - The textual model descriptor ---------*- C++ -*-===//
 //
-// The compiler's view of the descriptor documented in docs/abi.md: parsed
-// back from the lowered module to write the C header, and to check weights
-// files against the model at compile time.
+// The compiler's view of the descriptor documented in docs/abi.md, parsed
+// back from the lowered module to write the C header.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,11 +46,6 @@ FailureOr<std::string> findEmbeddedDescriptor(ModuleOp module);
 /// with every signature as data.
 std::string emitCHeader(const ModelDescriptor &model,
                         llvm::StringRef sourceName);
-
-/// Checks a safetensors file against the model's params (names, dtypes,
-/// shapes, byte ranges). Returns failure with `error` set.
-LogicalResult checkWeightsFile(const ModelDescriptor &model,
-                               llvm::StringRef path, std::string &error);
 
 } // namespace mlir::grove
 

@@ -245,7 +245,9 @@ grove_status matchParams(const std::vector<TensorDesc> &params,
                            nameList(missing));
   if (!extra.empty())
     return bad(origin, "tensor" + std::string(extra.size() > 1 ? "s " : " ") +
-                           nameList(extra) + " not params of the model");
+                           nameList(extra) +
+                           (extra.size() > 1 ? " are" : " is") +
+                           " not a param of the model");
 
   for (size_t i = 0; i < params.size(); ++i) {
     const TensorDesc &p = params[i];

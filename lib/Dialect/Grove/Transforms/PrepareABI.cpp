@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::grove {
@@ -27,6 +28,30 @@ static bool isCIdentifier(StringRef s) {
   if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
     return false;
   return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// Names the generated header cannot use for a parameter: C and C++
+/// keywords, and `ctx`, the context parameter of every entry point.
+static bool isReservedName(StringRef s) {
+  static const llvm::StringSet<> reserved = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "const", "consteval",
+      "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "ctx", "decltype", "default", "delete", "do",
+      "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+      "public", "register", "reinterpret_cast", "requires", "restrict",
+      "return", "short", "signed", "sizeof", "static", "static_assert",
+      "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union",
+      "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
+      "xor", "xor_eq", "_Alignas", "_Alignof", "_Atomic", "_Bool",
+      "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
+      "_Thread_local"};
+  return reserved.contains(s);
 }
 
 /// The descriptor's dtype token, or "" when the type cannot cross the ABI.
@@ -77,6 +102,22 @@ static LogicalResult checkABIType(func::FuncOp func, Type type,
   return success();
 }
 
+/// Checks that `name` can be a parameter of the entry point's C function:
+/// an identifier, not reserved, not already used by this entry point.
+static LogicalResult checkParamName(func::FuncOp func, StringRef name,
+                                    StringRef kind, llvm::StringSet<> &seen) {
+  if (!isCIdentifier(name))
+    return func.emitError(kind) << " name '" << name
+                                << "' is not a C identifier";
+  if (isReservedName(name))
+    return func.emitError(kind) << " name '" << name
+                                << "' is reserved in the generated C header";
+  if (!seen.insert(name).second)
+    return func.emitError(kind) << " name '" << name << "' is used twice by @"
+                                << func.getName();
+  return success();
+}
+
 namespace {
 struct GrovePrepareABIPass
     : grove::impl::GrovePrepareABIBase<GrovePrepareABIPass> {
@@ -119,6 +160,7 @@ struct GrovePrepareABIPass
         return signalPassFailure();
       }
       FunctionType type = func.getFunctionType();
+      llvm::StringSet<> seen;
       os << "entry " << func.getName() << ' ' << type.getNumInputs() << ' '
          << type.getNumResults() << '\n';
       for (auto [i, t] : llvm::enumerate(type.getInputs())) {
@@ -126,10 +168,8 @@ struct GrovePrepareABIPass
           return signalPassFailure();
         auto argName = func.getArgAttrOfType<StringAttr>(i, kArgNameAttr);
         std::string n = argName ? argName.str() : "arg" + std::to_string(i);
-        if (!isCIdentifier(n)) {
-          func.emitError("argument name '") << n << "' is not a C identifier";
+        if (failed(checkParamName(func, n, "argument", seen)))
           return signalPassFailure();
-        }
         printTensor(os, "input", n, cast<RankedTensorType>(t));
       }
       for (auto [i, t] : llvm::enumerate(type.getResults())) {
@@ -137,10 +177,8 @@ struct GrovePrepareABIPass
           return signalPassFailure();
         auto resName = func.getResultAttrOfType<StringAttr>(i, kArgNameAttr);
         std::string n = resName ? resName.str() : "out" + std::to_string(i);
-        if (!isCIdentifier(n)) {
-          func.emitError("result name '") << n << "' is not a C identifier";
+        if (failed(checkParamName(func, n, "result", seen)))
           return signalPassFailure();
-        }
         printTensor(os, "output", n, cast<RankedTensorType>(t));
       }
       OpBuilder b(func);

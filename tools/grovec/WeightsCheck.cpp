@@ -1,0 +1,47 @@
+//===- WeightsCheck.cpp - Check a weights file as the runtime will --------===//
+//
+// One validator for safetensors files: grovec borrows the runtime's (through
+// its public C API) instead of keeping a second implementation that could
+// disagree with what the library accepts at load time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WeightsCheck.h"
+
+#include "grove/runtime.h"
+
+#include <vector>
+
+using namespace mlir;
+
+/// Entry slots the check never calls; the runtime only requires non-null.
+static void unusedEntry(void **) {}
+
+LogicalResult mlir::grove::checkWeightsWithRuntime(llvm::StringRef moduleName,
+                                                   llvm::StringRef descriptor,
+                                                   unsigned numEntries,
+                                                   llvm::StringRef path,
+                                                   std::string &error) {
+  std::string name = moduleName.str(), text = descriptor.str();
+  std::vector<grove_packed_fn> entries(numEntries, &unusedEntry);
+  grove_model_def model = {GROVE_ABI_VERSION, numEntries, name.c_str(),
+                           text.c_str(), entries.data()};
+  grove_context *ctx = nullptr;
+  if (grove_context_create(&model, &ctx) != GROVE_OK) {
+    error = std::string("internal: the runtime rejects the model "
+                        "descriptor: ") +
+            grove_last_error();
+    return failure();
+  }
+  std::string file = path.str();
+  grove_status status = grove_context_load_weights(ctx, file.c_str());
+  if (status != GROVE_OK) {
+    // The runtime names its own call; grovec names the file instead.
+    llvm::StringRef message = grove_last_error();
+    std::string origin = "grove_context_load_weights('" + file + "'): ";
+    message.consume_front(origin);
+    error = "invalid weights '" + file + "': " + message.str();
+  }
+  grove_context_destroy(ctx);
+  return success(status == GROVE_OK);
+}

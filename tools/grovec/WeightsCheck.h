@@ -1,0 +1,23 @@
+//===- WeightsCheck.h - Check a weights file as the runtime will -*- C++ -*-===//
+
+#ifndef GROVE_TOOLS_GROVEC_WEIGHTSCHECK_H
+#define GROVE_TOOLS_GROVEC_WEIGHTSCHECK_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir::grove {
+
+/// Loads `path` into a runtime context made from `descriptor` (the model's
+/// descriptor text), so grovec accepts exactly the files the compiled
+/// library will. On failure `error` holds the runtime's message.
+LogicalResult checkWeightsWithRuntime(llvm::StringRef moduleName,
+                                      llvm::StringRef descriptor,
+                                      unsigned numEntries,
+                                      llvm::StringRef path, std::string &error);
+
+} // namespace mlir::grove
+
+#endif // GROVE_TOOLS_GROVEC_WEIGHTSCHECK_H
