@@ -63,6 +63,18 @@ funcs = """
     %0 = grove.broadcast_to %x (%n, %m) : tensor<?xf32> -> tensor<?x?xf32>
     return %0 : tensor<?x?xf32>
   }
+  func.func @static_rows(%x: tensor<12xf32>) -> tensor<?x4xf32> {
+    %0 = grove.reshape %x : tensor<12xf32> -> tensor<?x4xf32>
+    return %0 : tensor<?x4xf32>
+  }
+  func.func @empty_slice(%y: tensor<10xf32>) -> tensor<0xf32> {
+    %0 = grove.slice %y [10] [10] [1] : tensor<10xf32> -> tensor<0xf32>
+    return %0 : tensor<0xf32>
+  }
+  func.func @concat_empty(%x: tensor<?x3xf32>, %y: tensor<?x0xf32>) -> tensor<?x3xf32> {
+    %0 = grove.concat %x, %y {axis = 1 : i64} : (tensor<?x3xf32>, tensor<?x0xf32>) -> tensor<?x3xf32>
+    return %0 : tensor<?x3xf32>
+  }
   func.func @const() -> tensor<2x3xf32> {
     %0 = grove.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
     return %0 : tensor<2x3xf32>
@@ -136,3 +148,10 @@ for name, args, what in (
     except GroveError as e:
         assert e.status == 1 and what in e.message, e.message
         print("mismatch:", e.message)
+
+# Zero-size and static-count edge cases.
+check("static_rows", v.reshape(3, 4), v)
+check("empty_slice", np.zeros(0, np.float32), np.arange(10, dtype=np.float32))
+e = r.standard_normal((4, 3)).astype(np.float32)
+check("concat_empty", e, e, np.zeros((4, 0), np.float32))
+print(f"data movement edge cases passed")

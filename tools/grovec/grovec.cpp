@@ -76,8 +76,9 @@ cl::opt<std::string> libName("name",
                              cl::init(""), cl::cat(groveCategory));
 cl::opt<std::string> weights("weights",
                              cl::desc("safetensors file with the model's "
-                                      "params: checked against the model and "
-                                      "copied to OUT/<name>.safetensors"),
+                                      "params: checked as the runtime will "
+                                      "load it, and copied to "
+                                      "OUT/<name>.safetensors (lib and obj)"),
                              cl::value_desc("file"), cl::init(""),
                              cl::cat(groveCategory));
 
@@ -100,13 +101,17 @@ bool isCIdentifier(StringRef s) {
          llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-/// A C identifier from a file stem: `my-model.v2` -> `my_model_v2`.
+/// A C identifier from a file stem: `my-model.v2` -> `my_model_v2`,
+/// `9lives` -> `m_9lives`. Names starting with `_` are reserved in C at file
+/// scope, so they get the `m` prefix too; standard input is `model`.
 std::string sanitize(StringRef stem) {
+  if (stem == "-" || stem.empty())
+    return "model";
   std::string s;
   for (char c : stem)
     s.push_back(llvm::isAlnum(c) ? c : '_');
-  if (s.empty() || llvm::isDigit(s[0]))
-    s.insert(s.begin(), '_');
+  if (!llvm::isAlpha(s[0]))
+    s.insert(0, "m_");
   return s;
 }
 

@@ -14,6 +14,17 @@ using namespace mlir::grove;
 
 namespace {
 
+/// The sizes of the dynamic dimensions of `v`, in order.
+static SmallVector<Value> getDynamicDimValues(OpBuilder &b, Location loc,
+                                              Value v) {
+  SmallVector<Value> dims;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dims.push_back(tensor::DimOp::create(b, loc, v, d));
+  return dims;
+}
+
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -94,6 +105,11 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
         outShape.push_back(count);
         continue;
       }
+      if (inCount != ShapedType::kDynamic) {
+        // The verifier checked divisibility.
+        outShape.push_back(rewriter.getIndexAttr(inCount / staticProduct));
+        continue;
+      }
       Value product =
           arith::ConstantIndexOp::create(rewriter, loc, staticProduct);
       Value size = arith::DivUIOp::create(rewriter, loc, count, product);
@@ -104,15 +120,25 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       flat = sliceToSizes(rewriter, loc, flat, {used});
       outShape.push_back(size);
     }
+    // A static input fixes every result size: expand to the static shape
+    // (expand_shape cannot make a dynamic size from a static one) and cast.
+    RankedTensorType expandType = outType;
+    if (inCount != ShapedType::kDynamic)
+      expandType = RankedTensorType::get(
+          llvm::to_vector(llvm::map_range(
+              outShape, [](OpFoldResult d) { return *getConstantIntValue(d); })),
+          outType.getElementType());
     Value result;
     if (outType.getRank() == 1)
-      result = tensor::CastOp::create(rewriter, loc, outType, flat);
+      result = flat;
     else
       result = tensor::ExpandShapeOp::create(
-          rewriter, loc, outType, flat,
+          rewriter, loc, expandType, flat,
           ArrayRef<ReassociationIndices>{
               llvm::to_vector(llvm::seq<int64_t>(0, outType.getRank()))},
           outShape);
+    if (result.getType() != outType)
+      result = tensor::CastOp::create(rewriter, loc, outType, result);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -143,7 +169,19 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t axis = op.getAxisAttr().getInt();
-    SmallVector<Value> inputs(adaptor.getInputs());
+    // Inputs empty along the axis add nothing (and their offset may be the
+    // end, which tensor.insert_slice rejects).
+    SmallVector<Value> inputs;
+    for (Value in : adaptor.getInputs())
+      if (cast<RankedTensorType>(in.getType()).getDimSize(axis) != 0)
+        inputs.push_back(in);
+    if (inputs.empty()) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          op, op.getType(), ValueRange(getDynamicDimValues(rewriter, loc,
+                                                           adaptor.getInputs()
+                                                               .front())));
+      return success();
+    }
     // Every dimension but the axis must agree; dynamic ones are checked at
     // run time and the inputs cut to the agreed size.
     int64_t rank = op.getType().getRank();
@@ -200,6 +238,10 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     RankedTensorType outType = op.getType();
     for (int64_t d = 0; d < outType.getRank(); ++d) {
       int64_t start = op.getStarts()[d], stride = op.getStrides()[d];
+      // An empty slice may start at the end; tensor.extract_slice wants an
+      // in-bounds offset, and any offset selects nothing.
+      if (outType.getDimSize(d) == 0)
+        start = 0;
       offsets.push_back(rewriter.getIndexAttr(start));
       strides.push_back(rewriter.getIndexAttr(stride));
       if (!outType.isDynamicDim(d)) {

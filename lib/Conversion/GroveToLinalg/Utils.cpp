@@ -88,13 +88,21 @@ Value mlir::grove::agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,
 Value mlir::grove::sliceToSizes(OpBuilder &b, Location loc, Value v,
                                 ArrayRef<OpFoldResult> sizes) {
   auto type = cast<RankedTensorType>(v.getType());
+  // An empty tensor has nothing to read past (and extract_slice rejects any
+  // offset into a zero-size dimension).
+  if (llvm::is_contained(type.getShape(), 0))
+    return v;
   SmallVector<OpFoldResult> own = getDims(b, loc, v);
   if (llvm::equal(own, sizes))
     return v;
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, type, v, offsets, sizes,
-                                        strides);
+  // The slice's type follows the sizes; callers keep the original type.
+  Value slice =
+      tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
+  if (slice.getType() == type)
+    return slice;
+  return tensor::CastOp::create(b, loc, type, slice);
 }
 
 AffineMap mlir::grove::getBroadcastMap(MLIRContext *ctx,

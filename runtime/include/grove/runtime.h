@@ -148,7 +148,8 @@ GROVE_API grove_status grove_context_save_weights(const grove_context *ctx,
                                                   const char *path);
 
 /* Copies `value` into param `name`. value must be on kDLCPU with the param's
- * exact dtype and shape; any strides are accepted (the copy compacts).
+ * exact dtype and shape (else GROVE_ERROR_BAD_WEIGHTS, as for a file);
+ * any strides are accepted (the copy compacts).
  * name, value: borrowed. Previous views of this param see the new data. */
 GROVE_API grove_status grove_context_set_weight(grove_context *ctx,
                                                 const char *name,

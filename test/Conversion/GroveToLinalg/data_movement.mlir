@@ -91,14 +91,13 @@ func.func @reshape_from_rank1(%x: tensor<?xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// A rank-1 result is the collapsed tensor, cast to the result type: no
-// expand.
+// A rank-1 result is the collapsed tensor itself: no expand, no cast.
 // CHECK-LABEL: func.func @reshape_to_rank1
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
 // CHECK-NOT: tensor.expand_shape
-// CHECK: %[[R:.*]] = tensor.cast %[[FLAT]] : tensor<?xf32> to tensor<?xf32>
-// CHECK: return %[[R]]
+// CHECK-NOT: tensor.cast
+// CHECK: return %[[FLAT]]
 func.func @reshape_to_rank1(%x: tensor<?x4xf32>) -> tensor<?xf32> {
   %0 = grove.reshape %x : tensor<?x4xf32> -> tensor<?xf32>
   return %0 : tensor<?xf32>
@@ -318,4 +317,33 @@ func.func @params_stay(%x: tensor<4xf32>) -> tensor<4xf32> {
   %w = grove.get_param @w : tensor<4xf32>
   %0 = grove.add %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A static input fixes the dynamic result size: expand to the static shape,
+// then cast to the declared type (no run-time check needed).
+// CHECK-LABEL: func.func @reshape_static_to_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<12xf32>)
+// CHECK-NOT: grove.agree_dims
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[X]] {{\[}}[0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+// CHECK: %[[R:.*]] = tensor.cast %[[E]] : tensor<3x4xf32> to tensor<?x4xf32>
+// CHECK: return %[[R]]
+func.func @reshape_static_to_dynamic(%x: tensor<12xf32>) -> tensor<?x4xf32> {
+  %0 = grove.reshape %x : tensor<12xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// Inputs empty along the axis are dropped; an empty slice starts at 0.
+// CHECK-LABEL: func.func @concat_and_slice_empty
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>, %[[Y:.*]]: tensor<?x0xf32>, %[[Z:.*]]: tensor<10xf32>)
+// CHECK: tensor.insert_slice %[[X]]
+// CHECK-NOT: tensor.insert_slice %[[Y]]
+// CHECK: tensor.extract_slice %[[Z]][0] [0] [1] : tensor<10xf32> to tensor<0xf32>
+func.func @concat_and_slice_empty(%x: tensor<?x3xf32>, %y: tensor<?x0xf32>, %z: tensor<10xf32>) -> (tensor<?x3xf32>, tensor<0xf32>) {
+  %0 = grove.concat %x, %y {axis = 1 : i64} : (tensor<?x3xf32>, tensor<?x0xf32>) -> tensor<?x3xf32>
+  %1 = grove.slice %z [10] [10] [1] : tensor<10xf32> -> tensor<0xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<0xf32>
 }
