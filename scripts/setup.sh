@@ -44,7 +44,8 @@ trap 'die "command failed (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   ninja-build cmake g++ pkgconf
-  libopenblas-dev libdlpack-dev nlohmann-json3-dev libgtest-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
+  libdlpack-dev nlohmann-json3-dev libgtest-dev
   python3-torch python3-numpy python3-sklearn python3-venv
 )
 

@@ -13,7 +13,11 @@
 #include "Error.h"
 #include "Tensor.h"
 
+#if GROVE_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#else
 #include <cblas.h>
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -24,6 +28,25 @@
 using namespace grove::rt;
 
 namespace {
+
+/// Row-major C = alpha op(A) op(B) + beta C on the GEMM library Grove was
+/// built with. oneDNN (Debian libdnnl-dev) is preferred: its JIT kernels and
+/// OpenMP threading are 1.5-3x faster than OpenBLAS on the small-K and
+/// small-N shapes of dense layers here (docs/perf.md); OpenBLAS is the
+/// fallback where oneDNN is absent.
+bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                   float alpha, const float *a, int64_t lda, const float *b,
+                   int64_t ldb, float beta, float *c, int64_t ldc) {
+#if GROVE_HAVE_DNNL
+  return dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc) == dnnl_success;
+#else
+  auto t = [](bool trans) { return trans ? CblasTrans : CblasNoTrans; };
+  cblas_sgemm(CblasRowMajor, t(transA), t(transB), int(m), int(n), int(k),
+              alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+  return true;
+#endif
+}
 
 /// An exploded 2-D memref: element (i, j) is base[i * st0 + j * st1].
 struct Matrix {
@@ -136,17 +159,16 @@ void gemm(bool transA, bool transB, float alpha, float beta, const Matrix &a,
     ldc = n;
   }
 
-  auto t = [](bool trans) { return trans ? CblasTrans : CblasNoTrans; };
-  if (!cColMajor) {
-    cblas_sgemm(CblasRowMajor, t(opA.trans), t(opB.trans), int(m), int(n),
-                int(k), alpha, opA.data, int(opA.ld), opB.data, int(opB.ld),
-                beta, cData, int(ldc));
-  } else {
-    // C^T = op(B)^T op(A)^T, computed into C's storage as row-major N x M.
-    cblas_sgemm(CblasRowMajor, t(!opB.trans), t(!opA.trans), int(n), int(m),
-                int(k), alpha, opB.data, int(opB.ld), opA.data, int(opA.ld),
-                beta, cData, int(ldc));
-  }
+  bool ok = !cColMajor
+                ? sgemmRowMajor(opA.trans, opB.trans, m, n, k, alpha, opA.data,
+                                opA.ld, opB.data, opB.ld, beta, cData, ldc)
+                // C^T = op(B)^T op(A)^T, computed into C's storage as
+                // row-major N x M.
+                : sgemmRowMajor(!opB.trans, !opA.trans, n, m, k, alpha,
+                                opB.data, opB.ld, opA.data, opA.ld, beta,
+                                cData, ldc);
+  if (!ok)
+    return report("the GEMM library rejected its arguments");
   if (cTmp)
     scatter(c, cData);
 }
