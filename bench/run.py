@@ -764,6 +764,7 @@ def main():
     # ---- interleaved rounds
     samples, errors = {}, {}  # (key, batch) -> [median ns per round] / last error
     retried, contaminated = [0], []
+    retries, streak = [a.retries], [0]  # retries drop to 0 after 6 disturbed samples in a row
     everyone = workers + c_tools
     log(f"measuring: {len(everyone)} variants x {len(batches)} batches x {a.rounds} rounds x {a.seconds} s")
     for r in range(a.rounds):
@@ -772,7 +773,7 @@ def main():
             for wk in everyone[k:] + everyone[:k]:
                 if getattr(wk, "p", True) is None:
                     continue  # died earlier
-                for attempt in range(a.retries + 1):
+                for attempt in range(retries[0] + 1):
                     # let the previous worker's spinning threads (OpenBLAS, OpenMP, ORT) go to sleep
                     time.sleep(a.gap)
                     b0, w0, o0, t0 = cpu_busy_seconds(), proc_cpu_seconds(wk), own_cpu_seconds(), time.time()
@@ -782,10 +783,15 @@ def main():
                     foreign = ((cpu_busy_seconds() - b0) - (proc_cpu_seconds(wk) - w0)
                                - (own_cpu_seconds() - o0)) / max(time.time() - t0, 1e-3)
                     if foreign < FOREIGN_LIMIT:
+                        streak[0] = 0
                         break
-                    if attempt == a.retries:
+                    if attempt == retries[0]:
                         contaminated.append(f"{wk.name}@{b}")
                         log(f"{wk.name} batch {b}: kept despite {foreign:.2f} cores of other load")
+                        streak[0] += 1
+                        if retries[0] and streak[0] >= 6:
+                            retries[0] = 0
+                            log("sustained load from other processes: no more re-measuring in this run")
                     else:
                         retried[0] += 1
                         log(f"{wk.name} batch {b}: other processes used {foreign:.2f} cores; measuring again")
@@ -929,7 +935,7 @@ def main():
             "rerun on an idle machine (e.g. with --wait-idle 600)")
     foreign_txt = "unknown" if foreign is None else f"{foreign:.2f} cores on average over the whole run"
     foreign_txt += (f"; {retried[0]} MLP sample(s) re-measured because other processes used > {FOREIGN_LIMIT} "
-                    "cores during them" + (f"; **{len(contaminated)} kept after {a.retries} retries, distorted**: "
+                    "cores during them" + (f"; **{len(contaminated)} kept after up to {a.retries} retries, distorted**: "
                                            f"{', '.join(contaminated[:12])}" if contaminated else
                                            "; every MLP sample kept was measured with the machine otherwise idle"))
     v = versions()
