@@ -2,16 +2,21 @@
  *
  * Built by bench/run.py. Without -DGROVE_MODEL_DEF it measures OpenBLAS only; with
  * -DGROVE_MODEL_DEF=<module>_model (and the grovec-compiled lib<module>.a + libgrove_rt linked)
- * it also calls the model's matmul entry through grove_invoke.
+ * it also calls the model's matmul entry through grove_invoke. With -DGEMM_BENCH_DNNL (and
+ * -ldnnl) it also times oneDNN's dnnl_sgemm, the library libgrove_rt uses when built with it.
+ * Thread counts are applied with openblas_set_num_threads and, when compiled with -fopenmp,
+ * omp_set_num_threads (oneDNN's OpenMP team).
  *
- *   gemm_bench [--entry NAME] [--threads 1,2] [--seconds 0.1] [--rounds 5] MxNxK...
+ *   gemm_bench [--entry NAME] [--threads 1,2] [--seconds 0.1] [--rounds 5] [--gap 0.15] MxNxK...
  *
  * C[M,N] = A[M,K] @ B[K,N], row-major, both operands untransposed. The Grove entry is NAME,
  * or the first entry with two rank-2 f32 inputs and one rank-2 f32 output; its inputs are
  * taken as (A[M,K], B[K,N]) and its result must be [M,N] and match cblas_sgemm (checked once
  * per shape; a mismatch skips that shape with a note). Params, if the model has any, are
  * filled with small random numbers. Implementations, thread counts and shapes are
- * interleaved within each round (the order of implementations alternates between rounds).
+ * interleaved within each round (the order of implementations rotates between rounds). After a
+ * multi-threaded sample the next one waits --gap seconds, so that the helper threads of the
+ * previous library (OpenBLAS's pthreads, OpenMP's team) stop spinning before it starts.
  *
  * Output lines (parsed by bench/run.py):
  *   info KEY VALUE...
@@ -20,6 +25,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef GEMM_BENCH_DNNL
+#include <dnnl.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +69,13 @@ static int call_blas(shape_t *s) {
               (int)s->k, s->b, (int)s->n, 0.0f, s->c, (int)s->n);
   return 0;
 }
+
+#ifdef GEMM_BENCH_DNNL
+static int call_dnnl(shape_t *s) {
+  return dnnl_sgemm('N', 'N', s->m, s->n, s->k, 1.0f, s->a, s->k, s->b, s->n, 0.0f, s->c, s->n) ==
+                 dnnl_success ? 0 : -1;
+}
+#endif
 
 #ifdef GROVE_MODEL_DEF
 static grove_context *ctx;
@@ -201,7 +219,7 @@ static int64_t sample(call_fn fn, shape_t *s, double seconds, size_t *reps) {
 
 int main(int argc, char **argv) {
   const char *entry_name = NULL, *threads_arg = "1,2";
-  double seconds = 0.1;
+  double seconds = 0.1, gap = 0.15;
   int rounds = 5;
   shape_t shapes[64];
   int nshapes = 0;
@@ -210,10 +228,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads_arg = argv[++i];
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap = atof(argv[++i]);
     else {
       long long m, n, k;
       if (nshapes == 64 || sscanf(argv[i], "%lldx%lldx%lld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
-        fprintf(stderr, "usage: %s [--entry NAME] [--threads 1,2] [--seconds S] [--rounds R] MxNxK...\n", argv[0]);
+        fprintf(stderr, "usage: %s [--entry NAME] [--threads 1,2] [--seconds S] [--rounds R] [--gap S] MxNxK...\n",
+                argv[0]);
         return 2;
       }
       shapes[nshapes++] = (shape_t){m, n, k, NULL, NULL, NULL, 0};
@@ -246,20 +266,35 @@ int main(int argc, char **argv) {
 
 #endif
   fflush(stdout);
+  /* implementations: 0 = OpenBLAS, 1 = Grove, 2 = oneDNN; the order rotates between rounds */
+  const char *impl_name[3] = {"openblas", "grove", "dnnl"};
+  int prev_threads = 1;
   for (int r = 0; r < rounds; ++r)
     for (int i = 0; i < nshapes; ++i)
       for (int t = 0; t < nthreads; ++t) {
         openblas_set_num_threads(threads[t]);
-        for (int j = 0; j < 2; ++j) {
-          int grove = (j + r) % 2; /* alternate which implementation goes first */
+#ifdef _OPENMP
+        omp_set_num_threads(threads[t]);
+#endif
+        for (int j = 0; j < 3; ++j) {
+          int impl = (j + r) % 3;
           size_t reps = 0;
           int64_t med = -1;
-          if (!grove) med = sample(call_blas, &shapes[i], seconds, &reps);
+          if (prev_threads > 1 && gap > 0) {
+            struct timespec ts = {(time_t)gap, (long)((gap - (double)(time_t)gap) * 1e9)};
+            nanosleep(&ts, NULL);
+          }
+          prev_threads = threads[t];
+          if (impl == 0) med = sample(call_blas, &shapes[i], seconds, &reps);
 #ifdef GROVE_MODEL_DEF
-          else if (have_grove && shapes[i].grove_ok) med = sample(call_grove, &shapes[i], seconds, &reps);
+          else if (impl == 1 && have_grove && shapes[i].grove_ok)
+            med = sample(call_grove, &shapes[i], seconds, &reps);
+#endif
+#ifdef GEMM_BENCH_DNNL
+          else if (impl == 2) med = sample(call_dnnl, &shapes[i], seconds, &reps);
 #endif
           if (med >= 0)
-            printf("sample %s %d %lld %lld %lld %lld %zu\n", grove ? "grove" : "openblas", threads[t],
+            printf("sample %s %d %lld %lld %lld %lld %zu\n", impl_name[impl], threads[t],
                    (long long)shapes[i].m, (long long)shapes[i].n, (long long)shapes[i].k, (long long)med, reps);
         }
         fflush(stdout);
