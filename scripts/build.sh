@@ -22,6 +22,10 @@ if [[ ! -f "$BUILD/build.ninja" ]]; then
 fi
 echo "build: ninja -j$JOBS in $BUILD"
 t0=$(date +%s)
-ninja -C "$BUILD" -j"$JOBS" "$@" | grep -Ev '^\[[0-9]+/[0-9]+\] ' || true
-[[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "build: FAILED" >&2; exit 1; }
+# Progress lines are noise in CI logs; errors and warnings stay.
+set +e
+ninja -C "$BUILD" -j"$JOBS" "$@" | { grep -Ev '^\[[0-9]+/[0-9]+\] ' || true; }
+status=${PIPESTATUS[0]}
+set -e
+[[ $status -eq 0 ]] || { echo "build: FAILED (ninja exit $status)" >&2; exit 1; }
 echo "build: done in $(($(date +%s) - t0)) s"

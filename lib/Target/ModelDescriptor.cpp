@@ -73,17 +73,16 @@ mlir::grove::parseModelDescriptor(StringRef text, std::string &error) {
   return model;
 }
 
-FailureOr<std::string> mlir::grove::findEmbeddedDescriptor(ModuleOp module) {
-  for (auto global : module.getOps<LLVM::GlobalOp>()) {
-    if (!global.getSymName().starts_with("_grove_") ||
-        !global.getSymName().ends_with("_desc"))
-      continue;
-    if (auto str = dyn_cast_if_present<StringAttr>(global.getValueOrNull())) {
-      StringRef s = str.getValue();
-      return s.rtrim('\0').str();
-    }
-  }
-  return failure();
+FailureOr<std::string>
+mlir::grove::findEmbeddedDescriptor(ModuleOp module, StringRef moduleName) {
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(
+      ("_grove." + moduleName + ".desc").str());
+  if (!global)
+    return failure();
+  auto str = dyn_cast_if_present<StringAttr>(global.getValueOrNull());
+  if (!str)
+    return failure();
+  return str.getValue().rtrim('\0').str();
 }
 
 /// DLPack type code, bits of a descriptor dtype.
@@ -198,19 +197,22 @@ std::string mlir::grove::emitCHeader(const ModelDescriptor &model,
     os << ");\n\n";
   }
   os << "/* Signatures as data (dimension -1 is dynamic). */\n";
-  emitSigArray(os, m + "_params", model.params);
+  // Signature arrays live under <module>_sig_ (grove-prepare-abi keeps entry
+  // names from starting with sig_, so no entry point can collide).
+  emitSigArray(os, m + "_sig_params", model.params);
   os << "#define " << llvm::StringRef(m).upper() << "_NUM_PARAMS "
      << model.params.size() << "\n";
   for (const EntrySig &e : model.entries) {
-    emitSigArray(os, m + "_" + e.name + "_inputs", e.inputs);
-    emitSigArray(os, m + "_" + e.name + "_outputs", e.outputs);
+    emitSigArray(os, m + "_sig_" + e.name + "_inputs", e.inputs);
+    emitSigArray(os, m + "_sig_" + e.name + "_outputs", e.outputs);
   }
-  os << "static const grove_entry_sig " << m << "_entries[] = {\n";
+  os << "static const grove_entry_sig " << m << "_sig_entries[] = {\n";
   for (const EntrySig &e : model.entries) {
     os << "  {\"" << cString(e.name) << "\", " << e.inputs.size() << ", ";
-    os << (e.inputs.empty() ? "0" : m + "_" + e.name + "_inputs") << ", "
+    os << (e.inputs.empty() ? "0" : m + "_sig_" + e.name + "_inputs") << ", "
        << e.outputs.size() << ", "
-       << (e.outputs.empty() ? "0" : m + "_" + e.name + "_outputs") << "},\n";
+       << (e.outputs.empty() ? "0" : m + "_sig_" + e.name + "_outputs")
+       << "},\n";
   }
   os << "};\n#define " << llvm::StringRef(m).upper() << "_NUM_ENTRIES "
      << model.entries.size() << "\n\n"

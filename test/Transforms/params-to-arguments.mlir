@@ -8,12 +8,12 @@
 // ahead of their own operands; declarations keep their signature.
 // CHECK-LABEL: module @m {
 // CHECK-NOT: grove.param
-// CHECK: func.func @forward(%[[B:.*]]: tensor<4xf32> {grove.param = "b"}, %[[A:.*]]: tensor<2x4xf16> {grove.param = "a"}, %[[X:.*]]: tensor<4xf32> {grove.name = "x"}) -> tensor<4xf32> {
+// CHECK: func.func @forward(%[[B:.*]]: tensor<4xf32> {bufferization.writable = false, grove.param = "b"}, %[[A:.*]]: tensor<2x4xf16> {bufferization.writable = false, grove.param = "a"}, %[[X:.*]]: tensor<4xf32> {grove.name = "x"}) -> tensor<4xf32> {
 // CHECK-NOT: grove.get_param
 // CHECK-NEXT: %[[H:.*]] = call @helper(%[[B]], %[[A]], %[[X]], %[[B]]) : (tensor<4xf32>, tensor<2x4xf16>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT: %[[E:.*]] = call @ext(%[[H]]) : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT: return %[[E]]
-// CHECK: func.func private @helper(%[[HB:.*]]: tensor<4xf32> {grove.param = "b"}, %{{.*}}: tensor<2x4xf16> {grove.param = "a"}, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK: func.func private @helper(%[[HB:.*]]: tensor<4xf32> {bufferization.writable = false, grove.param = "b"}, %{{.*}}: tensor<2x4xf16> {bufferization.writable = false, grove.param = "a"}, %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: return %[[HB]] : tensor<4xf32>
 // CHECK: func.func private @ext(tensor<4xf32>) -> tensor<4xf32>{{$}}
 // CHECK-NOT: grove.
@@ -40,7 +40,7 @@ module @m {
 // get_param and calls inside nested regions are rewritten too; a
 // recursive call forwards the function's own state.
 // CHECK-LABEL: func.func @nested
-// CHECK-SAME: (%[[W:.*]]: tensor<4xf32> {grove.param = "w"}, %[[C:.*]]: i1, %[[X:.*]]: tensor<4xf32>)
+// CHECK-SAME: (%[[W:.*]]: tensor<4xf32> {bufferization.writable = false, grove.param = "w"}, %[[C:.*]]: i1, %[[X:.*]]: tensor<4xf32>)
 // CHECK: scf.if %[[C]]
 // CHECK-NEXT: %[[R:.*]] = func.call @nested(%[[W]], %[[C]], %[[W]])
 // CHECK-NEXT: scf.yield %[[R]]
@@ -77,7 +77,7 @@ func.func private @inner(%x: tensor<4xf32>) -> tensor<4xf32> {
 // Functions that read no param still take all of them (one calling
 // convention for every function).
 // CHECK-LABEL: func.func @unused_state
-// CHECK-SAME: (%{{.*}}: tensor<3xi32> {grove.param = "steps"}, %{{.*}}: tensor<2xf32> {grove.param = "w"}, %[[X:.*]]: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-SAME: (%{{.*}}: tensor<3xi32> {bufferization.writable = false, grove.param = "steps"}, %{{.*}}: tensor<2xf32> {bufferization.writable = false, grove.param = "w"}, %[[X:.*]]: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: return %[[X]]
 grove.param @steps : tensor<3xi32>
 grove.param @w : tensor<2xf32>

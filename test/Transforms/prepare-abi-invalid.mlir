@@ -4,9 +4,9 @@
 // One case per diagnostic of grove-prepare-abi (PrepareABI.cpp).
 
 // A bad module-name option is reported like a bad sym_name.
-// OPTION: error: module name '9lives' is not a C identifier; set it with module-name=
+// OPTION: error: module name '9lives' is not a C identifier (grovec: --name=, grove-opt: module-name=)
 
-// expected-error @+1 {{module name 'my-net' is not a C identifier; set it with module-name=}}
+// expected-error @+1 {{module name 'my-net' is not a C identifier (grovec: --name=, grove-opt: module-name=)}}
 module @"my-net" {
   func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
     return %x : tensor<4xf32>
@@ -15,7 +15,7 @@ module @"my-net" {
 
 // -----
 
-// expected-error @+1 {{module name '2net' is not a C identifier; set it with module-name=}}
+// expected-error @+1 {{module name '2net' is not a C identifier (grovec: --name=, grove-opt: module-name=)}}
 module @"2net" {
   func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
     return %x : tensor<4xf32>
@@ -24,7 +24,7 @@ module @"2net" {
 
 // -----
 
-// expected-error @+1 {{param name 'fc weight' must not contain whitespace}}
+// expected-error @+1 {{param name 'fc weight' must be non-empty, without whitespace or control characters (it names a tensor in the weights file)}}
 grove.param @"fc weight" : tensor<4xf32>
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
@@ -32,7 +32,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @+1 {{param name 'fc	weight' must not contain whitespace}}
+// expected-error @+1 {{param name 'fc	weight' must be non-empty, without whitespace or control characters (it names a tensor in the weights file)}}
 grove.param @"fc\09weight" : tensor<4xf32>
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
@@ -47,7 +47,7 @@ func.func @"fc.forward"(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @+1 {{entry point @f: argument 0 has type 'f32'; entry points take and return ranked tensors of f32, f16, bf16, f64 or signless integers}}
+// expected-error @+1 {{entry point @f: argument 0 has type 'f32'; entry points take and return ranked tensors of f32, f16, bf16, f64, i1, i8, i16, i32 or i64}}
 func.func @f(%x: f32) -> tensor<4xf32> {
   %c = grove.constant dense<1.0> : tensor<4xf32>
   return %c : tensor<4xf32>
@@ -83,7 +83,7 @@ func.func @f(%x: tensor<4xui8>) {
 
 // -----
 
-// expected-error @+1 {{entry point @f: result 0 has type 'i32'; entry points take and return ranked tensors of f32, f16, bf16, f64 or signless integers}}
+// expected-error @+1 {{entry point @f: result 0 has type 'i32'; entry points take and return ranked tensors of f32, f16, bf16, f64, i1, i8, i16, i32 or i64}}
 func.func @f(%x: tensor<4xf32>) -> i32 {
   %c = arith.constant 0 : i32
   return %c : i32

@@ -16,7 +16,8 @@
 // CHECK: grove.param @fc.weight : tensor<4x8xf32>
 // CHECK: grove.param @fc.bias : tensor<4xi32>
 // Entry points keep their argument and result attributes.
-// CHECK: func.func @_grove_net_forward(%{{.*}}: tensor<?x8xf32> {grove.name = "x"}, %{{.*}}: tensor<2x?xbf16>) -> (tensor<?x8xf32> {grove.name = "logits"}, tensor<i8>)
+// Inputs are borrowed: bufferization may not write them in place.
+// CHECK: func.func @_grove_net_forward(%{{.*}}: tensor<?x8xf32> {bufferization.writable = false, grove.name = "x"}, %{{.*}}: tensor<2x?xbf16> {bufferization.writable = false}) -> (tensor<?x8xf32> {grove.name = "logits"}, tensor<i8>)
 // CHECK-SAME: attributes {grove.abi.entry = 0 : i64, grove.abi.name = "forward", llvm.emit_c_interface}
 // Private functions and declarations are not entry points.
 // CHECK: func.func private @helper(%{{.*}}: tensor<2xf64>) -> tensor<2xf64> {
@@ -63,7 +64,7 @@ module @net {
 // CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule model\0Aentry sink 1 0\0Ainput arg0 f32 1 4\0Aentry source 0 1\0Aoutput out0 f32 1 4\0A"
 // CHECK-SAME: grove.abi.module = "model"
 // CHECK-SAME: grove.abi.num_params = 0 : i64
-// CHECK: func.func @_grove_model_sink(%{{.*}}: tensor<4xf32>) attributes {grove.abi.entry = 0 : i64, grove.abi.name = "sink", llvm.emit_c_interface}
+// CHECK: func.func @_grove_model_sink(%{{.*}}: tensor<4xf32> {bufferization.writable = false}) attributes {grove.abi.entry = 0 : i64, grove.abi.name = "sink", llvm.emit_c_interface}
 // CHECK: func.func @_grove_model_source() -> tensor<4xf32> attributes {grove.abi.entry = 1 : i64, grove.abi.name = "source", llvm.emit_c_interface}
 
 // NAMED-LABEL: module attributes {
@@ -85,7 +86,7 @@ func.func @source() -> tensor<4xf32> {
 // declaration are untouched.
 // CHECK-LABEL: module @calls attributes {
 // CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule calls\0Aentry outer 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0Aentry inner 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
-// CHECK: func.func @_grove_calls_outer(%[[X:.*]]: tensor<4xf32>)
+// CHECK: func.func @_grove_calls_outer(%[[X:.*]]: tensor<4xf32> {bufferization.writable = false})
 // CHECK-SAME: grove.abi.entry = 0 : i64
 // CHECK: %[[R:.*]] = call @_grove_calls_inner(%[[X]])
 // CHECK: call @external(%[[R]])

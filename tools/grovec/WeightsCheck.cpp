@@ -17,11 +17,11 @@ using namespace mlir;
 /// Entry slots the check never calls; the runtime only requires non-null.
 static void unusedEntry(void **) {}
 
-LogicalResult mlir::grove::checkWeightsWithRuntime(llvm::StringRef moduleName,
-                                                   llvm::StringRef descriptor,
-                                                   unsigned numEntries,
-                                                   llvm::StringRef path,
-                                                   std::string &error) {
+LogicalResult mlir::grove::checkWithRuntime(llvm::StringRef moduleName,
+                                            llvm::StringRef descriptor,
+                                            unsigned numEntries,
+                                            llvm::StringRef path,
+                                            std::string &error) {
   std::string name = moduleName.str(), text = descriptor.str();
   std::vector<grove_packed_fn> entries(numEntries, &unusedEntry);
   grove_model_def model = {GROVE_ABI_VERSION, numEntries, name.c_str(),
@@ -32,6 +32,10 @@ LogicalResult mlir::grove::checkWeightsWithRuntime(llvm::StringRef moduleName,
                         "descriptor: ") +
             grove_last_error();
     return failure();
+  }
+  if (path.empty()) {
+    grove_context_destroy(ctx);
+    return success();
   }
   std::string file = path.str();
   grove_status status = grove_context_load_weights(ctx, file.c_str());

@@ -10,13 +10,13 @@
 
 namespace mlir::grove {
 
-/// Loads `path` into a runtime context made from `descriptor` (the model's
-/// descriptor text), so grovec accepts exactly the files the compiled
-/// library will. On failure `error` holds the runtime's message.
-LogicalResult checkWeightsWithRuntime(llvm::StringRef moduleName,
-                                      llvm::StringRef descriptor,
-                                      unsigned numEntries,
-                                      llvm::StringRef path, std::string &error);
+/// Creates a runtime context from the model's descriptor text (so a library
+/// the runtime would refuse is never written) and, when `weightsPath` is not
+/// empty, loads it, so grovec accepts exactly the files the compiled library
+/// will. On failure `error` holds the runtime's message.
+LogicalResult checkWithRuntime(llvm::StringRef moduleName,
+                               llvm::StringRef descriptor, unsigned numEntries,
+                               llvm::StringRef weightsPath, std::string &error);
 
 } // namespace mlir::grove
 

@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
     return kExitInputError;
 
   std::string error;
-  FailureOr<std::string> descText = findEmbeddedDescriptor(*module);
+  FailureOr<std::string> descText = findEmbeddedDescriptor(*module, name);
   std::string descError;
   FailureOr<ModelDescriptor> model =
       succeeded(descText) ? parseModelDescriptor(*descText, descError)
@@ -208,12 +208,9 @@ int main(int argc, char **argv) {
   if (failed(model))
     return inputError("internal: the lowered module has no valid model "
                       "descriptor " + descError);
-  if (!weights.empty()) {
-    if (failed(checkWeightsWithRuntime(model->module, *descText,
-                                       model->entries.size(), weights,
-                                       error)))
-      return inputError(error);
-  }
+  if (failed(checkWithRuntime(model->module, *descText, model->entries.size(),
+                              weights, error)))
+    return inputError(error);
 
   HostCodegenOptions codegen;
   codegen.optLevel = optLevel;

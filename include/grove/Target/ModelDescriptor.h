@@ -39,8 +39,9 @@ FailureOr<ModelDescriptor> parseModelDescriptor(llvm::StringRef text,
                                                 std::string &error);
 
 /// The descriptor text embedded in a module lowered by grove-to-host (the
-/// initializer of `_grove_<module>_desc`).
-FailureOr<std::string> findEmbeddedDescriptor(ModuleOp module);
+/// initializer of `_grove.<moduleName>.desc`).
+FailureOr<std::string> findEmbeddedDescriptor(ModuleOp module,
+                                              llvm::StringRef moduleName);
 
 /// The C header declaring the model definition and its typed entry points,
 /// with every signature as data.

@@ -57,7 +57,7 @@ struct ConvertGroveChecksToRuntimePass
         auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
         global = LLVM::GlobalOp::create(
             b, op.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Internal,
-            "_grove_check_" + std::to_string(messages.size()),
+            "_grove.check." + std::to_string(messages.size()),
             b.getStringAttr(data));
       }
 

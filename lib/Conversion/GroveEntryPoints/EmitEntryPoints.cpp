@@ -114,6 +114,8 @@ static void createTyped(OpBuilder &b, Location loc, StringRef name,
   LLVM::ReturnOp::create(b, loc, status.getResult());
 }
 
+// Generated helpers are named `_grove.<module>.<what>`: the dots keep them
+// apart from every C identifier a user symbol or entry point can have.
 struct GroveEmitEntryPointsPass
     : grove::impl::GroveEmitEntryPointsBase<GroveEmitEntryPointsPass> {
   void runOnOperation() override {
@@ -190,19 +192,19 @@ struct GroveEmitEntryPointsPass
     SmallVector<LLVM::LLVMFuncOp> packed;
     for (const Entry &e : entries)
       packed.push_back(createPacked(
-          b, loc, "_grove_" + prefix + "_" + e.name + "_packed", e, numParams));
+          b, loc, "_grove." + prefix + "." + e.name + ".packed", e, numParams));
 
     auto modelType = LLVM::LLVMStructType::getLiteral(
         ctx, {i32, i32, ptr, ptr, ptr});
     static_assert(sizeof(grove_model_def) == 32, "layout emitted below");
     LLVM::GlobalOp nameStr =
-        createString(b, loc, "_grove_" + prefix + "_name", prefix);
-    LLVM::GlobalOp descStr = createString(b, loc, "_grove_" + prefix + "_desc",
+        createString(b, loc, "_grove." + prefix + ".name", prefix);
+    LLVM::GlobalOp descStr = createString(b, loc, "_grove." + prefix + ".desc",
                                           descriptor.getValue());
     auto tableType = LLVM::LLVMArrayType::get(ptr, entries.size());
     auto table = LLVM::GlobalOp::create(b, loc, tableType, true,
                                         LLVM::Linkage::Internal,
-                                        "_grove_" + prefix + "_entries",
+                                        "_grove." + prefix + ".entries",
                                         Attribute());
     {
       OpBuilder::InsertionGuard guard(b);

@@ -51,21 +51,28 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     if (inType.getRank() == 0 || outType.getRank() == 0) {
-      // One element: only unit dimensions on the other side.
-      if (!inType.hasStaticShape() || !outType.hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "dynamic one-element reshape");
-      Value result =
-          inType.getRank() == 0
-              ? tensor::ExpandShapeOp::create(
-                    rewriter, loc, outType, input,
-                    ArrayRef<ReassociationIndices>{},
-                    getAsIndexOpFoldResult(rewriter.getContext(),
-                                           outType.getShape()))
-                    .getResult()
-              : tensor::CollapseShapeOp::create(
-                    rewriter, loc, outType, input,
-                    ArrayRef<ReassociationIndices>{})
-                    .getResult();
+      // One element: the other side has only unit dimensions (a dynamic
+      // one is 1 too), so work on the all-ones static shape and cast.
+      auto ones = [](RankedTensorType t) {
+        return RankedTensorType::get(SmallVector<int64_t>(t.getRank(), 1),
+                                     t.getElementType());
+      };
+      Value result;
+      if (inType.getRank() == 0) {
+        RankedTensorType staticOut = ones(outType);
+        result = tensor::ExpandShapeOp::create(
+            rewriter, loc, staticOut, input, ArrayRef<ReassociationIndices>{},
+            getAsIndexOpFoldResult(rewriter.getContext(),
+                                   staticOut.getShape()));
+        if (staticOut != outType)
+          result = tensor::CastOp::create(rewriter, loc, outType, result);
+      } else {
+        Value in = input;
+        if (!inType.hasStaticShape())
+          in = tensor::CastOp::create(rewriter, loc, ones(inType), in);
+        result = tensor::CollapseShapeOp::create(
+            rewriter, loc, outType, in, ArrayRef<ReassociationIndices>{});
+      }
       rewriter.replaceOp(op, result);
       return success();
     }
@@ -101,13 +108,13 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
       // The verifier rules out a zero static product here. A count that
       // the static dimensions do not divide is a run-time error; the view
       // then covers the largest whole prefix.
-      if (staticProduct == 1) {
-        outShape.push_back(count);
-        continue;
-      }
       if (inCount != ShapedType::kDynamic) {
         // The verifier checked divisibility.
         outShape.push_back(rewriter.getIndexAttr(inCount / staticProduct));
+        continue;
+      }
+      if (staticProduct == 1) {
+        outShape.push_back(count);
         continue;
       }
       Value product =
@@ -213,6 +220,10 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     }
     outDims[axis] = total;
     Value result = createEmpty(rewriter, loc, op.getType(), outDims);
+    if (llvm::is_contained(op.getType().getShape(), 0)) {
+      rewriter.replaceOp(op, result);
+      return success();
+    }
     for (auto [in, offset] : llvm::zip(inputs, offsets)) {
       SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0));
       offs[axis] = offset;
@@ -248,16 +259,24 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
         sizes.push_back(rewriter.getIndexAttr(outType.getDimSize(d)));
         continue;
       }
-      // ceildiv(dim - start, stride), for a dynamic dimension sliced to its
-      // end.
+      // ceildiv(max(dim - start, 0), stride), for a dynamic dimension sliced
+      // to its end; a start past the end selects nothing (numpy).
       Value dim = getValueOrCreateConstantIndexOp(rewriter, loc, inDims[d]);
-      Value span = arith::SubIOp::create(
+      Value begin = arith::MinSIOp::create(
           rewriter, loc, dim,
           arith::ConstantIndexOp::create(rewriter, loc, start));
+      offsets.back() = begin;
+      Value span = arith::SubIOp::create(rewriter, loc, dim, begin);
       Value size = arith::CeilDivUIOp::create(
           rewriter, loc, span,
           arith::ConstantIndexOp::create(rewriter, loc, stride));
       sizes.push_back(size);
+    }
+    if (llvm::is_contained(outType.getShape(), 0)) {
+      // Nothing to read (and extract_slice rejects offsets into an empty
+      // dimension).
+      rewriter.replaceOp(op, createEmpty(rewriter, loc, outType, sizes));
+      return success();
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, outType, input, offsets, sizes, strides);
@@ -274,10 +293,20 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
     RankedTensorType outType = op.getType();
     SmallVector<OpFoldResult> dims;
     unsigned next = 0;
-    for (int64_t d : outType.getShape())
-      dims.push_back(ShapedType::isDynamic(d)
-                         ? OpFoldResult(adaptor.getDynamicSizes()[next++])
-                         : rewriter.getIndexAttr(d));
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    for (int64_t d : outType.getShape()) {
+      if (!ShapedType::isDynamic(d)) {
+        dims.push_back(rewriter.getIndexAttr(d));
+        continue;
+      }
+      // A negative size is a run-time error; the code goes on with 0.
+      Value size = adaptor.getDynamicSizes()[next++];
+      Value clamped = arith::MaxSIOp::create(rewriter, loc, size, zero);
+      agreeDims(rewriter, loc, size, clamped,
+                "grove.broadcast_to size operand " + Twine(next - 1) +
+                    " is non-negative");
+      dims.push_back(clamped);
+    }
     // A dynamic input dimension that is not stretched must equal the size
     // operand of its result dimension; checked at run time.
     Value input = adaptor.getInput();

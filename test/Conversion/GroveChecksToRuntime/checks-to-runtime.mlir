@@ -12,13 +12,13 @@
 // CHECK-NEXT: scf.if %[[NE0]] {
 // CHECK-NEXT: %[[L0:.*]] = arith.index_cast %[[A]] : index to i64
 // CHECK-NEXT: %[[R0:.*]] = arith.index_cast %[[B]] : index to i64
-// CHECK-NEXT: %[[M0:.*]] = llvm.mlir.addressof @[[ADD_MSG:_grove_check_[0-9]+]] : !llvm.ptr
+// CHECK-NEXT: %[[M0:.*]] = llvm.mlir.addressof @[[ADD_MSG:_grove\.check\.[0-9]+]] : !llvm.ptr
 // CHECK-NEXT: func.call @grove_rt_dim_mismatch(%[[L0]], %[[R0]], %[[M0]]) : (i64, i64, !llvm.ptr) -> ()
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[MIN0:.*]] = arith.minui %[[A]], %[[B]] : index
 // CHECK-NEXT: %[[NE1:.*]] = arith.cmpi ne, %[[MIN0]], %[[C]] : index
 // CHECK-NEXT: scf.if %[[NE1]] {
-// CHECK: llvm.mlir.addressof @[[CONCAT_MSG:_grove_check_[0-9]+]] : !llvm.ptr
+// CHECK: llvm.mlir.addressof @[[CONCAT_MSG:_grove\.check\.[0-9]+]] : !llvm.ptr
 // CHECK: }
 // CHECK-NEXT: %[[MIN1:.*]] = arith.minui %[[MIN0]], %[[C]] : index
 // CHECK-NEXT: %[[NE2:.*]] = arith.cmpi ne, %[[A]], %[[C]] : index

@@ -24,7 +24,7 @@
 
 // Packed: args = [param, inputs..., result buffer]; the ciface wrapper
 // takes the result buffer first.
-// CHECK-LABEL: llvm.func internal @_grove_tiny_scale_packed(
+// CHECK-LABEL: llvm.func internal @_grove.tiny.scale.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
 // CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[ARGS]][2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S2]] : !llvm.ptr -> !llvm.ptr
@@ -37,7 +37,7 @@
 
 // Two results still take one result buffer, after the param and the two
 // inputs.
-// CHECK-LABEL: llvm.func internal @_grove_tiny_pair_packed(
+// CHECK-LABEL: llvm.func internal @_grove.tiny.pair.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
 // CHECK-NEXT: %[[S3:.*]] = llvm.getelementptr %[[ARGS]][3]
 // CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S3]]
@@ -50,15 +50,15 @@
 // CHECK-NEXT: llvm.call @_mlir_ciface__grove_tiny_pair(%[[RES]], %[[W]], %[[A]], %[[B]])
 // CHECK-NEXT: llvm.return
 
-// CHECK: llvm.mlir.global internal constant @_grove_tiny_name("tiny\00")
-// CHECK: llvm.mlir.global internal constant @_grove_tiny_desc("grove-model 1\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 1 1\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 2 2\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
+// CHECK: llvm.mlir.global internal constant @_grove.tiny.name("tiny\00")
+// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("grove-model 1\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 1 1\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 2 2\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
 
 // The entry table, in descriptor order.
-// CHECK-LABEL: llvm.mlir.global internal constant @_grove_tiny_entries() {{.*}} : !llvm.array<2 x ptr> {
+// CHECK-LABEL: llvm.mlir.global internal constant @_grove.tiny.entries() {{.*}} : !llvm.array<2 x ptr> {
 // CHECK-NEXT: %[[T0:.*]] = llvm.mlir.undef : !llvm.array<2 x ptr>
-// CHECK-NEXT: %[[P0:.*]] = llvm.mlir.addressof @_grove_tiny_scale_packed : !llvm.ptr
+// CHECK-NEXT: %[[P0:.*]] = llvm.mlir.addressof @_grove.tiny.scale.packed : !llvm.ptr
 // CHECK-NEXT: %[[T1:.*]] = llvm.insertvalue %[[P0]], %[[T0]][0]
-// CHECK-NEXT: %[[P1:.*]] = llvm.mlir.addressof @_grove_tiny_pair_packed : !llvm.ptr
+// CHECK-NEXT: %[[P1:.*]] = llvm.mlir.addressof @_grove.tiny.pair.packed : !llvm.ptr
 // CHECK-NEXT: %[[T2:.*]] = llvm.insertvalue %[[P1]], %[[T1]][1]
 // CHECK-NEXT: llvm.return %[[T2]]
 
@@ -70,11 +70,11 @@
 // CHECK-NEXT: %[[M1:.*]] = llvm.insertvalue %[[VERSION]], %[[M0]][0]
 // CHECK-NEXT: %[[COUNT:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[M2:.*]] = llvm.insertvalue %[[COUNT]], %[[M1]][1]
-// CHECK-NEXT: %[[NAME:.*]] = llvm.mlir.addressof @_grove_tiny_name : !llvm.ptr
+// CHECK-NEXT: %[[NAME:.*]] = llvm.mlir.addressof @_grove.tiny.name : !llvm.ptr
 // CHECK-NEXT: %[[M3:.*]] = llvm.insertvalue %[[NAME]], %[[M2]][2]
-// CHECK-NEXT: %[[DESC:.*]] = llvm.mlir.addressof @_grove_tiny_desc : !llvm.ptr
+// CHECK-NEXT: %[[DESC:.*]] = llvm.mlir.addressof @_grove.tiny.desc : !llvm.ptr
 // CHECK-NEXT: %[[M4:.*]] = llvm.insertvalue %[[DESC]], %[[M3]][3]
-// CHECK-NEXT: %[[TABLE:.*]] = llvm.mlir.addressof @_grove_tiny_entries : !llvm.ptr
+// CHECK-NEXT: %[[TABLE:.*]] = llvm.mlir.addressof @_grove.tiny.entries : !llvm.ptr
 // CHECK-NEXT: %[[M5:.*]] = llvm.insertvalue %[[TABLE]], %[[M4]][4]
 // CHECK-NEXT: llvm.return %[[M5]]
 
@@ -127,18 +127,18 @@ module @tiny {
 // and the typed one allocates a one-slot array it never fills. A rank-0
 // result is one result.
 // CHECK-LABEL: module @edge {
-// CHECK-LABEL: llvm.func internal @_grove_edge_reset_packed(
+// CHECK-LABEL: llvm.func internal @_grove.edge.reset.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
 // CHECK-NEXT: %[[S0:.*]] = llvm.getelementptr %[[ARGS]][0]
 // CHECK-NEXT: %[[W:.*]] = llvm.load %[[S0]]
 // CHECK-NEXT: llvm.call @_mlir_ciface__grove_edge_reset(%[[W]]) : (!llvm.ptr) -> ()
 // CHECK-NEXT: llvm.return
-// CHECK-LABEL: llvm.func internal @_grove_edge_total_packed(
+// CHECK-LABEL: llvm.func internal @_grove.edge.total.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
 // CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[ARGS]][2]
 // CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S2]]
 // CHECK: llvm.call @_mlir_ciface__grove_edge_total(%[[RES]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
-// CHECK: @_grove_edge_desc("grove-model 1\0Amodule edge\0Aparam w f32 1 4\0Aentry reset 0 0\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
+// CHECK: @_grove.edge.desc("grove-model 1\0Amodule edge\0Aparam w f32 1 4\0Aentry reset 0 0\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
 // CHECK-LABEL: llvm.func @edge_reset(
 // CHECK-SAME: %[[CTX:.*]]: !llvm.ptr) -> i32 {
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(1 : i64) : i64

@@ -238,17 +238,19 @@ func.func @slice_static(%x: tensor<10x8xf32>) -> tensor<3x8xf32> {
 
 // -----
 
-// A dynamic dimension sliced to its end (limit -1) has size
-// ceildiv(dim - start, stride).
+// A dynamic dimension sliced to its end (limit -1) starts at min(start, dim)
+// (numpy: a start past the end is empty) and has size
+// ceildiv(dim - begin, stride).
 // CHECK-LABEL: func.func @slice_dynamic_end
 // CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>)
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[D0:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x8xf32>
 // CHECK: %[[START:.*]] = arith.constant 1 : index
-// CHECK: %[[SPAN:.*]] = arith.subi %[[D0]], %[[START]] : index
+// CHECK: %[[BEGIN:.*]] = arith.minsi %[[D0]], %[[START]] : index
+// CHECK: %[[SPAN:.*]] = arith.subi %[[D0]], %[[BEGIN]] : index
 // CHECK: %[[STRIDE:.*]] = arith.constant 3 : index
 // CHECK: %[[SIZE:.*]] = arith.ceildivui %[[SPAN]], %[[STRIDE]] : index
-// CHECK: %[[R:.*]] = tensor.extract_slice %[[X]][1, 2] [%[[SIZE]], 2] [3, 2] : tensor<?x8xf32> to tensor<?x2xf32>
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[X]][%[[BEGIN]], 2] [%[[SIZE]], 2] [3, 2] : tensor<?x8xf32> to tensor<?x2xf32>
 // CHECK: return %[[R]]
 func.func @slice_dynamic_end(%x: tensor<?x8xf32>) -> tensor<?x2xf32> {
   %0 = grove.slice %x [1, 2] [-1, 6] [3, 2] : tensor<?x8xf32> -> tensor<?x2xf32>
@@ -261,13 +263,17 @@ func.func @slice_dynamic_end(%x: tensor<?x8xf32>) -> tensor<?x2xf32> {
 
 // -----
 
-// The dynamic size operand sizes the init directly.
+// The dynamic size operand sizes the init, clamped at 0; a negative size is
+// reported at run time.
 // CHECK-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 
 // CHECK-LABEL: func.func @broadcast_to_dynamic
 // CHECK-SAME: (%[[X:.*]]: tensor<10xf32>, %[[N:.*]]: index)
-// CHECK: %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<?x10xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: %[[SIZE:.*]] = arith.maxsi %[[N]], %[[ZERO]] : index
+// CHECK: grove.agree_dims %[[N]], %[[SIZE]], "{{.*}}grove.broadcast_to size operand 0 is non-negative" : index
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[SIZE]]) : tensor<?x10xf32>
 // CHECK: %[[R:.*]] = linalg.generic
 // CHECK-SAME: indexing_maps = [#[[$ROW]], #[[$ID2]]]
 // CHECK-SAME: iterator_types = ["parallel", "parallel"]
@@ -336,12 +342,12 @@ func.func @reshape_static_to_dynamic(%x: tensor<12xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// Inputs empty along the axis are dropped; an empty slice starts at 0.
+// Inputs empty along the axis are dropped; an empty slice reads nothing.
 // CHECK-LABEL: func.func @concat_and_slice_empty
 // CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>, %[[Y:.*]]: tensor<?x0xf32>, %[[Z:.*]]: tensor<10xf32>)
 // CHECK: tensor.insert_slice %[[X]]
 // CHECK-NOT: tensor.insert_slice %[[Y]]
-// CHECK: tensor.extract_slice %[[Z]][0] [0] [1] : tensor<10xf32> to tensor<0xf32>
+// CHECK: tensor.empty() : tensor<0xf32>
 func.func @concat_and_slice_empty(%x: tensor<?x3xf32>, %y: tensor<?x0xf32>, %z: tensor<10xf32>) -> (tensor<?x3xf32>, tensor<0xf32>) {
   %0 = grove.concat %x, %y {axis = 1 : i64} : (tensor<?x3xf32>, tensor<?x0xf32>) -> tensor<?x3xf32>
   %1 = grove.slice %z [10] [10] [1] : tensor<10xf32> -> tensor<0xf32>

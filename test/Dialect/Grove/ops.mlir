@@ -133,18 +133,18 @@ func.func @concat(%a: tensor<?x3xf32>, %b: tensor<?x5xf32>, %c: tensor<2x4xf16>,
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME: %[[X:[^:]*]]: tensor<?x8xf32>, %[[Y:[^:]*]]: tensor<10xbf16>
 func.func @slice(%x: tensor<?x8xf32>, %y: tensor<10xbf16>)
-    -> (tensor<?x2xf32>, tensor<3xbf16>, tensor<0xbf16>, tensor<3x8xf32>) {
+    -> (tensor<?x2xf32>, tensor<3xbf16>, tensor<0xbf16>, tensor<?x8xf32>) {
   // CHECK: %[[S0:.*]] = grove.slice %[[X]] [0, 2] [-1, 6] [1, 2] : tensor<?x8xf32> -> tensor<?x2xf32>
   // CHECK: %[[S1:.*]] = grove.slice %[[Y]] [1] [-1] [3] : tensor<10xbf16> -> tensor<3xbf16>
   // CHECK: %[[S2:.*]] = grove.slice %[[Y]] [10] [10] [1] : tensor<10xbf16> -> tensor<0xbf16>
-  // CHECK: %[[S3:.*]] = grove.slice %[[X]] [1, 0] [4, -1] [1, 1] : tensor<?x8xf32> -> tensor<3x8xf32>
+  // CHECK: %[[S3:.*]] = grove.slice %[[X]] [1, 0] [-1, -1] [1, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
   // CHECK: return %[[S0]], %[[S1]], %[[S2]], %[[S3]]
   %s0 = grove.slice %x [0, 2] [-1, 6] [1, 2] : tensor<?x8xf32> -> tensor<?x2xf32>
   %s1 = grove.slice %y [1] [-1] [3] : tensor<10xbf16> -> tensor<3xbf16>
   %s2 = grove.slice %y [10] [10] [1] : tensor<10xbf16> -> tensor<0xbf16>
-  %s3 = grove.slice %x [1, 0] [4, -1] [1, 1] : tensor<?x8xf32> -> tensor<3x8xf32>
+  %s3 = grove.slice %x [1, 0] [-1, -1] [1, 1] : tensor<?x8xf32> -> tensor<?x8xf32>
   return %s0, %s1, %s2, %s3 : tensor<?x2xf32>, tensor<3xbf16>, tensor<0xbf16>,
-      tensor<3x8xf32>
+      tensor<?x8xf32>
 }
 
 // CHECK-LABEL: func.func @broadcast_to

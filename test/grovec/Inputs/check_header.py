@@ -71,7 +71,7 @@ int main(void) {
     same_sig("param", &%(params)s[i], r);
   }
   for (unsigned e = 0; e < ne; ++e) {
-    const grove_entry_sig *h = &%(name)s_entries[e], *r;
+    const grove_entry_sig *h = &%(name)s_sig_entries[e], *r;
     grove_context_entry(ctx, e, &r);
     if (strcmp(h->name, r->name) != 0 || h->num_inputs != r->num_inputs ||
         h->num_outputs != r->num_outputs) {
@@ -136,14 +136,14 @@ def main():
             return 1
 
     with open(headers[0]) as f:
-        has_params = ("%s_params[]" % name) in f.read()
+        has_params = ("%s_sig_params[]" % name) in f.read()
     src = os.path.join(a.out, "check_%s.c" % name)
     exe = os.path.join(a.out, "check_%s" % name)
     with open(src, "w") as f:
         f.write(PROGRAM % {
             "header": header, "name": name, "NAME": name.upper(),
             # No params: no array; the loop does not run.
-            "params": "%s_params" % name if has_params
+            "params": "%s_sig_params" % name if has_params
             else "((const grove_tensor_sig *)0)"})
     c = subprocess.run([a.cc, "-std=c99", src, libs[0], "-L" + a.lib_dir,
                         "-Wl,-rpath," + a.lib_dir, "-lgrove_rt"] + inc +

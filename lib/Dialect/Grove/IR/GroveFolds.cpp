@@ -30,15 +30,24 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     // count the result's static dimensions divide; a dynamic input needs a
     // dynamic result.
     RankedTensorType in = inner.getInput().getType();
-    int64_t outStatic = 1;
-    for (int64_t d : getType().getShape())
-      if (!ShapedType::isDynamic(d))
-        outStatic *= d;
+    auto staticProduct = [](RankedTensorType t) {
+      int64_t p = 1;
+      for (int64_t d : t.getShape())
+        if (!ShapedType::isDynamic(d))
+          p *= d;
+      return p;
+    };
+    int64_t outStatic = staticProduct(getType());
+    int64_t midStatic = staticProduct(inner.getType());
     bool valid = in.hasStaticShape()
                      ? getType().hasStaticShape() ||
                            (outStatic != 0 &&
                             in.getNumElements() % outStatic == 0)
                      : !getType().hasStaticShape();
+    // The inner reshape's run-time divisibility check must be implied by
+    // the outer one's, or folding would drop it.
+    if (!inner.getType().hasStaticShape() && !in.hasStaticShape())
+      valid &= midStatic != 0 && outStatic % midStatic == 0;
     if (valid) {
       getInputMutable().assign(inner.getInput());
       return getResult();

@@ -274,6 +274,12 @@ LogicalResult SliceOp::verify() {
     if (limit != -1 && limit < start)
       return emitOpError("expects limit >= start in dimension ")
              << d << " (got " << start << " to " << limit << ")";
+    // A static bound inside a dynamic dimension would be trusted, not
+    // known: slice to the end, or cast the dimension to a static size.
+    if (ShapedType::isDynamic(dim) && limit != -1)
+      return emitOpError("dimension ")
+             << d << " is dynamic: slice it to the end (limit -1) or cast it "
+             << "to a static size first (tensor.cast)";
     if (!ShapedType::isDynamic(dim) && (start > dim || limit > dim))
       return emitOpError("slice [")
              << start << ", " << limit << ") is out of bounds for dimension "

@@ -35,8 +35,11 @@ struct GroveParamsToArgumentsPass
     for (auto [i, p] : llvm::enumerate(params)) {
       paramIndex[p.getSymName()] = i;
       types.push_back(p.getType());
+      // Weights are read-only for inference entry points: bufferization
+      // must not reuse their buffers for results.
       attrs.push_back(b.getDictionaryAttr(
-          b.getNamedAttr(kParamArgAttr, p.getSymNameAttr())));
+          {b.getNamedAttr(kParamArgAttr, p.getSymNameAttr()),
+           b.getNamedAttr("bufferization.writable", b.getBoolAttr(false))}));
     }
 
     SmallVector<func::FuncOp> defined;

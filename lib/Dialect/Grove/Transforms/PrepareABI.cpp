@@ -98,7 +98,7 @@ static LogicalResult checkABIType(func::FuncOp func, Type type,
     return func.emitError("entry point @")
            << func.getName() << ": " << what << " has type " << type
            << "; entry points take and return ranked tensors of f32, f16, "
-              "bf16, f64 or signless integers";
+              "bf16, f64, i1, i8, i16, i32 or i64";
   return success();
 }
 
@@ -130,7 +130,14 @@ struct GrovePrepareABIPass
       name = module.getSymName() ? module.getSymName()->str() : "model";
     if (!isCIdentifier(name)) {
       module.emitError("module name '")
-          << name << "' is not a C identifier; set it with module-name=";
+          << name
+          << "' is not a C identifier (grovec: --name=, grove-opt: "
+             "module-name=)";
+      return signalPassFailure();
+    }
+    if (StringRef(name).starts_with("grove_")) {
+      module.emitError("module name '")
+          << name << "' is reserved: grove_ prefixes the runtime's symbols";
       return signalPassFailure();
     }
 
@@ -139,9 +146,15 @@ struct GrovePrepareABIPass
     os << "grove-model 1\nmodule " << name << '\n';
     int64_t numParams = 0;
     for (auto param : module.getOps<ParamOp>()) {
-      if (hasWhitespace(param.getSymName())) {
+      StringRef pname = param.getSymName();
+      if (pname.empty() || hasWhitespace(pname) ||
+          llvm::any_of(pname, [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+          })) {
         param.emitError("param name '")
-            << param.getSymName() << "' must not contain whitespace";
+            << pname
+            << "' must be non-empty, without whitespace or control "
+               "characters (it names a tensor in the weights file)";
         return signalPassFailure();
       }
       printTensor(os, "param", param.getSymName(), param.getTensorType());
@@ -182,9 +195,26 @@ struct GrovePrepareABIPass
         printTensor(os, "output", n, cast<RankedTensorType>(t));
       }
       OpBuilder b(func);
+      // Inputs are borrowed from the caller: never written in place.
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
       func->setAttr(kEntryIndexAttr, b.getI64IntegerAttr(index++));
       func->setAttr(kEntryNameAttr, b.getStringAttr(func.getName()));
       func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+      // The header declares <module>_model and <module>_sig_* next to the
+      // entry points.
+      if (func.getName() == "model" || func.getName().starts_with("sig_")) {
+        func.emitError("entry point name '")
+            << func.getName()
+            << "' is reserved in the generated header (model, sig_*)";
+        return signalPassFailure();
+      }
+      if (Operation *clash = symbols.lookup(cName)) {
+        clash->emitError("symbol @")
+            << cName << " is reserved for the C entry point of @"
+            << func.getName();
+        return signalPassFailure();
+      }
       std::string internalName = "_grove_" + cName;
       if (Operation *clash = symbols.lookup(internalName)) {
         clash->emitError("symbol @")

@@ -83,8 +83,9 @@ def Grove_SliceOp : Grove_Op<"slice", [Pure]> {
   let summary = "extracts a strided slice";
   let description = [{
     For each dimension, takes indices `start, start + stride, ...` below
-    `limit`. A `limit` of -1 means the end of the dimension; it is the only
-    way to slice a dynamic dimension to its end.
+    `limit`. A `limit` of -1 means the end of the dimension. A dynamic
+    dimension can only be sliced to its end; a `start` past its run-time
+    size gives an empty result, as in numpy.
 
     ```mlir
     %s = grove.slice %x [0, 2] [-1, 6] [1, 2]
