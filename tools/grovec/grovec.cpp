@@ -14,6 +14,7 @@
 
 #include "grove/InitAll.h"
 #include "grove/Pipelines/Pipelines.h"
+#include "grove/Support/CNames.h"
 #include "grove/Target/HostCodegen.h"
 #include "grove/Target/ModelDescriptor.h"
 
@@ -94,11 +95,6 @@ int usageError(const Twine &msg) {
 int inputError(const Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "grovec") << msg << "\n";
   return kExitInputError;
-}
-
-bool isCIdentifier(StringRef s) {
-  return !s.empty() && (llvm::isAlpha(s[0]) || s[0] == '_') &&
-         llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 /// A C identifier from a file stem: `my-model.v2` -> `my_model_v2`,

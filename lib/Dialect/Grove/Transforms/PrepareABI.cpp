@@ -9,6 +9,7 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
+#include "grove/Support/CNames.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -24,11 +25,6 @@ namespace mlir::grove {
 using namespace mlir;
 using namespace mlir::grove;
 
-static bool isCIdentifier(StringRef s) {
-  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_'))
-    return false;
-  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
 
 /// Names the generated header cannot use for a parameter: C and C++
 /// keywords, and `ctx`, the context parameter of every entry point.
