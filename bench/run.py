@@ -716,7 +716,7 @@ def main():
 
     wait_quiet(a.wait_idle)
     started = time.time()
-    busy0, own0 = cpu_busy_seconds(), own_cpu_seconds()
+    busy0 = cpu_busy_seconds()
     load_before = os.getloadavg()
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
 
@@ -819,6 +819,7 @@ def main():
     samples, errors = {}, {}  # (key, batch) -> [median ns per round] / last error
     retried, contaminated = [0], []
     retries, streak = [a.retries], [0]  # retries drop to 0 after 6 disturbed samples in a row
+    kept_load = [0.0, 0.0]  # other processes' CPU seconds during the kept samples, their duration
     everyone = workers + c_tools
     log(f"measuring: {len(everyone)} variants x {len(batches)} batches x {a.rounds} rounds x {a.seconds} s")
     for r in range(a.rounds):
@@ -834,8 +835,12 @@ def main():
                     res = wk.ask(f"run {b} {a.seconds}")
                     if b0 is None or not res or not res.startswith("res"):
                         break
+                    dt = max(time.time() - t0, 1e-3)
                     foreign = ((cpu_busy_seconds() - b0) - (proc_cpu_seconds(wk) - w0)
-                               - (own_cpu_seconds() - o0)) / max(time.time() - t0, 1e-3)
+                               - (own_cpu_seconds() - o0)) / dt
+                    if foreign < FOREIGN_LIMIT or attempt == retries[0]:
+                        kept_load[0] += max(foreign, 0.0) * dt
+                        kept_load[1] += dt
                     if foreign < FOREIGN_LIMIT:
                         streak[0] = 0
                         break
@@ -986,12 +991,12 @@ def main():
     elapsed = time.time() - started
     load_after = os.getloadavg()
     foreign = None
-    if busy0 is not None:
-        foreign = max(0.0, (cpu_busy_seconds() - busy0) - (own_cpu_seconds() - own0)) / elapsed
+    if busy0 is not None and kept_load[1] > 0:
+        foreign = kept_load[0] / kept_load[1]
     if contaminated:
         log(f"warning: {len(contaminated)} sample(s) measured while other processes were busy; "
             "rerun on an idle machine (e.g. with --wait-idle 600)")
-    foreign_txt = "unknown" if foreign is None else f"{foreign:.2f} cores on average over the whole run"
+    foreign_txt = "unknown" if foreign is None else f"{foreign:.2f} cores on average during the MLP samples kept"
     foreign_txt += (f"; {retried[0]} MLP sample(s) re-measured because other processes used > {FOREIGN_LIMIT} "
                     "cores during them" + (f"; **{len(contaminated)} kept after up to {a.retries} retries, distorted**: "
                                            f"{', '.join(contaminated[:12])}" if contaminated else
