@@ -142,3 +142,27 @@ module @only_private {
 module @empty {
   grove.param @w : tensor<4xf32>
 }
+
+// -----
+
+module @m {
+  // expected-error @+1 {{symbol @grove_rt_matmul_f32 is reserved (grove_rt_* and _grove* name the runtime's services and generated helpers)}}
+  func.func private @grove_rt_matmul_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+module @m {
+  // expected-error @+1 {{symbol @_grove_m_g is reserved}}
+  func.func private @_grove_m_g(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}

@@ -137,6 +137,21 @@ struct GrovePrepareABIPass
       return signalPassFailure();
     }
 
+    // Generated code declares the runtime's grove_rt_* services and names
+    // its own helpers _grove*: user symbols must leave both alone.
+    for (Operation &op : *module.getBody()) {
+      auto sym = dyn_cast<SymbolOpInterface>(op);
+      if (!sym || isa<ParamOp>(op))
+        continue;
+      StringRef symName = sym.getName();
+      if (symName.starts_with("grove_rt_") || symName.starts_with("_grove")) {
+        op.emitError("symbol @")
+            << symName << " is reserved (grove_rt_* and _grove* name the "
+            << "runtime's services and generated helpers)";
+        return signalPassFailure();
+      }
+    }
+
     std::string descriptor;
     llvm::raw_string_ostream os(descriptor);
     os << "grove-model 1\nmodule " << name << '\n';
