@@ -30,10 +30,8 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto value = dyn_cast<TypedAttr>(op.getValue());
-    if (!value)
-      return rewriter.notifyMatchFailure(op, "value is not a typed attribute");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, cast<TypedAttr>(op.getValue()));
     return success();
   }
 };

@@ -122,12 +122,6 @@ GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // Tensor ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::verify() {
-  if (!isa<RankedTensorType>(getValue().getType()))
-    return emitOpError("expects a ranked tensor value");
-  return success();
-}
-
 /// Product of the static dimensions, and whether any dimension is dynamic.
 static std::pair<int64_t, bool> staticProduct(ArrayRef<int64_t> shape) {
   int64_t product = 1;

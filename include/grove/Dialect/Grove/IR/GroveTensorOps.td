@@ -20,7 +20,6 @@ def Grove_ConstantOp : Grove_Op<"constant",
   let results = (outs Grove_AnyTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
-  let hasVerifier = 1;
 }
 
 def Grove_ReshapeOp : Grove_Op<"reshape", [Pure]> {
