@@ -35,8 +35,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment(
     "PYTHONPATH", os.path.join(config.grove_src_root, "test", "lib"),
     append_path=True)
-# One BLAS thread keeps timings and numerics stable on 2 cores.
+# One GEMM thread per test process: lit runs tests in parallel, and an
+# OpenMP team with a descheduled thread stalls calls for milliseconds.
 config.environment["OPENBLAS_NUM_THREADS"] = "1"
+config.environment["OMP_NUM_THREADS"] = "1"
 
 if config.cuda_available:
     config.available_features.add("cuda")
