@@ -20,7 +20,7 @@ echo "test: lit"
 "$LLVM/bin/lit" -sv --xunit-xml-output "$RESULTS/lit.xml" "$BUILD/test" || status=1
 
 echo "test: gtest (runtime)"
-"$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
+OMP_NUM_THREADS=1 "$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
   --gtest_output="xml:$RESULTS/gtest.xml" || status=1
 
 "$ROOT/.venv/bin/python" "$ROOT/scripts/lib/summarize.py" \
