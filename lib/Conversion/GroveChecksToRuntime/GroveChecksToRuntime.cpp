@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
+#include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,12 +40,10 @@ struct ConvertGroveChecksToRuntimePass
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i64 = b.getI64Type();
     constexpr StringLiteral kCallee = "grove_rt_dim_mismatch";
-    auto callee = module.lookupSymbol<func::FuncOp>(kCallee);
-    if (!callee) {
-      callee = func::FuncOp::create(b, module.getLoc(), kCallee,
-                                    b.getFunctionType({i64, i64, ptr}, {}));
-      callee.setPrivate();
-    }
+    FailureOr<func::FuncOp> callee = getOrDeclareRuntimeFunction(
+        module, kCallee, b.getFunctionType({i64, i64, ptr}, {}));
+    if (failed(callee))
+      return signalPassFailure();
 
     // One NUL-terminated message global per distinct message.
     llvm::StringMap<LLVM::GlobalOp> messages;
@@ -69,7 +68,7 @@ struct ConvertGroveChecksToRuntimePass
         Value l = arith::IndexCastOp::create(tb, tl, i64, op.getLhs());
         Value r = arith::IndexCastOp::create(tb, tl, i64, op.getRhs());
         Value msg = LLVM::AddressOfOp::create(tb, tl, global);
-        func::CallOp::create(tb, tl, callee, ValueRange{l, r, msg});
+        func::CallOp::create(tb, tl, *callee, ValueRange{l, r, msg});
         scf::YieldOp::create(tb, tl);
       });
       Value smaller =

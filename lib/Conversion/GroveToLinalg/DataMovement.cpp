@@ -93,10 +93,7 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
 
     // The one dynamic result dimension (if any) is the element count divided
     // by the product of the static ones.
-    int64_t staticProduct = 1;
-    for (int64_t d : outType.getShape())
-      if (!ShapedType::isDynamic(d))
-        staticProduct *= d;
+    int64_t staticProduct = getStaticProduct(outType.getShape());
     SmallVector<OpFoldResult> outShape;
     for (int64_t d : outType.getShape()) {
       if (!ShapedType::isDynamic(d)) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
+#include "grove/Conversion/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -103,20 +104,15 @@ static MemRefType getDynamicStridedType(MLIRContext *ctx, int64_t rank) {
   return MemRefType::get(shape, Float32Type::get(ctx), layout);
 }
 
-/// Declares (once) the runtime function `name` for operands of `rank`.
-static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
-                                 int64_t rank) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(name))
-    return f;
+/// The runtime's GEMM service for operands of `rank` (abi.h).
+static FailureOr<func::FuncOp> declareGemm(ModuleOp module, StringRef name,
+                                           int64_t rank) {
   MLIRContext *ctx = module.getContext();
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Type memref = getDynamicStridedType(ctx, rank);
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto type = FunctionType::get(ctx, {i32, i32, f32, f32, memref, memref, memref},
-                                {});
-  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
-  f.setPrivate();
-  return f;
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  return getOrDeclareRuntimeFunction(
+      module, name,
+      FunctionType::get(ctx, {i32, i32, f32, f32, memref, memref, memref}, {}));
 }
 
 /// True when `fill` writes 0.0 into `buffer` and is the op right before
@@ -128,23 +124,28 @@ static bool isZeroFillOf(Operation *prev, Value buffer) {
   return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
+/// Rewrites `op` into a runtime GEMM call. Returns false when the op does
+/// not fit (it then stays linalg and becomes loops), failure when the
+/// runtime service cannot be declared.
 template <typename MatmulLike>
-static LogicalResult rewriteMatmul(ModuleOp module, MatmulLike op,
-                                   StringRef callee, bool batched) {
+static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
+                                     StringRef callee, bool batched) {
   if (!op.hasPureBufferSemantics())
-    return failure();
+    return false;
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<MemRefType>(v.getType());
     if (!t || !t.getElementType().isF32())
-      return failure();
+      return false;
   }
   FailureOr<MatmulForm> form =
       getMatmulForm(op.getIndexingMapsArray(), batched);
   if (failed(form))
-    return failure();
+    return false;
 
   int64_t rank = batched ? 3 : 2;
-  func::FuncOp fn = getOrDeclare(module, callee, rank);
+  FailureOr<func::FuncOp> fn = declareGemm(module, callee, rank);
+  if (failed(fn))
+    return failure();
   IRRewriter rewriter(op);
   Location loc = op.getLoc();
   Value c = op.getDpsInits()[0];
@@ -170,9 +171,9 @@ static LogicalResult rewriteMatmul(ModuleOp module, MatmulLike op,
                        ? v
                        : memref::CastOp::create(rewriter, loc, dynType, v)
                              .getResult());
-  func::CallOp::create(rewriter, loc, fn, args);
+  func::CallOp::create(rewriter, loc, *fn, args);
   rewriter.eraseOp(op);
-  return success();
+  return true;
 }
 
 struct ConvertLinalgToBlasPass
@@ -187,11 +188,14 @@ struct ConvertLinalgToBlasPass
     // Matmuls that do not fit (mixed types, broadcast maps) stay linalg and
     // are lowered to loops like any other structured op.
     for (Operation *op : candidates) {
-      if (auto mm = dyn_cast<linalg::MatmulOp>(op))
-        (void)rewriteMatmul(module, mm, "grove_rt_matmul_f32", false);
-      else
-        (void)rewriteMatmul(module, cast<linalg::BatchMatmulOp>(op),
-                            "grove_rt_batch_matmul_f32", true);
+      FailureOr<bool> rewritten =
+          isa<linalg::MatmulOp>(op)
+              ? rewriteMatmul(module, cast<linalg::MatmulOp>(op),
+                              "grove_rt_matmul_f32", false)
+              : rewriteMatmul(module, cast<linalg::BatchMatmulOp>(op),
+                              "grove_rt_batch_matmul_f32", true);
+      if (failed(rewritten))
+        return signalPassFailure();
     }
   }
 };

@@ -249,3 +249,4 @@ func.func @batch_matmul_tensor(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>, %c
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%c : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
   return %r : tensor<2x4x16xf32>
 }
+

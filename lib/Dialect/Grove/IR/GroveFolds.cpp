@@ -30,15 +30,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     // count the result's static dimensions divide; a dynamic input needs a
     // dynamic result.
     RankedTensorType in = inner.getInput().getType();
-    auto staticProduct = [](RankedTensorType t) {
-      int64_t p = 1;
-      for (int64_t d : t.getShape())
-        if (!ShapedType::isDynamic(d))
-          p *= d;
-      return p;
-    };
-    int64_t outStatic = staticProduct(getType());
-    int64_t midStatic = staticProduct(inner.getType());
+    int64_t outStatic = getStaticProduct(getType().getShape());
+    int64_t midStatic = getStaticProduct(inner.getType().getShape());
     bool valid = in.hasStaticShape()
                      ? getType().hasStaticShape() ||
                            (outStatic != 0 &&

@@ -123,16 +123,16 @@ GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 //===----------------------------------------------------------------------===//
 
 /// Product of the static dimensions, and whether any dimension is dynamic.
-static std::pair<int64_t, bool> staticProduct(ArrayRef<int64_t> shape) {
+int64_t mlir::grove::getStaticProduct(ArrayRef<int64_t> shape) {
   int64_t product = 1;
-  bool dynamic = false;
-  for (int64_t d : shape) {
-    if (ShapedType::isDynamic(d))
-      dynamic = true;
-    else
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d))
       product *= d;
-  }
-  return {product, dynamic};
+  return product;
+}
+
+static std::pair<int64_t, bool> staticProduct(ArrayRef<int64_t> shape) {
+  return {getStaticProduct(shape), ShapedType::isDynamicShape(shape)};
 }
 
 LogicalResult ReshapeOp::verify() {

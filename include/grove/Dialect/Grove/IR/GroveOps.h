@@ -21,6 +21,9 @@ namespace mlir::grove {
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
 
+/// Product of the static dimensions of `shape` (dynamic ones are skipped).
+int64_t getStaticProduct(ArrayRef<int64_t> shape);
+
 /// Normalises a possibly negative axis against `rank`; fails when out of range.
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 

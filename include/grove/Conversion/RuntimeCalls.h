@@ -1,0 +1,40 @@
+//===- RuntimeCalls.h - Declaring runtime services in a module --*- C++ -*-===//
+//
+// Generated code calls libgrove_rt's services (runtime/include/grove/abi.h)
+// through private func.func declarations; every conversion that emits such a
+// call gets its declaration here, so a clash is diagnosed the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_CONVERSION_RUNTIMECALLS_H
+#define GROVE_CONVERSION_RUNTIMECALLS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::grove {
+
+/// The private declaration of runtime service `name` with `type`, added at
+/// the end of `module` when absent. Fails, with a diagnostic, when a symbol
+/// of that name exists with another type or kind.
+inline FailureOr<func::FuncOp>
+getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
+                            FunctionType type) {
+  if (Operation *existing = module.lookupSymbol(name)) {
+    auto fn = dyn_cast<func::FuncOp>(existing);
+    if (fn && fn.getFunctionType() == type)
+      return fn;
+    existing->emitError("symbol @")
+        << name << " is reserved for the runtime service of type " << type;
+    return failure();
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}
+
+} // namespace mlir::grove
+
+#endif // GROVE_CONVERSION_RUNTIMECALLS_H
