@@ -100,21 +100,21 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     // 3x2 (a dense layer over a sequence) shares the rhs across the batch
     // through its indexing map: no copy, and BLAS sees a zero batch stride.
     // linalg rejects a broadcast map that also transposes, so a transposed
-    // shared rhs is materialised.
+    // shared rhs is transposed once (it is usually a small weight) rather
+    // than copied per batch.
     bool batched = lr == 3;
-    bool broadcastRhs = batched && rr == 2 && !transB;
-    if (batched && rr == 2 && transB) {
+    bool broadcastRhs = batched && rr == 2;
+    if (broadcastRhs && transB) {
       auto rt = cast<RankedTensorType>(rhs.getType());
-      auto bcastType = RankedTensorType::get(
-          {cast<RankedTensorType>(lhs.getType()).getDimSize(0),
-           rt.getDimSize(0), rt.getDimSize(1)},
-          rt.getElementType());
+      auto transposedType = RankedTensorType::get(
+          {rt.getDimSize(1), rt.getDimSize(0)}, rt.getElementType());
       SmallVector<OpFoldResult> dims = getDims(rewriter, loc, rhs);
-      dims.insert(dims.begin(), getDims(rewriter, loc, lhs)[0]);
-      Value init = createEmpty(rewriter, loc, bcastType, dims);
-      rhs = linalg::BroadcastOp::create(rewriter, loc, rhs, init,
-                                        ArrayRef<int64_t>{0})
+      Value init =
+          createEmpty(rewriter, loc, transposedType, {dims[1], dims[0]});
+      rhs = linalg::TransposeOp::create(rewriter, loc, rhs, init,
+                                        ArrayRef<int64_t>{1, 0})
                 .getResult()[0];
+      transB = false;
     }
     Value acc = createZeroAccumulator(rewriter, loc, resultType, lhs, rhs,
                                       transA, transB);

@@ -221,22 +221,21 @@ func.func @shared_rhs_transpose_lhs(%a: tensor<?x8x4xf32>, %b: tensor<8x16xf32>)
 
 // -----
 
-// linalg rejects a map that both broadcasts and transposes: the transposed
-// shared rhs is broadcast over the lhs's batch, then read batched.
+// linalg rejects a map that both broadcasts and transposes: the shared rhs
+// is transposed once (not copied per batch) and then shared through the
+// broadcast map.
 // CHECK-DAG: #[[$A:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[$B_T:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[$B:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
 // CHECK-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 
 // CHECK-LABEL: func.func @shared_rhs_transposed
 // CHECK-SAME: (%[[A:.*]]: tensor<?x4x8xf32>, %[[B:.*]]: tensor<16x8xf32>)
-// CHECK: %[[BATCH:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4x8xf32>
-// CHECK: %[[BEMPTY:.*]] = tensor.empty(%[[BATCH]]) : tensor<?x16x8xf32>
-// CHECK: %[[BB:.*]] = linalg.broadcast ins(%[[B]] : tensor<16x8xf32>) outs(%[[BEMPTY]] : tensor<?x16x8xf32>) dimensions = [0]
-// CHECK: %[[BATCH2:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4x8xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[BATCH2]]) : tensor<?x4x16xf32>
-// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x4x16xf32>)
-// CHECK: linalg.batch_matmul indexing_maps = [#[[$A]], #[[$B_T]], #[[$C]]]
-// CHECK-SAME: ins(%[[A]], %[[BB]] : tensor<?x4x8xf32>, tensor<?x16x8xf32>) outs(%[[ACC]] : tensor<?x4x16xf32>)
+// CHECK: %[[TEMPTY:.*]] = tensor.empty() : tensor<8x16xf32>
+// CHECK: %[[BT:.*]] = linalg.transpose ins(%[[B]] : tensor<16x8xf32>) outs(%[[TEMPTY]] : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK-NOT: linalg.broadcast
+// CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x4x16xf32>)
+// CHECK: linalg.batch_matmul indexing_maps = [#[[$A]], #[[$B]], #[[$C]]]
+// CHECK-SAME: ins(%[[A]], %[[BT]] : tensor<?x4x8xf32>, tensor<8x16xf32>) outs(%[[ACC]] : tensor<?x4x16xf32>)
 func.func @shared_rhs_transposed(%a: tensor<?x4x8xf32>, %b: tensor<16x8xf32>) -> tensor<?x4x16xf32> {
   %0 = grove.matmul %a, %b {transpose_rhs} : (tensor<?x4x8xf32>, tensor<16x8xf32>) -> tensor<?x4x16xf32>
   return %0 : tensor<?x4x16xf32>
@@ -244,14 +243,13 @@ func.func @shared_rhs_transposed(%a: tensor<?x4x8xf32>, %b: tensor<16x8xf32>) ->
 
 // -----
 
-// Static batch: the broadcast and the accumulator are static too.
+// Static batch: the accumulator is static too.
 // CHECK-LABEL: func.func @shared_rhs_transposed_static
-// CHECK: %[[BEMPTY:.*]] = tensor.empty() : tensor<3x16x8xf32>
-// CHECK: %[[BB:.*]] = linalg.broadcast ins(%{{.*}} : tensor<16x8xf32>) outs(%[[BEMPTY]] : tensor<3x16x8xf32>) dimensions = [0]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<16x8xf32>)
 // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<3x4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<3x4x16xf32>)
 // CHECK: linalg.batch_matmul
-// CHECK-SAME: ins(%{{.*}}, %[[BB]] : tensor<3x4x8xf32>, tensor<3x16x8xf32>) outs(%[[ACC]] : tensor<3x4x16xf32>)
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<3x4x8xf32>, tensor<8x16xf32>) outs(%[[ACC]] : tensor<3x4x16xf32>)
 func.func @shared_rhs_transposed_static(%a: tensor<3x4x8xf32>, %b: tensor<16x8xf32>) -> tensor<3x4x16xf32> {
   %0 = grove.matmul %a, %b {transpose_rhs} : (tensor<3x4x8xf32>, tensor<16x8xf32>) -> tensor<3x4x16xf32>
   return %0 : tensor<3x4x16xf32>
