@@ -10,6 +10,7 @@
 #define GROVE_CONVERSION_RUNTIMECALLS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -33,6 +34,18 @@ getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
   auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
+}
+
+/// An internal constant global holding `value` NUL-terminated, the form in
+/// which generated code hands strings (descriptors, messages) to the runtime.
+inline LLVM::GlobalOp createCStringGlobal(OpBuilder &b, Location loc,
+                                          StringRef name, StringRef value) {
+  std::string data = value.str();
+  data.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                LLVM::Linkage::Internal, name,
+                                b.getStringAttr(data));
 }
 
 } // namespace mlir::grove

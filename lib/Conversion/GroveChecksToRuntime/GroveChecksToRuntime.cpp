@@ -50,15 +50,10 @@ struct ConvertGroveChecksToRuntimePass
     for (AgreeDimsOp op : checks) {
       StringRef text = op.getMessage();
       LLVM::GlobalOp &global = messages[text];
-      if (!global) {
-        std::string data = text.str();
-        data.push_back('\0');
-        auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
-        global = LLVM::GlobalOp::create(
-            b, op.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Internal,
-            "_grove.check." + std::to_string(messages.size()),
-            b.getStringAttr(data));
-      }
+      if (!global)
+        global = createCStringGlobal(
+            b, op.getLoc(), "_grove.check." + std::to_string(messages.size()),
+            text);
 
       OpBuilder ib(op);
       Location loc = op.getLoc();

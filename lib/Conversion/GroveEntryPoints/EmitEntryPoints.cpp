@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
+#include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -39,17 +40,6 @@ static Value insertValue(OpBuilder &b, Location loc, Value aggregate,
                          Value element, int64_t position) {
   return LLVM::InsertValueOp::create(b, loc, aggregate, element,
                                      ArrayRef<int64_t>{position});
-}
-
-/// A NUL-terminated constant string global; returns its address.
-static LLVM::GlobalOp createString(OpBuilder &b, Location loc, StringRef name,
-                                   StringRef value) {
-  std::string data = value.str();
-  data.push_back('\0');
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
-  return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                LLVM::Linkage::Internal, name,
-                                b.getStringAttr(data));
 }
 
 /// `void <packed>(ptr args)`: unpacks params, inputs and the result buffer
@@ -198,8 +188,8 @@ struct GroveEmitEntryPointsPass
         ctx, {i32, i32, ptr, ptr, ptr});
     static_assert(sizeof(grove_model_def) == 32, "layout emitted below");
     LLVM::GlobalOp nameStr =
-        createString(b, loc, "_grove." + prefix + ".name", prefix);
-    LLVM::GlobalOp descStr = createString(b, loc, "_grove." + prefix + ".desc",
+        createCStringGlobal(b, loc, "_grove." + prefix + ".name", prefix);
+    LLVM::GlobalOp descStr = createCStringGlobal(b, loc, "_grove." + prefix + ".desc",
                                           descriptor.getValue());
     auto tableType = LLVM::LLVMArrayType::get(ptr, entries.size());
     auto table = LLVM::GlobalOp::create(b, loc, tableType, true,
