@@ -37,6 +37,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #ifdef GROVE_MODEL_DEF
 #include <dlpack/dlpack.h>
 
@@ -44,15 +46,6 @@
 extern const grove_model_def GROVE_MODEL_DEF;
 #endif
 
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
 static float *alloc_rand(size_t n, unsigned *seed) {
   float *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
   if (!p) { fprintf(stderr, "out of memory\n"); exit(1); }

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #include "grove/runtime.h"
 #ifndef MLP_BENCH_NO_HEADER
 #include "mlp.h"
@@ -37,17 +39,6 @@ grove_status mlp_forward(grove_context *ctx, const DLTensor *x, DLManagedTensor 
 
 #define D_IN 64
 #define D_OUT 10
-
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
 
 static float *digits_x;  /* [n_digits, 64] */
 static int32_t *digits_y; /* [n_digits] */
