@@ -40,5 +40,28 @@ llvm_config.with_environment(
 config.environment["OPENBLAS_NUM_THREADS"] = "1"
 config.environment["OMP_NUM_THREADS"] = "1"
 
+# CUDA: `cuda-target` where the build has the CUDA target (a toolkit was
+# found: compile, FileCheck and link tests run); `cuda-gpu` where a GPU can
+# also run code (driver and device present: GPU numerics run). Elsewhere
+# those tests report UNSUPPORTED, never PASS.
+def _gpu_usable():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return (cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count))
+            == 0 and count.value > 0)
+
 if config.cuda_available:
-    config.available_features.add("cuda")
+    config.available_features.add("cuda-target")
+    config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit_dir))
+    config.environment["CUDA_HOME"] = config.cuda_toolkit_dir
+    if _gpu_usable():
+        config.available_features.add("cuda-gpu")
+    else:
+        lit_config.note("CUDA target built; no usable GPU here, so the "
+                        "GPU tests (REQUIRES: cuda-gpu) are UNSUPPORTED")
+else:
+    lit_config.note("no CUDA toolkit: the CUDA target tests are UNSUPPORTED")

@@ -8,11 +8,16 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Affine/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -25,6 +30,7 @@ void mlir::grove::buildGroveCommonPipeline(
   pm.addPass(createCSEPass());
   GrovePrepareABIOptions abi;
   abi.moduleName = options.moduleName;
+  abi.target = options.target;
   pm.addPass(createGrovePrepareABI(abi));
   pm.addPass(createGroveParamsToArguments());
 
@@ -79,6 +85,78 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addPass(createGroveEmitEntryPoints());
 }
 
+std::string mlir::grove::getDefaultCudaToolkitPath() {
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  return GROVE_DEFAULT_CUDA_TOOLKIT;
+}
+
+void mlir::grove::buildGroveToCudaPipeline(
+    OpPassManager &pm, const GrovePipelineOptions &cudaOptions) {
+  GrovePipelineOptions options;
+  options.copyOptionValuesFrom(cudaOptions);
+  options.target = "cuda";
+  buildGroveCommonPipeline(pm, options);
+
+  // Still on plain memrefs: make every op a library call or a kernel.
+  pm.addPass(createGroveLegalizeMemRef());
+  pm.addNestedPass<func::FuncOp>(createGroveStageDeviceConstants());
+  ConvertLinalgToBlasOptions blas;
+  blas.target = "cuda";
+  pm.addPass(createConvertLinalgToBlas(blas));
+  ConvertLinalgToGPULaunchOptions launch;
+  launch.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunch(launch));
+
+  // Ownership-based deallocation on host memrefs, then move every heap
+  // buffer to the device (deallocation does not know gpu.alloc).
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addNestedPass<func::FuncOp>(createGroveMemRefToGPU());
+  pm.addPass(createConvertGroveChecksToRuntime());
+  pm.addPass(createCanonicalizerPass());
+
+  // Kernels: outline, thread one stream through each entry function, NVVM.
+  pm.addPass(createGpuKernelOutliningPass());
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = options.chip;
+  nvvm.features = options.features;
+  nvvm.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(affine::createAffineExpandIndexOpsPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  // Host side to the LLVM dialect (as for grove-to-host), launches and
+  // buffers to the runtime's mgpu* shim.
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // ptxas and fatbinary run here; the fatbin is embedded in the host module.
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.cudaToolkit.empty()
+                           ? getDefaultCudaToolkitPath()
+                           : std::string(options.cudaToolkit);
+  binary.compilationTarget = "fatbin";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+
+  pm.addPass(createGroveEmitEntryPoints());
+}
+
 void mlir::grove::registerGrovePipelines() {
   PassPipelineRegistration<GrovePipelineOptions>(
       "grove-common",
@@ -88,4 +166,9 @@ void mlir::grove::registerGrovePipelines() {
       "grove-to-host",
       "Grove IR to the LLVM dialect for the host CPU, with the C ABI",
       buildGroveToHostPipeline);
+  PassPipelineRegistration<GrovePipelineOptions>(
+      "grove-to-cuda",
+      "Grove IR to the LLVM dialect with embedded CUDA kernels (sm_90 by "
+      "default), with the same C ABI as the host",
+      buildGroveToCudaPipeline);
 }

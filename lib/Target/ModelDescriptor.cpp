@@ -49,6 +49,8 @@ mlir::grove::parseModelDescriptor(StringRef text, std::string &error) {
     ArrayRef<StringRef> rest = ArrayRef(tok).drop_front();
     if (kind == "module" && rest.size() == 1) {
       model.module = rest[0].str();
+    } else if (kind == "target" && rest.size() == 1 && n == 1) {
+      model.target = rest[0].str();
     } else if (kind == "param") {
       TensorSig sig;
       if (!parseTensor(rest, sig))

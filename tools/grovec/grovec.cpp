@@ -28,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -54,6 +55,15 @@ cl::opt<std::string> outputDir("o", cl::desc("Output directory (created)"),
                                cl::value_desc("dir"), cl::cat(groveCategory));
 cl::opt<std::string> target("target", cl::desc("Target: host (default), cuda"),
                             cl::init("host"), cl::cat(groveCategory));
+cl::opt<std::string> cudaChip("cuda-chip",
+                              cl::desc("CUDA target: GPU architecture "
+                                       "(default sm_90; PTX is embedded too)"),
+                              cl::init("sm_90"), cl::cat(groveCategory));
+cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit",
+    cl::desc("CUDA target: toolkit with ptxas and fatbinary (default: "
+             "$CUDA_HOME, else the one Grove was built with)"),
+    cl::init(""), cl::cat(groveCategory));
 cl::opt<Emit> emit("emit", cl::desc("What to write (default: lib)"),
                    cl::values(clEnumValN(Emit::Mlir, "mlir",
                                          "LLVM-dialect MLIR after the pipeline"),
@@ -148,17 +158,25 @@ int main(int argc, char **argv) {
     return usageError("--name='" + libName + "' is not a C identifier");
   if (optLevel > 3)
     return usageError("-O" + Twine(optLevel) + " is not one of -O0..-O3");
+#if !GROVE_HAVE_CUDA_TARGET
   if (target == "cuda")
     return inputError("the cuda target is not available in this build of "
-                      "grovec");
-  if (target != "host")
-    return usageError("unknown target '" + target + "' (expected host)");
+                      "grovec (no CUDA toolkit was found when Grove was "
+                      "built; see docs/cuda.md)");
+#endif
+  if (target != "host" && target != "cuda")
+    return usageError("unknown target '" + target +
+                      "' (expected host or cuda)");
+  if (!StringRef(cudaChip).starts_with("sm_"))
+    return usageError("--cuda-chip='" + cudaChip +
+                      "' is not an sm_NN architecture");
 
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   registerAllGroveDialects(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   MLIRContext context(registry);
   context.disableMultithreading();
   // Diagnostics point at the user's source; the op dump is for compiler
@@ -191,7 +209,18 @@ int main(int argc, char **argv) {
   applyDefaultTimingPassManagerCLOptions(pm);
   GrovePipelineOptions pipelineOptions;
   pipelineOptions.moduleName = name;
-  buildGroveToHostPipeline(pm, pipelineOptions);
+  if (target == "cuda") {
+    pipelineOptions.chip = cudaChip;
+    pipelineOptions.cudaToolkit = cudaToolkit;
+    std::string toolkit =
+        cudaToolkit.empty() ? getDefaultCudaToolkitPath() : cudaToolkit;
+    if (!llvm::sys::fs::exists(toolkit + "/bin/ptxas"))
+      return inputError("no ptxas in the CUDA toolkit '" + toolkit +
+                        "' (set --cuda-toolkit or CUDA_HOME)");
+    buildGroveToCudaPipeline(pm, pipelineOptions);
+  } else {
+    buildGroveToHostPipeline(pm, pipelineOptions);
+  }
   if (failed(pm.run(*module)))
     return kExitInputError;
 

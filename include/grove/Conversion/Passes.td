@@ -41,17 +41,78 @@ def ConvertGroveChecksToRuntime
 }
 
 def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
-  let summary = "replaces f32 memref matmuls by calls into the runtime's BLAS";
+  let summary = "replaces memref matmuls by calls into the runtime's BLAS";
   let description = [{
-    Host target, after bufferization: `linalg.matmul` and
-    `linalg.batch_matmul` on f32 memrefs (any strides, transposes given by
-    their indexing maps) become calls to `grove_rt_matmul_f32` /
-    `grove_rt_batch_matmul_f32` (runtime/include/grove/abi.h), which use
-    OpenBLAS. A zero `linalg.fill` of the output right before the matmul is
-    folded into `beta = 0`.
+    After bufferization, `linalg.matmul` and `linalg.batch_matmul` on
+    memrefs (any strides, transposes given by their indexing maps) become
+    calls into the runtime (runtime/include/grove/abi.h):
+
+    * `target=host`: f32 only, `grove_rt_matmul_f32` /
+      `grove_rt_batch_matmul_f32` (oneDNN or OpenBLAS).
+    * `target=cuda`: f32, f16 and bf16 (f32 accumulation), always as a
+      strided-batched GEMM `grove_rt_cuda_gemm_<type>` on rank-3 views (a
+      2-D operand is a batch of one), which calls cuBLAS on the context's
+      stream.
+
+    A zero `linalg.fill` of the output right before the matmul is folded
+    into `beta = 0`. Matmuls that do not fit (mixed element types) stay
+    linalg.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "runtime services to call: host or cuda">
+  ];
   let dependentDialects = ["func::FuncDialect", "arith::ArithDialect",
                            "memref::MemRefDialect"];
+}
+
+def GroveStageDeviceConstants
+    : Pass<"grove-stage-device-constants", "func::FuncOp"> {
+  let summary = "copies constant globals into fresh buffers before use";
+  let description = [{
+    Device targets, before buffer deallocation: kernels cannot read a host
+    `memref.global`, so every `memref.get_global` becomes a `memref.alloc`
+    plus a `memref.copy` from the global. Deallocation then frees (or
+    returns) the copy like any other buffer, and `grove-memref-to-gpu` turns
+    the pair into a device allocation and a host-to-device copy.
+  }];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
+def ConvertLinalgToGPULaunch
+    : Pass<"convert-linalg-to-gpu-launch", "func::FuncOp"> {
+  let summary = "turns each memref linalg op into one gpu.launch";
+  let description = [{
+    Every structured op on buffers (elementwise generics, fills, copies,
+    reductions; matmuls are expected to be library calls already) becomes a
+    kernel: it is generalized, its parallel loops are moved outermost, it is
+    lowered to an `scf.parallel` nest (reductions stay sequential `scf.for`
+    loops inside), and the parallel iteration space - dynamic sizes
+    included - is linearized onto a 1-D grid of `block-size` threads: one
+    thread per output element, consecutive threads on consecutive
+    innermost indices (coalesced). Ops with no parallel loop run on a single
+    thread. Upstream `convert-parallel-loops-to-gpu` needs static
+    thread-level bounds, which Grove's dynamic batch sizes do not have.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "threads per block">
+  ];
+  let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect",
+                           "gpu::GPUDialect", "scf::SCFDialect"];
+}
+
+def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {
+  let summary = "puts every heap buffer on the device";
+  let description = [{
+    Device targets, after deallocation: `memref.alloc` / `memref.dealloc`
+    become `gpu.alloc` / `gpu.dealloc`, and contiguous `memref.copy` becomes
+    `gpu.memcpy` (device to device, or host to device from a staged
+    constant). Stack buffers (`memref.alloca`, used by deallocation
+    bookkeeping on the host) stay. Fails on a non-contiguous copy, which
+    `grove-legalize-memref` should have made a `linalg.copy` kernel.
+  }];
+  let dependentDialects = ["gpu::GPUDialect"];
 }
 
 def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {

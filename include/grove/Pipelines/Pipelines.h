@@ -1,12 +1,16 @@
 //===- Pipelines.h - Grove's named pass pipelines ---------------*- C++ -*-===//
 //
-// grove-to-host and (later) grove-to-cuda share everything up to
-// bufferization; only the target stage differs:
+// grove-to-host and grove-to-cuda share everything up to bufferization;
+// only the target stage differs:
 //
 //   buildGroveCommonPipeline      grove IR -> ABI prepared -> linalg on
 //                                 tensors, fused -> bufferized memrefs
 //   buildGroveToHostPipeline      common + BLAS calls + loops + LLVM dialect
 //                                 + entry points
+//   buildGroveToCudaPipeline      common + cuBLAS calls + one kernel per
+//                                 fused linalg op + device buffers + NVVM +
+//                                 embedded sm_90 cubin/PTX + LLVM dialect +
+//                                 entry points
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +29,30 @@ struct GrovePipelineOptions
       llvm::cl::desc("C name of the generated library (default: the "
                      "module's sym_name, else 'model')"),
       llvm::cl::init("")};
+  // Set by the target pipelines (grove-to-host, grove-to-cuda), recorded in
+  // the model descriptor.
+  std::string target = "host";
   PassOptions::Option<bool> useBlas{
       *this, "blas",
       llvm::cl::desc("Call the runtime's BLAS for f32 matmuls (host)"),
       llvm::cl::init(true)};
+  // CUDA target only.
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("CUDA target: GPU architecture"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("CUDA target: PTX ISA features (PTX 8.0 = CUDA 12+)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> cudaToolkit{
+      *this, "cuda-toolkit",
+      llvm::cl::desc("CUDA target: toolkit holding ptxas and fatbinary "
+                     "(default: the one found at build time)"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("CUDA target: threads per block of generated kernels"),
+      llvm::cl::init(256)};
 };
 
 /// Grove-level cleanup, ABI preparation, lowering to linalg, elementwise
@@ -41,7 +65,17 @@ void buildGroveCommonPipeline(OpPassManager &pm,
 void buildGroveToHostPipeline(OpPassManager &pm,
                               const GrovePipelineOptions &options);
 
-/// Registers `grove-to-host` (and the common stage as
+/// The CUDA target: common pipeline, then cuBLAS calls, GPU kernels, device
+/// buffers and the LLVM dialect with the same C ABI as the host, the
+/// kernels embedded as a fatbin (cubin for `chip` plus PTX).
+void buildGroveToCudaPipeline(OpPassManager &pm,
+                              const GrovePipelineOptions &options);
+
+/// The toolkit the CUDA pipeline uses when its option is empty: $CUDA_HOME,
+/// else the one found when Grove was built (may be empty).
+std::string getDefaultCudaToolkitPath();
+
+/// Registers `grove-to-host`, `grove-to-cuda` (and the common stage as
 /// `grove-common`) with the pass pipeline registry.
 void registerGrovePipelines();
 

@@ -30,6 +30,7 @@ struct EntrySig {
 
 struct ModelDescriptor {
   std::string module;
+  std::string target = "host";
   std::vector<TensorSig> params;
   std::vector<EntrySig> entries;
 };

@@ -1,9 +1,10 @@
-//===- LinalgToBlas.cpp - f32 memref matmuls to runtime BLAS calls --------===//
+//===- LinalgToBlas.cpp - memref matmuls to runtime BLAS calls ------------===//
 //
-// On the host, OpenBLAS's sgemm is 10-50x faster than the loops
-// convert-linalg-to-loops would produce, and it owns its own threading. The
-// generated code calls the runtime (abi.h), never BLAS directly, so the
-// runtime can swap the library without recompiling models.
+// On the host, oneDNN's / OpenBLAS's sgemm is 10-50x faster than the loops
+// convert-linalg-to-loops would produce, and it owns its own threading; on
+// the GPU, cuBLAS is what a generated kernel would have to beat. The
+// generated code calls the runtime (abi.h), never the library directly, so
+// the runtime can swap the library without recompiling models.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,7 @@ using namespace mlir::grove;
 
 namespace {
 
-static MemRefType getDynamicStridedType(MLIRContext *ctx, int64_t rank);
+static MemRefType getDynamicStridedType(Type element, int64_t rank);
 
 struct MatmulForm {
   bool transA = false, transB = false;
@@ -90,25 +91,26 @@ static Value broadcastBatch(OpBuilder &b, Location loc, Value matrix,
   SmallVector<OpFoldResult> strides = {b.getIndexAttr(0),
                                        meta.getStrides()[0],
                                        meta.getStrides()[1]};
-  auto type = getDynamicStridedType(b.getContext(), 3);
+  auto type = getDynamicStridedType(
+      cast<MemRefType>(matrix.getType()).getElementType(), 3);
   return memref::ReinterpretCastOp::create(b, loc, type, matrix,
                                            meta.getOffset(), sizes, strides);
 }
 
 /// The fully dynamic strided memref type of `rank` the runtime accepts.
-static MemRefType getDynamicStridedType(MLIRContext *ctx, int64_t rank) {
+static MemRefType getDynamicStridedType(Type element, int64_t rank) {
   SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
   SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
-  auto layout =
-      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, strides);
-  return MemRefType::get(shape, Float32Type::get(ctx), layout);
+  auto layout = StridedLayoutAttr::get(element.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, element, layout);
 }
 
 /// The runtime's GEMM service for operands of `rank` (abi.h).
 static FailureOr<func::FuncOp> declareGemm(ModuleOp module, StringRef name,
-                                           int64_t rank) {
+                                           Type element, int64_t rank) {
   MLIRContext *ctx = module.getContext();
-  Type memref = getDynamicStridedType(ctx, rank);
+  Type memref = getDynamicStridedType(element, rank);
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   return getOrDeclareRuntimeFunction(
       module, name,
@@ -124,26 +126,47 @@ static bool isZeroFillOf(Operation *prev, Value buffer) {
   return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
+/// The runtime service for a matmul on `element`s, or "" if there is none.
+/// The CUDA services are always strided-batched (cuBLAS's general form).
+static std::string getGemmCallee(Type element, bool batched, bool cuda) {
+  if (!cuda)
+    return element.isF32() ? (batched ? "grove_rt_batch_matmul_f32"
+                                      : "grove_rt_matmul_f32")
+                           : "";
+  if (element.isF32())
+    return "grove_rt_cuda_gemm_f32";
+  if (element.isF16())
+    return "grove_rt_cuda_gemm_f16";
+  if (element.isBF16())
+    return "grove_rt_cuda_gemm_bf16";
+  return "";
+}
+
 /// Rewrites `op` into a runtime GEMM call. Returns false when the op does
-/// not fit (it then stays linalg and becomes loops), failure when the
-/// runtime service cannot be declared.
+/// not fit (it then stays linalg and becomes loops or a kernel), failure
+/// when the runtime service cannot be declared.
 template <typename MatmulLike>
 static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
-                                     StringRef callee, bool batched) {
+                                     bool batched, bool cuda) {
   if (!op.hasPureBufferSemantics())
     return false;
+  Type element;
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !t.getElementType().isF32())
+    if (!t || (element && t.getElementType() != element))
       return false;
+    element = t.getElementType();
   }
+  std::string callee = getGemmCallee(element, batched, cuda);
+  if (callee.empty())
+    return false;
   FailureOr<MatmulForm> form =
       getMatmulForm(op.getIndexingMapsArray(), batched);
   if (failed(form))
     return false;
 
-  int64_t rank = batched ? 3 : 2;
-  FailureOr<func::FuncOp> fn = declareGemm(module, callee, rank);
+  int64_t rank = (batched || cuda) ? 3 : 2;
+  FailureOr<func::FuncOp> fn = declareGemm(module, callee, element, rank);
   if (failed(fn))
     return failure();
   IRRewriter rewriter(op);
@@ -161,12 +184,20 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
       arith::ConstantOp::create(rewriter, loc,
                                 rewriter.getF32FloatAttr(overwrite ? 0.0
                                                                    : 1.0))};
-  Type dynType = getDynamicStridedType(rewriter.getContext(), rank);
+  Type dynType = getDynamicStridedType(element, rank);
+  Value lhs = op.getDpsInputs()[0];
   Value rhs = op.getDpsInputs()[1];
   if (form->broadcastB)
     rhs = broadcastBatch(rewriter, loc, rhs,
                          memref::DimOp::create(rewriter, loc, c, 0));
-  for (Value v : {op.getDpsInputs()[0], rhs, c})
+  if (!batched && rank == 3) {
+    // A 2-D matmul as a batch of one.
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    lhs = broadcastBatch(rewriter, loc, lhs, one);
+    rhs = broadcastBatch(rewriter, loc, rhs, one);
+    c = broadcastBatch(rewriter, loc, c, one);
+  }
+  for (Value v : {lhs, rhs, c})
     args.push_back(v.getType() == dynType
                        ? v
                        : memref::CastOp::create(rewriter, loc, dynType, v)
@@ -178,8 +209,15 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
 
 struct ConvertLinalgToBlasPass
     : grove::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (target != "host" && target != "cuda") {
+      module.emitError("convert-linalg-to-blas: unknown target '")
+          << target << "' (expected host or cuda)";
+      return signalPassFailure();
+    }
+    bool cuda = target == "cuda";
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
@@ -190,10 +228,9 @@ struct ConvertLinalgToBlasPass
     for (Operation *op : candidates) {
       FailureOr<bool> rewritten =
           isa<linalg::MatmulOp>(op)
-              ? rewriteMatmul(module, cast<linalg::MatmulOp>(op),
-                              "grove_rt_matmul_f32", false)
-              : rewriteMatmul(module, cast<linalg::BatchMatmulOp>(op),
-                              "grove_rt_batch_matmul_f32", true);
+              ? rewriteMatmul(module, cast<linalg::MatmulOp>(op), false, cuda)
+              : rewriteMatmul(module, cast<linalg::BatchMatmulOp>(op), true,
+                              cuda);
       if (failed(rewritten))
         return signalPassFailure();
     }

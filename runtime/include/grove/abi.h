@@ -61,6 +61,26 @@ void grove_rt_batch_matmul_f32(
     float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
     int64_t c_st0, int64_t c_st1, int64_t c_st2);
 
+/* CUDA GEMM services (libgrove_rt_cuda only), one per element type
+ * (f32; f16 and bf16 as raw 16-bit words), called by models compiled with
+ * --target=cuda: C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] on
+ * exploded rank-3 descriptors of device memory (a 2-D matmul is a batch of
+ * one; a batch stride of 0 shares an operand). Runs cuBLAS on the calling
+ * context's stream with f32 accumulation. */
+#define GROVE_CUDA_GEMM_DECL(SUFFIX, T)                                        \
+  void grove_rt_cuda_gemm_##SUFFIX(                                            \
+      int32_t trans_a, int32_t trans_b, float alpha, float beta, T *a_alloc,   \
+      T *a_aligned, int64_t a_off, int64_t a_s0, int64_t a_s1, int64_t a_s2,  \
+      int64_t a_st0, int64_t a_st1, int64_t a_st2, T *b_alloc, T *b_aligned,  \
+      int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2, int64_t b_st0, \
+      int64_t b_st1, int64_t b_st2, T *c_alloc, T *c_aligned, int64_t c_off,  \
+      int64_t c_s0, int64_t c_s1, int64_t c_s2, int64_t c_st0, int64_t c_st1, \
+      int64_t c_st2);
+GROVE_CUDA_GEMM_DECL(f32, float)
+GROVE_CUDA_GEMM_DECL(f16, uint16_t)
+GROVE_CUDA_GEMM_DECL(bf16, uint16_t)
+#undef GROVE_CUDA_GEMM_DECL
+
 /* Shape check emitted by the compiler where two dynamic sizes must agree
  * (elementwise operands, contraction and batch dimensions, concat inputs) and
  * the signature cannot say so: records "dynamic sizes must agree: <what> (got

@@ -1,8 +1,10 @@
 /*===- grove/runtime.h - Public C API of libgrove_rt -----------------------===*
  *
- * What an application uses to run a grovec-compiled model on the host:
- * create a context for a model, give it weights, call entry points, inspect
- * signatures. Pure C so that it can be used from C, C++ and ctypes alike.
+ * What an application uses to run a grovec-compiled model: create a context
+ * for a model, give it weights, call entry points, inspect signatures. Pure C
+ * so that it can be used from C, C++ and ctypes alike. Models compiled with
+ * `grovec --target=cuda` run through libgrove_rt_cuda (same API); their
+ * inputs, outputs and weight views are kDLCUDA tensors (docs/cuda.md).
  *
  * Conventions (true for every function below unless it says otherwise):
  *  - Functions returning grove_status never crash or abort on bad input; on
@@ -119,6 +121,35 @@ GROVE_API const char *grove_last_error(void);
 GROVE_API grove_status grove_context_create(const grove_model_def *model,
                                             grove_context **out_ctx);
 
+/* Options for grove_context_create_with_options. Initialise with
+ * grove_context_options_init; fields added later go at the end and are read
+ * only when struct_size covers them. */
+typedef struct grove_context_options {
+  size_t struct_size; /* sizeof(grove_context_options) */
+  /* CUDA models: device ordinal (default 0). Ignored for host models. */
+  int32_t device_id;
+  /* CUDA models: the CUstream / cudaStream_t calls run on (borrowed; must
+   * outlive the context and belong to the device's primary context), or
+   * NULL (default) for a stream the context creates and owns. */
+  void *stream;
+} grove_context_options;
+
+/* Sets the defaults above. */
+GROVE_API void grove_context_options_init(grove_context_options *options);
+
+/* As grove_context_create, with options (NULL = defaults). For a CUDA model
+ * this initialises the driver, retains the device's primary context, creates
+ * the stream (unless given) and a cuBLAS handle. Statuses:
+ * GROVE_ERROR_NO_DEVICE when there is no CUDA driver, no such device, or the
+ * runtime is host-only; GROVE_ERROR_OUT_OF_MEMORY when the device is full. */
+GROVE_API grove_status grove_context_create_with_options(
+    const grove_model_def *model, const grove_context_options *options,
+    grove_context **out_ctx);
+
+/* Where the context's inputs, outputs and weight views live: {kDLCPU, 0} for
+ * host models, {kDLCUDA, ordinal} for CUDA models; {kDLCPU, 0} for NULL. */
+GROVE_API DLDevice grove_context_device(const grove_context *ctx);
+
 /* Frees the context and all weight storage; views from
  * grove_context_get_weight become invalid. Output tensors already returned by
  * grove_invoke stay valid (they own their memory). NULL is a no-op. */
@@ -156,7 +187,8 @@ GROVE_API grove_status grove_context_set_weight(grove_context *ctx,
                                                 const DLTensor *value);
 
 /* Fills *out_view with a view of param `name`'s storage (compact row-major,
- * kDLCPU, 64-byte aligned data). data/shape/strides are owned by the context
+ * 64-byte aligned data, on grove_context_device: device memory for CUDA
+ * models). data/shape/strides are owned by the context
  * and stay valid until the next successful load_weights* or destroy; writing
  * through data changes the weight. The param must have been set. */
 GROVE_API grove_status grove_context_get_weight(grove_context *ctx,
@@ -172,7 +204,9 @@ GROVE_API int grove_context_weights_ready(const grove_context *ctx);
  * the typed `<module>_<function>` wrappers instead). Inputs are checked as in
  * docs/abi.md "Checks on every call".
  * entry:   borrowed name.
- * inputs:  num_inputs borrowed tensors; must be compact row-major on kDLCPU.
+ * inputs:  num_inputs borrowed tensors; must be compact row-major on
+ *          grove_context_device(ctx). CUDA models return after the call's
+ *          device work has finished (the stream is synchronized).
  * outputs: array of num_outputs slots; on success each receives a new
  *          DLManagedTensor owned by the caller (release with
  *          `t->deleter(t)`), compact row-major with explicit strides. On

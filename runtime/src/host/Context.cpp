@@ -79,6 +79,7 @@ void buildSignatureViews(grove_context &ctx) {
 }
 
 grove_status createContext(const grove_model_def *model,
+                           const grove_context_options *options,
                            grove_context **outCtx) {
   if (!outCtx)
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
@@ -130,6 +131,16 @@ grove_status createContext(const grove_model_def *model,
     std::string message = grove_last_error();
     return fail(s, prefix + message);
   }
+  if (options && options->struct_size < sizeof(size_t))
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                prefix + "options->struct_size is " +
+                    std::to_string(options->struct_size) +
+                    "; call grove_context_options_init first");
+  if (ctx->desc.target != "host")
+    if (grove_status s = createDeviceContext(ctx->desc, options, ctx->device)) {
+      std::string message = grove_last_error();
+      return fail(s, prefix + message);
+    }
   buildSignatureViews(*ctx);
   *outCtx = ctx.release();
   return GROVE_OK;
@@ -154,7 +165,27 @@ GROVE_API uint32_t grove_runtime_abi_version(void) { return GROVE_ABI_VERSION; }
 GROVE_API grove_status grove_context_create(const grove_model_def *model,
                                             grove_context **out_ctx) {
   return guarded("grove_context_create",
-                 [&] { return createContext(model, out_ctx); });
+                 [&] { return createContext(model, nullptr, out_ctx); });
+}
+
+GROVE_API void grove_context_options_init(grove_context_options *options) {
+  if (!options)
+    return;
+  *options = grove_context_options{};
+  options->struct_size = sizeof(grove_context_options);
+}
+
+GROVE_API grove_status grove_context_create_with_options(
+    const grove_model_def *model, const grove_context_options *options,
+    grove_context **out_ctx) {
+  return guarded("grove_context_create_with_options",
+                 [&] { return createContext(model, options, out_ctx); });
+}
+
+GROVE_API DLDevice grove_context_device(const grove_context *ctx) {
+  if (ctx && ctx->device)
+    return ctx->device->device();
+  return DLDevice{kDLCPU, 0};
 }
 
 GROVE_API void grove_context_destroy(grove_context *ctx) { delete ctx; }

@@ -9,6 +9,7 @@
 #define GROVE_RT_CONTEXT_H
 
 #include "Descriptor.h"
+#include "Device.h"
 #include "Tensor.h"
 
 #include <optional>
@@ -43,6 +44,10 @@ struct grove_context {
   grove::rt::Buffer arena;
   std::vector<bool> paramSet;
   size_t numParamsSet = 0;
+
+  // Device models only: device weights, stream, libraries (Device.h). The
+  // host arena above stays the staging copy for load/set/save.
+  std::unique_ptr<grove::rt::DeviceContext> device;
 
   bool weightsReady() const { return numParamsSet == desc.params.size(); }
   uint8_t *paramData(size_t i) const { return arena.get() + slots[i].offset; }

@@ -183,6 +183,15 @@ grove_status Parser::run(std::string_view text) {
     return error("expected 'module NAME'");
   out.module = std::string(tokens[1]);
 
+  // Optional `target NAME` (default host).
+  if (i < lines.size() && lines[i].rfind("target ", 0) == 0) {
+    if (grove_status s = next())
+      return s;
+    if (tokens.size() != 2 || (tokens[1] != "host" && tokens[1] != "cuda"))
+      return error("expected 'target host' or 'target cuda'");
+    out.target = std::string(tokens[1]);
+  }
+
   // Body: `param` and `entry` blocks in any order.
   while (i < lines.size()) {
     if (grove_status s = next())

@@ -36,6 +36,7 @@ struct EntryDesc {
 
 struct ModelDesc {
   std::string module;
+  std::string target = "host"; // "host" or "cuda" (optional `target` line)
   std::vector<TensorDesc> params; // declaration order
   std::vector<EntryDesc> entries; // descriptor order == entry table order
 };

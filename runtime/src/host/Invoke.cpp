@@ -46,13 +46,26 @@ struct Range {
   }
 };
 
+/// How result buffers are freed: free() on the host, the device allocator
+/// for device models.
+struct Releaser {
+  DeviceReleaser device; // empty: host
+  void operator()(void *p) const {
+    if (device.fn)
+      device(p);
+    else
+      std::free(p);
+  }
+};
+
 /// Heap payload behind each returned DLManagedTensor.
 struct OutputHolder {
   DLManagedTensor managed{};
   std::vector<int64_t> shape, strides;
-  void *allocation = nullptr; // freed with free()
+  void *allocation = nullptr; // freed with `release`
+  Releaser release;
 
-  ~OutputHolder() { std::free(allocation); }
+  ~OutputHolder() { release(allocation); }
   static void deleter(DLManagedTensor *self) {
     delete static_cast<OutputHolder *>(self->manager_ctx);
   }
@@ -72,10 +85,11 @@ struct RawResult {
 /// exit path (success, validation failure, exception).
 struct AllocationReaper {
   std::set<void *> owned, claimed;
+  Releaser release;
   ~AllocationReaper() {
     for (void *p : owned)
       if (!claimed.count(p))
-        std::free(p);
+        release(p);
   }
 };
 
@@ -189,9 +203,10 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
 
     // Take the buffer over only if we own it, it is compact, and no earlier
     // result took it already (two results may share one allocation).
-    bool take = r.owned && r.count > 0 &&
-                isCompact(r.sizes.data(), r.strides.data(), rank) &&
+    const bool compact = isCompact(r.sizes.data(), r.strides.data(), rank);
+    bool take = r.owned && r.count > 0 && compact &&
                 !reaper.claimed.count(r.allocated);
+    holder->release = reaper.release;
     // Only form the element-0 address when there are elements: with none,
     // `aligned` may be NULL and offsetting it would be undefined.
     uint8_t *first =
@@ -201,6 +216,26 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
     if (take) {
       holder->allocation = r.allocated;
       reaper.claimed.insert(r.allocated);
+    } else if (ctx.device) {
+      // Device results are compact by construction (identity layouts at
+      // the function boundary); an alias of an input or weight is copied.
+      if (r.count > 0 && !compact)
+        return fail(GROVE_ERROR_INTERNAL,
+                    label(false, k) +
+                        ": generated code returned a non-compact device "
+                        "buffer");
+      if (r.count > 0) {
+        void *copy = ctx.device->allocate(r.bytes);
+        if (!copy)
+          return fail(GROVE_ERROR_OUT_OF_MEMORY,
+                      label(false, k) + ": cannot allocate " +
+                          std::to_string(r.bytes) +
+                          " device bytes for the result");
+        holder->allocation = copy;
+        if (grove_status s = ctx.device->copy(copy, first, r.bytes))
+          return fail(s, label(false, k) + ": " + grove_last_error());
+        data = static_cast<uint8_t *>(copy);
+      }
     } else {
       Buffer copy = allocateBuffer(r.bytes);
       if (!copy)
@@ -215,8 +250,7 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
     }
     DLTensor &t = holder->managed.dl_tensor;
     t.data = data;
-    t.device.device_type = kDLCPU;
-    t.device.device_id = 0;
+    t.device = ctx.device ? ctx.device->device() : DLDevice{kDLCPU, 0};
     t.ndim = static_cast<int>(rank);
     t.dtype = sig.dtype;
     t.shape = holder->shape.data();
@@ -249,9 +283,11 @@ grove_status Invocation::run(const DLTensor *const *inputs,
                         ctx.desc.params[i].name +
                         "' is not set; load the weights before calling");
   }
+  const DLDevice device =
+      ctx.device ? ctx.device->device() : DLDevice{kDLCPU, 0};
   for (size_t k = 0; k < entry.inputs.size(); ++k)
     if (grove_status s = checkTensor(inputs[k], entry.inputs[k], label(true, k),
-                                     /*requireCompact=*/true))
+                                     /*requireCompact=*/true, device))
       return s;
 
   // Argument descriptors, all in one word array; args point into it.
@@ -268,14 +304,15 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   std::vector<int64_t> argWords(words, 0);
   std::vector<void *> args;
   std::vector<Range> borrowed;
-  if (ctx.arena) {
-    auto base = reinterpret_cast<uintptr_t>(ctx.arena.get());
+  uint8_t *weights = ctx.device ? ctx.device->weights() : ctx.arena.get();
+  if (weights) {
+    auto base = reinterpret_cast<uintptr_t>(weights);
     borrowed.push_back({base, base + ctx.arenaBytes});
   }
   for (size_t i = 0; i < numParams; ++i) {
     const TensorDesc &p = ctx.desc.params[i];
-    writeMemref(&argWords[starts[i]], ctx.paramData(i), p.shape.data(),
-                p.shape.size());
+    writeMemref(&argWords[starts[i]], weights + ctx.slots[i].offset,
+                p.shape.data(), p.shape.size());
     args.push_back(&argWords[starts[i]]);
   }
   for (size_t k = 0; k < entry.inputs.size(); ++k) {
@@ -299,12 +336,19 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     args.push_back(resultBuffer.data());
 
   clearServiceError();
+  if (ctx.device)
+    ctx.device->beginCall();
   fn(args.data());
+  // Waits for the device work; failures land in the service error below.
+  if (ctx.device)
+    (void)ctx.device->endCall();
 
   // From here on every exit frees the result buffers nobody took over.
   std::vector<RawResult> results;
   grove_status decoded = decodeResults(resultBuffer, results);
   AllocationReaper reaper;
+  if (ctx.device)
+    reaper.release.device = ctx.device->releaser();
   markOwnership(results, borrowed, reaper);
   std::string serviceError;
   grove_status serviceStatus;

@@ -117,17 +117,31 @@ std::string shapeString(const int64_t *shape, size_t ndim, bool literal) {
   return s + "]";
 }
 
+std::string deviceName(DLDevice d) {
+  std::string kind = d.device_type == kDLCPU    ? "kDLCPU"
+                     : d.device_type == kDLCUDA ? "kDLCUDA"
+                     : d.device_type == kDLCUDAHost
+                         ? "kDLCUDAHost"
+                         : "device_type " + std::to_string(d.device_type);
+  return kind + ":" + std::to_string(d.device_id);
+}
+
 grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
-                         const std::string &what, bool requireCompact) {
+                         const std::string &what, bool requireCompact,
+                         DLDevice expected) {
   auto bad = [&](const std::string &message) {
     return fail(GROVE_ERROR_INVALID_ARGUMENT, what + ": " + message);
   };
   if (!t)
     return bad("tensor is NULL");
-  if (t->device.device_type != kDLCPU)
+  if (expected.device_type == kDLCPU && t->device.device_type != kDLCPU)
     return bad("device_type " + std::to_string(t->device.device_type) +
                " is not kDLCPU (" + std::to_string(kDLCPU) +
                "); this model runs on the host");
+  if (t->device.device_type != expected.device_type ||
+      t->device.device_id != expected.device_id)
+    return bad("tensor is on " + deviceName(t->device) +
+               ", but this model runs on " + deviceName(expected));
   if (!sameDType(t->dtype, sig.dtype))
     return bad("expected dtype " + dtypeName(sig.dtype) + ", got " +
                dtypeName(t->dtype));

@@ -46,12 +46,17 @@ bool isCompact(const int64_t *shape, const int64_t *strides, size_t ndim);
 void stridedCopy(uint8_t *dst, const uint8_t *src, const int64_t *shape,
                  const int64_t *strides, size_t ndim, size_t elemBytes);
 
-/// Validates a caller's DLTensor against `sig`: non-NULL, kDLCPU, dtype,
-/// rank, dimensions (negative, static mismatch), element count overflow,
-/// NULL/misaligned data, and (if `requireCompact`) compact strides.
-/// `what` names the argument for messages, e.g. "entry 'f' input 0 'x'".
+/// Validates a caller's DLTensor against `sig`: non-NULL, on `expected`
+/// (type and ordinal), dtype, rank, dimensions (negative, static mismatch),
+/// element count overflow, NULL/misaligned data, and (if `requireCompact`)
+/// compact strides. `what` names the argument for messages, e.g.
+/// "entry 'f' input 0 'x'".
 grove_status checkTensor(const DLTensor *tensor, const TensorDesc &sig,
-                         const std::string &what, bool requireCompact);
+                         const std::string &what, bool requireCompact,
+                         DLDevice expected = DLDevice{kDLCPU, 0});
+
+/// "kDLCUDA:0" and the like, for messages.
+std::string deviceName(DLDevice device);
 
 /// Address of element 0 of a DLTensor (data + byte_offset).
 inline uint8_t *tensorData(const DLTensor &t) {

@@ -62,6 +62,13 @@ grove_status setWeight(grove_context *ctx, const char *name,
   }
   stridedCopy(ctx->paramData(index), tensorData(*value), param.shape.data(),
               strides, param.shape.size(), elementBytes(param.dtype));
+  if (ctx->device)
+    if (grove_status s = ctx->device->updateWeights(
+            ctx->arena.get(), ctx->arenaBytes, ctx->slots[index].offset,
+            ctx->slots[index].bytes)) {
+      std::string message = grove_last_error();
+      return fail(s, what + ": " + message);
+    }
   if (!ctx->paramSet[index]) {
     ctx->paramSet[index] = true;
     ++ctx->numParamsSet;
@@ -88,6 +95,10 @@ grove_status getWeight(grove_context *ctx, const char *name, DLTensor *out) {
   out->data = ctx->paramData(index);
   out->device.device_type = kDLCPU;
   out->device.device_id = 0;
+  if (ctx->device) {
+    out->data = ctx->device->weights() + ctx->slots[index].offset;
+    out->device = ctx->device->device();
+  }
   out->ndim = static_cast<int>(param.shape.size());
   out->dtype = param.dtype;
   // DLTensor's shape/strides are non-const for historical reasons; the view

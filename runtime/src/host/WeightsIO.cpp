@@ -132,6 +132,14 @@ grove_status loadFrom(grove_context &ctx, Source &src,
       return s;
   }
 
+  // A device model gets a complete new device copy too, swapped in only
+  // when the upload succeeded.
+  if (ctx.device)
+    if (grove_status s = ctx.device->uploadWeights(arena.get(), ctx.arenaBytes)) {
+      std::string message = grove_last_error();
+      return fail(s, origin + ": " + message);
+    }
+
   // Commit point: nothing below can fail.
   ctx.arena = std::move(arena);
   ctx.paramSet.assign(ctx.desc.params.size(), true);
@@ -207,6 +215,24 @@ grove_status saveFile(const grove_context *ctx, const char *path) {
     return fail(s, origin + ": " + message);
   }
 
+  // A device model's weights may have been written through device views:
+  // save what the device holds.
+  Buffer fromDevice;
+  const uint8_t *base = ctx->arena.get();
+  if (ctx->device) {
+    fromDevice = allocateBuffer(ctx->arenaBytes);
+    if (!fromDevice)
+      return fail(GROVE_ERROR_OUT_OF_MEMORY,
+                  origin + ": cannot allocate " +
+                      std::to_string(ctx->arenaBytes) + " bytes");
+    if (grove_status s =
+            ctx->device->downloadWeights(fromDevice.get(), ctx->arenaBytes)) {
+      std::string message = grove_last_error();
+      return fail(s, origin + ": " + message);
+    }
+    base = fromDevice.get();
+  }
+
   // Unique temporary name in the target's directory (rename is only atomic
   // within one file system). O_EXCL guards against a stale file of that name.
   static std::atomic<unsigned> counter{0};
@@ -226,7 +252,7 @@ grove_status saveFile(const grove_context *ctx, const char *path) {
   bool ok = writeAll(fd, reinterpret_cast<const uint8_t *>(prefix.data()),
                      prefix.size());
   for (size_t i = 0; ok && i < ctx->desc.params.size(); ++i)
-    ok = writeAll(fd, ctx->paramData(i), ctx->slots[i].bytes);
+    ok = writeAll(fd, base + ctx->slots[i].offset, ctx->slots[i].bytes);
   // fsync so that the rename never publishes a file whose data is not on
   // disk yet.
   ok = ok && ::fsync(fd) == 0;

@@ -154,7 +154,14 @@ struct GrovePrepareABIPass
 
     std::string descriptor;
     llvm::raw_string_ostream os(descriptor);
+    if (target != "host" && target != "cuda") {
+      module.emitError("unknown target '") << target << "'";
+      return signalPassFailure();
+    }
     os << "grove-model 1\nmodule " << name << '\n';
+    // The host is the default; older descriptors have no target line.
+    if (target != "host")
+      os << "target " << target << '\n';
     int64_t numParams = 0;
     for (auto param : module.getOps<ParamOp>()) {
       StringRef pname = param.getSymName();

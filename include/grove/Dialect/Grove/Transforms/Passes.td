@@ -24,6 +24,9 @@ def GrovePrepareABI : Pass<"grove-prepare-abi", "ModuleOp"> {
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"\"",
            "Name of the generated library (default: the module's sym_name, "
            "else 'model')">,
+    Option<"target", "target", "std::string", /*default=*/"\"host\"",
+           "Target the model is compiled for (host or cuda); recorded in the "
+           "descriptor so that the runtime places tensors accordingly">,
   ];
 }
 

@@ -1,0 +1,185 @@
+//===- CudaContext.cpp ----------------------------------------------------===//
+
+#include "CudaContext.h"
+
+#include "Error.h"
+
+using namespace grove::rt;
+using namespace grove::rt::cuda;
+
+namespace {
+thread_local CudaContext *tlsCall = nullptr;
+thread_local bool tlsFailed = false;
+
+std::string blasText(cublasStatus_t s) {
+  return std::string(cublasGetStatusName(s)) + ": " + cublasGetStatusString(s);
+}
+} // namespace
+
+CudaContext *grove::rt::cuda::currentCall() { return tlsCall; }
+bool grove::rt::cuda::currentCallFailed() { return tlsFailed; }
+void grove::rt::cuda::failCurrentCall(grove_status status,
+                                      const std::string &message) {
+  if (!tlsFailed)
+    reportServiceError(message.c_str(), status);
+  tlsFailed = true;
+}
+
+grove_status grove::rt::createDeviceContext(
+    const ModelDesc &desc, const grove_context_options *options,
+    std::unique_ptr<DeviceContext> &out) {
+  if (desc.target != "cuda")
+    return fail(GROVE_ERROR_UNSUPPORTED,
+                "target '" + desc.target + "' is not supported");
+  return CudaContext::create(desc, options, out);
+}
+
+grove_status CudaContext::create(const ModelDesc &,
+                                 const grove_context_options *options,
+                                 std::unique_ptr<DeviceContext> &out) {
+  int ordinal = options ? options->device_id : 0;
+  void *stream = options && options->struct_size >=
+                                offsetof(grove_context_options, stream) +
+                                    sizeof(void *)
+                     ? options->stream
+                     : nullptr;
+  CudaDevice *device = CudaDevice::get(ordinal);
+  if (!device) {
+    std::string why = grove_last_error();
+    return fail(GROVE_ERROR_NO_DEVICE, why);
+  }
+  const Driver &d = device->driver();
+  std::unique_ptr<CudaContext> ctx(new CudaContext(*device));
+  if (CUresult r = device->makeCurrent(); r != CUDA_SUCCESS)
+    return fail(statusOf(r), "cannot use CUDA device " +
+                                 std::to_string(ordinal) + ": " +
+                                 errorText(d, r));
+  if (stream) {
+    ctx->stream_ = static_cast<CUstream>(stream);
+  } else {
+    if (CUresult r = d.cuStreamCreate(&ctx->stream_, CU_STREAM_NON_BLOCKING);
+        r != CUDA_SUCCESS)
+      return fail(statusOf(r),
+                  "cannot create a CUDA stream: " + errorText(d, r));
+    ctx->ownsStream_ = true;
+  }
+  if (cublasStatus_t s = cublasCreate(&ctx->blas_);
+      s != CUBLAS_STATUS_SUCCESS) {
+    ctx->blas_ = nullptr;
+    return fail(s == CUBLAS_STATUS_ALLOC_FAILED ? GROVE_ERROR_OUT_OF_MEMORY
+                                                : GROVE_ERROR_NO_DEVICE,
+                "cannot create a cuBLAS handle: " + blasText(s));
+  }
+  cublasSetStream(ctx->blas_, reinterpret_cast<cudaStream_t>(ctx->stream_));
+  out = std::move(ctx);
+  return GROVE_OK;
+}
+
+CudaContext::~CudaContext() {
+  device_->makeCurrent();
+  const Driver &d = device_->driver();
+  if (blas_)
+    cublasDestroy(blas_);
+  if (stream_ && ownsStream_) {
+    d.cuStreamSynchronize(stream_);
+    d.cuStreamDestroy(stream_);
+  }
+  if (weights_)
+    d.cuMemFree(weights_);
+}
+
+grove_status CudaContext::uploadWeights(const uint8_t *host, size_t bytes) {
+  const Driver &d = device_->driver();
+  if (CUresult r = device_->makeCurrent(); r != CUDA_SUCCESS)
+    return fail(statusOf(r), "cannot use the CUDA device: " + errorText(d, r));
+  CUdeviceptr fresh = 0;
+  if (bytes > 0) {
+    if (CUresult r = d.cuMemAlloc(&fresh, bytes); r != CUDA_SUCCESS)
+      return fail(statusOf(r), "cannot allocate " + std::to_string(bytes) +
+                                   " bytes of device weights: " +
+                                   errorText(d, r));
+    if (CUresult r = d.cuMemcpyHtoD(fresh, host, bytes); r != CUDA_SUCCESS) {
+      d.cuMemFree(fresh);
+      return fail(statusOf(r),
+                  "cannot upload the weights: " + errorText(d, r));
+    }
+  }
+  // Calls on this context are synchronous, so nothing reads the old copy.
+  if (weights_)
+    d.cuMemFree(weights_);
+  weights_ = fresh;
+  return GROVE_OK;
+}
+
+grove_status CudaContext::updateWeights(const uint8_t *arena,
+                                        size_t arenaBytes, size_t offset,
+                                        size_t bytes) {
+  if (!weights_)
+    return uploadWeights(arena, arenaBytes);
+  const Driver &d = device_->driver();
+  device_->makeCurrent();
+  if (CUresult r = d.cuMemcpyHtoD(weights_ + offset, arena + offset, bytes);
+      r != CUDA_SUCCESS)
+    return fail(statusOf(r), "cannot upload the weight: " + errorText(d, r));
+  return GROVE_OK;
+}
+
+grove_status CudaContext::downloadWeights(uint8_t *host, size_t bytes) const {
+  if (!weights_ || bytes == 0)
+    return GROVE_OK;
+  const Driver &d = device_->driver();
+  device_->makeCurrent();
+  if (CUresult r = d.cuMemcpyDtoH(host, weights_, bytes); r != CUDA_SUCCESS)
+    return fail(statusOf(r),
+                "cannot download the weights: " + errorText(d, r));
+  return GROVE_OK;
+}
+
+void CudaContext::beginCall() {
+  tlsCall = this;
+  tlsFailed = false;
+  if (CUresult r = device_->makeCurrent(); r != CUDA_SUCCESS)
+    failCurrentCall(statusOf(r), "cannot use CUDA device " +
+                                     std::to_string(device_->ordinal()) +
+                                     ": " +
+                                     errorText(device_->driver(), r));
+}
+
+grove_status CudaContext::endCall() {
+  // Every launch, copy and GEMM went to stream_; one wait covers them and
+  // surfaces asynchronous faults (an illegal address, say) in this call.
+  CUresult r = device_->driver().cuStreamSynchronize(stream_);
+  if (r != CUDA_SUCCESS)
+    failCurrentCall(statusOf(r), "the call's GPU work failed: " +
+                                     errorText(device_->driver(), r));
+  grove_status s = tlsFailed ? GROVE_ERROR_INTERNAL : GROVE_OK;
+  tlsCall = nullptr;
+  tlsFailed = false;
+  return s;
+}
+
+void *CudaContext::allocate(size_t bytes) {
+  return device_->allocator().allocate(bytes);
+}
+
+grove_status CudaContext::copy(void *dst, const void *src, size_t bytes) {
+  const Driver &d = device_->driver();
+  device_->makeCurrent();
+  CUresult r = d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                               reinterpret_cast<CUdeviceptr>(src), bytes,
+                               stream_);
+  if (r == CUDA_SUCCESS)
+    r = d.cuStreamSynchronize(stream_);
+  if (r != CUDA_SUCCESS)
+    return fail(statusOf(r), "device copy failed: " + errorText(d, r));
+  return GROVE_OK;
+}
+
+DeviceReleaser CudaContext::releaser() const {
+  DeviceReleaser r;
+  r.fn = [](void *device, void *ptr) {
+    static_cast<CudaDevice *>(device)->allocator().release(ptr);
+  };
+  r.arg = device_;
+  return r;
+}

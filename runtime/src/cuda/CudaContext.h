@@ -1,0 +1,68 @@
+//===- CudaContext.h - The device side of a CUDA model's context -*- C++ -*-===//
+//
+// Owns the context's stream (unless the app passed one), its cuBLAS handle
+// and the device copy of the weights. While generated code runs,
+// grove_invoke makes it the thread's current call, which is how the mgpu*
+// shim and the cuBLAS service find the stream and device without any extra
+// argument in the generated code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GROVE_RT_CUDA_CUDACONTEXT_H
+#define GROVE_RT_CUDA_CUDACONTEXT_H
+
+#include "CudaDevice.h"
+#include "Device.h"
+
+#include <cublas_v2.h>
+
+namespace grove::rt::cuda {
+
+class CudaContext final : public DeviceContext {
+public:
+  static grove_status create(const ModelDesc &desc,
+                             const grove_context_options *options,
+                             std::unique_ptr<DeviceContext> &out);
+  ~CudaContext() override;
+
+  DLDevice device() const override {
+    return DLDevice{kDLCUDA, device_->ordinal()};
+  }
+  grove_status uploadWeights(const uint8_t *host, size_t bytes) override;
+  grove_status updateWeights(const uint8_t *arena, size_t arenaBytes,
+                             size_t offset, size_t bytes) override;
+  grove_status downloadWeights(uint8_t *host, size_t bytes) const override;
+  uint8_t *weights() const override {
+    return reinterpret_cast<uint8_t *>(weights_);
+  }
+  void beginCall() override;
+  grove_status endCall() override;
+  void *allocate(size_t bytes) override;
+  grove_status copy(void *dst, const void *src, size_t bytes) override;
+  DeviceReleaser releaser() const override;
+
+  CudaDevice &cudaDevice() const { return *device_; }
+  CUstream stream() const { return stream_; }
+  cublasHandle_t blas() const { return blas_; }
+
+private:
+  CudaContext(CudaDevice &device) : device_(&device) {}
+
+  CudaDevice *device_;
+  CUstream stream_ = nullptr;
+  bool ownsStream_ = false;
+  cublasHandle_t blas_ = nullptr;
+  CUdeviceptr weights_ = 0;
+};
+
+/// The context whose generated code is running on this thread, or null.
+CudaContext *currentCall();
+/// True once something in the current call failed: later launches, copies
+/// and GEMMs are skipped so that no kernel runs on a missing buffer.
+bool currentCallFailed();
+/// Records the first failure of the current call (the enclosing
+/// grove_invoke returns it) and marks the call failed.
+void failCurrentCall(grove_status status, const std::string &message);
+
+} // namespace grove::rt::cuda
+
+#endif // GROVE_RT_CUDA_CUDACONTEXT_H
