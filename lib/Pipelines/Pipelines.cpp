@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -69,6 +71,16 @@ void mlir::grove::buildGroveToHostPipeline(
     pm.addPass(createConvertLinalgToBlas());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
+
+  // x86 has no bf16 arithmetic, and LLVM's promotion calls a libgcc helper
+  // that GCC 12 lacks (__truncsfbf2): compute bf16 in f32 and convert with
+  // integer operations.
+  pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addNestedPass<func::FuncOp>(
+      arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addNestedPass<func::FuncOp>(createGroveExpandBF16Casts());
 
   // To the LLVM dialect.
   pm.addPass(createSCFToControlFlowPass());
@@ -151,7 +163,10 @@ void mlir::grove::buildGroveToCudaPipeline(
   binary.toolkitPath = options.cudaToolkit.empty()
                            ? getDefaultCudaToolkitPath()
                            : std::string(options.cudaToolkit);
-  binary.compilationTarget = "fatbin";
+  binary.compilationTarget = options.gpuFormat;
+  // One section holds every kernel image, so tools (grove-fatbin, the
+  // tests) find them without symbol tables.
+  binary.elfSection = ".grove_fatbin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
 
   pm.addPass(createGroveEmitEntryPoints());

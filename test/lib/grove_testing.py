@@ -5,6 +5,14 @@ DLPack DLTensors.
 
 Every comparison is against an independent reference computed by the test
 itself (numpy or PyTorch), on fresh random inputs, with a stated tolerance.
+
+Targets: GROVE_TEST_TARGET=cuda (or Model(target="cuda")) compiles with
+--target=cuda, links libgrove_rt_cuda, and moves inputs to the GPU and
+outputs back with cudart, so the same test checks the GPU. With
+GROVE_TEST_COMPILE_ONLY=1 (machines with the toolkit but no GPU) a CUDA
+Model is compiled, linked, checked to embed sm_90 code, loaded, and its
+context creation checked to fail cleanly with GROVE_ERROR_NO_DEVICE; then the
+test script stops, saying so - nothing is reported as having run.
 """
 import ctypes
 import os
@@ -18,7 +26,8 @@ GROVE_BIN = os.environ.get("GROVE_BIN", "")
 GROVE_LIB = os.environ.get("GROVE_LIB", "")
 CC = os.environ.get("CC", "cc")
 
-kDLCPU = 1
+kDLCPU, kDLCUDA = 1, 2
+GROVE_ERROR_NO_DEVICE = 7
 kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool = 0, 1, 2, 4, 6
 
 
@@ -53,6 +62,11 @@ _NP_TO_DL = {
     np.dtype(np.int64): (kDLInt, 64), np.dtype(np.int8): (kDLInt, 8),
     np.dtype(np.bool_): (kDLBool, 8),
 }
+try:  # bf16 arrays (ml_dtypes is in requirements.txt)
+    import ml_dtypes
+    _NP_TO_DL[np.dtype(ml_dtypes.bfloat16)] = (kDLBfloat, 16)
+except ImportError:
+    pass
 _DL_TO_NP = {v: k for k, v in _NP_TO_DL.items()}
 
 
@@ -63,16 +77,67 @@ class GroveError(RuntimeError):
         self.message = message
 
 
-def dltensor(array, keep):
+def dltensor(array, keep, device=None):
     """A DLTensor viewing `array` (C-contiguous); `keep` holds the ctypes
-    buffers alive for the duration of the call."""
+    buffers alive for the duration of the call. With a CudaMemory `device`,
+    the data is copied to the GPU first (freed when `keep` is released)."""
     array = np.ascontiguousarray(array)
     shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
     code, bits = _NP_TO_DL[array.dtype]
-    t = DLTensor(array.ctypes.data_as(ctypes.c_void_p), DLDevice(kDLCPU, 0),
-                 array.ndim, DLDataType(code, bits, 1), shape, None, 0)
+    data, where = array.ctypes.data_as(ctypes.c_void_p), DLDevice(kDLCPU, 0)
+    if device is not None:
+        buf = device.upload(array)
+        keep.append(buf)
+        data, where = ctypes.c_void_p(buf.ptr), DLDevice(kDLCUDA, 0)
+    t = DLTensor(data, where, array.ndim, DLDataType(code, bits, 1), shape,
+                 None, 0)
     keep.extend([array, shape, t])
     return t
+
+
+class _DeviceBuffer:
+    def __init__(self, mem, ptr):
+        self.mem, self.ptr = mem, ptr
+
+    def __del__(self):
+        if self.ptr:
+            self.mem.cudart.cudaFree(ctypes.c_void_p(self.ptr))
+
+
+class CudaMemory:
+    """Device buffers through cudart (the toolkit's, as the runtime uses)."""
+
+    def __init__(self):
+        home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+        self.cudart = ctypes.CDLL(os.path.join(home, "lib64", "libcudart.so"))
+        self.cudart.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                           ctypes.c_size_t, ctypes.c_int]
+
+    def _check(self, err, what):
+        if err != 0:
+            raise RuntimeError(f"{what}: cudart error {err}")
+
+    def upload(self, array):
+        ptr = ctypes.c_void_p()
+        self._check(self.cudart.cudaMalloc(ctypes.byref(ptr),
+                                           ctypes.c_size_t(max(array.nbytes, 1))),
+                    "cudaMalloc")
+        buf = _DeviceBuffer(self, ptr.value)
+        if array.nbytes:
+            self._check(self.cudart.cudaMemcpy(ptr, array.ctypes.data,
+                                               array.nbytes, 1), "H2D copy")
+        return buf
+
+    def download(self, ptr, nbytes):
+        out = ctypes.create_string_buffer(max(nbytes, 1))
+        if nbytes:
+            self._check(self.cudart.cudaMemcpy(out, ctypes.c_void_p(ptr),
+                                               nbytes, 2), "D2H copy")
+        return out.raw[:nbytes]
+
+
+def test_target():
+    return os.environ.get("GROVE_TEST_TARGET", "host")
 
 
 def run(cmd, **kw):
@@ -90,7 +155,9 @@ def tool(name):
 class Model:
     """A grove module compiled with grovec and loaded through ctypes."""
 
-    def __init__(self, source, name="m", grovec_flags=(), workdir=None):
+    def __init__(self, source, name="m", grovec_flags=(), workdir=None,
+                 target=None):
+        self.target = target or test_target()
         self.workdir = workdir or tempfile.mkdtemp(prefix="grove-test-")
         path = source
         if not os.path.exists(str(source)):
@@ -98,20 +165,45 @@ class Model:
             with open(path, "w") as f:
                 f.write(source)
         out = os.path.join(self.workdir, "out")
+        cuda = self.target == "cuda"
         run([tool("grovec"), path, "-o", out, "--name=" + name,
-             *grovec_flags])
+             "--target=" + self.target, *grovec_flags])
+        archive = os.path.join(out, "lib%s.a" % name)
         so = os.path.join(self.workdir, "lib%s.so" % name)
         libdir = GROVE_LIB
-        run([CC, "-shared", "-o", so, "-Wl,--whole-archive",
-             os.path.join(out, "lib%s.a" % name), "-Wl,--no-whole-archive",
-             "-L" + libdir, "-Wl,-rpath," + libdir, "-lgrove_rt", "-lm"])
+        run([CC, "-shared", "-o", so, "-Wl,--whole-archive", archive,
+             "-Wl,--no-whole-archive", "-L" + libdir, "-Wl,-rpath," + libdir,
+             "-lgrove_rt_cuda" if cuda else "-lgrove_rt", "-lm"])
         self.name = name
         self.lib = ctypes.CDLL(so)
         self._bind()
         self.model_def = ctypes.c_char.in_dll(self.lib, name + "_model")
         self.ctx = ctypes.c_void_p()
-        self._check(self.lib.grove_context_create(
-            ctypes.byref(self.model_def), ctypes.byref(self.ctx)))
+        status = self.lib.grove_context_create(
+            ctypes.byref(self.model_def), ctypes.byref(self.ctx))
+        if cuda and os.environ.get("GROVE_TEST_COMPILE_ONLY") == "1":
+            self._compile_only(archive, status)
+        self._check(status)
+        self.device = CudaMemory() if cuda else None
+
+    def _compile_only(self, archive, status):
+        """Checks what can be checked without a GPU, then ends the test."""
+        images = run([sys.executable, os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+            "grove-fatbin", "grove-fatbin.py"), archive]).stdout.split("\n")
+        kinds = {tuple(l.split()[3:5]) for l in images if " fatbin " in l}
+        assert ("cubin", "sm_90") in kinds and ("ptx", "sm_90") in kinds, \
+            f"{archive} lacks sm_90 cubin + PTX: {images}"
+        message = self.lib.grove_last_error().decode()
+        assert status == GROVE_ERROR_NO_DEVICE and not self.ctx, \
+            f"expected GROVE_ERROR_NO_DEVICE without a GPU, got {status}: " \
+            f"{message}"
+        kernels = sum(1 for l in images if " cubin sm_90 " in l)
+        print(f"compile-only: {self.name}: {kernels} sm_90 kernels (cubin + "
+              f"PTX) linked with libgrove_rt_cuda; context creation: "
+              f"{message}")
+        print(f"compile-only: {self.name}: NOT RUN (no GPU here)")
+        raise SystemExit(0)
 
     def _bind(self):
         L = self.lib
@@ -144,7 +236,7 @@ class Model:
     def call(self, entry, *arrays, num_outputs=1):
         """Calls `entry`; returns the outputs as numpy arrays (copies)."""
         keep = []
-        tensors = [dltensor(a, keep) for a in arrays]
+        tensors = [dltensor(a, keep, self.device) for a in arrays]
         ins = (ctypes.POINTER(DLTensor) * max(len(tensors), 1))(
             *[ctypes.pointer(t) for t in tensors])
         outs = (ctypes.POINTER(DLManagedTensor) * max(num_outputs, 1))()
@@ -157,8 +249,15 @@ class Model:
             shape = tuple(t.shape[d] for d in range(t.ndim))
             dtype = _DL_TO_NP[(t.dtype.code, t.dtype.bits)]
             count = int(np.prod(shape)) if shape else 1
-            buf = (ctypes.c_char * (count * dtype.itemsize)).from_address(
-                t.data + t.byte_offset) if count else b""
+            nbytes = count * dtype.itemsize
+            want = kDLCUDA if self.device else kDLCPU
+            assert t.device.device_type == want, \
+                f"output on device type {t.device.device_type}, want {want}"
+            if self.device:
+                buf = self.device.download(t.data + t.byte_offset, nbytes)
+            else:
+                buf = (ctypes.c_char * nbytes).from_address(
+                    t.data + t.byte_offset) if count else b""
             results.append(np.frombuffer(bytes(buf), dtype=dtype)
                            .reshape(shape).copy())
             m.deleter(outs[i])

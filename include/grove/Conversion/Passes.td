@@ -131,6 +131,19 @@ def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {
                            "memref::MemRefDialect"];
 }
 
+def GroveExpandBF16Casts : Pass<"grove-expand-bf16-casts"> {
+  let summary = "expands bf16 extf/truncf into integer operations (host)";
+  let description = [{
+    Host target, after `arith-emulate-unsupported-floats{source-types=bf16}`
+    has moved bf16 arithmetic to f32: `arith.extf` / `arith.truncf` between
+    bf16 and f32 become bit shifts with round-to-nearest-even, so the object
+    needs no compiler-runtime helper (GCC 12's libgcc lacks
+    `__truncsfbf2`). Unlike upstream `arith-expand{include-bf16}` it leaves
+    every other op alone.
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+}
+
 def GroveEmitEntryPoints : Pass<"grove-emit-entry-points", "ModuleOp"> {
   let summary = "generates the C ABI of a lowered model (LLVM dialect)";
   let description = [{

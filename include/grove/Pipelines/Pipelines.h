@@ -49,6 +49,12 @@ struct GrovePipelineOptions
       llvm::cl::desc("CUDA target: toolkit holding ptxas and fatbinary "
                      "(default: the one found at build time)"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> gpuFormat{
+      *this, "gpu-format",
+      llvm::cl::desc("CUDA target: kernel format embedded in the host code: "
+                     "fatbin (cubin + PTX, default), bin (cubin), isa (PTX "
+                     "text, for FileCheck)"),
+      llvm::cl::init("fatbin")};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
       llvm::cl::desc("CUDA target: threads per block of generated kernels"),

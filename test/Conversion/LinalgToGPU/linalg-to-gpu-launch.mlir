@@ -1,0 +1,374 @@
+// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch | FileCheck %s
+// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch --canonicalize | FileCheck %s --check-prefix=CANON
+// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch=block-size=128 | FileCheck %s --check-prefix=B128
+
+// convert-linalg-to-gpu-launch (LinalgToGPULaunch.cpp) on memref linalg ops.
+// The plain run checks the launch the pass builds: the parallel iteration
+// space (dynamic sizes included) linearized onto a 1-D grid of
+// ceildiv(total, block) blocks of `block` threads, the global id
+// block_id.x * block + thread_id.x, the bounds guard and the delinearized
+// point. CANON checks, after canonicalization, which index each operand is
+// read and written with: consecutive threads walk the innermost parallel
+// index, reductions are sequential loops inside the thread. B128 checks the
+// block-size option. The diagnostics are in linalg-to-gpu-launch-invalid.mlir.
+
+// A 2-D elementwise generic with a broadcast operand (bias add + relu, the
+// fused form grove-to-cuda produces): one launch over M * N threads.
+// CHECK-LABEL: func.func @elementwise_broadcast
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[B:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK: %[[I0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
+// CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
+// CHECK-NOT: gpu.launch
+// CHECK: %[[EXT0:.*]] = arith.subi %[[M]], %{{.*}} : index
+// CHECK-NEXT: %[[CNT0:.*]] = arith.ceildivui %[[EXT0]], %{{.*}} : index
+// CHECK-NEXT: %[[PART:.*]] = arith.muli %{{.*}}, %[[CNT0]] : index
+// CHECK-NEXT: %[[EXT1:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK-NEXT: %[[CNT1:.*]] = arith.ceildivui %[[EXT1]], %{{.*}} : index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %[[PART]], %[[CNT1]] : index
+// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
+// CHECK-SAME: threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
+// CHECK-NEXT: %[[BASE:.*]] = arith.muli %[[BX]], %[[BLOCK]] : index
+// CHECK-NEXT: %[[GID:.*]] = arith.addi %[[BASE]], %[[TX]] : index
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[GID]], %[[TOTAL]] : index
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK-NEXT: %{{.*}}:2 = affine.delinearize_index %[[GID]] into (%[[CNT0]], %[[CNT1]]) : index, index
+// CHECK-NOT: scf.for
+// CHECK: memref.load %[[X]]
+// CHECK: memref.load %[[B]]
+// CHECK: arith.addf
+// CHECK-NEXT: arith.maximumf
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.
+// CHECK: return
+
+// Thread (i, j) reads x[i, j] and bias[j], writes y[i, j].
+// CANON-LABEL: func.func @elementwise_broadcast
+// CANON-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[B:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CANON-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
+// CANON-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
+// CANON: %[[TOTAL:.*]] = arith.muli %[[M]], %[[N]] : index
+// CANON: %[[GID:.*]] = arith.addi
+// CANON: arith.cmpi ult, %[[GID]], %[[TOTAL]] : index
+// CANON: %[[P:.*]]:2 = affine.delinearize_index %[[GID]] into (%[[M]], %[[N]]) : index, index
+// CANON-NEXT: %[[XV:.*]] = memref.load %[[X]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CANON-NEXT: %[[BV:.*]] = memref.load %[[B]][%[[P]]#1] : memref<?xf32>
+// CANON-NEXT: %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : f32
+// CANON-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
+// CANON-NEXT: memref.store %[[R]], %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+
+// The block size option replaces every 256.
+// B128-LABEL: func.func @elementwise_broadcast
+// B128-NOT: 256
+// B128: %[[BLOCK:.*]] = arith.constant 128 : index
+// B128-NEXT: %[[GRID:.*]] = arith.ceildivui %{{.*}}, %[[BLOCK]] : index
+// B128-NOT: 256
+// B128: gpu.launch blocks(%[[BX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{[^)]*}}) threads(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
+// B128-NEXT: arith.muli %[[BX]], %[[BLOCK]] : index
+// B128-NOT: 256
+// B128: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @elementwise_broadcast(%x: memref<?x?xf32>, %b: memref<?xf32>, %y: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<?x?xf32>, memref<?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A named op is generalized first: a fill is one thread per element.
+// CHECK-LABEL: func.func @fill
+// CHECK-SAME: (%[[Y:.*]]: memref<?x16xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL:.*]], %[[BLOCK]] : index
+// CHECK: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{.*}}) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK: affine.delinearize_index
+// CHECK: memref.store %[[ZERO]], %[[Y]]
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.fill
+
+// CANON-LABEL: func.func @fill
+// CANON-SAME: (%[[Y:.*]]: memref<?x16xf32>)
+// CANON: %[[M:.*]] = memref.dim %[[Y]], %c0
+// CANON: %[[TOTAL:.*]] = arith.muli %[[M]], %c16 : index
+// CANON: %[[P:.*]]:2 = affine.delinearize_index %{{.*}} into (%[[M]], 16) : index, index
+// CANON-NEXT: memref.store %{{.*}}, %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x16xf32>
+func.func @fill(%y: memref<?x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x16xf32>)
+  return
+}
+
+// -----
+
+// A row reduction (over dim 1): one thread per row, the reduction a
+// sequential loop inside the guarded body.
+// CHECK-LABEL: func.func @row_reduction
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CHECK: %[[I0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
+// CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
+// CHECK: %[[EXT:.*]] = arith.subi %[[M]], %{{.*}} : index
+// CHECK-NEXT: %[[CNT:.*]] = arith.ceildivui %[[EXT]], %{{.*}} : index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
+// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%[[CNT]]) : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// CHECK: memref.load %[[X]]
+// CHECK: memref.load %[[Y]]
+// CHECK: arith.addf
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.reduce
+
+// CANON-LABEL: func.func @row_reduction
+// CANON-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CANON-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
+// CANON-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
+// CANON: %[[GRID:.*]] = arith.ceildivui %[[M]], %c256 : index
+// CANON: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]],
+// CANON: %[[ROW:.*]] = arith.addi
+// CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[M]] : index
+// CANON-NEXT: scf.if %[[IN]] {
+// CANON-NEXT: scf.for %[[K:.*]] = %c0 to %[[N]] step %c1 {
+// CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[K]]] : memref<?x?xf32>
+// CANON-NEXT: %[[ACC:.*]] = memref.load %[[Y]][%[[ROW]]] : memref<?xf32>
+// CANON-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CANON-NEXT: memref.store %[[S]], %[[Y]][%[[ROW]]] : memref<?xf32>
+func.func @row_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// A column reduction (over dim 0): the parallel dim is moved outermost, so
+// it is still one launch over the N columns, each thread looping over the
+// M rows of its column.
+// CHECK-LABEL: func.func @column_reduction
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CHECK: %[[I0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
+// CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
+// CHECK: %[[EXT:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK-NEXT: %[[CNT:.*]] = arith.ceildivui %[[EXT]], %{{.*}} : index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
+// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
+// CHECK: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{.*}}) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
+// CHECK: affine.delinearize_index %{{.*}} into (%[[CNT]]) : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[M]] step
+// CHECK: arith.maximumf
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.reduce
+
+// Thread j reads x[k, j] for k = 0 .. M: neighbouring threads, neighbouring
+// columns.
+// CANON-LABEL: func.func @column_reduction
+// CANON-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CANON-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
+// CANON-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
+// CANON: %[[GRID:.*]] = arith.ceildivui %[[N]], %c256 : index
+// CANON: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]],
+// CANON: %[[COL:.*]] = arith.addi
+// CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[COL]], %[[N]] : index
+// CANON-NEXT: scf.if %[[IN]] {
+// CANON-NEXT: scf.for %[[K:.*]] = %c0 to %[[M]] step %c1 {
+// CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[K]], %[[COL]]] : memref<?x?xf32>
+// CANON-NEXT: %[[ACC:.*]] = memref.load %[[Y]][%[[COL]]] : memref<?xf32>
+// CANON-NEXT: %[[R:.*]] = arith.maximumf %[[V]], %[[ACC]] : f32
+// CANON-NEXT: memref.store %[[R]], %[[Y]][%[[COL]]] : memref<?xf32>
+func.func @column_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %s = arith.maximumf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// A 3-D generic whose reduction dim sits between its parallel dims
+// (d0 parallel, d1 reduction, d2 parallel): the two parallel dims are
+// linearized, innermost (d2) fastest, the reduction loops inside.
+// CHECK-LABEL: func.func @middle_reduction
+// CHECK: gpu.launch
+// CHECK: affine.delinearize_index %{{.*}} into (%{{.*}}, %{{.*}}) : index, index
+// CHECK: scf.for
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.reduce
+// CANON-LABEL: func.func @middle_reduction
+// CANON-SAME: (%[[X:.*]]: memref<?x?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CANON-DAG: %[[D0:.*]] = memref.dim %[[X]], %c0
+// CANON-DAG: %[[D1:.*]] = memref.dim %[[X]], %c1
+// CANON-DAG: %[[D2:.*]] = memref.dim %[[X]], %c2
+// CANON: %[[TOTAL:.*]] = arith.muli %[[D0]], %[[D2]] : index
+// CANON: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CANON: %[[P:.*]]:2 = affine.delinearize_index %{{.*}} into (%[[D0]], %[[D2]]) : index, index
+// CANON-NEXT: scf.for %[[K:.*]] = %c0 to %[[D1]] step %c1 {
+// CANON-NEXT: memref.load %[[X]][%[[P]]#0, %[[K]], %[[P]]#1] : memref<?x?x?xf32>
+// CANON-NEXT: memref.load %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CANON-NEXT: arith.addf
+// CANON-NEXT: memref.store %{{.*}}, %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CANON-NOT: gpu.launch
+// CANON: return
+func.func @middle_reduction(%x: memref<?x?x?xf32>, %y: memref<?x?xf32>) {
+  linalg.reduce ins(%x : memref<?x?x?xf32>) outs(%y : memref<?x?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// A full reduction has no parallel loop: a single-thread launch (1x1x1
+// blocks of 1x1x1 threads) with the whole loop nest inside, no guard.
+// CHECK-LABEL: func.func @full_reduction
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<f32>)
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[ONE2:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]])
+// CHECK-NOT: scf.if
+// CHECK-NOT: affine.delinearize_index
+// CHECK: %[[M:.*]] = memref.dim %[[X]]
+// CHECK: %[[N:.*]] = memref.dim %[[X]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[M]] step
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// CHECK: memref.load %[[X]]
+// CHECK-NEXT: memref.load %[[Y]][] : memref<f32>
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]][] : memref<f32>
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @full_reduction(%x: memref<?x?xf32>, %y: memref<f32>) {
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<f32>) dimensions = [0, 1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// A rank-0 elementwise op: also a single thread.
+// CHECK-LABEL: func.func @rank0
+// CHECK-SAME: (%[[X:.*]]: memref<f32>, %[[Y:.*]]: memref<f32>)
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[ONE2:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]])
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][] : memref<f32>
+// CHECK: %[[NEG:.*]] = arith.negf %[[V]] : f32
+// CHECK-NEXT: memref.store %[[NEG]], %[[Y]][] : memref<f32>
+// CHECK-NEXT: gpu.terminator
+// CHECK-NOT: linalg.generic
+func.func @rank0(%x: memref<f32>, %y: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%x : memref<f32>) outs(%y : memref<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// A copy out of a strided view (what grove-legalize-memref makes of a
+// non-contiguous memref.copy): a kernel reading through the layout.
+// CHECK-LABEL: func.func @copy_strided
+// CHECK-SAME: (%[[SRC:.*]]: memref<4x8xf32, strided<[16, 1], offset: ?>>, %[[DST:.*]]: memref<4x8xf32>)
+// CHECK: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch
+// CHECK: affine.delinearize_index
+// CHECK: %[[V:.*]] = memref.load %[[SRC]][%{{.*}}, %{{.*}}] : memref<4x8xf32, strided<[16, 1], offset: ?>>
+// CHECK: memref.store %[[V]], %[[DST]][%{{.*}}, %{{.*}}] : memref<4x8xf32>
+// CHECK-NOT: linalg.copy
+
+// All sizes static: 32 threads in one block.
+// CANON-LABEL: func.func @copy_strided
+// CANON-SAME: (%[[SRC:.*]]: memref<4x8xf32, strided<[16, 1], offset: ?>>, %[[DST:.*]]: memref<4x8xf32>)
+// CANON: gpu.launch blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c1, %{{[a-z0-9_]+}} = %c1, %{{[a-z0-9_]+}} = %c1) threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c256,
+// CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[TX]], %c32 : index
+// CANON-NEXT: scf.if %[[IN]] {
+// CANON-NEXT: %[[P:.*]]:2 = affine.delinearize_index %[[TX]] into (4, 8) : index, index
+// CANON-NEXT: %[[V:.*]] = memref.load %[[SRC]][%[[P]]#0, %[[P]]#1]
+// CANON-NEXT: memref.store %[[V]], %[[DST]][%[[P]]#0, %[[P]]#1]
+func.func @copy_strided(%src: memref<4x8xf32, strided<[16, 1], offset: ?>>, %dst: memref<4x8xf32>) {
+  linalg.copy ins(%src : memref<4x8xf32, strided<[16, 1], offset: ?>>) outs(%dst : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// Two ops, two launches, in program order.
+// CHECK-LABEL: func.func @two_ops
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32>
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: arith.mulf
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @two_ops(%x: memref<?xf32>, %y: memref<?xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%y : memref<?xf32>)
+  linalg.mul ins(%x, %y : memref<?xf32>, memref<?xf32>) outs(%y : memref<?xf32>)
+  return
+}
+
+// -----
+
+// An op already inside a launch is device code: left alone.
+// CHECK-LABEL: func.func @inside_launch
+// CHECK: gpu.launch
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @inside_launch(%y: memref<16xf32>) {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.fill ins(%zero : f32) outs(%y : memref<16xf32>)
+    gpu.terminator
+  }
+  return
+}

@@ -1,0 +1,83 @@
+# RUN: %python %s
+# f16 and bf16 models: an elementwise chain, softmax, a reduction and
+# matmuls (plain, transposed rhs, batched) against numpy in f32 on the same
+# low-precision inputs, fresh random inputs, dynamic batch sizes. Run on the
+# GPU too by test/Integration/CUDA (GROVE_TEST_TARGET=cuda).
+# Tolerances, with eps = 2^-10 (f16) or 2^-7 (bf16), one rounding per
+# stored result: elementwise/softmax/reduction rtol 4 eps, atol eps; matmul
+# atol 8 eps sqrt(K) (the host accumulates in the element type, cuBLAS in
+# f32) plus rtol 4 eps.
+import ml_dtypes
+import numpy as np
+from grove_testing import Model, assert_close, rng
+
+TYPES = {"f16": (np.float16, 2.0**-10), "bf16": (ml_dtypes.bfloat16, 2.0**-7)}
+K = 32
+
+funcs = []
+for t in TYPES:
+    funcs.append(f"""
+  func.func @chain_{t}(%x: tensor<?x16x{t}>, %b: tensor<16x{t}>) -> tensor<?x16x{t}> {{
+    %0 = grove.add %x, %b : (tensor<?x16x{t}>, tensor<16x{t}>) -> tensor<?x16x{t}>
+    %1 = grove.tanh %0 : tensor<?x16x{t}>
+    %2 = grove.mul %1, %x : (tensor<?x16x{t}>, tensor<?x16x{t}>) -> tensor<?x16x{t}>
+    %3 = grove.relu %2 : tensor<?x16x{t}>
+    return %3 : tensor<?x16x{t}>
+  }}
+  func.func @softmax_{t}(%x: tensor<?x16x{t}>) -> tensor<?x16x{t}> {{
+    %0 = grove.softmax %x {{axis = 1 : i64}} : tensor<?x16x{t}>
+    return %0 : tensor<?x16x{t}>
+  }}
+  func.func @sum_{t}(%x: tensor<?x16x{t}>) -> tensor<?x{t}> {{
+    %0 = grove.reduce_sum %x {{axes = array<i64: 1>}} : tensor<?x16x{t}> -> tensor<?x{t}>
+    return %0 : tensor<?x{t}>
+  }}
+  func.func @mm_{t}(%x: tensor<?x{K}x{t}>, %w: tensor<{K}x8x{t}>) -> tensor<?x8x{t}> {{
+    %0 = grove.matmul %x, %w : (tensor<?x{K}x{t}>, tensor<{K}x8x{t}>) -> tensor<?x8x{t}>
+    return %0 : tensor<?x8x{t}>
+  }}
+  func.func @mmt_{t}(%x: tensor<?x{K}x{t}>, %w: tensor<8x{K}x{t}>) -> tensor<?x8x{t}> {{
+    %0 = grove.matmul %x, %w {{transpose_rhs}} : (tensor<?x{K}x{t}>, tensor<8x{K}x{t}>) -> tensor<?x8x{t}>
+    return %0 : tensor<?x8x{t}>
+  }}
+  func.func @bmm_{t}(%x: tensor<?x5x{K}x{t}>, %w: tensor<?x{K}x3x{t}>) -> tensor<?x5x3x{t}> {{
+    %0 = grove.matmul %x, %w : (tensor<?x5x{K}x{t}>, tensor<?x{K}x3x{t}>) -> tensor<?x5x3x{t}>
+    return %0 : tensor<?x5x3x{t}>
+  }}""")
+model = Model("module {" + "".join(funcs) + "\n}", name="lowp")
+
+r = rng()
+checked = 0
+for t, (dtype, eps) in TYPES.items():
+    def arr(*shape):
+        return r.standard_normal(shape).astype(np.float32).astype(dtype)
+
+    def f32(a):
+        return np.asarray(a).astype(np.float32)
+
+    mm_tol = dict(rtol=4 * eps, atol=8 * eps * np.sqrt(K))
+    for n in (1, 7, 40):
+        x, b = arr(n, 16), arr(16)
+        (got,) = model.call(f"chain_{t}", x, b)
+        ref = np.maximum(np.tanh(f32(x) + f32(b)) * f32(x), 0)
+        assert_close(f32(got), ref, 4 * eps, eps, f"chain_{t} n={n}")
+        (got,) = model.call(f"softmax_{t}", x)
+        e = np.exp(f32(x) - f32(x).max(axis=1, keepdims=True))
+        assert_close(f32(got), e / e.sum(axis=1, keepdims=True), 4 * eps,
+                     eps, f"softmax_{t} n={n}")
+        (got,) = model.call(f"sum_{t}", x)
+        assert_close(f32(got), f32(x).sum(axis=1), 4 * eps, 4 * eps * 4,
+                     f"sum_{t} n={n}")
+        xk, w, wt = arr(n, K), arr(K, 8), arr(8, K)
+        (got,) = model.call(f"mm_{t}", xk, w)
+        assert_close(f32(got), f32(xk) @ f32(w), what=f"mm_{t} n={n}",
+                     **mm_tol)
+        (got,) = model.call(f"mmt_{t}", xk, wt)
+        assert_close(f32(got), f32(xk) @ f32(wt).T, what=f"mmt_{t} n={n}",
+                     **mm_tol)
+        bx, bw = arr(n, 5, K), arr(n, K, 3)
+        (got,) = model.call(f"bmm_{t}", bx, bw)
+        assert_close(f32(got), f32(bx) @ f32(bw), what=f"bmm_{t} n={n}",
+                     **mm_tol)
+        checked += 6
+print(f"low_precision: {checked} checks passed on {model.target}")
