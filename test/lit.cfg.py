@@ -20,6 +20,9 @@ config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%runtime_include", config.grove_runtime_include))
 config.substitutions.append(("%grove_lib_dir", config.grove_lib_dir))
 config.substitutions.append(("%blas_libs", config.blas_libraries))
+config.substitutions.append(
+    ("%grove_fatbin", config.python_executable + " " + os.path.join(
+        config.grove_src_root, "tools", "grove-fatbin", "grove-fatbin.py")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "OPENBLAS_CORETYPE",
                                      "OPENBLAS_L2_SIZE"])

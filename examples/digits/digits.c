@@ -4,8 +4,16 @@
  *   digits WEIGHTS.safetensors DIGITS_TEST.bin [--expect REFERENCE.txt]
  *
  * With --expect, exits 1 unless the accuracy equals the reference
- * framework's (PyTorch's, written by models/mlp/train.py). */
+ * framework's (PyTorch's, written by models/mlp/train.py).
+ *
+ * Built twice: `digits` runs the host model; `digits_cuda` (DIGITS_CUDA)
+ * the model compiled with --target=cuda, moving the batch to the GPU and
+ * the logits back with cudart. The model calls are the same. */
 #include "mlp.h"
+
+#if DIGITS_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -76,8 +84,19 @@ int main(int argc, char **argv) {
 
   /* The whole held-out set is one batch: the batch dimension is dynamic. */
   int64_t shape[2] = {ds.n, ds.d};
-  DLTensor x = {.data = ds.x,
-                .device = {kDLCPU, 0},
+  void *input = ds.x;
+  size_t outBytes = sizeof(float) * ds.n * 10;
+#if DIGITS_CUDA
+  size_t inBytes = sizeof(float) * ds.n * ds.d;
+  if (cudaMalloc(&input, inBytes) != cudaSuccess ||
+      cudaMemcpy(input, ds.x, inBytes, cudaMemcpyHostToDevice) !=
+          cudaSuccess) {
+    fprintf(stderr, "cannot copy the batch to the GPU\n");
+    return 1;
+  }
+#endif
+  DLTensor x = {.data = input,
+                .device = grove_context_device(ctx),
                 .ndim = 2,
                 .dtype = {kDLFloat, 32, 1},
                 .shape = shape,
@@ -88,7 +107,19 @@ int main(int argc, char **argv) {
   if (s != GROVE_OK)
     return fail("mlp_forward", s);
 
-  const float *y = logits->dl_tensor.data;
+  float *y = malloc(outBytes);
+  if (!y)
+    return 1;
+#if DIGITS_CUDA
+  if (cudaMemcpy(y, logits->dl_tensor.data, outBytes,
+                 cudaMemcpyDeviceToHost) != cudaSuccess) {
+    fprintf(stderr, "cannot copy the logits from the GPU\n");
+    return 1;
+  }
+  cudaFree(input);
+#else
+  memcpy(y, logits->dl_tensor.data, outBytes);
+#endif
   uint32_t correct = 0;
   for (uint32_t i = 0; i < ds.n; ++i) {
     int best = 0;
@@ -99,6 +130,7 @@ int main(int argc, char **argv) {
   }
   double accuracy = (double)correct / ds.n;
   printf("accuracy %.6f (%u/%u held-out digits)\n", accuracy, correct, ds.n);
+  free(y);
   logits->deleter(logits);
   grove_context_destroy(ctx);
   free(ds.x);

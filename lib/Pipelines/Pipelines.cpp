@@ -55,6 +55,18 @@ void mlir::grove::buildGroveCommonPipeline(
   pm.addPass(createCanonicalizerPass());
 }
 
+/// x86 has no bf16 arithmetic, and LLVM's promotion calls a libgcc helper
+/// that GCC 12 lacks (__truncsfbf2): host code computes bf16 in f32 and
+/// converts with integer operations.
+static void addHostFloatLegalization(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addNestedPass<func::FuncOp>(
+      arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addNestedPass<func::FuncOp>(createGroveExpandBF16Casts());
+}
+
 void mlir::grove::buildGroveToHostPipeline(
     OpPassManager &pm, const GrovePipelineOptions &options) {
   buildGroveCommonPipeline(pm, options);
@@ -72,15 +84,7 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
 
-  // x86 has no bf16 arithmetic, and LLVM's promotion calls a libgcc helper
-  // that GCC 12 lacks (__truncsfbf2): compute bf16 in f32 and convert with
-  // integer operations.
-  pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
-  arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"bf16"};
-  pm.addNestedPass<func::FuncOp>(
-      arith::createArithEmulateUnsupportedFloats(emulate));
-  pm.addNestedPass<func::FuncOp>(createGroveExpandBF16Casts());
+  addHostFloatLegalization(pm);
 
   // To the LLVM dialect.
   pm.addPass(createSCFToControlFlowPass());
@@ -130,6 +134,9 @@ void mlir::grove::buildGroveToCudaPipeline(
   pm.addPass(createCanonicalizerPass());
 
   // Kernels: outline, thread one stream through each entry function, NVVM.
+  // Constants and index math move into the kernels rather than becoming
+  // kernel parameters.
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   GpuNVVMAttachTargetOptions nvvm;
   nvvm.chip = options.chip;
@@ -146,7 +153,9 @@ void mlir::grove::buildGroveToCudaPipeline(
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
   // Host side to the LLVM dialect (as for grove-to-host), launches and
-  // buffers to the runtime's mgpu* shim.
+  // buffers to the runtime's mgpu* shim. Scalars computed on the host for
+  // kernels (a mean's 1/n) may be bf16 too.
+  addHostFloatLegalization(pm);
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

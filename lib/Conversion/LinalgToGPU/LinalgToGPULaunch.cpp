@@ -150,7 +150,7 @@ struct ConvertLinalgToGPULaunchPass
   void runOnOperation() override {
     if (blockSize <= 0 || blockSize > 1024) {
       getOperation().emitError("block-size must be in [1, 1024], got ")
-          << blockSize;
+          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> ops;

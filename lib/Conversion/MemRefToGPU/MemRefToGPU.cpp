@@ -34,6 +34,9 @@ struct GroveMemRefToGPUPass
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     WalkResult result = getOperation().walk([&](Operation *op) {
+      // Device code keeps its own memory ops (none are generated today).
+      if (isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
       rewriter.setInsertionPoint(op);
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         // cuMemAlloc-backed blocks are 256-byte aligned, more than any

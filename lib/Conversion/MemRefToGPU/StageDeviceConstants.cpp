@@ -31,6 +31,14 @@ struct GroveStageDeviceConstantsPass
     SmallVector<memref::GetGlobalOp> globals;
     getOperation().walk([&](memref::GetGlobalOp op) { globals.push_back(op); });
     for (memref::GetGlobalOp get : globals) {
+      // A mutable global would be written through the copy: refuse it.
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      if (!global || !global.getConstant()) {
+        get.emitOpError("reads a mutable global, which device code cannot "
+                        "share with the host");
+        return signalPassFailure();
+      }
       MemRefType type = get.getType();
       rewriter.setInsertionPointAfter(get);
       auto buffer = memref::AllocOp::create(rewriter, get.getLoc(), type);

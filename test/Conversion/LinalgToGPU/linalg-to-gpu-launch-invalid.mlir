@@ -7,9 +7,9 @@
 
 // A block size outside what CUDA allows per block is rejected before any op
 // is touched (1024 is the largest that passes, as the last RUN line shows).
-// ZERO: error: block-size must be in [1, 1024], got
+// ZERO: error: block-size must be in [1, 1024], got 0{{$}}
 // ZERO-NOT: gpu.launch
-// TOOBIG: error: block-size must be in [1, 1024], got
+// TOOBIG: error: block-size must be in [1, 1024], got 2000{{$}}
 // TOOBIG-NOT: gpu.launch
 
 // The pass runs after bufferization: a linalg op on tensors is an error,

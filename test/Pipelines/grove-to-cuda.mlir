@@ -1,0 +1,249 @@
+// REQUIRES: cuda-target
+// RUN: grove-opt %s --grove-to-cuda > %t.fatbin.mlir
+// RUN: FileCheck %s --check-prefix=HOST < %t.fatbin.mlir
+// RUN: FileCheck %s --check-prefix=FATBIN < %t.fatbin.mlir
+// RUN: grove-opt %s --grove-to-cuda=gpu-format=isa | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' > %t.ptx.mlir
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx.mlir
+// RUN: FileCheck %s --check-prefix=CLEAN < %t.ptx.mlir
+// RUN: grove-opt %s --grove-to-cuda="chip=sm_80 gpu-format=isa" | sed -e 's/\\0A/\n/g' -e 's/\\09/ /g' | FileCheck %s --check-prefix=SM80
+
+// The MLP of models/mlp/mlp.mlir (copied, as in grove-to-host.mlir) plus a
+// softmax and a row maximum, through grove-to-cuda (Pipelines.cpp): the
+// dense layers are cuBLAS calls, every other linalg op one kernel, every
+// buffer a device buffer, the kernels embedded as a fatbin (HOST, FATBIN).
+// With gpu-format=isa the kernels are embedded as PTX text instead; sed
+// unescapes it so that PTX checks one instruction per line (PTX, CLEAN,
+// SM80). The host code does not depend on the format.
+
+//===----------------------------------------------------------------------===//
+// Host code
+//===----------------------------------------------------------------------===//
+
+// forward: GEMM (x @ fc1.weight^T, transB = 1, beta = 0: the zero fill is
+// folded away) into a device buffer, the fused bias + relu kernel in place,
+// GEMM (hidden @ fc2.weight^T) into the device result, the bias kernel, then
+// the hidden buffer is freed; the result is returned (the runtime owns it).
+// 2-D operands are passed as rank-3 views: a batch of one, batch stride 0.
+// HOST-LABEL: llvm.func internal @_grove_mlp_forward(
+// HOST-DAG: %[[NOTSHARED:.*]] = llvm.mlir.constant(0 : i8) : i8
+// HOST-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : index) : i64
+// HOST-DAG: %[[ALPHA:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// HOST-DAG: %[[TRANS:.*]] = llvm.mlir.constant(1 : i32) : i32
+// HOST-DAG: %[[NOTRANS:.*]] = llvm.mlir.constant(0 : i32) : i32
+// HOST-DAG: %[[BETA:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// HOST-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : index) : i64
+// HOST-DAG: %[[C1:.*]] = llvm.mlir.constant(1 : index) : i64
+// HOST-DAG: %[[C64:.*]] = llvm.mlir.constant(64 : index) : i64
+// HOST-DAG: %[[C128:.*]] = llvm.mlir.constant(128 : index) : i64
+// HOST-DAG: %[[C10:.*]] = llvm.mlir.constant(10 : index) : i64
+// HOST: %[[S0:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+// HOST: %[[H:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S0]], %[[NOTSHARED]]) : (i64, !llvm.ptr, i8) -> !llvm.ptr
+// HOST: llvm.call @grove_rt_cuda_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
+// HOST-SAME: %arg24, %arg25, %[[C0]], %[[C1]], %arg27, %[[C64]], %[[C0]], %[[C64]], %[[C1]],
+// HOST-SAME: %arg0, %arg1, %[[C0]], %[[C1]], %[[C128]], %[[C64]], %[[C0]], %[[C64]], %[[C1]],
+// HOST-SAME: %[[H]], %[[H]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]])
+// One thread per hidden element: grid = ceildiv(batch * 128, 256).
+// HOST-NEXT: %[[TOTAL:.*]] = llvm.mul %arg27, %[[C128]] : i64
+// HOST: llvm.udiv %{{.*}}, %[[C256]] : i64
+// HOST: %[[GRID:.*]] = llvm.select
+// HOST-NEXT: %[[S1:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S1]] : !llvm.ptr> @_grove_mlp_forward_kernel::@_grove_mlp_forward_kernel blocks in (%[[GRID]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) : i64
+// The block size is a constant inside the kernel, not a parameter.
+// HOST-SAME: args(%[[TOTAL]] : i64,
+// HOST-SAME: %[[H]] : !llvm.ptr, %[[H]] : !llvm.ptr,
+// HOST-SAME: %arg7 : !llvm.ptr, %arg8 : !llvm.ptr,
+// HOST: %[[O:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S1]], %[[NOTSHARED]])
+// HOST-NEXT: %[[R0:.*]] = llvm.insertvalue %[[O]], %{{.*}}[0]
+// HOST-NEXT: %[[R1:.*]] = llvm.insertvalue %[[O]], %[[R0]][1]
+// HOST: llvm.call @grove_rt_cuda_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
+// HOST-SAME: %[[H]], %[[H]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]],
+// HOST-SAME: %arg12, %arg13, %[[C0]], %[[C1]], %[[C10]], %[[C128]], %[[C0]], %[[C128]], %[[C1]],
+// HOST-SAME: %[[O]], %[[O]], %[[C0]], %[[C1]], %arg27, %[[C10]], %[[C0]], %[[C10]], %[[C1]])
+// HOST: %[[S2:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S2]] : !llvm.ptr> @_grove_mlp_forward_kernel_0::@_grove_mlp_forward_kernel blocks in
+// HOST-SAME: %[[O]] : !llvm.ptr, %[[O]] : !llvm.ptr,
+// HOST-SAME: %arg19 : !llvm.ptr, %arg20 : !llvm.ptr,
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[H]], %[[S2]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// HOST-NOT: @mgpuMemFree
+// HOST: llvm.return %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+
+// probs: one stream for the whole function, one kernel per linalg op (the
+// softmax's max is shared with the row maximum by CSE): fill, max
+// reduction (one thread per row), exp, fill, sum reduction, divide. The
+// sum is a temporary: freed; max and probabilities are returned.
+// HOST-LABEL: llvm.func internal @_grove_mlp_probs(
+// HOST: %[[S:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+// HOST-NEXT: llvm.getelementptr
+// HOST-NEXT: llvm.ptrtoint
+// HOST-NEXT: %[[SUM:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// HOST-NEXT: llvm.getelementptr
+// HOST-NEXT: llvm.ptrtoint
+// HOST-NEXT: %[[MAX:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// HOST: %[[ROWS:.*]] = llvm.select
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-SAME: %[[MAX]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_1::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-SAME: %[[MAX]] : !llvm.ptr
+// HOST: %[[E:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// HOST: %[[ELEMS:.*]] = llvm.select
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_2::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
+// HOST-SAME: %[[E]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_3::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-SAME: %[[SUM]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_4::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_5::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
+// HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[SUM]], %[[S]])
+// HOST-NOT: @mgpuMemFree
+// HOST-NOT: gpu.launch_func
+// HOST: llvm.return
+
+// The runtime's GEMM on exploded rank-3 descriptors, and the descriptor
+// says which runtime the library needs.
+// HOST: llvm.func @grove_rt_cuda_gemm_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64)
+// HOST: @_grove.mlp.desc("grove-model 1\0Amodule mlp\0Atarget cuda\0Aparam fc1.weight f32 2 128 64\0A
+// HOST-SAME: \0Aentry forward 1 1\0A
+// HOST-SAME: \0Aentry probs 1 2\0A
+
+// Eight kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
+// section grove-fatbin and the runtime look for; no PTX text, no GPU
+// module left.
+// FATBIN-NOT: gpu.module
+// FATBIN-COUNT-8: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
+// FATBIN-NOT: gpu.binary
+// FATBIN-NOT: assembly =
+// FATBIN-NOT: gpu.module
+
+//===----------------------------------------------------------------------===//
+// Kernels (PTX)
+//===----------------------------------------------------------------------===//
+
+// The fused bias + relu: global id from %ctaid.x and %tid.x, the bounds
+// guard (the only branch: no loop), two global loads, add,
+// NaN-propagating max (arith.maximumf), store.
+// PTX-LABEL: gpu.binary @_grove_mlp_forward_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, assembly = "//
+// PTX: .target sm_90
+// PTX: .visible .entry _grove_mlp_forward_kernel(
+// PTX: .maxntid 256, 1, 1
+// PTX: mov.u32 %r{{[0-9]+}}, %ctaid.x;
+// PTX: mov.u32 %r{{[0-9]+}}, %tid.x;
+// The block size is a constant in the kernel (sunk before outlining).
+// PTX: mul.wide.u32 %rd{{[0-9]+}}, %r{{[0-9]+}}, 256;
+// PTX-NEXT: or.b64 %rd[[GID:[0-9]+]],
+// PTX-NEXT: setp.ge.u64 %p[[OUT:[0-9]+]], %rd[[GID]], %rd{{[0-9]+}};
+// PTX-NEXT: @%p[[OUT]] bra $L__BB0_[[EXIT:[0-9]+]];
+// PTX-NOT: bra
+// The bias column is the id modulo the static 128: a mask, no division.
+// PTX: and.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 127;
+// PTX: ld.global.b32 %r[[H:[0-9]+]], [%rd{{[0-9]+}}];
+// PTX: ld.global.b32 %r[[B:[0-9]+]], [%rd{{[0-9]+}}];
+// PTX-NEXT: add.rn.f32 %r[[SUM:[0-9]+]], %r[[H]], %r[[B]];
+// PTX-NEXT: max.NaN.f32 %r[[RELU:[0-9]+]], %r[[SUM]], 0f00000000;
+// PTX-NEXT: st.global.b32 [%rd{{[0-9]+}}], %r[[RELU]];
+// PTX-NEXT: $L__BB0_[[EXIT]]:
+// PTX-NEXT: ret;
+
+// The second bias add: no relu.
+// PTX-LABEL: gpu.binary @_grove_mlp_forward_kernel_0 [
+// PTX: .target sm_90
+// PTX: %ctaid.x
+// PTX: ld.global.b32
+// PTX: ld.global.b32
+// PTX-NEXT: add.rn.f32
+// PTX-NOT: max
+// PTX: st.global.b32
+// PTX: ret;
+
+// The row maximum: sequential inside the thread; the row length (10) is a
+// constant in the kernel, so the loop is fully unrolled: ten maxima, no
+// branch back.
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_1 [
+// PTX: .target sm_90
+// PTX: %ctaid.x
+// PTX-COUNT-10: max.NaN.f32
+// PTX-NOT: max.NaN.f32
+// PTX-NOT: bra
+// PTX: ret;
+
+// exp is lowered in the kernel (libdevice), not called.
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_2 [
+// PTX-NOT: call
+// PTX: sub.rn.f32
+// PTX: ex2.approx
+// PTX-NOT: call
+// PTX: st.global.b32
+// PTX: ret;
+
+// The row sum: the same, with adds.
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_4 [
+// PTX-COUNT-10: add.rn.f32
+// PTX-NOT: add.rn.f32
+// PTX: ret;
+
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_5 [
+// PTX: div.rn.f32
+// PTX: ret;
+
+// Fully lowered: only LLVM-dialect host code, gpu.launch_func (translated
+// with the binary) and the binaries; no host buffer (malloc/free) anywhere.
+// CLEAN-NOT: gpu.module
+// CLEAN-NOT: gpu.launch blocks
+// CLEAN-NOT: gpu.alloc
+// CLEAN-NOT: gpu.dealloc
+// CLEAN-NOT: gpu.memcpy
+// CLEAN-NOT: gpu.wait
+// CLEAN-NOT: memref.
+// CLEAN-NOT: linalg.
+// CLEAN-NOT: affine.
+// CLEAN-NOT: scf.
+// CLEAN-NOT: cf.
+// CLEAN-NOT: arith.
+// CLEAN-NOT: math.
+// CLEAN-NOT: func.func
+// CLEAN-NOT: unrealized_conversion_cast
+// CLEAN-NOT: grove_rt_matmul_f32
+// CLEAN-NOT: @malloc
+// CLEAN-NOT: @free
+
+// The chip option reaches the NVVM target of every kernel module and ptxas'
+// target.
+// SM80-NOT: sm_90
+// SM80-COUNT-8: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// SM80-NOT: sm_90
+// SM80: .target sm_80
+// SM80-NOT: sm_90
+
+module @mlp {
+  grove.param @fc1.weight : tensor<128x64xf32>
+  grove.param @fc1.bias : tensor<128xf32>
+  grove.param @fc2.weight : tensor<10x128xf32>
+  grove.param @fc2.bias : tensor<10xf32>
+
+  func.func @forward(%x: tensor<?x64xf32> {grove.name = "x"})
+      -> (tensor<?x10xf32> {grove.name = "logits"}) {
+    %w1 = grove.get_param @fc1.weight : tensor<128x64xf32>
+    %b1 = grove.get_param @fc1.bias : tensor<128xf32>
+    %w2 = grove.get_param @fc2.weight : tensor<10x128xf32>
+    %b2 = grove.get_param @fc2.bias : tensor<10xf32>
+    %h = grove.matmul %x, %w1 {transpose_rhs}
+        : (tensor<?x64xf32>, tensor<128x64xf32>) -> tensor<?x128xf32>
+    %hb = grove.add %h, %b1
+        : (tensor<?x128xf32>, tensor<128xf32>) -> tensor<?x128xf32>
+    %a = grove.relu %hb : tensor<?x128xf32>
+    %o = grove.matmul %a, %w2 {transpose_rhs}
+        : (tensor<?x128xf32>, tensor<10x128xf32>) -> tensor<?x10xf32>
+    %logits = grove.add %o, %b2
+        : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+    return %logits : tensor<?x10xf32>
+  }
+
+  func.func @probs(%x: tensor<?x10xf32> {grove.name = "x"})
+      -> (tensor<?x10xf32> {grove.name = "p"},
+          tensor<?xf32> {grove.name = "row_max"}) {
+    %p = grove.softmax %x {axis = 1 : i64} : tensor<?x10xf32>
+    %m = grove.reduce_max %x {axes = array<i64: 1>}
+        : tensor<?x10xf32> -> tensor<?xf32>
+    return %p, %m : tensor<?x10xf32>, tensor<?xf32>
+  }
+}
