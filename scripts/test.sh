@@ -23,6 +23,16 @@ echo "test: gtest (runtime)"
 OMP_NUM_THREADS=1 "$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
   --gtest_output="xml:$RESULTS/gtest.xml" || status=1
 
-"$ROOT/.venv/bin/python" "$ROOT/scripts/lib/summarize.py" \
-  "$RESULTS/lit.xml" "$RESULTS/gtest.xml" || status=1
+reports=("$RESULTS/lit.xml" "$RESULTS/gtest.xml")
+if [[ -x "$BUILD/unittests/grove-runtime-cuda-tests" ]]; then
+  echo "test: gtest (CUDA runtime; GPU cases SKIPPED where no GPU)"
+  "$BUILD/unittests/grove-runtime-cuda-tests" --gtest_brief=1 \
+    --gtest_output="xml:$RESULTS/gtest-cuda.xml" || status=1
+  reports+=("$RESULTS/gtest-cuda.xml")
+else
+  echo "test: CUDA target not built (no CUDA toolkit): CUDA runtime tests SKIPPED"
+fi
+
+"$ROOT/.venv/bin/python" "$ROOT/scripts/lib/summarize.py" "${reports[@]}" ||
+  status=1
 exit $status

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 using namespace grove::rt;
@@ -23,10 +24,8 @@ struct Loaded {
   std::string message;
 };
 
-Loaded load() {
+Loaded load(const std::string &path) {
   Loaded l;
-  const char *env = std::getenv("GROVE_CUDA_DRIVER");
-  std::string path = env && *env ? env : "libcuda.so.1";
   // Never unloaded: kernels and handles may be in use until exit.
   void *lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -62,7 +61,17 @@ Loaded load() {
 } // namespace
 
 const Driver *grove::rt::cuda::loadDriver() {
-  static const Loaded loaded = load();
+  // One attempt per library path (the tests try several); kept for the
+  // process's lifetime since kernels and handles refer to it.
+  static std::mutex mutex;
+  static auto *attempts = new std::map<std::string, Loaded>();
+  const char *env = std::getenv("GROVE_CUDA_DRIVER");
+  std::string path = env && *env ? env : "libcuda.so.1";
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = attempts->find(path);
+  if (it == attempts->end())
+    it = attempts->emplace(path, load(path)).first;
+  const Loaded &loaded = it->second;
   if (!loaded.ok) {
     fail(loaded.status, loaded.message);
     return nullptr;

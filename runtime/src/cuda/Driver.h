@@ -61,9 +61,9 @@ struct Driver {
 };
 
 /// Loads the driver library ($GROVE_CUDA_DRIVER, default "libcuda.so.1") and
-/// calls cuInit once per process. Returns null, with the reason recorded
-/// through fail(GROVE_ERROR_NO_DEVICE, ...), if that is impossible. The
-/// result (success or the failure message) is cached.
+/// calls cuInit, once per library path and process. Returns null, with the
+/// reason recorded through fail(GROVE_ERROR_NO_DEVICE, ...), if that is
+/// impossible. The result (success or the failure message) is cached.
 const Driver *loadDriver();
 
 /// "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for `result`.

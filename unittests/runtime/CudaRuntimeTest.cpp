@@ -1,0 +1,188 @@
+//===- CudaRuntimeTest.cpp - libgrove_rt_cuda through its C API -----------===//
+//
+// Context creation for CUDA models where no GPU can be used must fail with
+// GROVE_ERROR_NO_DEVICE and a message that says why (no driver, a stub,
+// not a driver at all) - tested here on every machine with the toolkit.
+// The tests that need a GPU (device placement of weights, device checks on
+// inputs) report SKIPPED with the reason where there is none.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "grove/runtime.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+void noop(void **) {}
+const grove_packed_fn kEntries[1] = {noop};
+
+const char *kCudaDescriptor = "grove-model 1\n"
+                              "module cudamodel\n"
+                              "target cuda\n"
+                              "param w f32 1 4\n"
+                              "entry add 1 1\n"
+                              "input x f32 2 -1 4\n"
+                              "output out0 f32 2 -1 4\n";
+const grove_model_def kCudaModel = {GROVE_ABI_VERSION, 1, "cudamodel",
+                                    kCudaDescriptor, kEntries};
+
+/// Sets GROVE_CUDA_DRIVER for one test.
+struct DriverOverride {
+  explicit DriverOverride(const char *path) {
+    if (path)
+      setenv("GROVE_CUDA_DRIVER", path, 1);
+    else
+      unsetenv("GROVE_CUDA_DRIVER");
+  }
+  ~DriverOverride() { unsetenv("GROVE_CUDA_DRIVER"); }
+};
+
+grove_status create(grove_context **ctx, const grove_context_options *o =
+                                             nullptr) {
+  *ctx = reinterpret_cast<grove_context *>(0x1);
+  return grove_context_create_with_options(&kCudaModel, o, ctx);
+}
+
+// The GPU tests come first: once a test has loaded the toolkit's stub (whose
+// soname is libcuda.so.1), dlopen("libcuda.so.1") in this process would
+// return the stub instead of the real driver.
+/// A context for kCudaModel on the real driver, or a skip saying why not.
+class CudaRuntimeGpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (create(&ctx) != GROVE_OK) {
+      ctx = nullptr;
+      GTEST_SKIP() << "no usable CUDA GPU here: " << grove_last_error();
+    }
+  }
+  void TearDown() override { grove_context_destroy(ctx); }
+  grove_context *ctx = nullptr;
+};
+
+TEST_F(CudaRuntimeGpu, ReportsItsDevice) {
+  DLDevice dev = grove_context_device(ctx);
+  EXPECT_EQ(dev.device_type, kDLCUDA);
+  EXPECT_EQ(dev.device_id, 0);
+}
+
+TEST_F(CudaRuntimeGpu, RejectsHostTensors) {
+  grove::test::F32Tensor w({4}, {1, 2, 3, 4}, grove::test::f32());
+  ASSERT_EQ(grove_context_set_weight(ctx, "w", w.get()), GROVE_OK);
+  std::vector<float> x(8, 1.0f);
+  int64_t shape[2] = {2, 4};
+  DLTensor t{x.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
+  const DLTensor *in[1] = {&t};
+  DLManagedTensor *out[1];
+  EXPECT_EQ(grove_invoke(ctx, "add", in, 1, out, 1),
+            GROVE_ERROR_INVALID_ARGUMENT);
+  std::string m = grove_last_error();
+  EXPECT_NE(m.find("tensor is on kDLCPU:0, but this model runs on kDLCUDA:0"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(out[0], nullptr);
+}
+
+TEST_F(CudaRuntimeGpu, WeightsLiveOnTheDevice) {
+  std::vector<float> w = {1.5f, -2.0f, 3.25f, 8.0f};
+  grove::test::F32Tensor wt({4}, w, grove::test::f32());
+  ASSERT_EQ(grove_context_set_weight(ctx, "w", wt.get()), GROVE_OK);
+  DLTensor view;
+  ASSERT_EQ(grove_context_get_weight(ctx, "w", &view), GROVE_OK);
+  EXPECT_EQ(view.device.device_type, kDLCUDA);
+  std::vector<float> back(4);
+  ASSERT_EQ(cudaMemcpy(back.data(), view.data, 16, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  EXPECT_EQ(back, w);
+
+  // Written through the device view, saved, read back by a host parse.
+  std::vector<float> w2 = {9, 8, 7, 6};
+  ASSERT_EQ(cudaMemcpy(view.data, w2.data(), 16, cudaMemcpyHostToDevice),
+            cudaSuccess);
+  std::string path = ::testing::TempDir() + "cuda_weights.safetensors";
+  ASSERT_EQ(grove_context_save_weights(ctx, path.c_str()), GROVE_OK)
+      << grove_last_error();
+  grove_context *again = nullptr;
+  ASSERT_EQ(create(&again), GROVE_OK);
+  ASSERT_EQ(grove_context_load_weights(again, path.c_str()), GROVE_OK);
+  DLTensor view2;
+  ASSERT_EQ(grove_context_get_weight(again, "w", &view2), GROVE_OK);
+  ASSERT_EQ(cudaMemcpy(back.data(), view2.data, 16, cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  EXPECT_EQ(back, w2);
+  grove_context_destroy(again);
+}
+
+TEST_F(CudaRuntimeGpu, MissingDeviceOrdinalIsNoDevice) {
+  grove_context_options o;
+  grove_context_options_init(&o);
+  o.device_id = 4096;
+  grove_context *other;
+  EXPECT_EQ(create(&other, &o), GROVE_ERROR_NO_DEVICE);
+  EXPECT_NE(std::string(grove_last_error()).find("does not exist"),
+            std::string::npos);
+}
+
+TEST(CudaRuntimeNoGpu, MissingDriverIsNoDevice) {
+  DriverOverride d("/nonexistent/libcuda.so.1");
+  grove_context *ctx;
+  EXPECT_EQ(create(&ctx), GROVE_ERROR_NO_DEVICE);
+  EXPECT_EQ(ctx, nullptr);
+  std::string m = grove_last_error();
+  EXPECT_NE(m.find("model 'cudamodel'"), std::string::npos) << m;
+  EXPECT_NE(m.find("no CUDA driver: cannot load '/nonexistent/libcuda.so.1'"),
+            std::string::npos)
+      << m;
+}
+
+TEST(CudaRuntimeNoGpu, ToolkitStubIsNoDevice) {
+  std::string stub = GROVE_TEST_CUDA_TOOLKIT "/lib64/stubs/libcuda.so";
+  DriverOverride d(stub.c_str());
+  grove_context *ctx;
+  EXPECT_EQ(create(&ctx), GROVE_ERROR_NO_DEVICE);
+  EXPECT_EQ(ctx, nullptr);
+  std::string m = grove_last_error();
+  EXPECT_NE(m.find("stub library, not a driver"), std::string::npos) << m;
+}
+
+TEST(CudaRuntimeNoGpu, OtherLibraryIsNoDevice) {
+  DriverOverride d("libm.so.6");
+  grove_context *ctx;
+  EXPECT_EQ(create(&ctx), GROVE_ERROR_NO_DEVICE);
+  std::string m = grove_last_error();
+  EXPECT_NE(m.find("lacks cuInit"), std::string::npos) << m;
+}
+
+TEST(CudaRuntimeNoGpu, OptionsMustBeInitialised) {
+  grove_context_options o{};
+  grove_context *ctx;
+  EXPECT_EQ(create(&ctx, &o), GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(grove_last_error()).find("grove_context_options_init"),
+            std::string::npos);
+  grove_context_options_init(&o);
+  EXPECT_EQ(o.struct_size, sizeof(grove_context_options));
+  EXPECT_EQ(o.device_id, 0);
+  EXPECT_EQ(o.stream, nullptr);
+  grove_context_options_init(nullptr); // no crash
+}
+
+TEST(CudaRuntimeNoGpu, HostModelsStillRunOnTheHost) {
+  const char *desc = "grove-model 1\nmodule hostm\nentry f 0 0\n";
+  grove_model_def host = {GROVE_ABI_VERSION, 1, "hostm", desc, kEntries};
+  grove_context *ctx = nullptr;
+  ASSERT_EQ(grove_context_create(&host, &ctx), GROVE_OK);
+  DLDevice dev = grove_context_device(ctx);
+  EXPECT_EQ(dev.device_type, kDLCPU);
+  EXPECT_EQ(grove_invoke(ctx, "f", nullptr, 0, nullptr, 0), GROVE_OK);
+  grove_context_destroy(ctx);
+  EXPECT_EQ(grove_context_device(nullptr).device_type, kDLCPU);
+}
+
+} // namespace
