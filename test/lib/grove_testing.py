@@ -13,6 +13,11 @@ GROVE_TEST_COMPILE_ONLY=1 (machines with the toolkit but no GPU) a CUDA
 Model is compiled, linked, checked to embed sm_90 code, loaded, and its
 context creation checked to fail cleanly with GROVE_ERROR_NO_DEVICE; then the
 test script stops, saying so - nothing is reported as having run.
+
+GPU machines without grovec (scripts/gpu-check.sh): GROVE_TEST_BUNDLE=DIR.
+With GROVE_TEST_COMPILE_ONLY=1 (preparing, here) each CUDA model's shared
+object is also written to DIR/models, linked against DIR/rt's runtime; on
+the GPU machine Model loads it from there instead of running grovec.
 """
 import ctypes
 import os
@@ -104,12 +109,23 @@ class _DeviceBuffer:
             self.mem.cudart.cudaFree(ctypes.c_void_p(self.ptr))
 
 
+def load_cudart():
+    """cudart from $CUDA_HOME, else wherever the loader finds it."""
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    for name in (os.path.join(home, "lib64", "libcudart.so"),
+                 "libcudart.so.13", "libcudart.so"):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            pass
+    raise RuntimeError("cannot load libcudart (set CUDA_HOME)")
+
+
 class CudaMemory:
     """Device buffers through cudart (the toolkit's, as the runtime uses)."""
 
     def __init__(self):
-        home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-        self.cudart = ctypes.CDLL(os.path.join(home, "lib64", "libcudart.so"))
+        self.cudart = load_cudart()
         self.cudart.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
                                            ctypes.c_size_t, ctypes.c_int]
 
@@ -134,6 +150,14 @@ class CudaMemory:
             self._check(self.cudart.cudaMemcpy(out, ctypes.c_void_p(ptr),
                                                nbytes, 2), "D2H copy")
         return out.raw[:nbytes]
+
+
+def hash_of(source, flags):
+    """Names a prepared library after what it was compiled from."""
+    import hashlib
+    h = hashlib.sha256(source.encode())
+    h.update(repr(tuple(flags)).encode())
+    return h.hexdigest()[:16]
 
 
 def test_target():
@@ -166,14 +190,35 @@ class Model:
                 f.write(source)
         out = os.path.join(self.workdir, "out")
         cuda = self.target == "cuda"
-        run([tool("grovec"), path, "-o", out, "--name=" + name,
-             "--target=" + self.target, *grovec_flags])
+        bundle = os.environ.get("GROVE_TEST_BUNDLE")
+        compile_only = os.environ.get("GROVE_TEST_COMPILE_ONLY") == "1"
         archive = os.path.join(out, "lib%s.a" % name)
         so = os.path.join(self.workdir, "lib%s.so" % name)
-        libdir = GROVE_LIB
-        run([CC, "-shared", "-o", so, "-Wl,--whole-archive", archive,
-             "-Wl,--no-whole-archive", "-L" + libdir, "-Wl,-rpath," + libdir,
-             "-lgrove_rt_cuda" if cuda else "-lgrove_rt", "-lm"])
+        if bundle and cuda and not compile_only:
+            # On the GPU machine: the library prepared by gpu-check.sh.
+            so = os.path.join(bundle, "models", "lib%s.%s.so" % (name, hash_of(
+                source if not os.path.exists(str(source)) else open(source).read(),
+                grovec_flags)))
+            if not os.path.exists(so):
+                raise RuntimeError(f"{so} missing: rerun scripts/gpu-check.sh "
+                                   "prepare")
+        else:
+            run([tool("grovec"), path, "-o", out, "--name=" + name,
+                 "--target=" + self.target, *grovec_flags])
+            libdir = GROVE_LIB
+            run([CC, "-shared", "-o", so, "-Wl,--whole-archive", archive,
+                 "-Wl,--no-whole-archive", "-L" + libdir, "-Wl,-rpath," + libdir,
+                 "-lgrove_rt_cuda" if cuda else "-lgrove_rt", "-lm"])
+            if bundle and cuda:
+                # The same archive linked against the bundle's runtime.
+                os.makedirs(os.path.join(bundle, "models"), exist_ok=True)
+                with open(path) as f:
+                    key = hash_of(f.read(), grovec_flags)
+                run([CC, "-shared", "-o", os.path.join(
+                    bundle, "models", "lib%s.%s.so" % (name, key)),
+                    "-Wl,--whole-archive", archive, "-Wl,--no-whole-archive",
+                    "-L" + os.path.join(bundle, "rt"),
+                    "-Wl,-rpath,$ORIGIN/../rt", "-lgrove_rt_cuda", "-lm"])
         self.name = name
         self.lib = ctypes.CDLL(so)
         self._bind()

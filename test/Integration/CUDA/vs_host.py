@@ -56,40 +56,74 @@ def module(t):
 
 
 source = "module {" + "".join(module(t) for t in NP) + "\n}"
-host = Model(source, name="vsh", target="host")
-dev = Model(source, name="vsd", target=TARGET)
 
+# The cases: (entry, inputs, number of outputs, is a matmul).
 r = rng()
-compared = 0
+cases = []
 for t, dtype in NP.items():
-    eps = EPS[t]
-
     def arr(*shape):
         return r.standard_normal(shape).astype(np.float32).astype(dtype)
-
-    def same(entry, *inputs, matmul=False, outputs=1):
-        global compared
-        want = host.call(entry, *inputs, num_outputs=outputs)
-        got = dev.call(entry, *inputs, num_outputs=outputs)
-        for k, (g, w) in enumerate(zip(got, want)):
-            assert g.dtype == w.dtype, f"{entry}: dtype {g.dtype} != {w.dtype}"
-            if matmul:
-                rtol = 4 * eps
-                atol = (8 * eps if eps else 1e-4) * np.sqrt(K)
-            else:
-                rtol, atol = (4 * eps, 4 * eps) if eps else (1e-5, 1e-6)
-            err = assert_close(g.astype(np.float32), w.astype(np.float32),
-                               rtol, atol, f"{entry} output {k} on {TARGET}")
-            compared += 1
-            print(f"{entry:12s} output {k} shape {g.shape}: max |diff| {err:.3g}")
-
     for n in (1, 3, 129):
         x, b = arr(n, 37), arr(37)
-        same(f"chain_{t}", x, b)
-        same(f"softmax_{t}", x)
-        same(f"reduce_{t}", x, outputs=3)
-        same(f"move_{t}", x, outputs=2)
-        same(f"mm_{t}", arr(n, K), arr(24, K), matmul=True)
-        same(f"bmm_{t}", arr(n, 7, K), arr(K, 5), matmul=True)
+        cases += [(f"chain_{t}", [x, b], 1, False),
+                  (f"softmax_{t}", [x], 1, False),
+                  (f"reduce_{t}", [x], 3, False),
+                  (f"move_{t}", [x], 2, False),
+                  (f"mm_{t}", [arr(n, K), arr(24, K)], 1, True),
+                  (f"bmm_{t}", [arr(n, 7, K), arr(K, 5)], 1, True)]
+
+# Host results: computed here, or - on a GPU machine without grovec
+# (scripts/gpu-check.sh) - by the preparing machine on the same inputs.
+bundle = os.environ.get("GROVE_TEST_BUNDLE")
+recorded = bundle and os.path.join(bundle, "data", "vs_host.npz")
+
+
+def storable(a):
+    """npz holds no bf16: keep its bits (numpy versions differ there)."""
+    return a.view(np.uint16) if a.dtype == NP["bf16"] else a
+
+
+def restored(a, dtype):
+    return a.view(dtype) if dtype == NP["bf16"] else a
+
+
+if bundle and os.environ.get("GROVE_TEST_COMPILE_ONLY") != "1":
+    with np.load(recorded) as f:
+        for c, (entry, inputs, outputs, matmul) in enumerate(cases):
+            dtype = NP[entry.rsplit("_", 1)[1]]
+            cases[c] = (entry, [restored(f[f"in{c}_{i}"], dtype)
+                                for i in range(len(inputs))], outputs, matmul)
+        want = [[restored(f[f"out{c}_{k}"], NP[e.rsplit("_", 1)[1]])
+                 for k in range(n)] for c, (e, _, n, _) in enumerate(cases)]
+    print("vs_host: inputs and host results recorded by the preparing machine")
+else:
+    host = Model(source, name="vsh", target="host")
+    want = [host.call(e, *ins, num_outputs=k) for e, ins, k, _ in cases]
+    if bundle:
+        os.makedirs(os.path.dirname(recorded), exist_ok=True)
+        arrays = {}
+        for c, ((_, inputs, _, _), outs) in enumerate(zip(cases, want)):
+            arrays.update({f"in{c}_{i}": storable(a)
+                           for i, a in enumerate(inputs)})
+            arrays.update({f"out{c}_{k}": storable(a)
+                           for k, a in enumerate(outs)})
+        np.savez(recorded, **arrays)
+dev = Model(source, name="vsd", target=TARGET)
+
+compared = 0
+for (entry, inputs, outputs, matmul), expected in zip(cases, want):
+    eps = EPS[entry.rsplit("_", 1)[1]]
+    got = dev.call(entry, *inputs, num_outputs=outputs)
+    for k, (g, w) in enumerate(zip(got, expected)):
+        assert g.dtype == w.dtype, f"{entry}: dtype {g.dtype} != {w.dtype}"
+        if matmul:
+            rtol = 4 * eps
+            atol = (8 * eps if eps else 1e-4) * np.sqrt(K)
+        else:
+            rtol, atol = (4 * eps, 4 * eps) if eps else (1e-5, 1e-6)
+        err = assert_close(g.astype(np.float32), w.astype(np.float32), rtol,
+                           atol, f"{entry} output {k} on {TARGET}")
+        compared += 1
+        print(f"{entry:12s} output {k} shape {g.shape}: max |diff| {err:.3g}")
 print(f"vs_host: {compared} outputs of {TARGET} equal to the host's within "
       "tolerance")

@@ -1,0 +1,41 @@
+// Kernels bench/gpu/run.py times on the GPU against PyTorch (eager and
+// torch.compile), the device-to-device copy and cuBLAS. Compiled by
+// scripts/gpu-check.sh prepare with grovec --target=cuda.
+module @gpukernels {
+  // Memory bound: bias add + GELU + scale by the input, fused into one
+  // kernel (reads x once, writes y once).
+  func.func @chain_f32(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+    %0 = grove.add %x, %b : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+    %1 = grove.gelu %0 : tensor<?x?xf32>
+    %2 = grove.mul %1, %x : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    return %2 : tensor<?x?xf32>
+  }
+  // Row softmax: reductions plus elementwise work.
+  func.func @softmax_f32(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+    %0 = grove.softmax %x {axis = 1 : i64} : tensor<?x?xf32>
+    return %0 : tensor<?x?xf32>
+  }
+  // GEMM bound: one cuBLAS call.
+  func.func @gemm_f32(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+    %0 = grove.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    return %0 : tensor<?x?xf32>
+  }
+  // Memory bound: bias add + GELU + scale by the input, fused into one
+  // kernel (reads x once, writes y once).
+  func.func @chain_bf16(%x: tensor<?x?xbf16>, %b: tensor<?xbf16>) -> tensor<?x?xbf16> {
+    %0 = grove.add %x, %b : (tensor<?x?xbf16>, tensor<?xbf16>) -> tensor<?x?xbf16>
+    %1 = grove.gelu %0 : tensor<?x?xbf16>
+    %2 = grove.mul %1, %x : (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    return %2 : tensor<?x?xbf16>
+  }
+  // Row softmax: reductions plus elementwise work.
+  func.func @softmax_bf16(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+    %0 = grove.softmax %x {axis = 1 : i64} : tensor<?x?xbf16>
+    return %0 : tensor<?x?xbf16>
+  }
+  // GEMM bound: one cuBLAS call.
+  func.func @gemm_bf16(%a: tensor<?x?xbf16>, %b: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+    %0 = grove.matmul %a, %b : (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    return %0 : tensor<?x?xbf16>
+  }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh - the GPU check, in two halves (docs/cuda.md).
+#
+#   scripts/gpu-check.sh prepare   here (any machine with the CUDA toolkit):
+#       builds Grove, compiles every integration-test model, the shipped
+#       models and the benchmark kernels with grovec --target=cuda, records
+#       the host backend's results on the random inputs vs_host.py compares,
+#       and assembles gpu-bundle/ (~30 MB): a runtime with no dependency but
+#       cuBLAS, the model libraries, the runtime's gtests, digits_cuda.
+#   scripts/gpu-check.sh run [OUTDIR]   on the GPU machine (nvcc, PyTorch and
+#       cuBLAS there, no LLVM 22 and no network, so nothing is compiled by
+#       grovec there): runs the CUDA gtests (GPU cases must not skip), the
+#       example app, every integration test on the GPU (numpy/PyTorch
+#       references) and vs_host.py (GPU vs host), then bench/gpu/run.py.
+#       Writes OUTDIR/gpu-results.md and OUTDIR/gpu-check.log; exits 1 on any
+#       failure. Budget: under 8 minutes on an H200.
+#
+# With the device tool: prepare here, then
+#   run(command="scripts/gpu-check.sh run $OUT", carry=["gpu-bundle"])
+# and copy $OUT/gpu-results.md into docs/gpu-results.md.
+set -Eeuo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUNDLE="${GROVE_GPU_BUNDLE:-$ROOT/gpu-bundle}"
+BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
+CUDA="${CUDA_HOME:-/usr/local/cuda}"
+INTEGRATION=(elementwise contraction reduction data_movement mlp low_precision)
+
+log() { echo "gpu-check: $*"; }
+
+prepare() {
+  [[ -x "$CUDA/bin/ptxas" ]] || { log "no CUDA toolkit at $CUDA"; exit 1; }
+  "$ROOT/scripts/setup.sh"
+  "$ROOT/scripts/build.sh" grovec grove_rt grove_rt_cuda
+  rm -rf "$BUNDLE" && mkdir -p "$BUNDLE"/{rt,models,bin,data}
+
+  # The runtime for the GPU machine: OpenBLAS linked statically (for host
+  # models) and no oneDNN, so that only cuBLAS/cudart come from there.
+  log "runtime without host library dependencies"
+  local rtb="$BUILD/gpu-bundle-runtime"
+  cmake -S "$ROOT/runtime" -B "$rtb" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DGROVE_USE_DNNL=OFF -DBLA_STATIC=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenBLAS=ON \
+    -DCUDAToolkit_ROOT="$CUDA" \
+    "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--gc-sections -Wl,--exclude-libs,ALL" >/dev/null
+  ninja -C "$rtb" grove_rt_cuda_shared grove_rt_cuda >/dev/null
+  cp -P "$rtb"/libgrove_rt_cuda.so* "$BUNDLE/rt/"
+
+  local env=(env GROVE_BIN="$BUILD/bin" GROVE_LIB="$BUILD/lib"
+             PYTHONPATH="$ROOT/test/lib" CUDA_HOME="$CUDA"
+             GROVE_TEST_BUNDLE="$BUNDLE" GROVE_TEST_COMPILE_ONLY=1
+             GROVE_TEST_TARGET=cuda OMP_NUM_THREADS=1)
+  for t in "${INTEGRATION[@]}"; do
+    log "model of test/Integration/$t.py"
+    "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/test/Integration/$t.py" >/dev/null
+  done
+  log "vs_host.py: host results recorded"
+  "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/test/Integration/CUDA/vs_host.py" >/dev/null
+
+  # Shipped models and benchmark kernels, by name.
+  local tmp; tmp="$(mktemp -d)"
+  for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels"; do
+    "$BUILD/bin/grovec" "${m%%:*}" -o "$tmp/${m##*:}" --target=cuda
+    cc -shared -o "$BUNDLE/models/lib${m##*:}.so" -Wl,--whole-archive \
+      "$tmp/${m##*:}/lib${m##*:}.a" -Wl,--no-whole-archive -L"$BUNDLE/rt" \
+      '-Wl,-rpath,$ORIGIN/../rt' -lgrove_rt_cuda -lm
+  done
+  cp "$ROOT/models/mlp/mlp.safetensors" "$ROOT/models/mlp/digits_test.bin" \
+    "$ROOT/models/mlp/reference_accuracy.txt" "$BUNDLE/data/"
+
+  # The example app and the runtime's CUDA gtests, cudart linked statically.
+  local rt=(-L"$BUNDLE/rt" '-Wl,-rpath,$ORIGIN/../rt' -lgrove_rt_cuda
+            -L"$CUDA/lib64" -lcudart_static -ldl -lrt -lpthread)
+  cc -O2 -DDIGITS_CUDA=1 -I"$tmp/mlp" -I"$ROOT/runtime/include" -I"$CUDA/include" \
+    "$ROOT/examples/digits/digits.c" "$tmp/mlp/libmlp.a" "${rt[@]}" -lm \
+    -o "$BUNDLE/bin/digits_cuda"
+  c++ -O2 -std=c++17 -DGROVE_TEST_CUDA_TOOLKIT="\"$CUDA\"" \
+    -I"$ROOT/runtime/include" -I"$ROOT/runtime/src/cuda" -I"$CUDA/include" \
+    "$ROOT/unittests/runtime/CudaRuntimeTest.cpp" \
+    "$ROOT/unittests/runtime/CachingAllocatorTest.cpp" \
+    "$ROOT/unittests/runtime/TestUtil.cpp" \
+    "$ROOT/runtime/src/cuda/CachingAllocator.cpp" \
+    -lgtest_main -lgtest "${rt[@]}" -o "$BUNDLE/bin/grove-runtime-cuda-tests"
+  rm -rf "$tmp"
+  { echo "prepared $(date -u +%FT%TZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    (cd "$BUNDLE" && find . -type f | sort); } >"$BUNDLE/MANIFEST"
+  log "bundle ready: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
+}
+
+run() {
+  local out="${1:-$ROOT}"
+  mkdir -p "$out"
+  [[ -f "$BUNDLE/MANIFEST" ]] || { log "no $BUNDLE: run 'scripts/gpu-check.sh prepare' first"; exit 1; }
+  exec > >(tee "$out/gpu-check.log") 2>&1
+  local t0=$SECONDS fails=0 passes=0
+  local py; py="$(command -v python3)"
+  # cuBLAS 13: the toolkit's, else PyTorch's wheel.
+  local cublas_dir
+  cublas_dir="$("$py" -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)"
+  export LD_LIBRARY_PATH="$CUDA/lib64:${cublas_dir}:${LD_LIBRARY_PATH:-}"
+  export CUDA_HOME="$CUDA" PYTHONPATH="$ROOT/test/lib" GROVE_TEST_BUNDLE="$BUNDLE" \
+    GROVE_TEST_TARGET=cuda PYTHONUNBUFFERED=1
+  log "$(cat "$BUNDLE/MANIFEST" | head -1)"
+  nvidia-smi -L || true
+
+  step() { # name, command...
+    local name="$1"; shift
+    log "-- $name"
+    if "$@"; then passes=$((passes + 1)); log "PASS $name"
+    else fails=$((fails + 1)); log "FAIL $name"; fi
+  }
+  gtests() {
+    "$BUNDLE/bin/grove-runtime-cuda-tests" --gtest_brief=1 >"$out/gtest.txt" 2>&1
+    local rc=$?; cat "$out/gtest.txt"
+    # On a GPU machine nothing may skip.
+    [[ $rc -eq 0 ]] && ! grep -q "SKIPPED" "$out/gtest.txt"
+  }
+  step "runtime gtests (CUDA)" gtests
+  step "digits_cuda = PyTorch accuracy" "$BUNDLE/bin/digits_cuda" \
+    "$BUNDLE/data/mlp.safetensors" "$BUNDLE/data/digits_test.bin" \
+    --expect "$BUNDLE/data/reference_accuracy.txt"
+  for t in "${INTEGRATION[@]}"; do
+    step "test/Integration/$t.py on the GPU" "$py" "$ROOT/test/Integration/$t.py"
+  done
+  step "GPU vs host (vs_host.py)" "$py" "$ROOT/test/Integration/CUDA/vs_host.py"
+  log "tests: $passes passed, $fails failed ($((SECONDS - t0)) s)"
+
+  step "benchmarks" "$py" "$ROOT/bench/gpu/run.py" --bundle "$BUNDLE" \
+    --out "$out/gpu-results.md"
+  { echo; echo "Checks: $passes passed, $fails failed (scripts/gpu-check.sh run, $((SECONDS - t0)) s)."; } \
+    >>"$out/gpu-results.md" 2>/dev/null || true
+  log "done in $((SECONDS - t0)) s: $passes passed, $fails failed"
+  [[ $fails -eq 0 ]]
+}
+
+case "${1:-}" in
+  prepare) prepare ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: $0 prepare | run [OUTDIR]" >&2; exit 2 ;;
+esac
