@@ -91,7 +91,7 @@
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_3::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
 // HOST-SAME: %[[SUM]] : !llvm.ptr
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_4::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
-// HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
+// HOST-SAME: %[[SUM]] : !llvm.ptr, %[[SUM]] : !llvm.ptr, {{.*}} %[[E]] : !llvm.ptr
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_5::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
 // HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[SUM]], %[[S]])
@@ -155,16 +155,52 @@
 // PTX: st.global.b32
 // PTX: ret;
 
-// The row maximum: sequential inside the thread; the row length (10) is a
-// constant in the kernel, so the loop is fully unrolled: ten maxima, no
-// branch back.
+// The fills: a store per element, no load (the load of the output that
+// convert-linalg-to-gpu-launch emits first is dead: the body only yields
+// the fill value).
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel [
+// PTX: .target sm_90
+// PTX: @%p{{[0-9]+}} bra
+// PTX-NOT: ld.global
+// PTX: st.global.b32 [%rd{{[0-9]+}}], -8388608;
+// PTX-NEXT: $L__BB0_{{[0-9]+}}:
+// PTX-NEXT: ret;
+
+// The row maximum: sequential inside the thread, the accumulator in a
+// register: the row's start value (the fill's -inf) is loaded once, the
+// row length (10) is a constant in the kernel, so the loop is fully
+// unrolled: ten maxima, no branch back, and no store until the one store of
+// the last maximum to the address the start value came from, right before
+// the exit.
 // PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_1 [
 // PTX: .target sm_90
 // PTX: %ctaid.x
-// PTX-COUNT-10: max.NaN.f32
-// PTX-NOT: max.NaN.f32
-// PTX-NOT: bra
-// PTX: ret;
+// PTX: @%p{{[0-9]+}} bra $L__BB0_[[EXIT:[0-9]+]];
+// PTX-NOT: st.global
+// PTX: ld.global.b32 %r{{[0-9]+}}, [%rd[[ACC:[0-9]+]]];
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: max.NaN.f32 %r[[LAST:[0-9]+]],
+// PTX-NEXT: st.global.b32 [%rd[[ACC]]], %r[[LAST]];
+// PTX-NEXT: $L__BB0_[[EXIT]]:
+// PTX-NEXT: ret;
 
 // exp is lowered in the kernel (libdevice), not called.
 // PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_2 [
@@ -177,9 +213,34 @@
 
 // The row sum: the same, with adds.
 // PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_4 [
-// PTX-COUNT-10: add.rn.f32
-// PTX-NOT: add.rn.f32
-// PTX: ret;
+// PTX: .target sm_90
+// PTX: %ctaid.x
+// PTX: @%p{{[0-9]+}} bra $L__BB0_[[EXIT:[0-9]+]];
+// PTX-NOT: st.global
+// PTX: ld.global.b32 %r{{[0-9]+}}, [%rd[[ACC:[0-9]+]]];
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32 %r[[LAST:[0-9]+]],
+// PTX-NEXT: st.global.b32 [%rd[[ACC]]], %r[[LAST]];
+// PTX-NEXT: $L__BB0_[[EXIT]]:
+// PTX-NEXT: ret;
 
 // PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_5 [
 // PTX: div.rn.f32

@@ -85,14 +85,18 @@ def ConvertLinalgToGPULaunch
   let description = [{
     Every structured op on buffers (elementwise generics, fills, copies,
     reductions; matmuls are expected to be library calls already) becomes a
-    kernel: it is generalized, its parallel loops are moved outermost, it is
-    lowered to an `scf.parallel` nest (reductions stay sequential `scf.for`
-    loops inside), and the parallel iteration space - dynamic sizes
-    included - is linearized onto a 1-D grid of `block-size` threads: one
-    thread per output element, consecutive threads on consecutive
-    innermost indices (coalesced). Ops with no parallel loop run on a single
-    thread. Upstream `convert-parallel-loops-to-gpu` needs static
-    thread-level bounds, which Grove's dynamic batch sizes do not have.
+    kernel: it is generalized, its parallel loops are moved outermost, and
+    the parallel iteration space - dynamic sizes included - is linearized
+    onto a 1-D grid of `block-size` threads: one thread per output element
+    (`affine.delinearize_index` of the global id), consecutive threads on
+    consecutive innermost indices (coalesced). Reductions are an `scf.for`
+    nest inside the thread whose `iter_args` carry the outputs (loaded once,
+    stored once). Ops with no parallel loop run on a single thread. An
+    output indexed by a reduction loop, or also read as an input, takes the
+    general path (`scf.parallel` from linalg, linearized the same way, the
+    output read and written in memory). Upstream
+    `convert-parallel-loops-to-gpu` needs static thread-level bounds, which
+    Grove's dynamic batch sizes do not have.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",

@@ -5,17 +5,23 @@
 // Instead each op's parallel iteration space is linearized: thread `g` of a
 // 1-D grid computes the point `delinearize(g)`, innermost index fastest, so
 // neighbouring threads touch neighbouring elements (coalesced loads and
-// stores). Reduction loops stay sequential inside the thread.
+// stores). Reduction loops stay sequential inside the thread and carry their
+// accumulators in registers (as loop iter_args): written as loads and stores
+// of the output, LLVM could not keep them in registers, since the output
+// may alias an input as far as it knows.
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -87,6 +93,137 @@ void linearize(RewriterBase &rewriter, scf::ParallelOp par,
   rewriter.eraseOp(par);
 }
 
+/// True when every output is indexed by parallel loops only (the first
+/// `numParallel` after interchange) and is not also an input: then one
+/// thread owns each output element and can keep it in a register across the
+/// reduction loops without changing what the loops compute.
+bool threadOwnsOutputs(linalg::GenericOp op, unsigned numParallel) {
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    for (AffineExpr e : op.getMatchingIndexingMap(&init).getResults())
+      for (unsigned d = numParallel; d < op.getNumLoops(); ++d)
+        if (e.isFunctionOfDim(d))
+          return false;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (input->get() == init.get())
+        return false;
+  }
+  return true;
+}
+
+/// Each parallel loop must index every output, or several threads would
+/// write one element.
+LogicalResult checkNoRace(linalg::GenericOp op, unsigned numParallel) {
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    for (unsigned d = 0; d < numParallel; ++d)
+      if (!map.isFunctionOfDim(d))
+        return op.emitOpError("output #")
+               << init.getOperandNumber() - op.getNumDpsInputs()
+               << " is not indexed by parallel loop " << d
+               << ": threads would race on it";
+  }
+  return success();
+}
+
+/// Emits `op` (parallel loops first) as one launch: a thread per point of
+/// the parallel space, a loop nest over the reduction dimensions whose
+/// iter_args are the outputs, loads of the inputs at each point and one
+/// store per output at the end.
+LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
+                         unsigned numParallel, int64_t blockSize) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> sizes;
+  auto structured = cast<linalg::LinalgOp>(op.getOperation());
+  for (Range r : structured.createLoopRanges(rewriter, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value total = one;
+  for (unsigned d = 0; d < numParallel; ++d)
+    total = arith::MulIOp::create(rewriter, loc, total, sizes[d]);
+  Value block = arith::ConstantIndexOp::create(
+      rewriter, loc, numParallel ? blockSize : 1);
+  Value grid = numParallel
+                   ? arith::CeilDivUIOp::create(rewriter, loc, total, block)
+                         .getResult()
+                   : one;
+
+  gpu::LaunchOp launch = createLaunch(rewriter, loc, grid, block);
+  SmallVector<Value> ivs;
+  if (numParallel) {
+    Value base =
+        arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block);
+    Value gid =
+        arith::AddIOp::create(rewriter, loc, base, launch.getThreadIds().x);
+    Value inRange = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, gid, total);
+    auto guard = scf::IfOp::create(rewriter, loc, inRange,
+                                   /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+    auto point = affine::AffineDelinearizeIndexOp::create(
+        rewriter, loc, gid, ArrayRef(sizes).take_front(numParallel));
+    llvm::append_range(ivs, point.getResults());
+  }
+
+  auto access = [&](OpBuilder &b, OpOperand &operand,
+                    ValueRange loopIvs) -> SmallVector<Value> {
+    return *affine::expandAffineMap(b, loc, op.getMatchingIndexingMap(&operand),
+                                    loopIvs);
+  };
+  // Outputs read by the body start from their stored value; the reduction
+  // dimensions do not index them, so any value stands in for those ivs.
+  Block &body = op.getRegion().front();
+  SmallVector<Value> outputIvs(ivs);
+  outputIvs.resize(op.getNumLoops(), zero);
+  SmallVector<Value> inits;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    inits.push_back(memref::LoadOp::create(rewriter, loc, init.get(),
+                                           access(rewriter, init, outputIvs)));
+
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned d = numParallel; d < op.getNumLoops(); ++d) {
+    lbs.push_back(zero);
+    ubs.push_back(sizes[d]);
+    steps.push_back(one);
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps, inits,
+      [&](OpBuilder &b, Location, ValueRange reductionIvs,
+          ValueRange accumulators) -> scf::ValueVector {
+        SmallVector<Value> allIvs(ivs);
+        llvm::append_range(allIvs, reductionIvs);
+        IRMapping mapping;
+        for (OpOperand *input : op.getDpsInputOperands()) {
+          // Scalars (a fill's value) are used as they are.
+          Value value = input->get();
+          if (isa<MemRefType>(value.getType()))
+            value = memref::LoadOp::create(b, loc, value,
+                                           access(b, *input, allIvs));
+          mapping.map(body.getArgument(input->getOperandNumber()), value);
+        }
+        for (auto [k, acc] : llvm::enumerate(accumulators))
+          mapping.map(body.getArgument(op.getNumDpsInputs() + k), acc);
+        for (Operation &inner : body.without_terminator()) {
+          if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+            mapping.map(index.getResult(), allIvs[index.getDim()]);
+            continue;
+          }
+          b.clone(inner, mapping);
+        }
+        scf::ValueVector results;
+        for (Value v : body.getTerminator()->getOperands())
+          results.push_back(mapping.lookupOrDefault(v));
+        return results;
+      });
+  for (auto [init, result] :
+       llvm::zip(op.getDpsInitsMutable(), nest.results))
+    memref::StoreOp::create(rewriter, loc, result, init.get(),
+                            access(rewriter, init, outputIvs));
+  rewriter.eraseOp(op);
+  return success();
+}
+
 LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                               int64_t blockSize) {
   if (!op.hasPureBufferSemantics())
@@ -117,6 +254,11 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       return generic.emitOpError("cannot move its parallel loops outermost");
     generic = *g;
   }
+
+  if (failed(checkNoRace(generic, numParallel)))
+    return failure();
+  if (threadOwnsOutputs(generic, numParallel))
+    return emitKernel(rewriter, generic, numParallel, blockSize);
 
   if (numParallel == 0) {
     // Nothing to spread (a rank-0 result, or a full reduction): one thread.

@@ -34,3 +34,18 @@ func.func @generic_on_tensors(%x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tenso
   } -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// A parallel loop that does not index the output: every thread of that
+// loop would write the same element.
+func.func @racy_output(%x: memref<?x4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{'linalg.generic' op output #0 is not indexed by parallel loop 0: threads would race on it}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -7,10 +7,17 @@
 // space (dynamic sizes included) linearized onto a 1-D grid of
 // ceildiv(total, block) blocks of `block` threads, the global id
 // block_id.x * block + thread_id.x, the bounds guard and the delinearized
-// point. CANON checks, after canonicalization, which index each operand is
-// read and written with: consecutive threads walk the innermost parallel
-// index, reductions are sequential loops inside the thread. B128 checks the
-// block-size option. The diagnostics are in linalg-to-gpu-launch-invalid.mlir.
+// point. When every output is indexed by parallel loops only (the usual
+// case) each output element belongs to one thread: it is loaded once, the
+// reduction loops carry it as an scf.for iter_arg (a register), and it is
+// stored once after them; the inputs are loaded in the innermost loop. An
+// output indexed by a reduction loop falls back to scf.parallel (or plain
+// loops) with a load and a store of the output in every iteration. CANON
+// checks, after canonicalization, which index each operand is read and
+// written with: consecutive threads walk the innermost parallel index,
+// reductions are sequential loops inside the thread, and the load of an
+// output the body does not read is gone. B128 checks the block-size option.
+// The diagnostics are in linalg-to-gpu-launch-invalid.mlir.
 
 // A 2-D elementwise generic with a broadcast operand (bias add + relu, the
 // fused form grove-to-cuda produces): one launch over M * N threads.
@@ -21,12 +28,8 @@
 // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
 // CHECK-NOT: gpu.launch
-// CHECK: %[[EXT0:.*]] = arith.subi %[[M]], %{{.*}} : index
-// CHECK-NEXT: %[[CNT0:.*]] = arith.ceildivui %[[EXT0]], %{{.*}} : index
-// CHECK-NEXT: %[[PART:.*]] = arith.muli %{{.*}}, %[[CNT0]] : index
-// CHECK-NEXT: %[[EXT1:.*]] = arith.subi %[[N]], %{{.*}} : index
-// CHECK-NEXT: %[[CNT1:.*]] = arith.ceildivui %[[EXT1]], %{{.*}} : index
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %[[PART]], %[[CNT1]] : index
+// CHECK: %[[PART:.*]] = arith.muli %{{.*}}, %[[M]] : index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %[[PART]], %[[N]] : index
 // CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
@@ -36,13 +39,15 @@
 // CHECK-NEXT: %[[GID:.*]] = arith.addi %[[BASE]], %[[TX]] : index
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[GID]], %[[TOTAL]] : index
 // CHECK-NEXT: scf.if %[[IN]] {
-// CHECK-NEXT: %{{.*}}:2 = affine.delinearize_index %[[GID]] into (%[[CNT0]], %[[CNT1]]) : index, index
-// CHECK-NOT: scf.for
-// CHECK: memref.load %[[X]]
-// CHECK: memref.load %[[B]]
-// CHECK: arith.addf
-// CHECK-NEXT: arith.maximumf
-// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
+// CHECK-NEXT: %[[P:.*]]:2 = affine.delinearize_index %[[GID]] into (%[[M]], %[[N]]) : index, index
+// The output is loaded first whether or not the body reads it (here it does
+// not: canonicalization drops the load, see CANON); no reduction, no loop.
+// CHECK-NEXT: memref.load %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CHECK-NEXT: %[[XV:.*]] = memref.load %[[X]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CHECK-NEXT: %[[BV:.*]] = memref.load %[[B]][%[[P]]#1] : memref<?xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
+// CHECK-NEXT: memref.store %[[R]], %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.terminator
 // CHECK-NEXT: }
@@ -59,6 +64,7 @@
 // CANON: %[[GID:.*]] = arith.addi
 // CANON: arith.cmpi ult, %[[GID]], %[[TOTAL]] : index
 // CANON: %[[P:.*]]:2 = affine.delinearize_index %[[GID]] into (%[[M]], %[[N]]) : index, index
+// The unread output's load is gone: the next op is the load of x.
 // CANON-NEXT: %[[XV:.*]] = memref.load %[[X]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
 // CANON-NEXT: %[[BV:.*]] = memref.load %[[B]][%[[P]]#1] : memref<?xf32>
 // CANON-NEXT: %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : f32
@@ -99,9 +105,13 @@ func.func @elementwise_broadcast(%x: memref<?x?xf32>, %b: memref<?xf32>, %y: mem
 // CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL:.*]], %[[BLOCK]] : index
 // CHECK: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{.*}}) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
-// CHECK: affine.delinearize_index
-// CHECK: memref.store %[[ZERO]], %[[Y]]
-// CHECK: gpu.terminator
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: %[[P:.*]]:2 = affine.delinearize_index %{{.*}} into (%{{.*}}, 16) : index, index
+// CHECK-NEXT: memref.load %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x16xf32>
+// The scalar input is used as it is, not loaded.
+// CHECK-NEXT: memref.store %[[ZERO]], %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x16xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
 // CHECK-NOT: linalg.fill
 
 // CANON-LABEL: func.func @fill
@@ -110,6 +120,8 @@ func.func @elementwise_broadcast(%x: memref<?x?xf32>, %b: memref<?xf32>, %y: mem
 // CANON: %[[TOTAL:.*]] = arith.muli %[[M]], %c16 : index
 // CANON: %[[P:.*]]:2 = affine.delinearize_index %{{.*}} into (%[[M]], 16) : index, index
 // CANON-NEXT: memref.store %{{.*}}, %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x16xf32>
+// CANON-NEXT: }
+// CANON-NEXT: gpu.terminator
 func.func @fill(%y: memref<?x16xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<?x16xf32>)
@@ -119,29 +131,32 @@ func.func @fill(%y: memref<?x16xf32>) {
 // -----
 
 // A row reduction (over dim 1): one thread per row, the reduction a
-// sequential loop inside the guarded body.
+// sequential loop inside the guarded body whose iter_arg is the row's
+// accumulator: y[row] is loaded once before the loop and stored once after
+// it, never inside.
 // CHECK-LABEL: func.func @row_reduction
 // CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?xf32>)
 // CHECK: %[[I0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
 // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
-// CHECK: %[[EXT:.*]] = arith.subi %[[M]], %{{.*}} : index
-// CHECK-NEXT: %[[CNT:.*]] = arith.ceildivui %[[EXT]], %{{.*}} : index
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
+// CHECK: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[M]] : index
 // CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%[[CNT]]) : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step
-// CHECK: memref.load %[[X]]
-// CHECK: memref.load %[[Y]]
-// CHECK: arith.addf
-// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
-// CHECK: gpu.terminator
+// CHECK-NEXT: %[[ROW:.*]] = affine.delinearize_index %{{.*}} into (%[[M]]) : index
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[ROW]]] : memref<?xf32>
+// CHECK-NEXT: %[[SUM:.*]] = scf.for %[[K:[a-z0-9_]+]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[K]]] : memref<?x?xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK-NEXT: scf.yield %[[S]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[SUM]], %[[Y]][%[[ROW]]] : memref<?xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.reduce
 
@@ -154,11 +169,15 @@ func.func @fill(%y: memref<?x16xf32>) {
 // CANON: %[[ROW:.*]] = arith.addi
 // CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[M]] : index
 // CANON-NEXT: scf.if %[[IN]] {
-// CANON-NEXT: scf.for %[[K:.*]] = %c0 to %[[N]] step %c1 {
+// CANON-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[ROW]]] : memref<?xf32>
+// CANON-NEXT: %[[SUM:.*]] = scf.for %[[K:[a-z0-9_]+]] = %c0 to %[[N]] step %c1 iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
 // CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[K]]] : memref<?x?xf32>
-// CANON-NEXT: %[[ACC:.*]] = memref.load %[[Y]][%[[ROW]]] : memref<?xf32>
 // CANON-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
-// CANON-NEXT: memref.store %[[S]], %[[Y]][%[[ROW]]] : memref<?xf32>
+// CANON-NEXT: scf.yield %[[S]] : f32
+// CANON-NEXT: }
+// CANON-NEXT: memref.store %[[SUM]], %[[Y]][%[[ROW]]] : memref<?xf32>
+// CANON-NEXT: }
+// CANON-NEXT: gpu.terminator
 func.func @row_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
   linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) dimensions = [1]
     (%a: f32, %acc: f32) {
@@ -179,16 +198,20 @@ func.func @row_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 // CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
 // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
-// CHECK: %[[EXT:.*]] = arith.subi %[[N]], %{{.*}} : index
-// CHECK-NEXT: %[[CNT:.*]] = arith.ceildivui %[[EXT]], %{{.*}} : index
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
+// CHECK: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[N]] : index
 // CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
 // CHECK: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{.*}}) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
-// CHECK: affine.delinearize_index %{{.*}} into (%[[CNT]]) : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[M]] step
-// CHECK: arith.maximumf
-// CHECK: gpu.terminator
+// CHECK: %[[COL:.*]] = affine.delinearize_index %{{.*}} into (%[[N]]) : index
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[COL]]] : memref<?xf32>
+// CHECK-NEXT: %[[MAX:.*]] = scf.for %[[K:[a-z0-9_]+]] = %{{.*}} to %[[M]] step %{{.*}} iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[K]], %[[COL]]] : memref<?x?xf32>
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[V]], %[[ACC]] : f32
+// CHECK-NEXT: scf.yield %[[R]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[MAX]], %[[Y]][%[[COL]]] : memref<?xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.reduce
 
@@ -203,11 +226,13 @@ func.func @row_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 // CANON: %[[COL:.*]] = arith.addi
 // CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[COL]], %[[N]] : index
 // CANON-NEXT: scf.if %[[IN]] {
-// CANON-NEXT: scf.for %[[K:.*]] = %c0 to %[[M]] step %c1 {
+// CANON-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[COL]]] : memref<?xf32>
+// CANON-NEXT: %[[MAX:.*]] = scf.for %[[K:[a-z0-9_]+]] = %c0 to %[[M]] step %c1 iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
 // CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[K]], %[[COL]]] : memref<?x?xf32>
-// CANON-NEXT: %[[ACC:.*]] = memref.load %[[Y]][%[[COL]]] : memref<?xf32>
 // CANON-NEXT: %[[R:.*]] = arith.maximumf %[[V]], %[[ACC]] : f32
-// CANON-NEXT: memref.store %[[R]], %[[Y]][%[[COL]]] : memref<?xf32>
+// CANON-NEXT: scf.yield %[[R]] : f32
+// CANON-NEXT: }
+// CANON-NEXT: memref.store %[[MAX]], %[[Y]][%[[COL]]] : memref<?xf32>
 func.func @column_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
   linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) dimensions = [0]
     (%a: f32, %acc: f32) {
@@ -225,8 +250,14 @@ func.func @column_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 // CHECK-LABEL: func.func @middle_reduction
 // CHECK: gpu.launch
 // CHECK: affine.delinearize_index %{{.*}} into (%{{.*}}, %{{.*}}) : index, index
-// CHECK: scf.for
-// CHECK: gpu.terminator
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: scf.for {{.*}} iter_args(
+// CHECK-NOT: memref.store
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
 // CHECK-NOT: gpu.launch
 // CHECK-NOT: linalg.reduce
 // CANON-LABEL: func.func @middle_reduction
@@ -237,11 +268,13 @@ func.func @column_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 // CANON: %[[TOTAL:.*]] = arith.muli %[[D0]], %[[D2]] : index
 // CANON: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
 // CANON: %[[P:.*]]:2 = affine.delinearize_index %{{.*}} into (%[[D0]], %[[D2]]) : index, index
-// CANON-NEXT: scf.for %[[K:.*]] = %c0 to %[[D1]] step %c1 {
-// CANON-NEXT: memref.load %[[X]][%[[P]]#0, %[[K]], %[[P]]#1] : memref<?x?x?xf32>
-// CANON-NEXT: memref.load %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
-// CANON-NEXT: arith.addf
-// CANON-NEXT: memref.store %{{.*}}, %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CANON-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
+// CANON-NEXT: %[[SUM:.*]] = scf.for %[[K:[a-z0-9_]+]] = %c0 to %[[D1]] step %c1 iter_args(%[[ACC:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
+// CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[P]]#0, %[[K]], %[[P]]#1] : memref<?x?x?xf32>
+// CANON-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CANON-NEXT: scf.yield %[[S]] : f32
+// CANON-NEXT: }
+// CANON-NEXT: memref.store %[[SUM]], %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x?xf32>
 // CANON-NOT: gpu.launch
 // CANON: return
 func.func @middle_reduction(%x: memref<?x?x?xf32>, %y: memref<?x?xf32>) {
@@ -255,24 +288,87 @@ func.func @middle_reduction(%x: memref<?x?x?xf32>, %y: memref<?x?xf32>) {
 
 // -----
 
+// Two outputs and linalg.index: a column argmax (reduction d0, parallel d1).
+// One thread per column, both outputs carried as iter_args of the one loop
+// over the rows and stored once after it; linalg.index 0 (the row, renumbered
+// by the interchange) is the loop's induction variable.
+// CHECK-LABEL: func.func @column_argmax
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[V:.*]]: memref<?xf32>, %[[I:.*]]: memref<?xi64>)
+// CHECK: gpu.launch
+// CHECK: %[[COL:.*]] = affine.delinearize_index
+// CHECK-NEXT: %[[V0:.*]] = memref.load %[[V]][%[[COL]]] : memref<?xf32>
+// CHECK-NEXT: %[[I0:.*]] = memref.load %[[I]][%[[COL]]] : memref<?xi64>
+// CHECK-NEXT: %[[R:.*]]:2 = scf.for %{{.*}} iter_args(%{{[a-z0-9_]+}} = %[[V0]], %{{[a-z0-9_]+}} = %[[I0]]) -> (f32, i64) {
+// CHECK-NOT: memref.store
+// CHECK-NOT: linalg.index
+// CHECK: scf.yield %{{.*}}, %{{.*}} : f32, i64
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[R]]#0, %[[V]][%[[COL]]] : memref<?xf32>
+// CHECK-NEXT: memref.store %[[R]]#1, %[[I]][%[[COL]]] : memref<?xi64>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+// CHECK-NOT: linalg.
+
+// CANON-LABEL: func.func @column_argmax
+// CANON-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[V:.*]]: memref<?xf32>, %[[I:.*]]: memref<?xi64>)
+// CANON-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
+// CANON-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
+// CANON: %[[COL:.*]] = arith.addi
+// CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[COL]], %[[N]] : index
+// CANON-NEXT: scf.if %[[IN]] {
+// CANON-NEXT: %[[V0:.*]] = memref.load %[[V]][%[[COL]]] : memref<?xf32>
+// CANON-NEXT: %[[I0:.*]] = memref.load %[[I]][%[[COL]]] : memref<?xi64>
+// CANON-NEXT: %[[R:.*]]:2 = scf.for %[[K:[a-z0-9_]+]] = %c0 to %[[M]] step %c1 iter_args(%[[MAX:[a-z0-9_]+]] = %[[V0]], %[[ARG:[a-z0-9_]+]] = %[[I0]]) -> (f32, i64) {
+// CANON-NEXT: %[[A:.*]] = memref.load %[[X]][%[[K]], %[[COL]]] : memref<?x?xf32>
+// CANON-NEXT: %[[KI:.*]] = arith.index_cast %[[K]] : index to i64
+// CANON-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[A]], %[[MAX]] : f32
+// CANON-NEXT: %[[NM:.*]] = arith.select %[[GT]], %[[A]], %[[MAX]] : f32
+// CANON-NEXT: %[[NA:.*]] = arith.select %[[GT]], %[[KI]], %[[ARG]] : i64
+// CANON-NEXT: scf.yield %[[NM]], %[[NA]] : f32, i64
+// CANON-NEXT: }
+// CANON-NEXT: memref.store %[[R]]#0, %[[V]][%[[COL]]] : memref<?xf32>
+// CANON-NEXT: memref.store %[[R]]#1, %[[I]][%[[COL]]] : memref<?xi64>
+func.func @column_argmax(%x: memref<?x?xf32>, %v: memref<?xf32>, %i: memref<?xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%v, %i : memref<?xf32>, memref<?xi64>) {
+  ^bb0(%a: f32, %m: f32, %j: i64):
+    %k = linalg.index 0 : index
+    %ki = arith.index_cast %k : index to i64
+    %gt = arith.cmpf ogt, %a, %m : f32
+    %nm = arith.select %gt, %a, %m : f32
+    %nj = arith.select %gt, %ki, %j : i64
+    linalg.yield %nm, %nj : f32, i64
+  }
+  return
+}
+
+// -----
+
 // A full reduction has no parallel loop: a single-thread launch (1x1x1
-// blocks of 1x1x1 threads) with the whole loop nest inside, no guard.
+// blocks of 1x1x1 threads), no guard, the sizes read on the host; inside,
+// the whole loop nest with the scalar accumulator threaded through both
+// loops' iter_args, stored once after them.
 // CHECK-LABEL: func.func @full_reduction
 // CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<f32>)
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[ONE2:.*]] = arith.constant 1 : index
-// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]])
-// CHECK-NOT: scf.if
-// CHECK-NOT: affine.delinearize_index
 // CHECK: %[[M:.*]] = memref.dim %[[X]]
 // CHECK: %[[N:.*]] = memref.dim %[[X]]
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[M]] step
-// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[N]] step
-// CHECK: memref.load %[[X]]
-// CHECK-NEXT: memref.load %[[Y]][] : memref<f32>
-// CHECK-NEXT: arith.addf
-// CHECK-NEXT: memref.store %{{.*}}, %[[Y]][] : memref<f32>
-// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: %[[GRID:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[Y]][] : memref<f32>
+// CHECK-NEXT: %[[R:.*]] = scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %[[M]] step %{{.*}} iter_args(%[[A0:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[R1:.*]] = scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[A1:[a-z0-9_]+]] = %[[A0]]) -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%[[I]], %[[J]]] : memref<?x?xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[A1]] : f32
+// CHECK-NEXT: scf.yield %[[S]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[R1]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[R]], %[[Y]][] : memref<f32>
+// CHECK-NEXT: gpu.terminator
 // CHECK-NEXT: }
 // CHECK-NEXT: return
 func.func @full_reduction(%x: memref<?x?xf32>, %y: memref<f32>) {
@@ -289,20 +385,130 @@ func.func @full_reduction(%x: memref<?x?xf32>, %y: memref<f32>) {
 // A rank-0 elementwise op: also a single thread.
 // CHECK-LABEL: func.func @rank0
 // CHECK-SAME: (%[[X:.*]]: memref<f32>, %[[Y:.*]]: memref<f32>)
+// CHECK: %[[GRID:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[ONE2:.*]] = arith.constant 1 : index
-// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]])
+// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
+// CHECK-NEXT: memref.load %[[Y]][] : memref<f32>
 // CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][] : memref<f32>
-// CHECK: %[[NEG:.*]] = arith.negf %[[V]] : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[V]] : f32
 // CHECK-NEXT: memref.store %[[NEG]], %[[Y]][] : memref<f32>
 // CHECK-NEXT: gpu.terminator
 // CHECK-NOT: linalg.generic
+
+// CANON-LABEL: func.func @rank0
+// CANON-SAME: (%[[X:.*]]: memref<f32>, %[[Y:.*]]: memref<f32>)
+// CANON: gpu.launch
+// CANON-NEXT: %[[V:.*]] = memref.load %[[X]][] : memref<f32>
+// CANON-NEXT: %[[NEG:.*]] = arith.negf %[[V]] : f32
+// CANON-NEXT: memref.store %[[NEG]], %[[Y]][] : memref<f32>
+// CANON-NEXT: gpu.terminator
 func.func @rank0(%x: memref<f32>, %y: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
       ins(%x : memref<f32>) outs(%y : memref<f32>) {
   ^bb0(%a: f32, %o: f32):
     %n = arith.negf %a : f32
     linalg.yield %n : f32
+  }
+  return
+}
+
+// -----
+
+// The fallback: the verifier accepts an output indexed by a reduction loop
+// (here d1 indexes y), and then a thread does not own its output elements
+// across the reduction, so there is no register accumulation: the op goes
+// through scf.parallel over its parallel loops (the ub - lb, ceildiv step
+// counts below come from it), linearized the same way, with the reduction a
+// plain scf.for (no iter_args) that loads and stores y in every iteration.
+// CHECK-LABEL: func.func @output_indexed_by_reduction
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CHECK: %[[M:.*]] = memref.dim %[[X]],
+// CHECK: %[[N:.*]] = memref.dim %[[X]],
+// CHECK-NOT: gpu.launch
+// CHECK: %[[EXT:.*]] = arith.subi %[[M]], %{{.*}} : index
+// CHECK-NEXT: %[[CNT:.*]] = arith.ceildivui %[[EXT]], %{{.*}} : index
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
+// CHECK: gpu.launch
+// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%[[CNT]]) : index
+// CHECK-NOT: memref.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{[a-z0-9_]+}} {
+// CHECK: memref.load %[[X]]
+// CHECK: memref.load %[[Y]]
+// CHECK: arith.addf
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+// CHECK-NOT: linalg.generic
+
+// CANON-LABEL: func.func @output_indexed_by_reduction
+// CANON-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?x?xf32>)
+// CANON-DAG: %[[M:.*]] = memref.dim %[[X]], %c0
+// CANON-DAG: %[[N:.*]] = memref.dim %[[X]], %c1
+// CANON: %[[ROW:.*]] = arith.addi
+// CANON-NEXT: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[M]] : index
+// CANON-NEXT: scf.if %[[IN]] {
+// CANON-NEXT: scf.for %[[K:[a-z0-9_]+]] = %c0 to %[[N]] step %c1 {
+// CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[K]]] : memref<?x?xf32>
+// CANON-NEXT: %[[O:.*]] = memref.load %[[Y]][%[[ROW]], %[[K]]] : memref<?x?xf32>
+// CANON-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[O]] : f32
+// CANON-NEXT: memref.store %[[S]], %[[Y]][%[[ROW]], %[[K]]] : memref<?x?xf32>
+// CANON-NEXT: }
+// CANON-NEXT: }
+func.func @output_indexed_by_reduction(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The fallback with no parallel loop: a single-thread launch around the
+// plain loop nest (linalgOpToLoops), the sizes read inside the kernel, y
+// loaded and stored in every iteration.
+// CHECK-LABEL: func.func @output_indexed_by_reduction_only
+// CHECK-SAME: (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[ONE2:.*]] = arith.constant 1 : index
+// CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE2]], %{{[a-z0-9_]+}} = %[[ONE2]])
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[C0]] : memref<?xf32>
+// CHECK-NOT: memref.load
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{[a-z0-9_]+}} {
+// CHECK: memref.load %[[X]]
+// CHECK: memref.load %[[Y]]
+// CHECK: arith.addf
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.terminator
+// CHECK-NOT: linalg.generic
+
+// CANON-LABEL: func.func @output_indexed_by_reduction_only
+// CANON-SAME: (%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CANON: gpu.launch
+// CANON-NEXT: %[[N:.*]] = memref.dim %[[X]], %c0 : memref<?xf32>
+// CANON-NEXT: scf.for %[[K:[a-z0-9_]+]] = %c0 to %[[N]] step %c1 {
+// CANON-NEXT: %[[V:.*]] = memref.load %[[X]][%[[K]]] : memref<?xf32>
+// CANON-NEXT: %[[O:.*]] = memref.load %[[Y]][%[[K]]] : memref<?xf32>
+// CANON-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[O]] : f32
+// CANON-NEXT: memref.store %[[S]], %[[Y]][%[[K]]] : memref<?xf32>
+// CANON-NEXT: }
+// CANON-NEXT: gpu.terminator
+func.func @output_indexed_by_reduction_only(%x: memref<?xf32>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
   }
   return
 }
@@ -369,6 +575,33 @@ func.func @inside_launch(%y: memref<16xf32>) {
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
     linalg.fill ins(%zero : f32) outs(%y : memref<16xf32>)
     gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The output is also an input: each iteration must re-read what the last
+// one stored, so the accumulator cannot live in a register - the general
+// path (no iter_args) is kept.
+// CANON-LABEL: func.func @output_also_input
+// CANON-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[Y:.*]]: memref<?xf32>)
+// CANON: scf.if
+// CANON-NEXT: scf.for %[[K:[a-z0-9_]+]] = %c0 to %{{.*}} step %c1 {
+// CANON-NEXT: memref.load %[[X]]
+// CANON-NEXT: memref.load %[[Y]]
+// CANON-NEXT: memref.load %[[Y]]
+// CANON: memref.store %{{.*}}, %[[Y]]
+// CANON-NEXT: }
+func.func @output_also_input(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>,
+                                   affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : memref<?x?xf32>, memref<?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %t = arith.addf %s, %o : f32
+    linalg.yield %t : f32
   }
   return
 }
