@@ -67,6 +67,24 @@ static void addHostFloatLegalization(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGroveExpandBF16Casts());
 }
 
+/// Host code to the LLVM dialect; with `withGpu`, launches, device buffers
+/// and streams become calls of the runtime's mgpu* API.
+static void addHostToLLVM(OpPassManager &pm, bool withGpu) {
+  addHostFloatLegalization(pm);
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  if (withGpu)
+    pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  // erf and tanh have no LLVM intrinsic: call libm.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void mlir::grove::buildGroveToHostPipeline(
     OpPassManager &pm, const GrovePipelineOptions &options) {
   buildGroveCommonPipeline(pm, options);
@@ -84,20 +102,7 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
 
-  addHostFloatLegalization(pm);
-
-  // To the LLVM dialect.
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  // erf and tanh have no LLVM intrinsic: call libm.
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
-
+  addHostToLLVM(pm, /*withGpu=*/false);
   pm.addPass(createGroveEmitEntryPoints());
 }
 
@@ -155,17 +160,7 @@ void mlir::grove::buildGroveToCudaPipeline(
   // Host side to the LLVM dialect (as for grove-to-host), launches and
   // buffers to the runtime's mgpu* shim. Scalars computed on the host for
   // kernels (a mean's 1/n) may be bf16 too.
-  addHostFloatLegalization(pm);
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createGpuToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  addHostToLLVM(pm, /*withGpu=*/true);
 
   // ptxas and fatbinary run here; the fatbin is embedded in the host module.
   GpuModuleToBinaryPassOptions binary;

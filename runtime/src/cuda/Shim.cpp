@@ -37,6 +37,18 @@ CudaContext *call(const char *what) {
   return ctx;
 }
 
+/// The current call's context when its work should go on (no earlier
+/// failure), else null.
+CudaContext *active(const char *what) {
+  CudaContext *ctx = call(what);
+  return ctx && !currentCallFailed() ? ctx : nullptr;
+}
+
+/// The stream generated code passed, or the context's.
+CUstream streamOf(CudaContext &ctx, void *stream) {
+  return stream ? static_cast<CUstream>(stream) : ctx.stream();
+}
+
 bool check(CudaContext &ctx, CUresult r, const char *what) {
   if (r == CUDA_SUCCESS)
     return true;
@@ -84,8 +96,8 @@ GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX,
                                 intptr_t blockZ, int32_t smem, void *stream,
                                 void **params, void **extra,
                                 size_t /*paramsCount*/) {
-  CudaContext *ctx = call("mgpuLaunchKernel");
-  if (!ctx || currentCallFailed() || !function)
+  CudaContext *ctx = active("mgpuLaunchKernel");
+  if (!ctx || !function)
     return;
   // An empty iteration space (a zero batch) is no launch at all.
   if (gridX == 0 || gridY == 0 || gridZ == 0)
@@ -97,11 +109,10 @@ GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX,
                         " exceeds the device limits");
     return;
   }
-  CUstream s = stream ? static_cast<CUstream>(stream) : ctx->stream();
   check(*ctx,
         ctx->cudaDevice().driver().cuLaunchKernel(
             static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
-            blockY, blockZ, smem, s, params, extra),
+            blockY, blockZ, smem, streamOf(*ctx, stream), params, extra),
         "kernel launch");
 }
 
@@ -145,7 +156,7 @@ GROVE_API void mgpuEventRecord(void *event, void *stream) {
     check(*ctx,
           ctx->cudaDevice().driver().cuEventRecord(
               static_cast<CUevent>(event),
-              stream ? static_cast<CUstream>(stream) : ctx->stream()),
+              streamOf(*ctx, stream)),
           "event record");
 }
 
@@ -153,15 +164,15 @@ GROVE_API void mgpuStreamWaitEvent(void *stream, void *event) {
   if (CudaContext *ctx = currentCall(); ctx && event && !currentCallFailed())
     check(*ctx,
           ctx->cudaDevice().driver().cuStreamWaitEvent(
-              stream ? static_cast<CUstream>(stream) : ctx->stream(),
+              streamOf(*ctx, stream),
               static_cast<CUevent>(event), 0),
           "stream wait");
 }
 
 GROVE_API void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
                              bool isHostShared) {
-  CudaContext *ctx = call("mgpuMemAlloc");
-  if (!ctx || currentCallFailed() || bytes == 0)
+  CudaContext *ctx = active("mgpuMemAlloc");
+  if (!ctx || bytes == 0)
     return nullptr;
   if (isHostShared) {
     failCurrentCall(GROVE_ERROR_UNSUPPORTED,
@@ -184,38 +195,38 @@ GROVE_API void mgpuMemFree(void *ptr, void * /*stream*/) {
 }
 
 GROVE_API void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
-  CudaContext *ctx = call("mgpuMemcpy");
-  if (!ctx || currentCallFailed() || bytes == 0)
+  CudaContext *ctx = active("mgpuMemcpy");
+  if (!ctx || bytes == 0)
     return;
   check(*ctx,
         ctx->cudaDevice().driver().cuMemcpyAsync(
             reinterpret_cast<CUdeviceptr>(dst),
             reinterpret_cast<CUdeviceptr>(src), bytes,
-            stream ? static_cast<CUstream>(stream) : ctx->stream()),
+            streamOf(*ctx, stream)),
         "device copy");
 }
 
 GROVE_API void mgpuMemset32(void *dst, unsigned value, size_t count,
                             void *stream) {
-  CudaContext *ctx = call("mgpuMemset32");
-  if (!ctx || currentCallFailed() || count == 0)
+  CudaContext *ctx = active("mgpuMemset32");
+  if (!ctx || count == 0)
     return;
   check(*ctx,
         ctx->cudaDevice().driver().cuMemsetD32Async(
             reinterpret_cast<CUdeviceptr>(dst), value, count,
-            stream ? static_cast<CUstream>(stream) : ctx->stream()),
+            streamOf(*ctx, stream)),
         "device memset");
 }
 
 GROVE_API void mgpuMemset16(void *dst, unsigned short value, size_t count,
                             void *stream) {
-  CudaContext *ctx = call("mgpuMemset16");
-  if (!ctx || currentCallFailed() || count == 0)
+  CudaContext *ctx = active("mgpuMemset16");
+  if (!ctx || count == 0)
     return;
   check(*ctx,
         ctx->cudaDevice().driver().cuMemsetD16Async(
             reinterpret_cast<CUdeviceptr>(dst), value, count,
-            stream ? static_cast<CUstream>(stream) : ctx->stream()),
+            streamOf(*ctx, stream)),
         "device memset");
 }
 
