@@ -121,6 +121,10 @@ run() {
     step "test/Integration/$t.py on the GPU" "$py" "$ROOT/test/Integration/$t.py"
   done
   step "GPU vs host (vs_host.py)" "$py" "$ROOT/test/Integration/CUDA/vs_host.py"
+  for t in elementwise mlp; do
+    step "test/Integration/$t.py, asynchronous context" \
+      env GROVE_TEST_ASYNC=1 "$py" "$ROOT/test/Integration/$t.py"
+  done
   log "tests: $passes passed, $fails failed ($((SECONDS - t0)) s)"
 
   step "benchmarks" "$py" "$ROOT/bench/gpu/run.py" --bundle "$BUNDLE" \

@@ -100,6 +100,12 @@ def dltensor(array, keep, device=None):
     return t
 
 
+class ContextOptions(ctypes.Structure):
+    """grove_context_options (runtime.h)."""
+    _fields_ = [("struct_size", ctypes.c_size_t), ("device_id", ctypes.c_int32),
+                ("stream", ctypes.c_void_p), ("flags", ctypes.c_uint32)]
+
+
 class _DeviceBuffer:
     def __init__(self, mem, ptr):
         self.mem, self.ptr = mem, ptr
@@ -224,8 +230,16 @@ class Model:
         self._bind()
         self.model_def = ctypes.c_char.in_dll(self.lib, name + "_model")
         self.ctx = ctypes.c_void_p()
-        status = self.lib.grove_context_create(
-            ctypes.byref(self.model_def), ctypes.byref(self.ctx))
+        options = ContextOptions()
+        self.lib.grove_context_options_init(ctypes.byref(options))
+        # GROVE_TEST_ASYNC=1: calls return once queued (GROVE_CONTEXT_ASYNC);
+        # outputs are read after a device synchronization.
+        self.asynchronous = os.environ.get("GROVE_TEST_ASYNC") == "1"
+        if self.asynchronous:
+            options.flags = 1
+        status = self.lib.grove_context_create_with_options(
+            ctypes.byref(self.model_def), ctypes.byref(options),
+            ctypes.byref(self.ctx))
         if cuda and os.environ.get("GROVE_TEST_COMPILE_ONLY") == "1":
             self._compile_only(archive, status)
         self._check(status)
@@ -254,6 +268,8 @@ class Model:
         L = self.lib
         L.grove_last_error.restype = ctypes.c_char_p
         L.grove_context_create.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        L.grove_context_create_with_options.argtypes = [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         L.grove_context_destroy.argtypes = [ctypes.c_void_p]
         L.grove_context_set_weight.argtypes = [
             ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(DLTensor)]
@@ -287,6 +303,8 @@ class Model:
         outs = (ctypes.POINTER(DLManagedTensor) * max(num_outputs, 1))()
         self._check(self.lib.grove_invoke(self.ctx, entry.encode(), ins,
                                           len(tensors), outs, num_outputs))
+        if self.device and self.asynchronous:
+            self.device.cudart.cudaDeviceSynchronize()
         results = []
         for i in range(num_outputs):
             m = outs[i].contents

@@ -170,6 +170,13 @@ TEST(CudaRuntimeNoGpu, OptionsMustBeInitialised) {
   EXPECT_EQ(o.struct_size, sizeof(grove_context_options));
   EXPECT_EQ(o.device_id, 0);
   EXPECT_EQ(o.stream, nullptr);
+  EXPECT_EQ(o.flags, 0u);
+  // Flags are checked before any device is looked for.
+  o.flags = GROVE_CONTEXT_ASYNC | 4u;
+  EXPECT_EQ(create(&ctx, &o), GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(grove_last_error()).find("unknown grove_context_options flags 4"),
+            std::string::npos)
+      << grove_last_error();
   grove_context_options_init(nullptr); // no crash
 }
 

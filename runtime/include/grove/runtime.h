@@ -132,7 +132,18 @@ typedef struct grove_context_options {
    * outlive the context and belong to the device's primary context), or
    * NULL (default) for a stream the context creates and owns. */
   void *stream;
+  /* GROVE_CONTEXT_* flags (default 0). */
+  uint32_t flags;
 } grove_context_options;
+
+/* CUDA models: grove_invoke returns once the call's work is queued on the
+ * context's stream instead of after it finished. Outputs are then valid in
+ * that stream's order (as PyTorch's are on its stream); a fault in device
+ * code surfaces in a later call or when the application synchronizes.
+ * Inputs must stay valid until the queued work is done, and an output used
+ * on another stream must not be released before that work is done (its
+ * memory is reused in the context stream's order). */
+#define GROVE_CONTEXT_ASYNC 1u
 
 /* Sets the defaults above. */
 GROVE_API void grove_context_options_init(grove_context_options *options);

@@ -38,6 +38,14 @@ grove_status CudaContext::create(const ModelDesc &,
                                  const grove_context_options *options,
                                  std::unique_ptr<DeviceContext> &out) {
   int ordinal = options ? options->device_id : 0;
+  const bool hasFlags = options && options->struct_size >=
+                                       offsetof(grove_context_options, flags) +
+                                           sizeof(uint32_t);
+  const uint32_t flags = hasFlags ? options->flags : 0;
+  if (flags & ~GROVE_CONTEXT_ASYNC)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "unknown grove_context_options flags " +
+                    std::to_string(flags & ~GROVE_CONTEXT_ASYNC));
   void *stream = options && options->struct_size >=
                                 offsetof(grove_context_options, stream) +
                                     sizeof(void *)
@@ -50,6 +58,7 @@ grove_status CudaContext::create(const ModelDesc &,
   }
   const Driver &d = device->driver();
   std::unique_ptr<CudaContext> ctx(new CudaContext(*device));
+  ctx->async_ = flags & GROVE_CONTEXT_ASYNC;
   if (CUresult r = device->makeCurrent(); r != CUDA_SUCCESS)
     return fail(statusOf(r), "cannot use CUDA device " +
                                  std::to_string(ordinal) + ": " +
@@ -148,7 +157,10 @@ void CudaContext::beginCall() {
 grove_status CudaContext::endCall() {
   // Every launch, copy and GEMM went to stream_; one wait covers them and
   // surfaces asynchronous faults (an illegal address, say) in this call.
-  CUresult r = device_->driver().cuStreamSynchronize(stream_);
+  // Asynchronous contexts leave the work queued.
+  CUresult r = async_ || tlsFailed ? CUDA_SUCCESS
+                                   : device_->driver().cuStreamSynchronize(
+                                         stream_);
   if (r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "the call's GPU work failed: " +
                                      errorText(device_->driver(), r));

@@ -50,6 +50,7 @@ private:
   CudaDevice *device_;
   CUstream stream_ = nullptr;
   bool ownsStream_ = false;
+  bool async_ = false; // GROVE_CONTEXT_ASYNC
   cublasHandle_t blas_ = nullptr;
   CUdeviceptr weights_ = 0;
 };
