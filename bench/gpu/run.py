@@ -102,9 +102,11 @@ class Grove:
             n = int(np.prod(shape))
             out = torch.empty(shape, dtype=dtype, device="cuda")
             torch.cuda.synchronize()
-            cudart.cudaMemcpy(ctypes.c_void_p(out.data_ptr()),
-                              ctypes.c_void_p(t.data), n * out.element_size(),
-                              3)
+            err = cudart.cudaMemcpy(ctypes.c_void_p(out.data_ptr()),
+                                    ctypes.c_void_p(t.data),
+                                    n * out.element_size(), 3)
+            if err != 0:
+                raise RuntimeError(f"cudaMemcpy failed: {err}")
             return out
         call.result = result
         return call
@@ -295,4 +297,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    # One stream for everything: PyTorch's work, Grove's contexts (given it
+    # through grove_context_options.stream) and the timing events. (The
+    # default stream's handle is 0, which Grove would read as "none".)
+    with torch.cuda.stream(torch.cuda.Stream()):
+        main()

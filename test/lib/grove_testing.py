@@ -317,7 +317,8 @@ class Model:
             assert t.device.device_type == want, \
                 f"output on device type {t.device.device_type}, want {want}"
             if self.device:
-                buf = self.device.download(t.data + t.byte_offset, nbytes)
+                buf = self.device.download(t.data + t.byte_offset,
+                                           nbytes) if count else b""
             else:
                 buf = (ctypes.c_char * nbytes).from_address(
                     t.data + t.byte_offset) if count else b""

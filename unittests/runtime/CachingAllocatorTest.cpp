@@ -97,6 +97,22 @@ TEST(CachingAllocator, BestFitWithinTwiceTheRequest) {
   EXPECT_EQ(backend.allocs, 3u);
 }
 
+TEST(CachingAllocator, ReusesOnlyOnTheSameStream) {
+  FakeBackend backend;
+  CachingAllocator a = backend.make();
+  int streamA, streamB;
+  void *p = a.allocate(1000, &streamA);
+  a.release(p);
+  // Work queued on stream B could overtake A's: a fresh block.
+  void *q = a.allocate(1000, &streamB);
+  EXPECT_NE(q, p);
+  // Stream A gets its block back; B's freed block stays with B.
+  EXPECT_EQ(a.allocate(1000, &streamA), p);
+  a.release(q);
+  EXPECT_EQ(a.allocate(800, &streamB), q);
+  EXPECT_EQ(backend.allocs, 2u);
+}
+
 TEST(CachingAllocator, DistinctLiveBlocks) {
   FakeBackend backend;
   CachingAllocator a = backend.make();

@@ -4,7 +4,10 @@
 
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_CONVERTGROVETOLINALG
@@ -15,6 +18,52 @@ using namespace mlir;
 using namespace mlir::grove;
 
 namespace {
+
+// The lowering checks and slices wherever two dynamic sizes must agree but
+// the grove types cannot say they do (the result of `add(%x, %b)` against
+// `%x`, say). Once everything is linalg on tensors, value-bounds analysis
+// sees through the producers and proves most of them equal: dropping those
+// checks and full-size slices is what lets such chains fuse.
+
+/// `grove.agree_dims %a, %b` of sizes that are provably equal is `%a`.
+struct FoldProvenAgreement : OpRewritePattern<AgreeDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AgreeDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<bool> equal =
+        ValueBoundsConstraintSet::areEqual(op.getLhs(), op.getRhs());
+    if (failed(equal) || !*equal)
+      return rewriter.notifyMatchFailure(op, "sizes not provably equal");
+    rewriter.replaceOp(op, op.getLhs());
+    return success();
+  }
+};
+
+/// A slice from 0 with unit strides and the source's own (provably equal)
+/// sizes is the source.
+struct DropFullSlice : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType source = op.getSourceType();
+    if (source.getRank() != op.getType().getRank() ||
+        !llvm::all_of(op.getMixedOffsets(), isZeroInteger) ||
+        !llvm::all_of(op.getMixedStrides(), isOneInteger))
+      return rewriter.notifyMatchFailure(op, "not a slice from the origin");
+    for (auto [d, size] : llvm::enumerate(op.getMixedSizes())) {
+      FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+          size, ValueBoundsConstraintSet::Variable(op.getSource(), d));
+      if (failed(equal) || !*equal)
+        return rewriter.notifyMatchFailure(op, "not provably full");
+    }
+    Value full = op.getSource();
+    if (full.getType() != op.getType())
+      full = tensor::CastOp::create(rewriter, op.getLoc(), op.getType(), full);
+    rewriter.replaceOp(op, full);
+    return success();
+  }
+};
+
 struct ConvertGroveToLinalgPass
     : grove::impl::ConvertGroveToLinalgBase<ConvertGroveToLinalgPass> {
   void runOnOperation() override {
@@ -35,6 +84,19 @@ struct ConvertGroveToLinalgPass
     populateDataMovementPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
+      return signalPassFailure();
+
+    RewritePatternSet cleanup(ctx);
+    cleanup.add<FoldProvenAgreement, DropFullSlice>(ctx);
+    tensor::CastOp::getCanonicalizationPatterns(cleanup, ctx);
+    // Only these rewrites: no folding or constant hoisting, so the lowering
+    // stays as written (the canonicalizer runs next in the pipelines).
+    GreedyRewriteConfig config;
+    config.enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(cleanup),
+                                     config)))
       signalPassFailure();
   }
 };

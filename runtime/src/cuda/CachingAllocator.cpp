@@ -24,32 +24,33 @@ size_t CachingAllocator::roundUp(size_t bytes) {
   return (bytes + granule - 1) / granule * granule;
 }
 
-void *CachingAllocator::allocate(size_t bytes) {
+void *CachingAllocator::allocate(size_t bytes, const void *stream) {
   if (bytes == 0)
     return nullptr;
   size_t size = roundUp(bytes);
   if (size == 0)
     return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = cached_.lower_bound(size);
-  if (it != cached_.end() && it->first <= 2 * size) {
+  auto &pool = cached_[stream];
+  auto it = pool.lower_bound(size);
+  if (it != pool.end() && it->first <= 2 * size) {
     void *block = it->second;
     size_t blockSize = it->first;
-    cached_.erase(it);
-    live_.emplace(block, blockSize);
+    pool.erase(it);
+    live_.emplace(block, Block{blockSize, stream});
     stats_.bytesCached -= blockSize;
     stats_.bytesInUse += blockSize;
     ++stats_.cacheHits;
     return block;
   }
   void *block = alloc_(size);
-  if (!block && !cached_.empty()) {
+  if (!block && stats_.bytesCached > 0) {
     trimLocked();
     block = alloc_(size);
   }
   if (!block)
     return nullptr;
-  live_.emplace(block, size);
+  live_.emplace(block, Block{size, stream});
   stats_.bytesInUse += size;
   ++stats_.backendAllocations;
   return block;
@@ -62,9 +63,10 @@ bool CachingAllocator::release(void *block) {
   auto it = live_.find(block);
   if (it == live_.end())
     return false;
-  size_t size = it->second;
+  Block b = it->second;
+  size_t size = b.size;
   live_.erase(it);
-  cached_.emplace(size, block);
+  cached_[b.stream].emplace(size, block);
   stats_.bytesInUse -= size;
   stats_.bytesCached += size;
   return true;
@@ -76,8 +78,11 @@ void CachingAllocator::trim() {
 }
 
 void CachingAllocator::trimLocked() {
-  for (auto &[size, block] : cached_)
-    free_(block);
+  // The backend's free (cuMemFree) waits for the device, so blocks still in
+  // use by queued work are not handed back early.
+  for (auto &[stream, pool] : cached_)
+    for (auto &[size, block] : pool)
+      free_(block);
   cached_.clear();
   stats_.bytesCached = 0;
 }

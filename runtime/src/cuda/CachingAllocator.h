@@ -3,10 +3,12 @@
 // cuMemAlloc/cuMemFree synchronize the device and cost tens of
 // microseconds; a model call allocates every intermediate. Freed blocks are
 // kept per size and handed out again (best fit, at most twice the request),
-// as PyTorch's CUDA allocator does. All work of a device runs on streams
-// whose order the generated code respects, and a freed block is only reused
-// by work queued after the free, so no event is needed for a single stream.
-// The backend is a parameter so that the policy is testable without a GPU.
+// as PyTorch's CUDA allocator does. A block remembers the stream it was
+// allocated for and is only reused for that stream: work queued after the
+// free on that stream runs after every earlier use, so no event is needed,
+// while another stream (another context, another thread) could overtake
+// work still queued. The backend is a parameter so that the policy is
+// testable without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_CUDA_CACHINGALLOCATOR_H
@@ -29,10 +31,12 @@ public:
   CachingAllocator(const CachingAllocator &) = delete;
   CachingAllocator &operator=(const CachingAllocator &) = delete;
 
-  /// A block of at least `bytes` (null for 0 bytes, or when neither the
-  /// cache nor the backend, after giving back every cached block, has one).
-  void *allocate(size_t bytes);
-  /// Returns a block to the cache; false for a pointer it did not hand out.
+  /// A block of at least `bytes` for work on `stream` (null for 0 bytes, or
+  /// when neither the cache nor the backend, after giving back every cached
+  /// block, has one).
+  void *allocate(size_t bytes, const void *stream = nullptr);
+  /// Returns a block to the cache of the stream it was allocated for; false
+  /// for a pointer it did not hand out.
   bool release(void *block);
   /// Gives every cached (free) block back to the backend.
   void trim();
@@ -53,8 +57,13 @@ private:
   std::function<void *(size_t)> alloc_;
   std::function<void(void *)> free_;
   mutable std::mutex mutex_;
-  std::multimap<size_t, void *> cached_;     // size -> free block
-  std::unordered_map<void *, size_t> live_;  // block -> size
+  struct Block {
+    size_t size;
+    const void *stream;
+  };
+  // stream -> (size -> free block)
+  std::map<const void *, std::multimap<size_t, void *>> cached_;
+  std::unordered_map<void *, Block> live_;
   Stats stats_;
 };
 

@@ -51,22 +51,25 @@ grove_status CudaContext::create(const ModelDesc &,
                                     sizeof(void *)
                      ? options->stream
                      : nullptr;
-  CudaDevice *device = CudaDevice::get(ordinal);
-  if (!device) {
-    std::string why = grove_last_error();
-    return fail(GROVE_ERROR_NO_DEVICE, why);
-  }
+  grove_status why = GROVE_OK;
+  CudaDevice *device = CudaDevice::get(ordinal, why);
+  if (!device)
+    return why;
   const Driver &d = device->driver();
   std::unique_ptr<CudaContext> ctx(new CudaContext(*device));
   ctx->async_ = flags & GROVE_CONTEXT_ASYNC;
-  if (CUresult r = device->makeCurrent(); r != CUDA_SUCCESS)
+  CudaDevice::Scope scope(*device);
+  if (CUresult r = scope.result(); r != CUDA_SUCCESS)
     return fail(statusOf(r), "cannot use CUDA device " +
                                  std::to_string(ordinal) + ": " +
                                  errorText(d, r));
   if (stream) {
     ctx->stream_ = static_cast<CUstream>(stream);
   } else {
-    if (CUresult r = d.cuStreamCreate(&ctx->stream_, CU_STREAM_NON_BLOCKING);
+    // A blocking stream: it waits for work on the legacy default stream,
+    // where cudaMemcpy and friends put the inputs an application prepares
+    // (a non-blocking stream could read them before they land).
+    if (CUresult r = d.cuStreamCreate(&ctx->stream_, CU_STREAM_DEFAULT);
         r != CUDA_SUCCESS)
       return fail(statusOf(r),
                   "cannot create a CUDA stream: " + errorText(d, r));
@@ -85,35 +88,55 @@ grove_status CudaContext::create(const ModelDesc &,
 }
 
 CudaContext::~CudaContext() {
-  device_->makeCurrent();
+  CudaDevice::Scope scope(*device_);
   const Driver &d = device_->driver();
+  // Queued calls (GROVE_CONTEXT_ASYNC) may still read the weights.
+  if (stream_)
+    d.cuStreamSynchronize(stream_);
   if (blas_)
     cublasDestroy(blas_);
-  if (stream_ && ownsStream_) {
-    d.cuStreamSynchronize(stream_);
+  if (stream_ && ownsStream_)
     d.cuStreamDestroy(stream_);
-  }
   if (weights_)
     d.cuMemFree(weights_);
 }
 
+/// Copies host bytes to the device in the context stream's order (after
+/// any queued call, before any later one) and waits for them to land.
+static CUresult upload(const Driver &d, CUstream stream, CUdeviceptr dst,
+                       const void *src, size_t bytes) {
+  CUresult r = d.cuStreamSynchronize(stream);
+  if (r == CUDA_SUCCESS)
+    r = d.cuMemcpyHtoDAsync(dst, src, bytes, stream);
+  if (r == CUDA_SUCCESS)
+    r = d.cuStreamSynchronize(stream);
+  return r;
+}
+
 grove_status CudaContext::uploadWeights(const uint8_t *host, size_t bytes) {
   const Driver &d = device_->driver();
-  if (CUresult r = device_->makeCurrent(); r != CUDA_SUCCESS)
+  CudaDevice::Scope scope(*device_);
+  if (CUresult r = scope.result(); r != CUDA_SUCCESS)
     return fail(statusOf(r), "cannot use the CUDA device: " + errorText(d, r));
   CUdeviceptr fresh = 0;
   if (bytes > 0) {
-    if (CUresult r = d.cuMemAlloc(&fresh, bytes); r != CUDA_SUCCESS)
+    CUresult r = d.cuMemAlloc(&fresh, bytes);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+      // Blocks cached for calls are the first thing to give back.
+      device_->allocator().trim();
+      r = d.cuMemAlloc(&fresh, bytes);
+    }
+    if (r != CUDA_SUCCESS)
       return fail(statusOf(r), "cannot allocate " + std::to_string(bytes) +
                                    " bytes of device weights: " +
                                    errorText(d, r));
-    if (CUresult r = d.cuMemcpyHtoD(fresh, host, bytes); r != CUDA_SUCCESS) {
+    if ((r = upload(d, stream_, fresh, host, bytes)) != CUDA_SUCCESS) {
       d.cuMemFree(fresh);
       return fail(statusOf(r),
                   "cannot upload the weights: " + errorText(d, r));
     }
   }
-  // Calls on this context are synchronous, so nothing reads the old copy.
+  // upload() waited for queued calls: nothing reads the old copy any more.
   if (weights_)
     d.cuMemFree(weights_);
   weights_ = fresh;
@@ -126,8 +149,8 @@ grove_status CudaContext::updateWeights(const uint8_t *arena,
   if (!weights_)
     return uploadWeights(arena, arenaBytes);
   const Driver &d = device_->driver();
-  device_->makeCurrent();
-  if (CUresult r = d.cuMemcpyHtoD(weights_ + offset, arena + offset, bytes);
+  CudaDevice::Scope scope(*device_);
+  if (CUresult r = upload(d, stream_, weights_ + offset, arena + offset, bytes);
       r != CUDA_SUCCESS)
     return fail(statusOf(r), "cannot upload the weight: " + errorText(d, r));
   return GROVE_OK;
@@ -137,8 +160,11 @@ grove_status CudaContext::downloadWeights(uint8_t *host, size_t bytes) const {
   if (!weights_ || bytes == 0)
     return GROVE_OK;
   const Driver &d = device_->driver();
-  device_->makeCurrent();
-  if (CUresult r = d.cuMemcpyDtoH(host, weights_, bytes); r != CUDA_SUCCESS)
+  CudaDevice::Scope scope(*device_);
+  CUresult r = d.cuStreamSynchronize(stream_);
+  if (r == CUDA_SUCCESS)
+    r = d.cuMemcpyDtoH(host, weights_, bytes);
+  if (r != CUDA_SUCCESS)
     return fail(statusOf(r),
                 "cannot download the weights: " + errorText(d, r));
   return GROVE_OK;
@@ -147,7 +173,8 @@ grove_status CudaContext::downloadWeights(uint8_t *host, size_t bytes) const {
 void CudaContext::beginCall() {
   tlsCall = this;
   tlsFailed = false;
-  if (CUresult r = device_->makeCurrent(); r != CUDA_SUCCESS)
+  scope_.emplace(*device_);
+  if (CUresult r = scope_->result(); r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "cannot use CUDA device " +
                                      std::to_string(device_->ordinal()) +
                                      ": " +
@@ -158,29 +185,29 @@ grove_status CudaContext::endCall() {
   // Every launch, copy and GEMM went to stream_; one wait covers them and
   // surfaces asynchronous faults (an illegal address, say) in this call.
   // Asynchronous contexts leave the work queued.
-  CUresult r = async_ || tlsFailed ? CUDA_SUCCESS
-                                   : device_->driver().cuStreamSynchronize(
-                                         stream_);
+  CUresult r = async_ ? CUDA_SUCCESS
+                      : device_->driver().cuStreamSynchronize(stream_);
   if (r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "the call's GPU work failed: " +
                                      errorText(device_->driver(), r));
   grove_status s = tlsFailed ? GROVE_ERROR_INTERNAL : GROVE_OK;
   tlsCall = nullptr;
   tlsFailed = false;
+  scope_.reset();
   return s;
 }
 
 void *CudaContext::allocate(size_t bytes) {
-  return device_->allocator().allocate(bytes);
+  return device_->allocator().allocate(bytes, stream_);
 }
 
 grove_status CudaContext::copy(void *dst, const void *src, size_t bytes) {
   const Driver &d = device_->driver();
-  device_->makeCurrent();
+  CudaDevice::Scope scope(*device_);
   CUresult r = d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                                reinterpret_cast<CUdeviceptr>(src), bytes,
                                stream_);
-  if (r == CUDA_SUCCESS)
+  if (r == CUDA_SUCCESS && !async_)
     r = d.cuStreamSynchronize(stream_);
   if (r != CUDA_SUCCESS)
     return fail(statusOf(r), "device copy failed: " + errorText(d, r));

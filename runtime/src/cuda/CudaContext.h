@@ -1,4 +1,4 @@
-//===- CudaContext.h - The device side of a CUDA model's context -*- C++ -*-===//
+//===- CudaContext.h - Device side of a CUDA model's context ---*- C++ -*-===//
 //
 // Owns the context's stream (unless the app passed one), its cuBLAS handle
 // and the device copy of the weights. While generated code runs,
@@ -14,6 +14,8 @@
 #include "Device.h"
 
 #include <cublas_v2.h>
+
+#include <optional>
 
 namespace grove::rt::cuda {
 
@@ -51,6 +53,8 @@ private:
   CUstream stream_ = nullptr;
   bool ownsStream_ = false;
   bool async_ = false; // GROVE_CONTEXT_ASYNC
+  // The application's CUDA context, restored when a call ends.
+  std::optional<CudaDevice::Scope> scope_;
   cublasHandle_t blas_ = nullptr;
   CUdeviceptr weights_ = 0;
 };

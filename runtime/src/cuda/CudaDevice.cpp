@@ -4,12 +4,15 @@
 
 #include "Error.h"
 
+#include <atomic>
+#include <cstdlib>
 #include <vector>
 
 using namespace grove::rt;
 using namespace grove::rt::cuda;
 
 namespace {
+std::atomic<bool> processExiting{false};
 std::mutex registryMutex;
 std::map<int, CudaDevice *> &registry() {
   // Leaked on purpose: devices stay valid for tensors freed during exit.
@@ -24,21 +27,43 @@ CudaDevice::CudaDevice(const Driver &driver, int ordinal, CUdevice device,
       name_(std::move(name)),
       allocator_(
           [this](size_t bytes) -> void * {
+            Scope scope(*this);
             CUdeviceptr p = 0;
-            if (makeCurrent() != CUDA_SUCCESS ||
+            if (scope.result() != CUDA_SUCCESS ||
                 driver_.cuMemAlloc(&p, bytes) != CUDA_SUCCESS)
               return nullptr;
             return reinterpret_cast<void *>(p);
           },
           [this](void *p) {
-            makeCurrent();
+            Scope scope(*this);
             driver_.cuMemFree(reinterpret_cast<CUdeviceptr>(p));
           }) {}
 
-CudaDevice *CudaDevice::get(int ordinal) {
+CudaDevice::Scope::Scope(const CudaDevice &device) : driver_(device.driver_) {
+  if (driver_.cuCtxGetCurrent(&previous_) == CUDA_SUCCESS)
+    restore_ = previous_ != device.context_;
+  result_ = restore_ || !previous_ ? device.makeCurrent() : CUDA_SUCCESS;
+}
+
+CudaDevice::Scope::~Scope() {
+  if (restore_)
+    driver_.cuCtxSetCurrent(previous_);
+}
+
+bool CudaDevice::exiting() { return processExiting.load(); }
+
+CudaDevice *CudaDevice::get(int ordinal, grove_status &status) {
+  status = GROVE_ERROR_NO_DEVICE;
   const Driver *driver = loadDriver();
   if (!driver)
     return nullptr;
+  // Registered after the model libraries' constructors ran, so it runs
+  // before their destructors unload modules.
+  static const bool atExit = [] {
+    std::atexit([] { processExiting.store(true); });
+    return true;
+  }();
+  (void)atExit;
   std::lock_guard<std::mutex> lock(registryMutex);
   auto &devices = registry();
   if (auto it = devices.find(ordinal); it != devices.end())
@@ -63,8 +88,11 @@ CudaDevice *CudaDevice::get(int ordinal) {
   if ((r = driver->cuDeviceGet(&device, ordinal)) != CUDA_SUCCESS ||
       (r = driver->cuDevicePrimaryCtxRetain(&context, device)) !=
           CUDA_SUCCESS) {
-    fail(statusOf(r), "cannot open CUDA device " + std::to_string(ordinal) +
-                          ": " + errorText(*driver, r));
+    status = statusOf(r) == GROVE_ERROR_OUT_OF_MEMORY
+                 ? GROVE_ERROR_OUT_OF_MEMORY
+                 : GROVE_ERROR_NO_DEVICE;
+    fail(status, "cannot open CUDA device " + std::to_string(ordinal) + ": " +
+                     errorText(*driver, r));
     return nullptr;
   }
   char name[256] = {0};
@@ -101,8 +129,9 @@ CUresult CudaDevice::function(const ModuleImage *image, const char *name,
   if (auto it = modules_.find(image); it != modules_.end()) {
     module = it->second;
   } else {
-    if (CUresult r = makeCurrent(); r != CUDA_SUCCESS)
-      return r;
+    Scope scope(*this);
+    if (scope.result() != CUDA_SUCCESS)
+      return scope.result();
     if (CUresult r = driver_.cuModuleLoadData(&module, image->data);
         r != CUDA_SUCCESS)
       return r;
@@ -120,9 +149,11 @@ void CudaDevice::unload(const ModuleImage *image) {
   auto it = modules_.find(image);
   if (it == modules_.end())
     return;
-  // At exit the driver may already be shutting down; its error is moot.
-  makeCurrent();
-  driver_.cuModuleUnload(it->second);
+  // At exit the driver may already be gone: leave the module to it.
+  if (!exiting()) {
+    Scope scope(*this);
+    driver_.cuModuleUnload(it->second);
+  }
   modules_.erase(it);
   for (auto f = functions_.begin(); f != functions_.end();)
     f = f->first.first == image ? functions_.erase(f) : std::next(f);

@@ -31,8 +31,12 @@ struct ModuleImage {
 class CudaDevice {
 public:
   /// The device `ordinal`, initialising the driver and the device on first
-  /// use. Null (with the reason recorded by fail()) if impossible.
-  static CudaDevice *get(int ordinal);
+  /// use. Null if impossible, with the reason recorded by fail() and its
+  /// status in `status` (NO_DEVICE, or OUT_OF_MEMORY).
+  static CudaDevice *get(int ordinal, grove_status &status);
+  /// True once the process is exiting (atexit): the driver may already be
+  /// gone, so unloading does not call it.
+  static bool exiting();
   /// Every device created so far (for unloading a module image).
   static void forEach(const std::function<void(CudaDevice &)> &fn);
 
@@ -44,6 +48,22 @@ public:
 
   /// Makes the primary context current on this thread.
   CUresult makeCurrent() const;
+
+  /// Makes the device's context current for a scope and restores the
+  /// thread's previous one after it, so that an application's own CUDA
+  /// context (another device, say) is left as it was.
+  class Scope {
+  public:
+    explicit Scope(const CudaDevice &device);
+    ~Scope();
+    CUresult result() const { return result_; }
+
+  private:
+    const Driver &driver_;
+    CUcontext previous_ = nullptr;
+    bool restore_ = false;
+    CUresult result_;
+  };
   /// The kernel `name` of `image` in this device's context (cached).
   CUresult function(const ModuleImage *image, const char *name,
                     CUfunction &out);

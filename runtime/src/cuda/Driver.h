@@ -46,6 +46,7 @@ namespace grove::rt::cuda {
   X(cuMemGetInfo)                                                              \
   X(cuMemcpyAsync)                                                             \
   X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD32Async)                                                          \
   X(cuMemsetD16Async)                                                          \

@@ -65,6 +65,12 @@ GROVE_API void *mgpuModuleLoad(void *data, size_t size) {
   return new ModuleImage{data, size};
 }
 
+// `gpu-format=isa` objects carry PTX text, which cuModuleLoadData also
+// takes (JIT-compiled by the driver).
+GROVE_API void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
+  return new ModuleImage{data, 0};
+}
+
 GROVE_API void mgpuModuleUnload(void *module) {
   auto *image = static_cast<ModuleImage *>(module);
   CudaDevice::forEach([&](CudaDevice &d) { d.unload(image); });

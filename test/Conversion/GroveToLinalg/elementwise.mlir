@@ -380,19 +380,42 @@ func.func @unary_dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// The same tensor on both sides still gets a (foldable) check: the two
-// tensor.dim values are distinct until CSE.
+// The same tensor on both sides: the sizes are provably equal (value
+// bounds), so neither a check nor slices remain.
 // CHECK-LABEL: func.func @same_operand
 // CHECK-SAME: (%[[A:.*]]: tensor<?xf32>)
+// CHECK-NOT: grove.agree_dims
+// CHECK-NOT: tensor.extract_slice
 // CHECK: %[[D:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
-// CHECK: %[[D2:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
-// CHECK: %[[N:.*]] = grove.agree_dims %[[D]], %[[D2]], "{{.*}}: grove.add operands 0 and 1, result dimension 0" : index
-// CHECK: %[[S0:.*]] = tensor.extract_slice %[[A]][0] [%[[N]]] [1]
-// CHECK: %[[S1:.*]] = tensor.extract_slice %[[A]][0] [%[[N]]] [1]
-// CHECK: %[[INIT:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[D]]) : tensor<?xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: ins(%[[S0]], %[[S1]] : tensor<?xf32>, tensor<?xf32>) outs(%[[INIT]] : tensor<?xf32>)
+// CHECK-SAME: ins(%[[A]], %[[A]] : tensor<?xf32>, tensor<?xf32>) outs(%[[INIT]] : tensor<?xf32>)
 func.func @same_operand(%a: tensor<?xf32>) -> tensor<?xf32> {
   %0 = grove.add %a, %a : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A result against one of its own operands (bias, then scale by the input,
+// as in a GELU-gated layer): the result's size is the operand's, which value
+// bounds prove through the linalg producer - no check, no slice, so the
+// chain can fuse. Two independent inputs still get their check.
+// CHECK-LABEL: func.func @result_against_operand
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>, %[[B:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<?x8xf32>)
+// CHECK: %[[ADD:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[B]] :
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[MUL:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[ADD]], %[[X]] :
+// CHECK: %[[DM:.*]] = tensor.dim %[[MUL]]
+// CHECK: %[[DY:.*]] = tensor.dim %[[Y]]
+// CHECK: grove.agree_dims %[[DM]], %[[DY]], "{{.*}}: grove.sub operands 0 and 1, result dimension 0" : index
+// CHECK: tensor.extract_slice %[[MUL]]
+// CHECK: tensor.extract_slice %[[Y]]
+func.func @result_against_operand(%x: tensor<?x8xf32>, %b: tensor<8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %0 = grove.add %x, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  %1 = grove.mul %0, %x : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  %2 = grove.sub %1, %y : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %2 : tensor<?x8xf32>
 }
