@@ -65,6 +65,8 @@ prepare() {
   done
   cp "$ROOT/models/mlp/mlp.safetensors" "$ROOT/models/mlp/digits_test.bin" \
     "$ROOT/models/mlp/reference_accuracy.txt" "$BUNDLE/data/"
+  # The toolkit's stub driver, for the runtime test that must reject it.
+  cp "$CUDA/lib64/stubs/libcuda.so" "$BUNDLE/data/libcuda-stub.so"
 
   # The example app and the runtime's CUDA gtests, cudart linked statically.
   local rt=(-L"$BUNDLE/rt" '-Wl,-rpath,$ORIGIN/../rt' -lgrove_rt_cuda
@@ -92,12 +94,27 @@ run() {
   exec > >(tee "$out/gpu-check.log") 2>&1
   local t0=$SECONDS fails=0 passes=0
   local py; py="$(command -v python3)"
-  # cuBLAS 13: the toolkit's, else PyTorch's wheel.
-  local cublas_dir
-  cublas_dir="$("$py" -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)"
-  export LD_LIBRARY_PATH="$CUDA/lib64:${cublas_dir}:${LD_LIBRARY_PATH:-}"
+  # cuBLAS and cudart 13: the toolkit's, else the NVIDIA wheels PyTorch
+  # depends on (nvidia/cu13/lib or nvidia/<lib>/lib in site-packages).
+  local wheel_libs
+  wheel_libs="$("$py" - <<'PY' 2>/dev/null || true
+import glob, os, site
+dirs = set()
+for sp in site.getsitepackages() + [site.getusersitepackages()]:
+    for d in glob.glob(os.path.join(sp, "nvidia", "*", "lib")):
+        if glob.glob(os.path.join(d, "libcublas.so*")) or \
+                glob.glob(os.path.join(d, "libcudart.so*")):
+            dirs.add(d)
+print(":".join(sorted(dirs)))
+PY
+)"
+  export LD_LIBRARY_PATH="$CUDA/lib64:${wheel_libs}:${LD_LIBRARY_PATH:-}"
   export CUDA_HOME="$CUDA" PYTHONPATH="$ROOT/test/lib" GROVE_TEST_BUNDLE="$BUNDLE" \
-    GROVE_TEST_TARGET=cuda PYTHONUNBUFFERED=1
+    GROVE_TEST_TARGET=cuda PYTHONUNBUFFERED=1 \
+    GROVE_TEST_CUDA_STUB="$BUNDLE/data/libcuda-stub.so"
+  log "libraries from: $CUDA/lib64 ${wheel_libs:-(no NVIDIA wheels)}"
+  "$py" -c 'import numpy, torch, ml_dtypes, safetensors' ||
+    log "WARNING: a Python package the tests import is missing (above)"
   log "$(cat "$BUNDLE/MANIFEST" | head -1)"
   nvidia-smi -L || true
 
