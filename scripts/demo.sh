@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/demo.sh - the main job on a fresh Debian 12 machine: install what
 # Grove needs, build it, compile the shipped MLP with grovec, link it into the
-# example app and classify scikit-learn's held-out digits.
+# example app and classify scikit-learn's held-out digits. Where the CUDA
+# target is built, the same app is also built for the GPU and run if a GPU is
+# present (said so, and skipped, where none is).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
@@ -14,7 +16,31 @@ echo "demo: grovec models/mlp/mlp.mlir -> $BUILD/examples/digits/grove_mlp_model
 ls -l "$BUILD/examples/digits/grove_mlp_model/"
 echo
 echo "demo: examples/digits (C app linked with libmlp.a and libgrove_rt):"
-exec "$BUILD/examples/digits/digits" \
+"$BUILD/examples/digits/digits" \
   "$BUILD/examples/digits/grove_mlp_model/mlp.safetensors" \
   "$ROOT/models/mlp/digits_test.bin" \
   --expect "$ROOT/models/mlp/reference_accuracy.txt"
+
+# digits_cuda exists where CMake found a CUDA toolkit.
+if ninja -C "$BUILD" -t query digits_cuda >/dev/null 2>&1; then
+  "$ROOT/scripts/build.sh" digits_cuda >/dev/null
+  echo
+  echo "demo: grovec --target=cuda models/mlp/mlp.mlir (kernels embedded in the library):"
+  "$ROOT/.venv/bin/python" "$ROOT/tools/grove-fatbin/grove-fatbin.py" \
+    "$BUILD/examples/digits/grove_mlp_model_cuda/libmlp.a"
+  echo "demo: examples/digits_cuda (linked with libgrove_rt_cuda, cuBLAS, cudart):"
+  if "$BUILD/examples/digits/digits_cuda" \
+      "$BUILD/examples/digits/grove_mlp_model/mlp.safetensors" \
+      "$ROOT/models/mlp/digits_test.bin" \
+      --expect "$ROOT/models/mlp/reference_accuracy.txt" 2>/tmp/grove-demo-cuda.err; then
+    :
+  elif grep -q GROVE_ERROR_NO_DEVICE /tmp/grove-demo-cuda.err; then
+    echo "demo: GPU run SKIPPED - no usable GPU here: $(cat /tmp/grove-demo-cuda.err)"
+  else
+    cat /tmp/grove-demo-cuda.err >&2
+    exit 1
+  fi
+else
+  echo
+  echo "demo: CUDA target not built here (no CUDA toolkit): GPU demo SKIPPED"
+fi
