@@ -82,6 +82,7 @@ struct ConvertGroveToLinalgPass
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
+    populateNNPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -15,6 +15,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateNNPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::grove
 

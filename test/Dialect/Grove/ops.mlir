@@ -489,3 +489,227 @@ func.func @agree_dims(%a: index, %b: index) -> index {
   %0 = grove.agree_dims %a, %b, "operands 0 and 1" : index
   return %0 : index
 }
+
+//===----------------------------------------------------------------------===//
+// Convolution, normalisation and pooling (GroveNNOps.td)
+//===----------------------------------------------------------------------===//
+
+// Output sizes are ⌊(H + pt + pb - d·(K - 1) - 1) / s⌋ + 1, checked against
+// torch.nn.functional.conv2d.
+
+// CHECK-LABEL: func.func @conv2d
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x64x56x56xf32>, %[[W3:[^:]*]]: tensor<128x32x3x3xf32>, %[[W1:[^:]*]]: tensor<256x64x1x1xf32>, %[[B:[^:]*]]: tensor<256xf32>
+func.func @conv2d(%x: tensor<?x64x56x56xf32>, %w3: tensor<128x32x3x3xf32>,
+                  %w1: tensor<256x64x1x1xf32>, %b: tensor<256xf32>)
+    -> (tensor<?x128x56x56xf32>, tensor<?x256x28x28xf32>) {
+  // Grouped (2 groups of 32 input channels), padded, no bias: 56 + 2 - 2 - 1 = 55, 55 / 1 + 1 = 56.
+  // CHECK: grove.conv2d %[[X]], %[[W3]] {dilations = array<i64: 1, 1>, groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+  // With a bias, strided 1x1: 56 - 1 = 55, ⌊55 / 2⌋ + 1 = 28.
+  // CHECK: grove.conv2d %[[X]], %[[W1]], %[[B]] {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+  %0 = grove.conv2d %x, %w3 {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>,
+                             strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+  %1 = grove.conv2d %x, %w1, %b {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                                 strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+      : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>)
+      -> tensor<?x256x28x28xf32>
+  return %0, %1 : tensor<?x128x56x56xf32>, tensor<?x256x28x28xf32>
+}
+
+// CHECK-LABEL: func.func @conv2d_strided_dilated
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x3x17x20xf32>, %[[W:[^:]*]]: tensor<8x3x5x3xf32>, %[[B:[^:]*]]: tensor<8xf32>
+func.func @conv2d_strided_dilated(%x: tensor<1x3x17x20xf32>, %w: tensor<8x3x5x3xf32>,
+                                  %b: tensor<8xf32>) -> tensor<1x8x7x7xf32> {
+  // Per-dimension strides and dilations, padding [top 2, left 1, bottom 3, right 0]:
+  // height ⌊(17 + 2 + 3 - 2·4 - 1) / 2⌋ + 1 = ⌊13 / 2⌋ + 1 = 7,
+  // width ⌊(20 + 1 + 0 - 1·2 - 1) / 3⌋ + 1 = 18 / 3 + 1 = 7.
+  // CHECK: grove.conv2d %[[X]], %[[W]], %[[B]] {dilations = array<i64: 2, 1>, groups = 1 : i64, padding = array<i64: 2, 1, 3, 0>, strides = array<i64: 2, 3>} : (tensor<1x3x17x20xf32>, tensor<8x3x5x3xf32>, tensor<8xf32>) -> tensor<1x8x7x7xf32>
+  %0 = grove.conv2d %x, %w, %b {groups = 1 : i64, padding = array<i64: 2, 1, 3, 0>,
+                                strides = array<i64: 2, 3>, dilations = array<i64: 2, 1>}
+      : (tensor<1x3x17x20xf32>, tensor<8x3x5x3xf32>, tensor<8xf32>) -> tensor<1x8x7x7xf32>
+  return %0 : tensor<1x8x7x7xf32>
+}
+
+// CHECK-LABEL: func.func @conv2d_edge
+// CHECK-SAME: %[[D:[^:]*]]: tensor<2x8x7x7xf16>, %[[DW:[^:]*]]: tensor<8x1x3x3xf16>, %[[S:[^:]*]]: tensor<1x3x224x224xbf16>, %[[SW:[^:]*]]: tensor<64x3x7x7xbf16>, %[[Y:[^:]*]]: tensor<?x3x?x?xf32>, %[[YW:[^:]*]]: tensor<16x3x3x3xf32>, %[[E:[^:]*]]: tensor<1x3x3x5xf32>
+func.func @conv2d_edge(%d: tensor<2x8x7x7xf16>, %dw: tensor<8x1x3x3xf16>,
+                       %s: tensor<1x3x224x224xbf16>, %sw: tensor<64x3x7x7xbf16>,
+                       %y: tensor<?x3x?x?xf32>, %yw: tensor<16x3x3x3xf32>,
+                       %e: tensor<1x3x3x5xf32>)
+    -> (tensor<2x8x4x4xf16>, tensor<1x64x112x112xbf16>, tensor<?x16x?x?xf32>,
+        tensor<1x16x1x3xf32>) {
+  // Depthwise (groups = channels), f16: ⌊(7 + 2 - 2 - 1) / 2⌋ + 1 = 4.
+  // CHECK: grove.conv2d %[[D]], %[[DW]] {dilations = array<i64: 1, 1>, groups = 8 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x8x7x7xf16>, tensor<8x1x3x3xf16>) -> tensor<2x8x4x4xf16>
+  // A ResNet stem, bf16: ⌊(224 + 6 - 6 - 1) / 2⌋ + 1 = 112.
+  // CHECK: grove.conv2d %[[S]], %[[SW]] {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xbf16>, tensor<64x3x7x7xbf16>) -> tensor<1x64x112x112xbf16>
+  // Dynamic batch and spatial sizes stay dynamic.
+  // CHECK: grove.conv2d %[[Y]], %[[YW]] {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x3x?x?xf32>, tensor<16x3x3x3xf32>) -> tensor<?x16x?x?xf32>
+  // A kernel exactly as tall as the input gives one row.
+  // CHECK: grove.conv2d %[[E]], %[[YW]] {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x3x5xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x1x3xf32>
+  %0 = grove.conv2d %d, %dw {groups = 8 : i64, padding = array<i64: 1, 1, 1, 1>,
+                             strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+      : (tensor<2x8x7x7xf16>, tensor<8x1x3x3xf16>) -> tensor<2x8x4x4xf16>
+  %1 = grove.conv2d %s, %sw {groups = 1 : i64, padding = array<i64: 3, 3, 3, 3>,
+                             strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x224x224xbf16>, tensor<64x3x7x7xbf16>) -> tensor<1x64x112x112xbf16>
+  %2 = grove.conv2d %y, %yw {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>,
+                             strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<?x3x?x?xf32>, tensor<16x3x3x3xf32>) -> tensor<?x16x?x?xf32>
+  %3 = grove.conv2d %e, %yw {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                             strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x3x5xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x1x3xf32>
+  return %0, %1, %2, %3 : tensor<2x8x4x4xf16>, tensor<1x64x112x112xbf16>,
+      tensor<?x16x?x?xf32>, tensor<1x16x1x3xf32>
+}
+
+// CHECK-LABEL: func.func @batch_norm
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x64x56x56xf32>, %[[P:[^:]*]]: tensor<64xf32>, %[[Y:[^:]*]]: tensor<?x10xf16>, %[[Q:[^:]*]]: tensor<10xf16>, %[[Z:[^:]*]]: tensor<2x4x?xbf16>, %[[R:[^:]*]]: tensor<4xbf16>
+func.func @batch_norm(%x: tensor<?x64x56x56xf32>, %p: tensor<64xf32>,
+                      %y: tensor<?x10xf16>, %q: tensor<10xf16>,
+                      %z: tensor<2x4x?xbf16>, %r: tensor<4xbf16>)
+    -> (tensor<?x64x56x56xf32>, tensor<?x10xf16>, tensor<2x4x?xbf16>) {
+  // CHECK: grove.batch_norm %[[X]], %[[P]], %[[P]], %[[P]], %[[P]] {epsilon = 1.000000e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+  // Rank 2 (after a linear layer); a zero epsilon is allowed.
+  // CHECK: grove.batch_norm %[[Y]], %[[Q]], %[[Q]], %[[Q]], %[[Q]] {epsilon = 0.000000e+00 : f64} : (tensor<?x10xf16>, tensor<10xf16>, tensor<10xf16>, tensor<10xf16>, tensor<10xf16>) -> tensor<?x10xf16>
+  // Rank 3, dynamic trailing dimension.
+  // CHECK: grove.batch_norm %[[Z]], %[[R]], %[[R]], %[[R]], %[[R]] {epsilon = 1.000000e-03 : f64} : (tensor<2x4x?xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>) -> tensor<2x4x?xbf16>
+  %0 = grove.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-05 : f64}
+      : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+         tensor<64xf32>) -> tensor<?x64x56x56xf32>
+  %1 = grove.batch_norm %y, %q, %q, %q, %q {epsilon = 0.0 : f64}
+      : (tensor<?x10xf16>, tensor<10xf16>, tensor<10xf16>, tensor<10xf16>,
+         tensor<10xf16>) -> tensor<?x10xf16>
+  %2 = grove.batch_norm %z, %r, %r, %r, %r {epsilon = 1.0e-03 : f64}
+      : (tensor<2x4x?xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>,
+         tensor<4xbf16>) -> tensor<2x4x?xbf16>
+  return %0, %1, %2 : tensor<?x64x56x56xf32>, tensor<?x10xf16>, tensor<2x4x?xbf16>
+}
+
+// Pool output sizes are ⌊(H + pt + pb - k) / s⌋ + 1, or with ceil_mode the
+// ceiling, less one when that last window would start at or after
+// H + pt (PyTorch), checked against torch.nn.functional.max_pool2d and
+// avg_pool2d.
+
+// CHECK-LABEL: func.func @max_pool2d
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x64x112x112xf32>, %[[C:[^:]*]]: tensor<1x2x5x6xf32>, %[[A:[^:]*]]: tensor<1x4x7x8xf16>, %[[D:[^:]*]]: tensor<?x?x?x?xbf16>
+func.func @max_pool2d(%x: tensor<?x64x112x112xf32>, %c: tensor<1x2x5x6xf32>,
+                      %a: tensor<1x4x7x8xf16>, %d: tensor<?x?x?x?xbf16>)
+    -> (tensor<?x64x56x56xf32>, tensor<1x2x3x4xf32>, tensor<1x2x2x3xf32>,
+        tensor<1x2x3x3xf32>, tensor<1x4x3x8xf16>, tensor<?x?x?x?xbf16>) {
+  // ResNet: ⌊(112 + 2 - 3) / 2⌋ + 1 = 56.
+  // CHECK: grove.max_pool2d %[[X]] {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
+  // ceil_mode, k 2, s 2, padding 1. Height 5: ⌈(5 + 2 - 2) / 2⌉ + 1 = 4, but
+  // the fourth window would start at 3·2 = 6 >= 5 + 1, in the bottom padding,
+  // so 3. Width 6: ⌈6 / 2⌉ + 1 = 4, and 3·2 = 6 < 6 + 1 keeps it.
+  // CHECK: grove.max_pool2d %[[C]] {ceil_mode, kernel = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x3x4xf32>
+  // No padding, floor: ⌊3 / 2⌋ + 1 = 2, ⌊4 / 2⌋ + 1 = 3.
+  // CHECK: grove.max_pool2d %[[C]] {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x2x3xf32>
+  // ceil_mode without padding: ⌈3 / 2⌉ + 1 = 3 and ⌈4 / 2⌉ + 1 = 3.
+  // CHECK: grove.max_pool2d %[[C]] {ceil_mode, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x3x3xf32>
+  // Asymmetric kernel, strides and padding [top 1, left 0, bottom 0, right 1]:
+  // ⌊(7 + 1 - 3) / 2⌋ + 1 = 3, ⌊(8 + 1 - 2) / 1⌋ + 1 = 8.
+  // CHECK: grove.max_pool2d %[[A]] {kernel = array<i64: 3, 2>, padding = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 1>} : (tensor<1x4x7x8xf16>) -> tensor<1x4x3x8xf16>
+  // All dynamic.
+  // CHECK: grove.max_pool2d %[[D]] {ceil_mode, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
+  %1 = grove.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 1, 1>, ceil_mode}
+      : (tensor<1x2x5x6xf32>) -> tensor<1x2x3x4xf32>
+  %2 = grove.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x5x6xf32>) -> tensor<1x2x2x3xf32>
+  %3 = grove.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+      : (tensor<1x2x5x6xf32>) -> tensor<1x2x3x3xf32>
+  %4 = grove.max_pool2d %a {kernel = array<i64: 3, 2>, strides = array<i64: 2, 1>,
+                            padding = array<i64: 1, 0, 0, 1>}
+      : (tensor<1x4x7x8xf16>) -> tensor<1x4x3x8xf16>
+  %5 = grove.max_pool2d %d {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 1, 1>, ceil_mode}
+      : (tensor<?x?x?x?xbf16>) -> tensor<?x?x?x?xbf16>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x64x56x56xf32>, tensor<1x2x3x4xf32>,
+      tensor<1x2x2x3xf32>, tensor<1x2x3x3xf32>, tensor<1x4x3x8xf16>,
+      tensor<?x?x?x?xbf16>
+}
+
+// CHECK-LABEL: func.func @avg_pool2d
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x64x56x56xf32>, %[[C:[^:]*]]: tensor<1x2x5x6xf32>, %[[A:[^:]*]]: tensor<1x3x5x5xbf16>, %[[K:[^:]*]]: tensor<2x3x9x7xf16>
+func.func @avg_pool2d(%x: tensor<?x64x56x56xf32>, %c: tensor<1x2x5x6xf32>,
+                      %a: tensor<1x3x5x5xbf16>, %k: tensor<2x3x9x7xf16>)
+    -> (tensor<?x64x28x28xf32>, tensor<?x64x56x56xf32>, tensor<1x2x3x4xf32>,
+        tensor<1x3x3x3xbf16>, tensor<2x3x5x7xf16>) {
+  // CHECK: grove.avg_pool2d %[[X]] {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x64x56x56xf32>) -> tensor<?x64x28x28xf32>
+  // CHECK: grove.avg_pool2d %[[X]] {count_include_pad, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+  // As max_pool2d: the last window of the height would start in the padding.
+  // CHECK: grove.avg_pool2d %[[C]] {ceil_mode, count_include_pad, kernel = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x5x6xf32>) -> tensor<1x2x3x4xf32>
+  // Padding only at the top and left, ceil_mode: ⌈(5 + 1 - 3) / 2⌉ + 1 = 3
+  // (the last window starts at 4 < 5 + 1), where the floor would give 2.
+  // CHECK: grove.avg_pool2d %[[A]] {ceil_mode, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x3x5x5xbf16>) -> tensor<1x3x3x3xbf16>
+  // Padding may be half of each kernel dimension: kernel 5x3, padding [2, 1, 2, 1].
+  // CHECK: grove.avg_pool2d %[[K]] {count_include_pad, kernel = array<i64: 5, 3>, padding = array<i64: 2, 1, 2, 1>, strides = array<i64: 2, 1>} : (tensor<2x3x9x7xf16>) -> tensor<2x3x5x7xf16>
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<?x64x56x56xf32>) -> tensor<?x64x28x28xf32>
+  %1 = grove.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+                            padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+      : (tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+  %2 = grove.avg_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 1, 1>, ceil_mode,
+                            count_include_pad}
+      : (tensor<1x2x5x6xf32>) -> tensor<1x2x3x4xf32>
+  %3 = grove.avg_pool2d %a {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 0, 0>, ceil_mode}
+      : (tensor<1x3x5x5xbf16>) -> tensor<1x3x3x3xbf16>
+  %4 = grove.avg_pool2d %k {kernel = array<i64: 5, 3>, strides = array<i64: 2, 1>,
+                            padding = array<i64: 2, 1, 2, 1>, count_include_pad}
+      : (tensor<2x3x9x7xf16>) -> tensor<2x3x5x7xf16>
+  return %0, %1, %2, %3, %4 : tensor<?x64x28x28xf32>, tensor<?x64x56x56xf32>,
+      tensor<1x2x3x4xf32>, tensor<1x3x3x3xbf16>, tensor<2x3x5x7xf16>
+}
+
+// CHECK-LABEL: func.func @global_avg_pool
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x2048x7x7xf32>, %[[H:[^:]*]]: tensor<2x8x1x1xf16>, %[[D:[^:]*]]: tensor<1x8x?x?xbf16>
+func.func @global_avg_pool(%x: tensor<?x2048x7x7xf32>, %h: tensor<2x8x1x1xf16>,
+                           %d: tensor<1x8x?x?xbf16>)
+    -> (tensor<?x2048x1x1xf32>, tensor<2x8x1x1xf16>, tensor<1x8x1x1xbf16>) {
+  // CHECK: grove.global_avg_pool %[[X]] : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
+  // CHECK: grove.global_avg_pool %[[H]] : (tensor<2x8x1x1xf16>) -> tensor<2x8x1x1xf16>
+  // CHECK: grove.global_avg_pool %[[D]] : (tensor<1x8x?x?xbf16>) -> tensor<1x8x1x1xbf16>
+  %0 = grove.global_avg_pool %x : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
+  %1 = grove.global_avg_pool %h : (tensor<2x8x1x1xf16>) -> tensor<2x8x1x1xf16>
+  %2 = grove.global_avg_pool %d : (tensor<1x8x?x?xbf16>) -> tensor<1x8x1x1xbf16>
+  return %0, %1, %2 : tensor<?x2048x1x1xf32>, tensor<2x8x1x1xf16>, tensor<1x8x1x1xbf16>
+}
+
+// CHECK-LABEL: func.func @flatten
+// CHECK-SAME: %[[P:[^:]*]]: tensor<?x2048x1x1xf32>, %[[X:[^:]*]]: tensor<2x3x4x5xf32>, %[[D:[^:]*]]: tensor<2x?x4xbf16>, %[[I:[^:]*]]: tensor<7xi1>, %[[L:[^:]*]]: tensor<3x2xi64>
+func.func @flatten(%p: tensor<?x2048x1x1xf32>, %x: tensor<2x3x4x5xf32>,
+                   %d: tensor<2x?x4xbf16>, %i: tensor<7xi1>, %l: tensor<3x2xi64>)
+    -> (tensor<?x2048xf32>, tensor<2x60xf32>, tensor<2x3x20xf32>, tensor<120xf32>,
+        tensor<2x3x4x5xf32>, tensor<2x?xbf16>, tensor<?xbf16>, tensor<7xi1>,
+        tensor<3x2xi64>) {
+  // CHECK: grove.flatten %[[P]] {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x2048xf32>
+  // CHECK: grove.flatten %[[X]] {axis = 1 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x60xf32>
+  // CHECK: grove.flatten %[[X]] {axis = -2 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x20xf32>
+  // CHECK: grove.flatten %[[X]] {axis = 0 : i64} : (tensor<2x3x4x5xf32>) -> tensor<120xf32>
+  // CHECK: grove.flatten %[[X]] {axis = -1 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  // One dynamic dimension may be collapsed.
+  // CHECK: grove.flatten %[[D]] {axis = 1 : i64} : (tensor<2x?x4xbf16>) -> tensor<2x?xbf16>
+  // CHECK: grove.flatten %[[D]] {axis = -3 : i64} : (tensor<2x?x4xbf16>) -> tensor<?xbf16>
+  // CHECK: grove.flatten %[[I]] {axis = 0 : i64} : (tensor<7xi1>) -> tensor<7xi1>
+  // CHECK: grove.flatten %[[L]] {axis = -1 : i64} : (tensor<3x2xi64>) -> tensor<3x2xi64>
+  %0 = grove.flatten %p {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x2048xf32>
+  %1 = grove.flatten %x {axis = 1 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x60xf32>
+  %2 = grove.flatten %x {axis = -2 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x20xf32>
+  %3 = grove.flatten %x {axis = 0 : i64} : (tensor<2x3x4x5xf32>) -> tensor<120xf32>
+  %4 = grove.flatten %x {axis = -1 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %5 = grove.flatten %d {axis = 1 : i64} : (tensor<2x?x4xbf16>) -> tensor<2x?xbf16>
+  %6 = grove.flatten %d {axis = -3 : i64} : (tensor<2x?x4xbf16>) -> tensor<?xbf16>
+  %7 = grove.flatten %i {axis = 0 : i64} : (tensor<7xi1>) -> tensor<7xi1>
+  %8 = grove.flatten %l {axis = -1 : i64} : (tensor<3x2xi64>) -> tensor<3x2xi64>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<?x2048xf32>, tensor<2x60xf32>,
+      tensor<2x3x20xf32>, tensor<120xf32>, tensor<2x3x4x5xf32>, tensor<2x?xbf16>,
+      tensor<?xbf16>, tensor<7xi1>, tensor<3x2xi64>
+}

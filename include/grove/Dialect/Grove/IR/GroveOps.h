@@ -27,6 +27,14 @@ int64_t getStaticProduct(ArrayRef<int64_t> shape);
 /// Normalises a possibly negative axis against `rank`; fails when out of range.
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
+/// Output size of a window sliding over `in` (convolutions, pools):
+/// ⌊(in + padBefore + padAfter - window) / stride⌋ + 1, or with `ceilMode`
+/// the ceiling minus a last window that would start in the trailing
+/// padding (PyTorch). Dynamic for a dynamic `in`; -1 when the window is
+/// larger than the padded input.
+int64_t getWindowedOutputSize(int64_t in, int64_t padBefore, int64_t padAfter,
+                              int64_t window, int64_t stride, bool ceilMode);
+
 } // namespace mlir::grove
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVEOPS_H

@@ -1,0 +1,124 @@
+//===- GroveNNOps.td - Convolution, normalisation and pooling -------------===//
+//
+// The ops convolutional networks are written in (ResNeSt, docs/dialect.md).
+// Layouts are NCHW (batch, channels, height, width); weights are
+// FCKhKw (output channels, input channels per group, kernel height, width),
+// as in PyTorch and ONNX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVENNOPS_TD
+#define GROVE_DIALECT_GROVE_IR_GROVENNOPS_TD
+
+include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Grove_Conv2DOp : Grove_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution (NCHW), grouped, strided, padded, dilated";
+  let description = [{
+    `result[n, f, y, x] = bias[f] + Σ_{c, i, j} input[n, g·Cg + c,
+    y·sh - pt + i·dh, x·sw - pl + j·dw] · weight[f, c, i, j]` with
+    `g = f / (F / groups)`, `Cg = C / groups`, out-of-range input reading as
+    zero. `padding` is `[top, left, bottom, right]`; output size
+    `⌊(H + pt + pb - dh·(Kh - 1) - 1) / sh⌋ + 1` (likewise for W). The bias
+    is optional.
+
+    ```mlir
+    %y = grove.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>,
+                              strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %z = grove.conv2d %x, %w, %b {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                                  strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>)
+        -> tensor<?x256x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$weight,
+                       Optional<Grove_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_BatchNormOp : Grove_Op<"batch_norm", [Pure]> {
+  let summary = "batch normalisation with running statistics (inference)";
+  let description = [{
+    `(input - mean[c]) / sqrt(variance[c] + epsilon) · scale[c] + bias[c]`
+    along dimension 1 (channels) of a rank ≥ 2 input. The training form
+    (batch statistics, updated running averages) will be a separate op.
+
+    ```mlir
+    %y = grove.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$scale,
+                       Grove_FloatTensor:$bias, Grove_FloatTensor:$mean,
+                       Grove_FloatTensor:$variance, F64Attr:$epsilon);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class Grove_Pool2DOp<string mnemonic, string what>
+    : Grove_Op<mnemonic, [Pure]> {
+  let summary = what # " pooling over 2-D windows (NCHW)";
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Grove_MaxPool2DOp : Grove_Pool2DOp<"max_pool2d", "maximum"> {
+  let description = [{
+    Windows of `kernel = [kh, kw]` every `strides`, with `padding = [top,
+    left, bottom, right]` that never wins (−∞). Output size
+    `⌊(H + pt + pb - kh) / sh⌋ + 1`, or with `ceil_mode` the ceiling, where
+    a last window must start inside the input or the top/left padding (as
+    in PyTorch).
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$ceil_mode);
+}
+
+def Grove_AvgPool2DOp : Grove_Pool2DOp<"avg_pool2d", "average"> {
+  let description = [{
+    As `max_pool2d` for the windows. The divisor is the window size with
+    `count_include_pad` (zero padding counts), else the number of input
+    elements the window covers; the part of a `ceil_mode` window beyond the
+    padding never counts (PyTorch's rules).
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+}
+
+def Grove_GlobalAvgPoolOp : Grove_Op<"global_avg_pool", [Pure]> {
+  let summary = "mean over all spatial positions: N×C×H×W → N×C×1×1";
+  let arguments = (ins Grove_FloatTensor:$input);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Grove_FlattenOp : Grove_Op<"flatten", [Pure]> {
+  let summary = "collapses the dimensions from `axis` on into one";
+  let description = [{
+    `N×C×1×1 → N×C` for `axis = 1`; at most one dynamic dimension may be
+    collapsed (the batch is usually the only dynamic one and stays).
+  }];
+  let arguments = (ins Grove_AnyTensor:$input, I64Attr:$axis);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVENNOPS_TD

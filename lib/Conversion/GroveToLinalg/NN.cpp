@@ -1,0 +1,471 @@
+//===- NN.cpp - grove convolution, normalisation and pooling to linalg ----===//
+//
+// Convolutions and pools become linalg's named NCHW ops on an explicitly
+// padded input (tensor.pad), so every target's later stages see ordinary
+// structured ops; grouped convolutions use the NGCHW form through
+// expand/collapse views. Batch norm folds its statistics into one scale and
+// one shift per channel, then is a single elementwise generic. Average
+// pooling divides by a count computed from the output position
+// (linalg.index), which is what PyTorch's padding and ceil_mode rules
+// amount to.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+#include "Utils.h"
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Pads dimensions 2 and 3 of `x` by `low` / `high` with `value`.
+Value pad2D(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+            ArrayRef<int64_t> high, Value value) {
+  if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(high, [](int64_t v) { return v == 0; }))
+    return x;
+  SmallVector<OpFoldResult> lo = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                  b.getIndexAttr(low[0]),
+                                  b.getIndexAttr(low[1])};
+  SmallVector<OpFoldResult> hi = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                  b.getIndexAttr(high[0]),
+                                  b.getIndexAttr(high[1])};
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (int i = 0; i < 2; ++i)
+    if (!ShapedType::isDynamic(shape[2 + i]))
+      shape[2 + i] += low[i] + high[i];
+  auto padType = RankedTensorType::get(shape, type.getElementType());
+  return tensor::PadOp::create(b, loc, padType, x, lo, hi, value,
+                               /*nofold=*/false);
+}
+
+/// The result sizes of a verified windowed op: batch and channels as given,
+/// spatial sizes static from the type or computed from the input at run
+/// time with the same formula the verifier uses.
+SmallVector<OpFoldResult>
+windowedResultDims(OpBuilder &b, Location loc, RankedTensorType resultType,
+                   Value input, ArrayRef<int64_t> window,
+                   ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+                   bool ceilMode) {
+  SmallVector<OpFoldResult> in = getDims(b, loc, input);
+  SmallVector<OpFoldResult> dims = {in[0], b.getIndexAttr(0),
+                                    b.getIndexAttr(0), b.getIndexAttr(0)};
+  dims[1] = resultType.isDynamicDim(1) ? in[1]
+                                       : b.getIndexAttr(resultType.getDimSize(1));
+  for (int i = 0; i < 2; ++i) {
+    if (!resultType.isDynamicDim(2 + i)) {
+      dims[2 + i] = b.getIndexAttr(resultType.getDimSize(2 + i));
+      continue;
+    }
+    // out = (h + pt + pb - window [+ stride - 1]) / stride + 1, less one if
+    // a ceil-mode window would start past the input and leading padding.
+    Value h = getValueOrCreateConstantIndexOp(b, loc, in[2 + i]);
+    Value padded = arith::AddIOp::create(
+        b, loc, h, indexConst(b, loc, padding[i] + padding[2 + i]));
+    Value span = arith::SubIOp::create(b, loc, padded,
+                                       indexConst(b, loc, window[i]));
+    if (ceilMode)
+      span = arith::AddIOp::create(b, loc, span,
+                                   indexConst(b, loc, strides[i] - 1));
+    Value out = arith::AddIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, span, indexConst(b, loc, strides[i])),
+        indexConst(b, loc, 1));
+    if (ceilMode) {
+      Value lastStart = arith::MulIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, out, indexConst(b, loc, 1)),
+          indexConst(b, loc, strides[i]));
+      Value limit = arith::AddIOp::create(b, loc, h,
+                                          indexConst(b, loc, padding[i]));
+      Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         lastStart, limit);
+      out = arith::SelectOp::create(
+          b, loc, over, arith::SubIOp::create(b, loc, out, indexConst(b, loc, 1)),
+          out);
+    }
+    dims[2 + i] = out;
+  }
+  return dims;
+}
+
+/// Extra high padding so that every (ceil-mode) window of a static input
+/// lies inside the padded tensor.
+SmallVector<int64_t> windowedHighPadding(RankedTensorType inType,
+                                         RankedTensorType resultType,
+                                         ArrayRef<int64_t> window,
+                                         ArrayRef<int64_t> strides,
+                                         ArrayRef<int64_t> padding) {
+  SmallVector<int64_t> high = {padding[2], padding[3]};
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inType.getDimSize(2 + i), out = resultType.getDimSize(2 + i);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
+      continue;
+    int64_t need = (out - 1) * strides[i] + window[i] - (in + padding[i]);
+    high[i] = std::max(high[i], need);
+  }
+  return high;
+}
+
+Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+             ArrayRef<OpFoldResult> dims, Value value) {
+  Value empty = createEmpty(b, loc, type, dims);
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+/// Adds `bias[f]` along dimension 1 of `x` (rank 4).
+Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap channel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  Value init = createEmpty(b, loc, type, getDims(b, loc, x));
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{x, bias}, ValueRange{init},
+             ArrayRef<AffineMap>{id, channel, id}, iters,
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nloc,
+                   arith::AddFOp::create(nb, nloc, args[0], args[1])
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    Type elt = resultType.getElementType();
+    ArrayRef<int64_t> pad = op.getPadding();
+    ArrayRef<int64_t> wShape = op.getWeight().getType().getShape();
+    SmallVector<int64_t> window = {
+        op.getDilations()[0] * (wShape[2] - 1) + 1,
+        op.getDilations()[1] * (wShape[3] - 1) + 1};
+    SmallVector<OpFoldResult> dims =
+        windowedResultDims(rewriter, loc, resultType, adaptor.getInput(),
+                           window, op.getStrides(), pad, false);
+    Value zero = createFloat(rewriter, loc, elt, 0.0);
+    Value x = pad2D(rewriter, loc, adaptor.getInput(), {pad[0], pad[1]},
+                    {pad[2], pad[3]}, zero);
+    Value w = adaptor.getWeight();
+    Attribute strides = rewriter.getI64TensorAttr(op.getStrides());
+    Attribute dilations = rewriter.getI64TensorAttr(op.getDilations());
+    int64_t groups = op.getGroupsAttr().getInt();
+    Value result;
+    if (groups == 1) {
+      Value init = filled(rewriter, loc, resultType, dims, zero);
+      result = linalg::Conv2DNchwFchwOp::create(
+                   rewriter, loc, TypeRange{resultType}, ValueRange{x, w},
+                   ValueRange{init}, strides, dilations)
+                   .getResult(0);
+    } else {
+      // N x (G·Cg) x H x W -> N x G x Cg x H x W, (G·Fg) x Cg x Kh x Kw ->
+      // G x Fg x Cg x Kh x Kw: linalg's grouped form, then back.
+      auto xType = cast<RankedTensorType>(x.getType());
+      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
+      int64_t c = xType.getDimSize(1), f = wShape[0];
+      auto xgType = RankedTensorType::get(
+          {xType.getDimSize(0), groups, c / groups, xType.getDimSize(2),
+           xType.getDimSize(3)},
+          elt);
+      Value xg = tensor::ExpandShapeOp::create(
+          rewriter, loc, xgType, x,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+          ArrayRef<OpFoldResult>{xDims[0], rewriter.getIndexAttr(groups),
+                                 rewriter.getIndexAttr(c / groups), xDims[2],
+                                 xDims[3]});
+      auto wgType = RankedTensorType::get(
+          {groups, f / groups, wShape[1], wShape[2], wShape[3]}, elt);
+      Value wg = tensor::ExpandShapeOp::create(
+          rewriter, loc, wgType, w,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+      auto ygType = RankedTensorType::get(
+          {resultType.getDimSize(0), groups, f / groups,
+           resultType.getDimSize(2), resultType.getDimSize(3)},
+          elt);
+      Value init = filled(rewriter, loc, ygType,
+                          {dims[0], rewriter.getIndexAttr(groups),
+                           rewriter.getIndexAttr(f / groups), dims[2], dims[3]},
+                          zero);
+      Value yg = linalg::Conv2DNgchwGfchwOp::create(
+                     rewriter, loc, TypeRange{ygType}, ValueRange{xg, wg},
+                     ValueRange{init}, strides, dilations)
+                     .getResult(0);
+      result = tensor::CollapseShapeOp::create(
+          rewriter, loc, resultType, yg,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    }
+    if (adaptor.getBias())
+      result = addChannelBias(rewriter, loc, result, adaptor.getBias());
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    Type elt = type.getElementType();
+    int64_t rank = type.getRank(), c = type.getDimSize(1);
+    // Per channel: a = scale / sqrt(var + eps), s = bias - mean * a.
+    auto vecType = RankedTensorType::get({c}, elt);
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Value eps = createFloat(rewriter, loc, elt,
+                            op.getEpsilon().convertToDouble());
+    SmallVector<Type> two = {vecType, vecType};
+    auto factors = linalg::GenericOp::create(
+        rewriter, loc, two,
+        ValueRange{adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
+                   adaptor.getVariance()},
+        ValueRange{tensor::EmptyOp::create(rewriter, loc, vecType.getShape(),
+                                           elt),
+                   tensor::EmptyOp::create(rewriter, loc, vecType.getShape(),
+                                           elt)},
+        SmallVector<AffineMap>(6, id1), {utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value sd = math::SqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, args[3], eps));
+          Value a = arith::DivFOp::create(b, l, args[0], sd);
+          Value s = arith::SubFOp::create(
+              b, l, args[1], arith::MulFOp::create(b, l, args[2], a));
+          linalg::YieldOp::create(b, l, ValueRange{a, s});
+        });
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap channel = AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    Value init = createEmpty(rewriter, loc, type,
+                             getDims(rewriter, loc, adaptor.getInput()));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto norm = linalg::GenericOp::create(
+        rewriter, loc, type,
+        ValueRange{adaptor.getInput(), factors.getResult(0),
+                   factors.getResult(1)},
+        ValueRange{init}, ArrayRef<AffineMap>{id, channel, channel, id}, iters,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          Value scaled = arith::MulFOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(
+              b, l, arith::AddFOp::create(b, l, scaled, args[2]).getResult());
+        });
+    rewriter.replaceOp(op, norm.getResult(0));
+    return success();
+  }
+};
+
+template <typename PoolOp>
+struct PoolLowering : OpConversionPattern<PoolOp> {
+  using OpConversionPattern<PoolOp>::OpConversionPattern;
+  using OpAdaptor = typename PoolOp::Adaptor;
+  static constexpr bool isMax = std::is_same_v<PoolOp, MaxPool2DOp>;
+
+  LogicalResult
+  matchAndRewrite(PoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    Type elt = resultType.getElementType();
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pad = op.getPadding();
+    if (op.getCeilMode() && (inType.isDynamicDim(2) || inType.isDynamicDim(3)))
+      return rewriter.notifyMatchFailure(op, "ceil_mode needs static H, W");
+    SmallVector<OpFoldResult> dims =
+        windowedResultDims(rewriter, loc, resultType, adaptor.getInput(),
+                           kernel, strides, pad, op.getCeilMode());
+    SmallVector<int64_t> high =
+        windowedHighPadding(inType, resultType, kernel, strides, pad);
+    auto floatType = cast<FloatType>(elt);
+    Value padValue =
+        isMax ? arith::ConstantOp::create(
+                    rewriter, loc, elt,
+                    rewriter.getFloatAttr(
+                        elt, APFloat::getInf(floatType.getFloatSemantics(),
+                                             /*Negative=*/true)))
+                    .getResult()
+              : createFloat(rewriter, loc, elt, 0.0);
+    Value x = pad2D(rewriter, loc, adaptor.getInput(), {pad[0], pad[1]}, high,
+                    padValue);
+    Value init = filled(rewriter, loc, resultType, dims, padValue);
+    Value windowShape = tensor::EmptyOp::create(rewriter, loc, kernel, elt);
+    Attribute s = rewriter.getI64TensorAttr(strides);
+    Attribute d = rewriter.getI64TensorAttr({1, 1});
+    Value pooled;
+    if constexpr (isMax)
+      pooled = linalg::PoolingNchwMaxOp::create(
+                   rewriter, loc, TypeRange{resultType},
+                   ValueRange{x, windowShape}, ValueRange{init}, s, d)
+                   .getResult(0);
+    else
+      pooled = linalg::PoolingNchwSumOp::create(
+                   rewriter, loc, TypeRange{resultType},
+                   ValueRange{x, windowShape}, ValueRange{init}, s, d)
+                   .getResult(0);
+    if constexpr (!isMax)
+      pooled = divideByCount(rewriter, loc, op, pooled, adaptor.getInput());
+    rewriter.replaceOp(op, pooled);
+    return success();
+  }
+
+  /// sum / count, count from the output position (PyTorch's avg_pool2d):
+  /// the window [y·s - pt, y·s - pt + k) clipped to the padded extent
+  /// [-pt, H + pb), and further to the input [0, H) unless
+  /// count_include_pad.
+  static Value divideByCount(OpBuilder &b, Location loc, AvgPool2DOp op,
+                             Value sum, Value input) {
+    auto type = cast<RankedTensorType>(sum.getType());
+    MLIRContext *ctx = b.getContext();
+    SmallVector<OpFoldResult> inDims = getDims(b, loc, input);
+    Value sizes[2] = {getValueOrCreateConstantIndexOp(b, loc, inDims[2]),
+                      getValueOrCreateConstantIndexOp(b, loc, inDims[3])};
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pad = op.getPadding();
+    bool includePad = op.getCountIncludePad();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    Value init = createEmpty(b, loc, type, getDims(b, loc, sum));
+    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, type, ValueRange{sum}, ValueRange{init},
+               ArrayRef<AffineMap>{id, id}, iters,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value count;
+                 for (int i = 0; i < 2; ++i) {
+                   // Signed index math: starts may be negative.
+                   Value pos = linalg::IndexOp::create(nb, l, 2 + i);
+                   Value start = arith::SubIOp::create(
+                       nb, l,
+                       arith::MulIOp::create(nb, l, pos,
+                                             indexConst(nb, l, strides[i])),
+                       indexConst(nb, l, pad[i]));
+                   Value end = arith::MinSIOp::create(
+                       nb, l,
+                       arith::AddIOp::create(nb, l, start,
+                                             indexConst(nb, l, kernel[i])),
+                       arith::AddIOp::create(nb, l, sizes[i],
+                                             indexConst(nb, l, pad[2 + i])));
+                   if (!includePad) {
+                     start = arith::MaxSIOp::create(nb, l, start,
+                                                    indexConst(nb, l, 0));
+                     end = arith::MinSIOp::create(nb, l, end, sizes[i]);
+                   }
+                   Value n = arith::SubIOp::create(nb, l, end, start);
+                   count = count ? arith::MulIOp::create(nb, l, count, n)
+                                       .getResult()
+                                 : n;
+                 }
+                 Value asInt = arith::IndexCastOp::create(
+                     nb, l, nb.getI64Type(), count);
+                 Value asFloat = arith::SIToFPOp::create(
+                     nb, l, args[0].getType(), asInt);
+                 linalg::YieldOp::create(
+                     nb, l,
+                     arith::DivFOp::create(nb, l, args[0], asFloat)
+                         .getResult());
+               })
+        .getResult(0);
+  }
+  static Value divideByCount(OpBuilder &, Location, MaxPool2DOp, Value sum,
+                             Value) {
+    return sum;
+  }
+};
+
+struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GlobalAvgPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getType();
+    Type elt = resultType.getElementType();
+    Value x = adaptor.getInput();
+    SmallVector<OpFoldResult> in = getDims(rewriter, loc, x);
+    auto nc = RankedTensorType::get(resultType.getShape().take_front(2), elt);
+    Value zero = createFloat(rewriter, loc, elt, 0.0);
+    Value init = filled(rewriter, loc, nc, {in[0], in[1]}, zero);
+    // Sum and scale in f32 even for f16/bf16 inputs would be more accurate;
+    // the element type keeps the op's contract simple for now.
+    Value sum =
+        linalg::ReduceOp::create(
+            rewriter, loc, ValueRange{x}, ValueRange{init},
+            ArrayRef<int64_t>{2, 3},
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[0], args[1])
+                            .getResult());
+            })
+            .getResult(0);
+    Value hw = arith::MulIOp::create(
+        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, in[2]),
+        getValueOrCreateConstantIndexOp(rewriter, loc, in[3]));
+    Value count = arith::SIToFPOp::create(
+        rewriter, loc, elt,
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), hw));
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Value out = createEmpty(rewriter, loc, nc, {in[0], in[1]});
+    Value mean =
+        linalg::GenericOp::create(
+            rewriter, loc, nc, ValueRange{sum}, ValueRange{out},
+            ArrayRef<AffineMap>{id, id},
+            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, arith::DivFOp::create(b, l, args[0], count)
+                            .getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, resultType, mean, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
+        ArrayRef<OpFoldResult>{in[0], in[1], rewriter.getIndexAttr(1),
+                               rewriter.getIndexAttr(1)});
+    return success();
+  }
+};
+
+struct FlattenLowering : OpConversionPattern<FlattenOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FlattenOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    int64_t axis = *normalizeAxis(op.getAxisAttr().getInt(), in.getRank());
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d < axis; ++d)
+      groups.push_back({d});
+    ReassociationIndices tail;
+    for (int64_t d = axis; d < in.getRank(); ++d)
+      tail.push_back(d);
+    groups.push_back(tail);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, op.getType(), adaptor.getInput(), groups);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::grove::populateNNPatterns(RewritePatternSet &patterns) {
+  patterns.add<Conv2DLowering, BatchNormLowering, PoolLowering<MaxPool2DOp>,
+               PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
+               FlattenLowering>(patterns.getContext());
+}

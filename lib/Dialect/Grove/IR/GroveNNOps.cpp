@@ -1,0 +1,254 @@
+//===- GroveNNOps.cpp - Verifiers of convolution, norm and pooling ops ----===//
+//
+// Static sizes are checked against the output-size formulas of the op
+// descriptions (GroveNNOps.td); a dynamic input size must give a dynamic
+// result size. The lowerings (lib/Conversion/GroveToLinalg/Convolution.cpp)
+// rely on these rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+/// `name` has `size` entries, each at least `min`.
+LogicalResult checkArray(Operation *op, StringRef name, ArrayRef<int64_t> v,
+                         size_t size, int64_t min) {
+  if (v.size() != size)
+    return op->emitOpError("expects ")
+           << name << " to have " << size << " entries, got " << v.size();
+  for (int64_t x : v)
+    if (x < min)
+      return op->emitOpError("expects ")
+             << name << " entries >= " << min << ", got " << x;
+  return success();
+}
+
+LogicalResult checkRank(Operation *op, StringRef what, Type type,
+                        int64_t rank) {
+  if (cast<RankedTensorType>(type).getRank() != rank)
+    return op->emitOpError()
+           << what << " must have rank " << rank << ", got "
+           << cast<RankedTensorType>(type).getRank();
+  return success();
+}
+
+LogicalResult checkSameElementType(Operation *op) {
+  Type element;
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    Type e = cast<ShapedType>(t).getElementType();
+    if (element && e != element)
+      return op->emitOpError("expects one element type, got ")
+             << element << " and " << e;
+    element = e;
+  }
+  return success();
+}
+
+/// A result size against the size the formula gives (dynamic when the input
+/// size is).
+LogicalResult checkSize(Operation *op, StringRef what, int64_t expected,
+                        int64_t actual) {
+  if (ShapedType::isDynamic(expected) != ShapedType::isDynamic(actual) ||
+      (!ShapedType::isDynamic(expected) && expected != actual)) {
+    InFlightDiagnostic d = op->emitOpError("expects ") << what << " ";
+    if (ShapedType::isDynamic(expected))
+      d << "to be dynamic like the input's";
+    else
+      d << expected;
+    d << ", got ";
+    if (ShapedType::isDynamic(actual))
+      d << "?";
+    else
+      d << actual;
+    return d;
+  }
+  return success();
+}
+
+} // namespace
+
+int64_t mlir::grove::getWindowedOutputSize(int64_t in, int64_t padBefore,
+                                           int64_t padAfter, int64_t window,
+                                           int64_t stride, bool ceilMode) {
+  if (ShapedType::isDynamic(in))
+    return ShapedType::kDynamic;
+  int64_t span = in + padBefore + padAfter - window;
+  if (span < 0)
+    return -1;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // PyTorch: a ceil-mode window must start inside the input or the leading
+  // padding.
+  if (ceilMode && (out - 1) * stride >= in + padBefore)
+    --out;
+  return out;
+}
+
+LogicalResult Conv2DOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "input", getInput().getType(), 4)) ||
+      failed(checkRank(op, "weight", getWeight().getType(), 4)) ||
+      failed(checkRank(op, "result", getType(), 4)) ||
+      (getBias() && failed(checkRank(op, "bias", getBias().getType(), 1))) ||
+      failed(checkSameElementType(op)) ||
+      failed(checkArray(op, "strides", getStrides(), 2, 1)) ||
+      failed(checkArray(op, "dilations", getDilations(), 2, 1)) ||
+      failed(checkArray(op, "padding", getPadding(), 4, 0)))
+    return failure();
+  int64_t groups = getGroupsAttr().getInt();
+  if (groups < 1)
+    return emitOpError("expects groups >= 1, got ") << groups;
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> w = getWeight().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (llvm::any_of(w, ShapedType::isDynamic))
+    return emitOpError("expects a static weight shape");
+  if (w[0] % groups != 0)
+    return emitOpError("expects output channels (")
+           << w[0] << ") divisible by groups (" << groups << ")";
+  if (ShapedType::isDynamic(in[1]))
+    return emitOpError("expects static input channels");
+  if (in[1] != w[1] * groups)
+    return emitOpError("expects input channels (")
+           << in[1] << ") = weight channels per group (" << w[1]
+           << ") x groups (" << groups << ")";
+  if (getBias() && getBias().getType().getDimSize(0) != w[0])
+    return emitOpError("expects a bias of ")
+           << w[0] << " elements, got "
+           << getBias().getType().getDimSize(0);
+  if (failed(checkSize(op, "result batch", in[0], out[0])) ||
+      failed(checkSize(op, "result channels", w[0], out[1])))
+    return failure();
+  ArrayRef<int64_t> s = getStrides(), d = getDilations(), p = getPadding();
+  for (int i = 0; i < 2; ++i) {
+    int64_t window = d[i] * (w[2 + i] - 1) + 1;
+    int64_t expected =
+        getWindowedOutputSize(in[2 + i], p[i], p[2 + i], window, s[i], false);
+    if (expected == -1 || expected == 0)
+      return emitOpError("dilated kernel (")
+             << window << ") is larger than the padded input ("
+             << in[2 + i] + p[i] + p[2 + i] << ") along dimension " << 2 + i;
+    if (failed(checkSize(op, i == 0 ? "result height" : "result width",
+                         expected, out[2 + i])))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkSameElementType(op)))
+    return failure();
+  RankedTensorType in = getInput().getType();
+  if (in.getRank() < 2)
+    return emitOpError("expects an input of rank >= 2 (N, C, ...), got rank ")
+           << in.getRank();
+  if (getType() != in)
+    return emitOpError("expects the result type to equal the input type");
+  if (in.isDynamicDim(1))
+    return emitOpError("expects static channels");
+  for (Value v : {getScale(), getBias(), getMean(), getVariance()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != in.getDimSize(1))
+      return emitOpError("expects scale, bias, mean and variance of shape [")
+             << in.getDimSize(1) << "], got " << t;
+  }
+  if (getEpsilon().convertToDouble() < 0)
+    return emitOpError("expects epsilon >= 0");
+  return success();
+}
+
+/// Shared by both 2-D pools.
+static LogicalResult verifyPool(Operation *op, Value input, Type result,
+                                ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> padding, bool ceilMode) {
+  if (failed(checkRank(op, "input", input.getType(), 4)) ||
+      failed(checkRank(op, "result", result, 4)) ||
+      failed(checkSameElementType(op)) ||
+      failed(checkArray(op, "kernel", kernel, 2, 1)) ||
+      failed(checkArray(op, "strides", strides, 2, 1)) ||
+      failed(checkArray(op, "padding", padding, 4, 0)))
+    return failure();
+  for (int i = 0; i < 4; ++i)
+    if (padding[i] > kernel[i % 2] / 2)
+      return op->emitOpError("expects padding at most half the kernel, got ")
+             << padding[i] << " for a kernel of " << kernel[i % 2];
+  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
+  ArrayRef<int64_t> out = cast<RankedTensorType>(result).getShape();
+  if (failed(checkSize(op, "result batch", in[0], out[0])) ||
+      failed(checkSize(op, "result channels", in[1], out[1])))
+    return failure();
+  for (int i = 0; i < 2; ++i) {
+    int64_t expected = getWindowedOutputSize(
+        in[2 + i], padding[i], padding[2 + i], kernel[i], strides[i], ceilMode);
+    if (expected == -1 || expected == 0)
+      return op->emitOpError("kernel (")
+             << kernel[i] << ") is larger than the padded input along "
+             << "dimension " << 2 + i;
+    if (failed(checkSize(op, i == 0 ? "result height" : "result width",
+                         expected, out[2 + i])))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult MaxPool2DOp::verify() {
+  return verifyPool(getOperation(), getInput(), getType(), getKernel(),
+                    getStrides(), getPadding(), getCeilMode());
+}
+
+LogicalResult AvgPool2DOp::verify() {
+  return verifyPool(getOperation(), getInput(), getType(), getKernel(),
+                    getStrides(), getPadding(), getCeilMode());
+}
+
+LogicalResult GlobalAvgPoolOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "input", getInput().getType(), 4)) ||
+      failed(checkRank(op, "result", getType(), 4)) ||
+      failed(checkSameElementType(op)))
+    return failure();
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (failed(checkSize(op, "result batch", in[0], out[0])) ||
+      failed(checkSize(op, "result channels", in[1], out[1])) ||
+      out[2] != 1 || out[3] != 1)
+    return failed(checkSize(op, "result batch", in[0], out[0])) ||
+                   failed(checkSize(op, "result channels", in[1], out[1]))
+               ? failure()
+               : emitOpError("expects a result of shape N x C x 1 x 1");
+  return success();
+}
+
+LogicalResult FlattenOp::verify() {
+  RankedTensorType in = getInput().getType();
+  RankedTensorType out = getType();
+  FailureOr<int64_t> axis = normalizeAxis(getAxisAttr().getInt(), in.getRank());
+  if (failed(axis))
+    return emitOpError("axis ") << getAxisAttr().getInt()
+                                << " is out of range for rank "
+                                << in.getRank();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("expects the input's element type");
+  if (out.getRank() != *axis + 1)
+    return emitOpError("expects a result of rank ") << *axis + 1
+                                                    << ", got " << out.getRank();
+  ArrayRef<int64_t> tail = in.getShape().drop_front(*axis);
+  if (llvm::count_if(tail, ShapedType::isDynamic) > 1)
+    return emitOpError("cannot collapse more than one dynamic dimension");
+  for (int64_t i = 0; i < *axis; ++i)
+    if (failed(checkSize(getOperation(), "result dimension " + std::to_string(i),
+                         in.getDimSize(i), out.getDimSize(i))))
+      return failure();
+  int64_t collapsed = llvm::any_of(tail, ShapedType::isDynamic)
+                          ? ShapedType::kDynamic
+                          : getStaticProduct(tail);
+  return checkSize(getOperation(), "the collapsed dimension", collapsed,
+                   out.getDimSize(*axis));
+}

@@ -1,0 +1,127 @@
+# RUN: %python %s
+# Convolution, batch norm and pooling ops against PyTorch's functional ops on
+# fresh random inputs (dynamic batch). Tolerance: rtol 1e-4, atol 1e-4 ·
+# sqrt(window) for the sums over windows (f32, different summation order),
+# 1e-5 for elementwise and max pooling.
+import numpy as np
+import torch
+import torch.nn.functional as F
+from grove_testing import Model, assert_close, rng
+
+# (name, N-less input shape, weight shape, groups, strides, padding
+# [t, l, b, r], dilations, bias)
+CONVS = [
+    ("c1", (3, 9, 9), (4, 3, 3, 3), 1, (1, 1), (1, 1, 1, 1), (1, 1), True),
+    ("c2", (4, 10, 8), (6, 2, 3, 3), 2, (2, 2), (1, 1, 1, 1), (1, 1), False),
+    ("c3", (2, 7, 7), (2, 1, 3, 3), 2, (1, 1), (2, 2, 2, 2), (2, 2), True),
+    ("c4", (8, 6, 6), (16, 8, 1, 1), 1, (1, 1), (0, 0, 0, 0), (1, 1), False),
+    ("c5", (3, 8, 9), (5, 3, 2, 3), 1, (2, 1), (0, 1, 1, 0), (1, 1), True),
+]
+# (name, kind, input, kernel, strides, padding, ceil_mode, count_include_pad)
+POOLS = [
+    ("mp1", "max", (3, 8, 8), (3, 3), (2, 2), (1, 1, 1, 1), False, False),
+    ("mp2", "max", (2, 7, 7), (2, 2), (2, 2), (0, 0, 0, 0), True, False),
+    ("ap1", "avg", (3, 8, 8), (3, 3), (2, 2), (1, 1, 1, 1), False, True),
+    ("ap2", "avg", (3, 8, 8), (3, 3), (2, 2), (1, 1, 1, 1), False, False),
+    ("ap3", "avg", (2, 7, 7), (2, 2), (2, 2), (0, 0, 0, 0), True, False),
+    ("ap4", "avg", (2, 6, 6), (3, 3), (2, 2), (1, 1, 1, 1), True, False),
+    ("ap5", "avg", (2, 6, 6), (3, 3), (2, 2), (1, 1, 1, 1), True, True),
+]
+
+
+def out_size(n, lo, hi, k, s, ceil):
+    span = n + lo + hi - k
+    out = (-(-span // s) if ceil else span // s) + 1
+    if ceil and (out - 1) * s >= n + lo:
+        out -= 1
+    return out
+
+
+def arr(a):
+    return "array<i64: " + ", ".join(map(str, a)) + ">"
+
+
+funcs = []
+for name, ins, ws, g, st, pd, dl, bias in CONVS:
+    oh = out_size(ins[1], pd[0], pd[2], dl[0] * (ws[2] - 1) + 1, st[0], False)
+    ow = out_size(ins[2], pd[1], pd[3], dl[1] * (ws[3] - 1) + 1, st[1], False)
+    it = f"tensor<?x{ins[0]}x{ins[1]}x{ins[2]}xf32>"
+    wt = f"tensor<{ws[0]}x{ws[1]}x{ws[2]}x{ws[3]}xf32>"
+    ot = f"tensor<?x{ws[0]}x{oh}x{ow}xf32>"
+    args = f"%x: {it}, %w: {wt}" + (f", %b: tensor<{ws[0]}xf32>" if bias else "")
+    opnds = "%x, %w" + (", %b" if bias else "")
+    types = f"{it}, {wt}" + (f", tensor<{ws[0]}xf32>" if bias else "")
+    funcs.append(f"""
+  func.func @{name}({args}) -> {ot} {{
+    %0 = grove.conv2d {opnds} {{groups = {g} : i64, strides = {arr(st)},
+        padding = {arr(pd)}, dilations = {arr(dl)}}} : ({types}) -> {ot}
+    return %0 : {ot}
+  }}""")
+for name, kind, ins, k, st, pd, ceil, cip in POOLS:
+    oh = out_size(ins[1], pd[0], pd[2], k[0], st[0], ceil)
+    ow = out_size(ins[2], pd[1], pd[3], k[1], st[1], ceil)
+    it = f"tensor<?x{ins[0]}x{ins[1]}x{ins[2]}xf32>"
+    ot = f"tensor<?x{ins[0]}x{oh}x{ow}xf32>"
+    flags = (", ceil_mode" if ceil else "") + (", count_include_pad" if cip else "")
+    funcs.append(f"""
+  func.func @{name}(%x: {it}) -> {ot} {{
+    %0 = grove.{kind}_pool2d %x {{kernel = {arr(k)}, strides = {arr(st)},
+        padding = {arr(pd)}{flags}}} : ({it}) -> {ot}
+    return %0 : {ot}
+  }}""")
+funcs.append("""
+  func.func @bn(%x: tensor<?x5x4x3xf32>, %s: tensor<5xf32>, %b: tensor<5xf32>,
+                %m: tensor<5xf32>, %v: tensor<5xf32>) -> tensor<?x5x4x3xf32> {
+    %0 = grove.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f64}
+        : (tensor<?x5x4x3xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>,
+           tensor<5xf32>) -> tensor<?x5x4x3xf32>
+    return %0 : tensor<?x5x4x3xf32>
+  }
+  func.func @gap(%x: tensor<?x6x5x7xf32>) -> tensor<?x6xf32> {
+    %0 = grove.global_avg_pool %x : (tensor<?x6x5x7xf32>) -> tensor<?x6x1x1xf32>
+    %1 = grove.flatten %0 {axis = 1 : i64} : (tensor<?x6x1x1xf32>) -> tensor<?x6xf32>
+    return %1 : tensor<?x6xf32>
+  }""")
+model = Model("module {" + "".join(funcs) + "\n}", name="nn")
+
+r = rng()
+checked = 0
+t = torch.from_numpy
+for n in (1, 3):
+    for name, ins, ws, g, st, pd, dl, bias in CONVS:
+        x = r.standard_normal((n, *ins)).astype(np.float32)
+        w = r.standard_normal(ws).astype(np.float32)
+        b = r.standard_normal(ws[0]).astype(np.float32)
+        # PyTorch pads symmetrically: pad explicitly for [t, l, b, r].
+        xp = F.pad(t(x), (pd[1], pd[3], pd[0], pd[2]))
+        ref = F.conv2d(xp, t(w), t(b) if bias else None, stride=st,
+                       dilation=dl, groups=g).numpy()
+        (got,) = model.call(name, x, w, *([b] if bias else []))
+        window = ws[1] * ws[2] * ws[3]
+        assert_close(got, ref, 1e-4, 1e-4 * np.sqrt(window), f"{name} n={n}")
+        checked += 1
+    for name, kind, ins, k, st, pd, ceil, cip in POOLS:
+        x = r.standard_normal((n, *ins)).astype(np.float32)
+        # Symmetric padding in all these cases (PyTorch's only form).
+        assert pd[0] == pd[2] and pd[1] == pd[3]
+        if kind == "max":
+            ref = F.max_pool2d(t(x), k, st, (pd[0], pd[1]), ceil_mode=ceil)
+        else:
+            ref = F.avg_pool2d(t(x), k, st, (pd[0], pd[1]), ceil_mode=ceil,
+                               count_include_pad=cip)
+        (got,) = model.call(name, x)
+        assert_close(got, ref.numpy(), 1e-5, 1e-5, f"{name} n={n}")
+        checked += 1
+    x = r.standard_normal((n, 5, 4, 3)).astype(np.float32)
+    s, b, m = (r.standard_normal(5).astype(np.float32) for _ in range(3))
+    v = r.uniform(0.1, 2.0, 5).astype(np.float32)
+    ref = F.batch_norm(t(x), t(m), t(v), t(s), t(b), training=False,
+                       eps=1e-5).numpy()
+    (got,) = model.call("bn", x, s, b, m, v)
+    assert_close(got, ref, 1e-5, 1e-5, f"bn n={n}")
+    x = r.standard_normal((n, 6, 5, 7)).astype(np.float32)
+    ref = F.adaptive_avg_pool2d(t(x), 1).flatten(1).numpy()
+    (got,) = model.call("gap", x)
+    assert_close(got, ref, 1e-5, 1e-6, f"gap n={n}")
+    checked += 2
+print(f"nn: {checked} checks passed on {model.target}")
