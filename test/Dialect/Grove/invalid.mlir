@@ -1,7 +1,7 @@
 // RUN: grove-opt %s -split-input-file -verify-diagnostics
 
-// One case per diagnostic of the grove verifiers (GroveOps.cpp) and of the
-// ODS constraints they rely on.
+// One case per diagnostic of the grove verifiers (GroveOps.cpp,
+// GroveNNOps.cpp) and of the ODS constraints they rely on.
 
 //===----------------------------------------------------------------------===//
 // grove.param
@@ -1040,4 +1040,821 @@ func.func @dynamic_meets_static(%a: tensor<?xf32>, %b: tensor<4xf32>) -> tensor<
   // expected-error @+1 {{'grove.add' op operand 0 dimension 0 is dynamic where the result's is 4; cast it to the static size first (tensor.cast)}}
   %0 = grove.add %a, %b : (tensor<?xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// grove.conv2d
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @conv2d_input_rank(%x: tensor<1x3x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op input must have rank 4, got 3}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x27xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op weight must have rank 4, got 2}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x27xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op result must have rank 4, got 2}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x144xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_bias_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>,
+                            %b: tensor<1x4xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op bias must have rank 1, got 2}}
+  %0 = grove.conv2d %x, %w, %b {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                                strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<1x4xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_element_types(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf16>) {
+  // expected-error @+1 {{'grove.conv2d' op expects one element type, got 'f32' and 'f16'}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf16>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_bias_element_type(%x: tensor<1x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>,
+                                    %b: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects one element type, got 'bf16' and 'f32'}}
+  %0 = grove.conv2d %x, %w, %b {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                                strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xbf16>, tensor<4x3x3x3xbf16>, tensor<4xf32>) -> tensor<1x4x6x6xbf16>
+  return
+}
+
+// -----
+
+func.func @conv2d_integer(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<1x3x8x8xi32>'}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_missing_groups(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op requires attribute 'groups'}}
+  %0 = grove.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_strides_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects strides to have 2 entries, got 1}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects strides entries >= 1, got 0}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilations_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects dilations to have 2 entries, got 3}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_zero_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects dilations entries >= 1, got 0}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 0, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_padding_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects padding to have 4 entries, got 2}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 1, 1>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_negative_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects padding entries >= 0, got -1}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, -1>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x5xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_zero_groups(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects groups >= 1, got 0}}
+  %0 = grove.conv2d %x, %w {groups = 0 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dynamic_weight(%x: tensor<1x3x8x8xf32>, %w: tensor<?x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects a static weight shape}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<?x3x3x3xf32>) -> tensor<1x?x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_output_channels_groups(%x: tensor<1x8x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects output channels (6) divisible by groups (4)}}
+  %0 = grove.conv2d %x, %w {groups = 4 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x8x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dynamic_input_channels(%x: tensor<1x?x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects static input channels}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x?x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_input_channels(%x: tensor<1x6x8x8xf32>, %w: tensor<4x6x3x3xf32>) {
+  // The weight holds the channels of one group: 6 input channels in 2 groups
+  // need a weight of 4x3x3x3.
+  // expected-error @+1 {{'grove.conv2d' op expects input channels (6) = weight channels per group (6) x groups (2)}}
+  %0 = grove.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x6x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_bias_size(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>,
+                            %b: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects a static bias of 8 elements, got 'tensor<4xf32>'}}
+  %0 = grove.conv2d %x, %w, %b {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                                strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<4xf32>) -> tensor<1x8x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result_batch(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects result batch 2, got 3}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<3x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_static_batch_of_dynamic(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects result batch to be dynamic like the input's, got 2}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dynamic_batch_of_static(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects result batch 2, got ?}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result_channels(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>) {
+  // The result has the weight's output channels, not the input's.
+  // expected-error @+1 {{'grove.conv2d' op expects result channels 8, got 4}}
+  %0 = grove.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result_height(%x: tensor<1x3x56x56xf32>, %w: tensor<4x3x3x3xf32>) {
+  // ⌊(56 + 1 + 0 - 3) / 2⌋ + 1 = 28 (the bottom padding missing).
+  // expected-error @+1 {{'grove.conv2d' op expects result height 28, got 29}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 1, 1, 0, 1>,
+                            strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x56x56xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x29x29xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result_width_dilated(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // Dilation 2 spreads the kernel over 5 columns: 8 - 5 + 1 = 4.
+  // expected-error @+1 {{'grove.conv2d' op expects result width 4, got 6}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 2>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_static_height_of_dynamic(%x: tensor<1x3x?x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects result height to be dynamic like the input's, got 6}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dynamic_width_of_static(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op expects result width 6, got ?}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x?xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_kernel_too_tall(%x: tensor<1x3x2x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op dilated kernel (3) is larger than the padded input (2) along dimension 2}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x2x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilated_kernel_too_wide(%x: tensor<1x3x8x4xf32>, %w: tensor<4x3x3x3xf32>) {
+  // Dilation 2 makes the 3-wide kernel span 5 columns; padding [0, 0, 0, 0]
+  // leaves 4.
+  // expected-error @+1 {{'grove.conv2d' op dilated kernel (5) is larger than the padded input (4) along dimension 3}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
+                            strides = array<i64: 1, 1>, dilations = array<i64: 1, 2>}
+      : (tensor<1x3x8x4xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x1xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// grove.batch_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @batch_norm_element_types(%x: tensor<2x4xf32>, %p: tensor<4xf32>, %h: tensor<4xf16>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects one element type, got 'f32' and 'f16'}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %h {epsilon = 1.0e-05 : f64}
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf16>)
+      -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_rank_1(%x: tensor<4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects an input of rank >= 2 (N, C, ...), got rank 1}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-05 : f64}
+      : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_result_type(%x: tensor<?x4x8x8xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects the result type to equal the input type}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-05 : f64}
+      : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_dynamic_channels(%x: tensor<2x?x8x8xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects static channels}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-05 : f64}
+      : (tensor<2x?x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> tensor<2x?x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_param_size(%x: tensor<2x4x8x8xf32>, %p: tensor<4xf32>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects scale, bias, mean and variance of shape [4], got 'tensor<8xf32>'}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %v {epsilon = 1.0e-05 : f64}
+      : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>)
+      -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_param_rank(%x: tensor<2x4x8x8xf32>, %p: tensor<4xf32>, %s: tensor<1x4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects scale, bias, mean and variance of shape [4], got 'tensor<1x4xf32>'}}
+  %0 = grove.batch_norm %x, %s, %p, %p, %p {epsilon = 1.0e-05 : f64}
+      : (tensor<2x4x8x8xf32>, tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> tensor<2x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_dynamic_param(%x: tensor<2x4xf32>, %p: tensor<4xf32>, %m: tensor<?xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects scale, bias, mean and variance of shape [4], got 'tensor<?xf32>'}}
+  %0 = grove.batch_norm %x, %p, %p, %m, %p {epsilon = 1.0e-05 : f64}
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<?xf32>, tensor<4xf32>)
+      -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_negative_epsilon(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op expects epsilon >= 0}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0e-05 : f64}
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_f32_epsilon(%x: tensor<2x4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm' op attribute 'epsilon' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = grove.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-05 : f32}
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> tensor<2x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// grove.max_pool2d / grove.avg_pool2d
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pool_input_rank(%x: tensor<2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op input must have rank 4, got 3}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<2x8x8xf32>) -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_result_rank(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op result must have rank 4, got 3}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_element_types(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects one element type, got 'f32' and 'bf16'}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xbf16>
+  return
+}
+
+// -----
+
+func.func @pool_integer(%x: tensor<1x2x8x8xi32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<1x2x8x8xi32>'}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xi32>) -> tensor<1x2x4x4xi32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel_size(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects kernel to have 2 entries, got 1}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_zero_kernel(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op expects kernel entries >= 1, got 0}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 0>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_strides_size(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects strides to have 2 entries, got 3}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_negative_stride(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op expects strides entries >= 1, got -2}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: -2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padding_size(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects padding to have 4 entries, got 2}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+                            padding = array<i64: 1, 1>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @pool_negative_padding(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op expects padding entries >= 0, got -1}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+                            padding = array<i64: 1, -1, 1, 1>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padding_over_half(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects padding at most half the kernel, got 2 for a kernel of 3}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+                            padding = array<i64: 2, 2, 2, 2>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x10x10xf32>
+  return
+}
+
+// -----
+
+func.func @pool_right_padding_over_half(%x: tensor<1x2x8x8xf32>) {
+  // The right padding is held against the kernel width (3), not its height (5).
+  // expected-error @+1 {{'grove.avg_pool2d' op expects padding at most half the kernel, got 2 for a kernel of 3}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 5, 3>, strides = array<i64: 1, 1>,
+                            padding = array<i64: 2, 1, 2, 2>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x9xf32>
+  return
+}
+
+// -----
+
+func.func @pool_result_batch(%x: tensor<?x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects result batch to be dynamic like the input's, got 1}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<?x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_result_channels(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op expects result channels 2, got 4}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_dynamic_channels_of_static(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d' op expects result channels 2, got ?}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x8xf32>) -> tensor<1x?x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel_too_tall(%x: tensor<1x2x2x8xf32>) {
+  // Even with the padding (2 + 1 + 1 = 4), a 5-high window does not fit.
+  // expected-error @+1 {{'grove.max_pool2d' op kernel (5) is larger than the padded input along dimension 2}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 5, 3>, strides = array<i64: 1, 1>,
+                            padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x2x2x8xf32>) -> tensor<1x2x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel_too_wide(%x: tensor<1x2x8x1xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op kernel (2) is larger than the padded input along dimension 3}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x1xf32>) -> tensor<1x2x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @pool_ceil_mode_last_window(%x: tensor<1x2x5x6xf32>) {
+  // ⌈(5 + 2 - 2) / 2⌉ + 1 = 4, but the fourth window would start at 6, past
+  // the input and the top padding (5 + 1), so PyTorch keeps 3.
+  // expected-error @+1 {{'grove.max_pool2d' op expects result height 3, got 4}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 1, 1>, ceil_mode}
+      : (tensor<1x2x5x6xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_ceil_mode_ignored(%x: tensor<1x2x5x5xf32>) {
+  // ceil_mode: ⌈3 / 2⌉ + 1 = 3, not ⌊3 / 2⌋ + 1 = 2.
+  // expected-error @+1 {{'grove.avg_pool2d' op expects result width 3, got 2}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+      : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool_floor_mode(%x: tensor<1x2x5x5xf32>) {
+  // Without ceil_mode: ⌊3 / 2⌋ + 1 = 2.
+  // expected-error @+1 {{'grove.max_pool2d' op expects result height 2, got 3}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_static_width_of_dynamic(%x: tensor<1x2x8x?xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d' op expects result width to be dynamic like the input's, got 4}}
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>}
+      : (tensor<1x2x8x?xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// grove.global_avg_pool
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @global_avg_pool_input_rank(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'grove.global_avg_pool' op input must have rank 4, got 2}}
+  %0 = grove.global_avg_pool %x : (tensor<2x8xf32>) -> tensor<2x8x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_result_rank(%x: tensor<2x8x7x7xf32>) {
+  // expected-error @+1 {{'grove.global_avg_pool' op result must have rank 4, got 2}}
+  %0 = grove.global_avg_pool %x : (tensor<2x8x7x7xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_element_types(%x: tensor<2x8x7x7xf16>) {
+  // expected-error @+1 {{'grove.global_avg_pool' op expects one element type, got 'f16' and 'f32'}}
+  %0 = grove.global_avg_pool %x : (tensor<2x8x7x7xf16>) -> tensor<2x8x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_result_batch(%x: tensor<?x8x7x7xf32>) {
+  // expected-error @+1 {{'grove.global_avg_pool' op expects result batch to be dynamic like the input's, got 2}}
+  %0 = grove.global_avg_pool %x : (tensor<?x8x7x7xf32>) -> tensor<2x8x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_result_channels(%x: tensor<2x8x7x7xf32>) {
+  // expected-error @+1 {{'grove.global_avg_pool' op expects result channels 8, got 4}}
+  %0 = grove.global_avg_pool %x : (tensor<2x8x7x7xf32>) -> tensor<2x4x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_spatial(%x: tensor<2x8x7x7xf32>) {
+  // expected-error @+1 {{'grove.global_avg_pool' op expects a result of shape N x C x 1 x 1}}
+  %0 = grove.global_avg_pool %x : (tensor<2x8x7x7xf32>) -> tensor<2x8x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_dynamic_spatial(%x: tensor<2x8x?x?xf32>) {
+  // Even a dynamic input pools to 1x1.
+  // expected-error @+1 {{'grove.global_avg_pool' op expects a result of shape N x C x 1 x 1}}
+  %0 = grove.global_avg_pool %x : (tensor<2x8x?x?xf32>) -> tensor<2x8x1x?xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// grove.flatten
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @flatten_axis_too_large(%x: tensor<2x3x4x5xf32>) {
+  // expected-error @+1 {{'grove.flatten' op axis 4 is out of range for rank 4}}
+  %0 = grove.flatten %x {axis = 4 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_axis_too_negative(%x: tensor<2x3x4x5xf32>) {
+  // expected-error @+1 {{'grove.flatten' op axis -5 is out of range for rank 4}}
+  %0 = grove.flatten %x {axis = -5 : i64} : (tensor<2x3x4x5xf32>) -> tensor<120xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_scalar(%x: tensor<f32>) {
+  // expected-error @+1 {{'grove.flatten' op axis 0 is out of range for rank 0}}
+  %0 = grove.flatten %x {axis = 0 : i64} : (tensor<f32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_element_type(%x: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects the input's element type}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x12xf16>
+  return
+}
+
+// -----
+
+func.func @flatten_result_rank(%x: tensor<2x3x4x5xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects a result of rank 2, got 3}}
+  %0 = grove.flatten %x {axis = -3 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x20xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_two_dynamic(%x: tensor<?x?x4x?xf32>) {
+  // The leading `?` stays; the two others would have to be collapsed.
+  // expected-error @+1 {{'grove.flatten' op cannot collapse more than one dynamic dimension}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<?x?x4x?xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_kept_dimension(%x: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects result dimension 0 to be 2, got 3}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<3x12xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_kept_dynamic_dimension(%x: tensor<2x?x4x5xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects result dimension 1 to be ?, got 3}}
+  %0 = grove.flatten %x {axis = 2 : i64} : (tensor<2x?x4x5xf32>) -> tensor<2x3x20xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_collapsed_size(%x: tensor<2x3x4x5xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects the collapsed dimension 60, got 20}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x20xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_collapsed_dynamic_of_static(%x: tensor<?x2048x1x1xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects the collapsed dimension 2048, got ?}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_collapsed_static_of_dynamic(%x: tensor<2x3x?xf32>) {
+  // expected-error @+1 {{'grove.flatten' op expects the collapsed dimension to be dynamic like the input's, got 12}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<2x3x?xf32>) -> tensor<2x12xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{'grove.flatten' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float or 1-bit signless integer or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<*xf32>'}}
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<*xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_zero_kernel(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x0x1xf32>) -> tensor<1x8x9x8xf32> {
+  // expected-error @+1 {{'grove.conv2d' op expects a weight with no zero-size dimension}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<8x3x0x1xf32>) -> tensor<1x8x9x8xf32>
+  return %0 : tensor<1x8x9x8xf32>
+}
+
+// -----
+
+func.func @conv2d_dynamic_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x1x1xf32>, %b: tensor<?xf32>) -> tensor<1x8x8x8xf32> {
+  // expected-error @+1 {{'grove.conv2d' op expects a static bias of 8 elements, got 'tensor<?xf32>'}}
+  %0 = grove.conv2d %x, %w, %b {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<8x3x1x1xf32>, tensor<?xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_huge_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  // expected-error @+1 {{'grove.conv2d' op dilation 4611686018427387904 is too large}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 4611686018427387904, 1>}
+      : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
 }

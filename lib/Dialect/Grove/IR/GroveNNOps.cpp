@@ -10,6 +10,7 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -78,10 +79,16 @@ int64_t mlir::grove::getWindowedOutputSize(int64_t in, int64_t padBefore,
                                            int64_t stride, bool ceilMode) {
   if (ShapedType::isDynamic(in))
     return ShapedType::kDynamic;
-  int64_t span = in + padBefore + padAfter - window;
+  // Attributes are user input: overflow is an error, not wrap-around.
+  std::optional<int64_t> padded = llvm::checkedAdd(in, padBefore);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padAfter);
+  if (!padded)
+    return -1;
+  int64_t span = *padded - window;
   if (span < 0)
     return -1;
-  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  int64_t out = (ceilMode ? span / stride + (span % stride != 0) : span / stride) + 1;
   // PyTorch: a ceil-mode window must start inside the input or the leading
   // padding.
   if (ceilMode && (out - 1) * stride >= in + padBefore)
@@ -108,25 +115,30 @@ LogicalResult Conv2DOp::verify() {
   ArrayRef<int64_t> out = getType().getShape();
   if (llvm::any_of(w, ShapedType::isDynamic))
     return emitOpError("expects a static weight shape");
+  if (llvm::any_of(w, [](int64_t d) { return d == 0; }))
+    return emitOpError("expects a weight with no zero-size dimension");
   if (w[0] % groups != 0)
     return emitOpError("expects output channels (")
            << w[0] << ") divisible by groups (" << groups << ")";
   if (ShapedType::isDynamic(in[1]))
     return emitOpError("expects static input channels");
-  if (in[1] != w[1] * groups)
+  std::optional<int64_t> perGroupTotal = llvm::checkedMul(w[1], groups);
+  if (!perGroupTotal || in[1] != *perGroupTotal)
     return emitOpError("expects input channels (")
            << in[1] << ") = weight channels per group (" << w[1]
            << ") x groups (" << groups << ")";
   if (getBias() && getBias().getType().getDimSize(0) != w[0])
-    return emitOpError("expects a bias of ")
-           << w[0] << " elements, got "
-           << getBias().getType().getDimSize(0);
+    return emitOpError("expects a static bias of ") << w[0] << " elements, got "
+                                                    << getBias().getType();
   if (failed(checkSize(op, "result batch", in[0], out[0])) ||
       failed(checkSize(op, "result channels", w[0], out[1])))
     return failure();
   ArrayRef<int64_t> s = getStrides(), d = getDilations(), p = getPadding();
   for (int i = 0; i < 2; ++i) {
-    int64_t window = d[i] * (w[2 + i] - 1) + 1;
+    std::optional<int64_t> span = llvm::checkedMul(d[i], w[2 + i] - 1);
+    if (!span || *span == INT64_MAX)
+      return emitOpError("dilation ") << d[i] << " is too large";
+    int64_t window = *span + 1;
     int64_t expected =
         getWindowedOutputSize(in[2 + i], p[i], p[2 + i], window, s[i], false);
     if (expected == -1 || expected == 0)
@@ -158,7 +170,7 @@ LogicalResult BatchNormOp::verify() {
       return emitOpError("expects scale, bias, mean and variance of shape [")
              << in.getDimSize(1) << "], got " << t;
   }
-  if (getEpsilon().convertToDouble() < 0)
+  if (!(getEpsilon().convertToDouble() >= 0))
     return emitOpError("expects epsilon >= 0");
   return success();
 }
@@ -217,12 +229,10 @@ LogicalResult GlobalAvgPoolOp::verify() {
   ArrayRef<int64_t> in = getInput().getType().getShape();
   ArrayRef<int64_t> out = getType().getShape();
   if (failed(checkSize(op, "result batch", in[0], out[0])) ||
-      failed(checkSize(op, "result channels", in[1], out[1])) ||
-      out[2] != 1 || out[3] != 1)
-    return failed(checkSize(op, "result batch", in[0], out[0])) ||
-                   failed(checkSize(op, "result channels", in[1], out[1]))
-               ? failure()
-               : emitOpError("expects a result of shape N x C x 1 x 1");
+      failed(checkSize(op, "result channels", in[1], out[1])))
+    return failure();
+  if (out[2] != 1 || out[3] != 1)
+    return emitOpError("expects a result of shape N x C x 1 x 1");
   return success();
 }
 
@@ -242,13 +252,79 @@ LogicalResult FlattenOp::verify() {
   ArrayRef<int64_t> tail = in.getShape().drop_front(*axis);
   if (llvm::count_if(tail, ShapedType::isDynamic) > 1)
     return emitOpError("cannot collapse more than one dynamic dimension");
+  auto text = [](int64_t d) {
+    return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+  };
   for (int64_t i = 0; i < *axis; ++i)
-    if (failed(checkSize(getOperation(), "result dimension " + std::to_string(i),
-                         in.getDimSize(i), out.getDimSize(i))))
-      return failure();
+    if (in.getDimSize(i) != out.getDimSize(i))
+      return emitOpError("expects result dimension ")
+             << i << " to be " << text(in.getDimSize(i)) << ", got "
+             << text(out.getDimSize(i));
   int64_t collapsed = llvm::any_of(tail, ShapedType::isDynamic)
                           ? ShapedType::kDynamic
                           : getStaticProduct(tail);
   return checkSize(getOperation(), "the collapsed dimension", collapsed,
                    out.getDimSize(*axis));
+}
+
+int64_t SplitAttentionOp::getChannels() {
+  return getInput().getType().getDimSize(1) / getRadixAttr().getInt();
+}
+
+int64_t SplitAttentionOp::getInterChannels() {
+  return getFc1Weight().getType().getDimSize(0);
+}
+
+LogicalResult SplitAttentionOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "input", getInput().getType(), 4)) ||
+      failed(checkRank(op, "result", getType(), 4)) ||
+      failed(checkSameElementType(op)))
+    return failure();
+  int64_t r = getRadixAttr().getInt(), k = getCardinalityAttr().getInt();
+  if (r < 1 || k < 1)
+    return emitOpError("expects radix and cardinality >= 1, got ")
+           << r << " and " << k;
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  if (ShapedType::isDynamic(in[1]) || in[1] % r != 0)
+    return emitOpError("expects static input channels divisible by the radix");
+  int64_t c = in[1] / r;
+  if (c % k != 0)
+    return emitOpError("expects channels per split (")
+           << c << ") divisible by the cardinality (" << k << ")";
+  auto expect = [&](Value v, StringRef name,
+                    ArrayRef<int64_t> shape) -> LogicalResult {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() != shape) {
+      std::string want;
+      llvm::raw_string_ostream os(want);
+      llvm::interleave(shape, os, "x");
+      return emitOpError("expects ") << name << " of shape " << want
+                                     << ", got " << t;
+    }
+    return success();
+  };
+  ArrayRef<int64_t> w1 = getFc1Weight().getType().getShape();
+  if (w1.size() != 4 || ShapedType::isDynamic(w1[0]) || w1[0] % k != 0)
+    return emitOpError("expects fc1_weight of shape I x ")
+           << c / k << " x 1 x 1 with I divisible by the cardinality";
+  int64_t inter = w1[0];
+  if (failed(expect(getFc1Weight(), "fc1_weight", {inter, c / k, 1, 1})) ||
+      failed(expect(getFc1Bias(), "fc1_bias", {inter})) ||
+      failed(expect(getBnScale(), "bn_scale", {inter})) ||
+      failed(expect(getBnBias(), "bn_bias", {inter})) ||
+      failed(expect(getBnMean(), "bn_mean", {inter})) ||
+      failed(expect(getBnVariance(), "bn_variance", {inter})) ||
+      failed(expect(getFc2Weight(), "fc2_weight", {c * r, inter / k, 1, 1})) ||
+      failed(expect(getFc2Bias(), "fc2_bias", {c * r})))
+    return failure();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (failed(checkSize(op, "result batch", in[0], out[0])) ||
+      failed(checkSize(op, "result channels", c, out[1])) ||
+      failed(checkSize(op, "result height", in[2], out[2])) ||
+      failed(checkSize(op, "result width", in[3], out[3])))
+    return failure();
+  if (!(getEpsilon().convertToDouble() >= 0))
+    return emitOpError("expects epsilon >= 0");
+  return success();
 }

@@ -121,4 +121,47 @@ def Grove_FlattenOp : Grove_Op<"flatten", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Grove_SplitAttentionOp : Grove_Op<"split_attention", [Pure]> {
+  let summary = "ResNeSt's split attention over radix splits (SplAtConv2d)";
+  let description = [{
+    The attention part of ResNeSt's `SplAtConv2d` (docs/dialect.md), applied
+    to `input` = U, the grouped convolution's output after BN and ReLU, of
+    shape B × (C·R) × H × W with R = `radix` splits of C channels
+    (radix-major) and K = `cardinality` groups:
+
+    1. Û = Σ_r U_r, s = mean of Û over H, W (B × C);
+    2. z = ReLU(BN(fc1(s))): fc1 a 1×1 convolution C → I in K groups with
+       bias (`fc1_weight` I × C/K × 1 × 1), BN with running statistics
+       (`bn_*`, `epsilon`);
+    3. logits = fc2(z): 1×1 convolution I → C·R in K groups with bias
+       (`fc2_weight` C·R × I/K × 1 × 1), cardinal-major (K, R, C/K);
+    4. rSoftMax: softmax over R after reordering to radix-major (R, K, C/K),
+       or a sigmoid when R = 1, giving weights a_r (B × C each);
+    5. result = Σ_r a_r ⊙ U_r (a_r broadcast over H, W): B × C × H × W.
+
+    `grove-fuse-split-attention` forms this op from the primitive ops a
+    frontend emits; lowering it reads U twice (pooling, weighted sum).
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$fc1_weight,
+                       Grove_FloatTensor:$fc1_bias, Grove_FloatTensor:$bn_scale,
+                       Grove_FloatTensor:$bn_bias, Grove_FloatTensor:$bn_mean,
+                       Grove_FloatTensor:$bn_variance,
+                       Grove_FloatTensor:$fc2_weight,
+                       Grove_FloatTensor:$fc2_bias, I64Attr:$radix,
+                       I64Attr:$cardinality, F64Attr:$epsilon);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $fc1_weight `,` $fc1_bias `,` $bn_scale `,` $bn_bias `,`
+    $bn_mean `,` $bn_variance `,` $fc2_weight `,` $fc2_bias attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// C: output channels (U has C·R).
+    int64_t getChannels();
+    /// I: the inner width of the attention MLP.
+    int64_t getInterChannels();
+  }];
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVENNOPS_TD
