@@ -462,10 +462,100 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
   }
 };
 
+/// grove.split_attention as grove ops arranged so that U is read twice:
+/// one reduction over (radix, H, W) for the pooled sum, and one
+/// multiply-and-reduce over the radix for the weighted sum (linalg fuses the
+/// multiply into the reduction). The two grouped 1x1 convolutions are
+/// batched matmuls over the groups on B x C vectors; the dialect conversion
+/// then lowers these grove ops with the other patterns.
+struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplitAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    Type elt = inType.getElementType();
+    int64_t b = inType.getDimSize(0), h = inType.getDimSize(2),
+            w = inType.getDimSize(3);
+    if (llvm::count_if(ArrayRef<int64_t>{b, h, w}, ShapedType::isDynamic) > 1)
+      return rewriter.notifyMatchFailure(
+          op, "at most one of batch, height, width may be dynamic");
+    int64_t r = op.getRadixAttr().getInt(), k = op.getCardinalityAttr().getInt();
+    int64_t c = op.getChannels(), inter = op.getInterChannels();
+    auto type = [&](ArrayRef<int64_t> shape) {
+      return RankedTensorType::get(shape, elt);
+    };
+    auto reshape = [&](Value v, ArrayRef<int64_t> shape) -> Value {
+      return ReshapeOp::create(rewriter, loc, type(shape), v);
+    };
+    auto transpose = [&](Value v, ArrayRef<int64_t> perm) -> Value {
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(t.getDimSize(p));
+      return TransposeOp::create(rewriter, loc, type(shape), v,
+                                 rewriter.getDenseI64ArrayAttr(perm));
+    };
+    // A grouped 1x1 convolution on B x (G·In) vectors: per group g,
+    // x_g (B x In) @ W_g^T with W (G·Out) x In x 1 x 1.
+    auto groupedFc = [&](Value x, Value weight, Value bias, int64_t in,
+                         int64_t out) -> Value {
+      Value xg = transpose(reshape(x, {b, k, in / k}), {1, 0, 2});
+      Value wg = reshape(weight, {k, out / k, in / k});
+      Value y = MatmulOp::create(rewriter, loc, type({k, b, out / k}), xg, wg,
+                                 /*transpose_lhs=*/false,
+                                 /*transpose_rhs=*/true);
+      Value flat = reshape(transpose(y, {1, 0, 2}), {b, out});
+      return AddOp::create(rewriter, loc, type({b, out}), flat, bias);
+    };
+
+    // Pass 1 over U: s = Σ_r mean_{h,w} U_r = R · mean_{r,h,w}.
+    Value u5 = reshape(adaptor.getInput(), {b, r, c, h, w});
+    Value s = ReduceMeanOp::create(rewriter, loc, type({b, c}), u5,
+                                   rewriter.getDenseI64ArrayAttr({1, 3, 4}),
+                                   /*keepdims=*/false);
+    if (r > 1) {
+      auto scalar = RankedTensorType::get({}, elt);
+      Value radix = ConstantOp::create(
+          rewriter, loc, scalar,
+          DenseElementsAttr::get(scalar, rewriter.getFloatAttr(elt, r)));
+      s = MulOp::create(rewriter, loc, type({b, c}), s, radix);
+    }
+    // The attention MLP on B x C.
+    Value z = groupedFc(s, adaptor.getFc1Weight(), adaptor.getFc1Bias(), c,
+                        inter);
+    z = BatchNormOp::create(rewriter, loc, type({b, inter}), z,
+                            adaptor.getBnScale(), adaptor.getBnBias(),
+                            adaptor.getBnMean(), adaptor.getBnVariance(),
+                            op.getEpsilonAttr());
+    z = ReluOp::create(rewriter, loc, type({b, inter}), z);
+    Value logits = groupedFc(z, adaptor.getFc2Weight(), adaptor.getFc2Bias(),
+                             inter, c * r);
+    // rSoftMax: cardinal-major (K, R, C/K) to radix-major (R, K, C/K).
+    Value attention;
+    if (r == 1) {
+      attention = SigmoidOp::create(rewriter, loc, type({b, c}), logits);
+    } else {
+      Value radixMajor =
+          transpose(reshape(logits, {b, k, r, c / k}), {0, 2, 1, 3});
+      attention = SoftmaxOp::create(rewriter, loc, radixMajor.getType(),
+                                    radixMajor, rewriter.getI64IntegerAttr(1));
+    }
+    Value a5 = reshape(attention, {b, r, c, 1, 1});
+    // Pass 2 over U: Σ_r a_r ⊙ U_r.
+    Value weighted = MulOp::create(rewriter, loc, type({b, r, c, h, w}), u5, a5);
+    rewriter.replaceOpWithNewOp<ReduceSumOp>(
+        op, op.getType(), weighted, rewriter.getDenseI64ArrayAttr({1}),
+        /*keepdims=*/false);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns) {
   patterns.add<Conv2DLowering, BatchNormLowering, PoolLowering<MaxPool2DOp>,
                PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
-               FlattenLowering>(patterns.getContext());
+               FlattenLowering, SplitAttentionLowering>(patterns.getContext());
 }
