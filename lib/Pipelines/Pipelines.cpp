@@ -26,10 +26,13 @@ using namespace mlir::grove;
 
 void mlir::grove::buildGroveCommonPipeline(
     OpPassManager &pm, const GrovePipelineOptions &options) {
-  // Grove level: fold what the user wrote, then fix the ABI while the
-  // signatures still say what the user meant.
+  // Grove level: fold what the user wrote, form the fused ops the research
+  // passes know, then fix the ABI while the signatures still say what the
+  // user meant.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.fuseSplitAttention)
+    pm.addNestedPass<func::FuncOp>(createGroveFuseSplitAttention());
   GrovePrepareABIOptions abi;
   abi.moduleName = options.moduleName;
   abi.target = options.target;

@@ -122,7 +122,11 @@ funcs = []
 for n, (r, k, c, i) in enumerate(CONFIGS):
     funcs.append(fused(f"fused{n}", r, k, c, i))
     funcs.append(unfused(f"unfused{n}", r, k, c, i))
-model = Model("module {" + "".join(funcs) + "\n}", name="splat")
+source = "module {" + "".join(funcs) + "\n}"
+model = Model(source, name="splat")  # unfused* fused by the pipeline
+# The primitive path itself, with the fusion pass off.
+plain = Model(source, name="splat_plain",
+              grovec_flags=["--fuse-split-attention=false"])
 
 g = rng()
 checked = 0
@@ -141,9 +145,11 @@ for n, (r, k, c, i) in enumerate(CONFIGS):
                         {key: torch.from_numpy(v) for key, v in p.items()})
         args = [p[key] for key in ("w1", "b1", "scale", "shift", "mean", "var",
                                    "w2", "b2")]
-        for form in ("fused", "unfused"):
-            (got,) = model.call(f"{form}{n}", u, *args)
+        for form, m in (("fused", model), ("unfused", model),
+                        ("unfused", plain)):
+            (got,) = m.call(f"{form}{n}", u, *args)
             assert_close(got, ref.numpy(), 1e-4, 1e-5,
-                         f"{form} radix={r} cardinality={k} batch={batch}")
+                         f"{m.name} {form} radix={r} cardinality={k} "
+                         f"batch={batch}")
             checked += 1
 print(f"split_attention: {checked} checks passed on {model.target}")

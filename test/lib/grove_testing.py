@@ -11,8 +11,9 @@ Targets: GROVE_TEST_TARGET=cuda (or Model(target="cuda")) compiles with
 outputs back with cudart, so the same test checks the GPU. With
 GROVE_TEST_COMPILE_ONLY=1 (machines with the toolkit but no GPU) a CUDA
 Model is compiled, linked, checked to embed sm_90 code, loaded, and its
-context creation checked to fail cleanly with GROVE_ERROR_NO_DEVICE; then the
-test script stops, saying so - nothing is reported as having run.
+context creation checked to fail cleanly with GROVE_ERROR_NO_DEVICE; the
+script stops at its first call of such a model, saying so - nothing is
+reported as having run.
 
 GPU machines without grovec (scripts/gpu-check.sh): GROVE_TEST_BUNDLE=DIR.
 With GROVE_TEST_COMPILE_ONLY=1 (preparing, here) each CUDA model's shared
@@ -240,8 +241,10 @@ class Model:
         status = self.lib.grove_context_create_with_options(
             ctypes.byref(self.model_def), ctypes.byref(options),
             ctypes.byref(self.ctx))
-        if cuda and os.environ.get("GROVE_TEST_COMPILE_ONLY") == "1":
+        self.compile_only = cuda and compile_only
+        if self.compile_only:
             self._compile_only(archive, status)
+            return
         self._check(status)
         self.device = CudaMemory() if cuda else None
 
@@ -262,7 +265,6 @@ class Model:
               f"PTX) linked with libgrove_rt_cuda; context creation: "
               f"{message}")
         print(f"compile-only: {self.name}: NOT RUN (no GPU here)")
-        raise SystemExit(0)
 
     def _bind(self):
         L = self.lib
@@ -296,6 +298,10 @@ class Model:
 
     def call(self, entry, *arrays, num_outputs=1):
         """Calls `entry`; returns the outputs as numpy arrays (copies)."""
+        if self.compile_only:
+            # Every model the script built before its first call has been
+            # compiled and checked; nothing can run without a GPU.
+            raise SystemExit(0)
         keep = []
         tensors = [dltensor(a, keep, self.device) for a in arrays]
         ins = (ctypes.POINTER(DLTensor) * max(len(tensors), 1))(

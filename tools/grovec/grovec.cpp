@@ -64,6 +64,10 @@ cl::opt<std::string> cudaToolkit(
     cl::desc("CUDA target: toolkit with ptxas and fatbinary (default: "
              "$CUDA_HOME, else the one Grove was built with)"),
     cl::init(""), cl::cat(groveCategory));
+cl::opt<bool> fuseSplitAttention(
+    "fuse-split-attention",
+    cl::desc("Fuse ResNeSt split attention into one op (default true)"),
+    cl::init(true), cl::cat(groveCategory));
 cl::opt<Emit> emit("emit", cl::desc("What to write (default: lib)"),
                    cl::values(clEnumValN(Emit::Mlir, "mlir",
                                          "LLVM-dialect MLIR after the pipeline"),
@@ -209,6 +213,7 @@ int main(int argc, char **argv) {
   applyDefaultTimingPassManagerCLOptions(pm);
   GrovePipelineOptions pipelineOptions;
   pipelineOptions.moduleName = name;
+  pipelineOptions.fuseSplitAttention = fuseSplitAttention;
   if (target == "cuda") {
     pipelineOptions.chip = cudaChip;
     pipelineOptions.cudaToolkit = cudaToolkit;

@@ -32,6 +32,11 @@ struct GrovePipelineOptions
   // Set by the target pipelines (grove-to-host, grove-to-cuda), recorded in
   // the model descriptor.
   std::string target = "host";
+  PassOptions::Option<bool> fuseSplitAttention{
+      *this, "fuse-split-attention",
+      llvm::cl::desc("Form grove.split_attention from ResNeSt's primitive "
+                     "ops (grove-fuse-split-attention)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> useBlas{
       *this, "blas",
       llvm::cl::desc("Call the runtime's BLAS for f32 matmuls (host)"),

@@ -42,4 +42,31 @@ def GroveParamsToArguments : Pass<"grove-params-to-arguments", "ModuleOp"> {
   let dependentDialects = ["func::FuncDialect"];
 }
 
+def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
+  let summary = "forms grove.split_attention from ResNeSt's primitive ops";
+  let description = [{
+    Recognises the attention part of ResNeSt's SplAtConv2d as a frontend
+    emits it and replaces it by one `grove.split_attention`:
+
+    * radix R > 1: U sliced into R channel blocks (`grove.slice` along
+      dimension 1), their sum, `grove.global_avg_pool`, a 1×1 grouped
+      `grove.conv2d` with bias, `grove.batch_norm`, `grove.relu`, a second
+      1×1 grouped `grove.conv2d` with bias, rSoftMax as `grove.reshape` to
+      B × K × R × C/K, `grove.transpose [0, 2, 1, 3]`, `grove.softmax` over
+      axis 1 and `grove.reshape` back to B × R·C × 1 × 1, then R attention
+      slices multiplied with the matching U slices and summed;
+    * radix 1: the same MLP on `global_avg_pool(U)`, `grove.sigmoid`, and
+      one multiplication with U.
+
+    Adds and multiplications may take their operands in either order and
+    the sums may be associated in any way. Nothing is rewritten unless
+    every intermediate is used only inside the pattern (the U slices once
+    by the sum and once by their product), the slices tile the channels
+    exactly, the radix and cardinality agree everywhere, and the
+    convolutions are 1×1, unstrided, unpadded and grouped by the
+    cardinality.
+  }];
+  let dependentDialects = ["grove::GroveDialect"];
+}
+
 #endif // GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_TD
