@@ -286,22 +286,27 @@ class Model:
         if status != 0:
             raise GroveError(status, self.lib.grove_last_error().decode())
 
+    def _stop_if_compile_only(self):
+        if self.compile_only:
+            # Every model the script built before using one has been
+            # compiled and checked; nothing can run without a GPU.
+            raise SystemExit(0)
+
     def set_weight(self, name, array):
+        self._stop_if_compile_only()
         keep = []
         t = dltensor(array, keep)
         self._check(self.lib.grove_context_set_weight(
             self.ctx, name.encode(), ctypes.byref(t)))
 
     def load_weights(self, path):
+        self._stop_if_compile_only()
         self._check(self.lib.grove_context_load_weights(self.ctx,
                                                         path.encode()))
 
     def call(self, entry, *arrays, num_outputs=1):
         """Calls `entry`; returns the outputs as numpy arrays (copies)."""
-        if self.compile_only:
-            # Every model the script built before its first call has been
-            # compiled and checked; nothing can run without a GPU.
-            raise SystemExit(0)
+        self._stop_if_compile_only()
         keep = []
         tensors = [dltensor(a, keep, self.device) for a in arrays]
         ins = (ctypes.POINTER(DLTensor) * max(len(tensors), 1))(
