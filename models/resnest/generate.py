@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Writes ResNeSt models as grove MLIR, the way a frontend would emit them.
+
+  generate.py [--depth 50|tiny] [--image N] [--form unfused|fused] > out.mlir
+
+ResNeSt-50 ("2s1x64d", the authors' resnest50): deep stem 32/32/64 + BN +
+ReLU + 3x3/2 max pool; bottleneck layers [3, 4, 6, 3] of widths 64, 128, 256,
+512 (expansion 4), radix 2, cardinality 1; avd (3x3/s avg pool after the
+split-attention conv) in the strided blocks; avg-down shortcuts (s x s avg
+pool, ceil_mode, count_include_pad=False, then 1x1 conv + BN); global
+average pool, flatten, fc to 1000 classes. `--depth tiny` is a two-stage
+[1, 1] variant with widths 16/32 (radix 2, cardinality 2) for fast tests.
+
+`--form unfused` (default) writes every split attention as the primitive
+ops a frontend produces (channel slices, sums, GAP, grouped 1x1 convs, BN,
+ReLU, rSoftMax as reshape/transpose/softmax, products, sum), which
+`grove-fuse-split-attention` must turn into `grove.split_attention`;
+`--form fused` writes the op directly.
+
+Parameters are grove.params named like the PyTorch state_dict of the
+reference implementation (models/resnest/reference.py).
+"""
+import argparse
+import sys
+
+CONFIGS = {
+    # layers, widths, radix, cardinality, stem width, classes
+    "50": ([3, 4, 6, 3], [64, 128, 256, 512], 2, 1, 32, 1000),
+    "tiny": ([1, 1], [16, 32], 2, 2, 8, 10),
+}
+
+
+def tensor(shape):
+    return "tensor<" + "x".join("?" if d is None else str(d) for d in shape) + "xf32>"
+
+
+def arr(values):
+    return "array<i64: " + ", ".join(map(str, values)) + ">"
+
+
+class Emitter:
+    def __init__(self, form):
+        self.form = form
+        self.params = []  # (name, shape)
+        self.lines = []
+        self.n = 0
+
+    def fresh(self):
+        self.n += 1
+        return f"%v{self.n}"
+
+    def param(self, name, shape):
+        self.params.append((name, shape))
+        v = self.fresh()
+        self.lines.append(f"{v} = grove.get_param @{name} : {tensor(shape)}")
+        return v
+
+    def op(self, text, result_shape):
+        v = self.fresh()
+        self.lines.append(f"{v} = {text}")
+        return v, result_shape
+
+    # ---- layers -----------------------------------------------------------
+    def conv(self, x, shape, name, out_c, k, stride=1, pad=0, groups=1,
+             bias=False):
+        b, c, h, w = shape
+        wshape = [out_c, c // groups, k, k]
+        weight = self.param(f"{name}.weight", wshape)
+        bias_v = self.param(f"{name}.bias", [out_c]) if bias else None
+        oh = (h + 2 * pad - k) // stride + 1
+        ow = (w + 2 * pad - k) // stride + 1
+        out = [b, out_c, oh, ow]
+        operands = f"{x}, {weight}" + (f", {bias_v}" if bias else "")
+        types = f"{tensor(shape)}, {tensor(wshape)}" + (
+            f", {tensor([out_c])}" if bias else "")
+        return self.op(
+            f"grove.conv2d {operands} {{groups = {groups} : i64, strides = "
+            f"{arr([stride, stride])}, padding = {arr([pad] * 4)}, dilations = "
+            f"{arr([1, 1])}}} : ({types}) -> {tensor(out)}", out)
+
+    def bn(self, x, shape, name):
+        c = shape[1]
+        ps = [self.param(f"{name}.{p}", [c])
+              for p in ("weight", "bias", "running_mean", "running_var")]
+        return self.op(
+            f"grove.batch_norm {x}, {', '.join(ps)} {{epsilon = 1.0e-05 : f64}}"
+            f" : ({tensor(shape)}, {', '.join([tensor([c])] * 4)}) -> "
+            f"{tensor(shape)}", shape)
+
+    def relu(self, x, shape):
+        return self.op(f"grove.relu {x} : {tensor(shape)}", shape)
+
+    def pool(self, kind, x, shape, k, stride, pad, ceil=False, cip=True):
+        b, c, h, w = shape
+
+        def size(n):
+            span = n + 2 * pad - k
+            out = (-(-span // stride) if ceil else span // stride) + 1
+            if ceil and (out - 1) * stride >= n + pad:
+                out -= 1
+            return out
+        out = [b, c, size(h), size(w)]
+        flags = (", ceil_mode" if ceil else "") + (
+            ", count_include_pad" if kind == "avg" and cip else "")
+        return self.op(
+            f"grove.{kind}_pool2d {x} {{kernel = {arr([k, k])}, strides = "
+            f"{arr([stride, stride])}, padding = {arr([pad] * 4)}{flags}}} : "
+            f"({tensor(shape)}) -> {tensor(out)}", out)
+
+    def add(self, a, b, shape):
+        return self.op(f"grove.add {a}, {b} : ({tensor(shape)}, {tensor(shape)})"
+                       f" -> {tensor(shape)}", shape)
+
+    def splat(self, x, shape, name, channels, stride, radix, card):
+        """SplAtConv2d: grouped conv + BN + ReLU, then split attention."""
+        inter = max(shape[1] * radix // 4, 32)
+        u, ushape = self.conv(x, shape, f"{name}.conv", channels * radix, 3,
+                              stride, 1, groups=card * radix)
+        u, ushape = self.bn(u, ushape, f"{name}.bn0")
+        u, ushape = self.relu(u, ushape)
+        b, _, h, w = ushape
+        if self.form == "fused":
+            ps = [self.param(f"{name}.fc1.weight", [inter, channels // card, 1, 1]),
+                  self.param(f"{name}.fc1.bias", [inter])]
+            ps += [self.param(f"{name}.bn1.{p}", [inter])
+                   for p in ("weight", "bias", "running_mean", "running_var")]
+            ps += [self.param(f"{name}.fc2.weight",
+                              [channels * radix, inter // card, 1, 1]),
+                   self.param(f"{name}.fc2.bias", [channels * radix])]
+            types = [tensor([inter, channels // card, 1, 1])] + \
+                [tensor([inter])] * 5 + \
+                [tensor([channels * radix, inter // card, 1, 1]),
+                 tensor([channels * radix])]
+            out = [b, channels, h, w]
+            return self.op(
+                f"grove.split_attention {u}, {', '.join(ps)} {{radix = {radix} : "
+                f"i64, cardinality = {card} : i64, epsilon = 1.0e-05 : f64}} : "
+                f"({tensor(ushape)}, {', '.join(types)}) -> {tensor(out)}", out)
+        split = [b, channels, h, w]
+        splits = []
+        if radix > 1:
+            for j in range(radix):
+                s, _ = self.op(
+                    f"grove.slice {u} [0, {j * channels}, 0, 0] [-1, "
+                    f"{(j + 1) * channels}, {h}, {w}] [1, 1, 1, 1] : "
+                    f"{tensor(ushape)} -> {tensor(split)}", split)
+                splits.append(s)
+            gap_in = splits[0]
+            for s in splits[1:]:
+                gap_in, _ = self.add(gap_in, s, split)
+        else:
+            gap_in = u
+        g, gshape = self.op(f"grove.global_avg_pool {gap_in} : "
+                            f"({tensor(split)}) -> {tensor([b, channels, 1, 1])}",
+                            [b, channels, 1, 1])
+        g, gshape = self.conv(g, gshape, f"{name}.fc1", inter, 1, groups=card,
+                              bias=True)
+        g, gshape = self.bn(g, gshape, f"{name}.bn1")
+        g, gshape = self.relu(g, gshape)
+        a, ashape = self.conv(g, gshape, f"{name}.fc2", channels * radix, 1,
+                              groups=card, bias=True)
+        if radix == 1:
+            a, _ = self.op(f"grove.sigmoid {a} : {tensor(ashape)}", ashape)
+            return self.op(f"grove.mul {a}, {u} : ({tensor(ashape)}, "
+                           f"{tensor(ushape)}) -> {tensor(ushape)}", ushape)
+        view = [b, card, radix, channels // card]
+        viewt = [b, radix, card, channels // card]
+        a, _ = self.op(f"grove.reshape {a} : {tensor(ashape)} -> {tensor(view)}",
+                       view)
+        a, _ = self.op(f"grove.transpose {a} [0, 2, 1, 3] : {tensor(view)} -> "
+                       f"{tensor(viewt)}", viewt)
+        a, _ = self.op(f"grove.softmax {a} {{axis = 1 : i64}} : "
+                       f"{tensor(viewt)}", viewt)
+        a, _ = self.op(f"grove.reshape {a} : {tensor(viewt)} -> "
+                       f"{tensor(ashape)}", ashape)
+        total = None
+        for j, s in enumerate(splits):
+            aj, _ = self.op(
+                f"grove.slice {a} [0, {j * channels}, 0, 0] [-1, "
+                f"{(j + 1) * channels}, 1, 1] [1, 1, 1, 1] : {tensor(ashape)} -> "
+                f"{tensor([b, channels, 1, 1])}", [b, channels, 1, 1])
+            m, _ = self.op(f"grove.mul {aj}, {s} : ({tensor([b, channels, 1, 1])}"
+                           f", {tensor(split)}) -> {tensor(split)}", split)
+            total = m if total is None else self.add(total, m, split)[0]
+        return total, split
+
+    def bottleneck(self, x, shape, name, planes, stride, is_first, radix,
+                   card, downsample):
+        width = planes * card
+        out, oshape = self.conv(x, shape, f"{name}.conv1", width, 1)
+        out, oshape = self.bn(out, oshape, f"{name}.bn1")
+        out, oshape = self.relu(out, oshape)
+        avd = stride > 1 or is_first
+        out, oshape = self.splat(out, oshape, f"{name}.conv2", width,
+                                 1 if avd else stride, radix, card)
+        if avd:
+            out, oshape = self.pool("avg", out, oshape, 3, stride, 1)
+        out, oshape = self.conv(out, oshape, f"{name}.conv3", planes * 4, 1)
+        out, oshape = self.bn(out, oshape, f"{name}.bn3")
+        residual, rshape = x, shape
+        if downsample:
+            if stride > 1:
+                residual, rshape = self.pool("avg", x, shape, stride, stride, 0,
+                                             ceil=True, cip=False)
+            residual, rshape = self.conv(residual, rshape,
+                                         f"{name}.downsample.1", planes * 4, 1)
+            residual, rshape = self.bn(residual, rshape, f"{name}.downsample.2")
+        out, oshape = self.add(out, residual, oshape)
+        return self.relu(out, oshape)
+
+
+def generate(depth, image, form):
+    layers, widths, radix, card, stem, classes = CONFIGS[depth]
+    e = Emitter(form)
+    shape = [None, 3, image, image]
+    x = "%image"
+    x, shape = e.conv(x, shape, "conv1.0", stem, 3, 2, 1)
+    x, shape = e.bn(x, shape, "conv1.1")
+    x, shape = e.relu(x, shape)
+    x, shape = e.conv(x, shape, "conv1.3", stem, 3, 1, 1)
+    x, shape = e.bn(x, shape, "conv1.4")
+    x, shape = e.relu(x, shape)
+    x, shape = e.conv(x, shape, "conv1.6", stem * 2, 3, 1, 1)
+    x, shape = e.bn(x, shape, "bn1")
+    x, shape = e.relu(x, shape)
+    x, shape = e.pool("max", x, shape, 3, 2, 1)
+    inplanes = stem * 2
+    for li, (blocks, planes) in enumerate(zip(layers, widths)):
+        stride = 1 if li == 0 else 2
+        for bi in range(blocks):
+            s = stride if bi == 0 else 1
+            downsample = bi == 0 and (s != 1 or inplanes != planes * 4)
+            x, shape = e.bottleneck(x, shape, f"layer{li + 1}.{bi}", planes, s,
+                                    is_first=bi == 0 and li > 0, radix=radix,
+                                    card=card, downsample=downsample)
+            inplanes = planes * 4
+    x, shape = e.op(f"grove.global_avg_pool {x} : ({tensor(shape)}) -> "
+                    f"{tensor([None, shape[1], 1, 1])}", [None, shape[1], 1, 1])
+    x, shape = e.op(f"grove.flatten {x} {{axis = 1 : i64}} : "
+                    f"({tensor(shape)}) -> {tensor([None, shape[1]])}",
+                    [None, shape[1]])
+    w = e.param("fc.weight", [classes, shape[1]])
+    b = e.param("fc.bias", [classes])
+    x, shape2 = e.op(f"grove.matmul {x}, {w} {{transpose_rhs}} : "
+                     f"({tensor(shape)}, {tensor([classes, shape[1]])}) -> "
+                     f"{tensor([None, classes])}", [None, classes])
+    x, _ = e.add(x, b, [None, classes]) if False else e.op(
+        f"grove.add {x}, {b} : ({tensor(shape2)}, {tensor([classes])}) -> "
+        f"{tensor(shape2)}", shape2)
+    name = f"resnest{depth}"
+    out = [f"// Generated by models/resnest/generate.py --depth {depth} "
+           f"--image {image} --form {form}; do not edit.",
+           f"module @{name} {{"]
+    out += [f"  grove.param @{n} : {tensor(s)}" for n, s in e.params]
+    out.append(f"  func.func @forward(%image: {tensor([None, 3, image, image])}"
+               f" {{grove.name = \"image\"}})")
+    out.append(f"      -> ({tensor([None, classes])} {{grove.name = \"logits\"}}) {{")
+    out += [f"    {line}" for line in e.lines]
+    out.append(f"    return {x} : {tensor([None, classes])}")
+    out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n", e.params
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", choices=sorted(CONFIGS), default="50")
+    ap.add_argument("--image", type=int, default=224)
+    ap.add_argument("--form", choices=["unfused", "fused"], default="unfused")
+    args = ap.parse_args()
+    text, _ = generate(args.depth, args.image, args.form)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

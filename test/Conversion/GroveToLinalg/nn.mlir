@@ -1,0 +1,516 @@
+// RUN: grove-opt %s -split-input-file --convert-grove-to-linalg | FileCheck %s
+// RUN: grove-opt %s -split-input-file --grove-common | FileCheck %s --check-prefix=COMMON
+
+// Convolutions, normalisation, pooling and split attention (NN.cpp).
+// Convolutions and pools become linalg's named NCHW ops on an explicitly
+// padded input (tensor.pad; padding is [top, left, bottom, right], so low
+// takes top/left and high bottom/right), grouped convolutions go through
+// the NGCHW form between expand/collapse views, batch norm is one
+// per-channel factor generic and one elementwise generic, average pooling
+// divides by a count computed from linalg.index, and split attention is
+// decomposed so that U is read by two linalg ops only. The COMMON prefix
+// checks that last property after the whole of grove-common (fusion,
+// bufferization), where it matters.
+
+//===----------------------------------------------------------------------===//
+// conv2d, groups = 1
+//===----------------------------------------------------------------------===//
+
+// Padded and strided with a dynamic batch: the zero pad, a zero-filled
+// accumulator sized from the input's batch, linalg.conv_2d_nchw_fchw with
+// the strides and dilations, then the bias along dimension 1.
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH4:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @conv2d
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x3x8x8xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1] {
+// CHECK: tensor.yield %[[ZERO]] : f32
+// CHECK-NEXT: } : tensor<?x3x8x8xf32> to tensor<?x3x10x10xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x4x4x4xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?x4x4x4xf32>)
+// CHECK: %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<?x4x4x4xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[CONV]], %[[B]] : tensor<?x4x4x4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %[[BV:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[BV]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[R]]
+func.func @conv2d(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<?x4x4x4xf32> {
+  %0 = grove.conv2d %x, %w, %b {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x4x4xf32>
+  return %0 : tensor<?x4x4x4xf32>
+}
+
+// -----
+
+// Asymmetric padding [top 1, left 0, bottom 2, right 1] splits into low
+// [1, 0] and high [2, 1]; per-axis strides and the dilation reach the named
+// op; no bias, no generic.
+// CHECK-LABEL: func.func @conv2d_asymmetric_dilated_nobias
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x9x9xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0] high[0, 0, 2, 1]
+// CHECK: } : tensor<1x3x9x9xf32> to tensor<1x3x12x10xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x4x8x3xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x4x8x3xf32>)
+// CHECK: %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<1x3x12x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x8x3xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-NEXT: return %[[CONV]]
+func.func @conv2d_asymmetric_dilated_nobias(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x3xf32> {
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 2>, padding = array<i64: 1, 0, 2, 1>, dilations = array<i64: 2, 2>} : (tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x3xf32>
+  return %0 : tensor<1x4x8x3xf32>
+}
+
+// -----
+
+// Unpadded: no tensor.pad, the input goes straight in.
+// CHECK-LABEL: func.func @conv2d_unpadded
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x5x5xf32>, %[[W:.*]]: tensor<4x3x1x1xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[X]], %[[W]] : tensor<2x3x5x5xf32>, tensor<4x3x1x1xf32>)
+func.func @conv2d_unpadded(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x1x1xf32>) -> tensor<2x4x5x5xf32> {
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x3x5x5xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x5x5xf32>
+  return %0 : tensor<2x4x5x5xf32>
+}
+
+// -----
+
+// A dynamic height: the output height (H + 1 + 1 - 3) / 2 + 1 is computed
+// from the input (unsigned division) and sizes the accumulator.
+// CHECK-LABEL: func.func @conv2d_dynamic_height
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x?x8xf32>,
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[H:.*]] = tensor.dim %[[X]], %[[C2]] : tensor<1x3x?x8xf32>
+// CHECK: %[[PADDED:.*]] = arith.addi %[[H]], %{{.*}} : index
+// CHECK: %[[SPAN:.*]] = arith.subi %[[PADDED]], %{{.*}} : index
+// CHECK: %[[Q:.*]] = arith.divui %[[SPAN]], %{{.*}} : index
+// CHECK: %[[OH:.*]] = arith.addi %[[Q]], %{{.*}} : index
+// CHECK: tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: } : tensor<1x3x?x8xf32> to tensor<1x3x?x10xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[OH]]) : tensor<1x4x?x4xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x4x?x4xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @conv2d_dynamic_height(%x: tensor<1x3x?x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32> {
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
+  return %0 : tensor<1x4x?x4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d, groups > 1
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Two groups: the padded input N x 4 x 8 x 8 viewed as N x 2 x 2 x 8 x 8,
+// the weight 6 x 2 x 3 x 3 as 2 x 3 x 2 x 3 x 3, linalg's NGCHW / GFCHW
+// convolution into a zero-filled N x 2 x 3 x 6 x 6, collapsed back to
+// N x 6 x 6 x 6, then the bias.
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH4:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @conv2d_grouped
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4x6x6xf32>, %[[W:.*]]: tensor<6x2x3x3xf32>, %[[B:.*]]: tensor<6xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x6x6xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: } : tensor<?x4x6x6xf32> to tensor<?x4x8x8xf32>
+// CHECK: %[[PN:.*]] = tensor.dim %[[PAD]], %{{.*}} : tensor<?x4x8x8xf32>
+// CHECK: %[[XG:.*]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2], [3], [4]] output_shape [%[[PN]], 2, 2, 8, 8] : tensor<?x4x8x8xf32> into tensor<?x2x2x8x8xf32>
+// CHECK: %[[WG:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x2x3x6x6xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?x2x3x6x6xf32>)
+// CHECK: %[[YG:.*]] = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[XG]], %[[WG]] : tensor<?x2x2x8x8xf32>, tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<?x2x3x6x6xf32>)
+// CHECK: %[[Y:.*]] = tensor.collapse_shape %[[YG]] {{\[}}[0], [1, 2], [3], [4]] : tensor<?x2x3x6x6xf32> into tensor<?x6x6x6xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH4]], #[[$ID4]]], {{.*}} ins(%[[Y]], %[[B]] : tensor<?x6x6x6xf32>, tensor<6xf32>)
+// CHECK: arith.addf
+// CHECK: return %[[R]]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv2d_grouped(%x: tensor<?x4x6x6xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<?x6x6x6xf32> {
+  %0 = grove.conv2d %x, %w, %b {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x4x6x6xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<?x6x6x6xf32>
+  return %0 : tensor<?x6x6x6xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// batch_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Per channel a = scale / sqrt(var + eps), s = bias - mean * a in one
+// two-result generic over C (epsilon as an f32 constant), then
+// x * a[c] + s[c] in one elementwise generic.
+// CHECK-DAG: #[[$ID1:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$CH4:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batch_norm
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4x5x5xf32>, %[[SCALE:.*]]: tensor<4xf32>, %[[BIAS:.*]]: tensor<4xf32>, %[[MEAN:.*]]: tensor<4xf32>, %[[VAR:.*]]: tensor<4xf32>)
+// CHECK: %[[EPS:.*]] = arith.constant 1.000000e-03 : f32
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[F:.*]]:2 = linalg.generic {indexing_maps = [#[[$ID1]], #[[$ID1]], #[[$ID1]], #[[$ID1]], #[[$ID1]], #[[$ID1]]], iterator_types = ["parallel"]} ins(%[[SCALE]], %[[BIAS]], %[[MEAN]], %[[VAR]] : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%[[E0]], %[[E1]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[SC:.*]]: f32, %[[BI:.*]]: f32, %[[ME:.*]]: f32, %[[VA:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[VE:.*]] = arith.addf %[[VA]], %[[EPS]] : f32
+// CHECK-NEXT: %[[SD:.*]] = math.sqrt %[[VE]] : f32
+// CHECK-NEXT: %[[A:.*]] = arith.divf %[[SC]], %[[SD]] : f32
+// CHECK-NEXT: %[[MA:.*]] = arith.mulf %[[ME]], %[[A]] : f32
+// CHECK-NEXT: %[[SH:.*]] = arith.subf %[[BI]], %[[MA]] : f32
+// CHECK-NEXT: linalg.yield %[[A]], %[[SH]] : f32, f32
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x5x5xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x4x5x5xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH4]], #[[$CH4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]], %[[F]]#0, %[[F]]#1 : tensor<?x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) outs(%[[EMPTY]] : tensor<?x4x5x5xf32>)
+// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[AV:.*]]: f32, %[[SV:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[XV]], %[[AV]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[M]], %[[SV]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]] : f32
+// CHECK: return %[[R]]
+func.func @batch_norm(%x: tensor<?x4x5x5xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>) -> tensor<?x4x5x5xf32> {
+  %0 = grove.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-03 : f64} : (tensor<?x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4x5x5xf32>
+  return %0 : tensor<?x4x5x5xf32>
+}
+
+// -----
+
+// Rank 2 (what the split-attention MLP uses): the channel map is d1 of two.
+// CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$CH2:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @batch_norm_rank2
+// CHECK: %[[F:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf16>, tensor<8xf16>)
+// CHECK: linalg.generic {indexing_maps = [#[[$ID2]], #[[$CH2]], #[[$CH2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %[[F]]#0, %[[F]]#1 : tensor<?x8xf16>, tensor<8xf16>, tensor<8xf16>)
+func.func @batch_norm_rank2(%x: tensor<?x8xf16>, %s: tensor<8xf16>, %b: tensor<8xf16>, %m: tensor<8xf16>, %v: tensor<8xf16>) -> tensor<?x8xf16> {
+  %0 = grove.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f64} : (tensor<?x8xf16>, tensor<8xf16>, tensor<8xf16>, tensor<8xf16>, tensor<8xf16>) -> tensor<?x8xf16>
+  return %0 : tensor<?x8xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// max_pool2d
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Padding that never wins: -inf for the pad and the accumulator;
+// pooling_nchw_max with the kernel as a window-shape tensor.
+// CHECK-LABEL: func.func @max_pool2d
+// CHECK-SAME: (%[[X:.*]]: tensor<?x2x8x8xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x2x8x8xf32>
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[NINF]] : f32
+// CHECK: } : tensor<?x2x8x8xf32> to tensor<?x2x10x10xf32>
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x2x4x4xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%[[EMPTY]] : tensor<?x2x4x4xf32>)
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK: %[[R:.*]] = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<?x2x10x10xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x2x4x4xf32>)
+// CHECK-NEXT: return %[[R]]
+func.func @max_pool2d(%x: tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32> {
+  %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32>
+  return %0 : tensor<?x2x4x4xf32>
+}
+
+// -----
+
+// ceil_mode: 6 + 1 + 1 rows give 4 windows of 3 every 2 only if the last
+// one (rows 6..8 of the padded input) is backed by one more row of -inf:
+// high padding 2, not 1.
+// CHECK-LABEL: func.func @max_pool2d_ceil_mode
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 2]
+// CHECK: tensor.yield %[[NINF]] : f32
+// CHECK: } : tensor<1x2x6x6xf32> to tensor<1x2x9x9xf32>
+// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %{{.*}} : tensor<1x2x9x9xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+func.func @max_pool2d_ceil_mode(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, ceil_mode} : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// ceil_mode whose windows all fit: no padding at all.
+// CHECK-LABEL: func.func @max_pool2d_ceil_mode_exact
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x2xf32>)
+func.func @max_pool2d_ceil_mode_exact(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// avg_pool2d
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Zero padding, pooling_nchw_sum from a zero fill, then one generic that
+// divides by the count: per spatial axis start = y * 2 - 1, end =
+// min(start + 3, 5 + 1), clipped to the input [0, 5) (count_include_pad
+// unset), the two extents multiplied, converted, divided by.
+// CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @avg_pool2d
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x5x5xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[ZERO]] : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x3xf32>)
+// CHECK-DAG: %[[H:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[W:.*]] = arith.constant 5 : index
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[SUM]] : tensor<1x2x3x3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[Y:.*]] = linalg.index 2 : index
+// CHECK: %[[YS:.*]] = arith.muli %[[Y]], %{{.*}} : index
+// CHECK: %[[START:.*]] = arith.subi %[[YS]], %{{.*}} : index
+// CHECK: %[[LIMIT:.*]] = arith.addi %[[H]], %{{.*}} : index
+// CHECK: %[[WEND:.*]] = arith.addi %[[START]], %{{.*}} : index
+// CHECK: %[[END:.*]] = arith.minsi %[[WEND]], %[[LIMIT]] : index
+// CHECK: %[[CSTART:.*]] = arith.maxsi %[[START]], %{{.*}} : index
+// CHECK: %[[CEND:.*]] = arith.minsi %[[END]], %[[H]] : index
+// CHECK: %[[NH:.*]] = arith.subi %[[CEND]], %[[CSTART]] : index
+// CHECK: %[[X3:.*]] = linalg.index 3 : index
+// CHECK: arith.maxsi
+// CHECK: arith.minsi %{{.*}}, %[[W]] : index
+// CHECK: %[[NW:.*]] = arith.subi
+// CHECK: %[[COUNT:.*]] = arith.muli %[[NH]], %[[NW]] : index
+// CHECK: %[[CI:.*]] = arith.index_cast %[[COUNT]] : index to i64
+// CHECK: %[[CF:.*]] = arith.sitofp %[[CI]] : i64 to f32
+// CHECK: %[[AVG:.*]] = arith.divf %[[IN]], %[[CF]] : f32
+// CHECK-NEXT: linalg.yield %[[AVG]] : f32
+// CHECK: return %[[R]]
+func.func @avg_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// count_include_pad: the window is clipped to the padded extent only, so
+// there is no max with 0 and no min with the input size.
+// CHECK-LABEL: func.func @avg_pool2d_count_include_pad
+// CHECK: linalg.pooling_nchw_sum
+// CHECK: linalg.generic
+// CHECK: linalg.index 2 : index
+// CHECK: %[[E0:.*]] = arith.minsi
+// CHECK-NEXT: %[[NH:.*]] = arith.subi %[[E0]], %{{.*}} : index
+// CHECK-NEXT: linalg.index 3 : index
+// CHECK: %[[E1:.*]] = arith.minsi
+// CHECK-NEXT: %[[NW:.*]] = arith.subi %[[E1]], %{{.*}} : index
+// CHECK-NEXT: arith.muli %[[NH]], %[[NW]] : index
+// CHECK-NOT: arith.maxsi
+// CHECK: arith.divf
+// CHECK-NEXT: linalg.yield
+func.func @avg_pool2d_count_include_pad(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// ceil_mode without padding: one extra zero row/column backs the last
+// window; the count still clips it to 5 (min with H + 0).
+// CHECK-LABEL: func.func @avg_pool2d_ceil_mode
+// CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: } : tensor<1x2x5x5xf32> to tensor<1x2x6x6xf32>
+// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x2x3x3xf32>)
+// CHECK: arith.minsi
+// CHECK: arith.divf
+func.func @avg_pool2d_ceil_mode(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode, count_include_pad} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// A dynamic height: the count reads it with tensor.dim, not a constant.
+// CHECK-LABEL: func.func @avg_pool2d_dynamic_height
+// CHECK-SAME: (%[[X:.*]]: tensor<?x2x?x5xf32>)
+// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum
+// CHECK: %[[H:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x2x?x5xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x2x?x2xf32>)
+// CHECK: linalg.index 2 : index
+// CHECK: arith.addi %[[H]], %{{.*}} : index
+// CHECK: arith.minsi %{{.*}}, %[[H]] : index
+// CHECK: linalg.index 3 : index
+func.func @avg_pool2d_dynamic_height(%x: tensor<?x2x?x5xf32>) -> tensor<?x2x?x2xf32> {
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x2x?x5xf32>) -> tensor<?x2x?x2xf32>
+  return %0 : tensor<?x2x?x2xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// global_avg_pool, flatten
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Sum over [2, 3] from a zero fill, divide by H * W (3 * 5) converted to
+// the element type, then keepdims as an expand_shape.
+// CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @global_avg_pool
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4x3x5xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x3x5xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[X]] : tensor<?x4x3x5xf32>) outs(%[[INIT]] : tensor<?x4xf32>) dimensions = [2, 3]
+// CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[HW:.*]] = arith.muli %[[C3]], %[[C5]] : index
+// CHECK: %[[HWI:.*]] = arith.index_cast %[[HW]] : index to i64
+// CHECK: %[[COUNT:.*]] = arith.sitofp %[[HWI]] : i64 to f32
+// CHECK: %[[MEAN:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[SUM]] : tensor<?x4xf32>)
+// CHECK: arith.divf %{{.*}}, %[[COUNT]] : f32
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[MEAN]] {{\[}}[0], [1, 2, 3]] output_shape [%[[N]], 4, 1, 1] : tensor<?x4xf32> into tensor<?x4x1x1xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @global_avg_pool(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x1x1xf32> {
+  %0 = grove.global_avg_pool %x : (tensor<?x4x3x5xf32>) -> tensor<?x4x1x1xf32>
+  return %0 : tensor<?x4x1x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @flatten
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4x1x1xf32>)
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2, 3]] : tensor<?x4x1x1xf32> into tensor<?x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @flatten(%x: tensor<?x4x1x1xf32>) -> tensor<?x4xf32> {
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<?x4x1x1xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// The dimensions before the axis stay, the rest form one group.
+// CHECK-LABEL: func.func @flatten_axis2
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<?x4x3x5xf32> into tensor<?x4x15xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
+  %0 = grove.flatten %x {axis = 2 : i64} : (tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32>
+  return %0 : tensor<?x4x15xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// split_attention
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Radix 2, cardinality 2, C = 4, I = 8, U = 2 x 8 x 3 x 3. U is viewed as
+// B x R x C x H x W and read by exactly two linalg ops: one reduce over
+// (radix, H, W) for the pooled sum (then / (R·H·W) = 18 and * R = 2), and
+// one multiply with the attention broadcast over H, W, reduced over the
+// radix. In between: the grouped FCs as batch matmuls over the groups, BN,
+// ReLU, and the rSoftMax (transpose [0, 2, 1, 3], max / exp / sum / div over
+// dimension 1); no convolution.
+// CHECK-DAG: #[[$ID5:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[$BCAST:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, 0)>
+// CHECK-LABEL: func.func @split_attention
+// CHECK-SAME: (%[[U:[^:]*]]: tensor<2x8x3x3xf32>, %[[W1:[^:]*]]: tensor<8x2x1x1xf32>, %[[B1:[^:]*]]: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<8xf32>, %[[W2:[^:]*]]: tensor<8x4x1x1xf32>, %[[B2:[^:]*]]: tensor<8xf32>)
+// CHECK: %[[UFLAT:.*]] = tensor.collapse_shape %[[U]] {{\[}}[0, 1, 2, 3]] : tensor<2x8x3x3xf32> into tensor<144xf32>
+// CHECK-NEXT: %[[U5:.*]] = tensor.expand_shape %[[UFLAT]] {{\[}}[0, 1, 2, 3, 4]] output_shape [2, 2, 4, 3, 3] : tensor<144xf32> into tensor<2x2x4x3x3xf32>
+// CHECK-NOT: %[[U]]{{[^_0-9]}}
+// CHECK-NOT: %[[UFLAT]]{{[^_0-9]}}
+// CHECK: %[[POOL:.*]] = linalg.reduce ins(%[[U5]] : tensor<2x2x4x3x3xf32>) outs(%{{.*}} : tensor<2x4xf32>) dimensions = [1, 3, 4]
+// CHECK: arith.addf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[POOL]] : tensor<2x4xf32>)
+// CHECK: arith.divf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[RADIX:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: linalg.generic {{.*}} ins(%[[MEAN]], %[[RADIX]] : tensor<2x4xf32>, tensor<f32>)
+// CHECK: arith.mulf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2xf32>) permutation = [1, 0, 2]
+// CHECK: tensor.collapse_shape %[[W1]]
+// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x2xf32>, tensor<2x4x2xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B1]] : tensor<2x8xf32>, tensor<8xf32>)
+// CHECK: math.sqrt
+// CHECK: arith.maximumf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: tensor.collapse_shape %[[W2]]
+// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x4xf32>, tensor<2x4x4xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B2]] : tensor<2x8xf32>, tensor<8xf32>)
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[RM:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2x2xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[MAX:.*]] = linalg.reduce ins(%[[RM]] : tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2xf32>) dimensions = [1]
+// CHECK: arith.maximumf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[RM]], %[[MAX]] : tensor<2x2x2x2xf32>, tensor<2x2x2xf32>)
+// CHECK: math.exp
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: linalg.reduce ins(%[[EXP]] : tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2xf32>) dimensions = [1]
+// CHECK: %[[SOFTMAX:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[AFLAT:.*]] = tensor.collapse_shape %[[SOFTMAX]] {{\[}}[0, 1, 2, 3]] : tensor<2x2x2x2xf32> into tensor<16xf32>
+// CHECK: %[[A5:.*]] = tensor.expand_shape %[[AFLAT]] {{\[}}[0, 1, 2, 3, 4]] output_shape [2, 2, 4, 1, 1] : tensor<16xf32> into tensor<2x2x4x1x1xf32>
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[PROD:.*]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$BCAST]], #[[$ID5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[U5]], %[[A5]] : tensor<2x2x4x3x3xf32>, tensor<2x2x4x1x1xf32>)
+// CHECK-NEXT: ^bb0(%[[UV:.*]]: f32, %[[AV:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[UV]], %[[AV]] : f32
+// CHECK-NEXT: linalg.yield %[[P]] : f32
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[R:.*]] = linalg.reduce ins(%[[PROD]] : tensor<2x2x4x3x3xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>) dimensions = [1]
+// CHECK: arith.addf
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: return %[[R]] : tensor<2x4x3x3xf32>
+// CHECK-NOT: linalg.conv_2d
+func.func @split_attention(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
+  %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x3x3xf32>, tensor<8x2x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// Radix 1: a sigmoid instead of the softmax, no radix factor on the mean.
+// CHECK-LABEL: func.func @split_attention_radix1
+// CHECK-SAME: (%[[U:[^:]*]]: tensor<2x4x3x3xf32>,
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<2x1x4x3x3xf32>) outs(%{{.*}} : tensor<2x4xf32>) dimensions = [1, 3, 4]
+// CHECK-NOT: dense<1.000000e+00> : tensor<f32>
+// CHECK-NOT: math.exp
+// CHECK: arith.negf
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x1x4x3x3xf32>, tensor<2x1x4x1x1xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<2x1x4x3x3xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>) dimensions = [1]
+func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<4x8x1x1xf32>, %b2: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
+  %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 1 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x4x3x3xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// After the whole of grove-common the function takes memrefs; U (%arg0) is
+// only viewed (expand_shape, no copy), and exactly two linalg ops read
+// those views: the pooling reduction (radix, H, W reduced; its split of C
+// into groups of 2 comes from the first FC's reshape) and the multiply by
+// the attention. The weighted sum is then a reduce over the radix of the
+// product buffer.
+// COMMON-LABEL: func.func @_grove_model_split_attention_common
+// COMMON-SAME: (%[[U:arg0]]: memref<2x8x3x3xf32>,
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON: %[[U5:.*]] = memref.expand_shape %[[U]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 3, 3] : memref<2x8x3x3xf32> into memref<2x2x4x3x3xf32>
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]] {{\[}}[0], [1, 2, 3], [4], [5]] output_shape [2, 2, 2, 2, 3, 3] : memref<2x8x3x3xf32> into memref<2x2x2x2x3x3xf32>
+// COMMON-NEXT: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel", "parallel", "reduction", "reduction"]} ins(%[[U6]] : memref<2x2x2x2x3x3xf32>)
+// COMMON-NEXT: ^bb0
+// COMMON-NEXT: arith.addf
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U5]], %{{.*}} : memref<2x2x4x3x3xf32>, memref<2x2x4x1x1xf32>) outs(%[[PROD:.*]] : memref<2x2x4x3x3xf32>)
+// COMMON-NEXT: ^bb0
+// COMMON-NEXT: arith.mulf
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON: linalg.reduce ins(%[[PROD]] : memref<2x2x4x3x3xf32>) outs(%[[OUT:.*]] : memref<2x4x3x3xf32>) dimensions = [1]
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON: return %[[OUT]] : memref<2x4x3x3xf32>
+func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
+  %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x3x3xf32>, tensor<8x2x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x3x3xf32>
+}
