@@ -420,15 +420,18 @@ func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
 // CHECK: linalg.generic {{.*}} ins(%[[MEAN]], %[[RADIX]] : tensor<2x4xf32>, tensor<f32>)
 // CHECK: arith.mulf
 // CHECK-NOT: %[[U5]]{{[^_0-9]}}
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2xf32>) permutation = [1, 0, 2]
-// CHECK: tensor.collapse_shape %[[W1]]
-// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x2xf32>, tensor<2x4x2xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
+// CHECK: %[[S1:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2xf32>) permutation = [1, 0, 2]
+// CHECK: %[[W1F:.*]] = tensor.collapse_shape %[[W1]]
+// CHECK: %[[W1G:.*]] = tensor.expand_shape %[[W1F]] {{\[}}[0, 1, 2]] output_shape [2, 4, 2]
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[S1]], %[[W1G]] : tensor<2x2x2xf32>, tensor<2x4x2xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B1]] : tensor<2x8xf32>, tensor<8xf32>)
 // CHECK: math.sqrt
 // CHECK: arith.maximumf
 // CHECK-NOT: %[[U5]]{{[^_0-9]}}
-// CHECK: tensor.collapse_shape %[[W2]]
-// CHECK: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2x4xf32>, tensor<2x4x4xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
+// CHECK: %[[Z:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x2x4xf32>) outs(%{{.*}} : tensor<2x2x4xf32>) permutation = [1, 0, 2]
+// CHECK: %[[W2F:.*]] = tensor.collapse_shape %[[W2]]
+// CHECK: %[[W2G:.*]] = tensor.expand_shape %[[W2F]] {{\[}}[0, 1, 2]] output_shape [2, 4, 4]
+// CHECK: linalg.batch_matmul {{.*}} ins(%[[Z]], %[[W2G]] : tensor<2x2x4xf32>, tensor<2x4x4xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B2]] : tensor<2x8xf32>, tensor<8xf32>)
 // CHECK-NOT: %[[U5]]{{[^_0-9]}}
 // CHECK: %[[RM:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x2x2x2xf32>) outs(%{{.*}} : tensor<2x2x2x2xf32>) permutation = [0, 2, 1, 3]
@@ -513,4 +516,57 @@ func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf
 func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x3x3xf32>, tensor<8x2x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x4x3x3xf32>
   return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// The primitive form a frontend emits (radix 2, cardinality 1): in
+// grove-common, grove-fuse-split-attention turns it into the op above
+// before the conversion, so U is viewed, never sliced (without the fusion
+// each split is a memref.subview of U), and again read by two linalg ops
+// only. The conversion on its own leaves the slices alone.
+// CHECK-LABEL: func.func @split_attention_primitive_common
+// CHECK-SAME: (%[[U:[^:]*]]: tensor<2x8x3x3xf32>,
+// CHECK: tensor.extract_slice %[[U]][0, 0, 0, 0] [2, 4, 3, 3] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[U]][0, 4, 0, 0] [2, 4, 3, 3] [1, 1, 1, 1]
+// CHECK: linalg.conv_2d_nchw_fchw
+// COMMON-LABEL: func.func @_grove_model_split_attention_primitive_common
+// COMMON-SAME: (%[[U:arg0]]: memref<2x8x3x3xf32>,
+// COMMON-NOT: memref.subview %[[U]]
+// COMMON-NOT: linalg.conv_2d
+// COMMON: %[[U5:.*]] = memref.expand_shape %[[U]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 3, 3] : memref<2x8x3x3xf32> into memref<2x2x4x3x3xf32>
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]] {{\[}}[0], [1, 2, 3], [4], [5]] output_shape [2, 2, 1, 4, 3, 3] : memref<2x8x3x3xf32> into memref<2x2x1x4x3x3xf32>
+// COMMON-NEXT: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel", "parallel", "reduction", "reduction"]} ins(%[[U6]] : memref<2x2x1x4x3x3xf32>)
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON-NOT: linalg.conv_2d
+// COMMON: linalg.generic {{.*}} ins(%[[U5]], %{{.*}} : memref<2x2x4x3x3xf32>, memref<2x2x4x1x1xf32>) outs(%[[PROD:.*]] : memref<2x2x4x3x3xf32>)
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON: linalg.reduce ins(%[[PROD]] : memref<2x2x4x3x3xf32>) outs(%[[OUT:.*]] : memref<2x4x3x3xf32>) dimensions = [1]
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON: return %[[OUT]] : memref<2x4x3x3xf32>
+func.func @split_attention_primitive_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
+  %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %s1 = grove.slice %u [0, 4, 0, 0] [-1, 8, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %sum = grove.add %s0, %s1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %gap = grove.global_avg_pool %sum : (tensor<2x4x3x3xf32>) -> tensor<2x4x1x1xf32>
+  %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %bn = grove.batch_norm %fc1, %sc, %sh, %mu, %var {epsilon = 1.0e-05 : f64} : (tensor<2x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %relu = grove.relu %bn : tensor<2x8x1x1xf32>
+  %fc2 = grove.conv2d %relu, %w2, %b2 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x8x1x1xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %v = grove.reshape %fc2 : tensor<2x8x1x1xf32> -> tensor<2x1x2x4xf32>
+  %vt = grove.transpose %v [0, 2, 1, 3] : tensor<2x1x2x4xf32> -> tensor<2x2x1x4xf32>
+  %sm = grove.softmax %vt {axis = 1 : i64} : tensor<2x2x1x4xf32>
+  %att = grove.reshape %sm : tensor<2x2x1x4xf32> -> tensor<2x8x1x1xf32>
+  %a0 = grove.slice %att [0, 0, 0, 0] [-1, 4, 1, 1] [1, 1, 1, 1] : tensor<2x8x1x1xf32> -> tensor<2x4x1x1xf32>
+  %m0 = grove.mul %a0, %s0 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %a1 = grove.slice %att [0, 4, 0, 0] [-1, 8, 1, 1] [1, 1, 1, 1] : tensor<2x8x1x1xf32> -> tensor<2x4x1x1xf32>
+  %m1 = grove.mul %a1, %s1 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %res = grove.add %m0, %m1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return %res : tensor<2x4x3x3xf32>
 }
