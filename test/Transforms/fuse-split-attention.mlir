@@ -784,3 +784,135 @@ func.func @radix1_gates_another_tensor(%u: tensor<?x4x3x3xf32>, %v: tensor<?x4x3
   %res = grove.mul %att, %v : (tensor<?x4x1x1xf32>, tensor<?x4x3x3xf32>) -> tensor<?x4x3x3xf32>
   return %res : tensor<?x4x3x3xf32>
 }
+
+// -----
+
+// The weighted sum feeds a residual add: the inner sum still fuses.
+// CHECK-LABEL: func.func @a
+// CHECK: %[[SA:.*]] = grove.split_attention
+// CHECK: grove.add %[[SA]], %{{.*}}
+// CHECK-NOT: grove.slice
+func.func @a(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>, %x: tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %s1 = grove.slice %u [0, 4, 0, 0] [-1, 8, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %sum = grove.add %s0, %s1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %gap = grove.global_avg_pool %sum : (tensor<2x4x3x3xf32>) -> tensor<2x4x1x1xf32>
+  %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %bn = grove.batch_norm %fc1, %sc, %sh, %mu, %var {epsilon = 1.0e-05 : f64} : (tensor<2x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %relu = grove.relu %bn : tensor<2x8x1x1xf32>
+  %fc2 = grove.conv2d %relu, %w2, %b2 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x8x1x1xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %v = grove.reshape %fc2 : tensor<2x8x1x1xf32> -> tensor<2x1x2x4xf32>
+  %vt = grove.transpose %v [0, 2, 1, 3] : tensor<2x1x2x4xf32> -> tensor<2x2x1x4xf32>
+  %sm = grove.softmax %vt {axis = 1 : i64} : tensor<2x2x1x4xf32>
+  %att = grove.reshape %sm : tensor<2x2x1x4xf32> -> tensor<2x8x1x1xf32>
+  %a0 = grove.slice %att [0, 0, 0, 0] [-1, 4, 1, 1] [1, 1, 1, 1] : tensor<2x8x1x1xf32> -> tensor<2x4x1x1xf32>
+  %m0 = grove.mul %a0, %s0 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %a1 = grove.slice %att [0, 4, 0, 0] [-1, 8, 1, 1] [1, 1, 1, 1] : tensor<2x8x1x1xf32> -> tensor<2x4x1x1xf32>
+  %m1 = grove.mul %a1, %s1 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %res = grove.add %m0, %m1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %out = grove.add %res, %x : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return %out : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// Radix 1 whose attention has one channel (broadcast over U's four):
+// not split attention (its fc2 would not fit the op).
+// CHECK-LABEL: func.func @b
+// CHECK-NOT: grove.split_attention
+// CHECK: grove.sigmoid
+func.func @b(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<1x8x1x1xf32>, %b2: tensor<1xf32>) -> tensor<2x4x3x3xf32> {
+  %gap = grove.global_avg_pool %u : (tensor<2x4x3x3xf32>) -> tensor<2x4x1x1xf32>
+  %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %bn = grove.batch_norm %fc1, %sc, %sh, %mu, %var {epsilon = 1.0e-05 : f64} : (tensor<2x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %relu = grove.relu %bn : tensor<2x8x1x1xf32>
+  %fc2 = grove.conv2d %relu, %w2, %b2 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1xf32>) -> tensor<2x1x1x1xf32>
+  %att = grove.sigmoid %fc2 : tensor<2x1x1x1xf32>
+  %res = grove.mul %att, %u : (tensor<2x1x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return %res : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// The attention of batch row 0 (reshaped to 1x16x1x1) broadcast over both
+// rows of U: different semantics, no fusion.
+// CHECK-LABEL: func.func @c
+// CHECK-NOT: grove.split_attention
+// CHECK: grove.softmax
+func.func @c(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
+  %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %s1 = grove.slice %u [0, 4, 0, 0] [-1, 8, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %sum = grove.add %s0, %s1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %gap = grove.global_avg_pool %sum : (tensor<2x4x3x3xf32>) -> tensor<2x4x1x1xf32>
+  %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %bn = grove.batch_norm %fc1, %sc, %sh, %mu, %var {epsilon = 1.0e-05 : f64} : (tensor<2x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %relu = grove.relu %bn : tensor<2x8x1x1xf32>
+  %fc2 = grove.conv2d %relu, %w2, %b2 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x8x1x1xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %v = grove.reshape %fc2 : tensor<2x8x1x1xf32> -> tensor<2x1x2x4xf32>
+  %vt = grove.transpose %v [0, 2, 1, 3] : tensor<2x1x2x4xf32> -> tensor<2x2x1x4xf32>
+  %sm = grove.softmax %vt {axis = 1 : i64} : tensor<2x2x1x4xf32>
+  %att = grove.reshape %sm : tensor<2x2x1x4xf32> -> tensor<1x16x1x1xf32>
+  %a0 = grove.slice %att [0, 0, 0, 0] [-1, 4, 1, 1] [1, 1, 1, 1] : tensor<1x16x1x1xf32> -> tensor<1x4x1x1xf32>
+  %m0 = grove.mul %a0, %s0 : (tensor<1x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %a1 = grove.slice %att [0, 4, 0, 0] [-1, 8, 1, 1] [1, 1, 1, 1] : tensor<1x16x1x1xf32> -> tensor<1x4x1x1xf32>
+  %m1 = grove.mul %a1, %s1 : (tensor<1x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %res = grove.add %m0, %m1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return %res : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// The last split written with limit -1 (to the end) still tiles U.
+// CHECK-LABEL: func.func @d
+// CHECK: grove.split_attention
+// CHECK-NOT: grove.slice
+func.func @d(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
+  %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %s1 = grove.slice %u [0, 4, 0, 0] [-1, -1, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
+  %sum = grove.add %s0, %s1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %gap = grove.global_avg_pool %sum : (tensor<2x4x3x3xf32>) -> tensor<2x4x1x1xf32>
+  %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %bn = grove.batch_norm %fc1, %sc, %sh, %mu, %var {epsilon = 1.0e-05 : f64} : (tensor<2x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %relu = grove.relu %bn : tensor<2x8x1x1xf32>
+  %fc2 = grove.conv2d %relu, %w2, %b2 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x8x1x1xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<2x8x1x1xf32>
+  %v = grove.reshape %fc2 : tensor<2x8x1x1xf32> -> tensor<2x1x2x4xf32>
+  %vt = grove.transpose %v [0, 2, 1, 3] : tensor<2x1x2x4xf32> -> tensor<2x2x1x4xf32>
+  %sm = grove.softmax %vt {axis = 1 : i64} : tensor<2x2x1x4xf32>
+  %att = grove.reshape %sm : tensor<2x2x1x4xf32> -> tensor<2x8x1x1xf32>
+  %a0 = grove.slice %att [0, 0, 0, 0] [-1, 4, 1, 1] [1, 1, 1, 1] : tensor<2x8x1x1xf32> -> tensor<2x4x1x1xf32>
+  %m0 = grove.mul %a0, %s0 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %a1 = grove.slice %att [0, 4, 0, 0] [-1, 8, 1, 1] [1, 1, 1, 1] : tensor<2x8x1x1xf32> -> tensor<2x4x1x1xf32>
+  %m1 = grove.mul %a1, %s1 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %res = grove.add %m0, %m1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+
+  return %res : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// Dynamic batch, height and width fuse (and the op lowers: see
+// test/Conversion/GroveToLinalg/nn.mlir).
+// CHECK-LABEL: func.func @e
+// CHECK: grove.split_attention {{.*}} -> tensor<?x4x?x?xf32>
+// CHECK-NOT: grove.slice
+func.func @e(%u: tensor<?x8x?x?xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<?x4x?x?xf32> {
+  %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, -1, -1] [1, 1, 1, 1] : tensor<?x8x?x?xf32> -> tensor<?x4x?x?xf32>
+  %s1 = grove.slice %u [0, 4, 0, 0] [-1, 8, -1, -1] [1, 1, 1, 1] : tensor<?x8x?x?xf32> -> tensor<?x4x?x?xf32>
+  %sum = grove.add %s0, %s1 : (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %gap = grove.global_avg_pool %sum : (tensor<?x4x?x?xf32>) -> tensor<?x4x1x1xf32>
+  %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<?x8x1x1xf32>
+  %bn = grove.batch_norm %fc1, %sc, %sh, %mu, %var {epsilon = 1.0e-05 : f64} : (tensor<?x8x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8x1x1xf32>
+  %relu = grove.relu %bn : tensor<?x8x1x1xf32>
+  %fc2 = grove.conv2d %relu, %w2, %b2 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x8x1x1xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<?x8x1x1xf32>
+  %v = grove.reshape %fc2 : tensor<?x8x1x1xf32> -> tensor<?x1x2x4xf32>
+  %vt = grove.transpose %v [0, 2, 1, 3] : tensor<?x1x2x4xf32> -> tensor<?x2x1x4xf32>
+  %sm = grove.softmax %vt {axis = 1 : i64} : tensor<?x2x1x4xf32>
+  %att = grove.reshape %sm : tensor<?x2x1x4xf32> -> tensor<?x8x1x1xf32>
+  %a0 = grove.slice %att [0, 0, 0, 0] [-1, 4, 1, 1] [1, 1, 1, 1] : tensor<?x8x1x1xf32> -> tensor<?x4x1x1xf32>
+  %m0 = grove.mul %a0, %s0 : (tensor<?x4x1x1xf32>, tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %a1 = grove.slice %att [0, 4, 0, 0] [-1, 8, 1, 1] [1, 1, 1, 1] : tensor<?x8x1x1xf32> -> tensor<?x4x1x1xf32>
+  %m1 = grove.mul %a1, %s1 : (tensor<?x4x1x1xf32>, tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %res = grove.add %m0, %m1 : (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+
+  return %res : tensor<?x4x?x?xf32>
+}

@@ -462,27 +462,27 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
   }
 };
 
-/// grove.split_attention as grove ops arranged so that U is read twice:
-/// one reduction over (radix, H, W) for the pooled sum, and one
-/// multiply-and-reduce over the radix for the weighted sum (linalg fuses the
-/// multiply into the reduction). The two grouped 1x1 convolutions are
-/// batched matmuls over the groups on B x C vectors; the dialect conversion
-/// then lowers these grove ops with the other patterns.
+/// grove.split_attention reads U exactly twice, each time in one
+/// linalg.generic that indexes the radix splits directly (channel r·C + c):
+/// the pooled sum (reduction over r, h, w) and the weighted sum (reduction
+/// over r). The small attention MLP in between is written as grove ops on
+/// B x C vectors (grouped 1x1 convolutions as batched matmuls over the
+/// groups), which the dialect conversion then lowers with the other
+/// patterns.
 struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(SplitAttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    MLIRContext *ctx = rewriter.getContext();
+    Value u = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(u.getType());
     Type elt = inType.getElementType();
-    int64_t b = inType.getDimSize(0), h = inType.getDimSize(2),
-            w = inType.getDimSize(3);
-    if (llvm::count_if(ArrayRef<int64_t>{b, h, w}, ShapedType::isDynamic) > 1)
-      return rewriter.notifyMatchFailure(
-          op, "at most one of batch, height, width may be dynamic");
+    int64_t b = inType.getDimSize(0);
     int64_t r = op.getRadixAttr().getInt(), k = op.getCardinalityAttr().getInt();
     int64_t c = op.getChannels(), inter = op.getInterChannels();
+    SmallVector<OpFoldResult> uDims = getDims(rewriter, loc, u);
     auto type = [&](ArrayRef<int64_t> shape) {
       return RankedTensorType::get(shape, elt);
     };
@@ -509,19 +509,63 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
       Value flat = reshape(transpose(y, {1, 0, 2}), {b, out});
       return AddOp::create(rewriter, loc, type({b, out}), flat, bias);
     };
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    Value zero = createFloat(rewriter, loc, elt, 0.0);
+    auto add = [](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+      return arith::AddFOp::create(nb, l, x, y);
+    };
 
-    // Pass 1 over U: s = Σ_r mean_{h,w} U_r = R · mean_{r,h,w}.
-    Value u5 = reshape(adaptor.getInput(), {b, r, c, h, w});
-    Value s = ReduceMeanOp::create(rewriter, loc, type({b, c}), u5,
-                                   rewriter.getDenseI64ArrayAttr({1, 3, 4}),
-                                   /*keepdims=*/false);
-    if (r > 1) {
-      auto scalar = RankedTensorType::get({}, elt);
-      Value radix = ConstantOp::create(
-          rewriter, loc, scalar,
-          DenseElementsAttr::get(scalar, rewriter.getFloatAttr(elt, r)));
-      s = MulOp::create(rewriter, loc, type({b, c}), s, radix);
-    }
+    // U viewed as B x R x C x H x W (no copy): the splits are a dimension.
+    auto u5Type = type({b, r, c, inType.getDimSize(2), inType.getDimSize(3)});
+    Value u5 = tensor::ExpandShapeOp::create(
+        rewriter, loc, u5Type, u,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+        ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
+                               rewriter.getIndexAttr(c), uDims[2], uDims[3]});
+
+    // Pass 1 over U, loops (b, c, r, h, w): s[b, c] = Σ U[b, r, c, h, w].
+    Value pooledInit = filled(rewriter, loc, type({b, c}),
+                              {uDims[0], rewriter.getIndexAttr(c)}, zero);
+    Value pooled =
+        linalg::GenericOp::create(
+            rewriter, loc, type({b, c}), ValueRange{u5}, ValueRange{pooledInit},
+            ArrayRef<AffineMap>{
+                AffineMap::get(5, 0, {d(0), d(2), d(1), d(3), d(4)}, ctx),
+                AffineMap::get(5, 0, {d(0), d(1)}, ctx)},
+            ArrayRef<utils::IteratorType>{
+                utils::IteratorType::parallel, utils::IteratorType::parallel,
+                utils::IteratorType::reduction, utils::IteratorType::reduction,
+                utils::IteratorType::reduction},
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(nb, l, add(nb, l, args[0], args[1]));
+            })
+            .getResult(0);
+    // The mean over H·W (the radix splits are summed, not averaged).
+    Value hw = arith::MulIOp::create(
+        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
+        getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
+    Value invHw = arith::DivFOp::create(
+        rewriter, loc, createFloat(rewriter, loc, elt, 1.0),
+        arith::SIToFPOp::create(
+            rewriter, loc, elt,
+            arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                       hw)));
+    Value scaleInit = createEmpty(rewriter, loc, type({b, c}),
+                                  {uDims[0], rewriter.getIndexAttr(c)});
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Value s = linalg::GenericOp::create(
+                  rewriter, loc, type({b, c}), ValueRange{pooled},
+                  ValueRange{scaleInit}, ArrayRef<AffineMap>{id2, id2},
+                  SmallVector<utils::IteratorType>(
+                      2, utils::IteratorType::parallel),
+                  [&](OpBuilder &nb, Location l, ValueRange args) {
+                    linalg::YieldOp::create(
+                        nb, l,
+                        arith::MulFOp::create(nb, l, args[0], invHw)
+                            .getResult());
+                  })
+                  .getResult(0);
+
     // The attention MLP on B x C.
     Value z = groupedFc(s, adaptor.getFc1Weight(), adaptor.getFc1Bias(), c,
                         inter);
@@ -532,22 +576,50 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
     z = ReluOp::create(rewriter, loc, type({b, inter}), z);
     Value logits = groupedFc(z, adaptor.getFc2Weight(), adaptor.getFc2Bias(),
                              inter, c * r);
-    // rSoftMax: cardinal-major (K, R, C/K) to radix-major (R, K, C/K).
+    // rSoftMax: cardinal-major (K, R, C/K) to radix-major (R, K, C/K); the
+    // weights a[b, r·C + c] of split r.
     Value attention;
     if (r == 1) {
       attention = SigmoidOp::create(rewriter, loc, type({b, c}), logits);
     } else {
+      // (B, K, R, C/K) -> (B, R, K, C/K), softmax over R, flattened.
       Value radixMajor =
           transpose(reshape(logits, {b, k, r, c / k}), {0, 2, 1, 3});
-      attention = SoftmaxOp::create(rewriter, loc, radixMajor.getType(),
-                                    radixMajor, rewriter.getI64IntegerAttr(1));
+      Value soft = SoftmaxOp::create(rewriter, loc, radixMajor.getType(),
+                                     radixMajor, rewriter.getI64IntegerAttr(1));
+      attention = reshape(soft, {b, r * c});
     }
-    Value a5 = reshape(attention, {b, r, c, 1, 1});
-    // Pass 2 over U: Σ_r a_r ⊙ U_r.
-    Value weighted = MulOp::create(rewriter, loc, type({b, r, c, h, w}), u5, a5);
-    rewriter.replaceOpWithNewOp<ReduceSumOp>(
-        op, op.getType(), weighted, rewriter.getDenseI64ArrayAttr({1}),
-        /*keepdims=*/false);
+
+    // Pass 2 over U, loops (b, c, h, w, r):
+    // out[b, c, h, w] = Σ_r a[b, r, c] · U[b, r, c, h, w]. The attention's
+    // batch is U's by construction.
+    Value a3 = tensor::ExpandShapeOp::create(
+        rewriter, loc, type({b, r, c}), attention,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}},
+        ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
+                               rewriter.getIndexAttr(c)});
+    RankedTensorType outType = op.getType();
+    Value outInit = filled(rewriter, loc, outType,
+                           {uDims[0], rewriter.getIndexAttr(c), uDims[2],
+                            uDims[3]},
+                           zero);
+    Value out =
+        linalg::GenericOp::create(
+            rewriter, loc, outType, ValueRange{u5, a3}, ValueRange{outInit},
+            ArrayRef<AffineMap>{
+                AffineMap::get(5, 0, {d(0), d(4), d(1), d(2), d(3)}, ctx),
+                AffineMap::get(5, 0, {d(0), d(4), d(1)}, ctx),
+                AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, ctx)},
+            ArrayRef<utils::IteratorType>{
+                utils::IteratorType::parallel, utils::IteratorType::parallel,
+                utils::IteratorType::parallel, utils::IteratorType::parallel,
+                utils::IteratorType::reduction},
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
+              linalg::YieldOp::create(nb, l, add(nb, l, prod, args[2]));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, out);
     return success();
   }
 };

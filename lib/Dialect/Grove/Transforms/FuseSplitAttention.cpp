@@ -45,9 +45,12 @@ std::optional<ChannelSlice> getChannelSlice(Value v) {
     if (starts[d] != 0 || !toEnd)
       return std::nullopt;
   }
-  if (limits[1] <= starts[1])
+  int64_t limit = limits[1];
+  if (limit == -1 && !in.isDynamicDim(1))
+    limit = in.getDimSize(1);
+  if (limit <= starts[1])
     return std::nullopt;
-  return ChannelSlice{slice.getInput(), starts[1], limits[1] - starts[1]};
+  return ChannelSlice{slice.getInput(), starts[1], limit - starts[1]};
 }
 
 /// The leaves of a tree of single-use grove.add ops rooted at `root`.
@@ -131,9 +134,8 @@ struct FuseSplitAttention : RewritePattern {
   /// R > 1: Σ_j slice_j(att) · slice_j(U) with att the rSoftMax of the MLP
   /// on global_avg_pool(Σ_j slice_j(U)).
   LogicalResult matchRadixN(AddOp root, PatternRewriter &rewriter) const {
-    // A sum nested in a larger sum is matched at the outermost add.
-    if (root->hasOneUse() && isa<AddOp>(*root->user_begin()))
-      return rewriter.notifyMatchFailure(root, "not the outermost add");
+    // Every add is tried: a partial sum fails the coverage checks below, and
+    // a sum feeding a larger one (a residual) still matches on its own.
     SmallVector<Value> products;
     SmallVector<Operation *> outerAdds;
     collectSumLeaves(root.getResult(), true, products, outerAdds);
@@ -152,9 +154,10 @@ struct FuseSplitAttention : RewritePattern {
       std::optional<ChannelSlice> a = getChannelSlice(mul.getLhs());
       std::optional<ChannelSlice> s = getChannelSlice(mul.getRhs());
       Value aValue = mul.getLhs(), sValue = mul.getRhs();
+      // The attention is the reshaped softmax (U may be 1x1 spatially too).
       auto isAttention = [](const std::optional<ChannelSlice> &c) {
-        auto t = cast<RankedTensorType>(c->source.getType());
-        return t.getDimSize(2) == 1 && t.getDimSize(3) == 1;
+        auto reshape = c->source.getDefiningOp<ReshapeOp>();
+        return reshape && reshape.getInput().getDefiningOp<SoftmaxOp>();
       };
       if (a && s && !isAttention(a)) {
         std::swap(a, s);
@@ -191,8 +194,8 @@ struct FuseSplitAttention : RewritePattern {
       return rewriter.notifyMatchFailure(root, "attention used elsewhere");
     auto back = att.getDefiningOp<ReshapeOp>();
     auto softmax = back ? back.getInput().getDefiningOp<SoftmaxOp>() : nullptr;
-    if (!softmax || !softmax->hasOneUse() ||
-        softmax.getAxisAttr().getInt() != 1)
+    int64_t axis = softmax ? softmax.getAxisAttr().getInt() : 0;
+    if (!softmax || !softmax->hasOneUse() || (axis != 1 && axis != -3))
       return rewriter.notifyMatchFailure(root, "no softmax over the radix");
     auto transpose = softmax.getInput().getDefiningOp<TransposeOp>();
     if (!transpose || !transpose->hasOneUse() ||
@@ -208,6 +211,12 @@ struct FuseSplitAttention : RewritePattern {
     std::optional<Mlp> mlp = matchMlp(view.getInput(), cardinality);
     if (!mlp)
       return rewriter.notifyMatchFailure(root, "no attention MLP");
+    // The attention is B x R·C x 1 x 1 for U's batch (not, say, one batch
+    // row's attention broadcast over all of them).
+    auto fc2Type = cast<RankedTensorType>(view.getInput().getType());
+    if (back.getType() != fc2Type ||
+        fc2Type.getDimSize(0) != uType.getDimSize(0))
+      return rewriter.notifyMatchFailure(root, "attention shape differs");
 
     // The pooled tensor is the sum of the same U slices, each used only
     // there and in its product.
@@ -240,7 +249,10 @@ struct FuseSplitAttention : RewritePattern {
       if (!mlp || mlp->pooledInput != u)
         continue;
       auto uType = cast<RankedTensorType>(u.getType());
-      if (uType.getRank() != 4 || root.getType() != uType)
+      auto attType = cast<RankedTensorType>(att.getType());
+      if (uType.getRank() != 4 || root.getType() != uType ||
+          attType.getDimSize(0) != uType.getDimSize(0) ||
+          attType.getDimSize(1) != uType.getDimSize(1))
         continue;
       return replace(rewriter, root, u, 1, cardinality, *mlp);
     }
