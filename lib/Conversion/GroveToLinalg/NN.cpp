@@ -410,7 +410,8 @@ struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
             ArrayRef<int64_t>{2, 3},
             [](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[0], args[1])
+                  b, l, arith::AddFOp::create(b, l, args[0], args[1],
+                                              getReductionFastMath(b.getContext()))
                             .getResult());
             })
             .getResult(0);
@@ -512,7 +513,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     Value zero = createFloat(rewriter, loc, elt, 0.0);
     auto add = [](OpBuilder &nb, Location l, Value x, Value y) -> Value {
-      return arith::AddFOp::create(nb, l, x, y);
+      return arith::AddFOp::create(nb, l, x, y,
+                                   getReductionFastMath(nb.getContext()));
     };
 
     // U viewed as B x R x C x H x W (no copy): the splits are a dimension.

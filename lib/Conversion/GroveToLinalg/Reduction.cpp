@@ -52,9 +52,13 @@ static Value buildReduce(OpBuilder &b, Location loc, Value input,
       b, loc, ValueRange{input}, ValueRange{init}, axes,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value v = kind == ReduceKind::Sum
-                      ? arith::AddFOp::create(nb, nloc, args[0], args[1])
+                      ? arith::AddFOp::create(nb, nloc, args[0], args[1],
+                                              getReductionFastMath(
+                                                  nb.getContext()))
                             .getResult()
-                      : arith::MaximumFOp::create(nb, nloc, args[0], args[1])
+                      : arith::MaximumFOp::create(
+                            nb, nloc, args[0], args[1],
+                            getReductionFastMath(nb.getContext()))
                             .getResult();
         linalg::YieldOp::create(nb, nloc, v);
       });

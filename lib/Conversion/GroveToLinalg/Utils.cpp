@@ -119,6 +119,10 @@ AffineMap mlir::grove::getBroadcastMap(MLIRContext *ctx,
   return AffineMap::get(rank, 0, exprs, ctx);
 }
 
+arith::FastMathFlagsAttr mlir::grove::getReductionFastMath(MLIRContext *ctx) {
+  return arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::reassoc);
+}
+
 Value mlir::grove::createFloat(OpBuilder &b, Location loc, Type type,
                                double value) {
   return arith::ConstantOp::create(b, loc, type,

@@ -3,6 +3,7 @@
 #ifndef GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H
 #define GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -43,6 +44,11 @@ Value sliceToSizes(OpBuilder &b, Location loc, Value v,
 /// that the result stretches reads index 0.
 AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
                           ArrayRef<int64_t> resultShape);
+
+/// The fastmath flags of an accumulation in a reduction body: `reassoc`
+/// lets LLVM vectorize the reduction (summing in a different order, within
+/// the tests' tolerances); without it every add waits for the previous one.
+arith::FastMathFlagsAttr getReductionFastMath(MLIRContext *ctx);
 
 /// A float constant of `type` (scalar).
 Value createFloat(OpBuilder &b, Location loc, Type type, double value);

@@ -351,7 +351,7 @@ func.func @avg_pool2d_dynamic_height(%x: tensor<?x2x?x5xf32>) -> tensor<?x2x?x2x
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4xf32>)
 // CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[X]] : tensor<?x4x3x5xf32>) outs(%[[INIT]] : tensor<?x4xf32>) dimensions = [2, 3]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index

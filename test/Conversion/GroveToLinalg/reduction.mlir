@@ -17,7 +17,7 @@
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?xf32>) -> tensor<?xf32>
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<?x8xf32>) outs(%[[INIT]] : tensor<?xf32>) dimensions = [1]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[R]] : tensor<?xf32>
@@ -145,7 +145,7 @@ func.func @reduce_mean_keepdims(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%[[EMPTY]] : tensor<?xf32>)
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<2x?xf32>) outs(%[[INIT]] : tensor<?xf32>) dimensions = [0]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
-// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[IN]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[M]] : f32
 // CHECK: %[[RD:.*]] = tensor.dim %[[R]], %{{.*}} : tensor<?xf32>
 // CHECK: %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1]] output_shape [1, %[[RD]]] : tensor<?xf32> into tensor<1x?xf32>

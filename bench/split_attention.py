@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Split attention (ResNeSt) on the host: fused vs unfused vs PyTorch eager.
+
+    .venv/bin/python bench/split_attention.py      # ~2 min; prints a table and
+                                                   # writes its section of docs/perf.md
+
+For every block shape of ResNeSt-50 at 224x224 (the part of SplAtConv2d after
+the grouped conv + BN + ReLU, on the same random U and weights), at batch 1
+and 16, one process, interleaved rounds:
+  * Grove fused    grove.split_attention (what grovec compiles after
+                   grove-fuse-split-attention): two passes over U.
+  * Grove unfused  the frontend's primitive ops compiled with
+                   --fuse-split-attention=false.
+  * PyTorch eager  the same ops in torch 1.13 (split, sum, adaptive_avg_pool2d,
+                   1x1 grouped conv, batch_norm, relu, rSoftMax, products, sum),
+                   inference_mode, on 1 thread (Grove's kernels are
+                   single-threaded on the host) and on 2.
+Each result is first checked against PyTorch (rtol 1e-4). Reported: median
+of per-round medians; ratios are PyTorch time / Grove time (> 1: Grove
+faster).
+"""
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "lib"))
+sys.path.insert(0, str(ROOT / "test" / "Integration"))
+os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
+os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
+from grove_testing import Model  # noqa: E402
+
+# (layer, channels C, H = W, inter I), radix 2, cardinality 1 (ResNeSt-50).
+SHAPES = [("layer1", 64, 56, 32), ("layer2.0", 128, 56, 64),
+          ("layer2", 128, 28, 64), ("layer3.0", 256, 28, 128),
+          ("layer3", 256, 14, 128), ("layer4.0", 512, 14, 256),
+          ("layer4", 512, 7, 256)]
+R, K = 2, 1
+
+
+def module(name, c, hw, i, fused):
+    # Reuse the split-attention test's generators (one source of the forms).
+    src = (ROOT / "test" / "Integration" / "split_attention.py").read_text()
+    ns = {}
+    exec(src.split("funcs = []")[0].replace("H, W = 6, 5", f"H, W = {hw}, {hw}"),
+         ns)
+    return (ns["fused"] if fused else ns["unfused"])(name, R, K, c, i)
+
+
+def torch_attention(u, p, r=R, k=K):
+    b, cr = u.shape[:2]
+    c = cr // r
+    splits = torch.split(u, c, dim=1)
+    gap = F.adaptive_avg_pool2d(sum(splits), 1)
+    gap = F.relu(F.batch_norm(F.conv2d(gap, p["w1"], p["b1"], groups=k),
+                              p["mean"], p["var"], p["scale"], p["shift"],
+                              False, 0.0, 1e-5))
+    att = F.conv2d(gap, p["w2"], p["b2"], groups=k)
+    att = F.softmax(att.view(b, k, r, -1).transpose(1, 2), dim=1)
+    att = att.reshape(b, -1, 1, 1)
+    return sum(a * s for a, s in zip(torch.split(att, c, dim=1), splits))
+
+
+def sample(fn, seconds=0.25):
+    fn()
+    times = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(times) < 3:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="two block shapes, docs/perf.md untouched")
+    opts = ap.parse_args()
+    shapes = [SHAPES[0], SHAPES[-1]] if opts.quick else SHAPES
+    g = np.random.default_rng(0)
+    funcs = []
+    for n, (_, c, hw, i) in enumerate(shapes):
+        funcs.append(module(f"fused{n}", c, hw, i, True))
+        funcs.append(module(f"unfused{n}", c, hw, i, False))
+    source = "module {" + "".join(funcs) + "\n}"
+    fused = Model(source, name="sa_fused")
+    plain = Model(source, name="sa_plain",
+                  grovec_flags=["--fuse-split-attention=false"])
+    rows = []
+    for n, (layer, c, hw, i) in enumerate(shapes):
+        for batch in (1, 16):
+            u = np.maximum(g.standard_normal((batch, c * R, hw, hw)),
+                           0).astype(np.float32)
+            p = {"w1": g.standard_normal((i, c // K, 1, 1)) / np.sqrt(c),
+                 "b1": g.standard_normal(i), "scale": g.uniform(0.5, 1, i),
+                 "shift": g.standard_normal(i) * 0.1,
+                 "mean": g.standard_normal(i) * 0.1,
+                 "var": g.uniform(0.5, 1.5, i),
+                 "w2": g.standard_normal((c * R, i // K, 1, 1)) / np.sqrt(i),
+                 "b2": g.standard_normal(c * R) * 0.1}
+            p = {key: v.astype(np.float32) for key, v in p.items()}
+            args = [p[key] for key in ("w1", "b1", "scale", "shift", "mean",
+                                       "var", "w2", "b2")]
+            tp = {key: torch.from_numpy(v) for key, v in p.items()}
+            tu = torch.from_numpy(u)
+            with torch.inference_mode():
+                ref = torch_attention(tu, tp).numpy()
+            for m, name in ((fused, f"fused{n}"), (plain, f"unfused{n}")):
+                (got,) = m.call(name, u, *args)
+                err = np.abs(got - ref).max() / max(np.abs(ref).max(), 1e-30)
+                assert err < 1e-4, f"{m.name} {layer} b={batch}: rel err {err}"
+            samples = {"fused": [], "unfused": [], "torch1": [], "torch2": []}
+            for _ in range(5):  # rounds, variants interleaved
+                samples["fused"].append(
+                    sample(lambda: fused.call(f"fused{n}", u, *args)))
+                samples["unfused"].append(
+                    sample(lambda: plain.call(f"unfused{n}", u, *args)))
+                for threads in (1, 2):
+                    torch.set_num_threads(threads)
+                    with torch.inference_mode():
+                        samples[f"torch{threads}"].append(
+                            sample(lambda: torch_attention(tu, tp)))
+            med = {key: statistics.median(v) * 1e6 for key, v in samples.items()}
+            rows.append((layer, c, hw, batch, med))
+            print(f"{layer:9s} C={c:3d} {hw:2d}x{hw:<2d} b={batch:2d}: "
+                  f"fused {med['fused']:9.1f} us  unfused {med['unfused']:9.1f}"
+                  f" us  torch(1t) {med['torch1']:9.1f} us  torch(2t) "
+                  f"{med['torch2']:9.1f} us", flush=True)
+    if not opts.quick:
+        write(rows)
+
+
+def write(rows):
+    lines = [
+        "<!-- split-attention: written by bench/split_attention.py -->",
+        "## Split attention (ResNeSt-50 block shapes), host",
+        "",
+        f"{datetime_now()}, {os.cpu_count()} cores; radix 2, cardinality 1; "
+        "the attention part of SplAtConv2d on the same U and weights; median "
+        "per-call time (µs, through `grove_invoke`, which copies nothing in "
+        "and allocates the output). Ratios: PyTorch eager time / Grove time.",
+        "",
+        "| block | C | H×W | batch | Grove fused | Grove unfused | PyTorch 1 thread "
+        "| PyTorch 2 threads | fused vs unfused | fused vs PyTorch (1 t) | "
+        "fused vs PyTorch (2 t) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for layer, c, hw, batch, m in rows:
+        lines.append(
+            f"| {layer} | {c} | {hw}×{hw} | {batch} | {m['fused']:.1f} | "
+            f"{m['unfused']:.1f} | {m['torch1']:.1f} | {m['torch2']:.1f} | "
+            f"{m['unfused'] / m['fused']:.2f}× | {m['torch1'] / m['fused']:.2f}× | "
+            f"{m['torch2'] / m['fused']:.2f}× |")
+    lines.append("<!-- /split-attention -->")
+    section = "\n".join(lines)
+    print("\n" + section)
+    perf = ROOT / "docs" / "perf.md"
+    text = perf.read_text()
+    pattern = re.compile(r"<!-- split-attention:.*?<!-- /split-attention -->",
+                         re.S)
+    text = pattern.sub(section, text) if pattern.search(text) else \
+        text.rstrip() + "\n\n" + section + "\n"
+    perf.write_text(text)
+
+
+def datetime_now():
+    import datetime
+    return datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d")
+
+
+if __name__ == "__main__":
+    main()
