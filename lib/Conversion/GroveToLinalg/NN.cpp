@@ -169,7 +169,51 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     Attribute dilations = rewriter.getI64TensorAttr(op.getDilations());
     int64_t groups = op.getGroupsAttr().getInt();
     Value result;
-    if (groups == 1) {
+    auto isOne = [](int64_t v) { return v == 1; };
+    bool pointwise = wShape[2] == 1 && wShape[3] == 1 && groups == 1 &&
+                     llvm::all_of(op.getStrides(), isOne) &&
+                     llvm::all_of(pad, [](int64_t v) { return v == 0; });
+    if (pointwise) {
+      // out[n] = W (F x C) @ x[n] (C x H·W): one batched GEMM with the
+      // weights shared across the batch, which the BLAS/cuBLAS services run
+      // with a zero batch stride - not a loop nest.
+      auto xType = cast<RankedTensorType>(x.getType());
+      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
+      int64_t hw = xType.isDynamicDim(2) || xType.isDynamicDim(3)
+                       ? ShapedType::kDynamic
+                       : xType.getDimSize(2) * xType.getDimSize(3);
+      int64_t f = wShape[0];
+      auto x3Type = RankedTensorType::get(
+          {xType.getDimSize(0), xType.getDimSize(1), hw}, elt);
+      Value x3 = tensor::CollapseShapeOp::create(
+          rewriter, loc, x3Type, x,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      Value w2 = tensor::CollapseShapeOp::create(
+          rewriter, loc, RankedTensorType::get({f, wShape[1]}, elt), w,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+      auto y3Type = RankedTensorType::get({xType.getDimSize(0), f, hw}, elt);
+      Value hwSize = arith::MulIOp::create(
+          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
+          getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
+      Value init = filled(rewriter, loc, y3Type,
+                          {xDims[0], rewriter.getIndexAttr(f), hwSize}, zero);
+      MLIRContext *ctx = rewriter.getContext();
+      auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+      SmallVector<Attribute> maps = {
+          AffineMapAttr::get(AffineMap::get(4, 0, {d(1), d(3)}, ctx)),
+          AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)),
+          AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx))};
+      Value y3 = linalg::BatchMatmulOp::create(
+                     rewriter, loc, TypeRange{y3Type}, ValueRange{w2, x3},
+                     ValueRange{init},
+                     ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
+                         "indexing_maps", rewriter.getArrayAttr(maps))})
+                     .getResult(0);
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, resultType, y3,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+          ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
+    } else if (groups == 1) {
       Value init = filled(rewriter, loc, resultType, dims, zero);
       result = linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{resultType}, ValueRange{x, w},

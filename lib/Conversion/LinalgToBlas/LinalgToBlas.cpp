@@ -32,8 +32,9 @@ static MemRefType getDynamicStridedType(Type element, int64_t rank);
 
 struct MatmulForm {
   bool transA = false, transB = false;
-  /// Batched only: the rhs map has no batch dimension (shared rhs).
-  bool broadcastB = false;
+  /// Batched only: the lhs / rhs map has no batch dimension (an operand
+  /// shared by the whole batch, e.g. the weights of a 1x1 convolution).
+  bool broadcastA = false, broadcastB = false;
 };
 
 /// The form of a matmul from its indexing maps over (batch?, m, n, k);
@@ -57,11 +58,23 @@ static FailureOr<MatmulForm> getMatmulForm(ArrayRef<AffineMap> maps,
   MatmulForm form;
   if (maps[2] != dims({0, 1}))
     return failure();
-  if (maps[0] == dims({0, 2}))
-    form.transA = false;
-  else if (maps[0] == dims({2, 0}))
-    form.transA = true;
-  else
+  bool lhsFound = false;
+  SmallVector<bool, 2> lhsBatchForms =
+      batched ? SmallVector<bool, 2>{true, false} : SmallVector<bool, 2>{false};
+  for (bool withBatch : lhsBatchForms) {
+    for (bool trans : {false, true}) {
+      if (!lhsFound && maps[0] == dimsImpl(trans ? std::initializer_list<
+                                                      unsigned>{2, 0}
+                                                : std::initializer_list<
+                                                      unsigned>{0, 2},
+                                           withBatch)) {
+        form.transA = trans;
+        form.broadcastA = batched && !withBatch;
+        lhsFound = true;
+      }
+    }
+  }
+  if (!lhsFound)
     return failure();
   // The rhs map has the batch dimension when the op is batched, or not at
   // all (a shared rhs); an unbatched op has only the second form.
@@ -187,6 +200,9 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
   Type dynType = getDynamicStridedType(element, rank);
   Value lhs = op.getDpsInputs()[0];
   Value rhs = op.getDpsInputs()[1];
+  if (form->broadcastA)
+    lhs = broadcastBatch(rewriter, loc, lhs,
+                         memref::DimOp::create(rewriter, loc, c, 0));
   if (form->broadcastB)
     rhs = broadcastBatch(rewriter, loc, rhs,
                          memref::DimOp::create(rewriter, loc, c, 0));

@@ -63,11 +63,18 @@ func.func @conv2d_asymmetric_dilated_nobias(%x: tensor<1x3x9x9xf32>, %w: tensor<
 
 // -----
 
-// Unpadded: no tensor.pad, the input goes straight in.
+// A 1x1, unstrided, unpadded, ungrouped convolution is a batched GEMM with
+// the weights shared across the batch (lhs map without the batch
+// dimension): out[n] = W (4 x 3) @ x[n] (3 x 25); no tensor.pad, no conv op.
+// CHECK: #[[$SHARED:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // CHECK-LABEL: func.func @conv2d_unpadded
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x5x5xf32>, %[[W:.*]]: tensor<4x3x1x1xf32>)
 // CHECK-NOT: tensor.pad
-// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[X]], %[[W]] : tensor<2x3x5x5xf32>, tensor<4x3x1x1xf32>)
+// CHECK-NOT: linalg.conv_2d
+// CHECK-DAG: %[[X3:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<2x3x5x5xf32> into tensor<2x3x25xf32>
+// CHECK-DAG: %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x3x1x1xf32> into tensor<4x3xf32>
+// CHECK: %[[Y3:.*]] = linalg.batch_matmul indexing_maps = [#[[$SHARED]], #{{.*}}, #{{.*}}] ins(%[[W2]], %[[X3]] : tensor<4x3xf32>, tensor<2x3x25xf32>)
+// CHECK: tensor.expand_shape %[[Y3]] {{\[}}[0], [1], [2, 3]] output_shape [2, 4, 5, 5] : tensor<2x4x25xf32> into tensor<2x4x5x5xf32>
 func.func @conv2d_unpadded(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x1x1xf32>) -> tensor<2x4x5x5xf32> {
   %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<2x3x5x5xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x5x5xf32>
   return %0 : tensor<2x4x5x5xf32>
@@ -479,7 +486,7 @@ func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<2x8x3x3xf32>,
 // CHECK: tensor.extract_slice %[[U]][0, 0, 0, 0] [2, 4, 3, 3] [1, 1, 1, 1]
 // CHECK: tensor.extract_slice %[[U]][0, 4, 0, 0] [2, 4, 3, 3] [1, 1, 1, 1]
-// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.batch_matmul
 // COMMON-LABEL: func.func @_grove_model_split_attention_primitive_common
 // COMMON-SAME: (%[[U:arg0]]: memref<2x8x3x3xf32>,
 // COMMON-NOT: memref.subview %[[U]]

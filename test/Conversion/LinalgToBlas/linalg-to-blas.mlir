@@ -227,9 +227,15 @@ func.func @matmul_transposed_output(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %
 
 // -----
 
+// A shared lhs (a 1x1 convolution's weights against every image of the
+// batch): a rank-3 view of it with batch stride 0, like a shared rhs.
 // CHECK-LABEL: func.func @batch_matmul_shared_lhs
-// CHECK: linalg.batch_matmul indexing_maps
-// CHECK-NOT: grove_rt
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<2x8x16xf32>, %[[C:.*]]: memref<2x4x16xf32>)
+// CHECK: %[[N:.*]] = memref.dim %[[C]], %{{.*}} : memref<2x4x16xf32>
+// CHECK: %{{.*}}, %[[OFF:.*]], %{{.*}}:2, %[[ST:.*]]:2 = memref.extract_strided_metadata %[[A]]
+// CHECK: %[[AV:.*]] = memref.reinterpret_cast %[[A]] to offset: [%[[OFF]]], sizes: [%[[N]], %{{.*}}#0, %{{.*}}#1], strides: [0, %[[ST]]#0, %[[ST]]#1]
+// CHECK: call @grove_rt_batch_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AV]],
+// CHECK-NOT: linalg.batch_matmul
 func.func @batch_matmul_shared_lhs(%a: memref<4x8xf32>, %b: memref<2x8x16xf32>, %c: memref<2x4x16xf32>) {
   linalg.batch_matmul
       indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>,
