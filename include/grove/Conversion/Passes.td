@@ -55,8 +55,9 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
       stream.
 
     A zero `linalg.fill` of the output right before the matmul is folded
-    into `beta = 0`. Matmuls that do not fit (mixed element types) stay
-    linalg.
+    into `beta = 0`; an operand without a batch dimension (a shared rhs, or
+    a shared lhs such as a 1x1 convolution's weights) gets a zero batch
+    stride. Matmuls that do not fit (mixed element types) stay linalg.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",
