@@ -5,7 +5,7 @@
 #       builds Grove, compiles every integration-test model, the shipped
 #       models and the benchmark kernels with grovec --target=cuda, records
 #       the host backend's results on the random inputs vs_host.py compares,
-#       and assembles gpu-bundle/ (~30 MB): a runtime with no dependency but
+#       and assembles gpu-bundle/ (~40 MB): a runtime with no dependency but
 #       cuBLAS, the model libraries, the runtime's gtests, digits_cuda.
 #   scripts/gpu-check.sh run [OUTDIR]   on the GPU machine (nvcc, PyTorch and
 #       cuBLAS there, no LLVM 22 and no network, so nothing is compiled by
