@@ -43,7 +43,7 @@ void mlir::grove::buildGroveCommonPipeline(
   // steps) into single generics before any buffer exists.
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg());
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 

@@ -27,6 +27,18 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
   ];
 }
 
+def GroveFuseElementwise : Pass<"grove-fuse-elementwise"> {
+  let summary = "elementwise fusion into linalg.generic consumers only";
+  let description = [{
+    Upstream's elementwise fusion patterns (as `linalg-fuse-elementwise-ops`)
+    with a control that fuses a producer only into a `linalg.generic`: named
+    contractions (matmul, batch_matmul - the GEMMs of 1x1 and im2col
+    convolutions) stay named, so `convert-linalg-to-blas` still turns them
+    into BLAS / cuBLAS calls instead of loops.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def ConvertGroveChecksToRuntime
     : Pass<"convert-grove-checks-to-runtime", "ModuleOp"> {
   let summary = "lowers grove.agree_dims to a runtime report and a minimum";

@@ -16,11 +16,14 @@
 // conv2d, groups = 1
 //===----------------------------------------------------------------------===//
 
-// Padded and strided with a dynamic batch: the zero pad, a zero-filled
-// accumulator sized from the input's batch, linalg.conv_2d_nchw_fchw with
-// the strides and dilations, then the bias along dimension 1.
+// Padded and strided with a dynamic batch (static output sizes): the zero
+// pad, im2col - one generic that unfolds the padded input into
+// col[n, c, i, j, y, x] = pad[n, c, 2y + i, 2x + j] - viewed as
+// N x 27 x 16, one batched GEMM with the weights (4 x 27) shared across the
+// batch, the 4 x 4 view back, then the bias along dimension 1.
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$CH4:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-DAG: #[[$UNFOLD:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2, d5 * 2 + d3)>
 // CHECK-LABEL: func.func @conv2d
 // CHECK-SAME: (%[[X:.*]]: tensor<?x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>)
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
@@ -29,9 +32,11 @@
 // CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1] {
 // CHECK: tensor.yield %[[ZERO]] : f32
 // CHECK-NEXT: } : tensor<?x3x8x8xf32> to tensor<?x3x10x10xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x4x4x4xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?x4x4x4xf32>)
-// CHECK: %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<?x4x4x4xf32>)
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[$UNFOLD]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[PAD]] : tensor<?x3x10x10xf32>) outs(%{{.*}} : tensor<?x3x3x3x4x4xf32>)
+// CHECK: %[[COL3:.*]] = tensor.collapse_shape %[[COL]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<?x3x3x3x4x4xf32> into tensor<?x27x16xf32>
+// CHECK: %[[W2:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<4x3x3x3xf32> into tensor<4x27xf32>
+// CHECK: %[[Y3:.*]] = linalg.batch_matmul {{.*}} ins(%[[W2]], %[[COL3]] : tensor<4x27xf32>, tensor<?x27x16xf32>)
+// CHECK: %[[CONV:.*]] = tensor.expand_shape %[[Y3]] {{\[}}[0], [1], [2, 3]] output_shape [%[[N]], 4, 4, 4] : tensor<?x4x16xf32> into tensor<?x4x4x4xf32>
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[CONV]], %[[B]] : tensor<?x4x4x4xf32>, tensor<4xf32>)
 // CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %[[BV:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[BV]] : f32
@@ -45,16 +50,16 @@ func.func @conv2d(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4
 // -----
 
 // Asymmetric padding [top 1, left 0, bottom 2, right 1] splits into low
-// [1, 0] and high [2, 1]; per-axis strides and the dilation reach the named
-// op; no bias, no generic.
+// [1, 0] and high [2, 1]; the per-axis strides and the dilation are in the
+// unfolding map; no bias.
+// CHECK: #[[$DIL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 + d2 * 2, d5 * 2 + d3 * 2)>
 // CHECK-LABEL: func.func @conv2d_asymmetric_dilated_nobias
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x9x9xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
 // CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 0] high[0, 0, 2, 1]
 // CHECK: } : tensor<1x3x9x9xf32> to tensor<1x3x12x10xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x4x8x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x4x8x3xf32>)
-// CHECK: %[[CONV:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>, strides = dense<[1, 2]> : tensor<2xi64>} ins(%[[PAD]], %[[W]] : tensor<1x3x12x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x8x3xf32>)
-// CHECK-NOT: linalg.generic
+// CHECK: linalg.generic {indexing_maps = [#[[$DIL]], #{{.*}}], {{.*}} ins(%[[PAD]] : tensor<1x3x12x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x8x3xf32>)
+// CHECK: linalg.batch_matmul
+// CHECK: %[[CONV:.*]] = tensor.expand_shape {{.*}} : tensor<1x4x24xf32> into tensor<1x4x8x3xf32>
 // CHECK-NEXT: return %[[CONV]]
 func.func @conv2d_asymmetric_dilated_nobias(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x3xf32> {
   %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 2>, padding = array<i64: 1, 0, 2, 1>, dilations = array<i64: 2, 2>} : (tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x3xf32>
@@ -120,13 +125,19 @@ func.func @conv2d_dynamic_height(%x: tensor<1x3x?x8xf32>, %w: tensor<4x3x3x3xf32
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: } : tensor<?x4x6x6xf32> to tensor<?x4x8x8xf32>
-// CHECK: %[[PN:.*]] = tensor.dim %[[PAD]], %{{.*}} : tensor<?x4x8x8xf32>
-// CHECK: %[[XG:.*]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2], [3], [4]] output_shape [%[[PN]], 2, 2, 8, 8] : tensor<?x4x8x8xf32> into tensor<?x2x2x8x8xf32>
-// CHECK: %[[WG:.*]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xf32> into tensor<2x3x2x3x3xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x2x3x6x6xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?x2x3x6x6xf32>)
-// CHECK: %[[YG:.*]] = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[XG]], %[[WG]] : tensor<?x2x2x8x8xf32>, tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<?x2x3x6x6xf32>)
-// CHECK: %[[Y:.*]] = tensor.collapse_shape %[[YG]] {{\[}}[0], [1, 2], [3], [4]] : tensor<?x2x3x6x6xf32> into tensor<?x6x6x6xf32>
+// One im2col + GEMM per group, each written into its block of channels.
+// CHECK: %[[X0:.*]] = tensor.extract_slice %[[PAD]][0, 0, 0, 0] [%{{.*}}, 2, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[X0]] : tensor<?x2x8x8xf32>)
+// CHECK: linalg.batch_matmul
+// CHECK: %[[Y0:.*]] = tensor.expand_shape {{.*}} into tensor<?x3x6x6xf32>
+// CHECK: %[[ACC0:.*]] = tensor.insert_slice %[[Y0]] into %{{.*}}[0, 0, 0, 0] [%{{.*}}, 3, 6, 6] [1, 1, 1, 1]
+// CHECK: %[[X1:.*]] = tensor.extract_slice %[[PAD]][0, 2, 0, 0] [%{{.*}}, 2, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[W1:.*]] = tensor.extract_slice %[[W]][3, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[X1]] : tensor<?x2x8x8xf32>)
+// CHECK: linalg.batch_matmul
+// CHECK: %[[Y1:.*]] = tensor.expand_shape {{.*}} into tensor<?x3x6x6xf32>
+// CHECK: %[[Y:.*]] = tensor.insert_slice %[[Y1]] into %[[ACC0]][0, 3, 0, 0] [%{{.*}}, 3, 6, 6] [1, 1, 1, 1]
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$CH4]], #[[$ID4]]], {{.*}} ins(%[[Y]], %[[B]] : tensor<?x6x6x6xf32>, tensor<6xf32>)
 // CHECK: arith.addf
 // CHECK: return %[[R]]
@@ -464,11 +475,14 @@ func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf
 // COMMON: %[[U5:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON: linalg.generic {{.*}} ins(%[[U5]] :
-// COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
 // COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x3x3xf32>
-// COMMON: linalg.generic {{.*}} ins(%[[U5]], %{{[^)]*}}) outs(
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U6]], %{{[^)]*}}) outs(
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x3x3xf32>, tensor<8x2x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x4x3x3xf32>
@@ -495,11 +509,14 @@ func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf
 // COMMON: %[[U5:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON: linalg.generic {{.*}} ins(%[[U5]] :
-// COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
 // COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x3x3xf32>
-// COMMON: linalg.generic {{.*}} ins(%[[U5]], %{{[^)]*}}) outs(
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U6]], %{{[^)]*}}) outs(
+// COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_primitive_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
   %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, 3, 3] [1, 1, 1, 1] : tensor<2x8x3x3xf32> -> tensor<2x4x3x3xf32>
