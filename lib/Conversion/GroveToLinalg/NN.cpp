@@ -145,6 +145,36 @@ Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
       .getResult(0);
 }
 
+/// out[n] = W (F x K) @ cols[n] (K x P) for the weights `w` (F x ... ,
+/// collapsed to F x K) shared across the batch: one batched GEMM whose lhs
+/// map has no batch dimension, which convert-linalg-to-blas runs with a zero
+/// batch stride. The GEMM of every convolution lowering.
+Value sharedWeightGemm(OpBuilder &b, Location loc, Value w, Value cols,
+                       OpFoldResult batch, OpFoldResult p) {
+  MLIRContext *ctx = b.getContext();
+  auto colsType = cast<RankedTensorType>(cols.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  Type elt = colsType.getElementType();
+  int64_t f = wType.getDimSize(0), k = colsType.getDimSize(1);
+  Value w2 = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({f, k}, elt), w,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto yType = RankedTensorType::get(
+      {colsType.getDimSize(0), f, colsType.getDimSize(2)}, elt);
+  Value init = filled(b, loc, yType, {batch, b.getIndexAttr(f), p},
+                      createFloat(b, loc, elt, 0.0));
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<Attribute> maps = {
+      AffineMapAttr::get(AffineMap::get(4, 0, {d(1), d(3)}, ctx)),
+      AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)),
+      AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx))};
+  return linalg::BatchMatmulOp::create(
+             b, loc, TypeRange{yType}, ValueRange{w2, cols}, ValueRange{init},
+             ArrayRef<NamedAttribute>{
+                 b.getNamedAttr("indexing_maps", b.getArrayAttr(maps))})
+      .getResult(0);
+}
+
 /// Convolution as im2col + GEMM: the padded input `x` (N x Cg x Hp x Wp)
 /// is unfolded into col[n, c, i, j, y, x] = x[n, c, y·sh + i·dh, x·sw + j·dw]
 /// (one pass, a copy of Kh·Kw times the output), viewed as
@@ -186,23 +216,7 @@ Value im2colConv(OpBuilder &b, Location loc, Value x, Value w,
   Value col3 = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({n, k, p}, elt), col,
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
-  Value w2 = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({f, k}, elt), w,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto y3Type = RankedTensorType::get({n, f, p}, elt);
-  Value y3Init = filled(b, loc, y3Type,
-                        {batch, b.getIndexAttr(f), b.getIndexAttr(p)},
-                        createFloat(b, loc, elt, 0.0));
-  SmallVector<Attribute> maps = {
-      AffineMapAttr::get(AffineMap::get(4, 0, {d(1), d(3)}, ctx)),
-      AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)),
-      AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx))};
-  Value y3 = linalg::BatchMatmulOp::create(
-                 b, loc, TypeRange{y3Type}, ValueRange{w2, col3},
-                 ValueRange{y3Init},
-                 ArrayRef<NamedAttribute>{
-                     b.getNamedAttr("indexing_maps", b.getArrayAttr(maps))})
-                 .getResult(0);
+  Value y3 = sharedWeightGemm(b, loc, w, col3, batch, b.getIndexAttr(p));
   return tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get({n, f, oh, ow}, elt), y3,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
@@ -247,33 +261,15 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       int64_t hw = xType.isDynamicDim(2) || xType.isDynamicDim(3)
                        ? ShapedType::kDynamic
                        : xType.getDimSize(2) * xType.getDimSize(3);
-      int64_t f = wShape[0];
       auto x3Type = RankedTensorType::get(
           {xType.getDimSize(0), xType.getDimSize(1), hw}, elt);
       Value x3 = tensor::CollapseShapeOp::create(
           rewriter, loc, x3Type, x,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-      Value w2 = tensor::CollapseShapeOp::create(
-          rewriter, loc, RankedTensorType::get({f, wShape[1]}, elt), w,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-      auto y3Type = RankedTensorType::get({xType.getDimSize(0), f, hw}, elt);
       Value hwSize = arith::MulIOp::create(
           rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
           getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
-      Value init = filled(rewriter, loc, y3Type,
-                          {xDims[0], rewriter.getIndexAttr(f), hwSize}, zero);
-      MLIRContext *ctx = rewriter.getContext();
-      auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-      SmallVector<Attribute> maps = {
-          AffineMapAttr::get(AffineMap::get(4, 0, {d(1), d(3)}, ctx)),
-          AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(3), d(2)}, ctx)),
-          AffineMapAttr::get(AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx))};
-      Value y3 = linalg::BatchMatmulOp::create(
-                     rewriter, loc, TypeRange{y3Type}, ValueRange{w2, x3},
-                     ValueRange{init},
-                     ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
-                         "indexing_maps", rewriter.getArrayAttr(maps))})
-                     .getResult(0);
+      Value y3 = sharedWeightGemm(rewriter, loc, w, x3, xDims[0], hwSize);
       result = tensor::ExpandShapeOp::create(
           rewriter, loc, resultType, y3,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
