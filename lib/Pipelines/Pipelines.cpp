@@ -16,6 +16,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -102,10 +103,22 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addPass(createConvertGroveChecksToRuntime());
   if (options.useBlas)
     pm.addPass(createConvertLinalgToBlas());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.threads) {
+    // Outermost parallel loops become range functions for the thread team;
+    // what stays parallel inside them is plain loops again.
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createGroveOutlineParallelLoops());
+    pm.addPass(createParallelForToNestedForsPass());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGroveHostLoopHints());
 
   addHostToLLVM(pm, /*withGpu=*/false);
+  if (options.threads)
+    pm.addPass(createGroveDispatchParallelCalls());
   pm.addPass(createGroveEmitEntryPoints());
 }
 

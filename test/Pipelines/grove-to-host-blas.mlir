@@ -1,4 +1,4 @@
-// RUN: grove-opt %s --grove-to-host | FileCheck %s
+// RUN: grove-opt %s --grove-to-host="threads=0" | FileCheck %s
 // RUN: grove-opt %s --grove-to-host | FileCheck %s --check-prefix=NOLOOPS
 
 // The BLAS calls grove-to-host makes for the MLP of models/mlp/mlp.mlir

@@ -1,13 +1,15 @@
-// RUN: grove-opt %s --grove-to-host | FileCheck %s --check-prefix=HOST
-// RUN: grove-opt %s --grove-to-host | FileCheck %s --check-prefix=MAXCOUNT
+// RUN: grove-opt %s --grove-to-host="threads=0" | FileCheck %s --check-prefix=HOST
+// RUN: grove-opt %s --grove-to-host="threads=0" | FileCheck %s --check-prefix=MAXCOUNT
 // RUN: grove-opt %s --grove-to-host | FileCheck %s --check-prefix=CLEAN
-// RUN: grove-opt %s --grove-to-host="blas=0" | FileCheck %s --check-prefix=NOBLAS
+// RUN: grove-opt %s --grove-to-host="blas=0 threads=0" | FileCheck %s --check-prefix=NOBLAS
 // RUN: grove-opt %s --grove-to-host="blas=0" | FileCheck %s --check-prefix=CLEAN
 // RUN: grove-opt %s --grove-common | FileCheck %s --check-prefix=COMMON
 
 // The MLP of models/mlp/mlp.mlir (copied here so that the test does not
 // follow the model) through the pipelines of Pipelines.cpp. The BLAS calls
-// of the default pipeline are checked in grove-to-host-blas.mlir.
+// of the default pipeline are checked in grove-to-host-blas.mlir. The loop
+// structure is checked without threads (threads=0): with them, the same loops
+// sit in grove.parallel_body functions (test/Pipelines/host-threads.mlir).
 
 //===----------------------------------------------------------------------===//
 // grove-to-host

@@ -68,6 +68,11 @@ cl::opt<bool> fuseSplitAttention(
     "fuse-split-attention",
     cl::desc("Fuse ResNeSt split attention into one op (default true)"),
     cl::init(true), cl::cat(groveCategory));
+cl::opt<bool> threads(
+    "host-threads",
+    cl::desc("Host target: run generated loops on the runtime's thread "
+             "team (default true)"),
+    cl::init(true), cl::cat(groveCategory));
 cl::opt<Emit> emit("emit", cl::desc("What to write (default: lib)"),
                    cl::values(clEnumValN(Emit::Mlir, "mlir",
                                          "LLVM-dialect MLIR after the pipeline"),
@@ -214,6 +219,7 @@ int main(int argc, char **argv) {
   GrovePipelineOptions pipelineOptions;
   pipelineOptions.moduleName = name;
   pipelineOptions.fuseSplitAttention = fuseSplitAttention;
+  pipelineOptions.threads = threads;
   if (target == "cuda") {
     pipelineOptions.chip = cudaChip;
     pipelineOptions.cudaToolkit = cudaToolkit;

@@ -161,6 +161,74 @@ def GroveExpandBF16Casts : Pass<"grove-expand-bf16-casts"> {
   let dependentDialects = ["arith::ArithDialect"];
 }
 
+def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
+  let summary = "asks LLVM to vectorize innermost host loops, not unroll them";
+  let description = [{
+    Host target, after linalg has become loops. LLVM fully unrolls a loop
+    with a small constant trip count (an image row of 56, say) before its
+    loop vectorizer runs; what is left is straight-line scalar code that
+    the SLP vectorizer may not touch, because memref loads and stores could
+    alias. This pass marks each innermost `scf.for` whose trip count is
+    unknown or at least `min-trip-count` with
+    `#llvm.loop_annotation<unroll = <disable = true>>`, so the loop
+    vectorizer sees the loop, versions it with run-time alias checks and
+    vectorizes it. Shorter loops (3x3 windows) are left to full unrolling.
+  }];
+  let options = [
+    Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"16",
+           "smallest constant trip count to annotate">
+  ];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
+def GroveOutlineParallelLoops
+    : Pass<"grove-outline-parallel-loops", "ModuleOp"> {
+  let summary = "outlines outermost scf.parallel loops into range functions";
+  let description = [{
+    Host target, first half of multithreading the generated code. Each
+    outermost `scf.parallel` without results whose work (the product of
+    constant trip counts, its own and nested loops') is unknown or at least
+    `min-work` becomes a private function
+
+        func.func private @<f>__parallel_<n>(%lo: index, %hi: index,
+                                             captures...)
+            attributes {grove.parallel_body}
+
+    that runs iterations [lo, hi) of the loop's outer dimensions, linearized
+    (all but the innermost dimension, which stays a loop of its own for the
+    vectorizer; all dimensions when the outer ones are known to have fewer
+    than 8 iterations). The loop is replaced by a call over the whole range,
+    so the IR stays correct and sequential until
+    `grove-dispatch-parallel-calls` hands the range to the runtime's thread
+    team. Constants are cloned into the body rather than captured.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "smallest constant iteration count worth a parallel region">
+  ];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "scf::SCFDialect"];
+}
+
+def GroveDispatchParallelCalls
+    : Pass<"grove-dispatch-parallel-calls", "ModuleOp"> {
+  let summary = "sends calls of grove.parallel_body functions to the runtime";
+  let description = [{
+    Host target, LLVM dialect, second half of multithreading: every call of
+    a function marked `grove.parallel_body` (by
+    `grove-outline-parallel-loops`), `body(lo, hi, captures...)`, becomes
+
+        grove_rt_parallel_for(@body__thunk, &ctx, lo, hi, work_per_iteration)
+
+    where `ctx` is a stack struct holding the captures and the generated
+    thunk `void(ptr ctx, i64 lo, i64 hi)` unpacks them and calls the body.
+    The runtime splits [lo, hi) over the OpenMP team that also runs
+    oneDNN's GEMMs (one team, so the two never spin against each other on
+    the same cores) and runs small ranges inline.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
 def GroveEmitEntryPoints : Pass<"grove-emit-entry-points", "ModuleOp"> {
   let summary = "generates the C ABI of a lowered model (LLVM dialect)";
   let description = [{

@@ -41,6 +41,11 @@ struct GrovePipelineOptions
       *this, "blas",
       llvm::cl::desc("Call the runtime's BLAS for f32 matmuls (host)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> threads{
+      *this, "threads",
+      llvm::cl::desc("Host: run the generated loops on the runtime's thread "
+                     "team (grove-outline-parallel-loops)"),
+      llvm::cl::init(true)};
   // CUDA target only.
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("CUDA target: GPU architecture"),

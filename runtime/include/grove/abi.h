@@ -61,6 +61,16 @@ void grove_rt_batch_matmul_f32(
     float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
     int64_t c_st0, int64_t c_st1, int64_t c_st2);
 
+/* Host loop service: calls fn(ctx, begin, end) on disjoint sub-ranges that
+ * cover [lo, hi), from the threads of the runtime's OpenMP team (the one
+ * oneDNN's GEMMs use), or once inline when the work is small (fewer than
+ * 2^15 iterations counting work_per_iteration each; 0 = unknown), when
+ * already inside a parallel region, or in a build without OpenMP. Emitted by
+ * grove-dispatch-parallel-calls. */
+typedef void (*grove_range_fn)(void *ctx, int64_t begin, int64_t end);
+void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
+                           int64_t hi, int64_t work_per_iteration);
+
 /* CUDA GEMM services (libgrove_rt_cuda only), one per element type
  * (f32; f16 and bf16 as raw 16-bit words), called by models compiled with
  * --target=cuda: C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] on

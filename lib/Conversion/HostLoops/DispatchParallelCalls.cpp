@@ -1,0 +1,151 @@
+//===- DispatchParallelCalls.cpp - Range functions onto the thread team ---===//
+//
+// Second half of multithreading host code. After the LLVM lowering a call of
+// a grove.parallel_body function passes (lo, hi) and its captures as plain
+// scalars and pointers (memrefs are exploded descriptors by then), so they
+// pack into one stack struct. The runtime then calls a generated thunk
+// `void(ptr ctx, i64 lo, i64 hi)` on sub-ranges from each thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Conversion/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEDISPATCHPARALLELCALLS
+#include "grove/Conversion/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+
+namespace {
+constexpr StringLiteral kBodyAttr = "grove.parallel_body";
+constexpr StringLiteral kParallelFor = "grove_rt_parallel_for";
+
+struct GroveDispatchParallelCallsPass
+    : grove::impl::GroveDispatchParallelCallsBase<
+          GroveDispatchParallelCallsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<std::pair<LLVM::CallOp, LLVM::LLVMFuncOp>> calls;
+    module.walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> callee = call.getCallee();
+      if (!callee)
+        return;
+      auto body = symbols.lookup<LLVM::LLVMFuncOp>(*callee);
+      if (body && body->hasAttr(kBodyAttr))
+        calls.push_back({call, body});
+    });
+    if (calls.empty())
+      return;
+
+    MLIRContext *ctx = &getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = IntegerType::get(ctx, 64);
+    auto voidType = LLVM::LLVMVoidType::get(ctx);
+    auto runtimeType = LLVM::LLVMFunctionType::get(
+        voidType, {ptrType, ptrType, i64, i64, i64});
+    LLVM::LLVMFuncOp runtimeFn;
+    if (Operation *existing = symbols.lookup(kParallelFor)) {
+      runtimeFn = dyn_cast<LLVM::LLVMFuncOp>(existing);
+      if (!runtimeFn || runtimeFn.getFunctionType() != runtimeType) {
+        existing->emitError("symbol @")
+            << kParallelFor << " is reserved for the runtime service of type "
+            << runtimeType;
+        return signalPassFailure();
+      }
+    } else {
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      runtimeFn = LLVM::LLVMFuncOp::create(mb, module.getLoc(), kParallelFor,
+                                           runtimeType);
+    }
+
+    DenseMap<Operation *, LLVM::LLVMFuncOp> thunks;
+    for (auto [call, body] : calls) {
+      Location loc = call.getLoc();
+      auto bodyType = body.getFunctionType();
+      if (bodyType.getNumParams() < 2 || call.getArgOperands().size() !=
+                                             bodyType.getNumParams()) {
+        call.emitOpError("does not match the parallel body it calls");
+        return signalPassFailure();
+      }
+      ValueRange captures = call.getArgOperands().drop_front(2);
+      auto fields = llvm::to_vector(captures.getTypes());
+      auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+
+      LLVM::LLVMFuncOp &thunk = thunks[body];
+      if (!thunk)
+        thunk = createThunk(body, structType, symbols);
+
+      // The context lives in the caller's entry block so a call inside a
+      // loop does not grow the stack; the runtime returns only when every
+      // thread is done with it.
+      OpBuilder b(call);
+      Value context;
+      if (fields.empty()) {
+        context = LLVM::ZeroOp::create(b, loc, ptrType);
+      } else {
+        auto parent = call->getParentOfType<LLVM::LLVMFuncOp>();
+        OpBuilder eb = OpBuilder::atBlockBegin(&parent.getBody().front());
+        Value one = LLVM::ConstantOp::create(eb, loc, i64, 1);
+        context = LLVM::AllocaOp::create(eb, loc, ptrType, structType, one);
+        for (auto [i, value] : llvm::enumerate(captures)) {
+          Value field = LLVM::GEPOp::create(
+              b, loc, ptrType, structType, context,
+              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+          LLVM::StoreOp::create(b, loc, value, field);
+        }
+      }
+      Value thunkPtr = LLVM::AddressOfOp::create(b, loc, thunk);
+      int64_t work = cast<IntegerAttr>(body->getAttr(kBodyAttr)).getInt();
+      Value workValue = LLVM::ConstantOp::create(b, loc, i64, work);
+      Value lo = call.getArgOperands()[0], hi = call.getArgOperands()[1];
+      LLVM::CallOp::create(b, loc, runtimeFn,
+                           ValueRange{thunkPtr, context, lo, hi, workValue});
+      call.erase();
+    }
+    // The marker has served its purpose; the module leaves the pass as
+    // plain LLVM dialect.
+    for (auto [call, body] : calls)
+      body->removeAttr(kBodyAttr);
+  }
+
+  /// `void <body>__thunk(ptr ctx, i64 lo, i64 hi)`: loads the captures and
+  /// calls the body on [lo, hi).
+  LLVM::LLVMFuncOp createThunk(LLVM::LLVMFuncOp body,
+                               LLVM::LLVMStructType structType,
+                               SymbolTable &symbols) {
+    MLIRContext *ctx = &getContext();
+    Location loc = body.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = IntegerType::get(ctx, 64);
+    auto rangeType = body.getFunctionType().getParams()[0];
+    OpBuilder mb(ctx);
+    mb.setInsertionPointAfter(body);
+    auto thunk = LLVM::LLVMFuncOp::create(
+        mb, loc, (body.getSymName() + "__thunk").str(),
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                    {ptrType, i64, i64}),
+        LLVM::Linkage::Internal);
+    symbols.insert(thunk);
+    Block *entry = thunk.addEntryBlock(mb);
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    SmallVector<Value> args = {entry->getArgument(1), entry->getArgument(2)};
+    if (rangeType != i64) {
+      for (Value &v : args)
+        v = LLVM::TruncOp::create(b, loc, rangeType, v);
+    }
+    for (auto [i, type] : llvm::enumerate(structType.getBody())) {
+      Value field = LLVM::GEPOp::create(
+          b, loc, ptrType, structType, entry->getArgument(0),
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+      args.push_back(LLVM::LoadOp::create(b, loc, type, field));
+    }
+    LLVM::CallOp::create(b, loc, body, args);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+    return thunk;
+  }
+};
+} // namespace

@@ -1,0 +1,238 @@
+//===- OutlineParallelLoops.cpp - scf.parallel into range functions -------===//
+//
+// First half of multithreading host code: each outermost scf.parallel worth
+// a parallel region becomes a private function over a linear range of its
+// outer iterations, called once over the whole range. The call is still
+// sequential and correct; grove-dispatch-parallel-calls later gives the range
+// to the runtime's thread team, after the LLVM lowering has turned every
+// capture into plain scalars and pointers that fit in a struct.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Conversion/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEOUTLINEPARALLELLOOPS
+#include "grove/Conversion/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+
+namespace {
+/// Below this many outer iterations the outer dimensions are too few to
+/// share out, so the innermost one is distributed as well.
+constexpr int64_t kMinOuterIterations = 8;
+
+std::optional<int64_t> tripCount(Value lb, Value ub, Value step) {
+  std::optional<int64_t> l = getConstantIntValue(lb);
+  std::optional<int64_t> u = getConstantIntValue(ub);
+  std::optional<int64_t> s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0)
+    return std::nullopt;
+  return llvm::divideCeil(std::max<int64_t>(*u - *l, 0), *s);
+}
+
+/// Product of the constant trip counts of dimensions [begin, end) of `loop`;
+/// nullopt if any is unknown. Saturates instead of overflowing.
+std::optional<int64_t> dimsProduct(scf::ParallelOp loop, unsigned begin,
+                                   unsigned end) {
+  int64_t product = 1;
+  for (unsigned d = begin; d < end; ++d) {
+    std::optional<int64_t> n = tripCount(loop.getLowerBound()[d],
+                                         loop.getUpperBound()[d],
+                                         loop.getStep()[d]);
+    if (!n)
+      return std::nullopt;
+    if (llvm::MulOverflow(product, *n, product))
+      product = std::numeric_limits<int64_t>::max();
+  }
+  return product;
+}
+
+/// Work of one iteration of the loop body: the product of the constant trip
+/// counts of the loops nested in it (sibling loops overcount, which only
+/// errs towards parallelism); nullopt if one is unknown.
+std::optional<int64_t> bodyWork(scf::ParallelOp loop) {
+  int64_t work = 1;
+  bool known = true;
+  loop.getBody()->walk([&](Operation *op) {
+    std::optional<int64_t> n = 1;
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      n = tripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
+    else if (auto p = dyn_cast<scf::ParallelOp>(op))
+      n = dimsProduct(p, 0, p.getNumLoops());
+    if (!n) {
+      known = false;
+      return WalkResult::interrupt();
+    }
+    if (llvm::MulOverflow(work, *n, work))
+      work = std::numeric_limits<int64_t>::max();
+    return WalkResult::advance();
+  });
+  if (!known)
+    return std::nullopt;
+  return work;
+}
+
+struct GroveOutlineParallelLoopsPass
+    : grove::impl::GroveOutlineParallelLoopsBase<
+          GroveOutlineParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal() || func->hasAttr("grove.parallel_body"))
+        continue;
+      SmallVector<scf::ParallelOp> loops;
+      func.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
+        loops.push_back(loop);
+        return WalkResult::skip(); // outermost loops only
+      });
+      unsigned counter = 0;
+      for (scf::ParallelOp loop : loops)
+        if (loop.getNumResults() == 0)
+          outline(loop, func, counter, symbols);
+    }
+  }
+
+  void outline(scf::ParallelOp loop, func::FuncOp parent, unsigned &counter,
+               SymbolTable &symbols) {
+    const unsigned rank = loop.getNumLoops();
+    unsigned numOuter = rank == 1 ? 1 : rank - 1;
+    std::optional<int64_t> outer = dimsProduct(loop, 0, numOuter);
+    if (numOuter < rank && outer && *outer < kMinOuterIterations) {
+      numOuter = rank;
+      outer = dimsProduct(loop, 0, rank);
+    }
+    // Work of one linear iteration, 0 when unknown (the runtime then
+    // parallelizes whatever the range).
+    std::optional<int64_t> inner = dimsProduct(loop, numOuter, rank);
+    std::optional<int64_t> body = bodyWork(loop);
+    int64_t perIteration = 0;
+    if (inner && body &&
+        llvm::MulOverflow(*inner, *body, perIteration))
+      perIteration = std::numeric_limits<int64_t>::max();
+    if (outer && perIteration > 0) {
+      int64_t total;
+      if (!llvm::MulOverflow(*outer, perIteration, total) && total < minWork)
+        return;
+    }
+
+    MLIRContext *ctx = &getContext();
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    Type indexType = b.getIndexType();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+
+    // Trip count of each outer dimension, and the linear range.
+    SmallVector<Value> counts;
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (unsigned d = 0; d < numOuter; ++d) {
+      Value diff = arith::SubIOp::create(b, loc, loop.getUpperBound()[d],
+                                         loop.getLowerBound()[d]);
+      Value n = arith::CeilDivSIOp::create(b, loc, diff, loop.getStep()[d]);
+      n = arith::MaxSIOp::create(b, loc, n, zero);
+      counts.push_back(n);
+      total = arith::MulIOp::create(b, loc, total, n);
+    }
+
+    // Everything the body needs from outside; constants are rematerialized.
+    llvm::SetVector<Value> needed;
+    getUsedValuesDefinedAbove(loop.getRegion(), needed);
+    for (unsigned d = 0; d < rank; ++d) {
+      needed.insert(loop.getLowerBound()[d]);
+      needed.insert(loop.getStep()[d]);
+      if (d >= numOuter)
+        needed.insert(loop.getUpperBound()[d]);
+    }
+    needed.insert(counts.begin(), counts.end());
+    SmallVector<Value> args;
+    SmallVector<Operation *> constants;
+    for (Value v : needed) {
+      Operation *def = v.getDefiningOp();
+      if (def && def->getNumOperands() == 0 && def->getNumRegions() == 0 &&
+          def->hasTrait<OpTrait::ConstantLike>())
+        constants.push_back(def);
+      else
+        args.push_back(v);
+    }
+
+    SmallVector<Type> argTypes = {indexType, indexType};
+    for (Value v : args)
+      argTypes.push_back(v.getType());
+    OpBuilder mb(ctx);
+    mb.setInsertionPointAfter(parent);
+    std::string name =
+        (parent.getSymName() + "__parallel_" + Twine(counter++)).str();
+    auto fn = func::FuncOp::create(mb, loc, name,
+                                   FunctionType::get(ctx, argTypes, {}));
+    fn.setPrivate();
+    fn->setAttr("grove.parallel_body", mb.getI64IntegerAttr(perIteration));
+    symbols.insert(fn); // renames on a clash
+
+    Block *entry = fn.addEntryBlock();
+    OpBuilder fb = OpBuilder::atBlockBegin(entry);
+    IRMapping map;
+    for (Operation *c : constants)
+      fb.clone(*c, map);
+    for (auto [v, arg] : llvm::zip(args, entry->getArguments().drop_front(2)))
+      map.map(v, arg);
+    Value one = arith::ConstantIndexOp::create(fb, loc, 1);
+    auto range = scf::ForOp::create(fb, loc, entry->getArgument(0),
+                                    entry->getArgument(1), one);
+    func::ReturnOp::create(fb, loc);
+
+    // Delinearize the range index into the outer induction variables.
+    fb.setInsertionPointToStart(range.getBody());
+    Value rest = range.getInductionVar();
+    SmallVector<Value> ivs(rank);
+    for (int d = numOuter - 1; d >= 0; --d) {
+      Value index = rest;
+      if (d > 0) {
+        Value n = map.lookup(counts[d]);
+        index = arith::RemUIOp::create(fb, loc, rest, n);
+        rest = arith::DivUIOp::create(fb, loc, rest, n);
+      }
+      Value scaled = arith::MulIOp::create(
+          fb, loc, index, map.lookup(loop.getStep()[d]));
+      ivs[d] = arith::AddIOp::create(
+          fb, loc, map.lookup(loop.getLowerBound()[d]), scaled);
+    }
+
+    auto cloneBody = [&](OpBuilder &builder) {
+      for (auto [iv, value] : llvm::zip(loop.getInductionVars(), ivs))
+        map.map(iv, value);
+      for (Operation &op : loop.getBody()->without_terminator())
+        builder.clone(op, map);
+    };
+    if (numOuter == rank) {
+      cloneBody(fb);
+    } else {
+      auto mapped = [&](ValueRange values) {
+        return llvm::map_to_vector(values.drop_front(numOuter),
+                                   [&](Value v) { return map.lookup(v); });
+      };
+      scf::ParallelOp::create(
+          fb, loc, mapped(loop.getLowerBound()), mapped(loop.getUpperBound()),
+          mapped(loop.getStep()),
+          [&](OpBuilder &nb, Location, ValueRange innerIvs) {
+            llvm::copy(innerIvs, ivs.begin() + numOuter);
+            cloneBody(nb);
+          });
+    }
+
+    SmallVector<Value> callArgs = {zero, total};
+    callArgs.append(args);
+    func::CallOp::create(b, loc, fn, callArgs);
+    loop.erase();
+  }
+};
+} // namespace

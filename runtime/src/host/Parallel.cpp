@@ -1,0 +1,55 @@
+//===- Parallel.cpp - The thread team for generated loops -----------------===//
+//
+// grove-dispatch-parallel-calls turns each outermost parallel loop of host
+// code into grove_rt_parallel_for. The range is split statically over the
+// OpenMP team oneDNN's GEMMs use: one team, so generated loops and GEMMs never
+// have two pools of threads spinning against each other on the same cores
+// (LLVM's own OpenMP lowering would bring libomp next to oneDNN's libgomp).
+// Builds without oneDNN have no OpenMP and run every range inline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/abi.h"
+#include "grove/runtime.h"
+
+#if GROVE_HAVE_DNNL
+#include <omp.h>
+#endif
+
+#include <algorithm>
+#include <cstdint>
+
+namespace {
+/// Below this many innermost iterations in all, waking the team (about a
+/// microsecond) costs more than the second core gains.
+constexpr int64_t kMinParallelWork = 1 << 15;
+} // namespace
+
+GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
+                                     int64_t hi, int64_t work_per_iteration) {
+  const int64_t n = hi - lo;
+  if (n <= 0)
+    return;
+#if GROVE_HAVE_DNNL
+  int64_t work = 0;
+  bool small = work_per_iteration > 0 &&
+               !__builtin_mul_overflow(n, work_per_iteration, &work) &&
+               work < kMinParallelWork;
+  int threads = static_cast<int>(
+      std::min<int64_t>(n, static_cast<int64_t>(omp_get_max_threads())));
+  if (!small && threads > 1 && !omp_in_parallel()) {
+#pragma omp parallel num_threads(threads)
+    {
+      // Static blocks: neighbouring iterations touch neighbouring memory.
+      const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const int64_t begin = lo + n * t / nt, end = lo + n * (t + 1) / nt;
+      if (begin < end)
+        fn(ctx, begin, end);
+    }
+    return;
+  }
+#else
+  (void)work_per_iteration;
+#endif
+  fn(ctx, lo, hi);
+}
