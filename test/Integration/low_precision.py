@@ -1,6 +1,7 @@
 # RUN: %python %s
-# f16 and bf16 models: an elementwise chain, softmax, a reduction and
-# matmuls (plain, transposed rhs, batched) against numpy in f32 on the same
+# f16 and bf16 models: an elementwise chain, softmax, a reduction, a
+# global average pool over 56x56 (accumulated in f32: a bf16 running sum of
+# 3136 terms stalls far below the true value) and matmuls (plain, transposed rhs, batched) against numpy in f32 on the same
 # low-precision inputs, fresh random inputs, dynamic batch sizes. Run on the
 # GPU too by test/Integration/CUDA (GROVE_TEST_TARGET=cuda).
 # Tolerances, with eps = 2^-10 (f16) or 2^-7 (bf16), one rounding per
@@ -31,6 +32,10 @@ for t in TYPES:
   func.func @sum_{t}(%x: tensor<?x16x{t}>) -> tensor<?x{t}> {{
     %0 = grove.reduce_sum %x {{axes = array<i64: 1>}} : tensor<?x16x{t}> -> tensor<?x{t}>
     return %0 : tensor<?x{t}>
+  }}
+  func.func @gap_{t}(%x: tensor<?x3x56x56x{t}>) -> tensor<?x3x1x1x{t}> {{
+    %0 = grove.global_avg_pool %x : (tensor<?x3x56x56x{t}>) -> tensor<?x3x1x1x{t}>
+    return %0 : tensor<?x3x1x1x{t}>
   }}
   func.func @mm_{t}(%x: tensor<?x{K}x{t}>, %w: tensor<{K}x8x{t}>) -> tensor<?x8x{t}> {{
     %0 = grove.matmul %x, %w : (tensor<?x{K}x{t}>, tensor<{K}x8x{t}>) -> tensor<?x8x{t}>
@@ -68,6 +73,11 @@ for t, (dtype, eps) in TYPES.items():
         (got,) = model.call(f"sum_{t}", x)
         assert_close(f32(got), f32(x).sum(axis=1), 4 * eps, 4 * eps * 4,
                      f"sum_{t} n={n}")
+        # Mean 1 so that a stalled sum shows; one rounding of the result.
+        img = (1 + arr(n, 3, 56, 56)).astype(dtype)
+        (got,) = model.call(f"gap_{t}", img)
+        assert_close(f32(got), f32(img).mean(axis=(2, 3), keepdims=True),
+                     2 * eps, eps, f"gap_{t} n={n}")
         xk, w, wt = arr(n, K), arr(K, 8), arr(8, K)
         (got,) = model.call(f"mm_{t}", xk, w)
         assert_close(f32(got), f32(xk) @ f32(w), what=f"mm_{t} n={n}",
@@ -79,5 +89,5 @@ for t, (dtype, eps) in TYPES.items():
         (got,) = model.call(f"bmm_{t}", bx, bw)
         assert_close(f32(got), f32(bx) @ f32(bw), what=f"bmm_{t} n={n}",
                      **mm_tol)
-        checked += 6
+        checked += 7
 print(f"low_precision: {checked} checks passed on {model.target}")

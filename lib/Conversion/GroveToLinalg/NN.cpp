@@ -539,6 +539,23 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
   }
 };
 
+/// Sums of thousands of f16/bf16 terms keep few of their bits (a bf16 sum
+/// over 56x56 stalls far below the true value): they accumulate in f32.
+Type getAccumulatorType(Type elt) {
+  return cast<FloatType>(elt).getWidth() < 32
+             ? Float32Type::get(elt.getContext())
+             : elt;
+}
+
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
 struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -550,26 +567,28 @@ struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
     Value x = adaptor.getInput();
     SmallVector<OpFoldResult> in = getDims(rewriter, loc, x);
     auto nc = RankedTensorType::get(resultType.getShape().take_front(2), elt);
-    Value zero = createFloat(rewriter, loc, elt, 0.0);
-    Value init = filled(rewriter, loc, nc, {in[0], in[1]}, zero);
-    // Sum and scale in f32 even for f16/bf16 inputs would be more accurate;
-    // the element type keeps the op's contract simple for now.
+    Type acc = getAccumulatorType(elt);
+    auto ncAcc = nc.clone(acc);
+    Value zero = createFloat(rewriter, loc, acc, 0.0);
+    Value init = filled(rewriter, loc, ncAcc, {in[0], in[1]}, zero);
     Value sum =
         linalg::ReduceOp::create(
             rewriter, loc, ValueRange{x}, ValueRange{init},
             ArrayRef<int64_t>{2, 3},
-            [](OpBuilder &b, Location l, ValueRange args) {
+            [&](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[0], args[1],
-                                              getReductionFastMath(b.getContext()))
-                            .getResult());
+                  b, l,
+                  arith::AddFOp::create(b, l, castFloat(b, l, args[0], acc),
+                                        args[1],
+                                        getReductionFastMath(b.getContext()))
+                      .getResult());
             })
             .getResult(0);
     Value hw = arith::MulIOp::create(
         rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, in[2]),
         getValueOrCreateConstantIndexOp(rewriter, loc, in[3]));
     Value count = arith::SIToFPOp::create(
-        rewriter, loc, elt,
+        rewriter, loc, acc,
         arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), hw));
     MLIRContext *ctx = rewriter.getContext();
     AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
@@ -580,9 +599,8 @@ struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
             ArrayRef<AffineMap>{id, id},
             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
             [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, l, arith::DivFOp::create(b, l, args[0], count)
-                            .getResult());
+              Value mean = arith::DivFOp::create(b, l, args[0], count);
+              linalg::YieldOp::create(b, l, castFloat(b, l, mean, elt));
             })
             .getResult(0);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
@@ -675,12 +693,16 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
                                rewriter.getIndexAttr(c), uDims[2], uDims[3]});
 
-    // Pass 1 over U, loops (b, c, r, h, w): s[b, c] = Σ U[b, r, c, h, w].
-    Value pooledInit = filled(rewriter, loc, type({b, c}),
-                              {uDims[0], rewriter.getIndexAttr(c)}, zero);
+    // Pass 1 over U, loops (b, c, r, h, w): s[b, c] = Σ U[b, r, c, h, w],
+    // accumulated in f32 for f16/bf16.
+    Type acc = getAccumulatorType(elt);
+    auto pooledType = RankedTensorType::get({b, c}, acc);
+    Value pooledInit =
+        filled(rewriter, loc, pooledType, {uDims[0], rewriter.getIndexAttr(c)},
+               createFloat(rewriter, loc, acc, 0.0));
     Value pooled =
         linalg::GenericOp::create(
-            rewriter, loc, type({b, c}), ValueRange{u5}, ValueRange{pooledInit},
+            rewriter, loc, pooledType, ValueRange{u5}, ValueRange{pooledInit},
             ArrayRef<AffineMap>{
                 AffineMap::get(5, 0, {d(0), d(2), d(1), d(3), d(4)}, ctx),
                 AffineMap::get(5, 0, {d(0), d(1)}, ctx)},
@@ -689,7 +711,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                 utils::IteratorType::reduction, utils::IteratorType::reduction,
                 utils::IteratorType::reduction},
             [&](OpBuilder &nb, Location l, ValueRange args) {
-              linalg::YieldOp::create(nb, l, add(nb, l, args[0], args[1]));
+              linalg::YieldOp::create(
+                  nb, l, add(nb, l, castFloat(nb, l, args[0], acc), args[1]));
             })
             .getResult(0);
     // The mean over H·W (the radix splits are summed, not averaged).
@@ -697,9 +720,9 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
         getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
     Value invHw = arith::DivFOp::create(
-        rewriter, loc, createFloat(rewriter, loc, elt, 1.0),
+        rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
         arith::SIToFPOp::create(
-            rewriter, loc, elt,
+            rewriter, loc, acc,
             arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
                                        hw)));
     Value scaleInit = createEmpty(rewriter, loc, type({b, c}),
@@ -711,10 +734,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                   SmallVector<utils::IteratorType>(
                       2, utils::IteratorType::parallel),
                   [&](OpBuilder &nb, Location l, ValueRange args) {
-                    linalg::YieldOp::create(
-                        nb, l,
-                        arith::MulFOp::create(nb, l, args[0], invHw)
-                            .getResult());
+                    Value mean = arith::MulFOp::create(nb, l, args[0], invHw);
+                    linalg::YieldOp::create(nb, l, castFloat(nb, l, mean, elt));
                   })
                   .getResult(0);
 
