@@ -184,10 +184,14 @@ def tool(name):
 
 
 class Model:
-    """A grove module compiled with grovec and loaded through ctypes."""
+    """A grove module compiled with grovec and loaded through ctypes.
+
+    `library`: a shared object already compiled and linked from `source`
+    (what a previous Model built in `workdir`, e.g. cached by a benchmark):
+    loaded as it is, without running grovec."""
 
     def __init__(self, source, name="m", grovec_flags=(), workdir=None,
-                 target=None):
+                 target=None, library=None):
         self.target = target or test_target()
         self.workdir = workdir or tempfile.mkdtemp(prefix="grove-test-")
         path = source
@@ -201,7 +205,9 @@ class Model:
         compile_only = os.environ.get("GROVE_TEST_COMPILE_ONLY") == "1"
         archive = os.path.join(out, "lib%s.a" % name)
         so = os.path.join(self.workdir, "lib%s.so" % name)
-        if bundle and cuda and not compile_only:
+        if library:
+            so = library
+        elif bundle and cuda and not compile_only:
             # On the GPU machine: the library prepared by gpu-check.sh.
             so = os.path.join(bundle, "models", "lib%s.%s.so" % (name, hash_of(
                 source if not os.path.exists(str(source)) else open(source).read(),
