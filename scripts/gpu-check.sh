@@ -3,17 +3,21 @@
 #
 #   scripts/gpu-check.sh prepare   here (any machine with the CUDA toolkit):
 #       builds Grove, compiles every integration-test model, the shipped
-#       models and the benchmark kernels with grovec --target=cuda, records
-#       the host backend's results on the random inputs vs_host.py compares,
-#       and assembles gpu-bundle/ (~40 MB): a runtime with no dependency but
-#       cuBLAS, the model libraries, the runtime's gtests, digits_cuda.
+#       models, ResNeSt-50 (224x224, f32 and bf16) and the benchmark kernels
+#       with grovec --target=cuda, records the host backend's results on the
+#       random inputs vs_host.py compares and on the ResNeSt-50 benchmark's
+#       seeded weights, and assembles gpu-bundle/ (~49 MB): a runtime with no
+#       dependency but cuBLAS, the model libraries, the runtime's gtests,
+#       digits_cuda.
 #   scripts/gpu-check.sh run [OUTDIR]   on the GPU machine (nvcc, PyTorch and
 #       cuBLAS there, no LLVM 22 and no network, so nothing is compiled by
 #       grovec there): runs the CUDA gtests (GPU cases must not skip), the
 #       example app, every integration test on the GPU (numpy/PyTorch
 #       references) and vs_host.py (GPU vs host), then bench/gpu/run.py.
 #       Writes OUTDIR/gpu-results.md and OUTDIR/gpu-check.log; exits 1 on any
-#       failure. Budget: under 8 minutes on an H200.
+#       failure. Budget: under 8 minutes on an H200 (of which ResNeSt-50's
+#       torch.compile, last, may take up to 180 s: run.py
+#       --resnest-compile-budget).
 #
 # With the device tool: prepare here, then
 #   run(command="scripts/gpu-check.sh run $OUT", carry=["gpu-bundle"])
@@ -55,16 +59,28 @@ prepare() {
   log "vs_host.py: host results recorded"
   "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/test/Integration/CUDA/vs_host.py" >/dev/null
 
-  # Shipped models and benchmark kernels, by name.
+  # Shipped models and benchmark kernels, by name; ResNeSt-50 for
+  # bench/gpu/run.py at 224x224 in f32 (the shipped frontend form) and bf16
+  # (generate.py --dtype bf16), one library each: the batch is dynamic.
   local tmp; tmp="$(mktemp -d)"
-  for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels"; do
-    "$BUILD/bin/grovec" "${m%%:*}" -o "$tmp/${m##*:}" --target=cuda
+  "$ROOT/.venv/bin/python" "$ROOT/models/resnest/generate.py" --dtype bf16 \
+    >"$tmp/resnest50_bf16.mlir"
+  for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels" \
+      "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50" \
+      "$tmp/resnest50_bf16.mlir:resnest50_bf16"; do
+    log "${m##*:} for CUDA"
+    "$BUILD/bin/grovec" "${m%%:*}" -o "$tmp/${m##*:}" --target=cuda --name="${m##*:}"
     cc -shared -o "$BUNDLE/models/lib${m##*:}.so" -Wl,--whole-archive \
       "$tmp/${m##*:}/lib${m##*:}.a" -Wl,--no-whole-archive -L"$BUNDLE/rt" \
       '-Wl,-rpath,$ORIGIN/../rt' -lgrove_rt_cuda -lm
   done
   cp "$ROOT/models/mlp/mlp.safetensors" "$ROOT/models/mlp/digits_test.bin" \
     "$ROOT/models/mlp/reference_accuracy.txt" "$BUNDLE/data/"
+  # The weights are not shipped (110 MB): run.py generates them from the
+  # seed; the host's f32 logits on them, for its GPU-vs-host check.
+  log "ResNeSt-50: host logits on the GPU benchmark's seeded weights"
+  "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/bench/gpu/resnest50.py" \
+    record-host "$BUNDLE/data/resnest50_host.npz"
   # The toolkit's stub driver, for the runtime test that must reject it.
   cp "$CUDA/lib64/stubs/libcuda.so" "$BUNDLE/data/libcuda-stub.so"
 

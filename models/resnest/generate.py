@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes ResNeSt models as grove MLIR, the way a frontend would emit them.
 
-  generate.py [--depth 50|tiny] [--image N] [--form unfused|fused] > out.mlir
+  generate.py [--depth 50|tiny] [--image N] [--form unfused|fused]
+              [--dtype f32|bf16] > out.mlir
 
 ResNeSt-50 ("2s1x64d", the authors' resnest50): deep stem 32/32/64 + BN +
 ReLU + 3x3/2 max pool; bottleneck layers [3, 4, 6, 3] of widths 64, 128, 256,
@@ -17,6 +18,10 @@ ReLU, rSoftMax as reshape/transpose/softmax, products, sum), which
 `grove-fuse-split-attention` must turn into `grove.split_attention`;
 `--form fused` writes the op directly.
 
+`--dtype bf16` writes the whole model in bf16 - params, image, every
+activation and the logits - as a frontend emits a model cast to bfloat16
+(`model.to(torch.bfloat16)`); the module is then named resnest<depth>_bf16.
+
 Parameters are grove.params named like the PyTorch state_dict of the
 reference implementation (models/resnest/reference.py).
 """
@@ -30,8 +35,9 @@ CONFIGS = {
 }
 
 
-def tensor(shape):
-    return "tensor<" + "x".join("?" if d is None else str(d) for d in shape) + "xf32>"
+def tensor(shape, dtype="f32"):
+    return "tensor<" + "x".join("?" if d is None else str(d) for d in shape) + \
+        f"x{dtype}>"
 
 
 def arr(values):
@@ -39,11 +45,16 @@ def arr(values):
 
 
 class Emitter:
-    def __init__(self, form):
+    def __init__(self, form, dtype="f32"):
         self.form = form
+        self.dtype = dtype
         self.params = []  # (name, shape)
         self.lines = []
         self.n = 0
+
+    def t(self, shape):
+        """The tensor type of `shape` in the model's element type."""
+        return tensor(shape, self.dtype)
 
     def fresh(self):
         self.n += 1
@@ -52,7 +63,7 @@ class Emitter:
     def param(self, name, shape):
         self.params.append((name, shape))
         v = self.fresh()
-        self.lines.append(f"{v} = grove.get_param @{name} : {tensor(shape)}")
+        self.lines.append(f"{v} = grove.get_param @{name} : {self.t(shape)}")
         return v
 
     def op(self, text, result_shape):
@@ -71,12 +82,12 @@ class Emitter:
         ow = (w + 2 * pad - k) // stride + 1
         out = [b, out_c, oh, ow]
         operands = f"{x}, {weight}" + (f", {bias_v}" if bias else "")
-        types = f"{tensor(shape)}, {tensor(wshape)}" + (
-            f", {tensor([out_c])}" if bias else "")
+        types = f"{self.t(shape)}, {self.t(wshape)}" + (
+            f", {self.t([out_c])}" if bias else "")
         return self.op(
             f"grove.conv2d {operands} {{groups = {groups} : i64, strides = "
             f"{arr([stride, stride])}, padding = {arr([pad] * 4)}, dilations = "
-            f"{arr([1, 1])}}} : ({types}) -> {tensor(out)}", out)
+            f"{arr([1, 1])}}} : ({types}) -> {self.t(out)}", out)
 
     def bn(self, x, shape, name):
         c = shape[1]
@@ -84,11 +95,11 @@ class Emitter:
               for p in ("weight", "bias", "running_mean", "running_var")]
         return self.op(
             f"grove.batch_norm {x}, {', '.join(ps)} {{epsilon = 1.0e-05 : f64}}"
-            f" : ({tensor(shape)}, {', '.join([tensor([c])] * 4)}) -> "
-            f"{tensor(shape)}", shape)
+            f" : ({self.t(shape)}, {', '.join([self.t([c])] * 4)}) -> "
+            f"{self.t(shape)}", shape)
 
     def relu(self, x, shape):
-        return self.op(f"grove.relu {x} : {tensor(shape)}", shape)
+        return self.op(f"grove.relu {x} : {self.t(shape)}", shape)
 
     def pool(self, kind, x, shape, k, stride, pad, ceil=False, cip=True):
         b, c, h, w = shape
@@ -105,11 +116,11 @@ class Emitter:
         return self.op(
             f"grove.{kind}_pool2d {x} {{kernel = {arr([k, k])}, strides = "
             f"{arr([stride, stride])}, padding = {arr([pad] * 4)}{flags}}} : "
-            f"({tensor(shape)}) -> {tensor(out)}", out)
+            f"({self.t(shape)}) -> {self.t(out)}", out)
 
     def add(self, a, b, shape):
-        return self.op(f"grove.add {a}, {b} : ({tensor(shape)}, {tensor(shape)})"
-                       f" -> {tensor(shape)}", shape)
+        return self.op(f"grove.add {a}, {b} : ({self.t(shape)}, {self.t(shape)})"
+                       f" -> {self.t(shape)}", shape)
 
     def splat(self, x, shape, name, channels, stride, radix, card):
         """SplAtConv2d: grouped conv + BN + ReLU, then split attention."""
@@ -127,15 +138,15 @@ class Emitter:
             ps += [self.param(f"{name}.fc2.weight",
                               [channels * radix, inter // card, 1, 1]),
                    self.param(f"{name}.fc2.bias", [channels * radix])]
-            types = [tensor([inter, channels // card, 1, 1])] + \
-                [tensor([inter])] * 5 + \
-                [tensor([channels * radix, inter // card, 1, 1]),
-                 tensor([channels * radix])]
+            types = [self.t([inter, channels // card, 1, 1])] + \
+                [self.t([inter])] * 5 + \
+                [self.t([channels * radix, inter // card, 1, 1]),
+                 self.t([channels * radix])]
             out = [b, channels, h, w]
             return self.op(
                 f"grove.split_attention {u}, {', '.join(ps)} {{radix = {radix} : "
                 f"i64, cardinality = {card} : i64, epsilon = 1.0e-05 : f64}} : "
-                f"({tensor(ushape)}, {', '.join(types)}) -> {tensor(out)}", out)
+                f"({self.t(ushape)}, {', '.join(types)}) -> {self.t(out)}", out)
         split = [b, channels, h, w]
         splits = []
         if radix > 1:
@@ -143,7 +154,7 @@ class Emitter:
                 s, _ = self.op(
                     f"grove.slice {u} [0, {j * channels}, 0, 0] [-1, "
                     f"{(j + 1) * channels}, {h}, {w}] [1, 1, 1, 1] : "
-                    f"{tensor(ushape)} -> {tensor(split)}", split)
+                    f"{self.t(ushape)} -> {self.t(split)}", split)
                 splits.append(s)
             gap_in = splits[0]
             for s in splits[1:]:
@@ -151,7 +162,7 @@ class Emitter:
         else:
             gap_in = u
         g, gshape = self.op(f"grove.global_avg_pool {gap_in} : "
-                            f"({tensor(split)}) -> {tensor([b, channels, 1, 1])}",
+                            f"({self.t(split)}) -> {self.t([b, channels, 1, 1])}",
                             [b, channels, 1, 1])
         g, gshape = self.conv(g, gshape, f"{name}.fc1", inter, 1, groups=card,
                               bias=True)
@@ -160,27 +171,27 @@ class Emitter:
         a, ashape = self.conv(g, gshape, f"{name}.fc2", channels * radix, 1,
                               groups=card, bias=True)
         if radix == 1:
-            a, _ = self.op(f"grove.sigmoid {a} : {tensor(ashape)}", ashape)
-            return self.op(f"grove.mul {a}, {u} : ({tensor(ashape)}, "
-                           f"{tensor(ushape)}) -> {tensor(ushape)}", ushape)
+            a, _ = self.op(f"grove.sigmoid {a} : {self.t(ashape)}", ashape)
+            return self.op(f"grove.mul {a}, {u} : ({self.t(ashape)}, "
+                           f"{self.t(ushape)}) -> {self.t(ushape)}", ushape)
         view = [b, card, radix, channels // card]
         viewt = [b, radix, card, channels // card]
-        a, _ = self.op(f"grove.reshape {a} : {tensor(ashape)} -> {tensor(view)}",
+        a, _ = self.op(f"grove.reshape {a} : {self.t(ashape)} -> {self.t(view)}",
                        view)
-        a, _ = self.op(f"grove.transpose {a} [0, 2, 1, 3] : {tensor(view)} -> "
-                       f"{tensor(viewt)}", viewt)
+        a, _ = self.op(f"grove.transpose {a} [0, 2, 1, 3] : {self.t(view)} -> "
+                       f"{self.t(viewt)}", viewt)
         a, _ = self.op(f"grove.softmax {a} {{axis = 1 : i64}} : "
-                       f"{tensor(viewt)}", viewt)
-        a, _ = self.op(f"grove.reshape {a} : {tensor(viewt)} -> "
-                       f"{tensor(ashape)}", ashape)
+                       f"{self.t(viewt)}", viewt)
+        a, _ = self.op(f"grove.reshape {a} : {self.t(viewt)} -> "
+                       f"{self.t(ashape)}", ashape)
         total = None
         for j, s in enumerate(splits):
             aj, _ = self.op(
                 f"grove.slice {a} [0, {j * channels}, 0, 0] [-1, "
-                f"{(j + 1) * channels}, 1, 1] [1, 1, 1, 1] : {tensor(ashape)} -> "
-                f"{tensor([b, channels, 1, 1])}", [b, channels, 1, 1])
-            m, _ = self.op(f"grove.mul {aj}, {s} : ({tensor([b, channels, 1, 1])}"
-                           f", {tensor(split)}) -> {tensor(split)}", split)
+                f"{(j + 1) * channels}, 1, 1] [1, 1, 1, 1] : {self.t(ashape)} -> "
+                f"{self.t([b, channels, 1, 1])}", [b, channels, 1, 1])
+            m, _ = self.op(f"grove.mul {aj}, {s} : ({self.t([b, channels, 1, 1])}"
+                           f", {self.t(split)}) -> {self.t(split)}", split)
             total = m if total is None else self.add(total, m, split)[0]
         return total, split
 
@@ -209,9 +220,9 @@ class Emitter:
         return self.relu(out, oshape)
 
 
-def generate(depth, image, form):
+def generate(depth, image, form, dtype="f32"):
     layers, widths, radix, card, stem, classes = CONFIGS[depth]
-    e = Emitter(form)
+    e = Emitter(form, dtype)
     shape = [None, 3, image, image]
     x = "%image"
     x, shape = e.conv(x, shape, "conv1.0", stem, 3, 2, 1)
@@ -234,29 +245,30 @@ def generate(depth, image, form):
                                     is_first=bi == 0 and li > 0, radix=radix,
                                     card=card, downsample=downsample)
             inplanes = planes * 4
-    x, shape = e.op(f"grove.global_avg_pool {x} : ({tensor(shape)}) -> "
-                    f"{tensor([None, shape[1], 1, 1])}", [None, shape[1], 1, 1])
+    x, shape = e.op(f"grove.global_avg_pool {x} : ({e.t(shape)}) -> "
+                    f"{e.t([None, shape[1], 1, 1])}", [None, shape[1], 1, 1])
     x, shape = e.op(f"grove.flatten {x} {{axis = 1 : i64}} : "
-                    f"({tensor(shape)}) -> {tensor([None, shape[1]])}",
+                    f"({e.t(shape)}) -> {e.t([None, shape[1]])}",
                     [None, shape[1]])
     w = e.param("fc.weight", [classes, shape[1]])
     b = e.param("fc.bias", [classes])
     x, shape2 = e.op(f"grove.matmul {x}, {w} {{transpose_rhs}} : "
-                     f"({tensor(shape)}, {tensor([classes, shape[1]])}) -> "
-                     f"{tensor([None, classes])}", [None, classes])
+                     f"({e.t(shape)}, {e.t([classes, shape[1]])}) -> "
+                     f"{e.t([None, classes])}", [None, classes])
     x, _ = e.add(x, b, [None, classes]) if False else e.op(
-        f"grove.add {x}, {b} : ({tensor(shape2)}, {tensor([classes])}) -> "
-        f"{tensor(shape2)}", shape2)
-    name = f"resnest{depth}"
+        f"grove.add {x}, {b} : ({e.t(shape2)}, {e.t([classes])}) -> "
+        f"{e.t(shape2)}", shape2)
+    name = f"resnest{depth}" + ("" if dtype == "f32" else f"_{dtype}")
     out = [f"// Generated by models/resnest/generate.py --depth {depth} "
-           f"--image {image} --form {form}; do not edit.",
+           f"--image {image} --form {form}"
+           f"{'' if dtype == 'f32' else ' --dtype ' + dtype}; do not edit.",
            f"module @{name} {{"]
-    out += [f"  grove.param @{n} : {tensor(s)}" for n, s in e.params]
-    out.append(f"  func.func @forward(%image: {tensor([None, 3, image, image])}"
+    out += [f"  grove.param @{n} : {e.t(s)}" for n, s in e.params]
+    out.append(f"  func.func @forward(%image: {e.t([None, 3, image, image])}"
                f" {{grove.name = \"image\"}})")
-    out.append(f"      -> ({tensor([None, classes])} {{grove.name = \"logits\"}}) {{")
+    out.append(f"      -> ({e.t([None, classes])} {{grove.name = \"logits\"}}) {{")
     out += [f"    {line}" for line in e.lines]
-    out.append(f"    return {x} : {tensor([None, classes])}")
+    out.append(f"    return {x} : {e.t([None, classes])}")
     out.append("  }")
     out.append("}")
     return "\n".join(out) + "\n", e.params
@@ -267,8 +279,9 @@ def main():
     ap.add_argument("--depth", choices=sorted(CONFIGS), default="50")
     ap.add_argument("--image", type=int, default=224)
     ap.add_argument("--form", choices=["unfused", "fused"], default="unfused")
+    ap.add_argument("--dtype", choices=["f32", "bf16"], default="f32")
     args = ap.parse_args()
-    text, _ = generate(args.depth, args.image, args.form)
+    text, _ = generate(args.depth, args.image, args.form, args.dtype)
     sys.stdout.write(text)
 
 
