@@ -13,8 +13,11 @@ and 16, one process, interleaved rounds:
                    --fuse-split-attention=false.
   * PyTorch eager  the same ops in torch 1.13 (split, sum, adaptive_avg_pool2d,
                    1x1 grouped conv, batch_norm, relu, rSoftMax, products, sum),
-                   inference_mode, on 1 thread (Grove's kernels are
-                   single-threaded on the host) and on 2.
+                   inference_mode, on 2 threads (its best configuration here,
+                   and the threads Grove's loops and GEMMs use) and on 1.
+Both Grove variants are compiled with --cpu=native, as bench/resnest.py does.
+The process runs with the GLIBC_TUNABLES and OPENBLAS_NUM_THREADS=1 of
+../shared/docs/toolchain.md (it re-executes itself to set them).
 Each result is first checked against PyTorch (rtol 1e-4). Reported: median
 of per-round medians; ratios are PyTorch time / Grove time (> 1: Grove
 faster).
@@ -36,6 +39,17 @@ sys.path.insert(0, str(ROOT / "test" / "Integration"))
 os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
 os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
 from grove_testing import Model  # noqa: E402
+
+# toolchain.md: without these glibc maps and unmaps big buffers on every call
+# and OpenBLAS's threads fight OpenMP's.
+BENCH_ENV = {
+    "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold="
+                      "33554432:glibc.malloc.trim_threshold=4294967296",
+    "OPENBLAS_NUM_THREADS": "1"}
+if any(os.environ.get(k) != v for k, v in BENCH_ENV.items()):
+    os.execve(sys.executable, [sys.executable] + sys.argv,
+              {**os.environ, **BENCH_ENV})
+GROVEC_FLAGS = ["--cpu=native"]
 
 # (layer, channels C, H = W, inter I), radix 2, cardinality 1 (ResNeSt-50).
 SHAPES = [("layer1", 64, 56, 32), ("layer2.0", 128, 56, 64),
@@ -92,9 +106,9 @@ def main():
         funcs.append(module(f"fused{n}", c, hw, i, True))
         funcs.append(module(f"unfused{n}", c, hw, i, False))
     source = "module {" + "".join(funcs) + "\n}"
-    fused = Model(source, name="sa_fused")
+    fused = Model(source, name="sa_fused", grovec_flags=GROVEC_FLAGS)
     plain = Model(source, name="sa_plain",
-                  grovec_flags=["--fuse-split-attention=false"])
+                  grovec_flags=GROVEC_FLAGS + ["--fuse-split-attention=false"])
     rows = []
     for n, (layer, c, hw, i) in enumerate(shapes):
         for batch in (1, 16):
@@ -119,11 +133,11 @@ def main():
                 err = np.abs(got - ref).max() / max(np.abs(ref).max(), 1e-30)
                 assert err < 1e-4, f"{m.name} {layer} b={batch}: rel err {err}"
             samples = {"fused": [], "unfused": [], "torch1": [], "torch2": []}
+            run_fused = fused.bind(f"fused{n}", u, *args)
+            run_plain = plain.bind(f"unfused{n}", u, *args)
             for _ in range(5):  # rounds, variants interleaved
-                samples["fused"].append(
-                    sample(lambda: fused.call(f"fused{n}", u, *args)))
-                samples["unfused"].append(
-                    sample(lambda: plain.call(f"unfused{n}", u, *args)))
+                samples["fused"].append(sample(run_fused))
+                samples["unfused"].append(sample(run_plain))
                 for threads in (1, 2):
                     torch.set_num_threads(threads)
                     with torch.inference_mode():
@@ -146,12 +160,13 @@ def write(rows):
         "",
         f"{datetime_now()}, {os.cpu_count()} cores; radix 2, cardinality 1; "
         "the attention part of SplAtConv2d on the same U and weights; median "
-        "per-call time (µs, through `grove_invoke`, which copies nothing in "
-        "and allocates the output). Ratios: PyTorch eager time / Grove time.",
+        "per-call time (µs; Grove through `grove_invoke`, which copies nothing "
+        "in and allocates the output, freed unread like PyTorch's); Grove with --cpu=native on its 2-thread "
+        "OpenMP team. Ratios: PyTorch eager time / Grove time.",
         "",
         "| block | C | H×W | batch | Grove fused | Grove unfused | PyTorch 1 thread "
         "| PyTorch 2 threads | fused vs unfused | fused vs PyTorch (1 t) | "
-        "fused vs PyTorch (2 t) |",
+        "fused vs PyTorch (2 t, same threads) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for layer, c, hw, batch, m in rows:
         lines.append(

@@ -103,20 +103,19 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addPass(createConvertGroveChecksToRuntime());
   if (options.useBlas)
     pm.addPass(createConvertLinalgToBlas());
-  if (options.threads) {
-    // Outermost parallel loops become range functions for the thread team;
-    // what stays parallel inside them is plain loops again.
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createGroveOutlineParallelLoops());
-    pm.addPass(createParallelForToNestedForsPass());
-  } else {
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  }
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  // Outermost parallel loops become range functions for the thread team.
+  if (options.threads)
+    pm.addPass(createGroveOutlineParallelLoops());
+  // Innermost parallel loops carry their independence to LLVM's vectorizer;
+  // the rest become plain loops.
   pm.addPass(createGroveHostLoopHints());
+  pm.addPass(createParallelForToNestedForsPass());
+  pm.addPass(createCanonicalizerPass());
 
   addHostToLLVM(pm, /*withGpu=*/false);
+  pm.addPass(createGroveHostLoopMetadata());
   if (options.threads)
     pm.addPass(createGroveDispatchParallelCalls());
   pm.addPass(createGroveEmitEntryPoints());

@@ -9,7 +9,7 @@
 // follow the model) through the pipelines of Pipelines.cpp. The BLAS calls
 // of the default pipeline are checked in grove-to-host-blas.mlir. The loop
 // structure is checked without threads (threads=0): with them, the same loops
-// sit in grove.parallel_body functions (test/Pipelines/host-threads.mlir).
+// sit in grove.parallel_body functions (grove-to-host-threads.mlir).
 
 //===----------------------------------------------------------------------===//
 // grove-to-host
@@ -17,25 +17,36 @@
 
 // The bias add and the relu are one loop nest: the fused body adds the bias
 // (fc1.bias's aligned pointer is %arg8) and takes the maximum with 0 in the
-// same block, in place in the hidden buffer.
+// same block, in place in the hidden buffer. The inner loop, 128 wide, is a
+// parallel loop to LLVM (grove-host-loop-hints): its accesses are in the
+// access group its back edge lists. The second bias loop is only 10 wide,
+// below min-trip-count (16): no access group and no loop annotation, it is
+// left to LLVM's full unroller.
 // HOST-LABEL: llvm.func internal @_grove_mlp_forward(
 // HOST-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
 // HOST: %[[HALLOC:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
 // HOST: %[[H:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // HOST: %[[BP:.*]] = llvm.getelementptr inbounds|nuw %arg8[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// HOST-NEXT: %[[BIAS:.*]] = llvm.load %[[BP]] : !llvm.ptr -> f32
+// HOST-NEXT: %[[BIAS:.*]] = llvm.load %[[BP]] {access_groups = [#[[G1:access_group[0-9]*]]]} : !llvm.ptr -> f32
 // HOST-NEXT: %[[SUM:.*]] = llvm.fadd %{{.*}}, %[[BIAS]] : f32
 // HOST-NEXT: %[[RELU:.*]] = llvm.intr.maximum(%[[SUM]], %[[ZERO]]) : (f32, f32) -> f32
 // HOST-NOT: llvm.br
 // HOST: %[[HP:.*]] = llvm.getelementptr inbounds|nuw %[[H]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// HOST-NEXT: llvm.store %[[RELU]], %[[HP]] : f32, !llvm.ptr
+// HOST-NEXT: llvm.store %[[RELU]], %[[HP]] {access_groups = [#[[G1]]]} : f32, !llvm.ptr
+// HOST-NEXT: llvm.add
+// HOST-NEXT: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64) {loop_annotation = #loop_annotation{{[0-9]*}}}
 // The output buffer, then the second bias (fc2.bias, %arg20) with no relu.
 // HOST: %[[OALLOC:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
+// HOST-NOT: access_groups
 // HOST: %[[BP2:.*]] = llvm.getelementptr inbounds|nuw %arg20[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // HOST-NEXT: %[[BIAS2:.*]] = llvm.load %[[BP2]] : !llvm.ptr -> f32
 // HOST-NEXT: %[[SUM2:.*]] = llvm.fadd %{{.*}}, %[[BIAS2]] : f32
 // HOST-NOT: llvm.br
 // HOST: llvm.store %[[SUM2]], %{{.*}} : f32, !llvm.ptr
+// HOST-NEXT: llvm.add
+// HOST-NEXT: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64){{$}}
+// HOST-NOT: access_groups
+// HOST-NOT: loop_annotation
 // The hidden buffer is freed; the result is returned, owned by the caller.
 // HOST: llvm.call @free(%[[HALLOC]]) : (!llvm.ptr) -> ()
 // HOST-NOT: llvm.call @free

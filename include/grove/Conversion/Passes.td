@@ -162,22 +162,54 @@ def GroveExpandBF16Casts : Pass<"grove-expand-bf16-casts"> {
 }
 
 def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
-  let summary = "asks LLVM to vectorize innermost host loops, not unroll them";
+  let summary = "registers for accumulators; vectorize, not unroll, inner loops";
   let description = [{
     Host target, after linalg has become loops. LLVM fully unrolls a loop
     with a small constant trip count (an image row of 56, say) before its
-    loop vectorizer runs; what is left is straight-line scalar code that
-    the SLP vectorizer may not touch, because memref loads and stores could
-    alias. This pass marks each innermost `scf.for` whose trip count is
-    unknown or at least `min-trip-count` with
-    `#llvm.loop_annotation<unroll = <disable = true>>`, so the loop
-    vectorizer sees the loop, versions it with run-time alias checks and
-    vectorizes it. Shorter loops (3x3 windows) are left to full unrolling.
+    loop vectorizer runs, leaving scalar straight-line code; it cannot
+    vectorize a memref loop at all when it cannot bound the addresses for
+    run-time alias checks, which is most of them; and it keeps a reduction's
+    accumulator in memory, since the loop's other loads might alias it.
+    Linalg knows better, so:
+
+    * a reduction loop `scf.for { x = load M[I]; ...; store y, M[I] }` with
+      M and I defined outside, no other access to M and no other write in
+      the loop, carries the accumulator as an `iter_args` value instead
+      (load before, store after), innermost loops first so the enclosing
+      loops follow; a load from another view of M's buffer blocks it;
+    * an innermost `scf.parallel` without results becomes nested `scf.for`
+      loops; if its innermost trip count is unknown or at least
+      `min-trip-count`, the innermost loop is annotated with
+      `unroll = <disable = true>`, plus, when every store indexes with its
+      innermost induction variable (iterations write disjoint elements;
+      bufferization keeps linalg inputs and outputs apart except element
+      for element), a fresh access group in `parallelAccesses`: no
+      iteration depends on another, so the vectorizer needs no alias checks;
+    * any other innermost `scf.for` whose trip count is unknown or at least
+      `min-trip-count` gets `unroll = <disable = true>` alone.
+
+    The annotation is the discardable `llvm.loop_annotation` that scf-to-cf
+    moves onto the loop's back edge; `grove-host-loop-metadata` completes
+    it in the LLVM dialect.
   }];
   let options = [
     Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"16",
            "smallest constant trip count to annotate">
   ];
+  let dependentDialects = ["LLVM::LLVMDialect", "scf::SCFDialect"];
+}
+
+def GroveHostLoopMetadata : Pass<"grove-host-loop-metadata", "ModuleOp"> {
+  let summary = "turns loop hints into LLVM loop metadata";
+  let description = [{
+    LLVM dialect, after the host lowering. A branch carrying the
+    discardable `llvm.loop_annotation` that `grove-host-loop-hints` put on
+    a loop (and scf-to-cf moved to its back edge) gets it as its
+    `loop_annotation` property, which becomes `!llvm.loop` metadata; when
+    the annotation lists parallel access groups, every `llvm.load` and
+    `llvm.store` in that loop joins them (`llvm.access.group`), which is
+    what LLVM reads `llvm.loop.parallel_accesses` against.
+  }];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }
 
@@ -192,15 +224,19 @@ def GroveOutlineParallelLoops
 
         func.func private @<f>__parallel_<n>(%lo: index, %hi: index,
                                              captures...)
-            attributes {grove.parallel_body}
+            attributes {grove.parallel_body = <work> : i64}
 
     that runs iterations [lo, hi) of the loop's outer dimensions, linearized
     (all but the innermost dimension, which stays a loop of its own for the
-    vectorizer; all dimensions when the outer ones are known to have fewer
-    than 8 iterations). The loop is replaced by a call over the whole range,
+    vectorizer; all dimensions when the body loops again, as a reduction
+    does, or when the outer ones are known to have fewer than 8
+    iterations). `<work>` is the constant work of one linear
+    iteration, 0 when unknown. The loop is replaced by a call over the whole range,
     so the IR stays correct and sequential until
     `grove-dispatch-parallel-calls` hands the range to the runtime's thread
-    team. Constants are cloned into the body rather than captured.
+    team. Constants and views (subviews, reshapes, casts) are rebuilt in the
+    body rather than captured, so views of one buffer stay recognizably one
+    buffer there. Empty nested loops do not count as zero work.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",

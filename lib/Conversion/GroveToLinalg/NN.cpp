@@ -763,9 +763,11 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
       attention = reshape(soft, {b, r * c});
     }
 
-    // Pass 2 over U, loops (b, c, h, w, r):
-    // out[b, c, h, w] = Σ_r a[b, r, c] · U[b, r, c, h, w]. The attention's
-    // batch is U's by construction.
+    // Pass 2 over U, loops (b, c, r, h, w):
+    // out[b, c, h, w] = Σ_r a[b, r, c] · U[b, r, c, h, w]. The radix loop
+    // sits outside the image loops so the innermost loop runs along a row
+    // of U and of out (vectorizable); the attention's batch is U's by
+    // construction.
     Value a3 = tensor::ExpandShapeOp::create(
         rewriter, loc, type({b, r, c}), attention,
         ArrayRef<ReassociationIndices>{{0}, {1, 2}},
@@ -780,13 +782,13 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         linalg::GenericOp::create(
             rewriter, loc, outType, ValueRange{u5, a3}, ValueRange{outInit},
             ArrayRef<AffineMap>{
-                AffineMap::get(5, 0, {d(0), d(4), d(1), d(2), d(3)}, ctx),
-                AffineMap::get(5, 0, {d(0), d(4), d(1)}, ctx),
-                AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, ctx)},
+                AffineMap::get(5, 0, {d(0), d(2), d(1), d(3), d(4)}, ctx),
+                AffineMap::get(5, 0, {d(0), d(2), d(1)}, ctx),
+                AffineMap::get(5, 0, {d(0), d(1), d(3), d(4)}, ctx)},
             ArrayRef<utils::IteratorType>{
                 utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::reduction},
+                utils::IteratorType::reduction, utils::IteratorType::parallel,
+                utils::IteratorType::parallel},
             [&](OpBuilder &nb, Location l, ValueRange args) {
               Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
               linalg::YieldOp::create(nb, l, add(nb, l, prod, args[2]));

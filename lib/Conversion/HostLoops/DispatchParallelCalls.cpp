@@ -66,9 +66,16 @@ struct GroveDispatchParallelCallsPass
     for (auto [call, body] : calls) {
       Location loc = call.getLoc();
       auto bodyType = body.getFunctionType();
-      if (bodyType.getNumParams() < 2 || call.getArgOperands().size() !=
-                                             bodyType.getNumParams()) {
-        call.emitOpError("does not match the parallel body it calls");
+      auto work = dyn_cast<IntegerAttr>(body->getAttr(kBodyAttr));
+      auto rangeType = bodyType.getNumParams() >= 2
+                           ? dyn_cast<IntegerType>(bodyType.getParams()[0])
+                           : IntegerType();
+      if (!work || !rangeType || rangeType.getWidth() > 64 ||
+          bodyType.getParams()[1] != rangeType ||
+          call.getArgOperands().size() != bodyType.getNumParams()) {
+        call.emitOpError("does not match the parallel body it calls (an "
+                         "integer grove.parallel_body work, integer (lo, hi) "
+                         "of at most 64 bits, then the captures)");
         return signalPassFailure();
       }
       ValueRange captures = call.getArgOperands().drop_front(2);
@@ -99,9 +106,12 @@ struct GroveDispatchParallelCallsPass
         }
       }
       Value thunkPtr = LLVM::AddressOfOp::create(b, loc, thunk);
-      int64_t work = cast<IntegerAttr>(body->getAttr(kBodyAttr)).getInt();
-      Value workValue = LLVM::ConstantOp::create(b, loc, i64, work);
+      Value workValue = LLVM::ConstantOp::create(b, loc, i64, work.getInt());
       Value lo = call.getArgOperands()[0], hi = call.getArgOperands()[1];
+      if (rangeType != i64) {
+        lo = LLVM::SExtOp::create(b, loc, i64, lo);
+        hi = LLVM::SExtOp::create(b, loc, i64, hi);
+      }
       LLVM::CallOp::create(b, loc, runtimeFn,
                            ValueRange{thunkPtr, context, lo, hi, workValue});
       call.erase();

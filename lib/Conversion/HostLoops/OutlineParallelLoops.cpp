@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -71,6 +74,9 @@ std::optional<int64_t> bodyWork(scf::ParallelOp loop) {
       known = false;
       return WalkResult::interrupt();
     }
+    // An empty loop does not make its siblings' work vanish.
+    if (*n == 0)
+      return WalkResult::advance();
     if (llvm::MulOverflow(work, *n, work))
       work = std::numeric_limits<int64_t>::max();
     return WalkResult::advance();
@@ -106,7 +112,11 @@ struct GroveOutlineParallelLoopsPass
   void outline(scf::ParallelOp loop, func::FuncOp parent, unsigned &counter,
                SymbolTable &symbols) {
     const unsigned rank = loop.getNumLoops();
-    unsigned numOuter = rank == 1 ? 1 : rank - 1;
+    // The innermost dimension stays a loop of its own only when it is the
+    // one to vectorize: not when the body loops again (a reduction).
+    bool bodyLoops = false;
+    loop.getBody()->walk([&](LoopLikeOpInterface) { bodyLoops = true; });
+    unsigned numOuter = rank == 1 || bodyLoops ? rank : rank - 1;
     std::optional<int64_t> outer = dimsProduct(loop, 0, numOuter);
     if (numOuter < rank && outer && *outer < kMinOuterIterations) {
       numOuter = rank;
@@ -117,12 +127,14 @@ struct GroveOutlineParallelLoopsPass
     std::optional<int64_t> inner = dimsProduct(loop, numOuter, rank);
     std::optional<int64_t> body = bodyWork(loop);
     int64_t perIteration = 0;
-    if (inner && body &&
-        llvm::MulOverflow(*inner, *body, perIteration))
-      perIteration = std::numeric_limits<int64_t>::max();
-    if (outer && perIteration > 0) {
+    if (inner && body) {
+      if (llvm::MulOverflow(*inner, *body, perIteration))
+        perIteration = std::numeric_limits<int64_t>::max();
+      if (perIteration == 0)
+        return; // provably no work
       int64_t total;
-      if (!llvm::MulOverflow(*outer, perIteration, total) && total < minWork)
+      if (outer && !llvm::MulOverflow(*outer, perIteration, total) &&
+          total < minWork)
         return;
     }
 
@@ -135,13 +147,15 @@ struct GroveOutlineParallelLoopsPass
     // Trip count of each outer dimension, and the linear range.
     SmallVector<Value> counts;
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    // Folded where static, so the body divides by constants.
     for (unsigned d = 0; d < numOuter; ++d) {
-      Value diff = arith::SubIOp::create(b, loc, loop.getUpperBound()[d],
-                                         loop.getLowerBound()[d]);
-      Value n = arith::CeilDivSIOp::create(b, loc, diff, loop.getStep()[d]);
-      n = arith::MaxSIOp::create(b, loc, n, zero);
+      Value diff = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
+                                                 loop.getLowerBound()[d]);
+      Value n = b.createOrFold<arith::CeilDivSIOp>(loc, diff,
+                                                   loop.getStep()[d]);
+      n = b.createOrFold<arith::MaxSIOp>(loc, n, zero);
       counts.push_back(n);
-      total = arith::MulIOp::create(b, loc, total, n);
+      total = b.createOrFold<arith::MulIOp>(loc, total, n);
     }
 
     // Everything the body needs from outside; constants are rematerialized.
@@ -153,17 +167,31 @@ struct GroveOutlineParallelLoopsPass
       if (d >= numOuter)
         needed.insert(loop.getUpperBound()[d]);
     }
-    needed.insert(counts.begin(), counts.end());
-    SmallVector<Value> args;
-    SmallVector<Operation *> constants;
-    for (Value v : needed) {
+    // Delinearization divides by every count but the outermost.
+    needed.insert(counts.begin() + 1, counts.end());
+    // Constants and views are rebuilt inside (views from their sources, so
+    // that two views of one buffer are still visibly one buffer there);
+    // everything else is passed.
+    llvm::SetVector<Value> args;
+    llvm::SetVector<Operation *> rebuilt; // operands before users
+    std::function<void(Value)> collect = [&](Value v) {
       Operation *def = v.getDefiningOp();
-      if (def && def->getNumOperands() == 0 && def->getNumRegions() == 0 &&
-          def->hasTrait<OpTrait::ConstantLike>())
-        constants.push_back(def);
-      else
-        args.push_back(v);
-    }
+      bool constant = def && def->getNumOperands() == 0 &&
+                      def->hasTrait<OpTrait::ConstantLike>();
+      bool view = def && isa<ViewLikeOpInterface, memref::TransposeOp>(def) &&
+                  isMemoryEffectFree(def);
+      if (!def || def->getNumRegions() != 0 || (!constant && !view)) {
+        args.insert(v);
+        return;
+      }
+      if (rebuilt.contains(def))
+        return;
+      for (Value operand : def->getOperands())
+        collect(operand);
+      rebuilt.insert(def);
+    };
+    for (Value v : needed)
+      collect(v);
 
     SmallVector<Type> argTypes = {indexType, indexType};
     for (Value v : args)
@@ -181,10 +209,10 @@ struct GroveOutlineParallelLoopsPass
     Block *entry = fn.addEntryBlock();
     OpBuilder fb = OpBuilder::atBlockBegin(entry);
     IRMapping map;
-    for (Operation *c : constants)
-      fb.clone(*c, map);
     for (auto [v, arg] : llvm::zip(args, entry->getArguments().drop_front(2)))
       map.map(v, arg);
+    for (Operation *op : rebuilt)
+      fb.clone(*op, map);
     Value one = arith::ConstantIndexOp::create(fb, loc, 1);
     auto range = scf::ForOp::create(fb, loc, entry->getArgument(0),
                                     entry->getArgument(1), one);
@@ -230,7 +258,7 @@ struct GroveOutlineParallelLoopsPass
     }
 
     SmallVector<Value> callArgs = {zero, total};
-    callArgs.append(args);
+    callArgs.append(args.begin(), args.end());
     func::CallOp::create(b, loc, fn, callArgs);
     loop.erase();
   }

@@ -416,8 +416,9 @@ func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
 // Radix 2, cardinality 2, C = 4, I = 8, U = 2 x 8 x 3 x 3. U is viewed as
 // B x R x C x H x W (expand_shape, no copy) and read by exactly two
 // linalg.generics that index the radix as a loop: the pooled sum (b, c
-// parallel; r, h, w reduced) and the weighted sum (b, c, h, w parallel; r
-// reduced, multiply and add in one body). In between: the mean (1 / (H·W)),
+// parallel; r, h, w reduced) and the weighted sum (loops b, c, r, h, w: r
+// reduced outside the image loops, so the innermost loop runs along a row;
+// multiply and add in one body). In between: the mean (1 / (H·W)),
 // the grouped FCs as batch matmuls over the groups, BN, ReLU, the rSoftMax.
 // CHECK-LABEL: func.func @split_attention
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<2x8x3x3xf32>,
@@ -432,7 +433,7 @@ func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: %[[U5]]{{[^_0-9]}}
 // CHECK: %[[A3:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U5]], %[[A3]] : tensor<2x2x4x3x3xf32>, tensor<2x2x4xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[U5]], %[[A3]] : tensor<2x2x4x3x3xf32>, tensor<2x2x4xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: %[[P:.*]] = arith.mulf
 // CHECK-NEXT: arith.addf %[[P]],
