@@ -1078,8 +1078,16 @@ Notes:
 {gemm_section}"""
     print(md)
     if a.write:
-        Path(a.write).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.write).write_text(md)
+        out = Path(a.write)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        # Sections other benchmarks own (<!-- name: written by ... -->
+        # ... <!-- /name -->) are carried over unchanged.
+        kept = []
+        if out.exists():
+            kept = [m.group(0) for m in re.finditer(
+                r"<!-- ([\w-]+): written by .*?<!-- /\1 -->",
+                out.read_text(), re.S)]
+        out.write_text(md.rstrip() + "".join("\n\n" + k for k in kept) + "\n")
         log(f"wrote {a.write}")
     return 0
 
