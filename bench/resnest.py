@@ -46,7 +46,7 @@ for _p in (ROOT / "bench", ROOT / "models" / "resnest", ROOT / "test" / "lib"):
     sys.path.insert(0, str(_p))
 # bench/run.py (the MLP benchmark) owns the worker protocol, the worker environment and the
 # machine/version descriptions; both reports use the same ones.
-from run import (BIN_DIR, FOREIGN_LIMIT, GLIBC_TUNABLES, IREE_FLAGS, Worker,  # noqa: E402
+from run import (BIN_DIR, FOREIGN_LIMIT, GLIBC_TUNABLES, IREE_FLAGS, Worker, ort_session,  # noqa: E402
                  cpu_busy_seconds, first_error, importable, log, machine_info,
                  own_cpu_seconds, proc_cpu_seconds, rel, sh, versions, worker_env)
 
@@ -97,12 +97,7 @@ def grove_peer(a):
 
 def ort_peer(a):
     import onnxruntime as ort
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    sess = ort.InferenceSession(a.onnx, so, providers=["CPUExecutionProvider"])
+    sess = ort_session(a.onnx)
     name = sess.get_inputs()[0].name
 
     def forward(x):

@@ -141,6 +141,19 @@ def worker_env(openblas_threads=1, omp_threads=None):
 
 
 # --------------------------------------------------------------------------- python workers
+def ort_session(onnx_path):
+    """ONNX Runtime in its best configuration here: CPU EP, 2 intra-op
+    threads, sequential, every graph optimisation."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(onnx_path, so,
+                                providers=["CPUExecutionProvider"])
+
+
 def python_worker(kind, a):
     """A worker process: builds its peer, then serves `run`/`check`/`quit` on stdin."""
     import numpy as np
@@ -168,12 +181,7 @@ def python_worker(kind, a):
         info = f"torch {torch.__version__}, threads {torch.get_num_threads()}"
     elif kind == "ort":
         import onnxruntime as ort
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 2
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        sess = ort.InferenceSession(a.onnx, so, providers=["CPUExecutionProvider"])
+        sess = ort_session(a.onnx)
         in_name = sess.get_inputs()[0].name
         out_names = [o.name for o in sess.get_outputs()]
 
