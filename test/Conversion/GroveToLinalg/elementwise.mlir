@@ -406,9 +406,10 @@ func.func @same_operand(%a: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: %[[ADD:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[X]], %[[B]] :
 // CHECK-NOT: tensor.extract_slice
+// The product's size is resolved to the input's it derives from.
+// CHECK: %[[DM:.*]] = tensor.dim %[[X]]
 // CHECK: %[[MUL:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[ADD]], %[[X]] :
-// CHECK: %[[DM:.*]] = tensor.dim %[[MUL]]
 // CHECK: %[[DY:.*]] = tensor.dim %[[Y]]
 // CHECK: grove.agree_dims %[[DM]], %[[DY]], "{{.*}}: grove.sub operands 0 and 1, result dimension 0" : index
 // CHECK: tensor.extract_slice %[[MUL]]

@@ -147,7 +147,7 @@ func.func @reduce_mean_keepdims(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
 // CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[IN]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[M]] : f32
-// CHECK: %[[RD:.*]] = tensor.dim %[[R]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[RD:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<2x?xf32>
 // CHECK: %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1]] output_shape [1, %[[RD]]] : tensor<?xf32> into tensor<1x?xf32>
 // CHECK: return %[[E]]
 func.func @reduce_max_keepdims(%x: tensor<2x?xf32>) -> tensor<1x?xf32> {
