@@ -685,15 +685,23 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                                    getReductionFastMath(nb.getContext()));
     };
 
-    // U viewed as B x R x C x H x W (no copy): the splits are a dimension.
-    auto u5Type = type({b, r, c, inType.getDimSize(2), inType.getDimSize(3)});
+    // U viewed as B x R x C x (H·W) (no copy): the splits are a dimension,
+    // and the image is one row, so the innermost loops below run over H·W
+    // contiguous elements (a 7x7 image gives the vectorizer 49, not 7).
+    int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
+    int64_t hwSize =
+        ShapedType::isDynamic(h) || ShapedType::isDynamic(w) ? ShapedType::kDynamic
+                                                             : h * w;
     Value u5 = tensor::ExpandShapeOp::create(
-        rewriter, loc, u5Type, u,
+        rewriter, loc, type({b, r, c, h, w}), u,
         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
         ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
                                rewriter.getIndexAttr(c), uDims[2], uDims[3]});
+    Value u4 = tensor::CollapseShapeOp::create(
+        rewriter, loc, type({b, r, c, hwSize}), u5,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
 
-    // Pass 1 over U, loops (b, c, r, h, w): s[b, c] = Σ U[b, r, c, h, w],
+    // Pass 1 over U, loops (b, c, r, s): s[b, c] = Σ U[b, r, c, s],
     // accumulated in f32 for f16/bf16.
     Type acc = getAccumulatorType(elt);
     auto pooledType = RankedTensorType::get({b, c}, acc);
@@ -702,14 +710,13 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                createFloat(rewriter, loc, acc, 0.0));
     Value pooled =
         linalg::GenericOp::create(
-            rewriter, loc, pooledType, ValueRange{u5}, ValueRange{pooledInit},
+            rewriter, loc, pooledType, ValueRange{u4}, ValueRange{pooledInit},
             ArrayRef<AffineMap>{
-                AffineMap::get(5, 0, {d(0), d(2), d(1), d(3), d(4)}, ctx),
-                AffineMap::get(5, 0, {d(0), d(1)}, ctx)},
+                AffineMap::get(4, 0, {d(0), d(2), d(1), d(3)}, ctx),
+                AffineMap::get(4, 0, {d(0), d(1)}, ctx)},
             ArrayRef<utils::IteratorType>{
                 utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::reduction, utils::IteratorType::reduction,
-                utils::IteratorType::reduction},
+                utils::IteratorType::reduction, utils::IteratorType::reduction},
             [&](OpBuilder &nb, Location l, ValueRange args) {
               linalg::YieldOp::create(
                   nb, l, add(nb, l, castFloat(nb, l, args[0], acc), args[1]));
@@ -763,38 +770,41 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
       attention = reshape(soft, {b, r * c});
     }
 
-    // Pass 2 over U, loops (b, c, r, h, w):
-    // out[b, c, h, w] = Σ_r a[b, r, c] · U[b, r, c, h, w]. The radix loop
-    // sits outside the image loops so the innermost loop runs along a row
-    // of U and of out (vectorizable); the attention's batch is U's by
+    // Pass 2 over U, loops (b, c, r, s):
+    // out[b, c, s] = Σ_r a[b, r, c] · U[b, r, c, s]. The radix loop sits
+    // outside the image loop so the innermost loop runs along the image of
+    // U and of out (vectorizable); the attention's batch is U's by
     // construction.
     Value a3 = tensor::ExpandShapeOp::create(
         rewriter, loc, type({b, r, c}), attention,
         ArrayRef<ReassociationIndices>{{0}, {1, 2}},
         ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
                                rewriter.getIndexAttr(c)});
-    RankedTensorType outType = op.getType();
-    Value outInit = filled(rewriter, loc, outType,
-                           {uDims[0], rewriter.getIndexAttr(c), uDims[2],
-                            uDims[3]},
-                           zero);
+    auto out3Type = type({b, c, hwSize});
+    Value outInit = filled(
+        rewriter, loc, out3Type,
+        {uDims[0], rewriter.getIndexAttr(c),
+         tensor::getMixedSize(rewriter, loc, u4, 3)},
+        zero);
     Value out =
         linalg::GenericOp::create(
-            rewriter, loc, outType, ValueRange{u5, a3}, ValueRange{outInit},
+            rewriter, loc, out3Type, ValueRange{u4, a3}, ValueRange{outInit},
             ArrayRef<AffineMap>{
-                AffineMap::get(5, 0, {d(0), d(2), d(1), d(3), d(4)}, ctx),
-                AffineMap::get(5, 0, {d(0), d(2), d(1)}, ctx),
-                AffineMap::get(5, 0, {d(0), d(1), d(3), d(4)}, ctx)},
+                AffineMap::get(4, 0, {d(0), d(2), d(1), d(3)}, ctx),
+                AffineMap::get(4, 0, {d(0), d(2), d(1)}, ctx),
+                AffineMap::get(4, 0, {d(0), d(1), d(3)}, ctx)},
             ArrayRef<utils::IteratorType>{
                 utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::reduction, utils::IteratorType::parallel,
-                utils::IteratorType::parallel},
+                utils::IteratorType::reduction, utils::IteratorType::parallel},
             [&](OpBuilder &nb, Location l, ValueRange args) {
               Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
               linalg::YieldOp::create(nb, l, add(nb, l, prod, args[2]));
             })
             .getResult(0);
-    rewriter.replaceOp(op, out);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getType(), out, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+        ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(c), uDims[2],
+                               uDims[3]});
     return success();
   }
 };

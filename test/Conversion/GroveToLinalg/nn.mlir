@@ -414,31 +414,34 @@ func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
 // -----
 
 // Radix 2, cardinality 2, C = 4, I = 8, U = 2 x 8 x 3 x 3. U is viewed as
-// B x R x C x H x W (expand_shape, no copy) and read by exactly two
-// linalg.generics that index the radix as a loop: the pooled sum (b, c
-// parallel; r, h, w reduced) and the weighted sum (loops b, c, r, h, w: r
-// reduced outside the image loops, so the innermost loop runs along a row;
-// multiply and add in one body). In between: the mean (1 / (H·W)),
-// the grouped FCs as batch matmuls over the groups, BN, ReLU, the rSoftMax.
+// B x R x C x (H·W) (expand_shape + collapse_shape, no copy) and read by
+// exactly two linalg.generics that index the radix as a loop: the pooled sum
+// (b, c parallel; r, s reduced) and the weighted sum (loops b, c, r, s: r
+// reduced outside the image loop, so the innermost loop runs along the
+// image; multiply and add in one body), whose B x C x (H·W) result is viewed
+// back as B x C x H x W. In between: the mean (1 / (H·W)), the grouped FCs
+// as batch matmuls over the groups, BN, ReLU, the rSoftMax.
 // CHECK-LABEL: func.func @split_attention
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<2x8x3x3xf32>,
 // CHECK: %[[U5:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 3, 3]
+// CHECK: %[[U4:.*]] = tensor.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x2x4x3x3xf32> into tensor<2x2x4x9xf32>
 // CHECK-NOT: %[[U]]{{[^_0-9]}}
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[U5]] : tensor<2x2x4x3x3xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[U4]] : tensor<2x2x4x9xf32>) outs(%{{.*}} : tensor<2x4xf32>)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: arith.addf
-// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK-NOT: %[[U4]]{{[^_0-9]}}
 // CHECK: linalg.batch_matmul
-// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK-NOT: %[[U4]]{{[^_0-9]}}
 // CHECK: linalg.batch_matmul
-// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK-NOT: %[[U4]]{{[^_0-9]}}
 // CHECK: %[[A3:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[U5]], %[[A3]] : tensor<2x2x4x3x3xf32>, tensor<2x2x4xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[U4]], %[[A3]] : tensor<2x2x4x9xf32>, tensor<2x2x4xf32>) outs(%{{.*}} : tensor<2x4x9xf32>)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: %[[P:.*]] = arith.mulf
 // CHECK-NEXT: arith.addf %[[P]],
-// CHECK-NOT: %[[U5]]{{[^_0-9]}}
-// CHECK: return
+// CHECK-NOT: %[[U4]]{{[^_0-9]}}
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[OUT]] {{\[}}[0], [1], [2, 3]] output_shape [2, 4, 3, 3] : tensor<2x4x9xf32> into tensor<2x4x3x3xf32>
+// CHECK: return %[[R]]
 func.func @split_attention(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x3x3xf32>, tensor<8x2x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x4x3x3xf32>
   return %0 : tensor<2x4x3x3xf32>
@@ -450,12 +453,13 @@ func.func @split_attention(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b
 // CHECK-LABEL: func.func @split_attention_radix1
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<2x4x3x3xf32>,
 // CHECK: %[[U5:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 1, 4, 3, 3]
-// CHECK: linalg.generic {{.*}} ins(%[[U5]] : tensor<2x1x4x3x3xf32>)
+// CHECK: %[[U4:.*]] = tensor.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x1x4x3x3xf32> into tensor<2x1x4x9xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[U4]] : tensor<2x1x4x9xf32>)
 // CHECK-NOT: linalg.softmax
 // CHECK: math.exp
 // CHECK: arith.divf
-// CHECK: linalg.generic {{.*}} ins(%[[U5]], %{{.*}} : tensor<2x1x4x3x3xf32>, tensor<2x1x4xf32>)
-// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: linalg.generic {{.*}} ins(%[[U4]], %{{.*}} : tensor<2x1x4x9xf32>, tensor<2x1x4xf32>)
+// CHECK-NOT: %[[U4]]{{[^_0-9]}}
 // CHECK: return
 func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<4x8x1x1xf32>, %b2: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 1 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x4x3x3xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
@@ -465,7 +469,7 @@ func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf
 // -----
 
 // After the whole of grove-common the function takes memrefs; U (%arg0) is
-// only viewed (expand_shape, no copy), and exactly two linalg ops read the
+// only viewed (expand_shape, collapse_shape, no copy), and exactly two linalg ops read the
 // view: the pooling reduction and the weighted sum, which writes the result
 // directly (no U-sized temporary).
 // COMMON-LABEL: func.func @_grove_model_split_attention_common
@@ -475,14 +479,16 @@ func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf
 // COMMON-NOT: linalg.conv_2d
 // COMMON: %[[U5:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U5]] :
+// COMMON: %[[U4:.*]] = memref.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]]
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
-// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x3x3xf32>
-// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
-// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U4]] :
+// COMMON-NOT: %[[U4]]{{[^_0-9]}}
+// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x9xf32>
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U4]] {{\[}}
+// COMMON-NOT: %[[U4]]{{[^_0-9]}}
 // COMMON: linalg.generic {{.*}} ins(%[[U6]], %{{[^)]*}}) outs(
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U4]]{{[^_0-9]}}
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
@@ -509,14 +515,16 @@ func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf
 // COMMON-NOT: linalg.conv_2d
 // COMMON: %[[U5:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U5]] :
+// COMMON: %[[U4:.*]] = memref.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]]
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
-// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x3x3xf32>
-// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
-// COMMON-NOT: %[[U]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U4]] :
+// COMMON-NOT: %[[U4]]{{[^_0-9]}}
+// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x9xf32>
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U4]] {{\[}}
+// COMMON-NOT: %[[U4]]{{[^_0-9]}}
 // COMMON: linalg.generic {{.*}} ins(%[[U6]], %{{[^)]*}}) outs(
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[U4]]{{[^_0-9]}}
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_primitive_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
