@@ -1,5 +1,6 @@
 # RUN: %python %s
-# Convolution, batch norm and pooling ops against PyTorch's functional ops on
+# Convolution, batch norm and pooling ops (static and dynamic image sizes,
+# ceil mode included) against PyTorch's functional ops on
 # fresh random inputs (dynamic batch). Tolerance: rtol 1e-4, atol 1e-4 ·
 # sqrt(window) for the sums over windows (f32, different summation order),
 # 1e-5 for elementwise and max pooling.
@@ -69,6 +70,17 @@ for name, kind, ins, k, st, pd, ceil, cip in POOLS:
         padding = {arr(pd)}{flags}}} : ({it}) -> {ot}
     return %0 : {ot}
   }}""")
+# Dynamic H and W (ceil mode pads by kernel - 1 at the end, enough for any
+# size): one function per kind, called on several image sizes below.
+for kind, flags in (("max", ", ceil_mode"), ("avg", ", ceil_mode"),
+                    ("avg", ", ceil_mode, count_include_pad")):
+    fname = f"dyn_{kind}" + ("_cip" if "count" in flags else "")
+    funcs.append(f"""
+  func.func @{fname}(%x: tensor<?x2x?x?xf32>) -> tensor<?x2x?x?xf32> {{
+    %0 = grove.{kind}_pool2d %x {{kernel = {arr((3, 2))}, strides = {arr((2, 2))},
+        padding = {arr((1, 0, 1, 0))}{flags}}} : (tensor<?x2x?x?xf32>) -> tensor<?x2x?x?xf32>
+    return %0 : tensor<?x2x?x?xf32>
+  }}""")
 funcs.append("""
   func.func @bn(%x: tensor<?x5x4x3xf32>, %s: tensor<5xf32>, %b: tensor<5xf32>,
                 %m: tensor<5xf32>, %v: tensor<5xf32>) -> tensor<?x5x4x3xf32> {
@@ -112,6 +124,18 @@ for n in (1, 3):
         (got,) = model.call(name, x)
         assert_close(got, ref.numpy(), 1e-5, 1e-5, f"{name} n={n}")
         checked += 1
+    for h, w in ((5, 5), (6, 7), (1, 2), (8, 3)):
+        x = r.standard_normal((n, 2, h, w)).astype(np.float32)
+        for fname, ref in (
+                ("dyn_max", F.max_pool2d(t(x), (3, 2), 2, (1, 0), ceil_mode=True)),
+                ("dyn_avg", F.avg_pool2d(t(x), (3, 2), 2, (1, 0), ceil_mode=True,
+                                         count_include_pad=False)),
+                ("dyn_avg_cip", F.avg_pool2d(t(x), (3, 2), 2, (1, 0),
+                                             ceil_mode=True,
+                                             count_include_pad=True))):
+            (got,) = model.call(fname, x)
+            assert_close(got, ref.numpy(), 1e-5, 1e-5, f"{fname} {n}x2x{h}x{w}")
+            checked += 1
     x = r.standard_normal((n, 5, 4, 3)).astype(np.float32)
     s, b, m = (r.standard_normal(5).astype(np.float32) for _ in range(3))
     v = r.uniform(0.1, 2.0, 5).astype(np.float32)

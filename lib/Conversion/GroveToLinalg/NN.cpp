@@ -101,18 +101,24 @@ windowedResultDims(OpBuilder &b, Location loc, RankedTensorType resultType,
   return dims;
 }
 
-/// Extra high padding so that every (ceil-mode) window of a static input
-/// lies inside the padded tensor.
+/// Extra high padding so that every (ceil-mode) window lies inside the
+/// padded tensor: exactly what a static size needs; for a dynamic one in
+/// ceil mode, window - 1, the most a last window that starts inside the
+/// input or the leading padding can overhang (the excess is never read).
 SmallVector<int64_t> windowedHighPadding(RankedTensorType inType,
                                          RankedTensorType resultType,
                                          ArrayRef<int64_t> window,
                                          ArrayRef<int64_t> strides,
-                                         ArrayRef<int64_t> padding) {
+                                         ArrayRef<int64_t> padding,
+                                         bool ceilMode) {
   SmallVector<int64_t> high = {padding[2], padding[3]};
   for (int i = 0; i < 2; ++i) {
     int64_t in = inType.getDimSize(2 + i), out = resultType.getDimSize(2 + i);
-    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out)) {
+      if (ceilMode)
+        high[i] = std::max(high[i], window[i] - 1);
       continue;
+    }
     int64_t need = (out - 1) * strides[i] + window[i] - (in + padding[i]);
     high[i] = std::max(high[i], need);
   }
@@ -437,13 +443,12 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     Type elt = resultType.getElementType();
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pad = op.getPadding();
-    if (op.getCeilMode() && (inType.isDynamicDim(2) || inType.isDynamicDim(3)))
-      return rewriter.notifyMatchFailure(op, "ceil_mode needs static H, W");
     SmallVector<OpFoldResult> dims =
         windowedResultDims(rewriter, loc, resultType, adaptor.getInput(),
                            kernel, strides, pad, op.getCeilMode());
     SmallVector<int64_t> high =
-        windowedHighPadding(inType, resultType, kernel, strides, pad);
+        windowedHighPadding(inType, resultType, kernel, strides, pad,
+                            op.getCeilMode());
     auto floatType = cast<FloatType>(elt);
     Value padValue =
         isMax ? arith::ConstantOp::create(

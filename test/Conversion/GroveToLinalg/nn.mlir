@@ -241,6 +241,23 @@ func.func @max_pool2d_ceil_mode(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32> 
 
 // -----
 
+// ceil_mode with dynamic H and W: the output sizes are computed at run time
+// (PyTorch's rule: one more window when it starts inside the input or the
+// leading padding), and the high padding is kernel - 1 (3 - 1 rows, 2 - 1
+// columns here), the most such a last window can overhang; the excess is
+// never read.
+// CHECK-LABEL: func.func @max_pool2d_ceil_mode_dynamic
+// CHECK: arith.cmpi uge
+// CHECK: arith.select
+// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 0] high[0, 0, 2, 1]
+// CHECK: linalg.pooling_nchw_max
+func.func @max_pool2d_ceil_mode_dynamic(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
+  %0 = grove.max_pool2d %x {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>, ceil_mode} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+  return %0 : tensor<1x2x?x?xf32>
+}
+
+// -----
+
 // ceil_mode whose windows all fit: no padding at all.
 // CHECK-LABEL: func.func @max_pool2d_ceil_mode_exact
 // CHECK-NOT: tensor.pad
