@@ -23,7 +23,14 @@ echo "test: gtest (runtime)"
 OMP_NUM_THREADS=1 "$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
   --gtest_output="xml:$RESULTS/gtest.xml" || status=1
 
-reports=("$RESULTS/lit.xml" "$RESULTS/gtest.xml")
+# The thread-team service once more on two threads, where its split of a
+# range over the team can be checked (on one thread those cases skip).
+echo "test: gtest (runtime thread team, 2 OpenMP threads)"
+OMP_NUM_THREADS=2 "$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
+  --gtest_filter='ParallelFor*' \
+  --gtest_output="xml:$RESULTS/gtest-threads.xml" || status=1
+
+reports=("$RESULTS/lit.xml" "$RESULTS/gtest.xml" "$RESULTS/gtest-threads.xml")
 if [[ -x "$BUILD/unittests/grove-runtime-cuda-tests" ]]; then
   echo "test: gtest (CUDA runtime; GPU cases SKIPPED where no GPU)"
   "$BUILD/unittests/grove-runtime-cuda-tests" --gtest_brief=1 \
