@@ -2,9 +2,11 @@
 
 #include "grove/Target/HostCodegen.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/SystemLibraries.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ArchiveWriter.h"
@@ -72,6 +74,45 @@ mlir::grove::createHostTargetMachine(const HostCodegenOptions &options,
   return tm;
 }
 
+/// LLVM's default pipeline at `optLevel` (what MLIR's
+/// makeOptimizingTransformer runs), plus glibc's vector math library where
+/// the target has AVX2: the loop vectorizer then calls libmvec's
+/// `_ZGV*_expf` & co. instead of scalarising every exp, tanh and log (a
+/// softmax or sigmoid loop). libmvec comes with libm: `-lm` links it.
+static void optimize(llvm::Module &module, llvm::TargetMachine &tm,
+                     unsigned optLevel) {
+  llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = tuning.LoopInterleaving = optLevel > 0;
+  tuning.LoopVectorization = tuning.SLPVectorization = optLevel > 0;
+  llvm::PassBuilder builder(&tm, tuning);
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  // Registered first, so the builder's default registration is skipped.
+  llvm::TargetLibraryInfoImpl libraryInfo(tm.getTargetTriple());
+  const llvm::MCSubtargetInfo *subtarget = tm.getMCSubtargetInfo();
+  if (tm.getTargetTriple().isX86() && tm.getTargetTriple().isOSLinux() &&
+      subtarget && subtarget->checkFeatures("+avx2"))
+    libraryInfo.addVectorizableFunctionsFromVecLib(
+        llvm::VectorLibrary::LIBMVEC, tm.getTargetTriple());
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                    : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, mam);
+}
+
 std::unique_ptr<llvm::Module>
 mlir::grove::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
                                   llvm::TargetMachine &tm, unsigned optLevel) {
@@ -83,15 +124,7 @@ mlir::grove::translateAndOptimize(ModuleOp module, llvm::LLVMContext &ctx,
   }
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
-  auto transformer =
-      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, &tm);
-  if (llvm::Error err = transformer(llvmModule.get())) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    os << err;
-    module.emitError("LLVM optimisation failed: ") << msg;
-    return nullptr;
-  }
+  optimize(*llvmModule, tm, optLevel);
   return llvmModule;
 }
 
