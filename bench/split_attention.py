@@ -39,13 +39,11 @@ sys.path.insert(0, str(ROOT / "test" / "Integration"))
 os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
 os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
 from grove_testing import Model  # noqa: E402
+from run import GLIBC_TUNABLES  # noqa: E402  (bench/run.py: one definition)
 
 # toolchain.md: without these glibc maps and unmaps big buffers on every call
 # and OpenBLAS's threads fight OpenMP's.
-BENCH_ENV = {
-    "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold="
-                      "33554432:glibc.malloc.trim_threshold=4294967296",
-    "OPENBLAS_NUM_THREADS": "1"}
+BENCH_ENV = {"GLIBC_TUNABLES": GLIBC_TUNABLES, "OPENBLAS_NUM_THREADS": "1"}
 if any(os.environ.get(k) != v for k, v in BENCH_ENV.items()):
     os.execve(sys.executable, [sys.executable] + sys.argv,
               {**os.environ, **BENCH_ENV})

@@ -310,14 +310,20 @@ class Model:
         self._check(self.lib.grove_context_load_weights(self.ctx,
                                                         path.encode()))
 
-    def call(self, entry, *arrays, num_outputs=1):
-        """Calls `entry`; returns the outputs as numpy arrays (copies)."""
-        self._stop_if_compile_only()
+    def _arguments(self, arrays, num_outputs):
+        """grove_invoke's input descriptors (and what keeps their data alive)
+        and room for its outputs."""
         keep = []
         tensors = [dltensor(a, keep, self.device) for a in arrays]
         ins = (ctypes.POINTER(DLTensor) * max(len(tensors), 1))(
             *[ctypes.pointer(t) for t in tensors])
         outs = (ctypes.POINTER(DLManagedTensor) * max(num_outputs, 1))()
+        return keep, tensors, ins, outs
+
+    def call(self, entry, *arrays, num_outputs=1):
+        """Calls `entry`; returns the outputs as numpy arrays (copies)."""
+        self._stop_if_compile_only()
+        keep, tensors, ins, outs = self._arguments(arrays, num_outputs)
         self._check(self.lib.grove_invoke(self.ctx, entry.encode(), ins,
                                           len(tensors), outs, num_outputs))
         if self.device and self.asynchronous:
@@ -351,11 +357,7 @@ class Model:
         application's grove_invoke costs, not a conversion to numpy. Check
         results with call()."""
         self._stop_if_compile_only()
-        keep = []
-        tensors = [dltensor(a, keep, self.device) for a in arrays]
-        ins = (ctypes.POINTER(DLTensor) * max(len(tensors), 1))(
-            *[ctypes.pointer(t) for t in tensors])
-        outs = (ctypes.POINTER(DLManagedTensor) * max(num_outputs, 1))()
+        keep, tensors, ins, outs = self._arguments(arrays, num_outputs)
         invoke, name, count = self.lib.grove_invoke, entry.encode(), len(tensors)
 
         def run():

@@ -14,16 +14,19 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <type_traits>
+
 namespace mlir::grove {
 
-/// The private declaration of runtime service `name` with `type`, added at
-/// the end of `module` when absent. Fails, with a diagnostic, when a symbol
-/// of that name exists with another type or kind.
-inline FailureOr<func::FuncOp>
-getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
-                            FunctionType type) {
+/// The declaration of runtime service `name` with `type`, added at the end
+/// of `module` when absent: a private func.func, or in the LLVM dialect an
+/// external llvm.func. Fails, with a diagnostic, when a symbol of that name
+/// exists with another type or kind.
+template <typename FnOp, typename FnType>
+FailureOr<FnOp> getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
+                                            FnType type) {
   if (Operation *existing = module.lookupSymbol(name)) {
-    auto fn = dyn_cast<func::FuncOp>(existing);
+    auto fn = dyn_cast<FnOp>(existing);
     if (fn && fn.getFunctionType() == type)
       return fn;
     existing->emitError("symbol @")
@@ -31,9 +34,22 @@ getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
     return failure();
   }
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
-  fn.setPrivate();
+  auto fn = FnOp::create(b, module.getLoc(), name, type);
+  if constexpr (std::is_same_v<FnOp, func::FuncOp>)
+    fn.setPrivate();
   return fn;
+}
+
+inline FailureOr<func::FuncOp>
+getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
+                            FunctionType type) {
+  return getOrDeclareRuntimeFunction<func::FuncOp>(module, name, type);
+}
+
+inline FailureOr<LLVM::LLVMFuncOp>
+getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
+                            LLVM::LLVMFunctionType type) {
+  return getOrDeclareRuntimeFunction<LLVM::LLVMFuncOp>(module, name, type);
 }
 
 /// An internal constant global holding `value` NUL-terminated, the form in

@@ -173,11 +173,11 @@ struct GroveEmitEntryPointsPass
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i32 = b.getI32Type();
 
-    auto invoke = module.lookupSymbol<LLVM::LLVMFuncOp>("grove_rt_invoke");
-    if (!invoke)
-      invoke = LLVM::LLVMFuncOp::create(
-          b, loc, "grove_rt_invoke",
-          LLVM::LLVMFunctionType::get(i32, {ptr, ptr, i32, ptr}));
+    FailureOr<LLVM::LLVMFuncOp> invoke = getOrDeclareRuntimeFunction(
+        module, "grove_rt_invoke",
+        LLVM::LLVMFunctionType::get(i32, {ptr, ptr, i32, ptr}));
+    if (failed(invoke))
+      return signalPassFailure();
 
     SmallVector<LLVM::LLVMFuncOp> packed;
     for (const Entry &e : entries)
@@ -225,7 +225,7 @@ struct GroveEmitEntryPointsPass
     }
 
     for (const Entry &e : entries)
-      createTyped(b, loc, prefix + "_" + e.name, e, invoke, model);
+      createTyped(b, loc, prefix + "_" + e.name, e, *invoke, model);
 
     // The ABI attributes have been consumed; LLVM IR has no use for them.
     for (StringRef attr : {kDescriptorAttr, kModuleNameAttr, kNumParamsAttr})

@@ -637,9 +637,9 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 };
 
 /// grove.split_attention reads U exactly twice, each time in one
-/// linalg.generic that indexes the radix splits directly (channel r·C + c):
-/// the pooled sum (reduction over r, h, w) and the weighted sum (reduction
-/// over r). The small attention MLP in between is written as grove ops on
+/// linalg.generic on a B x R x C x (H·W) view of it that indexes the radix
+/// splits directly (channel r·C + c): the pooled sum (reduction over r and
+/// the image) and the weighted sum (reduction over r). The small attention MLP in between is written as grove ops on
 /// B x C vectors (grouped 1x1 convolutions as batched matmuls over the
 /// groups), which the dialect conversion then lowers with the other
 /// patterns.

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostLoops.h"
 #include "grove/Conversion/Passes.h"
+#include "grove/Conversion/RuntimeCalls.h"
 
 #include "mlir/IR/SymbolTable.h"
 
@@ -20,7 +22,7 @@ namespace mlir::grove {
 using namespace mlir;
 
 namespace {
-constexpr StringLiteral kBodyAttr = "grove.parallel_body";
+using grove::kParallelBodyAttr;
 constexpr StringLiteral kParallelFor = "grove_rt_parallel_for";
 
 struct GroveDispatchParallelCallsPass
@@ -35,7 +37,7 @@ struct GroveDispatchParallelCallsPass
       if (!callee)
         return;
       auto body = symbols.lookup<LLVM::LLVMFuncOp>(*callee);
-      if (body && body->hasAttr(kBodyAttr))
+      if (body && body->hasAttr(kParallelBodyAttr))
         calls.push_back({call, body});
     });
     if (calls.empty())
@@ -47,26 +49,16 @@ struct GroveDispatchParallelCallsPass
     auto voidType = LLVM::LLVMVoidType::get(ctx);
     auto runtimeType = LLVM::LLVMFunctionType::get(
         voidType, {ptrType, ptrType, i64, i64, i64});
-    LLVM::LLVMFuncOp runtimeFn;
-    if (Operation *existing = symbols.lookup(kParallelFor)) {
-      runtimeFn = dyn_cast<LLVM::LLVMFuncOp>(existing);
-      if (!runtimeFn || runtimeFn.getFunctionType() != runtimeType) {
-        existing->emitError("symbol @")
-            << kParallelFor << " is reserved for the runtime service of type "
-            << runtimeType;
-        return signalPassFailure();
-      }
-    } else {
-      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-      runtimeFn = LLVM::LLVMFuncOp::create(mb, module.getLoc(), kParallelFor,
-                                           runtimeType);
-    }
+    FailureOr<LLVM::LLVMFuncOp> runtimeFn =
+        grove::getOrDeclareRuntimeFunction(module, kParallelFor, runtimeType);
+    if (failed(runtimeFn))
+      return signalPassFailure();
 
     DenseMap<Operation *, LLVM::LLVMFuncOp> thunks;
     for (auto [call, body] : calls) {
       Location loc = call.getLoc();
       auto bodyType = body.getFunctionType();
-      auto work = dyn_cast<IntegerAttr>(body->getAttr(kBodyAttr));
+      auto work = dyn_cast<IntegerAttr>(body->getAttr(kParallelBodyAttr));
       auto rangeType = bodyType.getNumParams() >= 2
                            ? dyn_cast<IntegerType>(bodyType.getParams()[0])
                            : IntegerType();
@@ -112,14 +104,14 @@ struct GroveDispatchParallelCallsPass
         lo = LLVM::SExtOp::create(b, loc, i64, lo);
         hi = LLVM::SExtOp::create(b, loc, i64, hi);
       }
-      LLVM::CallOp::create(b, loc, runtimeFn,
+      LLVM::CallOp::create(b, loc, *runtimeFn,
                            ValueRange{thunkPtr, context, lo, hi, workValue});
       call.erase();
     }
     // The marker has served its purpose; the module leaves the pass as
     // plain LLVM dialect.
     for (auto [call, body] : calls)
-      body->removeAttr(kBodyAttr);
+      body->removeAttr(kParallelBodyAttr);
   }
 
   /// `void <body>__thunk(ptr ctx, i64 lo, i64 hi)`: loads the captures and

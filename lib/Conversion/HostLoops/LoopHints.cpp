@@ -5,23 +5,24 @@
 // code that nothing vectorizes afterwards. And the vectorizer gives up on a
 // memref loop whose addresses it cannot bound for run-time alias checks
 // ("cannot identify array bounds"), which is most of them. Linalg knows
-// better: the iterations of a parallel dimension are independent. These two
-// passes carry that to LLVM as loop metadata: unroll disabled, and for
-// parallel loops an access group listed in llvm.loop.parallel_accesses.
+// better: the iterations of a parallel dimension are independent, and a
+// reduction's output aliases none of its inputs. These two passes carry that
+// to LLVM: accumulators become loop-carried values, and loop metadata says
+// unroll disabled and, for parallel loops, lists an access group in
+// llvm.loop.parallel_accesses.
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostLoops.h"
 #include "grove/Conversion/Passes.h"
 
 #include "mlir/Analysis/CFGLoopInfo.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEHOSTLOOPHINTS
@@ -76,13 +77,8 @@ bool writesDisjointElements(scf::ParallelOp loop) {
 /// Whether an innermost loop over [lb, ub) by step is long enough to keep
 /// rolled (unknown counts are).
 bool worthVectorizing(Value lb, Value ub, Value step, int64_t minTripCount) {
-  std::optional<int64_t> l = getConstantIntValue(lb);
-  std::optional<int64_t> u = getConstantIntValue(ub);
-  std::optional<int64_t> s = getConstantIntValue(step);
-  if (!l || !u || !s || *s <= 0)
-    return true;
-  return static_cast<int64_t>(llvm::divideCeil(std::max<int64_t>(*u - *l, 0),
-                                               *s)) >= minTripCount;
+  std::optional<int64_t> trips = grove::constantTripCount(lb, ub, step);
+  return !trips || *trips >= minTripCount;
 }
 
 /// Rewrites `loop` as nested scf.for loops, the innermost annotated (when
@@ -108,14 +104,13 @@ void toAnnotatedFors(scf::ParallelOp loop,
 
 /// The buffer `memref` views, as far as this function shows.
 Value viewRoot(Value memref) {
-  while (true) {
-    if (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-      memref = view.getViewSource();
-    else if (auto transpose = memref.getDefiningOp<memref::TransposeOp>())
-      memref = transpose.getIn();
-    else
-      return memref;
+  while (Operation *def = memref.getDefiningOp()) {
+    Value source = grove::getViewedMemRef(def);
+    if (!source)
+      break;
+    memref = source;
   }
+  return memref;
 }
 
 /// The single store of `loop` whose accumulator can live in a register:
@@ -224,18 +219,16 @@ struct GroveHostLoopHintsPass
         parallel.push_back(loop);
     });
     for (scf::ParallelOp loop : parallel) {
-      // Short rows (a 7-wide image) are better fully unrolled.
+      // Short rows (a 7-wide image) are better fully unrolled: no annotation.
       LLVM::LoopAnnotationAttr annotation;
-      if (!worthVectorizing(loop.getLowerBound().back(),
-                            loop.getUpperBound().back(), loop.getStep().back(),
-                            minTripCount)) {
-      } else if (writesDisjointElements(loop)) {
-        auto group = LLVM::AccessGroupAttr::get(
-            ctx, DistinctAttr::create(UnitAttr::get(ctx)));
-        annotation = makeAnnotation(ctx, group);
-      } else {
-        annotation = unrollOnly;
-      }
+      if (worthVectorizing(loop.getLowerBound().back(),
+                           loop.getUpperBound().back(), loop.getStep().back(),
+                           minTripCount))
+        annotation = writesDisjointElements(loop)
+                         ? makeAnnotation(ctx, LLVM::AccessGroupAttr::get(
+                                                   ctx, DistinctAttr::create(
+                                                            UnitAttr::get(ctx))))
+                         : unrollOnly;
       toAnnotatedFors(loop, annotation);
     }
 

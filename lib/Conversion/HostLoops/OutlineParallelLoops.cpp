@@ -9,14 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostLoops.h"
 #include "grove/Conversion/Passes.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -32,22 +31,13 @@ namespace {
 /// share out, so the innermost one is distributed as well.
 constexpr int64_t kMinOuterIterations = 8;
 
-std::optional<int64_t> tripCount(Value lb, Value ub, Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lb);
-  std::optional<int64_t> u = getConstantIntValue(ub);
-  std::optional<int64_t> s = getConstantIntValue(step);
-  if (!l || !u || !s || *s <= 0)
-    return std::nullopt;
-  return llvm::divideCeil(std::max<int64_t>(*u - *l, 0), *s);
-}
-
 /// Product of the constant trip counts of dimensions [begin, end) of `loop`;
 /// nullopt if any is unknown. Saturates instead of overflowing.
 std::optional<int64_t> dimsProduct(scf::ParallelOp loop, unsigned begin,
                                    unsigned end) {
   int64_t product = 1;
   for (unsigned d = begin; d < end; ++d) {
-    std::optional<int64_t> n = tripCount(loop.getLowerBound()[d],
+    std::optional<int64_t> n = grove::constantTripCount(loop.getLowerBound()[d],
                                          loop.getUpperBound()[d],
                                          loop.getStep()[d]);
     if (!n)
@@ -67,7 +57,7 @@ std::optional<int64_t> bodyWork(scf::ParallelOp loop) {
   loop.getBody()->walk([&](Operation *op) {
     std::optional<int64_t> n = 1;
     if (auto f = dyn_cast<scf::ForOp>(op))
-      n = tripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
+      n = grove::constantTripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
     else if (auto p = dyn_cast<scf::ParallelOp>(op))
       n = dimsProduct(p, 0, p.getNumLoops());
     if (!n) {
@@ -95,7 +85,7 @@ struct GroveOutlineParallelLoopsPass
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      if (func.isExternal() || func->hasAttr("grove.parallel_body"))
+      if (func.isExternal() || func->hasAttr(grove::kParallelBodyAttr))
         continue;
       SmallVector<scf::ParallelOp> loops;
       func.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
@@ -178,8 +168,7 @@ struct GroveOutlineParallelLoopsPass
       Operation *def = v.getDefiningOp();
       bool constant = def && def->getNumOperands() == 0 &&
                       def->hasTrait<OpTrait::ConstantLike>();
-      bool view = def && isa<ViewLikeOpInterface, memref::TransposeOp>(def) &&
-                  isMemoryEffectFree(def);
+      bool view = def && grove::getViewedMemRef(def) && isMemoryEffectFree(def);
       if (!def || def->getNumRegions() != 0 || (!constant && !view)) {
         args.insert(v);
         return;
@@ -203,7 +192,7 @@ struct GroveOutlineParallelLoopsPass
     auto fn = func::FuncOp::create(mb, loc, name,
                                    FunctionType::get(ctx, argTypes, {}));
     fn.setPrivate();
-    fn->setAttr("grove.parallel_body", mb.getI64IntegerAttr(perIteration));
+    fn->setAttr(grove::kParallelBodyAttr, mb.getI64IntegerAttr(perIteration));
     symbols.insert(fn); // renames on a clash
 
     Block *entry = fn.addEntryBlock();

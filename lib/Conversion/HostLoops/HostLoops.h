@@ -1,0 +1,52 @@
+//===- HostLoops.h - Shared by the host loop passes -------------*- C++ -*-===//
+//
+// What grove-outline-parallel-loops, grove-host-loop-hints and
+// grove-dispatch-parallel-calls agree on: the marker of range functions, what
+// counts as a loop's constant trip count, and what counts as a view.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_LIB_CONVERSION_HOSTLOOPS_HOSTLOOPS_H
+#define GROVE_LIB_CONVERSION_HOSTLOOPS_HOSTLOOPS_H
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace mlir::grove {
+
+/// Marks a range function `(lo, hi, captures...)`; its value is the constant
+/// work of one iteration, 0 when unknown.
+constexpr StringLiteral kParallelBodyAttr = "grove.parallel_body";
+
+/// Iterations of a loop over [lb, ub) by step, when all three are constants
+/// and the step is positive.
+inline std::optional<int64_t> constantTripCount(Value lb, Value ub,
+                                                Value step) {
+  std::optional<int64_t> l = getConstantIntValue(lb);
+  std::optional<int64_t> u = getConstantIntValue(ub);
+  std::optional<int64_t> s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0)
+    return std::nullopt;
+  return static_cast<int64_t>(
+      llvm::divideCeil(std::max<int64_t>(*u - *l, 0), *s));
+}
+
+/// The memref `op` views without copying (a subview, reshape, cast or
+/// transpose), or null when `op` is not such a view.
+inline Value getViewedMemRef(Operation *op) {
+  if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+    return view.getViewSource();
+  // memref.transpose is a view, but not a ViewLikeOpInterface.
+  if (auto transpose = dyn_cast<memref::TransposeOp>(op))
+    return transpose.getIn();
+  return nullptr;
+}
+
+} // namespace mlir::grove
+
+#endif // GROVE_LIB_CONVERSION_HOSTLOOPS_HOSTLOOPS_H
