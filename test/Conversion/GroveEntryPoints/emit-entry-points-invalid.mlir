@@ -88,3 +88,12 @@ module @duplicate attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0
     llvm.return
   }
 }
+
+// -----
+
+// The runtime entry the typed functions call is reserved: a symbol of that
+// name with another type is reported, not called with the wrong signature.
+module @reserved_invoke attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+  // expected-error @+1 {{symbol @grove_rt_invoke is reserved for the runtime service of type '!llvm.func<i32 (ptr, ptr, i32, ptr)>'}}
+  llvm.func @grove_rt_invoke(i32) -> i32
+}
