@@ -68,9 +68,10 @@
 // HOST: llvm.return %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 
 // probs: one stream for the whole function, one kernel per linalg op (the
-// softmax's max is shared with the row maximum by CSE): fill, max
-// reduction (one thread per row), exp, fill, sum reduction, divide. The
-// sum is a temporary: freed; max and probabilities are returned.
+// softmax's max is shared with the row maximum by CSE; each reduction's
+// initial fill is folded into its kernel): max reduction (one thread per
+// row), exp, sum reduction, divide. The sum is a temporary: freed; max and
+// probabilities are returned.
 // HOST-LABEL: llvm.func internal @_grove_mlp_probs(
 // HOST: %[[S:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
 // HOST-NEXT: llvm.getelementptr
@@ -82,17 +83,13 @@
 // HOST: %[[ROWS:.*]] = llvm.select
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
 // HOST-SAME: %[[MAX]] : !llvm.ptr
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_1::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
-// HOST-SAME: %[[MAX]] : !llvm.ptr
 // HOST: %[[E:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
 // HOST: %[[ELEMS:.*]] = llvm.select
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_2::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
-// HOST-SAME: %[[E]] : !llvm.ptr
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_3::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
-// HOST-SAME: %[[SUM]] : !llvm.ptr
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_4::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
-// HOST-SAME: %[[SUM]] : !llvm.ptr, %[[SUM]] : !llvm.ptr, {{.*}} %[[E]] : !llvm.ptr
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_5::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_1::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
+// HOST-SAME: %[[MAX]] : !llvm.ptr, {{.*}} %[[E]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_2::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-SAME: %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_3::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
 // HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[SUM]], %[[S]])
 // HOST-NOT: @mgpuMemFree
@@ -106,11 +103,11 @@
 // HOST-SAME: \0Aentry forward 1 1\0A
 // HOST-SAME: \0Aentry probs 1 2\0A
 
-// Eight kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
+// Six kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
 // section grove-fatbin and the runtime look for; no PTX text, no GPU
 // module left.
 // FATBIN-NOT: gpu.module
-// FATBIN-COUNT-8: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
+// FATBIN-COUNT-6: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
 // FATBIN-NOT: gpu.binary
 // FATBIN-NOT: assembly =
 // FATBIN-NOT: gpu.module
@@ -155,29 +152,20 @@
 // PTX: st.global.b32
 // PTX: ret;
 
-// The fills: a store per element, no load (the load of the output that
-// convert-linalg-to-gpu-launch emits first is dead: the body only yields
-// the fill value).
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel [
-// PTX: .target sm_90
-// PTX: @%p{{[0-9]+}} bra
-// PTX-NOT: ld.global
-// PTX: st.global.b32 [%rd{{[0-9]+}}], -8388608;
-// PTX-NEXT: $L__BB0_{{[0-9]+}}:
-// PTX-NEXT: ret;
-
 // The row maximum: sequential inside the thread, the accumulator in a
-// register: the row's start value (the fill's -inf) is loaded once, the
-// row length (10) is a constant in the kernel, so the loop is fully
-// unrolled: ten maxima, no branch back, and no store until the one store of
-// the last maximum to the address the start value came from, right before
-// the exit.
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_1 [
+// register, starting from the fill's -inf (the fill is folded into the
+// kernel: no fill kernel, and no load of the output). The row length (10)
+// is a constant in the kernel, so the loop is fully unrolled: the ten
+// loads and maxima (max(-inf, x) folds: nine of them), no branch back, and
+// one store of the last maximum right before the exit.
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel [
 // PTX: .target sm_90
 // PTX: %ctaid.x
 // PTX: @%p{{[0-9]+}} bra $L__BB0_[[EXIT:[0-9]+]];
-// PTX-NOT: st.global
-// PTX: ld.global.b32 %r{{[0-9]+}}, [%rd[[ACC:[0-9]+]]];
+// PTX-NOT: {{st\.global|bra}}
+// PTX: ld.global.b32
+// PTX-NEXT: ld.global.b32
+// PTX-NEXT: max.NaN.f32
 // PTX-NOT: {{st\.global|bra}}
 // PTX: max.NaN.f32
 // PTX-NOT: {{st\.global|bra}}
@@ -194,16 +182,15 @@
 // PTX: max.NaN.f32
 // PTX-NOT: {{st\.global|bra}}
 // PTX: max.NaN.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: max.NaN.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: max.NaN.f32 %r[[LAST:[0-9]+]],
-// PTX-NEXT: st.global.b32 [%rd[[ACC]]], %r[[LAST]];
+// PTX-SAME: %r[[LAST:[0-9]+]],
+// PTX-NEXT: shl.b64
+// PTX-NEXT: add.s64 %rd[[OUT:[0-9]+]],
+// PTX-NEXT: st.global.b32 [%rd[[OUT]]], %r[[LAST]];
 // PTX-NEXT: $L__BB0_[[EXIT]]:
 // PTX-NEXT: ret;
 
 // exp is lowered in the kernel (libdevice), not called.
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_2 [
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_1 [
 // PTX-NOT: call
 // PTX: sub.rn.f32
 // PTX: ex2.approx
@@ -211,13 +198,14 @@
 // PTX: st.global.b32
 // PTX: ret;
 
-// The row sum: the same, with adds.
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_4 [
+// The row sum: the same, with adds from the fill's 0 (x + 0.0 does not
+// fold: -0.0).
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_2 [
 // PTX: .target sm_90
 // PTX: %ctaid.x
 // PTX: @%p{{[0-9]+}} bra $L__BB0_[[EXIT:[0-9]+]];
-// PTX-NOT: st.global
-// PTX: ld.global.b32 %r{{[0-9]+}}, [%rd[[ACC:[0-9]+]]];
+// PTX-NOT: {{st\.global|bra}}
+// PTX: add.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000;
 // PTX-NOT: {{st\.global|bra}}
 // PTX: add.rn.f32
 // PTX-NOT: {{st\.global|bra}}
@@ -236,13 +224,14 @@
 // PTX: add.rn.f32
 // PTX-NOT: {{st\.global|bra}}
 // PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32 %r[[LAST:[0-9]+]],
-// PTX-NEXT: st.global.b32 [%rd[[ACC]]], %r[[LAST]];
+// PTX-SAME: %r[[LAST:[0-9]+]],
+// PTX-NEXT: shl.b64
+// PTX-NEXT: add.s64 %rd[[OUT:[0-9]+]],
+// PTX-NEXT: st.global.b32 [%rd[[OUT]]], %r[[LAST]];
 // PTX-NEXT: $L__BB0_[[EXIT]]:
 // PTX-NEXT: ret;
 
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_5 [
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_3 [
 // PTX: div.rn.f32
 // PTX: ret;
 
@@ -270,7 +259,7 @@
 // The chip option reaches the NVVM target of every kernel module and ptxas'
 // target.
 // SM80-NOT: sm_90
-// SM80-COUNT-8: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// SM80-COUNT-6: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 // SM80-NOT: sm_90
 // SM80: .target sm_80
 // SM80-NOT: sm_90

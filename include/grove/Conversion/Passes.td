@@ -104,7 +104,10 @@ def ConvertLinalgToGPULaunch
     (`affine.delinearize_index` of the global id), consecutive threads on
     consecutive innermost indices (coalesced). Reductions are an `scf.for`
     nest inside the thread whose `iter_args` carry the outputs (loaded once,
-    stored once). Ops with no parallel loop run on a single thread. An
+    stored once). A `linalg.fill` of a fresh buffer that such a kernel
+    then writes whole, with no other use of the buffer in between, is folded
+    into it: the accumulators start from the fill's value and the fill's own
+    kernel goes. Ops with no parallel loop run on a single thread. An
     output indexed by a reduction loop, or also read as an input, takes the
     general path (`scf.parallel` from linalg, linearized the same way, the
     output read and written in memory). Upstream

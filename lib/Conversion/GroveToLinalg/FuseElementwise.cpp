@@ -25,15 +25,24 @@ namespace {
 struct GroveFuseElementwisePass
     : grove::impl::GroveFuseElementwiseBase<GroveFuseElementwisePass> {
   void runOnOperation() override {
-    // Upstream's policy (a producer used once, so nothing is recomputed)
-    // and its companion patterns, with generic consumers only.
+    // Upstream's patterns with a policy under which nothing is recomputed:
+    // the producer has one use, and for elementwise fusion the consumer (a
+    // generic) also reads each of its elements once. A consumer that
+    // broadcasts the operand (its map skips some of its loops: a per-channel
+    // BN before a small FC written as a reduction generic) would redo the
+    // producer's body at every point of the skipped loops.
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
              isa<linalg::GenericOp>(fused->getOwner());
     };
+    linalg::ControlFusionFn elementwise = [control](OpOperand *fused) {
+      return control(fused) && cast<linalg::GenericOp>(fused->getOwner())
+                                   .getMatchingIndexingMap(fused)
+                                   .isPermutation();
+    };
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, elementwise);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     linalg::populateConstantFoldLinalgOperations(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

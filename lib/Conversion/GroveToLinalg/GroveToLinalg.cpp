@@ -84,6 +84,7 @@ struct ConvertGroveToLinalgPass
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
     populateNNPatterns(patterns);
+    populateSplitAttentionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

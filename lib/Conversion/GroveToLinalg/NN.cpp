@@ -125,12 +125,6 @@ SmallVector<int64_t> windowedHighPadding(RankedTensorType inType,
   return high;
 }
 
-Value filled(OpBuilder &b, Location loc, RankedTensorType type,
-             ArrayRef<OpFoldResult> dims, Value value) {
-  Value empty = createEmpty(b, loc, type, dims);
-  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
-}
-
 /// Adds `bias[f]` along dimension 1 of `x` (rank 4).
 Value addChannelBias(OpBuilder &b, Location loc, Value x, Value bias) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -544,23 +538,6 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
   }
 };
 
-/// Sums of thousands of f16/bf16 terms keep few of their bits (a bf16 sum
-/// over 56x56 stalls far below the true value): they accumulate in f32.
-Type getAccumulatorType(Type elt) {
-  return cast<FloatType>(elt).getWidth() < 32
-             ? Float32Type::get(elt.getContext())
-             : elt;
-}
-
-Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
-}
-
 struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -643,181 +620,10 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 /// B x C vectors (grouped 1x1 convolutions as batched matmuls over the
 /// groups), which the dialect conversion then lowers with the other
 /// patterns.
-struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SplitAttentionOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value u = adaptor.getInput();
-    auto inType = cast<RankedTensorType>(u.getType());
-    Type elt = inType.getElementType();
-    int64_t b = inType.getDimSize(0);
-    int64_t r = op.getRadixAttr().getInt(), k = op.getCardinalityAttr().getInt();
-    int64_t c = op.getChannels(), inter = op.getInterChannels();
-    SmallVector<OpFoldResult> uDims = getDims(rewriter, loc, u);
-    auto type = [&](ArrayRef<int64_t> shape) {
-      return RankedTensorType::get(shape, elt);
-    };
-    auto reshape = [&](Value v, ArrayRef<int64_t> shape) -> Value {
-      return ReshapeOp::create(rewriter, loc, type(shape), v);
-    };
-    auto transpose = [&](Value v, ArrayRef<int64_t> perm) -> Value {
-      auto t = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> shape;
-      for (int64_t p : perm)
-        shape.push_back(t.getDimSize(p));
-      return TransposeOp::create(rewriter, loc, type(shape), v,
-                                 rewriter.getDenseI64ArrayAttr(perm));
-    };
-    // A grouped 1x1 convolution on B x (G·In) vectors: per group g,
-    // x_g (B x In) @ W_g^T with W (G·Out) x In x 1 x 1.
-    auto groupedFc = [&](Value x, Value weight, Value bias, int64_t in,
-                         int64_t out) -> Value {
-      Value xg = transpose(reshape(x, {b, k, in / k}), {1, 0, 2});
-      Value wg = reshape(weight, {k, out / k, in / k});
-      Value y = MatmulOp::create(rewriter, loc, type({k, b, out / k}), xg, wg,
-                                 /*transpose_lhs=*/false,
-                                 /*transpose_rhs=*/true);
-      Value flat = reshape(transpose(y, {1, 0, 2}), {b, out});
-      return AddOp::create(rewriter, loc, type({b, out}), flat, bias);
-    };
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    Value zero = createFloat(rewriter, loc, elt, 0.0);
-    auto add = [](OpBuilder &nb, Location l, Value x, Value y) -> Value {
-      return arith::AddFOp::create(nb, l, x, y,
-                                   getReductionFastMath(nb.getContext()));
-    };
-
-    // U viewed as B x R x C x (H·W) (no copy): the splits are a dimension,
-    // and the image is one row, so the innermost loops below run over H·W
-    // contiguous elements (a 7x7 image gives the vectorizer 49, not 7).
-    int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
-    int64_t hwSize =
-        ShapedType::isDynamic(h) || ShapedType::isDynamic(w) ? ShapedType::kDynamic
-                                                             : h * w;
-    Value u5 = tensor::ExpandShapeOp::create(
-        rewriter, loc, type({b, r, c, h, w}), u,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
-        ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
-                               rewriter.getIndexAttr(c), uDims[2], uDims[3]});
-    Value u4 = tensor::CollapseShapeOp::create(
-        rewriter, loc, type({b, r, c, hwSize}), u5,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
-
-    // Pass 1 over U, loops (b, c, r, s): s[b, c] = Σ U[b, r, c, s],
-    // accumulated in f32 for f16/bf16.
-    Type acc = getAccumulatorType(elt);
-    auto pooledType = RankedTensorType::get({b, c}, acc);
-    Value pooledInit =
-        filled(rewriter, loc, pooledType, {uDims[0], rewriter.getIndexAttr(c)},
-               createFloat(rewriter, loc, acc, 0.0));
-    Value pooled =
-        linalg::GenericOp::create(
-            rewriter, loc, pooledType, ValueRange{u4}, ValueRange{pooledInit},
-            ArrayRef<AffineMap>{
-                AffineMap::get(4, 0, {d(0), d(2), d(1), d(3)}, ctx),
-                AffineMap::get(4, 0, {d(0), d(1)}, ctx)},
-            ArrayRef<utils::IteratorType>{
-                utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::reduction, utils::IteratorType::reduction},
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  nb, l, add(nb, l, castFloat(nb, l, args[0], acc), args[1]));
-            })
-            .getResult(0);
-    // The mean over H·W (the radix splits are summed, not averaged).
-    Value hw = arith::MulIOp::create(
-        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
-        getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
-    Value invHw = arith::DivFOp::create(
-        rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
-        arith::SIToFPOp::create(
-            rewriter, loc, acc,
-            arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                       hw)));
-    Value scaleInit = createEmpty(rewriter, loc, type({b, c}),
-                                  {uDims[0], rewriter.getIndexAttr(c)});
-    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-    Value s = linalg::GenericOp::create(
-                  rewriter, loc, type({b, c}), ValueRange{pooled},
-                  ValueRange{scaleInit}, ArrayRef<AffineMap>{id2, id2},
-                  SmallVector<utils::IteratorType>(
-                      2, utils::IteratorType::parallel),
-                  [&](OpBuilder &nb, Location l, ValueRange args) {
-                    Value mean = arith::MulFOp::create(nb, l, args[0], invHw);
-                    linalg::YieldOp::create(nb, l, castFloat(nb, l, mean, elt));
-                  })
-                  .getResult(0);
-
-    // The attention MLP on B x C.
-    Value z = groupedFc(s, adaptor.getFc1Weight(), adaptor.getFc1Bias(), c,
-                        inter);
-    z = BatchNormOp::create(rewriter, loc, type({b, inter}), z,
-                            adaptor.getBnScale(), adaptor.getBnBias(),
-                            adaptor.getBnMean(), adaptor.getBnVariance(),
-                            op.getEpsilonAttr());
-    z = ReluOp::create(rewriter, loc, type({b, inter}), z);
-    Value logits = groupedFc(z, adaptor.getFc2Weight(), adaptor.getFc2Bias(),
-                             inter, c * r);
-    // rSoftMax: cardinal-major (K, R, C/K) to radix-major (R, K, C/K); the
-    // weights a[b, r·C + c] of split r.
-    Value attention;
-    if (r == 1) {
-      attention = SigmoidOp::create(rewriter, loc, type({b, c}), logits);
-    } else {
-      // (B, K, R, C/K) -> (B, R, K, C/K), softmax over R, flattened.
-      Value radixMajor =
-          transpose(reshape(logits, {b, k, r, c / k}), {0, 2, 1, 3});
-      Value soft = SoftmaxOp::create(rewriter, loc, radixMajor.getType(),
-                                     radixMajor, rewriter.getI64IntegerAttr(1));
-      attention = reshape(soft, {b, r * c});
-    }
-
-    // Pass 2 over U, loops (b, c, r, s):
-    // out[b, c, s] = Σ_r a[b, r, c] · U[b, r, c, s]. The radix loop sits
-    // outside the image loop so the innermost loop runs along the image of
-    // U and of out (vectorizable); the attention's batch is U's by
-    // construction.
-    Value a3 = tensor::ExpandShapeOp::create(
-        rewriter, loc, type({b, r, c}), attention,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}},
-        ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(r),
-                               rewriter.getIndexAttr(c)});
-    auto out3Type = type({b, c, hwSize});
-    Value outInit = filled(
-        rewriter, loc, out3Type,
-        {uDims[0], rewriter.getIndexAttr(c),
-         tensor::getMixedSize(rewriter, loc, u4, 3)},
-        zero);
-    Value out =
-        linalg::GenericOp::create(
-            rewriter, loc, out3Type, ValueRange{u4, a3}, ValueRange{outInit},
-            ArrayRef<AffineMap>{
-                AffineMap::get(4, 0, {d(0), d(2), d(1), d(3)}, ctx),
-                AffineMap::get(4, 0, {d(0), d(2), d(1)}, ctx),
-                AffineMap::get(4, 0, {d(0), d(1), d(3)}, ctx)},
-            ArrayRef<utils::IteratorType>{
-                utils::IteratorType::parallel, utils::IteratorType::parallel,
-                utils::IteratorType::reduction, utils::IteratorType::parallel},
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              Value prod = arith::MulFOp::create(nb, l, args[0], args[1]);
-              linalg::YieldOp::create(nb, l, add(nb, l, prod, args[2]));
-            })
-            .getResult(0);
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, op.getType(), out, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
-        ArrayRef<OpFoldResult>{uDims[0], rewriter.getIndexAttr(c), uDims[2],
-                               uDims[3]});
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns) {
   patterns.add<Conv2DLowering, BatchNormLowering, PoolLowering<MaxPool2DOp>,
                PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
-               FlattenLowering, SplitAttentionLowering>(patterns.getContext());
+               FlattenLowering>(patterns.getContext());
 }

@@ -16,6 +16,7 @@ void populateContractionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populateNNPatterns(RewritePatternSet &patterns);
+void populateSplitAttentionPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::grove
 

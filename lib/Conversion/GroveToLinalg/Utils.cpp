@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
@@ -127,4 +128,25 @@ Value mlir::grove::createFloat(OpBuilder &b, Location loc, Type type,
                                double value) {
   return arith::ConstantOp::create(b, loc, type,
                                    b.getFloatAttr(type, value));
+}
+
+Value mlir::grove::filled(OpBuilder &b, Location loc, RankedTensorType type,
+                          ArrayRef<OpFoldResult> dims, Value value) {
+  Value empty = createEmpty(b, loc, type, dims);
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+Type mlir::grove::getAccumulatorType(Type elt) {
+  return cast<FloatType>(elt).getWidth() < 32
+             ? Float32Type::get(elt.getContext())
+             : elt;
+}
+
+Value mlir::grove::castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
 }

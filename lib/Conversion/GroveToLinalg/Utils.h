@@ -53,6 +53,19 @@ arith::FastMathFlagsAttr getReductionFastMath(MLIRContext *ctx);
 /// A float constant of `type` (scalar).
 Value createFloat(OpBuilder &b, Location loc, Type type, double value);
 
+/// `linalg.fill` of `value` into a `tensor.empty` of `type` (sizes as for
+/// createEmpty): the initial value of a reduction.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+             ArrayRef<OpFoldResult> dims, Value value);
+
+/// The type sums of `elt` accumulate in: f32 for f16/bf16, since sums of
+/// thousands of such terms keep few of their bits (a bf16 sum over 56x56
+/// stalls far below the true value); `elt` otherwise.
+Type getAccumulatorType(Type elt);
+
+/// `v` (a float scalar) extended or truncated to `to`.
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to);
+
 } // namespace mlir::grove
 
 #endif // GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H

@@ -8,7 +8,9 @@
 // stores). Reduction loops stay sequential inside the thread and carry their
 // accumulators in registers (as loop iter_args): written as loads and stores
 // of the output, LLVM could not keep them in registers, since the output
-// may alias an input as far as it knows.
+// may alias an input as far as it knows. A fill that only initialises such a
+// reduction's output (a pooled sum, a small FC) is folded into it: the
+// accumulators start from the fill's value, one kernel fewer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_CONVERTLINALGTOGPULAUNCH
@@ -125,12 +130,46 @@ LogicalResult checkNoRace(linalg::GenericOp op, unsigned numParallel) {
   return success();
 }
 
+/// The linalg.fill that initialises `init`'s buffer (an allocation of this
+/// function) for `op`, when nothing else touches the buffer between the two
+/// and `op` writes all of it (each thread stores its output point, and the
+/// output map is a projected permutation): the kernel can then start its
+/// accumulators from the fill's value, and the fill, a kernel of its own,
+/// goes.
+linalg::FillOp getFoldableFill(linalg::GenericOp op, OpOperand &init) {
+  Value buffer = init.get();
+  if (!buffer.getDefiningOp<memref::AllocOp>() ||
+      !op.getMatchingIndexingMap(&init).isProjectedPermutation())
+    return {};
+  Block *block = op->getBlock();
+  linalg::FillOp fill;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == op)
+      continue;
+    auto candidate = dyn_cast<linalg::FillOp>(user);
+    if (candidate && !fill && candidate->getBlock() == block &&
+        candidate->isBeforeInBlock(op) &&
+        candidate.getDpsInputs()[0].getType() ==
+            cast<MemRefType>(buffer.getType()).getElementType()) {
+      fill = candidate;
+      continue;
+    }
+    // Any other use (a view, a kernel, a dealloc) must come after `op`.
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor || !op->isBeforeInBlock(ancestor))
+      return {};
+  }
+  return fill;
+}
+
 /// Emits `op` (parallel loops first) as one launch: a thread per point of
 /// the parallel space, a loop nest over the reduction dimensions whose
 /// iter_args are the outputs, loads of the inputs at each point and one
-/// store per output at the end.
+/// store per output at the end. An output with a non-null `starts` entry
+/// starts from that value instead of a load.
 LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
-                         unsigned numParallel, int64_t blockSize) {
+                         unsigned numParallel, int64_t blockSize,
+                         ArrayRef<Value> starts) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> sizes;
@@ -177,9 +216,12 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   SmallVector<Value> outputIvs(ivs);
   outputIvs.resize(op.getNumLoops(), zero);
   SmallVector<Value> inits;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    inits.push_back(memref::LoadOp::create(rewriter, loc, init.get(),
-                                           access(rewriter, init, outputIvs)));
+  for (auto [init, start] : llvm::zip(op.getDpsInitsMutable(), starts))
+    inits.push_back(start ? start
+                          : memref::LoadOp::create(
+                                rewriter, loc, init.get(),
+                                access(rewriter, init, outputIvs))
+                                .getResult());
 
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned d = numParallel; d < op.getNumLoops(); ++d) {
@@ -225,7 +267,8 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
 }
 
 LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
-                              int64_t blockSize) {
+                              int64_t blockSize,
+                              llvm::DenseSet<Operation *> &folded) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("expected memref operands after bufferization");
   rewriter.setInsertionPoint(op);
@@ -257,8 +300,23 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
 
   if (failed(checkNoRace(generic, numParallel)))
     return failure();
-  if (threadOwnsOutputs(generic, numParallel))
-    return emitKernel(rewriter, generic, numParallel, blockSize);
+  if (threadOwnsOutputs(generic, numParallel)) {
+    SmallVector<Value> starts;
+    SmallVector<linalg::FillOp> fills;
+    for (OpOperand &init : generic.getDpsInitsMutable()) {
+      linalg::FillOp fill = getFoldableFill(generic, init);
+      starts.push_back(fill ? fill.getDpsInputs()[0] : Value());
+      if (fill)
+        fills.push_back(fill);
+    }
+    if (failed(emitKernel(rewriter, generic, numParallel, blockSize, starts)))
+      return failure();
+    for (linalg::FillOp fill : fills) {
+      folded.insert(fill);
+      rewriter.eraseOp(fill);
+    }
+    return success();
+  }
 
   if (numParallel == 0) {
     // Nothing to spread (a rank-0 result, or a full reduction): one thread.
@@ -300,9 +358,17 @@ struct ConvertLinalgToGPULaunchPass
       if (!op->getParentOfType<gpu::LaunchOp>())
         ops.push_back(op);
     });
+    // Fills last, so that a reduction after one can fold it
+    // (getFoldableFill); each op becomes a launch in place, so the order of
+    // conversion leaves the order of execution alone.
+    std::stable_partition(ops.begin(), ops.end(), [](linalg::LinalgOp op) {
+      return !isa<linalg::FillOp>(op);
+    });
     IRRewriter rewriter(&getContext());
+    llvm::DenseSet<Operation *> folded;
     for (linalg::LinalgOp op : ops)
-      if (failed(convertToKernel(rewriter, op, blockSize)))
+      if (!folded.contains(op) &&
+          failed(convertToKernel(rewriter, op, blockSize, folded)))
         return signalPassFailure();
   }
 };

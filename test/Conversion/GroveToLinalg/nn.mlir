@@ -1,7 +1,8 @@
 // RUN: grove-opt %s -split-input-file --convert-grove-to-linalg | FileCheck %s
 // RUN: grove-opt %s -split-input-file --grove-common | FileCheck %s --check-prefix=COMMON
 
-// Convolutions, normalisation, pooling and split attention (NN.cpp).
+// Convolutions, normalisation, pooling (NN.cpp) and split attention
+// (SplitAttention.cpp).
 // Convolutions and pools become linalg's named NCHW ops on an explicitly
 // padded input (tensor.pad; padding is [top, left, bottom, right], so low
 // takes top/left and high bottom/right), grouped convolutions go through
@@ -430,34 +431,55 @@ func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
 
 // -----
 
-// Radix 2, cardinality 2, C = 4, I = 8, U = 2 x 8 x 3 x 3. U is viewed as
-// B x R x C x (H·W) (expand_shape + collapse_shape, no copy) and read by
-// exactly two linalg.generics that index the radix as a loop: the pooled sum
-// (b, c parallel; r, s reduced) and the weighted sum (loops b, c, r, s: r
-// reduced outside the image loop, so the innermost loop runs along the
-// image; multiply and add in one body), whose B x C x (H·W) result is viewed
-// back as B x C x H x W. In between: the mean (1 / (H·W)), the grouped FCs
-// as batch matmuls over the groups, BN, ReLU, the rSoftMax.
+// Radix 2, cardinality 2, C = 4, I = 8, U = 2 x 8 x 3 x 3
+// (SplitAttention.cpp). U is viewed as B x R x K x C/K x (H·W) (expand_shape
+// + collapse_shape, no copy) and read by exactly two linalg.generics: the
+// pooled sum (loops b, k, c parallel; r, p reduced) and the weighted sum
+// (all parallel; the radix unrolled in the body, so the result is written
+// once, with no zero fill). In between, on B x C-sized tensors: fc1 as a
+// reduction generic over its input channels (loops k, o, b, c), the mean,
+// fc1's bias, BN and ReLU in one elementwise generic, fc2 over (k, r, c, b,
+// o), and the rSoftMax over the two splits in one generic with two results.
+// No GEMM call, transpose or three-pass softmax is left.
+// CHECK-DAG: #[[POOLU:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d2, d4)>
+// CHECK-DAG: #[[FC1S:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d0, d3)>
+// CHECK-DAG: #[[FC1W:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[FC2W:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[L0:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, 0, d2)>
+// CHECK-DAG: #[[L1:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, 1, d2)>
+// CHECK-DAG: #[[U0:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, d1, d2, d3)>
+// CHECK-DAG: #[[U1:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, 1, d1, d2, d3)>
 // CHECK-LABEL: func.func @split_attention
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<2x8x3x3xf32>,
-// CHECK: %[[U5:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 4, 3, 3]
-// CHECK: %[[U4:.*]] = tensor.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x2x4x3x3xf32> into tensor<2x2x4x9xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[U6:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1, 2, 3], [4], [5]] output_shape [2, 2, 2, 2, 3, 3]
+// CHECK: %[[U5:.*]] = tensor.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]] : tensor<2x2x2x2x3x3xf32> into tensor<2x2x2x2x9xf32>
 // CHECK-NOT: %[[U]]{{[^_0-9]}}
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[U4]] : tensor<2x2x4x9xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[POOL:.*]] = linalg.generic {indexing_maps = [#[[POOLU]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[U5]] : tensor<2x2x2x2x9xf32>) outs(%{{.*}} : tensor<2x2x2xf32>)
 // CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf {{.*}} fastmath<reassoc>
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[Z:.*]] = linalg.generic {indexing_maps = [#[[FC1S]], #[[FC1W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[POOL]], %{{.*}} : tensor<2x2x2xf32>, tensor<2x4x2xf32>) outs(%{{.*}} : tensor<2x2x4xf32>)
+// CHECK: %[[H:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[Z]], {{.*}}) outs(
+// CHECK: math.sqrt
+// CHECK: arith.maximumf
+// CHECK: %[[LOGITS:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[FC2W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[H]], %{{.*}} : tensor<2x2x4xf32>, tensor<2x2x2x4xf32>) outs(%{{.*}} : tensor<2x2x2x2xf32>)
+// CHECK: %[[A:.*]]:2 = linalg.generic {indexing_maps = [#[[L0]], #[[L1]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[LOGITS]], %[[LOGITS]], {{.*}}) outs(
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: math.exp
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK-NOT: linalg.fill
+// CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[U0]], #[[U1]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[U5]], %[[U5]], %[[A]]#0, %[[A]]#1 : {{.*}}) outs(%{{.*}} : tensor<2x2x2x9xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.addf
-// CHECK-NOT: %[[U4]]{{[^_0-9]}}
-// CHECK: linalg.batch_matmul
-// CHECK-NOT: %[[U4]]{{[^_0-9]}}
-// CHECK: linalg.batch_matmul
-// CHECK-NOT: %[[U4]]{{[^_0-9]}}
-// CHECK: %[[A3:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
-// CHECK: %[[OUT:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[U4]], %[[A3]] : tensor<2x2x4x9xf32>, tensor<2x2x4xf32>) outs(%{{.*}} : tensor<2x4x9xf32>)
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: %[[P:.*]] = arith.mulf
-// CHECK-NEXT: arith.addf %[[P]],
-// CHECK-NOT: %[[U4]]{{[^_0-9]}}
-// CHECK: %[[R:.*]] = tensor.expand_shape %[[OUT]] {{\[}}[0], [1], [2, 3]] output_shape [2, 4, 3, 3] : tensor<2x4x9xf32> into tensor<2x4x3x3xf32>
+// CHECK-NEXT: linalg.yield
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[OUT]] {{\[}}[0], [1, 2], [3]] : tensor<2x2x2x9xf32> into tensor<2x4x9xf32>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0], [1], [2, 3]] output_shape [2, 4, 3, 3] : tensor<2x4x9xf32> into tensor<2x4x3x3xf32>
 // CHECK: return %[[R]]
 func.func @split_attention(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x3x3xf32>, tensor<8x2x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x4x3x3xf32>
@@ -466,17 +488,19 @@ func.func @split_attention(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b
 
 // -----
 
-// Radix 1: a sigmoid instead of the softmax; U viewed with R = 1.
+// Radix 1: a sigmoid instead of the softmax; U viewed with R = K = 1.
 // CHECK-LABEL: func.func @split_attention_radix1
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<2x4x3x3xf32>,
-// CHECK: %[[U5:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 1, 4, 3, 3]
-// CHECK: %[[U4:.*]] = tensor.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x1x4x3x3xf32> into tensor<2x1x4x9xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[U4]] : tensor<2x1x4x9xf32>)
+// CHECK: %[[U6:.*]] = tensor.expand_shape %[[U]] {{\[}}[0], [1, 2, 3], [4], [5]] output_shape [2, 1, 1, 4, 3, 3]
+// CHECK: %[[U5:.*]] = tensor.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]] : tensor<2x1x1x4x3x3xf32> into tensor<2x1x1x4x9xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[U5]] : tensor<2x1x1x4x9xf32>)
 // CHECK-NOT: linalg.softmax
+// CHECK: %[[A:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x1x1x4xf32>, tensor<1x1x4xf32>)
+// CHECK: arith.negf
 // CHECK: math.exp
 // CHECK: arith.divf
-// CHECK: linalg.generic {{.*}} ins(%[[U4]], %{{.*}} : tensor<2x1x4x9xf32>, tensor<2x1x4xf32>)
-// CHECK-NOT: %[[U4]]{{[^_0-9]}}
+// CHECK: linalg.generic {{.*}} ins(%[[U5]], %[[A]] : tensor<2x1x1x4x9xf32>, tensor<2x1x4xf32>)
+// CHECK-NOT: %[[U5]]{{[^_0-9]}}
 // CHECK: return
 func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<4x8x1x1xf32>, %b2: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 1 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x4x3x3xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
@@ -486,26 +510,25 @@ func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf
 // -----
 
 // After the whole of grove-common the function takes memrefs; U (%arg0) is
-// only viewed (expand_shape, collapse_shape, no copy), and exactly two linalg ops read the
-// view: the pooling reduction and the weighted sum, which writes the result
-// directly (no U-sized temporary).
+// only viewed (expand_shape, collapse_shape, no copy), and exactly two
+// linalg ops read the view: the pooling reduction and the weighted sum
+// (through one operand per split), which writes the result directly (no
+// U-sized temporary).
 // COMMON-LABEL: func.func @_grove_model_split_attention_common
 // COMMON-SAME: (%[[U:arg0]]: memref<2x8x3x3xf32>,
 // COMMON-NOT: memref.subview %[[U]]
 // COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x3x3xf32>
 // COMMON-NOT: linalg.conv_2d
-// COMMON: %[[U5:.*]] = memref.expand_shape %[[U]]
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON: %[[U4:.*]] = memref.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]]
+// COMMON: %[[U5:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]]
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U5]] :
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U4]] :
-// COMMON-NOT: %[[U4]]{{[^_0-9]}}
-// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x9xf32>
-// COMMON: %[[U6:.*]] = memref.expand_shape %[[U4]] {{\[}}
-// COMMON-NOT: %[[U4]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U6]], %{{[^)]*}}) outs(
+// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x2x2x9xf32>
+// COMMON: linalg.generic {{.*}} ins(%[[U5]], %[[U5]], %{{[^)]*}}) outs(
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON-NOT: %[[U4]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
@@ -530,18 +553,16 @@ func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf
 // COMMON-NOT: memref.subview %[[U]]
 // COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x3x3xf32>
 // COMMON-NOT: linalg.conv_2d
-// COMMON: %[[U5:.*]] = memref.expand_shape %[[U]]
+// COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON: %[[U4:.*]] = memref.collapse_shape %[[U5]] {{\[}}[0], [1], [2], [3, 4]]
+// COMMON: %[[U5:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]]
+// COMMON-NOT: %[[U6]]{{[^_0-9]}}
+// COMMON: linalg.generic {{.*}} ins(%[[U5]] :
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U4]] :
-// COMMON-NOT: %[[U4]]{{[^_0-9]}}
-// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x{{.*}}x9xf32>
-// COMMON: %[[U6:.*]] = memref.expand_shape %[[U4]] {{\[}}
-// COMMON-NOT: %[[U4]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U6]], %{{[^)]*}}) outs(
+// COMMON-NOT: memref.alloc{{.*}}: memref<2x2x1x4x9xf32>
+// COMMON: linalg.generic {{.*}} ins(%[[U5]], %[[U5]], %{{[^)]*}}) outs(
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON-NOT: %[[U4]]{{[^_0-9]}}
+// COMMON-NOT: %[[U5]]{{[^_0-9]}}
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_primitive_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {

@@ -189,6 +189,86 @@ func.func @row_reduction(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 
 // -----
 
+// A fill that only initialises a fresh buffer for a row reduction is folded
+// into the reduction's kernel: the accumulator starts from the fill's value
+// (no load of y), the fill's own launch is gone, and the buffer is read
+// after the reduction as before.
+// CHECK-LABEL: func.func @fill_folded_into_reduction
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[Y:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK: %[[ROW:.*]] = affine.delinearize_index
+// CHECK-NOT: memref.load %[[Y]]
+// CHECK-NEXT: %[[SUM:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
+// CHECK: memref.store %[[SUM]], %[[Y]][%[[ROW]]] : memref<?xf32>
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: memref.load %[[Y]]
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: memref.dealloc %[[Y]]
+func.func @fill_folded_into_reduction(%x: memref<?x?xf32>, %out: memref<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %y = memref.alloc(%m) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  linalg.copy ins(%y : memref<?xf32>) outs(%out : memref<?xf32>)
+  memref.dealloc %y : memref<?xf32>
+  return
+}
+
+// -----
+
+// Not folded: the filled buffer is read between the fill and the reduction
+// (the reduction must see the fill's values, written by the fill's kernel);
+// a function argument (written by the caller) is not folded either.
+// CHECK-LABEL: func.func @fill_not_folded
+// CHECK-SAME: (%[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?xf32>, %[[ARG:.*]]: memref<?xf32>)
+// CHECK: %[[Y:.*]] = memref.alloc
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[Y]]
+// CHECK: gpu.launch
+// CHECK: memref.load %[[Y]]
+// CHECK: gpu.launch
+// CHECK: %[[INIT:.*]] = memref.load %[[Y]]
+// CHECK-NEXT: scf.for %{{.*}} iter_args(%{{.*}} = %[[INIT]])
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[ARG]]
+// CHECK: gpu.launch
+// CHECK: %[[INIT2:.*]] = memref.load %[[ARG]]
+// CHECK-NEXT: scf.for %{{.*}} iter_args(%{{.*}} = %[[INIT2]])
+func.func @fill_not_folded(%x: memref<?x?xf32>, %out: memref<?xf32>, %arg: memref<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %y = memref.alloc(%m) : memref<?xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<?xf32>)
+  linalg.copy ins(%y : memref<?xf32>) outs(%out : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  linalg.fill ins(%zero : f32) outs(%arg : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%arg : memref<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  memref.dealloc %y : memref<?xf32>
+  return
+}
+
+// -----
+
 // A column reduction (over dim 0): the parallel dim is moved outermost, so
 // it is still one launch over the N columns, each thread looping over the
 // M rows of its column.

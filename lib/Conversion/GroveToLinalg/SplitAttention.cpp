@@ -1,0 +1,306 @@
+//===- SplitAttention.cpp - grove.split_attention to linalg ---------------===//
+//
+// The attention part of ResNeSt's SplAtConv2d becomes six linalg.generics,
+// each of which every target maps onto one loop nest (host) or one kernel
+// (GPU), with K = cardinality, R = radix, Cg = C/K, Ig = I/K and U viewed
+// (no copy) as B x R x K x Cg x (H·W):
+//
+//   pool      s[b,k,c]     = Σ_{r,p} U[b,r,k,c,p]            pass 1 over U
+//   fc1       z[b,k,o]     = Σ_c s[b,k,c] · W1[k,o,c]
+//   bn+relu   h[b,k,o]     = max(0, (z/(H·W) + b1 − μ)·γ/√(σ²+ε) + β)
+//   fc2       l[b,k,r,c]   = Σ_o h[b,k,o] · W2[k,r,c,o]
+//   rsoftmax  a_r[b,k,c]   = softmax over r of l[b,k,r,c] + b2[k,r,c]
+//                            (a sigmoid when R = 1), all R in one body
+//   output    y[b,k,c,p]   = Σ_r a_r[b,k,c] · U[b,r,k,c,p]   pass 2 over U
+//
+// The radix is a static attribute, so the softmax and the weighted sum
+// unroll it: every output element is written once (no zero fill of the
+// result, no transposes, no softmax in three passes). The tiny FCs are
+// generics rather than GEMM library calls: at these sizes (one image, a few
+// hundred channels) a call costs more than the arithmetic, and on the GPU
+// the whole op stays a handful of kernels. Between the passes over U
+// everything is B x C-sized and computed in f32 for f16/bf16 inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+#include "Utils.h"
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+using utils::IteratorType;
+
+struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SplitAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value u = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(u.getType());
+    Type elt = inType.getElementType();
+    Type acc = getAccumulatorType(elt);
+    int64_t r = op.getRadixAttr().getInt(), k = op.getCardinalityAttr().getInt();
+    int64_t c = op.getChannels(), inter = op.getInterChannels();
+    int64_t cg = c / k, ig = inter / k;
+    int64_t b = inType.getDimSize(0), h = inType.getDimSize(2),
+            w = inType.getDimSize(3);
+    int64_t hw = ShapedType::isDynamic(h) || ShapedType::isDynamic(w)
+                     ? ShapedType::kDynamic
+                     : h * w;
+    SmallVector<OpFoldResult> uDims = getDims(rewriter, loc, u);
+    OpFoldResult batch = uDims[0];
+    auto idx = [&](int64_t v) -> OpFoldResult {
+      return rewriter.getIndexAttr(v);
+    };
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+    auto map = [&](unsigned numDims, ArrayRef<AffineExpr> exprs) {
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    auto fastAdd = [&](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+      return arith::AddFOp::create(nb, l, x, y, getReductionFastMath(ctx));
+    };
+    auto toAcc = [&](OpBuilder &nb, Location l, Value v) {
+      return castFloat(nb, l, v, acc);
+    };
+    // Weights and per-channel vectors regrouped by cardinal group (static).
+    auto regroup = [&](Value v, ArrayRef<int64_t> shape) -> Value {
+      Type t = cast<RankedTensorType>(v.getType()).getElementType();
+      return ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, t),
+                               v);
+    };
+    auto zeros = [&](ArrayRef<int64_t> shape) {
+      SmallVector<OpFoldResult> dims = {batch};
+      for (int64_t s : shape.drop_front())
+        dims.push_back(idx(s));
+      return filled(rewriter, loc, RankedTensorType::get(shape, acc), dims,
+                    createFloat(rewriter, loc, acc, 0.0));
+    };
+    auto empty = [&](ArrayRef<int64_t> shape) {
+      SmallVector<OpFoldResult> dims = {batch};
+      for (int64_t s : shape.drop_front())
+        dims.push_back(idx(s));
+      return createEmpty(rewriter, loc, RankedTensorType::get(shape, acc),
+                         dims);
+    };
+    auto generic = [&](TypeRange results, ValueRange ins, ValueRange outs,
+                       ArrayRef<AffineMap> maps,
+                       ArrayRef<IteratorType> iterators,
+                       function_ref<void(OpBuilder &, Location, ValueRange)>
+                           body) {
+      return linalg::GenericOp::create(rewriter, loc, results, ins, outs, maps,
+                                       iterators, body);
+    };
+    const IteratorType par = IteratorType::parallel,
+                       red = IteratorType::reduction;
+
+    // U as B x R x K x Cg x (H·W): the radix splits and the cardinal groups
+    // are dimensions, and the innermost loops below run along the image.
+    Value u6 = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({b, r, k, cg, h, w}, elt), u,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}},
+        ArrayRef<OpFoldResult>{batch, idx(r), idx(k), idx(cg), uDims[2],
+                               uDims[3]});
+    Value u5 = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({b, r, k, cg, hw}, elt), u6,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
+
+    // Pass 1, loops (b, k, c, r, p).
+    Value pooled =
+        generic({RankedTensorType::get({b, k, cg}, acc)}, {u5},
+                {zeros({b, k, cg})},
+                {map(5, {d(0), d(3), d(1), d(2), d(4)}),
+                 map(5, {d(0), d(1), d(2)})},
+                {par, par, par, red, red},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  linalg::YieldOp::create(
+                      nb, l, fastAdd(nb, l, toAcc(nb, l, a[0]), a[1]));
+                })
+            .getResult(0);
+
+    // fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
+    // row of W1 is reused across the batch from cache.
+    Value w1 = regroup(adaptor.getFc1Weight(), {k, ig, cg});
+    Value z = generic({RankedTensorType::get({b, k, ig}, acc)}, {pooled, w1},
+                      {zeros({b, k, ig})},
+                      {map(4, {d(2), d(0), d(3)}), map(4, {d(0), d(1), d(3)}),
+                       map(4, {d(2), d(0), d(1)})},
+                      {par, par, par, red},
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        Value p = arith::MulFOp::create(nb, l, a[0],
+                                                        toAcc(nb, l, a[1]));
+                        linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
+                      })
+                  .getResult(0);
+
+    // The mean (the sums above are over H·W and the radix splits; only the
+    // image is averaged), fc1's bias, BN with running statistics, ReLU.
+    Value hwIndex = arith::MulIOp::create(
+        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
+        getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
+    Value invHw = arith::DivFOp::create(
+        rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
+        arith::SIToFPOp::create(rewriter, loc, acc,
+                                arith::IndexCastOp::create(
+                                    rewriter, loc, rewriter.getI64Type(),
+                                    hwIndex)));
+    Value eps =
+        createFloat(rewriter, loc, acc, op.getEpsilonAttr().getValueAsDouble());
+    SmallVector<Value> hIns = {z};
+    for (Value v : {adaptor.getFc1Bias(), adaptor.getBnMean(),
+                    adaptor.getBnVariance(), adaptor.getBnScale(),
+                    adaptor.getBnBias()})
+      hIns.push_back(regroup(v, {k, ig}));
+    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+    AffineMap perGroup = map(3, {d(1), d(2)});
+    Value hidden =
+        generic({RankedTensorType::get({b, k, ig}, acc)}, hIns,
+                {empty({b, k, ig})},
+                {id3, perGroup, perGroup, perGroup, perGroup, perGroup, id3},
+                {par, par, par},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value x = arith::MulFOp::create(nb, l, a[0], invHw);
+                  x = arith::AddFOp::create(nb, l, x, toAcc(nb, l, a[1]));
+                  x = arith::SubFOp::create(nb, l, x, toAcc(nb, l, a[2]));
+                  Value sd = math::SqrtOp::create(
+                      nb, l,
+                      arith::AddFOp::create(nb, l, toAcc(nb, l, a[3]), eps));
+                  Value y = arith::MulFOp::create(
+                      nb, l, x,
+                      arith::DivFOp::create(nb, l, toAcc(nb, l, a[4]), sd));
+                  y = arith::AddFOp::create(nb, l, y, toAcc(nb, l, a[5]));
+                  Value zero = createFloat(nb, l, acc, 0.0);
+                  linalg::YieldOp::create(
+                      nb, l, arith::MaximumFOp::create(nb, l, y, zero).getResult());
+                })
+            .getResult(0);
+
+    // fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
+    Value w2 = regroup(adaptor.getFc2Weight(), {k, r, cg, ig});
+    Value logits =
+        generic({RankedTensorType::get({b, k, r, cg}, acc)}, {hidden, w2},
+                {zeros({b, k, r, cg})},
+                {map(5, {d(3), d(0), d(4)}), map(5, {d(0), d(1), d(2), d(4)}),
+                 map(5, {d(3), d(0), d(1), d(2)})},
+                {par, par, par, par, red},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value p =
+                      arith::MulFOp::create(nb, l, a[0], toAcc(nb, l, a[1]));
+                  linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
+                })
+            .getResult(0);
+
+    // rSoftMax over the R logits of each (b, k, c), read through constant
+    // radix indices; one result per split.
+    Value b2 = regroup(adaptor.getFc2Bias(), {k, r, cg});
+    SmallVector<Value> sIns;
+    SmallVector<AffineMap> sMaps;
+    for (int64_t i = 0; i < r; ++i) {
+      sIns.push_back(logits);
+      sMaps.push_back(map(3, {d(0), d(1), cst(i), d(2)}));
+    }
+    for (int64_t i = 0; i < r; ++i) {
+      sIns.push_back(b2);
+      sMaps.push_back(map(3, {d(1), cst(i), d(2)}));
+    }
+    SmallVector<Value> sOuts;
+    SmallVector<Type> sTypes;
+    for (int64_t i = 0; i < r; ++i) {
+      sOuts.push_back(empty({b, k, cg}));
+      sTypes.push_back(sOuts.back().getType());
+      sMaps.push_back(id3);
+    }
+    auto softmax = generic(
+        sTypes, sIns, sOuts, sMaps, {par, par, par},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          SmallVector<Value> x;
+          for (int64_t i = 0; i < r; ++i)
+            x.push_back(arith::AddFOp::create(nb, l, a[i],
+                                              toAcc(nb, l, a[r + i])));
+          Value one = createFloat(nb, l, acc, 1.0);
+          if (r == 1) {
+            Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, x[0]));
+            linalg::YieldOp::create(
+                nb, l,
+                arith::DivFOp::create(nb, l, one,
+                                      arith::AddFOp::create(nb, l, one, e))
+                    .getResult());
+            return;
+          }
+          Value m = x[0];
+          for (int64_t i = 1; i < r; ++i)
+            m = arith::MaximumFOp::create(nb, l, m, x[i]);
+          SmallVector<Value> e;
+          Value sum;
+          for (int64_t i = 0; i < r; ++i) {
+            e.push_back(math::ExpOp::create(
+                nb, l, arith::SubFOp::create(nb, l, x[i], m)));
+            sum = i ? arith::AddFOp::create(nb, l, sum, e[i]).getResult()
+                    : e[i];
+          }
+          Value inv = arith::DivFOp::create(nb, l, one, sum);
+          SmallVector<Value> results;
+          for (int64_t i = 0; i < r; ++i)
+            results.push_back(arith::MulFOp::create(nb, l, e[i], inv));
+          linalg::YieldOp::create(nb, l, results);
+        });
+
+    // Pass 2, loops (b, k, c, p): every output element written once.
+    SmallVector<Value> oIns;
+    SmallVector<AffineMap> oMaps;
+    for (int64_t i = 0; i < r; ++i) {
+      oIns.push_back(u5);
+      oMaps.push_back(map(4, {d(0), cst(i), d(1), d(2), d(3)}));
+    }
+    for (int64_t i = 0; i < r; ++i) {
+      oIns.push_back(softmax.getResult(i));
+      oMaps.push_back(map(4, {d(0), d(1), d(2)}));
+    }
+    oMaps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
+    auto outType = RankedTensorType::get({b, k, cg, hw}, elt);
+    Value outInit = createEmpty(rewriter, loc, outType,
+                                {batch, idx(k), idx(cg),
+                                 tensor::getMixedSize(rewriter, loc, u5, 4)});
+    Value out =
+        generic({outType}, oIns, {outInit}, oMaps, {par, par, par, par},
+                [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value sum;
+                  for (int64_t i = 0; i < r; ++i) {
+                    Value p = arith::MulFOp::create(nb, l, toAcc(nb, l, a[i]),
+                                                    a[r + i]);
+                    sum = i ? arith::AddFOp::create(nb, l, sum, p).getResult()
+                            : p;
+                  }
+                  linalg::YieldOp::create(nb, l, castFloat(nb, l, sum, elt));
+                })
+            .getResult(0);
+
+    // B x K x Cg x (H·W) -> B x C x H x W, views only.
+    Value flat = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({b, c, hw}, elt), out,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getType(), flat, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+        ArrayRef<OpFoldResult>{batch, idx(c), uDims[2], uDims[3]});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::grove::populateSplitAttentionPatterns(RewritePatternSet &patterns) {
+  patterns.add<SplitAttentionLowering>(patterns.getContext());
+}

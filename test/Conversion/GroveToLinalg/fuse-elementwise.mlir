@@ -1,0 +1,142 @@
+// RUN: grove-opt %s -split-input-file --grove-fuse-elementwise | FileCheck %s
+
+// grove-fuse-elementwise (FuseElementwise.cpp): upstream's elementwise
+// fusion, but only where nothing is recomputed and no named contraction
+// turns into a generic.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A chain of elementwise generics becomes one.
+// CHECK-LABEL: func.func @chain
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @chain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = math.exp %a : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%0, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %3 = arith.mulf %a, %b : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Into a reduction that reads each element once (exp then row sums).
+// CHECK-LABEL: func.func @into_reduction
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @into_reduction(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = math.exp %a : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%0 : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %3 = arith.addf %a, %o : f32
+    linalg.yield %3 : f32
+  } -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// -----
+
+#vec = affine_map<(d0) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A per-channel producer that the consumer broadcasts (the BN + ReLU before
+// split attention's fc2): fused, its sqrt and divide would run at every
+// point of the consumer's other loops, so it stays a generic of its own.
+// CHECK-LABEL: func.func @broadcast_consumer
+// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]}
+// CHECK: math.sqrt
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[P]], %{{.*}} : tensor<8xf32>, tensor<4x8xf32>)
+// CHECK-NOT: math.sqrt
+// CHECK: return
+func.func @broadcast_consumer(%v: tensor<8xf32>, %w: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%v : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = math.sqrt %a : f32
+    linalg.yield %1 : f32
+  } -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [#col, #id, #row], iterator_types = ["parallel", "reduction"]} ins(%0, %w : tensor<8xf32>, tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %3 = arith.mulf %a, %b : f32
+    %4 = arith.addf %3, %o : f32
+    linalg.yield %4 : f32
+  } -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A producer with two users (two consumers) is not duplicated into both.
+// CHECK-LABEL: func.func @two_users
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} :
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} :
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @two_users(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = math.exp %a : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%0, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %3 = arith.mulf %a, %b : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x8xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%0, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %5 = arith.addf %a, %b : f32
+    linalg.yield %5 : f32
+  } -> tensor<4x8xf32>
+  return %2, %4 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A named contraction stays named (convert-linalg-to-blas takes it), so the
+// elementwise producer of its operand is not fused into it.
+// CHECK-LABEL: func.func @matmul_consumer
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.matmul ins(%[[P]], %{{.*}} : tensor<4x8xf32>, tensor<8x2xf32>)
+func.func @matmul_consumer(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %init: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = math.exp %a : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x8xf32>
+  %2 = linalg.matmul ins(%0, %w : tensor<4x8xf32>, tensor<8x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %2 : tensor<4x2xf32>
+}
