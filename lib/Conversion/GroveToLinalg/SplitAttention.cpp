@@ -11,6 +11,7 @@
 //   fc2       l[b,k,r,c]   = Σ_o h[b,k,o] · W2[k,r,c,o]
 //   rsoftmax  a_r[b,k,c]   = softmax over r of l[b,k,r,c] + b2[k,r,c]
 //                            (a sigmoid when R = 1), all R in one body
+//                            (for R = 2 one exp: a_0 = sigmoid(l_0 - l_1))
 //   output    y[b,k,c,p]   = Σ_r a_r[b,k,c] · U[b,r,k,c,p]   pass 2 over U
 //
 // The radix is a static attribute, so the softmax and the weighted sum
@@ -231,13 +232,21 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
             x.push_back(arith::AddFOp::create(nb, l, a[i],
                                               toAcc(nb, l, a[r + i])));
           Value one = createFloat(nb, l, acc, 1.0);
+          // sigmoid(x) = 1 / (1 + exp(-x)); exp overflowing to +inf gives 0.
+          auto sigmoid = [&](Value v) -> Value {
+            Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v));
+            return arith::DivFOp::create(nb, l, one,
+                                         arith::AddFOp::create(nb, l, one, e));
+          };
           if (r == 1) {
-            Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, x[0]));
+            linalg::YieldOp::create(nb, l, sigmoid(x[0]));
+            return;
+          }
+          if (r == 2) {
+            // The softmax of two logits with one exp: a0 = sigmoid(x0 - x1).
+            Value a0 = sigmoid(arith::SubFOp::create(nb, l, x[0], x[1]));
             linalg::YieldOp::create(
-                nb, l,
-                arith::DivFOp::create(nb, l, one,
-                                      arith::AddFOp::create(nb, l, one, e))
-                    .getResult());
+                nb, l, ValueRange{a0, arith::SubFOp::create(nb, l, one, a0)});
             return;
           }
           Value m = x[0];

@@ -465,11 +465,15 @@ func.func @flatten_axis2(%x: tensor<?x4x3x5xf32>) -> tensor<?x4x15xf32> {
 // CHECK: math.sqrt
 // CHECK: arith.maximumf
 // CHECK: %[[LOGITS:.*]] = linalg.generic {indexing_maps = [{{.*}}, #[[FC2W]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[H]], %{{.*}} : tensor<2x2x4xf32>, tensor<2x2x2x4xf32>) outs(%{{.*}} : tensor<2x2x2x2xf32>)
+// The softmax of two logits is a sigmoid of their difference: one exp.
 // CHECK: %[[A:.*]]:2 = linalg.generic {indexing_maps = [#[[L0]], #[[L1]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[LOGITS]], %[[LOGITS]], {{.*}}) outs(
-// CHECK: arith.maximumf
-// CHECK: math.exp
-// CHECK: math.exp
-// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, f32
+// CHECK: %[[D:.*]] = arith.subf %[[X0:.*]], %[[X1:.*]] : f32
+// CHECK-NEXT: %[[ND:.*]] = arith.negf %[[D]]
+// CHECK-NEXT: math.exp %[[ND]]
+// CHECK-NOT: math.exp
+// CHECK: %[[A0:.*]] = arith.divf
+// CHECK-NEXT: %[[A1:.*]] = arith.subf %{{.*}}, %[[A0]]
+// CHECK-NEXT: linalg.yield %[[A0]], %[[A1]] : f32, f32
 // CHECK-NOT: linalg.fill
 // CHECK: %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[U0]], #[[U1]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[U5]], %[[U5]], %[[A]]#0, %[[A]]#1 : {{.*}}) outs(%{{.*}} : tensor<2x2x2x9xf32>)
 // CHECK-NEXT: ^bb0
@@ -505,6 +509,27 @@ func.func @split_attention(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b
 func.func @split_attention_radix1(%u: tensor<2x4x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<4x8x1x1xf32>, %b2: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 1 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x4x3x3xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
   return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// Radix 4: the softmax over the four logits of each channel in one body
+// (max, four exps, one reciprocal), four attention results, and the
+// weighted sum over the four splits in one body.
+// CHECK-LABEL: func.func @split_attention_radix4
+// CHECK: %[[A:.*]]:4 = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-COUNT-3: arith.maximumf
+// CHECK-COUNT-4: math.exp
+// CHECK: arith.divf
+// CHECK-NOT: math.exp
+// CHECK: linalg.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32
+// CHECK: linalg.generic {{.*}} ins(%[[U5:[^,]*]], %[[U5]], %[[U5]], %[[U5]], %[[A]]#0, %[[A]]#1, %[[A]]#2, %[[A]]#3 : tensor<2x4x1x2x4xf32>, {{.*}}) outs(%{{.*}} : tensor<2x1x2x4xf32>)
+// CHECK-COUNT-4: arith.mulf
+// CHECK-COUNT-3: arith.addf
+// CHECK-NEXT: linalg.yield
+func.func @split_attention_radix4(%u: tensor<2x8x2x2xf32>, %w1: tensor<4x2x1x1xf32>, %b1: tensor<4xf32>, %sc: tensor<4xf32>, %sh: tensor<4xf32>, %mu: tensor<4xf32>, %var: tensor<4xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x2x2x2xf32> {
+  %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 4 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x8x2x2xf32>, tensor<4x2x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<2x2x2x2xf32>
+  return %0 : tensor<2x2x2x2xf32>
 }
 
 // -----
