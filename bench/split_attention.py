@@ -20,7 +20,9 @@ The process runs with the GLIBC_TUNABLES and OPENBLAS_NUM_THREADS=1 of
 ../shared/docs/toolchain.md (it re-executes itself to set them).
 Each result is first checked against PyTorch (rtol 1e-4). Reported: median
 of per-round medians; ratios are PyTorch time / Grove time (> 1: Grove
-faster).
+faster); and, per shape, the bytes any two-pass implementation moves over
+Grove's time, next to the rate of Grove's relu(U) (one stream of U's size)
+in the same run.
 """
 import os
 import re
@@ -80,6 +82,15 @@ def torch_attention(u, p, r=R, k=K):
     return sum(a * s for a, s in zip(torch.split(att, c, dim=1), splits))
 
 
+def stream(name, c, hw):
+    """relu(U): reads U and writes as much, through the same entry point,
+    threads and allocation as the fused op; its rate is what Grove's loops
+    stream at U's size on this machine."""
+    t = f"tensor<?x{c * R}x{hw}x{hw}xf32>"
+    return (f"\n  func.func @{name}(%u: {t}) -> {t} {{\n"
+            f"    %0 = grove.relu %u : {t}\n    return %0 : {t}\n  }}")
+
+
 def sample(fn, seconds=0.25):
     fn()
     times = []
@@ -103,6 +114,7 @@ def main():
     for n, (_, c, hw, i) in enumerate(shapes):
         funcs.append(module(f"fused{n}", c, hw, i, True))
         funcs.append(module(f"unfused{n}", c, hw, i, False))
+        funcs.append(stream(f"stream{n}", c, hw))
     source = "module {" + "".join(funcs) + "\n}"
     fused = Model(source, name="sa_fused", grovec_flags=GROVEC_FLAGS)
     plain = Model(source, name="sa_plain",
@@ -130,23 +142,33 @@ def main():
                 (got,) = m.call(name, u, *args)
                 err = np.abs(got - ref).max() / max(np.abs(ref).max(), 1e-30)
                 assert err < 1e-4, f"{m.name} {layer} b={batch}: rel err {err}"
-            samples = {"fused": [], "unfused": [], "torch1": [], "torch2": []}
+            samples = {"fused": [], "unfused": [], "torch1": [], "torch2": [],
+                       "stream": []}
             run_fused = fused.bind(f"fused{n}", u, *args)
             run_plain = plain.bind(f"unfused{n}", u, *args)
+            run_stream = fused.bind(f"stream{n}", u)
             for _ in range(5):  # rounds, variants interleaved
                 samples["fused"].append(sample(run_fused))
                 samples["unfused"].append(sample(run_plain))
+                samples["stream"].append(sample(run_stream))
                 for threads in (1, 2):
                     torch.set_num_threads(threads)
                     with torch.inference_mode():
                         samples[f"torch{threads}"].append(
                             sample(lambda: torch_attention(tu, tp)))
             med = {key: statistics.median(v) * 1e6 for key, v in samples.items()}
+            # What any two-pass implementation must move: U twice, the
+            # result once, the FC weights once.
+            med["bytes"] = 4 * (2 * u.size + u.size // R + p["w1"].size
+                                + p["w2"].size)
+            med["stream_gbs"] = 2 * u.nbytes / med["stream"] / 1e3
             rows.append((layer, c, hw, batch, med))
             print(f"{layer:9s} C={c:3d} {hw:2d}x{hw:<2d} b={batch:2d}: "
                   f"fused {med['fused']:9.1f} us  unfused {med['unfused']:9.1f}"
                   f" us  torch(1t) {med['torch1']:9.1f} us  torch(2t) "
-                  f"{med['torch2']:9.1f} us", flush=True)
+                  f"{med['torch2']:9.1f} us  Grove "
+                  f"{med['bytes'] / med['fused'] / 1e3:5.1f} GB/s, relu(U) "
+                  f"{med['stream_gbs']:5.1f} GB/s", flush=True)
     if not opts.quick:
         write(rows)
 
@@ -159,19 +181,29 @@ def write(rows):
         f"{datetime_now()}, {os.cpu_count()} cores; radix 2, cardinality 1; "
         "the attention part of SplAtConv2d on the same U and weights; median "
         "per-call time (µs; Grove through `grove_invoke`, which copies nothing "
-        "in and allocates the output, freed unread like PyTorch's); Grove with --cpu=native on its 2-thread "
-        "OpenMP team. Ratios: PyTorch eager time / Grove time.",
+        "in and allocates the output, freed unread like PyTorch's); Grove with "
+        "--cpu=native on its 2-thread OpenMP team. Ratios: PyTorch eager time "
+        "/ Grove time.",
+        "",
+        "Memory columns: what any two-pass implementation moves (U twice, the "
+        "result once, the FC weights once) divided by Grove's time, and, for "
+        "scale, the rate of Grove's `relu(U)` in the same run (reads U, writes "
+        "as much: one stream through the same entry point, threads and output "
+        "allocation). Where the fused op moves its bytes as fast as relu(U) "
+        "moves its own, it is bound by memory traffic, not arithmetic.",
         "",
         "| block | C | H×W | batch | Grove fused | Grove unfused | PyTorch 1 thread "
         "| PyTorch 2 threads | fused vs unfused | fused vs PyTorch (1 t) | "
-        "fused vs PyTorch (2 t, same threads) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        "fused vs PyTorch (2 t, same threads) | Grove GB/s | relu(U) GB/s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+        "| --- | --- |"]
     for layer, c, hw, batch, m in rows:
         lines.append(
             f"| {layer} | {c} | {hw}×{hw} | {batch} | {m['fused']:.1f} | "
             f"{m['unfused']:.1f} | {m['torch1']:.1f} | {m['torch2']:.1f} | "
             f"{m['unfused'] / m['fused']:.2f}× | {m['torch1'] / m['fused']:.2f}× | "
-            f"{m['torch2'] / m['fused']:.2f}× |")
+            f"{m['torch2'] / m['fused']:.2f}× | "
+            f"{m['bytes'] / m['fused'] / 1e3:.1f} | {m['stream_gbs']:.1f} |")
     lines.append("<!-- /split-attention -->")
     section = "\n".join(lines)
     print("\n" + section)
