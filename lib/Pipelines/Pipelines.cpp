@@ -45,6 +45,7 @@ void mlir::grove::buildGroveCommonPipeline(
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createGroveCollapseLoopDims());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 

@@ -18,9 +18,10 @@
 // that access group, which become !llvm.loop and !llvm.access.group
 // metadata. The passes themselves are checked in test/Conversion/HostLoops.
 
-// relu over 256 x 1024: the 256 rows are the linear range, a row of 1024 is
-// the work of one iteration. The captures (the exploded input and output
-// descriptors) go into a stack struct allocated in the entry block.
+// relu over 256 x 1024: grove-collapse-loop-dims makes it one loop over the
+// 262144 contiguous elements, which is the linear range (work 1 per
+// iteration). The captures (the exploded input and output descriptors) go
+// into a stack struct allocated in the entry block.
 // CHECK-DAG: #[[$GROUP:access_group[0-9]*]] = #llvm.access_group<id = distinct[{{[0-9]+}}]<>>
 // CHECK-DAG: #[[$UNROLL:loop_unroll[0-9]*]] = #llvm.loop_unroll<disable = true>
 // CHECK-DAG: #[[$ANN:loop_annotation[0-9]*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]], parallelAccesses = #[[$GROUP]]>
@@ -28,24 +29,24 @@
 // CHECK-LABEL: llvm.func internal @_grove_big_relu(
 // CHECK-DAG: %[[CTX:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, i64, i64, i64, i64, ptr, ptr, {{.*}})> : (i64) -> !llvm.ptr
 // CHECK-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : index) : i64
-// CHECK-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : index) : i64
+// CHECK-DAG: %[[N:.*]] = llvm.mlir.constant(262144 : index) : i64
 // CHECK: llvm.call @malloc
 // CHECK: llvm.store %arg0, %{{.*}} : !llvm.ptr, !llvm.ptr
 // CHECK: %[[THUNK:.*]] = llvm.mlir.addressof @_grove_big_relu__parallel_0__thunk : !llvm.ptr
-// CHECK-NEXT: %[[WORK:.*]] = llvm.mlir.constant(1024 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[THUNK]], %[[CTX]], %[[C0]], %[[C256]], %[[WORK]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+// CHECK-NEXT: %[[WORK:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[THUNK]], %[[CTX]], %[[C0]], %[[N]], %[[WORK]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
 // CHECK-NEXT: llvm.return
-// The loop nest is in the range function: relu, and the row loop left to
-// the vectorizer as a parallel loop: its load and store are in the access
-// group its back edge lists (grove-host-loop-hints, grove-host-loop-metadata).
-// The range loop around it is not annotated.
+// The range function is the loop over [lo, hi), left to the vectorizer as a
+// parallel loop: its load and store are in the access group its back edge
+// lists (grove-host-loop-hints, grove-host-loop-metadata).
 // CHECK-LABEL: llvm.func internal @_grove_big_relu__parallel_0(
 // CHECK-SAME: %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: !llvm.ptr,
 // CHECK: %[[X:.*]] = llvm.load %{{.*}} {access_groups = [#[[$GROUP]]]} : !llvm.ptr -> f32
 // CHECK-NEXT: %[[Y:.*]] = llvm.intr.maximum(%[[X]], %{{.*}})
 // CHECK: llvm.store %[[Y]], %{{.*}} {access_groups = [#[[$GROUP]]]} : f32, !llvm.ptr
 // CHECK: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64) {loop_annotation = #[[$ANN]]}
-// CHECK: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64){{$}}
+// CHECK-NOT: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64){{$}}
+// CHECK: llvm.return
 // The thunk's loads are outside any loop.
 // CHECK-LABEL: llvm.func internal @_grove_big_relu__parallel_0__thunk(
 // CHECK-SAME: %[[TCTX:[^:]*]]: !llvm.ptr, %[[TLO:[^:]*]]: i64, %[[THI:[^:]*]]: i64) {

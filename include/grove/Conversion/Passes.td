@@ -39,6 +39,24 @@ def GroveFuseElementwise : Pass<"grove-fuse-elementwise"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def GroveCollapseLoopDims : Pass<"grove-collapse-loop-dims"> {
+  let summary = "merges adjacent loops of linalg.generics that walk memory "
+                "contiguously";
+  let description = [{
+    Upstream's `linalg::populateCollapseDimensions` with a control that
+    merges every run of adjacent loops of the same iterator type whose
+    dimensions stay adjacent and in order in every operand (or are absent
+    from it: a broadcast). An elementwise op on N x C x 7 x 7 then has one
+    loop of C·49 or N·C·49 iterations instead of an innermost loop of 7: the
+    host vectorizer gets long loops, GPU threads fewer index computations.
+    Only ops whose indexing maps are all projected permutations are
+    considered (no windows, no constant indices); ops reading a
+    `tensor.extract_slice` are left alone, since a slice may not be
+    collapsible as a buffer and bufferization would copy it.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 def ConvertGroveChecksToRuntime
     : Pass<"convert-grove-checks-to-runtime", "ModuleOp"> {
   let summary = "lowers grove.agree_dims to a runtime report and a minimum";

@@ -203,25 +203,44 @@ struct GroveOutlineParallelLoopsPass
     for (Operation *op : rebuilt)
       fb.clone(*op, map);
     Value one = arith::ConstantIndexOp::create(fb, loc, 1);
-    auto range = scf::ForOp::create(fb, loc, entry->getArgument(0),
-                                    entry->getArgument(1), one);
-    func::ReturnOp::create(fb, loc);
+    // When the range covers every dimension and the body does not loop (an
+    // elementwise op collapsed to one dimension), the range loop is the
+    // innermost loop: it stays a parallel loop, so grove-host-loop-hints
+    // hands its independence to the vectorizer.
+    Value rangeIv;
+    if (numOuter == rank && !bodyLoops) {
+      auto range = scf::ParallelOp::create(fb, loc, entry->getArgument(0),
+                                           entry->getArgument(1), one);
+      fb.setInsertionPointToStart(range.getBody());
+      rangeIv = range.getInductionVars().front();
+    } else {
+      auto range = scf::ForOp::create(fb, loc, entry->getArgument(0),
+                                      entry->getArgument(1), one);
+      fb.setInsertionPointToStart(range.getBody());
+      rangeIv = range.getInductionVar();
+    }
+    {
+      OpBuilder::InsertionGuard guard(fb);
+      fb.setInsertionPointToEnd(entry);
+      func::ReturnOp::create(fb, loc);
+    }
 
-    // Delinearize the range index into the outer induction variables.
-    fb.setInsertionPointToStart(range.getBody());
-    Value rest = range.getInductionVar();
+    // Delinearize the range index into the outer induction variables
+    // (folded where a step is 1 or a lower bound 0, so a one-dimensional
+    // range indexes memory with the range's own induction variable).
+    Value rest = rangeIv;
     SmallVector<Value> ivs(rank);
     for (int d = numOuter - 1; d >= 0; --d) {
       Value index = rest;
       if (d > 0) {
         Value n = map.lookup(counts[d]);
-        index = arith::RemUIOp::create(fb, loc, rest, n);
-        rest = arith::DivUIOp::create(fb, loc, rest, n);
+        index = fb.createOrFold<arith::RemUIOp>(loc, rest, n);
+        rest = fb.createOrFold<arith::DivUIOp>(loc, rest, n);
       }
-      Value scaled = arith::MulIOp::create(
-          fb, loc, index, map.lookup(loop.getStep()[d]));
-      ivs[d] = arith::AddIOp::create(
-          fb, loc, map.lookup(loop.getLowerBound()[d]), scaled);
+      Value scaled = fb.createOrFold<arith::MulIOp>(
+          loc, index, map.lookup(loop.getStep()[d]));
+      ivs[d] = fb.createOrFold<arith::AddIOp>(
+          loc, map.lookup(loop.getLowerBound()[d]), scaled);
     }
 
     auto cloneBody = [&](OpBuilder &builder) {

@@ -536,7 +536,8 @@ func.func @split_attention_radix4(%u: tensor<2x8x2x2xf32>, %w1: tensor<4x2x1x1xf
 
 // After the whole of grove-common the function takes memrefs; U (%arg0) is
 // only viewed (expand_shape, collapse_shape, no copy), and exactly two
-// linalg ops read the view: the pooling reduction and the weighted sum
+// linalg ops read it: the pooling reduction (through a view whose groups
+// and channels grove-collapse-loop-dims merged) and the weighted sum
 // (through one operand per split), which writes the result directly (no
 // U-sized temporary).
 // COMMON-LABEL: func.func @_grove_model_split_attention_common
@@ -546,14 +547,17 @@ func.func @split_attention_radix4(%u: tensor<2x8x2x2xf32>, %w1: tensor<4x2x1x1xf
 // COMMON-NOT: linalg.conv_2d
 // COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON: %[[U5:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]]
+// COMMON-DAG: %[[U5:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]]
+// COMMON-DAG: %[[UP:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2, 3], [4, 5]]
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U5]] :
+// COMMON: linalg.generic {{.*}} ins(%[[UP]] :
+// COMMON-NOT: %[[UP]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
 // COMMON-NOT: memref.alloc{{.*}}: memref<2x2x2x2x9xf32>
 // COMMON: linalg.generic {{.*}} ins(%[[U5]], %[[U5]], %{{[^)]*}}) outs(
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[UP]]{{[^_0-9]}}
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {
@@ -580,14 +584,17 @@ func.func @split_attention_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x2x1x1xf
 // COMMON-NOT: linalg.conv_2d
 // COMMON: %[[U6:.*]] = memref.expand_shape %[[U]]
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
-// COMMON: %[[U5:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]]
+// COMMON-DAG: %[[U5:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2], [3], [4, 5]]
+// COMMON-DAG: %[[UP:.*]] = memref.collapse_shape %[[U6]] {{\[}}[0], [1], [2, 3], [4, 5]]
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
-// COMMON: linalg.generic {{.*}} ins(%[[U5]] :
+// COMMON: linalg.generic {{.*}} ins(%[[UP]] :
+// COMMON-NOT: %[[UP]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
 // COMMON-NOT: memref.alloc{{.*}}: memref<2x2x1x4x9xf32>
 // COMMON: linalg.generic {{.*}} ins(%[[U5]], %[[U5]], %{{[^)]*}}) outs(
 // COMMON-NOT: %[[U]]{{[^_0-9]}}
 // COMMON-NOT: %[[U5]]{{[^_0-9]}}
+// COMMON-NOT: %[[UP]]{{[^_0-9]}}
 // COMMON-NOT: %[[U6]]{{[^_0-9]}}
 // COMMON: return
 func.func @split_attention_primitive_common(%u: tensor<2x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<2x4x3x3xf32> {

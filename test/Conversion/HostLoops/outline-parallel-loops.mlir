@@ -10,7 +10,10 @@
 // runs linear iterations [lo, hi) of the outer dimensions: all but the last
 // (which stays an scf.parallel), or all of them when the body has a loop of
 // its own (a reduction: the innermost dimension is not the one to vectorize)
-// or the outer ones are known to have fewer than 8 iterations. The loop
+// or the outer ones are known to have fewer than 8 iterations. The range
+// loop is an scf.for, or an scf.parallel when it covers every dimension and
+// the body does not loop (it is then the innermost, vectorizable loop). The
+// delinearization folds a unit step or a zero lower bound. The loop
 // becomes a call over
 // [0, product of the outer trip counts); the trip counts are folded where
 // the bounds are constant. Constants are cloned into the function,
@@ -23,7 +26,8 @@
 // rewritten IR computes the same thing is checked by running it in
 // parallel-loops-exec.mlir.
 
-// 1-D: the only dimension is the linear range; iv = lb + r * step. The
+// 1-D: the only dimension is the linear range, an scf.parallel (its body
+// does not loop); iv = r * step + lb. The
 // bounds are constant: the range is [0, ceil((100000 - 4) / 3)) = [0, 33332)
 // with no arithmetic left at the call, and the function gets no trip count.
 // (Constants are matched by the names the printer gives them, %c<value>:
@@ -44,12 +48,13 @@
 // CHECK-DAG: %[[PLB:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[PSTEP:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[PONE:.*]] = arith.constant 1 : index
-// CHECK: scf.for %[[R:.*]] = %[[LO]] to %[[HI]] step %[[PONE]] {
+// CHECK: scf.parallel (%[[R:.*]]) = (%[[LO]]) to (%[[HI]]) step (%[[PONE]]) {
 // CHECK-NEXT: %[[SCALED:.*]] = arith.muli %[[R]], %[[PSTEP]] : index
-// CHECK-NEXT: %[[I:.*]] = arith.addi %[[PLB]], %[[SCALED]] : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[SCALED]], %[[PLB]] : index
 // CHECK-NEXT: %[[V:.*]] = memref.load %[[PA]][%[[I]]] : memref<?xf32>
 // CHECK-NEXT: %[[W:.*]] = arith.mulf %[[V]], %[[TWO]] : f32
 // CHECK-NEXT: memref.store %[[W]], %[[PB]][%[[I]]] : memref<?xf32>
+// CHECK-NEXT: scf.reduce
 // CHECK-NEXT: }
 // CHECK-NEXT: return
 func.func @one_d(%a: memref<?xf32>, %b: memref<?xf32>) {
@@ -102,13 +107,13 @@ func.func @one_d(%a: memref<?xf32>, %b: memref<?xf32>) {
 // CHECK-NEXT: %[[IDX2:.*]] = arith.remui %[[R]], %[[PN2]] : index
 // CHECK-NEXT: %[[REST2:.*]] = arith.divui %[[R]], %[[PN2]] : index
 // CHECK-NEXT: %[[M2:.*]] = arith.muli %[[IDX2]], %[[PST2]] : index
-// CHECK-NEXT: %[[K:.*]] = arith.addi %[[PLB2]], %[[M2]] : index
+// CHECK-NEXT: %[[K:.*]] = arith.addi %[[M2]], %[[PLB2]] : index
 // CHECK-NEXT: %[[IDX1:.*]] = arith.remui %[[REST2]], %[[PN1]] : index
 // CHECK-NEXT: %[[REST1:.*]] = arith.divui %[[REST2]], %[[PN1]] : index
 // CHECK-NEXT: %[[M1:.*]] = arith.muli %[[IDX1]], %[[PST1]] : index
-// CHECK-NEXT: %[[J:.*]] = arith.addi %[[PLB1]], %[[M1]] : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[M1]], %[[PLB1]] : index
 // CHECK-NEXT: %[[M0:.*]] = arith.muli %[[REST1]], %[[PST0]] : index
-// CHECK-NEXT: %[[I:.*]] = arith.addi %[[PLB0]], %[[M0]] : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[M0]], %[[PLB0]] : index
 // CHECK-NEXT: scf.parallel (%[[L:.*]]) = (%[[PLB3]]) to (%[[PUB3]]) step (%[[PST3]]) {
 // CHECK-NEXT: %[[V:.*]] = memref.load %[[PA]][%[[I]], %[[J]], %[[K]], %[[L]]] : memref<?x?x?x?xf32>
 // CHECK-NEXT: %[[W:.*]] = arith.mulf %[[V]], %[[PX]] : f32
@@ -250,9 +255,10 @@ func.func @nested(%a: memref<?x?xf32>) {
 }
 
 // Outer dimensions with fewer than 8 iterations in all (2 x 3) are
-// linearized together with the innermost one: no inner scf.parallel, and one
-// linear iteration is one iteration of the body. The range is
-// [0, 2 * 3 * 100000); the body divides by the constants 100000 and 3.
+// linearized together with the innermost one: no inner scf.parallel (the
+// range loop itself is one), and one linear iteration is one iteration of
+// the body. The range is [0, 2 * 3 * 100000); the body divides by the
+// constants 100000 and 3 (unit steps and zero lower bounds fold away).
 // CHECK-LABEL: func.func @few_outer(
 // CHECK: call @few_outer__parallel_0(%c0{{(_[0-9]+)?}}, %c600000{{(_[0-9]+)?}}, %{{[^,)]*}}) : (index, index, memref<?x?x?xf32>) -> ()
 // CHECK-LABEL: func.func private @few_outer__parallel_0(
@@ -260,19 +266,13 @@ func.func @nested(%a: memref<?x?xf32>) {
 // CHECK-SAME: attributes {grove.parallel_body = 1 : i64}
 // CHECK-DAG: %[[PN1:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[PN2:.*]] = arith.constant 100000 : index
-// CHECK-NOT: scf.parallel
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT: %[[IDX2:.*]] = arith.remui %[[R]], %[[PN2]] : index
+// CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT: %[[K:.*]] = arith.remui %[[R]], %[[PN2]] : index
 // CHECK-NEXT: %[[REST2:.*]] = arith.divui %[[R]], %[[PN2]] : index
-// CHECK-NEXT: arith.muli %[[IDX2]]
-// CHECK-NEXT: %[[K:.*]] = arith.addi
-// CHECK-NEXT: %[[IDX1:.*]] = arith.remui %[[REST2]], %[[PN1]] : index
-// CHECK-NEXT: %[[REST1:.*]] = arith.divui %[[REST2]], %[[PN1]] : index
-// CHECK-NEXT: arith.muli %[[IDX1]]
-// CHECK-NEXT: %[[J:.*]] = arith.addi
-// CHECK-NEXT: arith.muli %[[REST1]]
-// CHECK-NEXT: %[[I:.*]] = arith.addi
+// CHECK-NEXT: %[[J:.*]] = arith.remui %[[REST2]], %[[PN1]] : index
+// CHECK-NEXT: %[[I:.*]] = arith.divui %[[REST2]], %[[PN1]] : index
 // CHECK-NEXT: memref.store %{{.*}}, %[[PA]][%[[I]], %[[J]], %[[K]]] : memref<?x?x?xf32>
+// CHECK-NEXT: scf.reduce
 // CHECK-NEXT: }
 // CHECK-NOT: scf.parallel
 // CHECK: return
@@ -298,6 +298,8 @@ func.func @few_outer(%a: memref<?x?x?xf32>) {
 // CHECK: return
 // CHECK-LABEL: func.func private @four_outer__parallel_0(
 // CHECK-SAME: attributes {grove.parallel_body = 1 : i64}
+// CHECK-NOT: scf.for
+// CHECK: scf.parallel
 // CHECK-NOT: scf.parallel
 // CHECK: return
 func.func @eight_outer(%a: memref<?x?xf32>) {

@@ -1,0 +1,75 @@
+//===- CollapseLoopDims.cpp - Merge contiguous loops of linalg.generics ---===//
+//
+// Grove's tensors are NCHW and its elementwise ops are written over all four
+// dimensions, so a late ResNet layer (7 x 7 images) would run its innermost
+// loop 7 times: too short for the host vectorizer (and a delinearization per
+// GPU thread). Adjacent loops whose dimensions are adjacent in every operand
+// are one loop over the same memory; upstream's collapsing rewrites the op
+// and views its operands and results through collapse/expand_shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVECOLLAPSELOOPDIMS
+#include "grove/Conversion/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+
+namespace {
+
+/// The maximal runs (two loops or more) of adjacent loops of `op` with one
+/// iterator type that every indexing map keeps adjacent and in order.
+SmallVector<ReassociationIndices> getCollapsibleRuns(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !generic.hasPureTensorSemantics())
+    return {};
+  for (Value operand : generic->getOperands())
+    if (operand.getDefiningOp<tensor::ExtractSliceOp>())
+      return {};
+  // Windows (d0 + d2), constant indices and the like: not plain memory
+  // walks, and upstream's contiguity check does not model them.
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return {};
+  SmallVector<utils::IteratorType> iterators =
+      generic.getIteratorTypesArray();
+  SmallVector<ReassociationIndices> runs;
+  ReassociationIndices run = {0};
+  auto close = [&] {
+    if (run.size() > 1)
+      runs.push_back(run);
+  };
+  for (int64_t d = 1, e = generic.getNumLoops(); d < e; ++d) {
+    ReassociationIndices longer(run);
+    longer.push_back(d);
+    if (iterators[d] == iterators[run.front()] &&
+        linalg::areDimSequencesPreserved(maps, {longer})) {
+      run = std::move(longer);
+      continue;
+    }
+    close();
+    run = {d};
+  }
+  close();
+  return runs;
+}
+
+struct GroveCollapseLoopDimsPass
+    : grove::impl::GroveCollapseLoopDimsBase<GroveCollapseLoopDimsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateCollapseDimensions(patterns, getCollapsibleRuns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,126 @@
+// RUN: grove-opt %s -split-input-file --grove-collapse-loop-dims | FileCheck %s
+
+// grove-collapse-loop-dims (CollapseLoopDims.cpp): adjacent loops of one
+// iterator type whose dimensions are adjacent, in order, in every operand
+// (or absent from it) become one loop; operands and results are viewed
+// through collapse_shape / expand_shape.
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Elementwise over a contiguous NCHW tensor: one loop over all of it.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<?x512x7x7xf32>)
+// CHECK: %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2, 3]] : tensor<?x512x7x7xf32> into tensor<?xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel"]} ins(%[[XC]] : tensor<?xf32>)
+// CHECK: tensor.expand_shape %[[R]] {{\[}}[0, 1, 2, 3]] output_shape [%{{.*}}, 512, 7, 7] : tensor<?xf32> into tensor<?x512x7x7xf32>
+func.func @elementwise(%x: tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x512x7x7xf32>
+  %e = tensor.empty(%n) : tensor<?x512x7x7xf32>
+  %zero = arith.constant 0.0 : f32
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<?x512x7x7xf32>) outs(%e : tensor<?x512x7x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = arith.maximumf %a, %zero : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x512x7x7xf32>
+  return %0 : tensor<?x512x7x7xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// A per-channel operand splits the run: N, C and H·W stay three loops (the
+// image is one).
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[C3:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @channel_bias
+// CHECK: linalg.generic {indexing_maps = [#[[ID3]], #[[C3]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?x512x49xf32>, tensor<512xf32>)
+func.func @channel_bias(%x: tensor<?x512x7x7xf32>, %b: tensor<512xf32>) -> tensor<?x512x7x7xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x512x7x7xf32>
+  %e = tensor.empty(%n) : tensor<?x512x7x7xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : tensor<?x512x7x7xf32>, tensor<512xf32>) outs(%e : tensor<?x512x7x7xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %1 = arith.addf %a, %c : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x512x7x7xf32>
+  return %0 : tensor<?x512x7x7xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#nc = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+
+// A global average pool's sums: N·C parallel, H·W reduced; runs of
+// different iterator types are not merged.
+// CHECK-LABEL: func.func @image_sums
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<?x49xf32>) outs(%{{.*}} : tensor<?xf32>)
+func.func @image_sums(%x: tensor<?x512x7x7xf32>, %init: tensor<?x512xf32>) -> tensor<?x512xf32> {
+  %0 = linalg.generic {indexing_maps = [#id, #nc], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<?x512x7x7xf32>) outs(%init : tensor<?x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = arith.addf %a, %o : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x512xf32>
+  return %0 : tensor<?x512xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A transpose of the middle dimensions: no two loops are adjacent in both
+// operands, so nothing changes.
+// CHECK-LABEL: func.func @transpose
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+func.func @transpose(%x: tensor<2x3x4x5xf32>, %init: tensor<2x4x3x5xf32>) -> tensor<2x4x3x5xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<2x3x4x5xf32>) outs(%init : tensor<2x4x3x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x4x3x5xf32>
+  return %0 : tensor<2x4x3x5xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// An operand that is a slice is left alone: as a buffer it may not be
+// collapsible, and bufferization would copy it.
+// CHECK-LABEL: func.func @slice_operand
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]}
+func.func @slice_operand(%x: tensor<8x16xf32>, %init: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = tensor.extract_slice %x[0, 0] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<8x8xf32>) outs(%init : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %1 = arith.mulf %a, %a : f32
+    linalg.yield %1 : f32
+  } -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+#win = affine_map<(d0, d1, d2) -> (d0, d1 + d2)>
+#filt = affine_map<(d0, d1, d2) -> (d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A window (d1 + d2, a 1-D convolution) is not a plain walk over memory:
+// left alone.
+// CHECK-LABEL: func.func @window
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]}
+func.func @window(%x: tensor<4x10xf32>, %w: tensor<3xf32>, %init: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#win, #filt, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<4x10xf32>, tensor<3xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %1 = arith.mulf %a, %b : f32
+    %2 = arith.addf %1, %o : f32
+    linalg.yield %2 : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
