@@ -79,7 +79,12 @@ static void addHostToLLVM(OpPassManager &pm, bool withGpu) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Heap buffers through MLIR's generic allocation functions, which the
+  // runtime implements with a cache of large blocks (runtime/src/host/
+  // Memory.cpp): the same activations are allocated on every call.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   if (withGpu)
     pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());

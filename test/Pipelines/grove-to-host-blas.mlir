@@ -16,7 +16,7 @@
 // CHECK-DAG: %[[ALPHA:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
 // CHECK-DAG: %[[NOTRANS:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG: %[[TRANS:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK: %[[HALLOC:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK: %[[HALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK: %[[H:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.call @grove_rt_matmul_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
@@ -25,7 +25,7 @@
 // CHECK-SAME: %[[HALLOC]], %[[H]], %[[C0]], %arg27, %[[C128]], %[[C128]], %[[C1]])
 // Bias + relu in between, in place.
 // CHECK: llvm.intr.maximum
-// CHECK: %[[OALLOC:.*]] = llvm.call @malloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK: %[[OALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK: %[[O:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.call @grove_rt_matmul_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
@@ -33,7 +33,7 @@
 // CHECK-SAME: %arg12, %arg13, %arg14, %arg15, %arg16, %arg17, %arg18,
 // CHECK-SAME: %[[OALLOC]], %[[O]], %[[C0]], %arg27, %[[C10]], %[[C10]], %[[C1]])
 // CHECK-NOT: grove_rt_matmul_f32
-// CHECK: llvm.call @free(%[[HALLOC]])
+// CHECK: llvm.call @_mlir_memref_to_llvm_free(%[[HALLOC]])
 // CHECK: llvm.func @grove_rt_matmul_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64)
 
 // No multiply left anywhere: no matmul loop.

@@ -30,7 +30,7 @@
 // CHECK-DAG: %[[CTX:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, i64, i64, i64, i64, ptr, ptr, {{.*}})> : (i64) -> !llvm.ptr
 // CHECK-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : index) : i64
 // CHECK-DAG: %[[N:.*]] = llvm.mlir.constant(262144 : index) : i64
-// CHECK: llvm.call @malloc
+// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
 // CHECK: llvm.store %arg0, %{{.*}} : !llvm.ptr, !llvm.ptr
 // CHECK: %[[THUNK:.*]] = llvm.mlir.addressof @_grove_big_relu__parallel_0__thunk : !llvm.ptr
 // CHECK-NEXT: %[[WORK:.*]] = llvm.mlir.constant(1 : i64) : i64

@@ -9,6 +9,7 @@
 #ifndef GROVE_ABI_H
 #define GROVE_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -70,6 +71,16 @@ void grove_rt_batch_matmul_f32(
 typedef void (*grove_range_fn)(void *ctx, int64_t begin, int64_t end);
 void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
                            int64_t hi, int64_t work_per_iteration);
+
+/* Buffers of generated host code: finalize-memref-to-llvm with
+ * use-generic-functions calls these (MLIR's names) for every heap buffer and
+ * its deallocation; results returned by a call are such buffers and the
+ * runtime frees them the same way. Freed blocks of at least 1 MiB are cached
+ * by size for the next call (GROVE_HOST_CACHE_MB bounds the cache, default
+ * 2048; 0 disables it); smaller ones use malloc/free. */
+void *_mlir_memref_to_llvm_alloc(size_t bytes);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
+void _mlir_memref_to_llvm_free(void *ptr);
 
 /* CUDA GEMM services (libgrove_rt_cuda only), one per element type
  * (f32; f16 and bf16 as raw 16-bit words), called by models compiled with

@@ -10,6 +10,7 @@
 
 #include "DType.h"
 #include "Error.h"
+#include "Memory.h"
 
 #include <cstdio>
 #include <cstring>
@@ -46,15 +47,15 @@ struct Range {
   }
 };
 
-/// How result buffers are freed: free() on the host, the device allocator
-/// for device models.
+/// How result buffers are freed: as the generated code frees its buffers
+/// on the host (Memory.cpp), the device allocator for device models.
 struct Releaser {
   DeviceReleaser device; // empty: host
   void operator()(void *p) const {
     if (device.fn)
       device(p);
     else
-      std::free(p);
+      hostFree(p);
   }
 };
 

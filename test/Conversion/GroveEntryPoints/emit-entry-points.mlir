@@ -15,7 +15,7 @@
 // CHECK-LABEL: module @tiny {
 // Everything lowered from the user's functions is internal; external
 // declarations stay external.
-// CHECK: llvm.func @malloc(i64) -> !llvm.ptr
+// CHECK: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // CHECK: llvm.func internal @_grove_tiny_scale(
 // CHECK: llvm.func internal @_mlir_ciface__grove_tiny_scale(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: llvm.func internal @_grove_tiny_pair(
