@@ -1,9 +1,10 @@
 //===- HostMemoryTest.cpp - Buffers of generated host code ----------------===//
 //
 // The allocation functions generated host code calls (abi.h; MLIR's generic
-// memref allocation names): blocks of at least 1 MiB come back from a cache
-// for the same size, smaller ones from malloc; every block is usable over its
-// whole size, aligned as asked, and never handed out twice while live.
+// memref allocation names): blocks of at least 32 MiB come back from a cache
+// (best fit, at most twice the request), smaller ones from malloc; every
+// block is usable over its whole size, aligned as asked, and never handed out
+// twice while live.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,37 +26,51 @@ bool alignedTo(const void *p, size_t alignment) {
   return reinterpret_cast<uintptr_t>(p) % alignment == 0;
 }
 
-TEST(HostMemory, LargeBlockIsReusedForTheSameSize) {
-  void *a = _mlir_memref_to_llvm_alloc(8 * kMiB);
+TEST(HostMemory, LargeBlockIsReused) {
+  void *a = _mlir_memref_to_llvm_alloc(40 * kMiB);
   ASSERT_NE(a, nullptr);
-  std::memset(a, 0x5a, 8 * kMiB);
+  std::memset(a, 0x5a, 40 * kMiB);
   _mlir_memref_to_llvm_free(a);
-  void *b = _mlir_memref_to_llvm_alloc(8 * kMiB);
+  void *b = _mlir_memref_to_llvm_alloc(40 * kMiB);
   EXPECT_EQ(a, b) << "a freed block of the same size was not reused";
   _mlir_memref_to_llvm_free(b);
+  // Best fit: a request of more than half the block still takes it.
+  void *c = _mlir_memref_to_llvm_alloc(36 * kMiB);
+  EXPECT_EQ(a, c);
+  _mlir_memref_to_llvm_free(c);
 }
 
-TEST(HostMemory, LargerRequestDoesNotGetASmallerBlock) {
-  void *a = _mlir_memref_to_llvm_alloc(2 * kMiB);
+TEST(HostMemory, NoBlockTooSmallOrTwiceTooLarge) {
+  void *a = _mlir_memref_to_llvm_alloc(40 * kMiB);
   ASSERT_NE(a, nullptr);
   _mlir_memref_to_llvm_free(a);
-  void *b = _mlir_memref_to_llvm_alloc(3 * kMiB);
+  void *b = _mlir_memref_to_llvm_alloc(48 * kMiB);
   ASSERT_NE(b, nullptr);
   EXPECT_NE(a, b);
-  std::memset(b, 1, 3 * kMiB); // the whole block is usable
+  std::memset(b, 1, 48 * kMiB); // the whole block is usable
   _mlir_memref_to_llvm_free(b);
+  // Now 40 and 48 MiB blocks are cached; a 96 MiB one freed too is not
+  // handed to a 36 MiB request (it would waste more than half), the 40 MiB
+  // one is.
+  void *big = _mlir_memref_to_llvm_alloc(96 * kMiB);
+  ASSERT_NE(big, nullptr);
+  _mlir_memref_to_llvm_free(big);
+  void *c = _mlir_memref_to_llvm_alloc(36 * kMiB);
+  EXPECT_NE(c, big);
+  EXPECT_EQ(c, a);
+  _mlir_memref_to_llvm_free(c);
 }
 
 TEST(HostMemory, LiveBlocksAreDistinct) {
   std::vector<void *> blocks;
   for (int i = 0; i < 4; ++i) {
-    blocks.push_back(_mlir_memref_to_llvm_alloc(4 * kMiB));
+    blocks.push_back(_mlir_memref_to_llvm_alloc(33 * kMiB));
     ASSERT_NE(blocks.back(), nullptr);
-    std::memset(blocks.back(), i, 4 * kMiB);
+    std::memset(blocks.back(), i, 33 * kMiB);
   }
   EXPECT_EQ(std::set<void *>(blocks.begin(), blocks.end()).size(), 4u);
   for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(static_cast<unsigned char *>(blocks[i])[4 * kMiB - 1], i);
+    EXPECT_EQ(static_cast<unsigned char *>(blocks[i])[33 * kMiB - 1], i);
   for (void *p : blocks)
     _mlir_memref_to_llvm_free(p);
 }
@@ -70,7 +85,7 @@ TEST(HostMemory, SmallBlocksAndNull) {
 
 TEST(HostMemory, AlignedAllocation) {
   for (size_t alignment : {size_t(16), size_t(64), size_t(4096)}) {
-    for (size_t bytes : {size_t(1000), 5 * kMiB + 3}) {
+    for (size_t bytes : {size_t(1000), 5 * kMiB + 3, 33 * kMiB + 3}) {
       void *p = _mlir_memref_to_llvm_aligned_alloc(alignment, bytes);
       ASSERT_NE(p, nullptr);
       EXPECT_TRUE(alignedTo(p, alignment)) << alignment << " " << bytes;
@@ -88,8 +103,8 @@ TEST(HostMemory, ConcurrentUse) {
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([t, &failures] {
-      for (int i = 0; i < 200; ++i) {
-        size_t bytes = (1 + (i + t) % 3) * kMiB;
+      for (int i = 0; i < 100; ++i) {
+        size_t bytes = (1 + (i + t) % 3) * 16 * kMiB;
         auto *p = static_cast<unsigned char *>(
             _mlir_memref_to_llvm_aligned_alloc(64, bytes));
         if (!p) {
