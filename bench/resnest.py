@@ -141,6 +141,7 @@ def serve(kind, a):
          check IN.npy OUT.npy   -> ok              (logits of IN written to OUT)
          run IN.npy SECS REPS   -> res N MEDIAN_NS MIN_NS MAX_NS   (N calls after a warm-up call:
                                    >= REPS and >= SECS, or 1 if the warm-up call took SECS)
+         mem                    -> mem PEAK_RSS_KB  (the process's peak resident set so far)
          quit"""
     import numpy as np
     forward, info = PEERS[kind](a)
@@ -151,6 +152,10 @@ def serve(kind, a):
         try:
             if cmd == "quit":
                 break
+            if cmd == "mem":
+                import resource
+                print(f"mem {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", flush=True)
+                continue
             if args and args[0] not in inputs:
                 inputs[args[0]] = np.load(args[0])
             if cmd == "check":
@@ -545,7 +550,11 @@ def main():
                     bad[(wk.name, b)] = f"error: {(res or wk.error or 'no answer').removeprefix('error ')[:100]}"
                     log(f"{wk.name} batch {b}: {bad[(wk.name, b)]}")
         log(f"round {r + 1}/{a.rounds} done")
+    peak_rss = {}  # variant -> MB: framework, weights and the largest batch's buffers
     for wk in workers:
+        res = wk.ask("mem")
+        if res and res.startswith("mem "):
+            peak_rss[wk.name] = int(res.split()[1]) / 1024
         wk.close()
     infos = {wk.name: wk.info for wk in workers}
 
@@ -573,6 +582,9 @@ def main():
                          fmt_err(errs.get((k, b)))])
     table = md_table(["batch", "peer", "configuration", "ms per batch", "images/s", "time ÷ PyTorch 2 t",
                       "error"], rows)
+    memory = md_table(["peer", "configuration", "peak resident set (MB)"],
+                      [[peer, conf, f"{peak_rss[k]:.0f}"] for k, peer, conf in variants
+                       if k in peak_rss])
     flagged = sorted({k for (k, _), e in errs.items() if e > ERR_LIMIT})
 
     # ---- report
@@ -636,6 +648,12 @@ def main():
         "per-round ratios to PyTorch on 2 threads (paired; < 1× is faster than PyTorch).",
         "",
         table,
+        "",
+        "Peak resident set of each worker process at the end of the run (its runtime and libraries, the "
+        f"weights, and the buffers of the largest batch, {max(batches)}; Grove's includes its cache of "
+        "large blocks, runtime/src/host/Memory.cpp):",
+        "",
+        memory,
         "",
         *(f"* {conf_lines[p]}" for p in ("grove", "torch", "ort", "iree") if p in peers),
         *([f"* ⚠ **Numerics:** {', '.join(flagged)} exceed {ERR_LIMIT:g} relative error."] if flagged else []),
