@@ -153,8 +153,11 @@ def serve(kind, a):
             if cmd == "quit":
                 break
             if cmd == "mem":
-                import resource
-                print(f"mem {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", flush=True)
+                # VmHWM, not getrusage: ru_maxrss survives execve, so a worker would
+                # report the coordinator's peak at the time it was started.
+                hwm = next(int(line.split()[1]) for line in open("/proc/self/status")
+                           if line.startswith("VmHWM:"))
+                print(f"mem {hwm}", flush=True)
                 continue
             if args and args[0] not in inputs:
                 inputs[args[0]] = np.load(args[0])

@@ -42,7 +42,11 @@ void mlir::grove::buildGroveCommonPipeline(
 
   // Linalg on tensors: fuse elementwise chains (bias + activation, softmax's
   // steps) into single generics before any buffer exists.
-  pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg());
+  // The host unfolds convolutions one image at a time: the unfolded copy
+  // then stays in cache. A GPU has the memory, and wants one batched GEMM.
+  ConvertGroveToLinalgOptions toLinalg;
+  toLinalg.convPerImage = options.target != "cuda";
+  pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createGroveCollapseLoopDims());

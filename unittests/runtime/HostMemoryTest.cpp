@@ -1,7 +1,7 @@
 //===- HostMemoryTest.cpp - Buffers of generated host code ----------------===//
 //
 // The allocation functions generated host code calls (abi.h; MLIR's generic
-// memref allocation names): blocks of at least 32 MiB come back from a cache
+// memref allocation names): blocks of at least 1 MiB come back from a cache
 // (best fit, at most twice the request), smaller ones from malloc; every
 // block is usable over its whole size, aligned as asked, and never handed out
 // twice while live.
@@ -38,6 +38,19 @@ TEST(HostMemory, LargeBlockIsReused) {
   void *c = _mlir_memref_to_llvm_alloc(36 * kMiB);
   EXPECT_EQ(a, c);
   _mlir_memref_to_llvm_free(c);
+}
+
+TEST(HostMemory, CachingStartsAtOneMiB) {
+  void *a = _mlir_memref_to_llvm_alloc(kMiB);
+  ASSERT_NE(a, nullptr);
+  _mlir_memref_to_llvm_free(a);
+  // Below 1 MiB a request is malloc's, even where a cached block would fit.
+  void *small = _mlir_memref_to_llvm_alloc(kMiB - 4096);
+  EXPECT_NE(small, a);
+  _mlir_memref_to_llvm_free(small);
+  void *b = _mlir_memref_to_llvm_alloc(kMiB);
+  EXPECT_EQ(a, b);
+  _mlir_memref_to_llvm_free(b);
 }
 
 TEST(HostMemory, NoBlockTooSmallOrTwiceTooLarge) {

@@ -19,11 +19,19 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     indexing maps, reductions `linalg.reduce`, softmax a reduce-map-reduce
     sequence, and data movement `tensor`/`linalg` ops. Dynamic sizes are
     read with `tensor.dim`. `grove.param`/`grove.get_param` are left to the
-    ABI passes.
+    ABI passes. With `conv-per-image`, an im2col convolution runs in an
+    `scf.for` over the batch (pad, unfold and GEMM one image at a time), so
+    its unfolded copy is one image's (it stays in cache) instead of the
+    whole batch's (hundreds of MB at batch 16, written to and read back
+    from memory); the host pipelines set it.
   }];
+  let options = [
+    Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
+           "unfold and multiply im2col convolutions one image at a time">
+  ];
   let dependentDialects = [
     "arith::ArithDialect", "linalg::LinalgDialect", "math::MathDialect",
-    "tensor::TensorDialect"
+    "scf::SCFDialect", "tensor::TensorDialect"
   ];
 }
 

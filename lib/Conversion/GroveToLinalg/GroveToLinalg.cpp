@@ -4,6 +4,7 @@
 
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -67,11 +68,13 @@ struct DropFullSlice : OpRewritePattern<tensor::ExtractSliceOp> {
 
 struct ConvertGroveToLinalgPass
     : grove::impl::ConvertGroveToLinalgBase<ConvertGroveToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     target.addIllegalDialect<GroveDialect>();
     // State is the ABI passes' business; run-time checks are lowered by
     // convert-grove-checks-to-runtime.
@@ -83,7 +86,7 @@ struct ConvertGroveToLinalgPass
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
-    populateNNPatterns(patterns);
+    populateNNPatterns(patterns, convPerImage);
     populateSplitAttentionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -224,8 +225,53 @@ Value im2colConv(OpBuilder &b, Location loc, Value x, Value w,
                              b.getIndexAttr(ow)});
 }
 
+/// The grouped im2col convolution of the padded `x` (N x C x Hp x Wp) into
+/// `into` (N x F x Oh x Ow): one im2col + GEMM per group, written into the
+/// group's channel block.
+Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
+                        Value into, int64_t groups, ArrayRef<int64_t> strides,
+                        ArrayRef<int64_t> dilations, OpFoldResult batch) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto intoType = cast<RankedTensorType>(into.getType());
+  ArrayRef<int64_t> wShape = cast<RankedTensorType>(w.getType()).getShape();
+  int64_t cg = xType.getDimSize(1) / groups, fg = wShape[0] / groups;
+  int64_t oh = intoType.getDimSize(2), ow = intoType.getDimSize(3);
+  SmallVector<OpFoldResult> xDims = getDims(b, loc, x);
+  auto one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  if (groups == 1)
+    return im2colConv(b, loc, x, w, strides, dilations, oh, ow, batch);
+  Value result = into;
+  for (int64_t g = 0; g < groups; ++g) {
+    Value xg = tensor::ExtractSliceOp::create(
+        b, loc, x,
+        ArrayRef<OpFoldResult>{zero, b.getIndexAttr(g * cg), zero, zero},
+        ArrayRef<OpFoldResult>{xDims[0], b.getIndexAttr(cg), xDims[2],
+                               xDims[3]},
+        ArrayRef<OpFoldResult>{one, one, one, one});
+    Value wg = tensor::ExtractSliceOp::create(
+        b, loc, w,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(g * fg), zero, zero, zero},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(fg), b.getIndexAttr(wShape[1]),
+                               b.getIndexAttr(wShape[2]),
+                               b.getIndexAttr(wShape[3])},
+        ArrayRef<OpFoldResult>{one, one, one, one});
+    Value yg = im2colConv(b, loc, xg, wg, strides, dilations, oh, ow, batch);
+    result = tensor::InsertSliceOp::create(
+        b, loc, yg, result,
+        ArrayRef<OpFoldResult>{zero, b.getIndexAttr(g * fg), zero, zero},
+        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(fg), b.getIndexAttr(oh),
+                               b.getIndexAttr(ow)},
+        ArrayRef<OpFoldResult>{one, one, one, one});
+  }
+  return result;
+}
+
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
-  using OpConversionPattern::OpConversionPattern;
+  Conv2DLowering(MLIRContext *ctx, bool perImage)
+      : OpConversionPattern(ctx), perImage(perImage) {}
+  /// Loop over the batch around pad + im2col + GEMM (conv-per-image).
+  bool perImage;
+
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -274,51 +320,58 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
           rewriter, loc, resultType, y3,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
           ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
+    } else if (!resultType.isDynamicDim(2) && !resultType.isDynamicDim(3) &&
+               perImage) {
+      // Static output sizes, one image at a time: pad, unfold and multiply
+      // image n into block n of the result. The unfolded copy (Kh·Kw times
+      // the output) is one image's, so it is read back from cache.
+      Value input = adaptor.getInput();
+      auto inType = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
+      auto one = rewriter.getIndexAttr(1), zeroIdx = rewriter.getIndexAttr(0);
+      auto imageType = RankedTensorType::get(
+          {1, inType.getDimSize(1), inType.getDimSize(2), inType.getDimSize(3)},
+          elt);
+      auto outImageType = RankedTensorType::get(
+          {1, resultType.getDimSize(1), resultType.getDimSize(2),
+           resultType.getDimSize(3)},
+          elt);
+      Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, dims[0]);
+      Value init = createEmpty(rewriter, loc, resultType, dims);
+      ArrayRef<int64_t> convStrides = op.getStrides(),
+                        convDilations = op.getDilations();
+      auto loop = scf::ForOp::create(
+          rewriter, loc, lb, ub, step, ValueRange{init},
+          [&](OpBuilder &b, Location l, Value n, ValueRange acc) {
+            Value image = tensor::ExtractSliceOp::create(
+                b, l, imageType, input,
+                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
+                ArrayRef<OpFoldResult>{one, inDims[1], inDims[2], inDims[3]},
+                ArrayRef<OpFoldResult>{one, one, one, one});
+            Value padded = pad2D(b, l, image, {pad[0], pad[1]},
+                                 {pad[2], pad[3]},
+                                 createFloat(b, l, elt, 0.0));
+            Value out = tensor::EmptyOp::create(b, l, outImageType.getShape(),
+                                                elt);
+            Value y = groupedIm2colConv(b, l, padded, w, out, groups,
+                                        convStrides, convDilations, one);
+            Value next = tensor::InsertSliceOp::create(
+                b, l, y, acc[0],
+                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
+                ArrayRef<OpFoldResult>{one, dims[1], dims[2], dims[3]},
+                ArrayRef<OpFoldResult>{one, one, one, one});
+            scf::YieldOp::create(b, l, next);
+          });
+      result = loop.getResult(0);
     } else if (!resultType.isDynamicDim(2) && !resultType.isDynamicDim(3)) {
       // Static output sizes (the usual case): im2col + GEMM, one GEMM per
       // group, written into the channel block of the group.
-      auto xType = cast<RankedTensorType>(x.getType());
-      int64_t cg = xType.getDimSize(1) / groups, fg = wShape[0] / groups;
-      int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
-      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
-      auto one = rewriter.getIndexAttr(1), zeroIdx = rewriter.getIndexAttr(0);
-      result = createEmpty(rewriter, loc, resultType, dims);
-      for (int64_t g = 0; g < groups; ++g) {
-        Value xg = x, wg = w;
-        if (groups > 1) {
-          xg = tensor::ExtractSliceOp::create(
-              rewriter, loc, x,
-              ArrayRef<OpFoldResult>{zeroIdx, rewriter.getIndexAttr(g * cg),
-                                     zeroIdx, zeroIdx},
-              ArrayRef<OpFoldResult>{xDims[0], rewriter.getIndexAttr(cg),
-                                     xDims[2], xDims[3]},
-              ArrayRef<OpFoldResult>{one, one, one, one});
-          wg = tensor::ExtractSliceOp::create(
-              rewriter, loc, w,
-              ArrayRef<OpFoldResult>{rewriter.getIndexAttr(g * fg), zeroIdx,
-                                     zeroIdx, zeroIdx},
-              ArrayRef<OpFoldResult>{rewriter.getIndexAttr(fg),
-                                     rewriter.getIndexAttr(wShape[1]),
-                                     rewriter.getIndexAttr(wShape[2]),
-                                     rewriter.getIndexAttr(wShape[3])},
-              ArrayRef<OpFoldResult>{one, one, one, one});
-        }
-        Value yg = im2colConv(rewriter, loc, xg, wg, op.getStrides(),
-                              op.getDilations(), oh, ow, dims[0]);
-        result = groups == 1
-                     ? yg
-                     : tensor::InsertSliceOp::create(
-                           rewriter, loc, yg, result,
-                           ArrayRef<OpFoldResult>{zeroIdx,
-                                                  rewriter.getIndexAttr(g * fg),
-                                                  zeroIdx, zeroIdx},
-                           ArrayRef<OpFoldResult>{dims[0],
-                                                  rewriter.getIndexAttr(fg),
-                                                  rewriter.getIndexAttr(oh),
-                                                  rewriter.getIndexAttr(ow)},
-                           ArrayRef<OpFoldResult>{one, one, one, one})
-                           .getResult();
-      }
+      result = groupedIm2colConv(rewriter, loc, x, w,
+                                 createEmpty(rewriter, loc, resultType, dims),
+                                 groups, op.getStrides(), op.getDilations(),
+                                 dims[0]);
     } else if (groups == 1) {
       Value init = filled(rewriter, loc, resultType, dims, zero);
       result = linalg::Conv2DNchwFchwOp::create(
@@ -622,8 +675,10 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 /// patterns.
 } // namespace
 
-void mlir::grove::populateNNPatterns(RewritePatternSet &patterns) {
-  patterns.add<Conv2DLowering, BatchNormLowering, PoolLowering<MaxPool2DOp>,
+void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
+                                     bool convPerImage) {
+  patterns.add<Conv2DLowering>(patterns.getContext(), convPerImage);
+  patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
                PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
                FlattenLowering>(patterns.getContext());
 }

@@ -15,7 +15,9 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
-void populateNNPatterns(RewritePatternSet &patterns);
+/// `convPerImage`: im2col convolutions loop over the batch (see the
+/// conv-per-image option of convert-grove-to-linalg).
+void populateNNPatterns(RewritePatternSet &patterns, bool convPerImage);
 void populateSplitAttentionPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::grove

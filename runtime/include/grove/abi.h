@@ -75,10 +75,9 @@ void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
 /* Buffers of generated host code: finalize-memref-to-llvm with
  * use-generic-functions calls these (MLIR's names) for every heap buffer and
  * its deallocation; results returned by a call are such buffers and the
- * runtime frees them the same way. Freed blocks of at least 32 MiB (which
- * glibc would map afresh each time) are cached for the next call, best fit
- * (GROVE_HOST_CACHE_MB bounds the cache, default 2048; 0 disables it);
- * smaller ones use malloc/free. */
+ * runtime frees them the same way. Freed blocks of at least 1 MiB are
+ * cached for the next call, best fit (GROVE_HOST_CACHE_MB bounds the cache,
+ * default 2048; 0 disables it); smaller ones use malloc/free. */
 void *_mlir_memref_to_llvm_alloc(size_t bytes);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
 void _mlir_memref_to_llvm_free(void *ptr);

@@ -17,10 +17,8 @@ namespace grove::rt {
 /// Frees a buffer the generated code allocated (into the cache when large).
 void hostFree(void *p);
 
-/// Blocks of at least this many bytes are cached when freed: glibc maps
-/// blocks this large afresh on every allocation (its mmap threshold cannot
-/// be raised above 32 MiB).
-constexpr size_t kMinCachedBytes = size_t(32) << 20;
+/// Blocks of at least this many bytes are cached when freed.
+constexpr size_t kMinCachedBytes = size_t(1) << 20;
 
 /// What the cache holds now and may hold (bytes), for tests.
 struct HostCacheStats {
