@@ -5,6 +5,7 @@
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -100,6 +101,10 @@ struct ConvertGroveToLinalgPass
     dimsConfig.enableFolding(false).enableConstantCSE(false);
     RewritePatternSet dims(ctx);
     memref::populateResolveRankedShapedTypeResultDimsPatterns(dims);
+    // The same through the per-image loops of conv-per-image (a result's
+    // size is its init's): bufferization's slice analysis asks value bounds
+    // about the loop bounds, and took 16 of ResNeSt-50's 17 s without this.
+    scf::populateSCFForLoopCanonicalizationPatterns(dims);
     if (failed(applyPatternsGreedily(getOperation(), std::move(dims),
                                      dimsConfig)))
       return signalPassFailure();

@@ -1,6 +1,6 @@
-// RUN: grove-opt %s --convert-grove-to-linalg=conv-per-image | FileCheck %s
-// RUN: grove-opt %s --convert-grove-to-linalg | FileCheck %s --check-prefix=BATCH
-// RUN: grove-opt %s --grove-to-host | FileCheck %s --check-prefix=HOST
+// RUN: grove-opt %s -split-input-file --convert-grove-to-linalg=conv-per-image | FileCheck %s
+// RUN: grove-opt %s -split-input-file --convert-grove-to-linalg | FileCheck %s --check-prefix=BATCH
+// RUN: grove-opt %s -split-input-file --grove-to-host | FileCheck %s --check-prefix=HOST
 
 // convert-grove-to-linalg{conv-per-image} (NN.cpp): an im2col convolution
 // runs in an scf.for over the (dynamic) batch: image n is sliced out, padded,
@@ -34,4 +34,23 @@
 func.func @grouped(%x: tensor<?x64x56x56xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<?x64x56x56xf32> {
   %0 = grove.conv2d %x, %w {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<64x32x3x3xf32>) -> tensor<?x64x56x56xf32>
   return %0 : tensor<?x64x56x56xf32>
+}
+
+// -----
+
+// Two convolutions in a row: the second loop's bound is the batch of the
+// function's input, not a tensor.dim of the first loop's result (the pass
+// resolves sizes through the loops, so later value-bounds queries, such as
+// bufferization's slice analysis, do not walk back through every layer).
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x8x6x6xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// CHECK-NOT: tensor.dim
+// CHECK: return
+func.func @chain(%x: tensor<?x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<?x8x6x6xf32> {
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x6x6xf32>
+  %1 = grove.conv2d %0, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x6x6xf32>
+  return %1 : tensor<?x8x6x6xf32>
 }
