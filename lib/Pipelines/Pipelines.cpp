@@ -108,6 +108,8 @@ void mlir::grove::buildGroveToHostPipeline(
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Free activations after their last use, not when the forward pass ends.
+  pm.addNestedPass<func::FuncOp>(createGroveShortenBufferLifetimes());
   pm.addPass(createGroveLegalizeMemRef());
 
   pm.addPass(createConvertGroveChecksToRuntime());
@@ -159,6 +161,8 @@ void mlir::grove::buildGroveToCudaPipeline(
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Device buffers go back to the stream-ordered cache after their last use.
+  pm.addNestedPass<func::FuncOp>(createGroveShortenBufferLifetimes());
   pm.addNestedPass<func::FuncOp>(createGroveMemRefToGPU());
   pm.addPass(createConvertGroveChecksToRuntime());
   pm.addPass(createCanonicalizerPass());

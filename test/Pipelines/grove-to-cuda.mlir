@@ -20,10 +20,13 @@
 //===----------------------------------------------------------------------===//
 
 // forward: GEMM (x @ fc1.weight^T, transB = 1, beta = 0: the zero fill is
-// folded away) into a device buffer, the fused bias + relu kernel in place,
-// GEMM (hidden @ fc2.weight^T) into the device result, the bias kernel, then
-// the hidden buffer is freed; the result is returned (the runtime owns it).
-// 2-D operands are passed as rank-3 views: a batch of one, batch stride 0.
+// folded away) into a device buffer, the fused bias + relu kernel into a
+// second one, after which the first is freed (grove-shorten-buffer-
+// lifetimes: at its last use, in stream order), GEMM (hidden @
+// fc2.weight^T), the hidden buffer freed, the bias kernel into the result,
+// the second GEMM's buffer freed; the result is returned (the runtime owns
+// it). 2-D operands are passed as rank-3 views: a batch of one, batch
+// stride 0.
 // HOST-LABEL: llvm.func internal @_grove_mlp_forward(
 // HOST-DAG: %[[NOTSHARED:.*]] = llvm.mlir.constant(0 : i8) : i8
 // HOST-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : index) : i64
@@ -37,49 +40,51 @@
 // HOST-DAG: %[[C128:.*]] = llvm.mlir.constant(128 : index) : i64
 // HOST-DAG: %[[C10:.*]] = llvm.mlir.constant(10 : index) : i64
 // HOST: %[[S0:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
-// HOST: %[[H:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S0]], %[[NOTSHARED]]) : (i64, !llvm.ptr, i8) -> !llvm.ptr
+// HOST: %[[G:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S0]], %[[NOTSHARED]]) : (i64, !llvm.ptr, i8) -> !llvm.ptr
 // HOST: llvm.call @grove_rt_cuda_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
 // HOST-SAME: %arg24, %arg25, %[[C0]], %[[C1]], %arg27, %[[C64]], %[[C0]], %[[C64]], %[[C1]],
 // HOST-SAME: %arg0, %arg1, %[[C0]], %[[C1]], %[[C128]], %[[C64]], %[[C0]], %[[C64]], %[[C1]],
-// HOST-SAME: %[[H]], %[[H]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]])
+// HOST-SAME: %[[G]], %[[G]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]])
+// HOST: %[[S1:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+// HOST: %[[H:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S1]], %[[NOTSHARED]])
 // One thread per hidden element: grid = ceildiv(batch * 128, 256).
-// HOST-NEXT: %[[TOTAL:.*]] = llvm.mul %arg27, %[[C128]] : i64
+// HOST: %[[TOTAL:.*]] = llvm.mul %arg27, %[[C128]] : i64
 // HOST: llvm.udiv %{{.*}}, %[[C256]] : i64
 // HOST: %[[GRID:.*]] = llvm.select
-// HOST-NEXT: %[[S1:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
 // HOST-NEXT: gpu.launch_func <%[[S1]] : !llvm.ptr> @_grove_mlp_forward_kernel::@_grove_mlp_forward_kernel blocks in (%[[GRID]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) : i64
 // The block size is a constant inside the kernel, not a parameter.
 // HOST-SAME: args(%[[TOTAL]] : i64,
-// HOST-SAME: %[[H]] : !llvm.ptr, %[[H]] : !llvm.ptr,
+// HOST-SAME: %[[G]] : !llvm.ptr, %[[G]] : !llvm.ptr,
 // HOST-SAME: %arg7 : !llvm.ptr, %arg8 : !llvm.ptr,
+// HOST-SAME: %[[H]] : !llvm.ptr, %[[H]] : !llvm.ptr,
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[G]], %[[S1]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // HOST: %[[O:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S1]], %[[NOTSHARED]])
-// HOST-NEXT: %[[R0:.*]] = llvm.insertvalue %[[O]], %{{.*}}[0]
-// HOST-NEXT: %[[R1:.*]] = llvm.insertvalue %[[O]], %[[R0]][1]
 // HOST: llvm.call @grove_rt_cuda_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
 // HOST-SAME: %[[H]], %[[H]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]],
 // HOST-SAME: %arg12, %arg13, %[[C0]], %[[C1]], %[[C10]], %[[C128]], %[[C0]], %[[C128]], %[[C1]],
 // HOST-SAME: %[[O]], %[[O]], %[[C0]], %[[C1]], %arg27, %[[C10]], %[[C0]], %[[C10]], %[[C1]])
 // HOST: %[[S2:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
-// HOST-NEXT: gpu.launch_func <%[[S2]] : !llvm.ptr> @_grove_mlp_forward_kernel_0::@_grove_mlp_forward_kernel blocks in
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[H]], %[[S2]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// HOST: %[[Y:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S2]], %[[NOTSHARED]])
+// HOST-NEXT: %[[R0:.*]] = llvm.insertvalue %[[Y]], %{{.*}}[0]
+// HOST-NEXT: %[[R1:.*]] = llvm.insertvalue %[[Y]], %[[R0]][1]
+// HOST: gpu.launch_func <%[[S2]] : !llvm.ptr> @_grove_mlp_forward_kernel_0::@_grove_mlp_forward_kernel blocks in
 // HOST-SAME: %[[O]] : !llvm.ptr, %[[O]] : !llvm.ptr,
 // HOST-SAME: %arg19 : !llvm.ptr, %arg20 : !llvm.ptr,
-// HOST-NEXT: llvm.call @mgpuMemFree(%[[H]], %[[S2]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// HOST-SAME: %[[Y]] : !llvm.ptr, %[[Y]] : !llvm.ptr,
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[O]], %[[S2]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // HOST-NOT: @mgpuMemFree
 // HOST: llvm.return %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 
-// probs: one stream for the whole function, one kernel per linalg op (the
-// softmax's max is shared with the row maximum by CSE; each reduction's
-// initial fill is folded into its kernel): max reduction (one thread per
-// row), exp, sum reduction, divide. The sum is a temporary: freed; max and
-// probabilities are returned.
+// probs: one stream for the whole function, one kernel per linalg op (each
+// reduction's initial fill is folded into its kernel): max reduction (one
+// thread per row), exp, then the max is freed; sum reduction, divide, the
+// sum freed; the row maximum returned is a reduction of its own (the fills
+// are allocations, which CSE does not merge, so neither are the two equal
+// reductions any more).
 // HOST-LABEL: llvm.func internal @_grove_mlp_probs(
 // HOST: %[[S:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
-// HOST-NEXT: llvm.getelementptr
-// HOST-NEXT: llvm.ptrtoint
-// HOST-NEXT: %[[SUM:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
-// HOST-NEXT: llvm.getelementptr
-// HOST-NEXT: llvm.ptrtoint
-// HOST-NEXT: %[[MAX:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// HOST: %[[MAX:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
 // HOST: %[[ROWS:.*]] = llvm.select
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
 // HOST-SAME: %[[MAX]] : !llvm.ptr
@@ -87,11 +92,16 @@
 // HOST: %[[ELEMS:.*]] = llvm.select
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_1::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
 // HOST-SAME: %[[MAX]] : !llvm.ptr, {{.*}} %[[E]] : !llvm.ptr
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[MAX]], %[[S]])
+// HOST: %[[SUM:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_2::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
 // HOST-SAME: %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
 // HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_3::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
 // HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[SUM]], %[[S]])
+// HOST: %[[RMAX:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// HOST: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_4::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-SAME: %[[RMAX]] : !llvm.ptr
 // HOST-NOT: @mgpuMemFree
 // HOST-NOT: gpu.launch_func
 // HOST: llvm.return
@@ -103,11 +113,11 @@
 // HOST-SAME: \0Aentry forward 1 1\0A
 // HOST-SAME: \0Aentry probs 1 2\0A
 
-// Six kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
+// Seven kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
 // section grove-fatbin and the runtime look for; no PTX text, no GPU
 // module left.
 // FATBIN-NOT: gpu.module
-// FATBIN-COUNT-6: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
+// FATBIN-COUNT-7: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
 // FATBIN-NOT: gpu.binary
 // FATBIN-NOT: assembly =
 // FATBIN-NOT: gpu.module
@@ -137,7 +147,9 @@
 // PTX: ld.global.b32 %r[[B:[0-9]+]], [%rd{{[0-9]+}}];
 // PTX-NEXT: add.rn.f32 %r[[SUM:[0-9]+]], %r[[H]], %r[[B]];
 // PTX-NEXT: max.NaN.f32 %r[[RELU:[0-9]+]], %r[[SUM]], 0f00000000;
-// PTX-NEXT: st.global.b32 [%rd{{[0-9]+}}], %r[[RELU]];
+// The result goes to a buffer of its own (its address computed here).
+// PTX-NOT: {{bra|ld.global}}
+// PTX: st.global.b32 [%rd{{[0-9]+}}], %r[[RELU]];
 // PTX-NEXT: $L__BB0_[[EXIT]]:
 // PTX-NEXT: ret;
 
@@ -259,7 +271,7 @@
 // The chip option reaches the NVVM target of every kernel module and ptxas'
 // target.
 // SM80-NOT: sm_90
-// SM80-COUNT-6: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// SM80-COUNT-7: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 // SM80-NOT: sm_90
 // SM80: .target sm_80
 // SM80-NOT: sm_90

@@ -23,17 +23,21 @@
 // CHECK-SAME: %arg24, %arg25, %arg26, %arg27, %arg28, %arg29, %arg30,
 // CHECK-SAME: %arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6,
 // CHECK-SAME: %[[HALLOC]], %[[H]], %[[C0]], %arg27, %[[C128]], %[[C128]], %[[C1]])
-// Bias + relu in between, in place.
+// Bias + relu in between, into the hidden buffer; the first GEMM's buffer
+// is freed right after.
+// CHECK: %[[RALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK: %[[R:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK: llvm.intr.maximum
+// CHECK: llvm.call @_mlir_memref_to_llvm_free(%[[HALLOC]])
 // CHECK: %[[OALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // CHECK: %[[O:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.call @grove_rt_matmul_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
-// CHECK-SAME: %[[HALLOC]], %[[H]], %[[C0]], %arg27, %[[C128]], %[[C128]], %[[C1]],
+// CHECK-SAME: %[[RALLOC]], %[[R]], %[[C0]], %arg27, %[[C128]], %[[C128]], %[[C1]],
 // CHECK-SAME: %arg12, %arg13, %arg14, %arg15, %arg16, %arg17, %arg18,
 // CHECK-SAME: %[[OALLOC]], %[[O]], %[[C0]], %arg27, %[[C10]], %[[C10]], %[[C1]])
+// CHECK-NEXT: llvm.call @_mlir_memref_to_llvm_free(%[[RALLOC]])
 // CHECK-NOT: grove_rt_matmul_f32
-// CHECK: llvm.call @_mlir_memref_to_llvm_free(%[[HALLOC]])
 // CHECK: llvm.func @grove_rt_matmul_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64)
 
 // No multiply left anywhere: no matmul loop.

@@ -16,17 +16,21 @@
 //===----------------------------------------------------------------------===//
 
 // The bias add and the relu are one loop nest: the fused body adds the bias
-// (fc1.bias's aligned pointer is %arg8) and takes the maximum with 0 in the
-// same block, in place in the hidden buffer. The inner loop, 128 wide, is a
-// parallel loop to LLVM (grove-host-loop-hints): its accesses are in the
-// access group its back edge lists. The second bias loop is only 10 wide,
-// below min-trip-count (16): no access group and no loop annotation, it is
-// left to LLVM's full unroller. Buffers come from MLIR's generic
-// allocation functions, which the runtime implements with a cache of large
-// blocks (runtime/src/host/Memory.cpp), not from malloc.
+// (fc1.bias's aligned pointer is %arg8) to the first GEMM's result and takes
+// the maximum with 0 in the same block, into a buffer of its own. The inner
+// loop, 128 wide, is a parallel loop to LLVM (grove-host-loop-hints): its
+// accesses are in the access group its back edge lists. The GEMM's buffer is
+// freed right after that loop (grove-shorten-buffer-lifetimes), the hidden
+// one right after the second GEMM, before the second bias loop, which is
+// only 10 wide, below min-trip-count (16): no access group and no loop
+// annotation, it is left to LLVM's full unroller. Buffers come from MLIR's
+// generic allocation functions, which the runtime implements with a cache
+// of large blocks (runtime/src/host/Memory.cpp), not from malloc.
 // HOST-LABEL: llvm.func internal @_grove_mlp_forward(
 // HOST-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
 // HOST-NOT: @malloc
+// HOST: %[[GALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
+// HOST: llvm.call @grove_rt_matmul_f32(
 // HOST: %[[HALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // HOST: %[[H:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // HOST: %[[BP:.*]] = llvm.getelementptr inbounds|nuw %arg8[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -38,7 +42,11 @@
 // HOST-NEXT: llvm.store %[[RELU]], %[[HP]] {access_groups = [#[[G1]]]} : f32, !llvm.ptr
 // HOST-NEXT: llvm.add
 // HOST-NEXT: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64) {loop_annotation = #loop_annotation{{[0-9]*}}}
-// The output buffer, then the second bias (fc2.bias, %arg20) with no relu.
+// HOST: llvm.call @_mlir_memref_to_llvm_free(%[[GALLOC]]) : (!llvm.ptr) -> ()
+// The second GEMM, then the hidden buffer is freed; the output buffer, then
+// the second bias (fc2.bias, %arg20) with no relu.
+// HOST: llvm.call @grove_rt_matmul_f32(
+// HOST-NEXT: llvm.call @_mlir_memref_to_llvm_free(%[[HALLOC]]) : (!llvm.ptr) -> ()
 // HOST: %[[OALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // HOST-NOT: access_groups
 // HOST: %[[BP2:.*]] = llvm.getelementptr inbounds|nuw %arg20[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -50,8 +58,9 @@
 // HOST-NEXT: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64){{$}}
 // HOST-NOT: access_groups
 // HOST-NOT: loop_annotation
-// The hidden buffer is freed; the result is returned, owned by the caller.
-// HOST: llvm.call @_mlir_memref_to_llvm_free(%[[HALLOC]]) : (!llvm.ptr) -> ()
+// The second GEMM's buffer is freed; the result is returned, owned by the
+// caller.
+// HOST: llvm.call @_mlir_memref_to_llvm_free(
 // HOST-NOT: llvm.call @_mlir_memref_to_llvm_free
 // HOST: llvm.return %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // HOST-LABEL: llvm.func @mlp_forward(
@@ -96,8 +105,11 @@
 //===----------------------------------------------------------------------===//
 
 // Stops at bufferized linalg on memrefs: params are leading memref
-// arguments, the matmuls keep their transposed-rhs maps, bias + relu is one
-// generic writing in place, and the ABI attributes are still there.
+// arguments, the matmuls keep their transposed-rhs maps and start from a
+// zero fill of their own buffer (a bufferization.alloc_tensor, which CSE
+// does not merge), bias + relu is one generic writing into a buffer of its
+// own (not in place: nothing in the pipeline reuses an input as the
+// destination), and the ABI attributes are still there.
 // COMMON-DAG: #[[$A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // COMMON-DAG: #[[$B_T:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // COMMON-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -119,19 +131,21 @@
 // COMMON: %[[H:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x128xf32>
 // COMMON-NEXT: linalg.fill ins(%[[ZERO]] : f32) outs(%[[H]] : memref<?x128xf32>)
 // COMMON-NEXT: linalg.matmul indexing_maps = [#[[$A]], #[[$B_T]], #[[$C]]] ins(%[[X]], %[[W1]] : memref<?x64xf32>, memref<128x64xf32>) outs(%[[H]] : memref<?x128xf32>)
-// COMMON-NEXT: linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[H]], %[[B1]] : memref<?x128xf32>, memref<128xf32>) outs(%[[H]] : memref<?x128xf32>)
+// COMMON-NEXT: %[[H2:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x128xf32>
+// COMMON-NEXT: linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[H]], %[[B1]] : memref<?x128xf32>, memref<128xf32>) outs(%[[H2]] : memref<?x128xf32>)
 // COMMON-NEXT: ^bb0(%[[HI:.*]]: f32, %[[BI:.*]]: f32, %{{.*}}: f32):
 // COMMON-NEXT: %[[S:.*]] = arith.addf %[[HI]], %[[BI]] : f32
 // COMMON-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %[[ZERO]] : f32
 // COMMON-NEXT: linalg.yield %[[R]] : f32
 // COMMON: %[[O:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x10xf32>
 // COMMON-NEXT: linalg.fill ins(%[[ZERO]] : f32) outs(%[[O]] : memref<?x10xf32>)
-// COMMON-NEXT: linalg.matmul indexing_maps = [#[[$A]], #[[$B_T]], #[[$C]]] ins(%[[H]], %[[W2]] : memref<?x128xf32>, memref<10x128xf32>) outs(%[[O]] : memref<?x10xf32>)
-// COMMON-NEXT: linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[O]], %[[B2]] : memref<?x10xf32>, memref<10xf32>) outs(%[[O]] : memref<?x10xf32>)
+// COMMON-NEXT: linalg.matmul indexing_maps = [#[[$A]], #[[$B_T]], #[[$C]]] ins(%[[H2]], %[[W2]] : memref<?x128xf32>, memref<10x128xf32>) outs(%[[O]] : memref<?x10xf32>)
+// COMMON-NEXT: %[[Y:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x10xf32>
+// COMMON-NEXT: linalg.generic {indexing_maps = [#[[$ID]], #[[$ROW]], #[[$ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[O]], %[[B2]] : memref<?x10xf32>, memref<10xf32>) outs(%[[Y]] : memref<?x10xf32>)
 // COMMON-NEXT: ^bb0(%[[OI:.*]]: f32, %[[BI2:.*]]: f32, %{{.*}}: f32):
 // COMMON-NEXT: %[[S2:.*]] = arith.addf %[[OI]], %[[BI2]] : f32
 // COMMON-NEXT: linalg.yield %[[S2]] : f32
-// COMMON: return %[[O]] : memref<?x10xf32>
+// COMMON: return %[[Y]] : memref<?x10xf32>
 // COMMON-NOT: tensor
 // COMMON-NOT: llvm.func
 // COMMON-NOT: grove.get_param

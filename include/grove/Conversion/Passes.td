@@ -30,8 +30,9 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
            "unfold and multiply im2col convolutions one image at a time">
   ];
   let dependentDialects = [
-    "arith::ArithDialect", "linalg::LinalgDialect", "math::MathDialect",
-    "scf::SCFDialect", "tensor::TensorDialect"
+    "arith::ArithDialect", "bufferization::BufferizationDialect",
+    "linalg::LinalgDialect", "math::MathDialect", "scf::SCFDialect",
+    "tensor::TensorDialect"
   ];
 }
 
@@ -159,6 +160,20 @@ def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {
     `grove-legalize-memref` should have made a `linalg.copy` kernel.
   }];
   let dependentDialects = ["gpu::GPUDialect"];
+}
+
+def GroveShortenBufferLifetimes : Pass<"grove-shorten-buffer-lifetimes"> {
+  let summary = "frees each buffer right after its last use in its block";
+  let description = [{
+    After the buffer deallocation pipeline, which frees a block's buffers at
+    the end of the block: a `memref.dealloc` of a `memref.alloc` of the same
+    block moves to right after the last operation of the block that uses
+    the buffer or any memref derived from it (a view, or any memref result
+    of an operation using it, conservatively). Nothing moves when a use lies
+    in another block, reaches a terminator (the buffer escapes), or another
+    dealloc frees an alias. A network is one function, so without this every
+    activation lived until the forward pass ended.
+  }];
 }
 
 def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {

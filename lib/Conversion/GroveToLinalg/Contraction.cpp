@@ -57,9 +57,8 @@ static Value createZeroAccumulator(OpBuilder &b, Location loc,
     dims.push_back(lhsDims[0]);
   dims.push_back(lhsDims[transA ? lr - 1 : lr - 2]);
   dims.push_back(rhsDims[transB ? rr - 2 : rr - 1]);
-  Value empty = createEmpty(b, loc, type, dims);
-  Value zero = createFloat(b, loc, type.getElementType(), 0.0);
-  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  return filled(b, loc, type, dims,
+                createFloat(b, loc, type.getElementType(), 0.0));
 }
 
 struct MatmulLowering : OpConversionPattern<MatmulOp> {

@@ -4,6 +4,7 @@
 
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"

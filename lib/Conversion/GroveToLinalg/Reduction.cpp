@@ -38,7 +38,6 @@ static Value buildReduce(OpBuilder &b, Location loc, Value input,
     dims.push_back(inDims[d]);
   }
   auto outType = RankedTensorType::get(shape, elt);
-  Value empty = createEmpty(b, loc, outType, dims);
   auto floatType = cast<FloatType>(elt);
   Value identity =
       kind == ReduceKind::Sum
@@ -47,7 +46,7 @@ static Value buildReduce(OpBuilder &b, Location loc, Value input,
                 b, loc, elt,
                 b.getFloatAttr(elt, APFloat::getInf(floatType.getFloatSemantics(),
                                                     /*Negative=*/true)));
-  Value init = linalg::FillOp::create(b, loc, identity, empty).getResult(0);
+  Value init = filled(b, loc, outType, dims, identity);
   auto reduce = linalg::ReduceOp::create(
       b, loc, ValueRange{input}, ValueRange{init}, axes,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {

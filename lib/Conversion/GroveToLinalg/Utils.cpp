@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
@@ -132,8 +133,16 @@ Value mlir::grove::createFloat(OpBuilder &b, Location loc, Type type,
 
 Value mlir::grove::filled(OpBuilder &b, Location loc, RankedTensorType type,
                           ArrayRef<OpFoldResult> dims, Value value) {
-  Value empty = createEmpty(b, loc, type, dims);
-  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  // An allocation, not a tensor.empty: CSE merges equal empties and then
+  // their fills, and bufferization copies the one filled buffer into every
+  // GEMM or reduction that starts from it (a copy of each output, and no
+  // beta = 0 for the BLAS calls).
+  SmallVector<Value> dynamic;
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    if (ShapedType::isDynamic(d))
+      dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, dims[i]));
+  Value init = bufferization::AllocTensorOp::create(b, loc, type, dynamic);
+  return linalg::FillOp::create(b, loc, value, init).getResult(0);
 }
 
 Type mlir::grove::getAccumulatorType(Type elt) {

@@ -10,8 +10,8 @@
 // No transpose: the default maps, which the printer elides.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x16xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x16xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<4x16xf32>) -> tensor<4x16xf32>
 // CHECK: %[[R:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[ACC]] : tensor<4x16xf32>) -> tensor<4x16xf32>
 // CHECK: return %[[R]]
@@ -24,8 +24,8 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32>
 
 // The zero takes the element type.
 // CHECK-LABEL: func.func @matmul_f16
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x16xf16>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<4x16xf16>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f16) outs(%[[EMPTY]] : tensor<4x16xf16>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf16>, tensor<8x16xf16>) outs(%[[ACC]] : tensor<4x16xf16>)
 func.func @matmul_f16(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>) -> tensor<4x16xf16> {
@@ -41,7 +41,7 @@ func.func @matmul_f16(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>) -> tensor<4x16x
 
 // CHECK-LABEL: func.func @matmul_transpose_lhs
 // CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[B:.*]]: tensor<8x16xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4x16xf32>)
 // CHECK: linalg.matmul indexing_maps = [#[[$A_T]], #[[$B]], #[[$C]]]
 // CHECK-SAME: ins(%[[A]], %[[B]] : tensor<8x4xf32>, tensor<8x16xf32>) outs(%[[ACC]] : tensor<4x16xf32>)
@@ -61,7 +61,7 @@ func.func @matmul_transpose_lhs(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>) -> te
 // CHECK-SAME: (%[[A:.*]]: tensor<?x8xf32>, %[[B:.*]]: tensor<16x8xf32>)
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %[[C0]] : tensor<?x8xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[M]]) : tensor<?x16xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[M]]) : tensor<?x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x16xf32>)
 // CHECK: linalg.matmul indexing_maps = [#[[$A]], #[[$B_T]], #[[$C]]]
 // CHECK-SAME: ins(%[[A]], %[[B]] : tensor<?x8xf32>, tensor<16x8xf32>) outs(%[[ACC]] : tensor<?x16xf32>)
@@ -85,7 +85,7 @@ func.func @matmul_transpose_rhs(%a: tensor<?x8xf32>, %b: tensor<16x8xf32>) -> te
 // CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %[[C1]] : tensor<8x?xf32>
 // CHECK-DAG: %[[N:.*]] = tensor.dim %[[B]], %[[C0]] : tensor<?x8xf32>
 // CHECK-NOT: grove.agree_dims
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[M]], %[[N]]) : tensor<?x?xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x?xf32>)
 // CHECK: linalg.matmul indexing_maps = [#[[$A_T]], #[[$B_T]], #[[$C]]]
 // CHECK-SAME: ins(%[[A]], %[[B]] : tensor<8x?xf32>, tensor<?x8xf32>) outs(%[[ACC]] : tensor<?x?xf32>)
@@ -107,7 +107,7 @@ func.func @matmul_transpose_both(%a: tensor<8x?xf32>, %b: tensor<?x8xf32>) -> te
 // CHECK-NEXT: %[[K:.*]] = grove.agree_dims %[[KA]], %[[KB]], "{{.*}}contraction.mlir:{{[0-9]+}}:{{[0-9]+}}: grove.matmul contracting dimensions" : index
 // CHECK: %[[AS:.*]] = tensor.extract_slice %[[A]][0, 0] [4, %[[K]]] [1, 1] : tensor<4x?xf32> to tensor<4x?xf32>
 // CHECK: %[[BS:.*]] = tensor.extract_slice %[[B]][0, 0] [%[[K]], 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4x16xf32>)
 // CHECK: linalg.matmul ins(%[[AS]], %[[BS]] : tensor<4x?xf32>, tensor<?x16xf32>) outs(%[[ACC]] : tensor<4x16xf32>)
 func.func @matmul_dynamic_k(%a: tensor<4x?xf32>, %b: tensor<?x16xf32>) -> tensor<4x16xf32> {
@@ -148,8 +148,8 @@ func.func @matmul_dynamic_k_transposed(%a: tensor<?x4xf32>, %b: tensor<16x?xf32>
 // CHECK-NEXT: %[[BATCH:.*]] = grove.agree_dims %[[BA]], %[[BB]], "{{.*}}contraction.mlir:{{[0-9]+}}:{{[0-9]+}}: grove.matmul batch dimensions" : index
 // CHECK: %[[AS:.*]] = tensor.extract_slice %[[A]][0, 0, 0] [%[[BATCH]], 4, 8] [1, 1, 1] : tensor<?x4x8xf32> to tensor<?x4x8xf32>
 // CHECK: %[[BS:.*]] = tensor.extract_slice %[[B]][0, 0, 0] [%[[BATCH]], 8, 16] [1, 1, 1] : tensor<?x8x16xf32> to tensor<?x8x16xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[BATCH]]) : tensor<?x4x16xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[BATCH]]) : tensor<?x4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?x4x16xf32>)
 // CHECK: %[[R:.*]] = linalg.batch_matmul ins(%[[AS]], %[[BS]] : tensor<?x4x8xf32>, tensor<?x8x16xf32>) outs(%[[ACC]] : tensor<?x4x16xf32>)
 // CHECK: return %[[R]]
@@ -166,7 +166,7 @@ func.func @batch_matmul(%a: tensor<?x4x8xf32>, %b: tensor<?x8x16xf32>) -> tensor
 
 // CHECK-LABEL: func.func @batch_matmul_transpose_both
 // CHECK-SAME: (%[[A:.*]]: tensor<2x8x4xf32>, %[[B:.*]]: tensor<2x16x8xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x4x16xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<2x4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<2x4x16xf32>)
 // CHECK: linalg.batch_matmul indexing_maps = [#[[$A_T]], #[[$B_T]], #[[$C]]]
 // CHECK-SAME: ins(%[[A]], %[[B]] : tensor<2x8x4xf32>, tensor<2x16x8xf32>) outs(%[[ACC]] : tensor<2x4x16xf32>)
@@ -191,7 +191,7 @@ func.func @batch_matmul_transpose_both(%a: tensor<2x8x4xf32>, %b: tensor<2x16x8x
 // CHECK-NOT: linalg.broadcast
 // CHECK-NOT: grove.agree_dims
 // CHECK: %[[BATCH:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4x8xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[BATCH]]) : tensor<?x4x16xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[BATCH]]) : tensor<?x4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<?x4x16xf32>)
 // CHECK-NOT: linalg.broadcast
 // CHECK: linalg.batch_matmul indexing_maps = [#[[$A]], #[[$B_SHARED]], #[[$C]]]
@@ -246,7 +246,7 @@ func.func @shared_rhs_transposed(%a: tensor<?x4x8xf32>, %b: tensor<16x8xf32>) ->
 // Static batch: the accumulator is static too.
 // CHECK-LABEL: func.func @shared_rhs_transposed_static
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<16x8xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<3x4x16xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<3x4x16xf32>
 // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<3x4x16xf32>)
 // CHECK: linalg.batch_matmul
 // CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<3x4x8xf32>, tensor<8x16xf32>) outs(%[[ACC]] : tensor<3x4x16xf32>)

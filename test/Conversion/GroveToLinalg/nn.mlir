@@ -100,7 +100,7 @@ func.func @conv2d_unpadded(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x1x1xf32>) -> 
 // CHECK: %[[OH:.*]] = arith.addi %[[Q]], %{{.*}} : index
 // CHECK: tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: } : tensor<1x3x?x8xf32> to tensor<1x3x?x10xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[OH]]) : tensor<1x4x?x4xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[OH]]) : tensor<1x4x?x4xf32>
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<1x4x?x4xf32>)
 // CHECK: linalg.conv_2d_nchw_fchw
 func.func @conv2d_dynamic_height(%x: tensor<1x3x?x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32> {
@@ -214,7 +214,7 @@ func.func @batch_norm_rank2(%x: tensor<?x8xf16>, %s: tensor<8xf16>, %b: tensor<8
 // CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: tensor.yield %[[NINF]] : f32
 // CHECK: } : tensor<?x2x8x8xf32> to tensor<?x2x10x10xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x2x4x4xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x2x4x4xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%[[EMPTY]] : tensor<?x2x4x4xf32>)
 // CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xf32>
 // CHECK: %[[R:.*]] = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<?x2x10x10xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x2x4x4xf32>)
@@ -383,7 +383,7 @@ func.func @avg_pool2d_dynamic_height(%x: tensor<?x2x?x5xf32>) -> tensor<?x2x?x2x
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4x3x5xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x3x5xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x4xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4xf32>)
 // CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[X]] : tensor<?x4x3x5xf32>) outs(%[[INIT]] : tensor<?x4xf32>) dimensions = [2, 3]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {

@@ -12,8 +12,8 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>)
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[D0:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x8xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[D0]]) : tensor<?xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[D0]]) : tensor<?xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?xf32>) -> tensor<?xf32>
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<?x8xf32>) outs(%[[INIT]] : tensor<?xf32>) dimensions = [1]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
@@ -32,7 +32,7 @@ func.func @reduce_sum(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 // join the last kept dimension's group.
 // CHECK-LABEL: func.func @reduce_sum_keepdims
 // CHECK-SAME: (%[[X:.*]]: tensor<4x?x8xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<4xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<4xf32>)
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<4x?x8xf32>) outs(%[[INIT]] : tensor<4xf32>) dimensions = [1, 2]
 // CHECK: arith.addf
@@ -48,7 +48,7 @@ func.func @reduce_sum_keepdims(%x: tensor<4x?x8xf32>) -> tensor<4x1x1xf32> {
 // Every axis: a rank-0 accumulator.
 // CHECK-LABEL: func.func @reduce_sum_all
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
-// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<f32>
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor() : tensor<f32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]] : tensor<f32>)
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<f32>) dimensions = [0, 1]
 // CHECK: return %[[R]] : tensor<f32>
@@ -140,8 +140,8 @@ func.func @reduce_mean_keepdims(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
 // CHECK-SAME: (%[[X:.*]]: tensor<2x?xf32>)
 // CHECK: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[D1:.*]] = tensor.dim %[[X]], %[[C1]] : tensor<2x?xf32>
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[D1]]) : tensor<?xf32>
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[D1]]) : tensor<?xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%[[EMPTY]] : tensor<?xf32>)
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<2x?xf32>) outs(%[[INIT]] : tensor<?xf32>) dimensions = [0]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
