@@ -108,6 +108,19 @@ TEST(HostMemory, AlignedAllocation) {
   }
 }
 
+TEST(HostMemory, ImpossibleRequestFailsCleanly) {
+  // With a block cached, a request no system can serve returns NULL (after
+  // giving the cached blocks back and trying again), and later calls work.
+  void *a = _mlir_memref_to_llvm_alloc(40 * kMiB);
+  ASSERT_NE(a, nullptr);
+  _mlir_memref_to_llvm_free(a);
+  EXPECT_EQ(_mlir_memref_to_llvm_aligned_alloc(64, size_t(1) << 60), nullptr);
+  void *b = _mlir_memref_to_llvm_alloc(40 * kMiB);
+  ASSERT_NE(b, nullptr);
+  std::memset(b, 2, 40 * kMiB);
+  _mlir_memref_to_llvm_free(b);
+}
+
 TEST(HostMemory, ConcurrentUse) {
   // Threads allocating, writing a tag, checking it and freeing, over sizes
   // that hit and miss the cache: a block handed out twice would show as a

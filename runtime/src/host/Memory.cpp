@@ -12,7 +12,8 @@
 // comes from the cache, which holds about what the call's peak holds anyway
 // (1.8 GB for that model; peak resident set unchanged). The cache is bounded
 // (GROVE_HOST_CACHE_MB, default 2048; 0 turns it off) and sheds its oldest
-// blocks beyond that. Smaller blocks go to malloc.
+// blocks beyond that, or all of them when an allocation fails. Smaller
+// blocks go to malloc.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,10 +67,17 @@ public:
       age.erase(it->second.age);
       bySize.erase(it);
       cached -= size;
-      ++hits;
     } else {
       p = std::aligned_alloc(kPage, size);
-      ++misses;
+      if (!p && !age.empty()) {
+        // Out of memory: give the cached blocks back and try once more.
+        for (auto &entry : bySize)
+          std::free(entry.second.block);
+        bySize.clear();
+        age.clear();
+        cached = 0;
+        p = std::aligned_alloc(kPage, size);
+      }
     }
     if (p)
       live[p] = size;
@@ -106,20 +114,6 @@ public:
     cached += size;
   }
 
-  HostCacheStats stats() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return {cached, limit, hits, misses};
-  }
-
-  void clear() {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto &[size, entry] : bySize)
-      std::free(entry.block);
-    bySize.clear();
-    age.clear();
-    cached = 0;
-  }
-
 private:
   static size_t roundUp(size_t bytes, size_t alignment) {
     return (bytes + alignment - 1) / alignment * alignment;
@@ -135,7 +129,7 @@ private:
   std::unordered_map<void *, size_t> live; // large blocks handed out
   BySize bySize;                           // cached blocks
   std::list<BySize::iterator> age;         // cached blocks, oldest first
-  size_t cached = 0, hits = 0, misses = 0;
+  size_t cached = 0;
   const size_t limit = readLimit();
 };
 
@@ -149,8 +143,6 @@ BlockCache &cache() {
 } // namespace
 
 void hostFree(void *p) { cache().release(p); }
-HostCacheStats getHostCacheStats() { return cache().stats(); }
-void releaseHostCache() { cache().clear(); }
 
 } // namespace grove::rt
 

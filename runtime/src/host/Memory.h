@@ -20,15 +20,6 @@ void hostFree(void *p);
 /// Blocks of at least this many bytes are cached when freed.
 constexpr size_t kMinCachedBytes = size_t(1) << 20;
 
-/// What the cache holds now and may hold (bytes), for tests.
-struct HostCacheStats {
-  size_t cachedBytes = 0, limitBytes = 0, hits = 0, misses = 0;
-};
-HostCacheStats getHostCacheStats();
-
-/// Returns every cached block to the system.
-void releaseHostCache();
-
 } // namespace grove::rt
 
 #endif // GROVE_RUNTIME_HOST_MEMORY_H
