@@ -286,9 +286,6 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     SmallVector<OpFoldResult> dims =
         windowedResultDims(rewriter, loc, resultType, adaptor.getInput(),
                            window, op.getStrides(), pad, false);
-    Value zero = createFloat(rewriter, loc, elt, 0.0);
-    Value x = pad2D(rewriter, loc, adaptor.getInput(), {pad[0], pad[1]},
-                    {pad[2], pad[3]}, zero);
     Value w = adaptor.getWeight();
     Attribute strides = rewriter.getI64TensorAttr(op.getStrides());
     Attribute dilations = rewriter.getI64TensorAttr(op.getDilations());
@@ -298,6 +295,13 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     bool pointwise = wShape[2] == 1 && wShape[3] == 1 && groups == 1 &&
                      llvm::all_of(op.getStrides(), isOne) &&
                      llvm::all_of(pad, [](int64_t v) { return v == 0; });
+    bool staticOut = !resultType.isDynamicDim(2) && !resultType.isDynamicDim(3);
+    bool perImageIm2col = !pointwise && staticOut && perImage;
+    Value zero = createFloat(rewriter, loc, elt, 0.0);
+    // The whole batch padded, except where each image is padded on its own.
+    Value x = perImageIm2col ? Value()
+                            : pad2D(rewriter, loc, adaptor.getInput(),
+                                    {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
     if (pointwise) {
       // out[n] = W (F x C) @ x[n] (C x H·W): one batched GEMM with the
       // weights shared across the batch, which the BLAS/cuBLAS services run
@@ -320,8 +324,7 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
           rewriter, loc, resultType, y3,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
           ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
-    } else if (!resultType.isDynamicDim(2) && !resultType.isDynamicDim(3) &&
-               perImage) {
+    } else if (perImageIm2col) {
       // Static output sizes, one image at a time: pad, unfold and multiply
       // image n into block n of the result. The unfolded copy (Kh·Kw times
       // the output) is one image's, so it is read back from cache.
@@ -350,9 +353,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                 ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
                 ArrayRef<OpFoldResult>{one, inDims[1], inDims[2], inDims[3]},
                 ArrayRef<OpFoldResult>{one, one, one, one});
-            Value padded = pad2D(b, l, image, {pad[0], pad[1]},
-                                 {pad[2], pad[3]},
-                                 createFloat(b, l, elt, 0.0));
+            Value padded =
+                pad2D(b, l, image, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
             Value out = tensor::EmptyOp::create(b, l, outImageType.getShape(),
                                                 elt);
             Value y = groupedIm2colConv(b, l, padded, w, out, groups,
@@ -365,7 +367,7 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
             scf::YieldOp::create(b, l, next);
           });
       result = loop.getResult(0);
-    } else if (!resultType.isDynamicDim(2) && !resultType.isDynamicDim(3)) {
+    } else if (staticOut) {
       // Static output sizes (the usual case): im2col + GEMM, one GEMM per
       // group, written into the channel block of the group.
       result = groupedIm2colConv(rewriter, loc, x, w,
@@ -666,13 +668,6 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
   }
 };
 
-/// grove.split_attention reads U exactly twice, each time in one
-/// linalg.generic on a B x R x C x (H·W) view of it that indexes the radix
-/// splits directly (channel r·C + c): the pooled sum (reduction over r and
-/// the image) and the weighted sum (reduction over r). The small attention MLP in between is written as grove ops on
-/// B x C vectors (grouped 1x1 convolutions as batched matmuls over the
-/// groups), which the dialect conversion then lowers with the other
-/// patterns.
 } // namespace
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,

@@ -83,19 +83,20 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
       return ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, t),
                                v);
     };
-    auto zeros = [&](ArrayRef<int64_t> shape) {
+    // Sizes of a B x ... tensor: the batch, then static sizes.
+    auto batchDims = [&](ArrayRef<int64_t> shape) {
       SmallVector<OpFoldResult> dims = {batch};
       for (int64_t s : shape.drop_front())
         dims.push_back(idx(s));
-      return filled(rewriter, loc, RankedTensorType::get(shape, acc), dims,
-                    createFloat(rewriter, loc, acc, 0.0));
+      return dims;
+    };
+    auto zeros = [&](ArrayRef<int64_t> shape) {
+      return filled(rewriter, loc, RankedTensorType::get(shape, acc),
+                    batchDims(shape), createFloat(rewriter, loc, acc, 0.0));
     };
     auto empty = [&](ArrayRef<int64_t> shape) {
-      SmallVector<OpFoldResult> dims = {batch};
-      for (int64_t s : shape.drop_front())
-        dims.push_back(idx(s));
       return createEmpty(rewriter, loc, RankedTensorType::get(shape, acc),
-                         dims);
+                         batchDims(shape));
     };
     auto generic = [&](TypeRange results, ValueRange ins, ValueRange outs,
                        ArrayRef<AffineMap> maps,

@@ -12,15 +12,23 @@
 using namespace mlir;
 using namespace mlir::grove;
 
-Value mlir::grove::createEmpty(OpBuilder &b, Location loc,
-                               RankedTensorType type,
-                               ArrayRef<OpFoldResult> dims) {
+/// The values of the dynamic sizes of `type` among `dims`.
+static SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc,
+                                          RankedTensorType type,
+                                          ArrayRef<OpFoldResult> dims) {
   SmallVector<Value> dynamic;
   for (auto [i, d] : llvm::enumerate(type.getShape()))
     if (ShapedType::isDynamic(d))
       dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, dims[i]));
+  return dynamic;
+}
+
+Value mlir::grove::createEmpty(OpBuilder &b, Location loc,
+                               RankedTensorType type,
+                               ArrayRef<OpFoldResult> dims) {
   return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), dynamic);
+                                 type.getElementType(),
+                                 getDynamicSizes(b, loc, type, dims));
 }
 
 SmallVector<OpFoldResult> mlir::grove::getDims(OpBuilder &b, Location loc,
@@ -137,11 +145,8 @@ Value mlir::grove::filled(OpBuilder &b, Location loc, RankedTensorType type,
   // their fills, and bufferization copies the one filled buffer into every
   // GEMM or reduction that starts from it (a copy of each output, and no
   // beta = 0 for the BLAS calls).
-  SmallVector<Value> dynamic;
-  for (auto [i, d] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(d))
-      dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, dims[i]));
-  Value init = bufferization::AllocTensorOp::create(b, loc, type, dynamic);
+  Value init = bufferization::AllocTensorOp::create(
+      b, loc, type, getDynamicSizes(b, loc, type, dims));
   return linalg::FillOp::create(b, loc, value, init).getResult(0);
 }
 
