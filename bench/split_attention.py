@@ -37,18 +37,9 @@ import torch.nn.functional as F
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "lib"))
-sys.path.insert(0, str(ROOT / "test" / "Integration"))
-os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
-os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
-from grove_testing import Model  # noqa: E402
-from run import GLIBC_TUNABLES  # noqa: E402  (bench/run.py: one definition)
+sys.path.insert(0, str(ROOT / "models" / "resnest"))
+from reference import split_attention  # noqa: E402
 
-# toolchain.md: without these glibc maps and unmaps big buffers on every call
-# and OpenBLAS's threads fight OpenMP's.
-BENCH_ENV = {"GLIBC_TUNABLES": GLIBC_TUNABLES, "OPENBLAS_NUM_THREADS": "1"}
-if any(os.environ.get(k) != v for k, v in BENCH_ENV.items()):
-    os.execve(sys.executable, [sys.executable] + sys.argv,
-              {**os.environ, **BENCH_ENV})
 GROVEC_FLAGS = ["--cpu=native"]
 
 # (layer, channels C, H = W, inter I), radix 2, cardinality 1 (ResNeSt-50).
@@ -68,18 +59,39 @@ def module(name, c, hw, i, fused):
     return (ns["fused"] if fused else ns["unfused"])(name, R, K, c, i)
 
 
-def torch_attention(u, p, r=R, k=K):
-    b, cr = u.shape[:2]
-    c = cr // r
-    splits = torch.split(u, c, dim=1)
-    gap = F.adaptive_avg_pool2d(sum(splits), 1)
-    gap = F.relu(F.batch_norm(F.conv2d(gap, p["w1"], p["b1"], groups=k),
-                              p["mean"], p["var"], p["scale"], p["shift"],
-                              False, 0.0, 1e-5))
-    att = F.conv2d(gap, p["w2"], p["b2"], groups=k)
-    att = F.softmax(att.view(b, k, r, -1).transpose(1, 2), dim=1)
-    att = att.reshape(b, -1, 1, 1)
-    return sum(a * s for a, s in zip(torch.split(att, c, dim=1), splits))
+# The arguments after U of the fused and unfused functions, in order, named
+# as reference.split_attention reads them.
+PARAMS = ("sa.fc1.weight", "sa.fc1.bias", "sa.bn1.weight", "sa.bn1.bias",
+          "sa.bn1.running_mean", "sa.bn1.running_var", "sa.fc2.weight",
+          "sa.fc2.bias")
+
+
+def random_params(g, c, i):
+    """f32 weights of one block's attention (C channels, I inter), by name."""
+    p = {"sa.fc1.weight": g.standard_normal((i, c // K, 1, 1)) / np.sqrt(c),
+         "sa.fc1.bias": g.standard_normal(i),
+         "sa.bn1.weight": g.uniform(0.5, 1, i),
+         "sa.bn1.bias": g.standard_normal(i) * 0.1,
+         "sa.bn1.running_mean": g.standard_normal(i) * 0.1,
+         "sa.bn1.running_var": g.uniform(0.5, 1.5, i),
+         "sa.fc2.weight": g.standard_normal((c * R, i // K, 1, 1)) / np.sqrt(i),
+         "sa.fc2.bias": g.standard_normal(c * R) * 0.1}
+    return {key: v.astype(np.float32) for key, v in p.items()}
+
+
+def torch_attention(u, p):
+    """PyTorch eager's same ops on U (torch tensors, any device)."""
+    return split_attention(p, "sa", u, u.shape[1] // R, R, K)
+
+
+def source(shapes):
+    """fused{n}, unfused{n} and stream{n} for each of `shapes`."""
+    funcs = []
+    for n, (_, c, hw, i) in enumerate(shapes):
+        funcs.append(module(f"fused{n}", c, hw, i, True))
+        funcs.append(module(f"unfused{n}", c, hw, i, False))
+        funcs.append(stream(f"stream{n}", c, hw))
+    return "module {" + "".join(funcs) + "\n}"
 
 
 def stream(name, c, hw):
@@ -107,33 +119,37 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
                     help="two block shapes, docs/perf.md untouched")
+    ap.add_argument("--emit-mlir", metavar="FILE",
+                    help="write the functions of every block shape to FILE "
+                    "and exit (scripts/gpu-check.sh compiles them for CUDA)")
     opts = ap.parse_args()
+    if opts.emit_mlir:
+        Path(opts.emit_mlir).write_text(source(SHAPES))
+        return
+    # toolchain.md: without these glibc maps and unmaps big buffers on every
+    # call and OpenBLAS's threads fight OpenMP's.
+    sys.path.insert(0, str(ROOT / "bench"))
+    from run import GLIBC_TUNABLES  # bench/run.py: one definition
+    env = {"GLIBC_TUNABLES": GLIBC_TUNABLES, "OPENBLAS_NUM_THREADS": "1"}
+    if any(os.environ.get(k) != v for k, v in env.items()):
+        os.execve(sys.executable, [sys.executable] + sys.argv,
+                  {**os.environ, **env})
+    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
+    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
+    from grove_testing import Model
     shapes = [SHAPES[0], SHAPES[-1]] if opts.quick else SHAPES
     g = np.random.default_rng(0)
-    funcs = []
-    for n, (_, c, hw, i) in enumerate(shapes):
-        funcs.append(module(f"fused{n}", c, hw, i, True))
-        funcs.append(module(f"unfused{n}", c, hw, i, False))
-        funcs.append(stream(f"stream{n}", c, hw))
-    source = "module {" + "".join(funcs) + "\n}"
-    fused = Model(source, name="sa_fused", grovec_flags=GROVEC_FLAGS)
-    plain = Model(source, name="sa_plain",
+    text = source(shapes)
+    fused = Model(text, name="sa_fused", grovec_flags=GROVEC_FLAGS)
+    plain = Model(text, name="sa_plain",
                   grovec_flags=GROVEC_FLAGS + ["--fuse-split-attention=false"])
     rows = []
     for n, (layer, c, hw, i) in enumerate(shapes):
         for batch in (1, 16):
             u = np.maximum(g.standard_normal((batch, c * R, hw, hw)),
                            0).astype(np.float32)
-            p = {"w1": g.standard_normal((i, c // K, 1, 1)) / np.sqrt(c),
-                 "b1": g.standard_normal(i), "scale": g.uniform(0.5, 1, i),
-                 "shift": g.standard_normal(i) * 0.1,
-                 "mean": g.standard_normal(i) * 0.1,
-                 "var": g.uniform(0.5, 1.5, i),
-                 "w2": g.standard_normal((c * R, i // K, 1, 1)) / np.sqrt(i),
-                 "b2": g.standard_normal(c * R) * 0.1}
-            p = {key: v.astype(np.float32) for key, v in p.items()}
-            args = [p[key] for key in ("w1", "b1", "scale", "shift", "mean",
-                                       "var", "w2", "b2")]
+            p = random_params(g, c, i)
+            args = [p[key] for key in PARAMS]
             tp = {key: torch.from_numpy(v) for key, v in p.items()}
             tu = torch.from_numpy(u)
             with torch.inference_mode():
@@ -159,8 +175,9 @@ def main():
             med = {key: statistics.median(v) * 1e6 for key, v in samples.items()}
             # What any two-pass implementation must move: U twice, the
             # result once, the FC weights once.
-            med["bytes"] = 4 * (2 * u.size + u.size // R + p["w1"].size
-                                + p["w2"].size)
+            med["bytes"] = 4 * (2 * u.size + u.size // R
+                                + p["sa.fc1.weight"].size
+                                + p["sa.fc2.weight"].size)
             med["stream_gbs"] = 2 * u.nbytes / med["stream"] / 1e3
             rows.append((layer, c, hw, batch, med))
             print(f"{layer:9s} C={c:3d} {hw:2d}x{hw:<2d} b={batch:2d}: "

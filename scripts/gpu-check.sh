@@ -6,7 +6,7 @@
 #       models, ResNeSt-50 (224x224, f32 and bf16) and the benchmark kernels
 #       with grovec --target=cuda, records the host backend's results on the
 #       random inputs vs_host.py compares and on the ResNeSt-50 benchmark's
-#       seeded weights, and assembles gpu-bundle/ (~49 MB): a runtime with no
+#       seeded weights, and assembles gpu-bundle/ (~47 MB): a runtime with no
 #       dependency but cuBLAS, the model libraries, the runtime's gtests,
 #       digits_cuda.
 #   scripts/gpu-check.sh run [OUTDIR]   on the GPU machine (nvcc, PyTorch and
@@ -15,8 +15,9 @@
 #       example app, every integration test on the GPU (numpy/PyTorch
 #       references) and vs_host.py (GPU vs host), then bench/gpu/run.py.
 #       Writes OUTDIR/gpu-results.md and OUTDIR/gpu-check.log; exits 1 on any
-#       failure. Budget: under 8 minutes on an H200 (of which ResNeSt-50's
-#       torch.compile, last, may take up to 180 s: run.py
+#       failure; OUTDIR/profile.txt has ResNeSt-50's per-kernel GPU times.
+#       Budget: about 3 minutes on an H200 (of which ResNeSt-50's
+#       torch.compile, last, took 90 s and may take up to 180 s: run.py
 #       --resnest-compile-budget).
 #
 # With the device tool: prepare here, then
@@ -62,16 +63,26 @@ prepare() {
   # Shipped models and benchmark kernels, by name; ResNeSt-50 for
   # bench/gpu/run.py at 224x224 in f32 (the shipped frontend form) and bf16
   # (generate.py --dtype bf16), one library each: the batch is dynamic.
+  # The split-attention benchmark's functions (every ResNeSt-50 block shape),
+  # fused and, with the fusion off, as the frontend's primitive ops.
   local tmp; tmp="$(mktemp -d)"
   "$ROOT/.venv/bin/python" "$ROOT/models/resnest/generate.py" --dtype bf16 \
     >"$tmp/resnest50_bf16.mlir"
+  "$ROOT/.venv/bin/python" "$ROOT/bench/split_attention.py" \
+    --emit-mlir "$tmp/split_attention.mlir"
   for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels" \
       "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50" \
-      "$tmp/resnest50_bf16.mlir:resnest50_bf16"; do
-    log "${m##*:} for CUDA"
-    "$BUILD/bin/grovec" "${m%%:*}" -o "$tmp/${m##*:}" --target=cuda --name="${m##*:}"
-    cc -shared -o "$BUNDLE/models/lib${m##*:}.so" -Wl,--whole-archive \
-      "$tmp/${m##*:}/lib${m##*:}.a" -Wl,--no-whole-archive -L"$BUNDLE/rt" \
+      "$tmp/resnest50_bf16.mlir:resnest50_bf16" \
+      "$tmp/split_attention.mlir:sa_fused" \
+      "$tmp/split_attention.mlir:sa_plain:--fuse-split-attention=false"; do
+    local src="${m%%:*}" rest="${m#*:}"
+    local name="${rest%%:*}" flags=()
+    [[ "$rest" == *:* ]] && flags=("${rest#*:}")
+    log "$name for CUDA ${flags[*]}"
+    "$BUILD/bin/grovec" "$src" -o "$tmp/$name" --target=cuda --name="$name" \
+      "${flags[@]}"
+    cc -shared -o "$BUNDLE/models/lib$name.so" -Wl,--whole-archive \
+      "$tmp/$name/lib$name.a" -Wl,--no-whole-archive -L"$BUNDLE/rt" \
       '-Wl,-rpath,$ORIGIN/../rt' -lgrove_rt_cuda -lm
   done
   cp "$ROOT/models/mlp/mlp.safetensors" "$ROOT/models/mlp/digits_test.bin" \
@@ -161,7 +172,7 @@ PY
   log "tests: $passes passed, $fails failed ($((SECONDS - t0)) s)"
 
   step "benchmarks" "$py" "$ROOT/bench/gpu/run.py" --bundle "$BUNDLE" \
-    --out "$out/gpu-results.md"
+    --out "$out/gpu-results.md" --profile "$out/profile.txt"
   { echo; echo "Checks: $passes passed, $fails failed (scripts/gpu-check.sh run, $((SECONDS - t0)) s)."; } \
     >>"$out/gpu-results.md" 2>/dev/null || true
   log "done in $((SECONDS - t0)) s: $passes passed, $fails failed"

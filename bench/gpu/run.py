@@ -6,6 +6,10 @@ target against PyTorch on the same GPU:
   * fused memory-bound kernels (bias+GELU+mul, softmax) in GB/s against a
     measured device-to-device copy (and PyTorch eager / torch.compile);
   * GEMMs against cuBLAS (torch.mm, TF32 off for f32 as in Grove);
+  * split attention (the part of SplAtConv2d after the grouped conv + BN +
+    ReLU) for every ResNeSt-50 block shape at batch 1, 16 and 64: Grove's
+    fused op and its unfused decomposition vs PyTorch eager's same ops
+    (bench/split_attention.py's functions and weights);
   * ResNeSt-50 at 224x224, batch 1 and 64, f32 and bf16, in images/s vs
     PyTorch eager and torch.compile running the functional reference
     (models/resnest/reference.py) on the same weights (random, generated
@@ -195,6 +199,8 @@ def check(name, got, want, rtol, atol):
 #   sums accumulate sequentially in bf16 - lib/Conversion/GroveToLinalg/
 #   NN.cpp - which at 56x56 loses ~60% of the sum). 2e-2 is ~4x that: room
 #   for another rounding order, not for a wrong kernel (off by O(1)).
+PROFILE = None  # --profile: where profile_calls appends its tables
+
 RESNEST_F32_REL = 1e-4
 RESNEST_BF16_REL = 2e-2
 RESNEST_BATCHES = (1, 64)
@@ -210,7 +216,13 @@ def main():
                     help="seconds torch.compile may spend on the four "
                     "ResNeSt-50 variants; a variant not compiled in time is "
                     "reported FAILED (default 180)")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="append per-kernel GPU time tables (torch.profiler) "
+                    "of ResNeSt-50 at the largest batch, Grove and PyTorch "
+                    "eager, to FILE")
     args = ap.parse_args()
+    global PROFILE
+    PROFILE = args.profile
     iters = 20 if args.quick else 100
     rows = []  # (workload, size, metric, grove, eager, compiled, reference)
     numerics = []  # lines of the numerics list
@@ -241,6 +253,10 @@ def main():
                          else "n/a (FAILED, below)")
                 if c == c and g == g:
                     ratio += f", {g / c:.2f}x torch.compile"
+            elif metric == "µs (vs eager)":
+                ratio = f"{e / g:.2f}x faster than eager" if g < e \
+                    else f"{g / e:.2f}x slower than eager"
+                refcol = "PyTorch eager"
             elif metric == "GB/s":
                 ratio = f"{100 * g / ref:.0f}% of copy"
                 refcol = f"copy {ref:.0f}"
@@ -402,12 +418,48 @@ def main():
             rows.append((f"GEMM ({t})", f"{size}^3", "TFLOP/s", g, e,
                          float("nan"), e))
 
+    # -- split attention, fused and unfused, vs PyTorch eager --------------------
+    def split_attention_section():
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import split_attention as SA
+        fused = Grove(os.path.join(models, "libsa_fused.so"), "sa_fused")
+        plain = Grove(os.path.join(models, "libsa_plain.so"), "sa_plain")
+        g = np.random.default_rng(0)
+        for n, (layer, c, hw, i) in enumerate(SA.SHAPES):
+            p = {k: torch.from_numpy(v).cuda()
+                 for k, v in SA.random_params(g, c, i).items()}
+            for batch in (1, 16, 64):
+                u = torch.relu(torch.randn(batch, c * SA.R, hw, hw,
+                                           device="cuda"))
+                args = [u] + [p[k] for k in SA.PARAMS]
+                with torch.no_grad():
+                    ref = SA.torch_attention(u, p)
+                    tol = 1e-4 * ref.abs().max().item()
+                    calls = {}
+                    for what, m, entry in (("fused", fused, f"fused{n}"),
+                                           ("unfused", plain, f"unfused{n}")):
+                        call = m.prepare(entry, args)
+                        call()
+                        check(f"split attention {what} {layer} b={batch}",
+                              call.result(torch.float32), ref, 0, tol)
+                        calls[what] = call
+                    t_f = timed(calls["fused"], iters)
+                    t_u = timed(calls["unfused"], iters)
+                    t_e = timed(lambda: SA.torch_attention(u, p), iters)
+                size = f"{layer} C={c} {hw}x{hw} batch {batch}"
+                nan = float("nan")
+                rows.append(("split attention, Grove fused", size,
+                             "µs (vs eager)", t_f, t_e, nan, None))
+                rows.append(("split attention, Grove unfused", size,
+                             "µs (vs eager)", t_u, t_e, nan, None))
+
     # -- ResNeSt-50 -------------------------------------------------------------
     def resnest_section():
         resnest50_bench(args, models, rows, numerics, fail)
 
     for name, section in (("MLP", mlp_section), ("fused kernels", kernels_section),
                           ("GEMMs", gemm_section),
+                          ("split attention", split_attention_section),
                           ("ResNeSt-50", resnest_section)):
         print(f"run.py: -- {name}", file=sys.stderr)
         write_report(running=name)
@@ -526,6 +578,29 @@ def resnest50_bench(args, models, rows, numerics, fail):
                      "images/s", g, e, c, e))
 
 
+def profile_calls(what, fn, calls=3):
+    """Appends to PROFILE the GPU time of each kernel over `calls` calls of
+    fn: CUPTI sees every kernel of the process, Grove's (named after their
+    model and function) as well as PyTorch's."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    averages = prof.key_averages()
+    for key in ("self_device_time_total", "self_cuda_time_total"):
+        try:
+            table = averages.table(sort_by=key, row_limit=40,
+                                   max_name_column_width=90)
+            break
+        except Exception:  # noqa: BLE001 - the other spelling of the key
+            table = None
+    with open(PROFILE, "a") as f:
+        f.write(f"## {what}, {calls} calls\n\n{table}\n\n")
+
+
 def resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host, row,
                    numerics, fail, seconds):
     """One (dtype, batch) of resnest50_bench: the f32 reference, Grove's
@@ -585,6 +660,14 @@ def resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host, row,
                   "calls)", file=sys.stderr)
         except Exception as e:  # noqa: BLE001
             fail(f"{cell}: timing {who}", f"{type(e).__name__}: {e}")
+    if PROFILE and batch == max(RESNEST_BATCHES):
+        for who, fn in (("Grove", call), ("PyTorch eager", lambda: fwd(x))):
+            if fn is not None:
+                try:
+                    profile_calls(f"{cell}: {who}", fn)
+                except Exception as e:  # noqa: BLE001
+                    fail(f"{cell}: profile of {who}",
+                         f"{type(e).__name__}: {e}")
 
 
 def run():

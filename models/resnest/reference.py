@@ -8,7 +8,8 @@ shared. Parameters are a dict named like the authors' state_dict (e.g.
 
 Importers put models/resnest on sys.path (as for generate.py):
     sys.path.insert(0, "models/resnest"); from reference import resnest
-Used by test/Integration/resnest.py and bench/resnest.py.
+Used by test/Integration/resnest.py, bench/resnest.py,
+bench/split_attention.py and bench/gpu/run.py.
 """
 import numpy as np
 import torch
@@ -32,6 +33,14 @@ def splat(p, name, x, channels, stride, radix, card):
     """SplAtConv2d: grouped conv, BN, ReLU, then split attention."""
     x = F.relu(bn(p, f"{name}.bn0",
                   conv(p, f"{name}.conv", x, stride, 1, card * radix)))
+    return split_attention(p, name, x, channels, radix, card)
+
+
+def split_attention(p, name, x, channels, radix, card):
+    """The attention part of SplAtConv2d on U = x (B, radix * channels, H, W):
+    sum of the radix splits, global pool, fc1 + bn1 + ReLU, fc2, rSoftMax
+    (sigmoid for radix 1), weighted sum. Also what bench/split_attention.py
+    and bench/gpu/run.py time as PyTorch eager."""
     b = x.shape[0]
     splits = torch.split(x, channels, dim=1) if radix > 1 else [x]
     gap = F.adaptive_avg_pool2d(sum(splits), 1)

@@ -51,7 +51,7 @@
 // HOST: %[[TOTAL:.*]] = llvm.mul %arg27, %[[C128]] : i64
 // HOST: llvm.udiv %{{.*}}, %[[C256]] : i64
 // HOST: %[[GRID:.*]] = llvm.select
-// HOST-NEXT: gpu.launch_func <%[[S1]] : !llvm.ptr> @_grove_mlp_forward_kernel::@_grove_mlp_forward_kernel blocks in (%[[GRID]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) : i64
+// HOST-NEXT: gpu.launch_func <%[[S1]] : !llvm.ptr> @_grove_mlp_forward_k0_map::@_grove_mlp_forward_k0_map blocks in (%[[GRID]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) : i64
 // The block size is a constant inside the kernel, not a parameter.
 // HOST-SAME: args(%[[TOTAL]] : i64,
 // HOST-SAME: %[[G]] : !llvm.ptr, %[[G]] : !llvm.ptr,
@@ -68,7 +68,7 @@
 // HOST: %[[Y:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S2]], %[[NOTSHARED]])
 // HOST-NEXT: %[[R0:.*]] = llvm.insertvalue %[[Y]], %{{.*}}[0]
 // HOST-NEXT: %[[R1:.*]] = llvm.insertvalue %[[Y]], %[[R0]][1]
-// HOST: gpu.launch_func <%[[S2]] : !llvm.ptr> @_grove_mlp_forward_kernel_0::@_grove_mlp_forward_kernel blocks in
+// HOST: gpu.launch_func <%[[S2]] : !llvm.ptr> @_grove_mlp_forward_k1_map::@_grove_mlp_forward_k1_map blocks in
 // HOST-SAME: %[[O]] : !llvm.ptr, %[[O]] : !llvm.ptr,
 // HOST-SAME: %arg19 : !llvm.ptr, %arg20 : !llvm.ptr,
 // HOST-SAME: %[[Y]] : !llvm.ptr, %[[Y]] : !llvm.ptr,
@@ -78,29 +78,27 @@
 
 // probs: one stream for the whole function, one kernel per linalg op (each
 // reduction's initial fill is folded into its kernel): max reduction (one
-// thread per row), exp, then the max is freed; sum reduction, divide, the
-// sum freed; the row maximum returned is a reduction of its own (the fills
-// are allocations, which CSE does not merge, so neither are the two equal
-// reductions any more).
+// thread per row); the sum of exp(x - max) (one thread per row); the
+// quotient, recomputing exp(x - max) rather than reading a stored one, then
+// the max and the sum are freed; the row maximum returned is a reduction of
+// its own (the fills are allocations, which CSE does not merge, so neither
+// are the two equal reductions).
 // HOST-LABEL: llvm.func internal @_grove_mlp_probs(
 // HOST: %[[S:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
 // HOST: %[[MAX:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
 // HOST: %[[ROWS:.*]] = llvm.select
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_k0_reduce::@_grove_mlp_probs_k0_reduce blocks in (%[[ROWS]],
 // HOST-SAME: %[[MAX]] : !llvm.ptr
-// HOST: %[[E:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
-// HOST: %[[ELEMS:.*]] = llvm.select
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_1::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
-// HOST-SAME: %[[MAX]] : !llvm.ptr, {{.*}} %[[E]] : !llvm.ptr
-// HOST-NEXT: llvm.call @mgpuMemFree(%[[MAX]], %[[S]])
 // HOST: %[[SUM:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_2::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
-// HOST-SAME: %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
-// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_3::@_grove_mlp_probs_kernel blocks in (%[[ELEMS]],
-// HOST-SAME: %[[E]] : !llvm.ptr, %[[E]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_k1_reduce::@_grove_mlp_probs_k1_reduce blocks in (%[[ROWS]],
+// HOST-SAME: %[[MAX]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
+// HOST: %[[ELEMS:.*]] = llvm.select
+// HOST-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_k2_map::@_grove_mlp_probs_k2_map blocks in (%[[ELEMS]],
+// HOST-SAME: %[[MAX]] : !llvm.ptr, {{.*}} %[[SUM]] : !llvm.ptr
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[SUM]], %[[S]])
+// HOST-NEXT: llvm.call @mgpuMemFree(%[[MAX]], %[[S]])
 // HOST: %[[RMAX:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
-// HOST: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_kernel_4::@_grove_mlp_probs_kernel blocks in (%[[ROWS]],
+// HOST: gpu.launch_func <%[[S]] : !llvm.ptr> @_grove_mlp_probs_k3_reduce::@_grove_mlp_probs_k3_reduce blocks in (%[[ROWS]],
 // HOST-SAME: %[[RMAX]] : !llvm.ptr
 // HOST-NOT: @mgpuMemFree
 // HOST-NOT: gpu.launch_func
@@ -113,11 +111,11 @@
 // HOST-SAME: \0Aentry forward 1 1\0A
 // HOST-SAME: \0Aentry probs 1 2\0A
 
-// Seven kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
+// Six kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the
 // section grove-fatbin and the runtime look for; no PTX text, no GPU
 // module left.
 // FATBIN-NOT: gpu.module
-// FATBIN-COUNT-7: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
+// FATBIN-COUNT-6: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, "P\EDU\BA
 // FATBIN-NOT: gpu.binary
 // FATBIN-NOT: assembly =
 // FATBIN-NOT: gpu.module
@@ -129,9 +127,9 @@
 // The fused bias + relu: global id from %ctaid.x and %tid.x, the bounds
 // guard (the only branch: no loop), two global loads, add,
 // NaN-propagating max (arith.maximumf), store.
-// PTX-LABEL: gpu.binary @_grove_mlp_forward_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, assembly = "//
+// PTX-LABEL: gpu.binary @_grove_mlp_forward_k0_map [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}section = ".grove_fatbin"}, assembly = "//
 // PTX: .target sm_90
-// PTX: .visible .entry _grove_mlp_forward_kernel(
+// PTX: .visible .entry _grove_mlp_forward_k0_map(
 // PTX: .maxntid 256, 1, 1
 // PTX: mov.u32 %r{{[0-9]+}}, %ctaid.x;
 // PTX: mov.u32 %r{{[0-9]+}}, %tid.x;
@@ -154,7 +152,7 @@
 // PTX-NEXT: ret;
 
 // The second bias add: no relu.
-// PTX-LABEL: gpu.binary @_grove_mlp_forward_kernel_0 [
+// PTX-LABEL: gpu.binary @_grove_mlp_forward_k1_map [
 // PTX: .target sm_90
 // PTX: %ctaid.x
 // PTX: ld.global.b32
@@ -170,7 +168,7 @@
 // is a constant in the kernel, so the loop is fully unrolled: the ten
 // loads and maxima (max(-inf, x) folds: nine of them), no branch back, and
 // one store of the last maximum right before the exit.
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel [
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_k0_reduce [
 // PTX: .target sm_90
 // PTX: %ctaid.x
 // PTX: @%p{{[0-9]+}} bra $L__BB0_[[EXIT:[0-9]+]];
@@ -201,50 +199,35 @@
 // PTX-NEXT: $L__BB0_[[EXIT]]:
 // PTX-NEXT: ret;
 
-// exp is lowered in the kernel (libdevice), not called.
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_1 [
-// PTX-NOT: call
-// PTX: sub.rn.f32
-// PTX: ex2.approx
-// PTX-NOT: call
-// PTX: st.global.b32
-// PTX: ret;
-
-// The row sum: the same, with adds from the fill's 0 (x + 0.0 does not
-// fold: -0.0).
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_2 [
+// The row sum of exp(x - max), one thread per row, unrolled over the 10
+// columns: exp lowered in the kernel (libdevice), not called, and each term
+// added to the running sum, the first to the fill's 0 (x + 0.0 does not
+// fold: -0.0); one store, no branch inside the row.
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_k1_reduce [
 // PTX: .target sm_90
 // PTX: %ctaid.x
 // PTX: @%p{{[0-9]+}} bra $L__BB0_[[EXIT:[0-9]+]];
-// PTX-NOT: {{st\.global|bra}}
+// PTX-NOT: {{st\.global|bra|call}}
+// PTX: sub.rn.f32
+// PTX: ex2.approx
 // PTX: add.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f00000000;
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-NOT: {{st\.global|bra}}
-// PTX: add.rn.f32
-// PTX-SAME: %r[[LAST:[0-9]+]],
-// PTX-NEXT: shl.b64
-// PTX-NEXT: add.s64 %rd[[OUT:[0-9]+]],
-// PTX-NEXT: st.global.b32 [%rd[[OUT]]], %r[[LAST]];
+// PTX-COUNT-9: ex2.approx
+// PTX-NOT: {{st\.global|bra|call}}
+// PTX: add.rn.f32 %r[[LAST:[0-9]+]],
+// PTX-NOT: {{bra|call}}
+// PTX: st.global.b32 [%rd{{[0-9]+}}], %r[[LAST]];
 // PTX-NEXT: $L__BB0_[[EXIT]]:
 // PTX-NEXT: ret;
 
-// PTX-LABEL: gpu.binary @_grove_mlp_probs_kernel_3 [
+// The quotient recomputes exp(x - max) (no stored exponentials), one
+// element per thread.
+// PTX-LABEL: gpu.binary @_grove_mlp_probs_k2_map [
+// PTX-NOT: call
+// PTX: sub.rn.f32
+// PTX: ex2.approx
 // PTX: div.rn.f32
+// PTX-NOT: call
+// PTX: st.global.b32
 // PTX: ret;
 
 // Fully lowered: only LLVM-dialect host code, gpu.launch_func (translated
@@ -271,7 +254,7 @@
 // The chip option reaches the NVVM target of every kernel module and ptxas'
 // target.
 // SM80-NOT: sm_90
-// SM80-COUNT-7: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// SM80-COUNT-6: gpu.binary @{{[a-z_0-9]+}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 // SM80-NOT: sm_90
 // SM80: .target sm_80
 // SM80-NOT: sm_90

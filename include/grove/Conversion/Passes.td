@@ -140,10 +140,23 @@ def ConvertLinalgToGPULaunch
     output read and written in memory). Upstream
     `convert-parallel-loops-to-gpu` needs static thread-level bounds, which
     Grove's dynamic batch sizes do not have.
+
+    With `warp-reductions` (the default), a reduction whose every output
+    folds its terms in with one add, max or min, along the innermost index
+    of an input (consecutive lanes read consecutive elements) and longer
+    than 128 points (or dynamic), takes a warp of 32 lanes per output point
+    instead: a softmax row, a global pool over H*W, an FC over channels.
+    The lanes stride the linearized reduction space from the combiner's
+    identity, a butterfly of `gpu.shuffle xor` combines them, and lane 0
+    folds in the start value (the folded fill's, else the stored output)
+    and stores. A full reduction gets one warp instead of one thread.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
-           "threads per block">
+           "threads per block">,
+    Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
+           "a warp per output point for long reductions along the inputs' "
+           "innermost index">
   ];
   let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect",
                            "gpu::GPUDialect", "scf::SCFDialect"];

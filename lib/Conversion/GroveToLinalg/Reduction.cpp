@@ -23,11 +23,15 @@ namespace {
 
 enum class ReduceKind { Sum, Max };
 
-/// Reduces `input` over the sorted, normalised `axes`, dropping them.
+/// Reduces `input` over the sorted, normalised `axes`, dropping them. Sums
+/// come back in the accumulator type (f32 for f16/bf16, see
+/// getAccumulatorType) for the caller to round once; maxima are exact in any
+/// precision and keep the element type.
 static Value buildReduce(OpBuilder &b, Location loc, Value input,
                          ArrayRef<int64_t> axes, ReduceKind kind) {
   auto inType = cast<RankedTensorType>(input.getType());
   Type elt = inType.getElementType();
+  Type acc = kind == ReduceKind::Sum ? getAccumulatorType(elt) : elt;
   SmallVector<int64_t> shape;
   SmallVector<OpFoldResult> dims;
   SmallVector<OpFoldResult> inDims = getDims(b, loc, input);
@@ -37,31 +41,49 @@ static Value buildReduce(OpBuilder &b, Location loc, Value input,
     shape.push_back(inType.getDimSize(d));
     dims.push_back(inDims[d]);
   }
-  auto outType = RankedTensorType::get(shape, elt);
-  auto floatType = cast<FloatType>(elt);
+  auto outType = RankedTensorType::get(shape, acc);
+  auto floatType = cast<FloatType>(acc);
   Value identity =
       kind == ReduceKind::Sum
-          ? createFloat(b, loc, elt, 0.0)
+          ? createFloat(b, loc, acc, 0.0)
           : arith::ConstantOp::create(
-                b, loc, elt,
-                b.getFloatAttr(elt, APFloat::getInf(floatType.getFloatSemantics(),
+                b, loc, acc,
+                b.getFloatAttr(acc, APFloat::getInf(floatType.getFloatSemantics(),
                                                     /*Negative=*/true)));
   Value init = filled(b, loc, outType, dims, identity);
   auto reduce = linalg::ReduceOp::create(
       b, loc, ValueRange{input}, ValueRange{init}, axes,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value in = castFloat(nb, nloc, args[0], acc);
+        auto fm = getReductionFastMath(nb.getContext());
         Value v = kind == ReduceKind::Sum
-                      ? arith::AddFOp::create(nb, nloc, args[0], args[1],
-                                              getReductionFastMath(
-                                                  nb.getContext()))
+                      ? arith::AddFOp::create(nb, nloc, in, args[1], fm)
                             .getResult()
-                      : arith::MaximumFOp::create(
-                            nb, nloc, args[0], args[1],
-                            getReductionFastMath(nb.getContext()))
+                      : arith::MaximumFOp::create(nb, nloc, in, args[1], fm)
                             .getResult();
         linalg::YieldOp::create(nb, nloc, v);
       });
   return reduce.getResult(0);
+}
+
+/// An elementwise linalg.generic over `inputs` (indexed by `maps`) into a
+/// new tensor of `type` with `dims`, computing `body` per element.
+static Value
+buildElementwise(OpBuilder &b, Location loc, RankedTensorType type,
+                 ArrayRef<OpFoldResult> dims, ValueRange inputs,
+                 ArrayRef<AffineMap> maps,
+                 function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  Value init = createEmpty(b, loc, type, dims);
+  return linalg::GenericOp::create(
+             b, loc, type, inputs, init, allMaps, iters,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+             })
+      .getResult(0);
 }
 
 /// Normalised and sorted axes of a verified reduce op.
@@ -115,33 +137,35 @@ struct ReduceLowering : OpConversionPattern<SourceOp> {
     constexpr bool isMax = std::is_same_v<SourceOp, ReduceMaxOp>;
     Value result = buildReduce(rewriter, loc, input, axes,
                                isMax ? ReduceKind::Max : ReduceKind::Sum);
-    if constexpr (std::is_same_v<SourceOp, ReduceMeanOp>) {
-      // Divide by the number of reduced elements, known only at run time
-      // for dynamic dimensions.
-      SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
-      Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      for (int64_t a : axes)
-        count = arith::MulIOp::create(
-            rewriter, loc, count,
-            getValueOrCreateConstantIndexOp(rewriter, loc, dims[a]));
-      Type elt = inType.getElementType();
-      Value countInt = arith::IndexCastOp::create(rewriter, loc,
-                                                  rewriter.getI64Type(), count);
-      Value countF = arith::UIToFPOp::create(rewriter, loc, elt, countInt);
-      auto reducedType = cast<RankedTensorType>(result.getType());
-      Value init = createEmpty(rewriter, loc, reducedType,
-                               getDims(rewriter, loc, result));
+    Type elt = inType.getElementType();
+    auto reducedType = cast<RankedTensorType>(result.getType());
+    constexpr bool isMean = std::is_same_v<SourceOp, ReduceMeanOp>;
+    if (isMean || reducedType.getElementType() != elt) {
+      // One elementwise step finishes the sum: the mean's division (by a
+      // count known only at run time for dynamic dimensions) and the single
+      // rounding back to the element type.
+      Type acc = reducedType.getElementType();
+      Value countF;
+      if (isMean) {
+        SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
+        Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        for (int64_t a : axes)
+          count = arith::MulIOp::create(
+              rewriter, loc, count,
+              getValueOrCreateConstantIndexOp(rewriter, loc, dims[a]));
+        Value countInt = arith::IndexCastOp::create(
+            rewriter, loc, rewriter.getI64Type(), count);
+        countF = arith::UIToFPOp::create(rewriter, loc, acc, countInt);
+      }
       AffineMap id = rewriter.getMultiDimIdentityMap(reducedType.getRank());
-      SmallVector<utils::IteratorType> iters(reducedType.getRank(),
-                                             utils::IteratorType::parallel);
-      result = linalg::GenericOp::create(
-                   rewriter, loc, reducedType, result, init,
-                   SmallVector<AffineMap>{id, id}, iters,
-                   [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                     Value q = arith::DivFOp::create(nb, nloc, args[0], countF);
-                     linalg::YieldOp::create(nb, nloc, q);
-                   })
-                   .getResult(0);
+      result = buildElementwise(
+          rewriter, loc, reducedType.clone(elt), getDims(rewriter, loc, result),
+          result, id, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value v = args[0];
+            if (countF)
+              v = arith::DivFOp::create(nb, nloc, v, countF);
+            return castFloat(nb, nloc, v, elt);
+          });
     }
     if (op.getKeepdims())
       result = expandKeptDims(rewriter, loc, result, op.getType(), axes);
@@ -170,43 +194,52 @@ struct SoftmaxLowering : OpConversionPattern<SourceOp> {
                                            utils::IteratorType::parallel);
     SmallVector<OpFoldResult> dims = getDims(rewriter, loc, x);
 
-    auto elementwise = [&](ValueRange inputs, ArrayRef<AffineMap> inMaps,
-                           function_ref<Value(OpBuilder &, Location,
-                                              ValueRange)>
-                               body) {
-      SmallVector<AffineMap> maps(inMaps);
-      maps.push_back(id);
-      Value init = createEmpty(rewriter, loc, type, dims);
-      return linalg::GenericOp::create(
-                 rewriter, loc, type, inputs, init, maps, iters,
-                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                   linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-                 })
-          .getResult(0);
+    // exp(x - max) is recomputed in the last step rather than stored: a
+    // pass that reads x costs less than a buffer written and read back. The
+    // exponentials and their sum are in the accumulator type (f32 for
+    // f16/bf16), rounded once in the result.
+    Type elt = type.getElementType();
+    Type acc = getAccumulatorType(elt);
+    auto shifted = [&](OpBuilder &b, Location l, Value x, Value max) {
+      Value wideX = castFloat(b, l, x, acc);
+      Value wideMax = castFloat(b, l, max, acc);
+      return arith::SubFOp::create(b, l, wideX, wideMax).getResult();
     };
-
     Value max = buildReduce(rewriter, loc, x, {axis}, ReduceKind::Max);
-    Value e = elementwise({x, max}, {id, reducedMap},
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            Value d = arith::SubFOp::create(b, l, a[0], a[1]);
-                            return math::ExpOp::create(b, l, d);
-                          });
-    Value sum = buildReduce(rewriter, loc, e, {axis}, ReduceKind::Sum);
-    Value result;
-    if (isLog) {
-      result = elementwise(
-          {x, max, sum}, {id, reducedMap, reducedMap},
-          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-            Value shifted = arith::SubFOp::create(b, l, a[0], a[1]);
-            Value logSum = math::LogOp::create(b, l, a[2]);
-            return arith::SubFOp::create(b, l, shifted, logSum);
-          });
-    } else {
-      result = elementwise({e, sum}, {id, reducedMap},
-                           [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                             return arith::DivFOp::create(b, l, a[0], a[1]);
-                           });
-    }
+    SmallVector<int64_t> reducedShape(type.getShape());
+    reducedShape.erase(reducedShape.begin() + axis);
+    SmallVector<OpFoldResult> reducedDims(dims);
+    reducedDims.erase(reducedDims.begin() + axis);
+    auto sumType = RankedTensorType::get(reducedShape, acc);
+    Value zero = createFloat(rewriter, loc, acc, 0.0);
+    SmallVector<utils::IteratorType> sumIters(iters);
+    sumIters[axis] = utils::IteratorType::reduction;
+    Value sum =
+        linalg::GenericOp::create(
+            rewriter, loc, sumType, ValueRange{x, max},
+            filled(rewriter, loc, sumType, reducedDims, zero),
+            ArrayRef<AffineMap>{id, reducedMap, reducedMap}, sumIters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value e = math::ExpOp::create(b, l, shifted(b, l, a[0], a[1]));
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::AddFOp::create(b, l, e, a[2],
+                                        getReductionFastMath(b.getContext()))
+                      .getResult());
+            })
+            .getResult(0);
+    Value result = buildElementwise(
+        rewriter, loc, type, dims, {x, max, sum}, {id, reducedMap, reducedMap},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value d = shifted(b, l, a[0], a[1]);
+          Value v = isLog ? arith::SubFOp::create(
+                                b, l, d, math::LogOp::create(b, l, a[2]))
+                                .getResult()
+                          : arith::DivFOp::create(
+                                b, l, math::ExpOp::create(b, l, d), a[2])
+                                .getResult();
+          return castFloat(b, l, v, elt);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -12,6 +12,14 @@
 // reduction's output (a pooled sum, a small FC) is folded into it: the
 // accumulators start from the fill's value, one kernel fewer.
 //
+// A long reduction along the inputs' innermost (contiguous) dimension - a
+// softmax row, a global pool over H*W, an FC over channels - takes a warp
+// per output point instead: a thread per point would walk its row alone
+// while its neighbours read rows H*W elements away (one cache line per
+// element and thread), and the few points of a pooled layer would leave
+// most of the GPU idle. The 32 lanes stride the reduction together
+// (coalesced), then combine their partial results with gpu.shuffle.
+//
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
@@ -43,11 +51,14 @@ namespace {
 
 /// An empty launch of `grid` x `block` threads (1-D) before the rewriter's
 /// insertion point; the insertion point moves to the start of its body.
+/// `kind` (map, reduce, warp_reduce, serial) stands in the launch's
+/// `function` attribute until nameKernels gives the kernel its name.
 gpu::LaunchOp createLaunch(RewriterBase &rewriter, Location loc, Value grid,
-                           Value block) {
+                           Value block, StringRef kind) {
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   auto launch =
       gpu::LaunchOp::create(rewriter, loc, grid, one, one, block, one, one);
+  launch.setFunctionAttr(FlatSymbolRefAttr::get(rewriter.getContext(), kind));
   Block &body = launch.getBody().front();
   rewriter.setInsertionPointToEnd(&body);
   gpu::TerminatorOp::create(rewriter, loc);
@@ -74,7 +85,7 @@ void linearize(RewriterBase &rewriter, scf::ParallelOp par,
   Value block = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
   Value grid = arith::CeilDivUIOp::create(rewriter, loc, total, block);
 
-  gpu::LaunchOp launch = createLaunch(rewriter, loc, grid, block);
+  gpu::LaunchOp launch = createLaunch(rewriter, loc, grid, block, "map");
   Value base =
       arith::MulIOp::create(rewriter, loc, launch.getBlockIds().x, block);
   Value gid =
@@ -178,6 +189,7 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
     sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  bool reduces = numParallel < op.getNumLoops();
   Value total = one;
   for (unsigned d = 0; d < numParallel; ++d)
     total = arith::MulIOp::create(rewriter, loc, total, sizes[d]);
@@ -188,7 +200,9 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
                          .getResult()
                    : one;
 
-  gpu::LaunchOp launch = createLaunch(rewriter, loc, grid, block);
+  gpu::LaunchOp launch = createLaunch(
+      rewriter, loc, grid, block,
+      !numParallel ? "serial" : reduces ? "reduce" : "map");
   SmallVector<Value> ivs;
   if (numParallel) {
     Value base =
@@ -266,8 +280,227 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
+/// The op that folds a new term into output #k's accumulator, when the
+/// body ends in one (an add, a max or a min of the accumulator argument and
+/// a term that reads no accumulator), for every output: then lanes can
+/// accumulate apart and be combined in any order.
+struct Combiner {
+  Operation *op;
+  Value accumulator; // the output's block argument
+};
+
+std::optional<SmallVector<Combiner>> getCombiners(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  SmallVector<Combiner> combiners;
+  for (auto [k, yielded] :
+       llvm::enumerate(body.getTerminator()->getOperands())) {
+    BlockArgument acc = body.getArgument(op.getNumDpsInputs() + k);
+    Operation *def = yielded.getDefiningOp();
+    if (!def || def->getBlock() != &body || def->getNumOperands() != 2 ||
+        !isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp>(def) ||
+        !acc.hasOneUse() || acc.getUses().begin()->getOwner() != def ||
+        def->getOperand(0) == def->getOperand(1) || !yielded.hasOneUse())
+      return std::nullopt;
+    combiners.push_back({def, acc});
+  }
+  return combiners;
+}
+
+/// The value that leaves any other unchanged under `combiner`.
+Value getIdentity(OpBuilder &b, Location loc, Operation *combiner,
+                  Type type) {
+  auto floatType = cast<FloatType>(type);
+  const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+  APFloat value = isa<arith::AddFOp>(combiner) ? APFloat::getZero(sem)
+                  : isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner)
+                      ? APFloat::getInf(sem, /*Negative=*/true)
+                      : APFloat::getInf(sem, /*Negative=*/false);
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+/// `combiner` applied to (a, b), with its attributes (fast-math flags).
+Value combine(OpBuilder &b, Combiner combiner, Value lhs, Value rhs) {
+  IRMapping mapping;
+  mapping.map(combiner.op->getOperand(0), lhs);
+  mapping.map(combiner.op->getOperand(1), rhs);
+  return b.clone(*combiner.op, mapping)->getResult(0);
+}
+
+constexpr int64_t kWarpSize = 32;
+
+/// True when a warp per output point is the better mapping for `op` (its
+/// reductions innermost after interchange): the innermost reduction
+/// dimension is the innermost index of some input (the lanes' loads are
+/// consecutive), and the reduction is long enough to give every lane work
+/// (static extents of at least 4 warps' worth, or dynamic).
+bool prefersWarpReduction(linalg::GenericOp op, unsigned numParallel,
+                          ArrayRef<int64_t> staticSizes) {
+  unsigned numLoops = op.getNumLoops();
+  if (numParallel == numLoops)
+    return false;
+  int64_t extent = 1;
+  for (unsigned d = numParallel; d < numLoops; ++d) {
+    if (ShapedType::isDynamic(staticSizes[d])) {
+      extent = ShapedType::kDynamic;
+      break;
+    }
+    extent *= staticSizes[d];
+  }
+  if (!ShapedType::isDynamic(extent) && extent < 4 * kWarpSize)
+    return false;
+  AffineExpr innermost = getAffineDimExpr(numLoops - 1, op.getContext());
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    return isa<MemRefType>(input->get().getType()) && map.getNumResults() &&
+           map.getResults().back() == innermost;
+  });
+}
+
+/// Emits `op` (parallel loops first, reductions combined by `combiners`) as
+/// a warp per point of the parallel space: lane l accumulates reduction
+/// points l, l + 32, ... (linearized, innermost fastest) from the
+/// combiners' identities, a butterfly of gpu.shuffle xor combines the
+/// lanes, and lane 0 folds in the output's start value (`starts`, else its
+/// stored value) and stores.
+LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
+                                      linalg::GenericOp op,
+                                      unsigned numParallel, int64_t blockSize,
+                                      ArrayRef<Value> starts,
+                                      ArrayRef<Combiner> combiners) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> sizes;
+  auto structured = cast<linalg::LinalgOp>(op.getOperation());
+  for (Range r : structured.createLoopRanges(rewriter, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+  Value points = one;
+  for (unsigned d = 0; d < numParallel; ++d)
+    points = arith::MulIOp::create(rewriter, loc, points, sizes[d]);
+  Value reductionPoints = one;
+  for (unsigned d = numParallel; d < op.getNumLoops(); ++d)
+    reductionPoints =
+        arith::MulIOp::create(rewriter, loc, reductionPoints, sizes[d]);
+  int64_t warpsPerBlock = std::max<int64_t>(blockSize / kWarpSize, 1);
+  Value block =
+      arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock * kWarpSize);
+  Value grid = arith::CeilDivUIOp::create(
+      rewriter, loc, points,
+      arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock));
+
+  gpu::LaunchOp launch =
+      createLaunch(rewriter, loc, grid, block, "warp_reduce");
+  Value tid = launch.getThreadIds().x;
+  Value lane = arith::RemUIOp::create(rewriter, loc, tid, warp);
+  Value warpInBlock = arith::DivUIOp::create(rewriter, loc, tid, warp);
+  Value firstWarp = arith::MulIOp::create(
+      rewriter, loc, launch.getBlockIds().x,
+      arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock));
+  Value point = arith::AddIOp::create(rewriter, loc, firstWarp, warpInBlock);
+  // The same for every lane of a warp: the shuffles below see all 32.
+  Value inRange = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::ult, point,
+                                        points);
+  auto guard = scf::IfOp::create(rewriter, loc, inRange,
+                                 /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
+  SmallVector<Value> ivs;
+  if (numParallel)
+    llvm::append_range(ivs, affine::AffineDelinearizeIndexOp::create(
+                                rewriter, loc, point,
+                                ArrayRef(sizes).take_front(numParallel))
+                                .getResults());
+
+  auto access = [&](OpBuilder &b, OpOperand &operand,
+                    ValueRange loopIvs) -> SmallVector<Value> {
+    return *affine::expandAffineMap(b, loc, op.getMatchingIndexingMap(&operand),
+                                    loopIvs);
+  };
+  Block &body = op.getRegion().front();
+  SmallVector<Value> identities;
+  for (auto [combiner, init] :
+       llvm::zip(combiners, op.getDpsInitsMutable()))
+    identities.push_back(getIdentity(
+        rewriter, loc, combiner.op,
+        cast<MemRefType>(init.get().getType()).getElementType()));
+  auto lanes = scf::ForOp::create(
+      rewriter, loc, lane, reductionPoints, warp, identities,
+      [&](OpBuilder &b, Location, Value r, ValueRange accumulators) {
+        SmallVector<Value> allIvs(ivs);
+        llvm::append_range(
+            allIvs, affine::AffineDelinearizeIndexOp::create(
+                        b, loc, r, ArrayRef(sizes).drop_front(numParallel))
+                        .getResults());
+        IRMapping mapping;
+        for (OpOperand *input : op.getDpsInputOperands()) {
+          Value value = input->get();
+          if (isa<MemRefType>(value.getType()))
+            value = memref::LoadOp::create(b, loc, value,
+                                           access(b, *input, allIvs));
+          mapping.map(body.getArgument(input->getOperandNumber()), value);
+        }
+        for (auto [k, acc] : llvm::enumerate(accumulators))
+          mapping.map(body.getArgument(op.getNumDpsInputs() + k), acc);
+        for (Operation &inner : body.without_terminator()) {
+          if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+            mapping.map(index.getResult(), allIvs[index.getDim()]);
+            continue;
+          }
+          b.clone(inner, mapping);
+        }
+        SmallVector<Value> next;
+        for (Value v : body.getTerminator()->getOperands())
+          next.push_back(mapping.lookupOrDefault(v));
+        scf::YieldOp::create(b, loc, next);
+      });
+
+  // Butterfly over the warp; shuffles move 32-bit values, so narrower
+  // floats (a bf16 max) travel widened, which is exact.
+  SmallVector<Value> partials(lanes.getResults());
+  for (auto [partial, combiner] : llvm::zip(partials, combiners)) {
+    Type type = partial.getType();
+    bool widen = cast<FloatType>(type).getWidth() < 32;
+    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      Value sent = widen ? arith::ExtFOp::create(rewriter, loc,
+                                                 rewriter.getF32Type(), partial)
+                               .getResult()
+                         : partial;
+      Value received = gpu::ShuffleOp::create(rewriter, loc, sent, offset,
+                                              kWarpSize, gpu::ShuffleMode::XOR)
+                           .getShuffleResult();
+      if (widen)
+        received = arith::TruncFOp::create(rewriter, loc, type, received);
+      partial = combine(rewriter, combiner, received, partial);
+    }
+  }
+
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      lane, zero);
+  auto store = scf::IfOp::create(rewriter, loc, first,
+                                 /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&store.getThenRegion().front());
+  SmallVector<Value> outputIvs(ivs);
+  outputIvs.resize(op.getNumLoops(), zero);
+  for (auto [init, start, partial, combiner] :
+       llvm::zip(op.getDpsInitsMutable(), starts, partials, combiners)) {
+    Value initial = start ? start
+                          : memref::LoadOp::create(
+                                rewriter, loc, init.get(),
+                                access(rewriter, init, outputIvs))
+                                .getResult();
+    memref::StoreOp::create(rewriter, loc,
+                            combine(rewriter, combiner, partial, initial),
+                            init.get(), access(rewriter, init, outputIvs));
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
 LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
-                              int64_t blockSize,
+                              int64_t blockSize, bool warpReductions,
                               llvm::DenseSet<Operation *> &folded) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("expected memref operands after bufferization");
@@ -309,7 +542,15 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       if (fill)
         fills.push_back(fill);
     }
-    if (failed(emitKernel(rewriter, generic, numParallel, blockSize, starts)))
+    std::optional<SmallVector<Combiner>> combiners = getCombiners(generic);
+    LogicalResult emitted =
+        warpReductions && combiners &&
+                prefersWarpReduction(generic, numParallel,
+                                          generic.getStaticLoopRanges())
+            ? emitWarpReductionKernel(rewriter, generic, numParallel,
+                                      blockSize, starts, *combiners)
+            : emitKernel(rewriter, generic, numParallel, blockSize, starts);
+    if (failed(emitted))
       return failure();
     for (linalg::FillOp fill : fills) {
       folded.insert(fill);
@@ -322,7 +563,7 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     // Nothing to spread (a rank-0 result, or a full reduction): one thread.
     Location loc = generic.getLoc();
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    gpu::LaunchOp launch = createLaunch(rewriter, loc, one, one);
+    gpu::LaunchOp launch = createLaunch(rewriter, loc, one, one, "serial");
     rewriter.moveOpBefore(generic, launch.getBody().front().getTerminator());
     rewriter.setInsertionPoint(generic);
     if (failed(linalg::linalgOpToLoops(rewriter, generic)))
@@ -368,8 +609,29 @@ struct ConvertLinalgToGPULaunchPass
     llvm::DenseSet<Operation *> folded;
     for (linalg::LinalgOp op : ops)
       if (!folded.contains(op) &&
-          failed(convertToKernel(rewriter, op, blockSize, folded)))
+          failed(convertToKernel(rewriter, op, blockSize, warpReductions,
+                                 folded)))
         return signalPassFailure();
+    nameKernels(getOperation());
+  }
+
+  /// Names each launch's kernel `<function>_k<N>_<kind>`, N counting the
+  /// function's launches in order: gpu-kernel-outlining takes the name for
+  /// the kernel and its module, so profiles (which group kernels by name)
+  /// tell every kernel apart and say what kind it is.
+  static void nameKernels(func::FuncOp func) {
+    unsigned next = 0;
+    func.walk([&](gpu::LaunchOp launch) {
+      std::optional<StringRef> kind = launch.getFunction();
+      if (!kind || !llvm::is_contained({"map", "reduce", "warp_reduce",
+                                        "serial"},
+                                       *kind))
+        return; // not one of this run's launches
+      launch.setFunctionAttr(FlatSymbolRefAttr::get(
+          func.getContext(), (func.getName() + "_k" + Twine(next++) + "_" +
+                              *kind)
+                                 .str()));
+    });
   }
 };
 

@@ -187,8 +187,9 @@ func.func @reduce_max_all_keepdims(%x: tensor<2x3xf32>) -> tensor<1x1xf32> {
 
 // -----
 
-// max over the axis, exp(x - max), sum, e / sum; the reduced operands are
-// read with the axis dropped from their map.
+// max over the axis; sum of exp(x - max) as one reduction generic; the
+// result recomputes exp(x - max) / sum rather than reading a stored e. The
+// reduced operands are read with the axis dropped from their map.
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$ROWS:.*]] = affine_map<(d0, d1) -> (d0)>
 
@@ -199,25 +200,26 @@ func.func @reduce_max_all_keepdims(%x: tensor<2x3xf32>) -> tensor<1x1xf32> {
 // CHECK: %[[MINIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<?xf32>)
 // CHECK: %[[MAX:.*]] = linalg.reduce ins(%[[X]] : tensor<?x10xf32>) outs(%[[MINIT]] : tensor<?xf32>) dimensions = [1]
 // CHECK: arith.maximumf
-// CHECK: %[[EEMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x10xf32>
-// CHECK: %[[E:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$ROWS]], #[[$ID2]]]
-// CHECK-SAME: iterator_types = ["parallel", "parallel"]
-// CHECK-SAME: ins(%[[X]], %[[MAX]] : tensor<?x10xf32>, tensor<?xf32>) outs(%[[EEMPTY]] : tensor<?x10xf32>)
-// CHECK-NEXT: ^bb0(%[[XI:.*]]: f32, %[[MI:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XI]], %[[MI]] : f32
-// CHECK-NEXT: %[[EXP:.*]] = math.exp %[[D]] : f32
-// CHECK-NEXT: linalg.yield %[[EXP]] : f32
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[SINIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<?xf32>)
-// CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[E]] : tensor<?x10xf32>) outs(%[[SINIT]] : tensor<?xf32>) dimensions = [1]
-// CHECK: arith.addf
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$ROWS]], #[[$ROWS]]]
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%[[X]], %[[MAX]] : tensor<?x10xf32>, tensor<?xf32>) outs(%[[SINIT]] : tensor<?xf32>)
+// CHECK-NEXT: ^bb0(%[[XI:.*]]: f32, %[[MI:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XI]], %[[MI]] : f32
+// CHECK-NEXT: %[[EXP:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[EXP]], %[[ACC]] fastmath<reassoc> : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK: %[[REMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x10xf32>
 // CHECK: %[[R:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$ROWS]], #[[$ID2]]]
-// CHECK-SAME: ins(%[[E]], %[[SUM]] : tensor<?x10xf32>, tensor<?xf32>) outs(%[[REMPTY]] : tensor<?x10xf32>)
-// CHECK-NEXT: ^bb0(%[[EI:.*]]: f32, %[[SI:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[Q:.*]] = arith.divf %[[EI]], %[[SI]] : f32
+// CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$ROWS]], #[[$ROWS]], #[[$ID2]]]
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%[[X]], %[[MAX]], %[[SUM]] : tensor<?x10xf32>, tensor<?xf32>, tensor<?xf32>) outs(%[[REMPTY]] : tensor<?x10xf32>)
+// CHECK-NEXT: ^bb0(%[[XI2:.*]]: f32, %[[MI2:.*]]: f32, %[[SI:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D2:.*]] = arith.subf %[[XI2]], %[[MI2]] : f32
+// CHECK-NEXT: %[[E2:.*]] = math.exp %[[D2]] : f32
+// CHECK-NEXT: %[[Q:.*]] = arith.divf %[[E2]], %[[SI]] : f32
 // CHECK-NEXT: linalg.yield %[[Q]] : f32
 // CHECK: return %[[R]] : tensor<?x10xf32>
 func.func @softmax(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
@@ -227,7 +229,7 @@ func.func @softmax(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
 
 // -----
 
-// (x - max) - log(sum), along axis 0 this time.
+// (x - max) - log(sum), along axis 0 this time; no exp in the last step.
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$COLS:.*]] = affine_map<(d0, d1) -> (d1)>
 
@@ -235,11 +237,11 @@ func.func @softmax(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
 // CHECK-SAME: (%[[X:.*]]: tensor<4x10xf32>)
 // CHECK: %[[MAX:.*]] = linalg.reduce ins(%[[X]] : tensor<4x10xf32>) outs(%{{.*}} : tensor<10xf32>) dimensions = [0]
 // CHECK: arith.maximumf
-// CHECK: %[[E:.*]] = linalg.generic
-// CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$COLS]], #[[$ID2]]]
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$COLS]], #[[$COLS]]]
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
 // CHECK-SAME: ins(%[[X]], %[[MAX]] : tensor<4x10xf32>, tensor<10xf32>)
 // CHECK: math.exp
-// CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[E]] : tensor<4x10xf32>) outs(%{{.*}} : tensor<10xf32>) dimensions = [0]
 // CHECK: arith.addf
 // CHECK: %[[R:.*]] = linalg.generic
 // CHECK-SAME: indexing_maps = [#[[$ID2]], #[[$COLS]], #[[$COLS]], #[[$ID2]]]
@@ -254,4 +256,75 @@ func.func @softmax(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
 func.func @log_softmax(%x: tensor<4x10xf32>) -> tensor<4x10xf32> {
   %0 = grove.log_softmax %x {axis = 0 : i64} : tensor<4x10xf32>
   return %0 : tensor<4x10xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Low precision: sums accumulate in f32 and are rounded once
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A bf16 sum of thousands of terms keeps few of their bits: the
+// accumulator is f32, and one elementwise step rounds the result.
+// CHECK-LABEL: func.func @reduce_sum_bf16
+// CHECK-SAME: (%[[X:.*]]: tensor<?x64xbf16>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<?xf32>)
+// CHECK: %[[R:.*]] = linalg.reduce ins(%[[X]] : tensor<?x64xbf16>) outs(%[[INIT]] : tensor<?xf32>) dimensions = [1]
+// CHECK-NEXT: (%[[IN:.*]]: bf16, %[[ACC:.*]]: f32) {
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[W]], %[[ACC]] fastmath<reassoc> : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[R]] : tensor<?xf32>) outs(%{{.*}} : tensor<?xbf16>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: bf16):
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[V]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[N]] : bf16
+// CHECK: return %[[T]] : tensor<?xbf16>
+func.func @reduce_sum_bf16(%x: tensor<?x64xbf16>) -> tensor<?xbf16> {
+  %0 = grove.reduce_sum %x {axes = array<i64: 1>} : tensor<?x64xbf16> -> tensor<?xbf16>
+  return %0 : tensor<?xbf16>
+}
+
+// -----
+
+// The mean divides in f32, before the one rounding.
+// CHECK-LABEL: func.func @reduce_mean_f16
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<4x8xf16>) outs(%{{.*}} : tensor<4xf32>) dimensions = [1]
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[COUNT:.*]] = arith.uitofp %{{.*}} : i64 to f32
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<4xf16>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT: %[[Q:.*]] = arith.divf %[[V]], %[[COUNT]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[Q]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[N]] : f16
+func.func @reduce_mean_f16(%x: tensor<4x8xf16>) -> tensor<4xf16> {
+  %0 = grove.reduce_mean %x {axes = array<i64: 1>} : tensor<4x8xf16> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// bf16 softmax: the max stays bf16 (exact); the exponentials, their sum and
+// the quotient are f32, rounded once.
+// CHECK-LABEL: func.func @softmax_bf16
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<8x100xbf16>) outs(%{{.*}} : tensor<8xbf16>) dimensions = [1]
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} fastmath<reassoc> : bf16
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[XI:.*]]: bf16, %[[MI:.*]]: bf16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[XW:.*]] = arith.extf %[[XI]] : bf16 to f32
+// CHECK-NEXT: %[[MW:.*]] = arith.extf %[[MI]] : bf16 to f32
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XW]], %[[MW]] : f32
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT: arith.addf %[[E]], %[[ACC]] fastmath<reassoc> : f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %[[SUM]] : tensor<8x100xbf16>, tensor<8xbf16>, tensor<8xf32>) outs(%{{.*}} : tensor<8x100xbf16>)
+// CHECK: %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[Q]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[N]] : bf16
+func.func @softmax_bf16(%x: tensor<8x100xbf16>) -> tensor<8x100xbf16> {
+  %0 = grove.softmax %x {axis = 1 : i64} : tensor<8x100xbf16>
+  return %0 : tensor<8x100xbf16>
 }

@@ -1,8 +1,11 @@
-// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch | FileCheck %s
-// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch --canonicalize | FileCheck %s --check-prefix=CANON
-// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch=block-size=128 | FileCheck %s --check-prefix=B128
+// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch=warp-reductions=false | FileCheck %s
+// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch=warp-reductions=false --canonicalize | FileCheck %s --check-prefix=CANON
+// RUN: grove-opt %s -split-input-file --convert-linalg-to-gpu-launch="block-size=128 warp-reductions=false" | FileCheck %s --check-prefix=B128
 
-// convert-linalg-to-gpu-launch (LinalgToGPULaunch.cpp) on memref linalg ops.
+// convert-linalg-to-gpu-launch (LinalgToGPULaunch.cpp) on memref linalg ops,
+// a thread per output point (warp-reductions=false; the warp-per-point
+// kernels of long innermost reductions are in linalg-to-gpu-launch-warp.mlir,
+// and the default takes them for the dynamic row reductions below).
 // The plain run checks the launch the pass builds: the parallel iteration
 // space (dynamic sizes included) linearized onto a 1-D grid of
 // ceildiv(total, block) blocks of `block` threads, the global id
@@ -104,6 +107,7 @@ func.func @elementwise_broadcast(%x: memref<?x?xf32>, %b: memref<?xf32>, %y: mem
 // CHECK: %[[BLOCK:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL:.*]], %[[BLOCK]] : index
 // CHECK: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{.*}}) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
+// CHECK-SAME: function(@fill_k0_map)
 // CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: %[[P:.*]]:2 = affine.delinearize_index %{{.*}} into (%{{.*}}, 16) : index, index
@@ -438,6 +442,7 @@ func.func @column_argmax(%x: memref<?x?xf32>, %v: memref<?xf32>, %i: memref<?xi6
 // CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
+// CHECK-SAME: function(@full_reduction_k0_serial)
 // CHECK-NEXT: %[[INIT:.*]] = memref.load %[[Y]][] : memref<f32>
 // CHECK-NEXT: %[[R:.*]] = scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %[[M]] step %{{.*}} iter_args(%[[A0:[a-z0-9_]+]] = %[[INIT]]) -> (f32) {
 // CHECK-NEXT: %[[R1:.*]] = scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[A1:[a-z0-9_]+]] = %[[A0]]) -> (f32) {
