@@ -173,6 +173,52 @@ linalg::FillOp getFoldableFill(linalg::GenericOp op, OpOperand &init) {
   return fill;
 }
 
+/// The extent of each of `op`'s loops, as index values.
+SmallVector<Value> getLoopSizes(OpBuilder &b, Location loc,
+                                linalg::GenericOp op) {
+  SmallVector<Value> sizes;
+  auto structured = cast<linalg::LinalgOp>(op.getOperation());
+  for (Range r : structured.createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  return sizes;
+}
+
+/// The indices of `operand` of `op` at the loop point `ivs`.
+SmallVector<Value> accessAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                            OpOperand &operand, ValueRange ivs) {
+  return *affine::expandAffineMap(b, loc, op.getMatchingIndexingMap(&operand),
+                                  ivs);
+}
+
+/// `op`'s body at the loop point `ivs`: the inputs loaded there (scalars,
+/// such as a fill's value, used as they are), the outputs' block arguments
+/// bound to `accumulators`; returns the yielded values.
+SmallVector<Value> emitBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                              ValueRange ivs, ValueRange accumulators) {
+  Block &body = op.getRegion().front();
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = input->get();
+    if (isa<MemRefType>(value.getType()))
+      value = memref::LoadOp::create(b, loc, value,
+                                     accessAt(b, loc, op, *input, ivs));
+    mapping.map(body.getArgument(input->getOperandNumber()), value);
+  }
+  for (auto [k, acc] : llvm::enumerate(accumulators))
+    mapping.map(body.getArgument(op.getNumDpsInputs() + k), acc);
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  SmallVector<Value> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
+
 /// Emits `op` (parallel loops first) as one launch: a thread per point of
 /// the parallel space, a loop nest over the reduction dimensions whose
 /// iter_args are the outputs, loads of the inputs at each point and one
@@ -183,10 +229,7 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
                          ArrayRef<Value> starts) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  SmallVector<Value> sizes;
-  auto structured = cast<linalg::LinalgOp>(op.getOperation());
-  for (Range r : structured.createLoopRanges(rewriter, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
+  SmallVector<Value> sizes = getLoopSizes(rewriter, loc, op);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   bool reduces = numParallel < op.getNumLoops();
@@ -220,13 +263,11 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   }
 
   auto access = [&](OpBuilder &b, OpOperand &operand,
-                    ValueRange loopIvs) -> SmallVector<Value> {
-    return *affine::expandAffineMap(b, loc, op.getMatchingIndexingMap(&operand),
-                                    loopIvs);
+                    ValueRange loopIvs) {
+    return accessAt(b, loc, op, operand, loopIvs);
   };
   // Outputs read by the body start from their stored value; the reduction
   // dimensions do not index them, so any value stands in for those ivs.
-  Block &body = op.getRegion().front();
   SmallVector<Value> outputIvs(ivs);
   outputIvs.resize(op.getNumLoops(), zero);
   SmallVector<Value> inits;
@@ -249,28 +290,7 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
           ValueRange accumulators) -> scf::ValueVector {
         SmallVector<Value> allIvs(ivs);
         llvm::append_range(allIvs, reductionIvs);
-        IRMapping mapping;
-        for (OpOperand *input : op.getDpsInputOperands()) {
-          // Scalars (a fill's value) are used as they are.
-          Value value = input->get();
-          if (isa<MemRefType>(value.getType()))
-            value = memref::LoadOp::create(b, loc, value,
-                                           access(b, *input, allIvs));
-          mapping.map(body.getArgument(input->getOperandNumber()), value);
-        }
-        for (auto [k, acc] : llvm::enumerate(accumulators))
-          mapping.map(body.getArgument(op.getNumDpsInputs() + k), acc);
-        for (Operation &inner : body.without_terminator()) {
-          if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-            mapping.map(index.getResult(), allIvs[index.getDim()]);
-            continue;
-          }
-          b.clone(inner, mapping);
-        }
-        scf::ValueVector results;
-        for (Value v : body.getTerminator()->getOperands())
-          results.push_back(mapping.lookupOrDefault(v));
-        return results;
+        return emitBodyAt(b, loc, op, allIvs, accumulators);
       });
   for (auto [init, result] :
        llvm::zip(op.getDpsInitsMutable(), nest.results))
@@ -370,10 +390,7 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                       ArrayRef<Combiner> combiners) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  SmallVector<Value> sizes;
-  auto structured = cast<linalg::LinalgOp>(op.getOperation());
-  for (Range r : structured.createLoopRanges(rewriter, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
+  SmallVector<Value> sizes = getLoopSizes(rewriter, loc, op);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
@@ -415,11 +432,9 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                 .getResults());
 
   auto access = [&](OpBuilder &b, OpOperand &operand,
-                    ValueRange loopIvs) -> SmallVector<Value> {
-    return *affine::expandAffineMap(b, loc, op.getMatchingIndexingMap(&operand),
-                                    loopIvs);
+                    ValueRange loopIvs) {
+    return accessAt(b, loc, op, operand, loopIvs);
   };
-  Block &body = op.getRegion().front();
   SmallVector<Value> identities;
   for (auto [combiner, init] :
        llvm::zip(combiners, op.getDpsInitsMutable()))
@@ -434,27 +449,8 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
             allIvs, affine::AffineDelinearizeIndexOp::create(
                         b, loc, r, ArrayRef(sizes).drop_front(numParallel))
                         .getResults());
-        IRMapping mapping;
-        for (OpOperand *input : op.getDpsInputOperands()) {
-          Value value = input->get();
-          if (isa<MemRefType>(value.getType()))
-            value = memref::LoadOp::create(b, loc, value,
-                                           access(b, *input, allIvs));
-          mapping.map(body.getArgument(input->getOperandNumber()), value);
-        }
-        for (auto [k, acc] : llvm::enumerate(accumulators))
-          mapping.map(body.getArgument(op.getNumDpsInputs() + k), acc);
-        for (Operation &inner : body.without_terminator()) {
-          if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-            mapping.map(index.getResult(), allIvs[index.getDim()]);
-            continue;
-          }
-          b.clone(inner, mapping);
-        }
-        SmallVector<Value> next;
-        for (Value v : body.getTerminator()->getOperands())
-          next.push_back(mapping.lookupOrDefault(v));
-        scf::YieldOp::create(b, loc, next);
+        scf::YieldOp::create(b, loc,
+                             emitBodyAt(b, loc, op, allIvs, accumulators));
       });
 
   // Butterfly over the warp; shuffles move 32-bit values, so narrower
