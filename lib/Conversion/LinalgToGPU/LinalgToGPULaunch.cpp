@@ -300,18 +300,13 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   return success();
 }
 
-/// The op that folds a new term into output #k's accumulator, when the
-/// body ends in one (an add, a max or a min of the accumulator argument and
-/// a term that reads no accumulator), for every output: then lanes can
-/// accumulate apart and be combined in any order.
-struct Combiner {
-  Operation *op;
-  Value accumulator; // the output's block argument
-};
-
-std::optional<SmallVector<Combiner>> getCombiners(linalg::GenericOp op) {
+/// For each output #k, the op that folds a new term into its accumulator,
+/// when the body ends in one for every output (an add, a max or a min of
+/// the accumulator argument and a term that reads no accumulator): then
+/// lanes can accumulate apart and be combined in any order.
+std::optional<SmallVector<Operation *>> getCombiners(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
-  SmallVector<Combiner> combiners;
+  SmallVector<Operation *> combiners;
   for (auto [k, yielded] :
        llvm::enumerate(body.getTerminator()->getOperands())) {
     BlockArgument acc = body.getArgument(op.getNumDpsInputs() + k);
@@ -322,7 +317,7 @@ std::optional<SmallVector<Combiner>> getCombiners(linalg::GenericOp op) {
         !acc.hasOneUse() || acc.getUses().begin()->getOwner() != def ||
         def->getOperand(0) == def->getOperand(1) || !yielded.hasOneUse())
       return std::nullopt;
-    combiners.push_back({def, acc});
+    combiners.push_back(def);
   }
   return combiners;
 }
@@ -339,12 +334,12 @@ Value getIdentity(OpBuilder &b, Location loc, Operation *combiner,
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
-/// `combiner` applied to (a, b), with its attributes (fast-math flags).
-Value combine(OpBuilder &b, Combiner combiner, Value lhs, Value rhs) {
+/// `combiner` applied to (lhs, rhs), with its attributes (fast-math flags).
+Value combine(OpBuilder &b, Operation *combiner, Value lhs, Value rhs) {
   IRMapping mapping;
-  mapping.map(combiner.op->getOperand(0), lhs);
-  mapping.map(combiner.op->getOperand(1), rhs);
-  return b.clone(*combiner.op, mapping)->getResult(0);
+  mapping.map(combiner->getOperand(0), lhs);
+  mapping.map(combiner->getOperand(1), rhs);
+  return b.clone(*combiner, mapping)->getResult(0);
 }
 
 constexpr int64_t kWarpSize = 32;
@@ -387,7 +382,7 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                       linalg::GenericOp op,
                                       unsigned numParallel, int64_t blockSize,
                                       ArrayRef<Value> starts,
-                                      ArrayRef<Combiner> combiners) {
+                                      ArrayRef<Operation *> combiners) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> sizes = getLoopSizes(rewriter, loc, op);
@@ -439,7 +434,7 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
   for (auto [combiner, init] :
        llvm::zip(combiners, op.getDpsInitsMutable()))
     identities.push_back(getIdentity(
-        rewriter, loc, combiner.op,
+        rewriter, loc, combiner,
         cast<MemRefType>(init.get().getType()).getElementType()));
   auto lanes = scf::ForOp::create(
       rewriter, loc, lane, reductionPoints, warp, identities,
@@ -538,7 +533,7 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
       if (fill)
         fills.push_back(fill);
     }
-    std::optional<SmallVector<Combiner>> combiners = getCombiners(generic);
+    std::optional<SmallVector<Operation *>> combiners = getCombiners(generic);
     LogicalResult emitted =
         warpReductions && combiners &&
                 prefersWarpReduction(generic, numParallel,
