@@ -65,14 +65,16 @@ void mlir::grove::buildGroveCommonPipeline(
 }
 
 /// x86 has no bf16 arithmetic, and LLVM's promotion calls a libgcc helper
-/// that GCC 12 lacks (__truncsfbf2): host code computes bf16 in f32 and
-/// converts with integer operations.
+/// that GCC 12 lacks (__truncsfbf2): host code computes bf16 (and f16, as
+/// LLVM would) in f32 and converts bf16 with integer operations.
 static void addHostFloatLegalization(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"bf16"};
+  emulate.sourceTypeStrs = {"bf16", "f16"};
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(emulate));
+  // Reductions' running sums stay f32 across their loops (rounded once).
+  pm.addNestedPass<func::FuncOp>(createGroveWidenLoopAccumulators());
   pm.addNestedPass<func::FuncOp>(createGroveExpandBF16Casts());
 }
 
