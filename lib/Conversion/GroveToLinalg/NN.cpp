@@ -231,15 +231,15 @@ Value im2colConv(OpBuilder &b, Location loc, Value x, Value w,
 Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
                         Value into, int64_t groups, ArrayRef<int64_t> strides,
                         ArrayRef<int64_t> dilations, OpFoldResult batch) {
-  auto xType = cast<RankedTensorType>(x.getType());
   auto intoType = cast<RankedTensorType>(into.getType());
-  ArrayRef<int64_t> wShape = cast<RankedTensorType>(w.getType()).getShape();
-  int64_t cg = xType.getDimSize(1) / groups, fg = wShape[0] / groups;
   int64_t oh = intoType.getDimSize(2), ow = intoType.getDimSize(3);
-  SmallVector<OpFoldResult> xDims = getDims(b, loc, x);
-  auto one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
   if (groups == 1)
     return im2colConv(b, loc, x, w, strides, dilations, oh, ow, batch);
+  auto xType = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> wShape = cast<RankedTensorType>(w.getType()).getShape();
+  int64_t cg = xType.getDimSize(1) / groups, fg = wShape[0] / groups;
+  SmallVector<OpFoldResult> xDims = getDims(b, loc, x);
+  auto one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
   Value result = into;
   for (int64_t g = 0; g < groups; ++g) {
     Value xg = tensor::ExtractSliceOp::create(
@@ -599,49 +599,12 @@ struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
   matchAndRewrite(GlobalAvgPoolOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType resultType = op.getType();
-    Type elt = resultType.getElementType();
     Value x = adaptor.getInput();
     SmallVector<OpFoldResult> in = getDims(rewriter, loc, x);
-    auto nc = RankedTensorType::get(resultType.getShape().take_front(2), elt);
-    Type acc = getAccumulatorType(elt);
-    auto ncAcc = nc.clone(acc);
-    Value zero = createFloat(rewriter, loc, acc, 0.0);
-    Value init = filled(rewriter, loc, ncAcc, {in[0], in[1]}, zero);
-    Value sum =
-        linalg::ReduceOp::create(
-            rewriter, loc, ValueRange{x}, ValueRange{init},
-            ArrayRef<int64_t>{2, 3},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::AddFOp::create(b, l, castFloat(b, l, args[0], acc),
-                                        args[1],
-                                        getReductionFastMath(b.getContext()))
-                      .getResult());
-            })
-            .getResult(0);
-    Value hw = arith::MulIOp::create(
-        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, in[2]),
-        getValueOrCreateConstantIndexOp(rewriter, loc, in[3]));
-    Value count = arith::SIToFPOp::create(
-        rewriter, loc, acc,
-        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), hw));
-    MLIRContext *ctx = rewriter.getContext();
-    AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-    Value out = createEmpty(rewriter, loc, nc, {in[0], in[1]});
-    Value mean =
-        linalg::GenericOp::create(
-            rewriter, loc, nc, ValueRange{sum}, ValueRange{out},
-            ArrayRef<AffineMap>{id, id},
-            SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value mean = arith::DivFOp::create(b, l, args[0], count);
-              linalg::YieldOp::create(b, l, castFloat(b, l, mean, elt));
-            })
-            .getResult(0);
+    // reduce_mean over the image (in f32 for f16/bf16), kept as N x C x 1 x 1.
+    Value mean = buildSumOrMean(rewriter, loc, x, {2, 3}, /*mean=*/true);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, resultType, mean, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
+        op, op.getType(), mean, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}},
         ArrayRef<OpFoldResult>{in[0], in[1], rewriter.getIndexAttr(1),
                                rewriter.getIndexAttr(1)});
     return success();

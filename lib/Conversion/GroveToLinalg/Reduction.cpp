@@ -135,38 +135,10 @@ struct ReduceLowering : OpConversionPattern<SourceOp> {
     auto inType = cast<RankedTensorType>(input.getType());
     SmallVector<int64_t> axes = normalizedAxes(op.getAxes(), inType.getRank());
     constexpr bool isMax = std::is_same_v<SourceOp, ReduceMaxOp>;
-    Value result = buildReduce(rewriter, loc, input, axes,
-                               isMax ? ReduceKind::Max : ReduceKind::Sum);
-    Type elt = inType.getElementType();
-    auto reducedType = cast<RankedTensorType>(result.getType());
-    constexpr bool isMean = std::is_same_v<SourceOp, ReduceMeanOp>;
-    if (isMean || reducedType.getElementType() != elt) {
-      // One elementwise step finishes the sum: the mean's division (by a
-      // count known only at run time for dynamic dimensions) and the single
-      // rounding back to the element type.
-      Type acc = reducedType.getElementType();
-      Value countF;
-      if (isMean) {
-        SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
-        Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
-        for (int64_t a : axes)
-          count = arith::MulIOp::create(
-              rewriter, loc, count,
-              getValueOrCreateConstantIndexOp(rewriter, loc, dims[a]));
-        Value countInt = arith::IndexCastOp::create(
-            rewriter, loc, rewriter.getI64Type(), count);
-        countF = arith::UIToFPOp::create(rewriter, loc, acc, countInt);
-      }
-      AffineMap id = rewriter.getMultiDimIdentityMap(reducedType.getRank());
-      result = buildElementwise(
-          rewriter, loc, reducedType.clone(elt), getDims(rewriter, loc, result),
-          result, id, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value v = args[0];
-            if (countF)
-              v = arith::DivFOp::create(nb, nloc, v, countF);
-            return castFloat(nb, nloc, v, elt);
-          });
-    }
+    Value result =
+        isMax ? buildReduce(rewriter, loc, input, axes, ReduceKind::Max)
+              : buildSumOrMean(rewriter, loc, input, axes,
+                               std::is_same_v<SourceOp, ReduceMeanOp>);
     if (op.getKeepdims())
       result = expandKeptDims(rewriter, loc, result, op.getType(), axes);
     rewriter.replaceOp(op, result);
@@ -251,4 +223,37 @@ void mlir::grove::populateReductionPatterns(RewritePatternSet &patterns) {
   patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMeanOp>,
                ReduceLowering<ReduceMaxOp>, SoftmaxLowering<SoftmaxOp>,
                SoftmaxLowering<LogSoftmaxOp>>(patterns.getContext());
+}
+
+Value mlir::grove::buildSumOrMean(OpBuilder &b, Location loc, Value input,
+                                  ArrayRef<int64_t> axes, bool mean) {
+  Value result = buildReduce(b, loc, input, axes, ReduceKind::Sum);
+  Type elt = cast<RankedTensorType>(input.getType()).getElementType();
+  auto reducedType = cast<RankedTensorType>(result.getType());
+  if (!mean && reducedType.getElementType() == elt)
+    return result;
+  // One elementwise step finishes the sum: the mean's division (by a count
+  // known only at run time for dynamic dimensions) and the single rounding
+  // back to the element type.
+  Type acc = reducedType.getElementType();
+  Value countF;
+  if (mean) {
+    SmallVector<OpFoldResult> dims = getDims(b, loc, input);
+    Value count = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t a : axes)
+      count = arith::MulIOp::create(
+          b, loc, count, getValueOrCreateConstantIndexOp(b, loc, dims[a]));
+    Value countInt =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+    countF = arith::UIToFPOp::create(b, loc, acc, countInt);
+  }
+  AffineMap id = b.getMultiDimIdentityMap(reducedType.getRank());
+  return buildElementwise(
+      b, loc, reducedType.clone(elt), getDims(b, loc, result), result, id,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = args[0];
+        if (countF)
+          v = arith::DivFOp::create(nb, nloc, v, countF);
+        return castFloat(nb, nloc, v, elt);
+      });
 }

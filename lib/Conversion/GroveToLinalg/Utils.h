@@ -53,8 +53,10 @@ arith::FastMathFlagsAttr getReductionFastMath(MLIRContext *ctx);
 /// A float constant of `type` (scalar).
 Value createFloat(OpBuilder &b, Location loc, Type type, double value);
 
-/// `linalg.fill` of `value` into a `tensor.empty` of `type` (sizes as for
-/// createEmpty): the initial value of a reduction.
+/// `linalg.fill` of `value` into a `bufferization.alloc_tensor` of `type`
+/// (sizes as for createEmpty): the initial value of a GEMM or reduction. An
+/// allocation rather than a `tensor.empty`, so that CSE does not merge the
+/// inits of different ops (see Utils.cpp).
 Value filled(OpBuilder &b, Location loc, RankedTensorType type,
              ArrayRef<OpFoldResult> dims, Value value);
 
@@ -65,6 +67,13 @@ Type getAccumulatorType(Type elt);
 
 /// `v` (a float scalar) extended or truncated to `to`.
 Value castFloat(OpBuilder &b, Location loc, Value v, Type to);
+
+/// `input` summed, or with `mean` averaged, over the sorted, normalised
+/// `axes` (dropped): accumulated in getAccumulatorType, divided there, and
+/// rounded to the element type once (Reduction.cpp; grove.reduce_sum,
+/// reduce_mean and global_avg_pool).
+Value buildSumOrMean(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> axes, bool mean);
 
 } // namespace mlir::grove
 

@@ -190,6 +190,16 @@ SmallVector<Value> accessAt(OpBuilder &b, Location loc, linalg::GenericOp op,
                                   ivs);
 }
 
+/// What output `init` of `op` starts from at `outputIvs`: `start` (a
+/// folded fill's value) when there is one, else its stored element.
+Value getStartValue(OpBuilder &b, Location loc, linalg::GenericOp op,
+                    OpOperand &init, Value start, ValueRange outputIvs) {
+  if (start)
+    return start;
+  return memref::LoadOp::create(b, loc, init.get(),
+                                accessAt(b, loc, op, init, outputIvs));
+}
+
 /// `op`'s body at the loop point `ivs`: the inputs loaded there (scalars,
 /// such as a fill's value, used as they are), the outputs' block arguments
 /// bound to `accumulators`; returns the yielded values.
@@ -262,21 +272,14 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
     llvm::append_range(ivs, point.getResults());
   }
 
-  auto access = [&](OpBuilder &b, OpOperand &operand,
-                    ValueRange loopIvs) {
-    return accessAt(b, loc, op, operand, loopIvs);
-  };
   // Outputs read by the body start from their stored value; the reduction
   // dimensions do not index them, so any value stands in for those ivs.
   SmallVector<Value> outputIvs(ivs);
   outputIvs.resize(op.getNumLoops(), zero);
   SmallVector<Value> inits;
   for (auto [init, start] : llvm::zip(op.getDpsInitsMutable(), starts))
-    inits.push_back(start ? start
-                          : memref::LoadOp::create(
-                                rewriter, loc, init.get(),
-                                access(rewriter, init, outputIvs))
-                                .getResult());
+    inits.push_back(
+        getStartValue(rewriter, loc, op, init, start, outputIvs));
 
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned d = numParallel; d < op.getNumLoops(); ++d) {
@@ -295,7 +298,7 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   for (auto [init, result] :
        llvm::zip(op.getDpsInitsMutable(), nest.results))
     memref::StoreOp::create(rewriter, loc, result, init.get(),
-                            access(rewriter, init, outputIvs));
+                            accessAt(rewriter, loc, op, init, outputIvs));
   rewriter.eraseOp(op);
   return success();
 }
@@ -349,8 +352,8 @@ constexpr int64_t kWarpSize = 32;
 /// dimension is the innermost index of some input (the lanes' loads are
 /// consecutive), and the reduction is long enough to give every lane work
 /// (static extents of at least 4 warps' worth, or dynamic).
-bool prefersWarpReduction(linalg::GenericOp op, unsigned numParallel,
-                          ArrayRef<int64_t> staticSizes) {
+bool prefersWarpReduction(linalg::GenericOp op, unsigned numParallel) {
+  SmallVector<int64_t> staticSizes = op.getStaticLoopRanges();
   unsigned numLoops = op.getNumLoops();
   if (numParallel == numLoops)
     return false;
@@ -426,10 +429,6 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                 ArrayRef(sizes).take_front(numParallel))
                                 .getResults());
 
-  auto access = [&](OpBuilder &b, OpOperand &operand,
-                    ValueRange loopIvs) {
-    return accessAt(b, loc, op, operand, loopIvs);
-  };
   SmallVector<Value> identities;
   for (auto [combiner, init] :
        llvm::zip(combiners, op.getDpsInitsMutable()))
@@ -477,14 +476,12 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
   outputIvs.resize(op.getNumLoops(), zero);
   for (auto [init, start, partial, combiner] :
        llvm::zip(op.getDpsInitsMutable(), starts, partials, combiners)) {
-    Value initial = start ? start
-                          : memref::LoadOp::create(
-                                rewriter, loc, init.get(),
-                                access(rewriter, init, outputIvs))
-                                .getResult();
+    Value initial =
+        getStartValue(rewriter, loc, op, init, start, outputIvs);
     memref::StoreOp::create(rewriter, loc,
                             combine(rewriter, combiner, partial, initial),
-                            init.get(), access(rewriter, init, outputIvs));
+                            init.get(),
+                            accessAt(rewriter, loc, op, init, outputIvs));
   }
   rewriter.eraseOp(op);
   return success();
@@ -536,8 +533,7 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     std::optional<SmallVector<Operation *>> combiners = getCombiners(generic);
     LogicalResult emitted =
         warpReductions && combiners &&
-                prefersWarpReduction(generic, numParallel,
-                                          generic.getStaticLoopRanges())
+                prefersWarpReduction(generic, numParallel)
             ? emitWarpReductionKernel(rewriter, generic, numParallel,
                                       blockSize, starts, *combiners)
             : emitKernel(rewriter, generic, numParallel, blockSize, starts);

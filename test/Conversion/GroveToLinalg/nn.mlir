@@ -376,24 +376,28 @@ func.func @avg_pool2d_dynamic_height(%x: tensor<?x2x?x5xf32>) -> tensor<?x2x?x2x
 
 // -----
 
-// Sum over [2, 3] from a zero fill, divide by H * W (3 * 5) converted to
-// the element type, then keepdims as an expand_shape.
+// reduce_mean's lowering (buildSumOrMean): sum over [2, 3] from a zero
+// fill, divide by H * W (1 * 3 * 5) converted to the accumulator type, then
+// keepdims as an expand_shape.
 // CHECK-DAG: #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @global_avg_pool
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4x3x5xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x3x5xf32>
+// CHECK: %[[N2:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4x3x5xf32>
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[E:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x4xf32>
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor(%[[N2]]) : tensor<?x4xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4xf32>)
 // CHECK: %[[SUM:.*]] = linalg.reduce ins(%[[X]] : tensor<?x4x3x5xf32>) outs(%[[INIT]] : tensor<?x4xf32>) dimensions = [2, 3]
 // CHECK-NEXT: (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[S]] : f32
-// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
-// CHECK: %[[HW:.*]] = arith.muli %[[C3]], %[[C5]] : index
+// CHECK: %[[H:.*]] = arith.muli %[[ONE]], %[[C3]] : index
+// CHECK: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: %[[HW:.*]] = arith.muli %[[H]], %[[C5]] : index
 // CHECK: %[[HWI:.*]] = arith.index_cast %[[HW]] : index to i64
-// CHECK: %[[COUNT:.*]] = arith.sitofp %[[HWI]] : i64 to f32
+// CHECK: %[[COUNT:.*]] = arith.uitofp %[[HWI]] : i64 to f32
 // CHECK: %[[MEAN:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[SUM]] : tensor<?x4xf32>)
 // CHECK: arith.divf %{{.*}}, %[[COUNT]] : f32
 // CHECK: %[[R:.*]] = tensor.expand_shape %[[MEAN]] {{\[}}[0], [1, 2, 3]] output_shape [%[[N]], 4, 1, 1] : tensor<?x4xf32> into tensor<?x4x1x1xf32>
