@@ -209,6 +209,20 @@ def write(rows):
         "allocation). Where the fused op moves its bytes as fast as relu(U) "
         "moves its own, it is bound by memory traffic, not arithmetic.",
         "",
+        "What bounds the ratio to PyTorch there: with H = B·C·H·W floats (half "
+        "of U, the size of the result), PyTorch eager's ops read 9H and write "
+        "6H (Python's `sum` of the splits starts from 0: 0 + s0, + s1; the "
+        "pool; a0·s0, a1·s1 and their `sum` again from 0), Grove's two passes "
+        "read 4H and write H. Where both stream from memory the ratio is "
+        "15H / 5H = 3× (3.5× counting the read that brings in every written "
+        "line), so no two-pass implementation reaches the issue's ≥ 5× on "
+        "the cells where Grove GB/s ≈ relu(U) GB/s; ≥ 5× comes where U stays "
+        "in cache and PyTorch's per-op costs dominate. layer4 at batch 16 is "
+        "bound by its FCs instead (12.6 MFLOP, 1.5 MB of weights): from "
+        "batch 2 on they are oneDNN GEMMs (`split-attention-gemm`), and "
+        "`perf` puts half of the op's time in them (about 75 GFLOP/s on "
+        "these skinny shapes, against 210 on 1024³).",
+        "",
         "| block | C | H×W | batch | Grove fused | Grove unfused | PyTorch 1 thread "
         "| PyTorch 2 threads | fused vs unfused | fused vs PyTorch (1 t) | "
         "fused vs PyTorch (2 t, same threads) | Grove GB/s | relu(U) GB/s |",

@@ -44,8 +44,11 @@ void mlir::grove::buildGroveCommonPipeline(
   // steps) into single generics before any buffer exists.
   // The host unfolds convolutions one image at a time: the unfolded copy
   // then stays in cache. A GPU has the memory, and wants one batched GEMM.
+  // The host's split-attention FCs from batch 2 on are GEMM library calls
+  // (docs/perf.md, "Split attention"); the GPU's stay kernels.
   ConvertGroveToLinalgOptions toLinalg;
   toLinalg.convPerImage = options.target != "cuda";
+  toLinalg.splitAttentionGemm = options.target != "cuda";
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

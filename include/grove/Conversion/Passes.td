@@ -23,11 +23,18 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     `scf.for` over the batch (pad, unfold and GEMM one image at a time), so
     its unfolded copy is one image's (it stays in cache) instead of the
     whole batch's (hundreds of MB at batch 16, written to and read back
-    from memory); the host pipelines set it.
+    from memory); the host pipelines set it. With `split-attention-gemm`,
+    the two FCs of a one-group f32 `grove.split_attention` are
+    `linalg.matmul`s (so GEMM library calls) when the batch is above 1,
+    chosen with an `scf.if` on a dynamic batch; the host pipelines set it
+    too (the GPU keeps its FC kernels).
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
-           "unfold and multiply im2col convolutions one image at a time">
+           "unfold and multiply im2col convolutions one image at a time">,
+    Option<"splitAttentionGemm", "split-attention-gemm", "bool",
+           /*default=*/"false",
+           "one-group f32 split-attention FCs as matmuls from batch 2 on">
   ];
   let dependentDialects = [
     "arith::ArithDialect", "bufferization::BufferizationDialect",

@@ -89,7 +89,7 @@ struct ConvertGroveToLinalgPass
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
     populateNNPatterns(patterns, convPerImage);
-    populateSplitAttentionPatterns(patterns);
+    populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -18,7 +18,9 @@ void populateDataMovementPatterns(RewritePatternSet &patterns);
 /// `convPerImage`: im2col convolutions loop over the batch (see the
 /// conv-per-image option of convert-grove-to-linalg).
 void populateNNPatterns(RewritePatternSet &patterns, bool convPerImage);
-void populateSplitAttentionPatterns(RewritePatternSet &patterns);
+/// `fcGemms`: the FCs of one-group f32 split attention are GEMMs from batch 2
+/// on (see SplitAttention.cpp).
+void populateSplitAttentionPatterns(RewritePatternSet &patterns, bool fcGemms);
 
 } // namespace mlir::grove
 

@@ -16,11 +16,11 @@
 //
 // The radix is a static attribute, so the softmax and the weighted sum
 // unroll it: every output element is written once (no zero fill of the
-// result, no transposes, no softmax in three passes). The tiny FCs are
-// generics rather than GEMM library calls: at these sizes (one image, a few
-// hundred channels) a call costs more than the arithmetic, and on the GPU
-// the whole op stays a handful of kernels. Between the passes over U
-// everything is B x C-sized and computed in f32 for f16/bf16 inputs.
+// result, no transposes, no softmax in three passes). The FCs are generics
+// too, so the GPU's op stays a handful of kernels; on the host (option
+// `split-attention-gemm`) one-group f32 FCs are GEMM library calls from
+// batch 2 on. Between the passes over U everything is B x C-sized and
+// computed in f32 for f16/bf16 inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -42,7 +43,8 @@ namespace {
 using utils::IteratorType;
 
 struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
+  SplitAttentionLowering(MLIRContext *ctx, bool fcGemms)
+      : OpConversionPattern(ctx), fcGemms(fcGemms) {}
 
   LogicalResult
   matchAndRewrite(SplitAttentionOp op, OpAdaptor adaptor,
@@ -133,20 +135,74 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                 })
             .getResult(0);
 
+    // The FCs with one cardinal group in f32, from batch 2 on (when
+    // `fcGemms`): GEMMs (batch x C times C x I), for the GEMM library's
+    // kernels, which keep each weight in a register across several images.
+    // At batch 1 they are matrix-vector products bound by streaming the
+    // weights, which the loops below do as fast on the whole thread team
+    // (the library runs products that small on one thread).
+    Value several; // batch > 1, for both FCs
+    auto fc = [&](function_ref<Value()> gemm,
+                  function_ref<Value()> loops) -> Value {
+      if (!fcGemms || k != 1 || !elt.isF32())
+        return loops();
+      std::optional<int64_t> staticBatch = getConstantIntValue(batch);
+      if (staticBatch)
+        return *staticBatch > 1 ? gemm() : loops();
+      if (!several)
+        several = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sgt,
+            getValueOrCreateConstantIndexOp(rewriter, loc, batch),
+            arith::ConstantIndexOp::create(rewriter, loc, 1));
+      auto branch = [](function_ref<Value()> build) {
+        return [build](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(nb, l, build());
+        };
+      };
+      return scf::IfOp::create(rewriter, loc, several, branch(gemm),
+                               branch(loops))
+          .getResult(0);
+    };
+    // x (B x 1 x cols) times weight (rows x cols)^T, as B x resultShape.
+    auto fcGemm = [&](Value x, Value weight, int64_t rows, int64_t cols,
+                      ArrayRef<int64_t> resultShape) -> Value {
+      Value x2 = tensor::CollapseShapeOp::create(
+          rewriter, loc, RankedTensorType::get({b, cols}, acc), x,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+      Value mm = MatmulOp::create(
+          rewriter, loc, RankedTensorType::get({b, rows}, acc), x2,
+          regroup(weight, {rows, cols}), /*transpose_lhs=*/false,
+          /*transpose_rhs=*/true);
+      ReassociationIndices rest;
+      for (size_t i = 1; i < resultShape.size(); ++i)
+        rest.push_back(i);
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(resultShape, acc), mm,
+          ArrayRef<ReassociationIndices>{{0}, rest}, batchDims(resultShape));
+    };
+
     // fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
     // row of W1 is reused across the batch from cache.
-    Value w1 = regroup(adaptor.getFc1Weight(), {k, ig, cg});
-    Value z = generic({RankedTensorType::get({b, k, ig}, acc)}, {pooled, w1},
-                      {zeros({b, k, ig})},
-                      {map(4, {d(2), d(0), d(3)}), map(4, {d(0), d(1), d(3)}),
-                       map(4, {d(2), d(0), d(1)})},
-                      {par, par, par, red},
-                      [&](OpBuilder &nb, Location l, ValueRange a) {
-                        Value p = arith::MulFOp::create(nb, l, a[0],
-                                                        toAcc(nb, l, a[1]));
-                        linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
-                      })
-                  .getResult(0);
+    Value z = fc(
+        [&] {
+          return fcGemm(pooled, adaptor.getFc1Weight(), ig, cg, {b, k, ig});
+        },
+        [&] {
+          Value w1 = regroup(adaptor.getFc1Weight(), {k, ig, cg});
+          return generic(
+                     {RankedTensorType::get({b, k, ig}, acc)}, {pooled, w1},
+                     {zeros({b, k, ig})},
+                     {map(4, {d(2), d(0), d(3)}), map(4, {d(0), d(1), d(3)}),
+                      map(4, {d(2), d(0), d(1)})},
+                     {par, par, par, red},
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       Value p = arith::MulFOp::create(nb, l, a[0],
+                                                       toAcc(nb, l, a[1]));
+                       linalg::YieldOp::create(nb, l,
+                                               fastAdd(nb, l, p, a[2]));
+                     })
+              .getResult(0);
+        });
 
     // The mean (the sums above are over H·W and the radix splits; only the
     // image is averaged), fc1's bias, BN with running statistics, ReLU.
@@ -191,19 +247,27 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
             .getResult(0);
 
     // fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
-    Value w2 = regroup(adaptor.getFc2Weight(), {k, r, cg, ig});
-    Value logits =
-        generic({RankedTensorType::get({b, k, r, cg}, acc)}, {hidden, w2},
-                {zeros({b, k, r, cg})},
-                {map(5, {d(3), d(0), d(4)}), map(5, {d(0), d(1), d(2), d(4)}),
-                 map(5, {d(3), d(0), d(1), d(2)})},
-                {par, par, par, par, red},
-                [&](OpBuilder &nb, Location l, ValueRange a) {
-                  Value p =
-                      arith::MulFOp::create(nb, l, a[0], toAcc(nb, l, a[1]));
-                  linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
-                })
-            .getResult(0);
+    Value logits = fc(
+        [&] {
+          return fcGemm(hidden, adaptor.getFc2Weight(), r * cg, ig,
+                        {b, k, r, cg});
+        },
+        [&] {
+          Value w2 = regroup(adaptor.getFc2Weight(), {k, r, cg, ig});
+          return generic({RankedTensorType::get({b, k, r, cg}, acc)},
+                         {hidden, w2}, {zeros({b, k, r, cg})},
+                         {map(5, {d(3), d(0), d(4)}),
+                          map(5, {d(0), d(1), d(2), d(4)}),
+                          map(5, {d(3), d(0), d(1), d(2)})},
+                         {par, par, par, par, red},
+                         [&](OpBuilder &nb, Location l, ValueRange a) {
+                           Value p = arith::MulFOp::create(
+                               nb, l, a[0], toAcc(nb, l, a[1]));
+                           linalg::YieldOp::create(nb, l,
+                                                   fastAdd(nb, l, p, a[2]));
+                         })
+              .getResult(0);
+        });
 
     // rSoftMax over the R logits of each (b, k, c), read through constant
     // radix indices; one result per split.
@@ -307,10 +371,14 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         ArrayRef<OpFoldResult>{batch, idx(c), uDims[2], uDims[3]});
     return success();
   }
+
+private:
+  bool fcGemms;
 };
 
 } // namespace
 
-void mlir::grove::populateSplitAttentionPatterns(RewritePatternSet &patterns) {
-  patterns.add<SplitAttentionLowering>(patterns.getContext());
+void mlir::grove::populateSplitAttentionPatterns(RewritePatternSet &patterns,
+                                                 bool fcGemms) {
+  patterns.add<SplitAttentionLowering>(patterns.getContext(), fcGemms);
 }
