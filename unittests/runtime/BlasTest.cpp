@@ -181,6 +181,30 @@ TEST(Blas, AlphaBetaAndLargerSizes) {
   }
 }
 
+// Dense-layer shapes, A·Bᵀ with 16 to 64 rows of A from 4 MFLOP on, which
+// the oneDNN build computes transposed into a scratch and transposes into C
+// (Blas.cpp, sgemmRowMajor); next to them the shapes just outside (15 and
+// 65 rows, under 4 MFLOP) that it computes directly. C padded or
+// column-major (the transposed problem), alpha and beta not 1 and 0.
+TEST(Blas, TransposedRhsDenseLayerShapes) {
+  std::mt19937 rng(5);
+  const int64_t sizes[][3] = {{16, 300, 512}, {40, 257, 300}, {64, 200, 400},
+                              {15, 300, 512}, {65, 200, 400}, {16, 128, 64}};
+  for (const auto &mnk : sizes)
+    for (Layout lc : {Layout::RowMajor, Layout::RowMajorPadded,
+                      Layout::ColMajor})
+      for (float beta : {0.0f, 0.5f}) {
+        checkGemm(mnk[0], mnk[1], mnk[2], false, true, Layout::RowMajor,
+                  Layout::RowMajor, lc, 1.5f, beta, rng);
+        if (::testing::Test::HasFatalFailure())
+          return;
+      }
+  // A column-major C of a product with 16-64 columns flips to the
+  // transposed problem with that many rows.
+  checkGemm(300, 32, 512, false, true, Layout::RowMajor, Layout::RowMajor,
+            Layout::ColMajor, 1.0f, 0.0f, rng);
+}
+
 TEST(Blas, ZeroSizedDimensions) {
   std::mt19937 rng(3);
   for (Layout lc : {Layout::RowMajor, Layout::ColMajor, Layout::BothStrided}) {
