@@ -62,6 +62,25 @@ void grove_rt_batch_matmul_f32(
     float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
     int64_t c_st0, int64_t c_st1, int64_t c_st2);
 
+/* Convolution service (host): y = conv(x, w) with strides and dilations and
+ * no padding (the compiler pads x first), written over y, on exploded 5-D
+ * memref descriptors in linalg's grouped form: x N x G x Cg x H x W,
+ * w G x Fg x Cg x Kh x Kw, y N x G x Fg x Oh x Ow (G = 1 for an ungrouped
+ * convolution). Bad shapes are parked as a service error, as for the
+ * GEMMs. */
+void grove_rt_conv2d_f32(
+    float *x_alloc, float *x_aligned, int64_t x_off, int64_t x_s0,
+    int64_t x_s1, int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0,
+    int64_t x_st1, int64_t x_st2, int64_t x_st3, int64_t x_st4,
+    float *w_alloc, float *w_aligned, int64_t w_off, int64_t w_s0,
+    int64_t w_s1, int64_t w_s2, int64_t w_s3, int64_t w_s4, int64_t w_st0,
+    int64_t w_st1, int64_t w_st2, int64_t w_st3, int64_t w_st4,
+    float *y_alloc, float *y_aligned, int64_t y_off, int64_t y_s0,
+    int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4, int64_t y_st0,
+    int64_t y_st1, int64_t y_st2, int64_t y_st3, int64_t y_st4,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w);
+
 /* Host loop service: calls fn(ctx, begin, end) on disjoint sub-ranges that
  * cover [lo, hi), from the threads of the runtime's OpenMP team (the one
  * oneDNN's GEMMs use), or once inline when the work is small (fewer than

@@ -1,0 +1,157 @@
+//===- ConvTest.cpp - grove_rt_conv2d_f32 against a naive reference -------===//
+
+#include "TestUtil.h"
+
+#include <random>
+#include <vector>
+
+using namespace grove::test;
+
+namespace {
+
+constexpr float kGuard = 777.0f;
+
+/// A 5-D strided view into a guard-filled buffer (exploded memref), dense
+/// row-major unless `pad` adds elements after each innermost row.
+struct Tensor5 {
+  std::vector<float> buffer;
+  int64_t size[5], stride[5];
+
+  Tensor5(std::initializer_list<int64_t> sizes, int64_t pad = 0) {
+    int i = 0;
+    for (int64_t s : sizes)
+      size[i++] = s;
+    stride[4] = 1;
+    stride[3] = size[4] + pad;
+    for (int d = 2; d >= 0; --d)
+      stride[d] = stride[d + 1] * size[d + 1];
+    buffer.assign(size_t(stride[0] * size[0]) + 8, kGuard);
+  }
+  float &at(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) {
+    return buffer[a * stride[0] + b * stride[1] + c * stride[2] +
+                  d * stride[3] + e * stride[4]];
+  }
+  void fill(std::mt19937 &rng) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (int64_t a = 0; a < size[0]; ++a)
+      for (int64_t b = 0; b < size[1]; ++b)
+        for (int64_t c = 0; c < size[2]; ++c)
+          for (int64_t d = 0; d < size[3]; ++d)
+            for (int64_t e = 0; e < size[4]; ++e)
+              at(a, b, c, d, e) = dist(rng);
+  }
+};
+
+void callConv(Tensor5 &x, Tensor5 &w, Tensor5 &y, int64_t sh, int64_t sw,
+              int64_t dh, int64_t dw) {
+  float *xp = x.buffer.data(), *wp = w.buffer.data(), *yp = y.buffer.data();
+  grove_rt_conv2d_f32(
+      xp, xp, 0, x.size[0], x.size[1], x.size[2], x.size[3], x.size[4],
+      x.stride[0], x.stride[1], x.stride[2], x.stride[3], x.stride[4], wp, wp,
+      0, w.size[0], w.size[1], w.size[2], w.size[3], w.size[4], w.stride[0],
+      w.stride[1], w.stride[2], w.stride[3], w.stride[4], yp, yp, 0,
+      y.size[0], y.size[1], y.size[2], y.size[3], y.size[4], y.stride[0],
+      y.stride[1], y.stride[2], y.stride[3], y.stride[4], sh, sw, dh, dw);
+}
+
+struct Case {
+  int64_t n, g, cg, fg, h, w, kh, kw, sh, sw, dh, dw;
+  int64_t extra;  // input rows/columns beyond what the output reads
+  int64_t padX;   // elements after each input row (a strided input)
+  int64_t padY;   // elements after each output row (a strided result)
+};
+
+/// Runs one convolution against a double-precision loop; checks that the
+/// result buffer outside the view is untouched and the inputs unchanged.
+void checkConv(const Case &c, std::mt19937 &rng) {
+  SCOPED_TRACE(::testing::Message()
+               << "n=" << c.n << " g=" << c.g << " cg=" << c.cg
+               << " fg=" << c.fg << " " << c.h << "x" << c.w << " k="
+               << c.kh << "x" << c.kw << " s=" << c.sh << "," << c.sw
+               << " d=" << c.dh << "," << c.dw << " extra=" << c.extra
+               << " padX=" << c.padX << " padY=" << c.padY);
+  int64_t oh = (c.h - c.dh * (c.kh - 1) - 1) / c.sh + 1;
+  int64_t ow = (c.w - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  Tensor5 x({c.n, c.g, c.cg, c.h + c.extra, c.w + c.extra}, c.padX);
+  Tensor5 w({c.g, c.fg, c.cg, c.kh, c.kw});
+  Tensor5 y({c.n, c.g, c.fg, oh, ow}, c.padY);
+  x.fill(rng);
+  w.fill(rng);
+  std::vector<float> xBefore = x.buffer, wBefore = w.buffer;
+  callConv(x, w, y, c.sh, c.sw, c.dh, c.dw);
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t g = 0; g < c.g; ++g)
+      for (int64_t f = 0; f < c.fg; ++f)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            double sum = 0;
+            for (int64_t ch = 0; ch < c.cg; ++ch)
+              for (int64_t a = 0; a < c.kh; ++a)
+                for (int64_t b = 0; b < c.kw; ++b)
+                  sum += double(x.at(n, g, ch, i * c.sh + a * c.dh,
+                                     j * c.sw + b * c.dw)) *
+                         double(w.at(g, f, ch, a, b));
+            ASSERT_NEAR(y.at(n, g, f, i, j), sum,
+                        1e-5 * (1 + c.cg * c.kh * c.kw))
+                << "at (" << n << ", " << g << ", " << f << ", " << i << ", "
+                << j << ")";
+            y.at(n, g, f, i, j) = kGuard; // checked; now must be a guard
+          }
+  for (size_t i = 0; i < y.buffer.size(); ++i)
+    ASSERT_EQ(y.buffer[i], kGuard) << "result buffer clobbered at " << i;
+  EXPECT_EQ(x.buffer, xBefore);
+  EXPECT_EQ(w.buffer, wBefore);
+}
+
+TEST(Conv, MatchesNaiveLoop) {
+  std::mt19937 rng(13);
+  const Case cases[] = {
+      // n g cg fg  h  w kh kw sh sw dh dw extra padX padY
+      {1, 1, 3, 4, 9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0},    // plain 3x3
+      {2, 2, 8, 16, 12, 10, 3, 3, 1, 1, 1, 1, 0, 0, 0}, // grouped
+      {2, 1, 5, 7, 11, 13, 3, 3, 2, 2, 1, 1, 0, 0, 0},  // strided
+      {1, 2, 4, 4, 13, 13, 3, 3, 1, 1, 2, 2, 0, 0, 0},  // dilated
+      {1, 1, 3, 8, 15, 15, 7, 7, 2, 2, 1, 1, 0, 0, 0},  // 7x7 stem
+      {1, 4, 2, 3, 8, 9, 1, 3, 1, 2, 1, 1, 0, 0, 0},    // 1x3, mixed
+      {2, 2, 16, 32, 16, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0},
+      {1, 1, 3, 4, 9, 9, 3, 3, 2, 2, 1, 1, 1, 0, 0},  // unread rows/cols
+      {1, 2, 4, 6, 10, 10, 3, 3, 1, 1, 1, 1, 0, 3, 2}, // strided x and y
+  };
+  for (const Case &c : cases) {
+    checkConv(c, rng);
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+}
+
+TEST(Conv, ReusesItsPrimitivesAcrossCallsAndBatches) {
+  // The same shape twice (a cached primitive), then another batch size.
+  std::mt19937 rng(17);
+  for (int64_t n : {3, 3, 1}) {
+    checkConv({n, 2, 8, 8, 14, 14, 3, 3, 1, 1, 1, 1, 0, 0, 0}, rng);
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+}
+
+TEST(Conv, BadArgumentsDoNotTouchMemory) {
+  Tensor5 x({1, 1, 3, 6, 6}), w({1, 4, 2, 3, 3}), y({1, 1, 4, 4, 4});
+  callConv(x, w, y, 1, 1, 1, 1); // channels: 3 vs 2
+  for (float v : y.buffer)
+    EXPECT_EQ(v, kGuard);
+  Tensor5 w3({1, 4, 3, 3, 3}), big({1, 1, 4, 5, 5});
+  callConv(x, w3, big, 1, 1, 1, 1); // a 5x5 result reads past the input
+  for (float v : big.buffer)
+    EXPECT_EQ(v, kGuard);
+  callConv(x, w3, y, 0, 1, 1, 1); // zero stride
+  for (float v : y.buffer)
+    EXPECT_EQ(v, kGuard);
+  // Clear the service error these calls parked on this thread.
+  grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
+                           "grove-model 1\nmodule m\n", nullptr};
+  grove_context *ctx = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
+  grove_context_destroy(ctx);
+}
+
+} // namespace
