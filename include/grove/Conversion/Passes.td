@@ -27,11 +27,19 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     the two FCs of a one-group f32 `grove.split_attention` are
     `linalg.matmul`s (so GEMM library calls) when the batch is above 1,
     chosen with an `scf.if` on a dynamic batch; the host pipelines set it
-    too (the GPU keeps its FC kernels).
+    too (the GPU keeps its FC kernels). With `conv-library`, every f32
+    convolution but the 1x1 GEMMs is the padded input (`tensor.pad`) and a
+    `linalg.conv_2d_nchw_fchw` (grouped: `conv_2d_ngchw_gfchw` on views)
+    into a zero-filled result, which `convert-linalg-to-blas{target=host}`
+    turns into the runtime's oneDNN convolution; the host pipelines set it
+    (it takes precedence over `conv-per-image`, which f16/bf16 keep).
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
            "unfold and multiply im2col convolutions one image at a time">,
+    Option<"convLibrary", "conv-library", "bool", /*default=*/"false",
+           "f32 convolutions as linalg named convolutions on the padded "
+           "input (for convert-linalg-to-blas's library call)">,
     Option<"splitAttentionGemm", "split-attention-gemm", "bool",
            /*default=*/"false",
            "one-group f32 split-attention FCs as matmuls from batch 2 on">
@@ -87,7 +95,8 @@ def ConvertGroveChecksToRuntime
 }
 
 def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
-  let summary = "replaces memref matmuls by calls into the runtime's BLAS";
+  let summary = "replaces memref matmuls (and host convolutions) by calls "
+                "into the runtime's GEMM and convolution services";
   let description = [{
     After bufferization, `linalg.matmul` and `linalg.batch_matmul` on
     memrefs (any strides, transposes given by their indexing maps) become
@@ -104,6 +113,12 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
     into `beta = 0`; an operand without a batch dimension (a shared rhs, or
     a shared lhs such as a 1x1 convolution's weights) gets a zero batch
     stride. Matmuls that do not fit (mixed element types) stay linalg.
+
+    With `target=host`, f32 `linalg.conv_2d_nchw_fchw` and
+    `linalg.conv_2d_ngchw_gfchw` on memrefs whose output a zero
+    `linalg.fill` initialises become `grove_rt_conv2d_f32` (oneDNN's
+    convolution) on 5-D grouped views (a unit group dimension for the
+    ungrouped form), with their strides and dilations; others stay linalg.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

@@ -88,7 +88,7 @@ struct ConvertGroveToLinalgPass
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
-    populateNNPatterns(patterns, convPerImage);
+    populateNNPatterns(patterns, convPerImage, convLibrary);
     populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

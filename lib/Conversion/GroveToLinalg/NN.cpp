@@ -267,10 +267,13 @@ Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
 }
 
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
-  Conv2DLowering(MLIRContext *ctx, bool perImage)
-      : OpConversionPattern(ctx), perImage(perImage) {}
+  Conv2DLowering(MLIRContext *ctx, bool perImage, bool library)
+      : OpConversionPattern(ctx), perImage(perImage), library(library) {}
   /// Loop over the batch around pad + im2col + GEMM (conv-per-image).
   bool perImage;
+  /// f32 convolutions as linalg's named convolutions on the padded input,
+  /// for the convolution library (conv-library).
+  bool library;
 
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
@@ -296,91 +299,22 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                      llvm::all_of(op.getStrides(), isOne) &&
                      llvm::all_of(pad, [](int64_t v) { return v == 0; });
     bool staticOut = !resultType.isDynamicDim(2) && !resultType.isDynamicDim(3);
-    bool perImageIm2col = !pointwise && staticOut && perImage;
     Value zero = createFloat(rewriter, loc, elt, 0.0);
-    // The whole batch padded, except where each image is padded on its own.
-    Value x = perImageIm2col ? Value()
-                            : pad2D(rewriter, loc, adaptor.getInput(),
-                                    {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
-    if (pointwise) {
-      // out[n] = W (F x C) @ x[n] (C x H·W): one batched GEMM with the
-      // weights shared across the batch, which the BLAS/cuBLAS services run
-      // with a zero batch stride - not a loop nest.
-      auto xType = cast<RankedTensorType>(x.getType());
-      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
-      int64_t hw = xType.isDynamicDim(2) || xType.isDynamicDim(3)
-                       ? ShapedType::kDynamic
-                       : xType.getDimSize(2) * xType.getDimSize(3);
-      auto x3Type = RankedTensorType::get(
-          {xType.getDimSize(0), xType.getDimSize(1), hw}, elt);
-      Value x3 = tensor::CollapseShapeOp::create(
-          rewriter, loc, x3Type, x,
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-      Value hwSize = arith::MulIOp::create(
-          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
-          getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
-      Value y3 = sharedWeightGemm(rewriter, loc, w, x3, xDims[0], hwSize);
-      result = tensor::ExpandShapeOp::create(
-          rewriter, loc, resultType, y3,
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
-          ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
-    } else if (perImageIm2col) {
-      // Static output sizes, one image at a time: pad, unfold and multiply
-      // image n into block n of the result. The unfolded copy (Kh·Kw times
-      // the output) is one image's, so it is read back from cache.
-      Value input = adaptor.getInput();
-      auto inType = cast<RankedTensorType>(input.getType());
-      SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
-      auto one = rewriter.getIndexAttr(1), zeroIdx = rewriter.getIndexAttr(0);
-      auto imageType = RankedTensorType::get(
-          {1, inType.getDimSize(1), inType.getDimSize(2), inType.getDimSize(3)},
-          elt);
-      auto outImageType = RankedTensorType::get(
-          {1, resultType.getDimSize(1), resultType.getDimSize(2),
-           resultType.getDimSize(3)},
-          elt);
-      Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, dims[0]);
-      Value init = createEmpty(rewriter, loc, resultType, dims);
-      ArrayRef<int64_t> convStrides = op.getStrides(),
-                        convDilations = op.getDilations();
-      auto loop = scf::ForOp::create(
-          rewriter, loc, lb, ub, step, ValueRange{init},
-          [&](OpBuilder &b, Location l, Value n, ValueRange acc) {
-            Value image = tensor::ExtractSliceOp::create(
-                b, l, imageType, input,
-                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
-                ArrayRef<OpFoldResult>{one, inDims[1], inDims[2], inDims[3]},
-                ArrayRef<OpFoldResult>{one, one, one, one});
-            Value padded =
-                pad2D(b, l, image, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
-            Value out = tensor::EmptyOp::create(b, l, outImageType.getShape(),
-                                                elt);
-            Value y = groupedIm2colConv(b, l, padded, w, out, groups,
-                                        convStrides, convDilations, one);
-            Value next = tensor::InsertSliceOp::create(
-                b, l, y, acc[0],
-                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
-                ArrayRef<OpFoldResult>{one, dims[1], dims[2], dims[3]},
-                ArrayRef<OpFoldResult>{one, one, one, one});
-            scf::YieldOp::create(b, l, next);
-          });
-      result = loop.getResult(0);
-    } else if (staticOut) {
-      // Static output sizes (the usual case): im2col + GEMM, one GEMM per
-      // group, written into the channel block of the group.
-      result = groupedIm2colConv(rewriter, loc, x, w,
-                                 createEmpty(rewriter, loc, resultType, dims),
-                                 groups, op.getStrides(), op.getDilations(),
-                                 dims[0]);
-    } else if (groups == 1) {
-      Value init = filled(rewriter, loc, resultType, dims, zero);
-      result = linalg::Conv2DNchwFchwOp::create(
+    auto padded = [&](Value x) {
+      return pad2D(rewriter, loc, x, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
+    };
+
+    // linalg's named convolution on the padded batch: what the convolution
+    // library runs (conv-library), or loops where output sizes are dynamic.
+    auto namedConv = [&]() -> Value {
+      Value x = padded(adaptor.getInput());
+      if (groups == 1) {
+        Value init = filled(rewriter, loc, resultType, dims, zero);
+        return linalg::Conv2DNchwFchwOp::create(
                    rewriter, loc, TypeRange{resultType}, ValueRange{x, w},
                    ValueRange{init}, strides, dilations)
-                   .getResult(0);
-    } else {
+            .getResult(0);
+      }
       // N x (G·Cg) x H x W -> N x G x Cg x H x W, (G·Fg) x Cg x Kh x Kw ->
       // G x Fg x Cg x Kh x Kw: linalg's grouped form, then back.
       auto xType = cast<RankedTensorType>(x.getType());
@@ -413,9 +347,92 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                      rewriter, loc, TypeRange{ygType}, ValueRange{xg, wg},
                      ValueRange{init}, strides, dilations)
                      .getResult(0);
-      result = tensor::CollapseShapeOp::create(
+      return tensor::CollapseShapeOp::create(
           rewriter, loc, resultType, yg,
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    };
+
+    // Static output sizes, one image at a time: pad, unfold and multiply
+    // image n into block n of the result. The unfolded copy (Kh·Kw times
+    // the output) is one image's, so it is read back from cache.
+    auto perImageIm2col = [&]() -> Value {
+      Value input = adaptor.getInput();
+      auto inType = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
+      auto one = rewriter.getIndexAttr(1), zeroIdx = rewriter.getIndexAttr(0);
+      auto imageType = RankedTensorType::get(
+          {1, inType.getDimSize(1), inType.getDimSize(2), inType.getDimSize(3)},
+          elt);
+      auto outImageType = RankedTensorType::get(
+          {1, resultType.getDimSize(1), resultType.getDimSize(2),
+           resultType.getDimSize(3)},
+          elt);
+      Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, dims[0]);
+      Value init = createEmpty(rewriter, loc, resultType, dims);
+      ArrayRef<int64_t> convStrides = op.getStrides(),
+                        convDilations = op.getDilations();
+      auto loop = scf::ForOp::create(
+          rewriter, loc, lb, ub, step, ValueRange{init},
+          [&](OpBuilder &b, Location l, Value n, ValueRange acc) {
+            Value image = tensor::ExtractSliceOp::create(
+                b, l, imageType, input,
+                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
+                ArrayRef<OpFoldResult>{one, inDims[1], inDims[2], inDims[3]},
+                ArrayRef<OpFoldResult>{one, one, one, one});
+            Value paddedImage =
+                pad2D(b, l, image, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
+            Value out = tensor::EmptyOp::create(b, l, outImageType.getShape(),
+                                                elt);
+            Value y = groupedIm2colConv(b, l, paddedImage, w, out, groups,
+                                        convStrides, convDilations, one);
+            Value next = tensor::InsertSliceOp::create(
+                b, l, y, acc[0],
+                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
+                ArrayRef<OpFoldResult>{one, dims[1], dims[2], dims[3]},
+                ArrayRef<OpFoldResult>{one, one, one, one});
+            scf::YieldOp::create(b, l, next);
+          });
+      return loop.getResult(0);
+    };
+
+    if (pointwise) {
+      // out[n] = W (F x C) @ x[n] (C x H·W): one batched GEMM with the
+      // weights shared across the batch, which the BLAS/cuBLAS services run
+      // with a zero batch stride - not a loop nest.
+      Value x = adaptor.getInput();
+      auto xType = cast<RankedTensorType>(x.getType());
+      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
+      int64_t hw = xType.isDynamicDim(2) || xType.isDynamicDim(3)
+                       ? ShapedType::kDynamic
+                       : xType.getDimSize(2) * xType.getDimSize(3);
+      auto x3Type = RankedTensorType::get(
+          {xType.getDimSize(0), xType.getDimSize(1), hw}, elt);
+      Value x3 = tensor::CollapseShapeOp::create(
+          rewriter, loc, x3Type, x,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      Value hwSize = arith::MulIOp::create(
+          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
+          getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
+      Value y3 = sharedWeightGemm(rewriter, loc, w, x3, xDims[0], hwSize);
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, resultType, y3,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+          ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
+    } else if (!staticOut) {
+      result = namedConv();
+    } else if (library && elt.isF32()) {
+      result = namedConv();
+    } else if (perImage) {
+      result = perImageIm2col();
+    } else {
+      // Static output sizes (the usual case): im2col + GEMM, one GEMM per
+      // group, written into the channel block of the group.
+      result = groupedIm2colConv(rewriter, loc, padded(adaptor.getInput()), w,
+                                 createEmpty(rewriter, loc, resultType, dims),
+                                 groups, op.getStrides(), op.getDilations(),
+                                 dims[0]);
     }
     if (adaptor.getBias())
       result = addChannelBias(rewriter, loc, result, adaptor.getBias());
@@ -634,8 +651,9 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 } // namespace
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
-                                     bool convPerImage) {
-  patterns.add<Conv2DLowering>(patterns.getContext(), convPerImage);
+                                     bool convPerImage, bool convLibrary) {
+  patterns.add<Conv2DLowering>(patterns.getContext(), convPerImage,
+                               convLibrary);
   patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
                PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
                FlattenLowering>(patterns.getContext());

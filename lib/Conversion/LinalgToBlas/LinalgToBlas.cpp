@@ -223,6 +223,70 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
   return true;
 }
 
+/// `memref` (rank 4) with a unit dimension inserted at `pos`, as a view.
+static Value insertUnitDim(OpBuilder &b, Location loc, Value memref,
+                           unsigned pos) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
+  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
+  sizes.insert(sizes.begin() + pos, b.getIndexAttr(1));
+  strides.insert(strides.begin() + pos, b.getIndexAttr(0));
+  auto type = getDynamicStridedType(
+      cast<MemRefType>(memref.getType()).getElementType(), 5);
+  return memref::ReinterpretCastOp::create(b, loc, type, memref,
+                                           meta.getConstifiedMixedOffset(),
+                                           sizes, strides);
+}
+
+/// Rewrites an f32 memref convolution whose output is zero-filled right
+/// before it into grove_rt_conv2d_f32. Returns false when it does not fit.
+template <typename ConvLike>
+static FailureOr<bool> rewriteConv(ModuleOp module, ConvLike op,
+                                   bool grouped) {
+  if (!op.hasPureBufferSemantics())
+    return false;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || !t.getElementType().isF32())
+      return false;
+  }
+  Value y = op.getDpsInits()[0];
+  Operation *prev = op->getPrevNode();
+  if (!isZeroFillOf(prev, y))
+    return false;
+  MLIRContext *ctx = module.getContext();
+  Type memref = getDynamicStridedType(Float32Type::get(ctx), 5);
+  Type i64 = IntegerType::get(ctx, 64);
+  FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
+      module, "grove_rt_conv2d_f32",
+      FunctionType::get(ctx, {memref, memref, memref, i64, i64, i64, i64},
+                        {}));
+  if (failed(fn))
+    return failure();
+  IRRewriter rewriter(op);
+  Location loc = op.getLoc();
+  rewriter.eraseOp(prev);
+  // nchw_fchw: a unit group after the batch of x and y, before the filters
+  // of w (linalg's grouped form: N x G x C x H x W, G x F x C x Kh x Kw).
+  SmallVector<Value> args;
+  for (auto [v, pos] : llvm::zip(ValueRange{op.getDpsInputs()[0],
+                                            op.getDpsInputs()[1], y},
+                                 ArrayRef<unsigned>{1, 0, 1})) {
+    Value view = grouped ? v : insertUnitDim(rewriter, loc, v, pos);
+    args.push_back(view.getType() == memref
+                       ? view
+                       : memref::CastOp::create(rewriter, loc, memref, view)
+                             .getResult());
+  }
+  for (DenseIntElementsAttr attr : {op.getStrides(), op.getDilations()})
+    for (APInt v : attr.getValues<APInt>())
+      args.push_back(
+          arith::ConstantIntOp::create(rewriter, loc, v.getSExtValue(), 64));
+  func::CallOp::create(rewriter, loc, *fn, args);
+  rewriter.eraseOp(op);
+  return true;
+}
+
 struct ConvertLinalgToBlasPass
     : grove::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
   using Base::Base;
@@ -239,9 +303,25 @@ struct ConvertLinalgToBlasPass
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
         candidates.push_back(op);
     });
-    // Matmuls that do not fit (mixed types, broadcast maps) stay linalg and
-    // are lowered to loops like any other structured op.
+    // Matmuls and convolutions that do not fit (mixed types, broadcast
+    // maps, an output not zero-filled) stay linalg and are lowered to loops
+    // like any other structured op.
+    if (!cuda)
+      module.walk([&](Operation *op) {
+        if (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op))
+          candidates.push_back(op);
+      });
     for (Operation *op : candidates) {
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+        if (failed(rewriteConv(module, conv, /*grouped=*/false)))
+          return signalPassFailure();
+        continue;
+      }
+      if (auto conv = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op)) {
+        if (failed(rewriteConv(module, conv, /*grouped=*/true)))
+          return signalPassFailure();
+        continue;
+      }
       FailureOr<bool> rewritten =
           isa<linalg::MatmulOp>(op)
               ? rewriteMatmul(module, cast<linalg::MatmulOp>(op), false, cuda)

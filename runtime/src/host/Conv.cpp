@@ -2,14 +2,16 @@
 //
 // grove_rt_conv2d_f32 runs the convolutions convert-linalg-to-blas finds
 // (linalg.conv_2d_nchw_fchw / conv_2d_ngchw_gfchw on an input the compiler
-// has already padded) on oneDNN's convolution primitive. Its blocked
-// direct kernels (brgconv on AVX-512) were 1.6-2.6x faster than im2col +
-// sgemm on ResNeSt-50's 3x3 convolutions here, counting the reorders of
-// the input, the weights and the result between NCHW and its blocked
-// layouts on every call (docs/perf.md). A primitive is built once per
+// has already padded) on oneDNN's convolution primitive. From two images
+// on it lets oneDNN pick its blocked layouts (brgconv kernels on AVX-512:
+// 1.6-2.6x faster than im2col + sgemm on ResNeSt-50's 3x3 convolutions in
+// isolation) and reorders the input, the weights and the result on every
+// call; for one image it keeps the caller's layouts (oneDNN's GEMM-based
+// convolution), since reordering the weights alone cost more than the
+// kernels saved. ResNeSt-50 (docs/perf.md): batch 16 about 7% faster than
+// Grove's im2col + GEMM, batch 1 the same. A primitive is built once per
 // shape and layout and kept; the blocked buffers come from the runtime's
-// block cache. Builds without oneDNN run a direct loop nest (correct, slow:
-// the compiler does not route convolutions here then).
+// block cache. Builds without oneDNN run a direct loop nest (correct, slow).
 //
 //===----------------------------------------------------------------------===//
 
@@ -170,16 +172,30 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
 
   engine &eng = cpuEngine();
   memory::desc userWeights = weightsDesc(p.w);
-  auto any = [](const memory::desc &d) {
-    return memory::desc(d.dims(), memory::data_type::f32,
-                        memory::format_tag::any);
+  // From 2 images on, the layouts oneDNN prefers (blocked: its brgconv
+  // kernels), paying for reorders of the input, the result and the weights
+  // (which may change between calls, so they are reordered on every call).
+  // For one image the weights' reorder costs more than the faster kernels
+  // save (ResNeSt-50 at batch 1: 72 vs 64 ms with it), so the caller's
+  // layouts throughout (oneDNN's GEMM-based convolution, no reorder).
+  auto build = [&](bool blocked) {
+    auto pick = [&](const memory::desc &d) {
+      return blocked ? memory::desc(d.dims(), memory::data_type::f32,
+                                    memory::format_tag::any)
+                     : d;
+    };
+    // oneDNN counts dilation from 0 (no gap); the input is padded already.
+    convolution_forward::desc desc(
+        prop_kind::forward_inference, algorithm::convolution_direct,
+        pick(userSrc), pick(userWeights), pick(userDst), {p.sh, p.sw},
+        {p.dh - 1, p.dw - 1}, {0, 0}, {0, 0});
+    return convolution_forward::primitive_desc(desc, eng);
   };
-  // oneDNN counts dilation from 0 (no gap); the input is padded already.
-  convolution_forward::desc desc(
-      prop_kind::forward_inference, algorithm::convolution_direct,
-      any(userSrc), any(userWeights), any(userDst), {p.sh, p.sw},
-      {p.dh - 1, p.dw - 1}, {0, 0}, {0, 0});
-  convolution_forward::primitive_desc pd(desc, eng);
+  convolution_forward::primitive_desc pd = build(p.x.size[0] > 1);
+  // Layouts no optimised kernel takes leave oneDNN's reference one, which
+  // is slower than reordering: then the blocked layouts after all.
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
+    pd = build(true);
   Compiled c;
   c.conv = convolution_forward(pd);
   c.src = pd.src_desc();
@@ -200,10 +216,17 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
 
 /// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
 bool convDnnl(const Problem &p) {
-  // The rows and columns of x the output reads (the padded input may have
-  // more at the bottom and right).
-  int64_t rows = (p.y.size[3] - 1) * p.sh + (p.w.size[3] - 1) * p.dh + 1;
-  int64_t cols = (p.y.size[4] - 1) * p.sw + (p.w.size[4] - 1) * p.dw + 1;
+  // The padded input as it is when oneDNN's output size formula (rounding
+  // down) gives the result's size, as for a stride-2 convolution that skips
+  // the last row; else only the rows and columns the output reads (a
+  // view that is not dense, which some of oneDNN's kernels refuse).
+  auto extent = [](int64_t in, int64_t out, int64_t k, int64_t s,
+                   int64_t d) {
+    int64_t window = (k - 1) * d + 1;
+    return (in - window) / s + 1 == out ? in : (out - 1) * s + window;
+  };
+  int64_t rows = extent(p.x.size[3], p.y.size[3], p.w.size[3], p.sh, p.dh);
+  int64_t cols = extent(p.x.size[4], p.y.size[4], p.w.size[4], p.sw, p.dw);
   memory::desc userSrc, userDst;
   if (!asNchw(p.x, rows, cols, userSrc) ||
       !asNchw(p.y, p.y.size[3], p.y.size[4], userDst))
