@@ -45,13 +45,13 @@ void mlir::grove::buildGroveCommonPipeline(
   // The host unfolds convolutions one image at a time: the unfolded copy
   // then stays in cache. A GPU has the memory, and wants one batched GEMM.
   // The host's split-attention FCs from batch 2 on are GEMM library calls
-  // (docs/perf.md, "Split attention"); the GPU's stay kernels. The host's
-  // f32 convolutions go to oneDNN's convolution (convert-linalg-to-blas),
-  // its other ones to per-image im2col.
+  // (docs/perf.md, "Split attention"); the GPU's stay kernels. With
+  // conv-library the host's f32 convolutions go to oneDNN's convolution
+  // (convert-linalg-to-blas), else they are per-image im2col too.
   ConvertGroveToLinalgOptions toLinalg;
   toLinalg.convPerImage = options.target != "cuda";
   toLinalg.splitAttentionGemm = options.target != "cuda";
-  toLinalg.convLibrary = options.target != "cuda";
+  toLinalg.convLibrary = options.target != "cuda" && options.convLibrary;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

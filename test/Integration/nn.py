@@ -3,7 +3,10 @@
 # ceil mode included) against PyTorch's functional ops on
 # fresh random inputs (dynamic batch). Tolerance: rtol 1e-4, atol 1e-4 ·
 # sqrt(window) for the sums over windows (f32, different summation order),
-# 1e-5 for elementwise and max pooling.
+# 1e-5 for elementwise and max pooling. On the host the convolutions run
+# twice: as grovec compiles them by default (im2col + GEMM) and with
+# --conv-library (oneDNN's convolution: its blocked kernels from 2 images
+# on, its GEMM-based one for a single image).
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -95,6 +98,11 @@ funcs.append("""
     return %1 : tensor<?x6xf32>
   }""")
 model = Model("module {" + "".join(funcs) + "\n}", name="nn")
+variants = [model]
+if model.target == "host":
+    variants.append(Model("module {" + "".join(funcs) + "\n}",
+                          name="nn_conv_library",
+                          grovec_flags=["--conv-library"]))
 
 r = rng()
 checked = 0
@@ -108,10 +116,12 @@ for n in (1, 3):
         xp = F.pad(t(x), (pd[1], pd[3], pd[0], pd[2]))
         ref = F.conv2d(xp, t(w), t(b) if bias else None, stride=st,
                        dilation=dl, groups=g).numpy()
-        (got,) = model.call(name, x, w, *([b] if bias else []))
         window = ws[1] * ws[2] * ws[3]
-        assert_close(got, ref, 1e-4, 1e-4 * np.sqrt(window), f"{name} n={n}")
-        checked += 1
+        for m in variants:
+            (got,) = m.call(name, x, w, *([b] if bias else []))
+            assert_close(got, ref, 1e-4, 1e-4 * np.sqrt(window),
+                         f"{m.name} {name} n={n}")
+            checked += 1
     for name, kind, ins, k, st, pd, ceil, cip in POOLS:
         x = r.standard_normal((n, *ins)).astype(np.float32)
         # Symmetric padding in all these cases (PyTorch's only form).

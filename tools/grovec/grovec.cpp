@@ -68,6 +68,11 @@ cl::opt<bool> fuseSplitAttention(
     "fuse-split-attention",
     cl::desc("Fuse ResNeSt split attention into one op (default true)"),
     cl::init(true), cl::cat(groveCategory));
+cl::opt<bool> convLibrary(
+    "conv-library",
+    cl::desc("Host target: f32 convolutions on oneDNN's convolution "
+             "primitive instead of im2col + GEMM (default false)"),
+    cl::init(false), cl::cat(groveCategory));
 cl::opt<bool> threads(
     "host-threads",
     cl::desc("Host target: run generated loops on the runtime's thread "
@@ -220,6 +225,7 @@ int main(int argc, char **argv) {
   pipelineOptions.moduleName = name;
   pipelineOptions.fuseSplitAttention = fuseSplitAttention;
   pipelineOptions.threads = threads;
+  pipelineOptions.convLibrary = convLibrary;
   if (target == "cuda") {
     pipelineOptions.chip = cudaChip;
     pipelineOptions.cudaToolkit = cudaToolkit;

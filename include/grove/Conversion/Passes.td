@@ -31,8 +31,9 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     convolution but the 1x1 GEMMs is the padded input (`tensor.pad`) and a
     `linalg.conv_2d_nchw_fchw` (grouped: `conv_2d_ngchw_gfchw` on views)
     into a zero-filled result, which `convert-linalg-to-blas{target=host}`
-    turns into the runtime's oneDNN convolution; the host pipelines set it
-    (it takes precedence over `conv-per-image`, which f16/bf16 keep).
+    turns into the runtime's oneDNN convolution; grove-to-host sets it
+    only with its own `conv-library` option (it takes precedence over
+    `conv-per-image`, which f16/bf16 keep).
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",

@@ -41,6 +41,12 @@ struct GrovePipelineOptions
       *this, "blas",
       llvm::cl::desc("Call the runtime's BLAS for f32 matmuls (host)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> convLibrary{
+      *this, "conv-library",
+      llvm::cl::desc("Host: f32 convolutions on oneDNN's convolution "
+                     "(grove_rt_conv2d_f32) instead of im2col + GEMM; off "
+                     "by default: not faster on ResNeSt-50 (docs/passes.md)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> threads{
       *this, "threads",
       llvm::cl::desc("Host: run the generated loops on the runtime's thread "

@@ -8,10 +8,12 @@
 // isolation) and reorders the input, the weights and the result on every
 // call; for one image it keeps the caller's layouts (oneDNN's GEMM-based
 // convolution), since reordering the weights alone cost more than the
-// kernels saved. ResNeSt-50 (docs/perf.md): batch 16 about 7% faster than
-// Grove's im2col + GEMM, batch 1 the same. A primitive is built once per
-// shape and layout and kept; the blocked buffers come from the runtime's
-// block cache. Builds without oneDNN run a direct loop nest (correct, slow).
+// kernels saved. Generated code calls it only when compiled with
+// `grovec --conv-library`: on ResNeSt-50 the reorders around every
+// convolution took back what the kernels gained (docs/passes.md). A
+// primitive is built once per shape and layout and kept; the blocked
+// buffers come from the runtime's block cache. Builds without oneDNN run a
+// direct loop nest (correct, slow).
 //
 //===----------------------------------------------------------------------===//
 

@@ -6,10 +6,9 @@
 // runs in an scf.for over the (dynamic) batch: image n is sliced out, padded,
 // unfolded and multiplied group by group, and written into block n of the
 // result, so the unfolded copy is one image's (1 x 288 x 3136 here) and not
-// the batch's. grove-to-host sets the option with conv-library, which takes
-// the f32 convolutions to oneDNN (conv-library.mlir) and leaves it the f16
-// and bf16 ones; grove-to-cuda sets neither (one batched GEMM per group
-// there: test/Pipelines/grove-to-cuda-conv.mlir).
+// the batch's. grove-to-host sets the option (and conv-library only when
+// asked to: conv-library.mlir); grove-to-cuda does not (one batched GEMM
+// per group there: test/Pipelines/grove-to-cuda-conv.mlir).
 // CHECK-LABEL: func.func @grouped(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<?x64x56x56xf32>, %[[W:[^:]*]]: tensor<64x32x3x3xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
@@ -29,12 +28,11 @@
 // BATCH-NOT: scf.for
 // BATCH: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x32x3x3x56x56xf32>)
 // BATCH: linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x288xf32>, tensor<?x288x3136xf32>)
-// The host pipeline: f32, so one oneDNN convolution for both groups.
 // HOST-LABEL: llvm.func internal @_grove_model_grouped(
-// HOST-NOT: grove_rt_batch_matmul_f32
-// HOST: llvm.call @grove_rt_conv2d_f32
-// HOST-NOT: grove_rt_batch_matmul_f32
-// HOST: llvm.return
+// HOST-NOT: grove_rt_conv2d_f32
+// HOST: llvm.call @grove_rt_batch_matmul_f32
+// HOST: llvm.call @grove_rt_batch_matmul_f32
+// HOST: llvm.cond_br
 func.func @grouped(%x: tensor<?x64x56x56xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<?x64x56x56xf32> {
   %0 = grove.conv2d %x, %w {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<64x32x3x3xf32>) -> tensor<?x64x56x56xf32>
   return %0 : tensor<?x64x56x56xf32>
