@@ -7,11 +7,13 @@
  * Thread counts are applied with openblas_set_num_threads and, when compiled with -fopenmp,
  * omp_set_num_threads (oneDNN's OpenMP team).
  *
- *   gemm_bench [--entry NAME] [--threads 1,2] [--seconds 0.1] [--rounds 5] [--gap 0.15] MxNxK...
+ *   gemm_bench [--entry NAME] [--threads 1,2] [--seconds 0.1] [--rounds 5] [--gap 0.15] MxNxK[t]...
  *
- * C[M,N] = A[M,K] @ B[K,N], row-major, both operands untransposed. The Grove entry is NAME,
- * or the first entry with two rank-2 f32 inputs and one rank-2 f32 output; its inputs are
- * taken as (A[M,K], B[K,N]) and its result must be [M,N] and match cblas_sgemm (checked once
+ * C[M,N] = A[M,K] @ B[K,N], row-major, both operands untransposed; a shape ending in "t" has B
+ * stored transposed, N x K (C = A @ Bᵀ: a dense layer's weights). The Grove entry is NAME,
+ * or the first entry with two rank-2 f32 inputs and one rank-2 f32 output, and NAME_nt for the
+ * "t" shapes (matmul_nt in bench/gemm.mlir); its inputs are
+ * taken as (A[M,K], B[K,N] or B[N,K]) and its result must be [M,N] and match cblas_sgemm (checked once
  * per shape; a mismatch skips that shape with a note). Params, if the model has any, are
  * filled with small random numbers. Implementations, thread counts and shapes are
  * interleaved within each round (the order of implementations rotates between rounds). After a
@@ -20,7 +22,7 @@
  *
  * Output lines (parsed by bench/run.py):
  *   info KEY VALUE...
- *   sample IMPL THREADS M N K MEDIAN_NS REPS        one per (round, impl, threads, shape)
+ *   sample IMPL THREADS M N K[t] MEDIAN_NS REPS     one per (round, impl, threads, shape)
  *   note TEXT
  */
 #define _POSIX_C_SOURCE 200809L
@@ -53,26 +55,26 @@ static float *alloc_rand(size_t n, unsigned *seed) {
   return p;
 }
 
-typedef struct { int64_t m, n, k; float *a, *b, *c; int grove_ok; } shape_t;
+typedef struct { int64_t m, n, k; int tb; float *a, *b, *c; int grove_ok; } shape_t;
 
 typedef int (*call_fn)(shape_t *);
 
 static int call_blas(shape_t *s) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->m, (int)s->n, (int)s->k, 1.0f, s->a,
-              (int)s->k, s->b, (int)s->n, 0.0f, s->c, (int)s->n);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, s->tb ? CblasTrans : CblasNoTrans, (int)s->m, (int)s->n,
+              (int)s->k, 1.0f, s->a, (int)s->k, s->b, (int)(s->tb ? s->k : s->n), 0.0f, s->c, (int)s->n);
   return 0;
 }
 
 #ifdef GEMM_BENCH_DNNL
 static int call_dnnl(shape_t *s) {
-  return dnnl_sgemm('N', 'N', s->m, s->n, s->k, 1.0f, s->a, s->k, s->b, s->n, 0.0f, s->c, s->n) ==
-                 dnnl_success ? 0 : -1;
+  return dnnl_sgemm('N', s->tb ? 'T' : 'N', s->m, s->n, s->k, 1.0f, s->a, s->k, s->b, s->tb ? s->k : s->n,
+                    0.0f, s->c, s->n) == dnnl_success ? 0 : -1;
 }
 #endif
 
 #ifdef GROVE_MODEL_DEF
 static grove_context *ctx;
-static const grove_entry_sig *entry;
+static const grove_entry_sig *entry, *entry_nt; /* entry_nt: B transposed, may be NULL */
 
 static void make_tensor(DLTensor *t, int64_t *shape, int64_t *strides, float *data, int64_t r, int64_t c) {
   memset(t, 0, sizeof *t);
@@ -86,9 +88,9 @@ static int grove_call(shape_t *s, DLManagedTensor **out) {
   DLTensor a, b;
   int64_t sa[2], sta[2], sb[2], stb[2];
   make_tensor(&a, sa, sta, s->a, s->m, s->k);
-  make_tensor(&b, sb, stb, s->b, s->k, s->n);
+  make_tensor(&b, sb, stb, s->b, s->tb ? s->n : s->k, s->tb ? s->k : s->n);
   const DLTensor *in[2] = {&a, &b};
-  grove_status st = grove_invoke(ctx, entry->name, in, 2, out, 1);
+  grove_status st = grove_invoke(ctx, (s->tb ? entry_nt : entry)->name, in, 2, out, 1);
   if (st != GROVE_OK) {
     printf("note grove %lldx%lldx%lld: %s: %s\n", (long long)s->m, (long long)s->n, (long long)s->k,
            grove_status_string(st), grove_last_error());
@@ -123,6 +125,13 @@ static int grove_init(const char *entry_name) {
            entry_name ? entry_name : "", GROVE_MODEL_DEF.name);
     return -1;
   }
+  char nt_name[256];
+  snprintf(nt_name, sizeof nt_name, "%s_nt", entry->name);
+  for (uint32_t i = 0; i < grove_context_num_entries(ctx) && !entry_nt; ++i) {
+    const grove_entry_sig *e;
+    if ((st = grove_context_entry(ctx, i, &e)) != GROVE_OK) goto fail;
+    if (strcmp(e->name, nt_name) == 0) entry_nt = e;
+  }
   unsigned seed = 7;
   for (uint32_t i = 0; i < grove_context_num_params(ctx); ++i) {
     const grove_tensor_sig *p;
@@ -152,12 +161,19 @@ fail:
 
 /* Checks the entry accepts the shape and agrees with cblas_sgemm. */
 static int grove_check(shape_t *s) {
-  if (!dim_ok(entry->inputs[0].shape[0], s->m) || !dim_ok(entry->inputs[0].shape[1], s->k) ||
-      !dim_ok(entry->inputs[1].shape[0], s->k) || !dim_ok(entry->inputs[1].shape[1], s->n)) {
+  const grove_entry_sig *e = s->tb ? entry_nt : entry;
+  if (!e) {
+    printf("note grove %lldx%lldx%lldt: no %s_nt entry for B transposed; skipped\n", (long long)s->m,
+           (long long)s->n, (long long)s->k, entry->name);
+    return -1;
+  }
+  int64_t b0 = s->tb ? s->n : s->k, b1 = s->tb ? s->k : s->n;
+  if (!dim_ok(e->inputs[0].shape[0], s->m) || !dim_ok(e->inputs[0].shape[1], s->k) ||
+      !dim_ok(e->inputs[1].shape[0], b0) || !dim_ok(e->inputs[1].shape[1], b1)) {
     printf("note grove %lldx%lldx%lld: entry %s has static shapes [%lld,%lld]x[%lld,%lld]; skipped\n",
-           (long long)s->m, (long long)s->n, (long long)s->k, entry->name, (long long)entry->inputs[0].shape[0],
-           (long long)entry->inputs[0].shape[1], (long long)entry->inputs[1].shape[0],
-           (long long)entry->inputs[1].shape[1]);
+           (long long)s->m, (long long)s->n, (long long)s->k, e->name, (long long)e->inputs[0].shape[0],
+           (long long)e->inputs[0].shape[1], (long long)e->inputs[1].shape[0],
+           (long long)e->inputs[1].shape[1]);
     return -1;
   }
   DLManagedTensor *out;
@@ -224,12 +240,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--gap") && i + 1 < argc) gap = atof(argv[++i]);
     else {
       long long m, n, k;
-      if (nshapes == 64 || sscanf(argv[i], "%lldx%lldx%lld", &m, &n, &k) != 3 || m <= 0 || n <= 0 || k <= 0) {
-        fprintf(stderr, "usage: %s [--entry NAME] [--threads 1,2] [--seconds S] [--rounds R] [--gap S] MxNxK...\n",
+      char tail[4] = "";
+      int got = sscanf(argv[i], "%lldx%lldx%lld%3s", &m, &n, &k, tail);
+      if (nshapes == 64 || got < 3 || (got == 4 && strcmp(tail, "t") != 0) || m <= 0 || n <= 0 || k <= 0) {
+        fprintf(stderr, "usage: %s [--entry NAME] [--threads 1,2] [--seconds S] [--rounds R] [--gap S] MxNxK[t]...\n",
                 argv[0]);
         return 2;
       }
-      shapes[nshapes++] = (shape_t){m, n, k, NULL, NULL, NULL, 0};
+      shapes[nshapes++] = (shape_t){m, n, k, got == 4, NULL, NULL, NULL, 0};
     }
   }
   int threads[8], nthreads = 0;
@@ -287,8 +305,9 @@ int main(int argc, char **argv) {
           else if (impl == 2) med = sample(call_dnnl, &shapes[i], seconds, &reps);
 #endif
           if (med >= 0)
-            printf("sample %s %d %lld %lld %lld %lld %zu\n", impl_name[impl], threads[t],
-                   (long long)shapes[i].m, (long long)shapes[i].n, (long long)shapes[i].k, (long long)med, reps);
+            printf("sample %s %d %lld %lld %lld%s %lld %zu\n", impl_name[impl], threads[t],
+                   (long long)shapes[i].m, (long long)shapes[i].n, (long long)shapes[i].k,
+                   shapes[i].tb ? "t" : "", (long long)med, reps);
         }
         fflush(stdout);
       }

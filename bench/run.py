@@ -948,7 +948,8 @@ def main():
     gemm_md, gemm_note, gemm_info = "", None, {}
     if not a.no_gemm:
         shapes = a.gemm_shapes.split(",") if a.gemm_shapes else \
-            [s for b in batches for s in (f"{b}x128x64", f"{b}x10x128")] + ["1024x1024x1024"]
+            [s for b in batches for s in (f"{b}x128x64", f"{b}x10x128")] + ["1024x1024x1024"] + \
+            [f"{b}x1000x2048t" for b in (8, 16, 64)]
         exe, gemm_note = build_gemm(a, out)
         gs = {}
         if exe:
@@ -980,7 +981,7 @@ def main():
                 v = gs.get((impl, t, s))
                 if not v:
                     return "n/a"
-                m, n, k = map(int, s.split("x"))
+                m, n, k = map(int, s.rstrip("t").split("x"))
                 md = statistics.median(v)
                 return f"{2 * m * n * k / md:.1f} ({fmt_time(md)})"
             has_grove = any(k[0] == "grove" for k in gs)
@@ -988,7 +989,7 @@ def main():
             gh = ["M×N×K"] + [f"OpenBLAS {t} thr" for t in (1, 2)] + \
                  ([f"oneDNN {t} thr" for t in (1, 2)] if has_dnnl else []) + \
                  ([f"Grove {t} thr" for t in (1, 2)] if has_grove else ["Grove"])
-            grows = [[s.replace("x", "×")] + [gcell("openblas", t, s) for t in (1, 2)] +
+            grows = [[s.rstrip("t").replace("x", "×") + (" (Bᵀ)" if s.endswith("t") else "")] + [gcell("openblas", t, s) for t in (1, 2)] +
                      ([gcell("dnnl", t, s) for t in (1, 2)] if has_dnnl else []) +
                      ([gcell("grove", t, s) for t in (1, 2)] if has_grove else ["n/a (see note)"])
                      for s in shapes]
@@ -1019,12 +1020,15 @@ def main():
     # ---- report
     gemm_section = "" if a.no_gemm else f"""## GEMM throughput: GFLOP/s (median time per call)
 
-C[M,N] = A[M,K] · B[K,N], f32, row-major, neither transposed. `bench/gemm_bench.c`: OpenBLAS = `cblas_sgemm`
+C[M,N] = A[M,K] · B[K,N], f32, row-major, neither transposed, except in the "(Bᵀ)" rows, where B is stored N×K
+(C = A·Bᵀ, a dense layer: `matmul_nt`). `bench/gemm_bench.c`: OpenBLAS = `cblas_sgemm`
 and oneDNN = `dnnl_sgemm` called from C, with `openblas_set_num_threads(n)` and `omp_set_num_threads(n)`;
 Grove = `grove_invoke` on the matmul entry that grovec compiles from `bench/gemm.mlir` (argument checks and
 result allocation included), linked with {GROVE_BUILD.get("gemm", "—")}. Shapes: the MLP's
-two GEMMs at each batch size (x·W1ᵀ: B×128×64, h·W2ᵀ: B×10×128), and 1024³. Implementations alternate within
-each round; median over {a.rounds} rounds of {a.gemm_seconds} s each.
+two GEMMs at each batch size (x·W1ᵀ: B×128×64, h·W2ᵀ: B×10×128), 1024³, and ResNeSt-50's classifier
+(2048 → 1000) at 8, 16 and 64 images with its weights as stored: oneDNN 2.6's `dnnl_sgemm` is slow on A·Bᵀ
+from 16 rows, which Grove's runtime computes transposed instead (runtime/src/host/Blas.cpp). Implementations
+alternate within each round; median over {a.rounds} rounds of {a.gemm_seconds} s each.
 
 {gemm_md}
 {("" if not gemm_note else chr(10) + "Note: " + gemm_note + chr(10))}"""
