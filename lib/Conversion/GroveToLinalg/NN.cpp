@@ -420,9 +420,7 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
           rewriter, loc, resultType, y3,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
           ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
-    } else if (!staticOut) {
-      result = namedConv();
-    } else if (library && elt.isF32()) {
+    } else if (!staticOut || (library && elt.isF32())) {
       result = namedConv();
     } else if (perImage) {
       result = perImageIm2col();
