@@ -17,6 +17,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_CONVERTLINALGTOBLAS
@@ -241,8 +242,8 @@ static Value insertUnitDim(OpBuilder &b, Location loc, Value memref,
 /// Rewrites an f32 memref convolution whose output is zero-filled right
 /// before it into grove_rt_conv2d_f32. Returns false when it does not fit.
 template <typename ConvLike>
-static FailureOr<bool> rewriteConv(ModuleOp module, ConvLike op,
-                                   bool grouped) {
+static FailureOr<bool> rewriteConv(ModuleOp module, ConvLike op) {
+  constexpr bool grouped = std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
   if (!op.hasPureBufferSemantics())
     return false;
   for (Value v : op->getOperands()) {
@@ -298,35 +299,27 @@ struct ConvertLinalgToBlasPass
       return signalPassFailure();
     }
     bool cuda = target == "cuda";
+    // Matmuls and (host) convolutions that do not fit (mixed types,
+    // broadcast maps, an output not zero-filled) stay linalg and are
+    // lowered to loops like any other structured op.
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+          (!cuda &&
+           isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op)))
         candidates.push_back(op);
     });
-    // Matmuls and convolutions that do not fit (mixed types, broadcast
-    // maps, an output not zero-filled) stay linalg and are lowered to loops
-    // like any other structured op.
-    if (!cuda)
-      module.walk([&](Operation *op) {
-        if (isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op))
-          candidates.push_back(op);
-      });
     for (Operation *op : candidates) {
-      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-        if (failed(rewriteConv(module, conv, /*grouped=*/false)))
-          return signalPassFailure();
-        continue;
-      }
-      if (auto conv = dyn_cast<linalg::Conv2DNgchwGfchwOp>(op)) {
-        if (failed(rewriteConv(module, conv, /*grouped=*/true)))
-          return signalPassFailure();
-        continue;
-      }
       FailureOr<bool> rewritten =
-          isa<linalg::MatmulOp>(op)
-              ? rewriteMatmul(module, cast<linalg::MatmulOp>(op), false, cuda)
-              : rewriteMatmul(module, cast<linalg::BatchMatmulOp>(op), true,
-                              cuda);
+          TypeSwitch<Operation *, FailureOr<bool>>(op)
+              .Case([&](linalg::MatmulOp mm) {
+                return rewriteMatmul(module, mm, false, cuda);
+              })
+              .Case([&](linalg::BatchMatmulOp mm) {
+                return rewriteMatmul(module, mm, true, cuda);
+              })
+              .Case<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(
+                  [&](auto conv) { return rewriteConv(module, conv); });
       if (failed(rewritten))
         return signalPassFailure();
     }
