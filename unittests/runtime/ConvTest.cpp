@@ -134,6 +134,13 @@ TEST(Conv, ReusesItsPrimitivesAcrossCallsAndBatches) {
   }
 }
 
+TEST(Conv, ZeroSizedProblems) {
+  // No input channels: a result of zeros. No images: nothing written.
+  std::mt19937 rng(19);
+  checkConv({1, 1, 0, 4, 5, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0}, rng);
+  checkConv({0, 2, 3, 4, 5, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0}, rng);
+}
+
 TEST(Conv, BadArgumentsDoNotTouchMemory) {
   Tensor5 x({1, 1, 3, 6, 6}), w({1, 4, 2, 3, 3}), y({1, 1, 4, 4, 4});
   callConv(x, w, y, 1, 1, 1, 1); // channels: 3 vs 2

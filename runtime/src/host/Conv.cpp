@@ -54,6 +54,16 @@ struct Problem {
   int64_t sh, sw, dh, dw;
 };
 
+/// Whether some operand has a zero-sized dimension (nothing to sum or
+/// nothing to write).
+bool hasZeroSize(const Problem &p) {
+  for (const View5 *v : {&p.x, &p.w, &p.y})
+    for (int64_t s : v->size)
+      if (s == 0)
+        return true;
+  return false;
+}
+
 /// Checks what the shapes must satisfy; reports and returns false if not.
 bool check(const Problem &p) {
   const View5 &x = p.x, &w = p.w, &y = p.y;
@@ -81,11 +91,7 @@ bool check(const Problem &p) {
     return report("shape mismatch: input " + describe(x) + ", weights " +
                   describe(w) + ", result " + describe(y)),
            false;
-  bool empty = false;
-  for (const View5 *v : {&x, &w, &y})
-    for (int64_t s : v->size)
-      empty |= s == 0;
-  if (!empty && (!x.base || !w.base || !y.base))
+  if (!hasZeroSize(p) && (!x.base || !w.base || !y.base))
     return report("a buffer is NULL"), false;
   return true;
 }
@@ -237,12 +243,12 @@ bool convDnnl(const Problem &p) {
   engine &eng = cpuEngine();
   thread_local stream *st = new stream(eng);
 
-  // Blocked copies live in the runtime's block cache for the call.
+  // The caller's buffers, or, where the convolution wants another layout,
+  // blocked copies that live in the runtime's block cache for the call.
   std::vector<Buffer> scratch;
-  auto staged = [&](const memory::desc &d, const memory::desc &user,
-                    float *userData) {
-    if (d == user)
-      return memory(user, eng, userData);
+  auto staged = [&](const memory::desc &d, const memory &user) {
+    if (d == user.get_desc())
+      return user;
     Buffer b = allocateBuffer(d.get_size());
     if (!b)
       throw std::bad_alloc();
@@ -252,9 +258,9 @@ bool convDnnl(const Problem &p) {
   };
   memory userX(c->userSrc, eng, p.x.base), userW(c->userWeights, eng, p.w.base),
       userY(c->userDst, eng, p.y.base);
-  memory src = staged(c->src, c->userSrc, p.x.base);
-  memory weights = staged(c->weights, c->userWeights, p.w.base);
-  memory dst = staged(c->dst, c->userDst, p.y.base);
+  memory src = staged(c->src, userX);
+  memory weights = staged(c->weights, userW);
+  memory dst = staged(c->dst, userY);
   if (c->toSrc)
     c->toSrc.execute(*st, userX, src);
   if (c->toWeights)
@@ -308,17 +314,10 @@ GROVE_API void grove_rt_conv2d_f32(
   try {
     if (!check(p))
       return;
-    bool degenerate = false;
-    for (const View5 *v : {&p.x, &p.w, &p.y})
-      for (int64_t s : v->size)
-        degenerate |= s == 0;
-    if (degenerate) {
-      // Nothing to sum (the result is zeros) or nothing to write.
-      convLoops(p);
-      return;
-    }
 #if GROVE_HAVE_DNNL
-    if (convDnnl(p))
+    // Zero-sized problems (a result of zeros, or nothing to write) are the
+    // loops' to do; oneDNN rejects them.
+    if (!hasZeroSize(p) && convDnnl(p))
       return;
 #endif
     convLoops(p);
