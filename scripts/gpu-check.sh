@@ -73,6 +73,8 @@ prepare() {
   for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels" \
       "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50" \
       "$tmp/resnest50_bf16.mlir:resnest50_bf16" \
+      "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50_im2col:--conv-library=false" \
+      "$tmp/resnest50_bf16.mlir:resnest50_bf16_im2col:--conv-library=false" \
       "$tmp/split_attention.mlir:sa_fused" \
       "$tmp/split_attention.mlir:sa_plain:--fuse-split-attention=false"; do
     local src="${m%%:*}" rest="${m#*:}"
@@ -104,6 +106,7 @@ prepare() {
   c++ -O2 -std=c++17 -DGROVE_TEST_CUDA_TOOLKIT="\"$CUDA\"" \
     -I"$ROOT/runtime/include" -I"$ROOT/runtime/src/cuda" -I"$CUDA/include" \
     "$ROOT/unittests/runtime/CudaRuntimeTest.cpp" \
+    "$ROOT/unittests/runtime/CudaConvTest.cpp" \
     "$ROOT/unittests/runtime/CachingAllocatorTest.cpp" \
     "$ROOT/unittests/runtime/TestUtil.cpp" \
     "$ROOT/runtime/src/cuda/CachingAllocator.cpp" \
@@ -121,16 +124,17 @@ run() {
   exec > >(tee "$out/gpu-check.log") 2>&1
   local t0=$SECONDS fails=0 passes=0
   local py; py="$(command -v python3)"
-  # cuBLAS and cudart 13: the toolkit's, else the NVIDIA wheels PyTorch
-  # depends on (nvidia/cu13/lib or nvidia/<lib>/lib in site-packages).
+  # cuBLAS, cudart 13 and cuDNN 9: the toolkit's, else the NVIDIA wheels
+  # PyTorch depends on (nvidia/cu13/lib or nvidia/<lib>/lib in
+  # site-packages; cuDNN is nvidia/cudnn/lib).
   local wheel_libs
   wheel_libs="$("$py" - <<'PY' 2>/dev/null || true
 import glob, os, site
 dirs = set()
 for sp in site.getsitepackages() + [site.getusersitepackages()]:
     for d in glob.glob(os.path.join(sp, "nvidia", "*", "lib")):
-        if glob.glob(os.path.join(d, "libcublas.so*")) or \
-                glob.glob(os.path.join(d, "libcudart.so*")):
+        if any(glob.glob(os.path.join(d, lib + ".so*"))
+               for lib in ("libcublas", "libcudart", "libcudnn")):
             dirs.add(d)
 print(":".join(sorted(dirs)))
 PY

@@ -517,6 +517,9 @@ def resnest50_bench(args, models, rows, numerics, fail):
 
     work = tempfile.mkdtemp(prefix="grove-resnest50-")
     cells = {}  # (dtype, batch) -> [grove, eager, compiled] images/s
+    # The same model with Grove's own convolutions (im2col + cuBLAS;
+    # grovec --conv-library=false), beside the default cuDNN ones.
+    im2col_cells = {}
     later = []  # (dtype, batch, fwd, x): torch.compile, timed last
     for dtype, tdtype in tdtypes.items():
         name, _ = R.MODELS[dtype]
@@ -531,6 +534,17 @@ def resnest50_bench(args, models, rows, numerics, fail):
             os.unlink(path)
         except Exception as e:  # noqa: BLE001
             fail(f"{what}: Grove library {models}/lib{name}.so",
+                 f"{type(e).__name__}: {e}")
+        im2col = None
+        try:
+            path = os.path.join(work, f"{name}_im2col.safetensors")
+            R.save_weights(w, dtype, path)
+            im2col = Grove(os.path.join(models, f"lib{name}_im2col.so"),
+                           f"{name}_im2col", asynchronous=True)
+            im2col.load_weights(path)
+            os.unlink(path)
+        except Exception as e:  # noqa: BLE001
+            fail(f"{what}: Grove library {models}/lib{name}_im2col.so",
                  f"{type(e).__name__}: {e}")
         # The weights in the model's dtype on the GPU, and the same values
         # in f32 for the reference.
@@ -547,6 +561,22 @@ def resnest50_bench(args, models, rows, numerics, fail):
             with torch.no_grad():
                 resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host,
                                row, numerics, fail, seconds)
+            if im2col is not None:
+                try:
+                    call = im2col.prepare("forward", [x])
+                    call()
+                    out = call.result(x.dtype).double()
+                    want = resnest(p32, x.float(), R.DEPTH).double()
+                    err = ((out - want).abs().max() /
+                           want.abs().max()).item()
+                    numerics.append(f"{cell}: Grove im2col vs PyTorch f32: "
+                                    f"{err:.2g} (not checked; timing row)")
+                    t, n = timed_for(call, seconds)
+                    im2col_cells[(dtype, batch)] = batch * 1e6 / t
+                    print(f"run.py: {cell}: Grove im2col {t / 1e3:.2f} ms "
+                          f"per batch ({n} calls)", file=sys.stderr)
+                except Exception as e:  # noqa: BLE001
+                    fail(f"{cell}: Grove im2col", f"{type(e).__name__}: {e}")
             later.append((dtype, batch, fwd, x))
 
     # torch.compile last (its compile time is the largest cost here): one
@@ -579,6 +609,11 @@ def resnest50_bench(args, models, rows, numerics, fail):
     for (dtype, batch), (g, e, c) in cells.items():
         rows.append((f"ResNeSt-50 forward 224x224 ({dtype})", f"batch {batch}",
                      "images/s", g, e, c, e))
+        if (dtype, batch) in im2col_cells:
+            rows.append((f"ResNeSt-50 forward 224x224 ({dtype}), Grove "
+                         "im2col convolutions (--conv-library=false)",
+                         f"batch {batch}", "images/s",
+                         im2col_cells[(dtype, batch)], e, c, e))
 
 
 def profile_calls(what, fn, calls=3):

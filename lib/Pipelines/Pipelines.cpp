@@ -47,11 +47,14 @@ void mlir::grove::buildGroveCommonPipeline(
   // The host's split-attention FCs from batch 2 on are GEMM library calls
   // (docs/perf.md, "Split attention"); the GPU's stay kernels. With
   // conv-library the host's f32 convolutions go to oneDNN's convolution
-  // (convert-linalg-to-blas), else they are per-image im2col too.
+  // and the GPU's (every float type) to cuDNN's (convert-linalg-to-blas),
+  // else they are im2col + GEMM (per image on the host).
+  bool cuda = options.target == "cuda";
   ConvertGroveToLinalgOptions toLinalg;
-  toLinalg.convPerImage = options.target != "cuda";
-  toLinalg.splitAttentionGemm = options.target != "cuda";
-  toLinalg.convLibrary = options.target != "cuda" && options.convLibrary;
+  toLinalg.convPerImage = !cuda;
+  toLinalg.splitAttentionGemm = !cuda;
+  toLinalg.convLibrary = options.convLibrary;
+  toLinalg.convLibraryLowPrecision = cuda;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

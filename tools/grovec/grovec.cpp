@@ -70,8 +70,9 @@ cl::opt<bool> fuseSplitAttention(
     cl::init(true), cl::cat(groveCategory));
 cl::opt<bool> convLibrary(
     "conv-library",
-    cl::desc("Host target: f32 convolutions on oneDNN's convolution "
-             "primitive instead of im2col + GEMM (default false)"),
+    cl::desc("Convolutions on the runtime's convolution service instead of "
+             "im2col + GEMM: host f32 on oneDNN (default false), cuda on "
+             "cuDNN (default true where the runtime was built with cuDNN)"),
     cl::init(false), cl::cat(groveCategory));
 cl::opt<bool> threads(
     "host-threads",
@@ -227,6 +228,10 @@ int main(int argc, char **argv) {
   pipelineOptions.threads = threads;
   pipelineOptions.convLibrary = convLibrary;
   if (target == "cuda") {
+    // cuDNN's convolutions need no im2col copy (docs/cuda.md); the
+    // runtime built beside this grovec says whether it has them.
+    if (!convLibrary.getNumOccurrences())
+      pipelineOptions.convLibrary = GROVE_RUNTIME_HAS_CUDNN;
     pipelineOptions.chip = cudaChip;
     pipelineOptions.cudaToolkit = cudaToolkit;
     std::string toolkit =

@@ -30,10 +30,13 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     too (the GPU keeps its FC kernels). With `conv-library`, every f32
     convolution but the 1x1 GEMMs is the padded input (`tensor.pad`) and a
     `linalg.conv_2d_nchw_fchw` (grouped: `conv_2d_ngchw_gfchw` on views)
-    into a zero-filled result, which `convert-linalg-to-blas{target=host}`
-    turns into the runtime's oneDNN convolution; grove-to-host sets it
-    only with its own `conv-library` option (it takes precedence over
-    `conv-per-image`, which f16/bf16 keep).
+    into a zero-filled result, which `convert-linalg-to-blas` turns into
+    the runtime's convolution service (oneDNN on the host, cuDNN on the
+    GPU); with `conv-library-low-precision` f16 and bf16 convolutions take
+    that form too (the CUDA service runs every float type). grove-to-host
+    sets `conv-library` only with its own `conv-library` option (it takes
+    precedence over `conv-per-image`, which f16/bf16 keep); grove-to-cuda
+    sets both with it.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
@@ -41,6 +44,9 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     Option<"convLibrary", "conv-library", "bool", /*default=*/"false",
            "f32 convolutions as linalg named convolutions on the padded "
            "input (for convert-linalg-to-blas's library call)">,
+    Option<"convLibraryLowPrecision", "conv-library-low-precision", "bool",
+           /*default=*/"false",
+           "with conv-library, f16 and bf16 convolutions too">,
     Option<"splitAttentionGemm", "split-attention-gemm", "bool",
            /*default=*/"false",
            "one-group f32 split-attention FCs as matmuls from batch 2 on">
@@ -96,8 +102,8 @@ def ConvertGroveChecksToRuntime
 }
 
 def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
-  let summary = "replaces memref matmuls (and host convolutions) by calls "
-                "into the runtime's GEMM and convolution services";
+  let summary = "replaces memref matmuls and convolutions by calls into "
+                "the runtime's GEMM and convolution services";
   let description = [{
     After bufferization, `linalg.matmul` and `linalg.batch_matmul` on
     memrefs (any strides, transposes given by their indexing maps) become
@@ -115,11 +121,18 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
     a shared lhs such as a 1x1 convolution's weights) gets a zero batch
     stride. Matmuls that do not fit (mixed element types) stay linalg.
 
-    With `target=host`, f32 `linalg.conv_2d_nchw_fchw` and
-    `linalg.conv_2d_ngchw_gfchw` on memrefs whose output a zero
-    `linalg.fill` initialises become `grove_rt_conv2d_f32` (oneDNN's
-    convolution) on 5-D grouped views (a unit group dimension for the
-    ungrouped form), with their strides and dilations; others stay linalg.
+    `linalg.conv_2d_nchw_fchw` and `linalg.conv_2d_ngchw_gfchw` on memrefs
+    whose output a zero `linalg.fill` initialises become the runtime's
+    convolution service on 5-D grouped views (a unit group dimension for
+    the ungrouped form), with their strides and dilations; others stay
+    linalg:
+
+    * `target=host`: f32, `grove_rt_conv2d_f32` (oneDNN's convolution).
+    * `target=cuda`: f32, f16 and bf16, `grove_rt_cuda_conv2d_<type>`
+      (cuDNN). A symmetric zero padding the compiler materialised (a fresh
+      buffer, zero-filled, the input copied into its interior, nothing
+      writing the input in between) is folded into the call's `pad_h` /
+      `pad_w`: the call reads the unpadded input and the padded copy goes.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

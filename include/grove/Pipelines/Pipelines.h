@@ -43,9 +43,12 @@ struct GrovePipelineOptions
       llvm::cl::init(true)};
   PassOptions::Option<bool> convLibrary{
       *this, "conv-library",
-      llvm::cl::desc("Host: f32 convolutions on oneDNN's convolution "
-                     "(grove_rt_conv2d_f32) instead of im2col + GEMM; off "
-                     "by default: not faster on ResNeSt-50 (docs/passes.md)"),
+      llvm::cl::desc("Convolutions on the runtime's convolution service "
+                     "instead of im2col + GEMM: host f32 on oneDNN "
+                     "(grove_rt_conv2d_f32; not faster on ResNeSt-50, "
+                     "docs/passes.md), cuda on cuDNN "
+                     "(grove_rt_cuda_conv2d_<type>; grovec's default for "
+                     "cuda where the runtime has cuDNN)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> threads{
       *this, "threads",

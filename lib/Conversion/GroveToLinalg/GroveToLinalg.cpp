@@ -88,7 +88,8 @@ struct ConvertGroveToLinalgPass
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
-    populateNNPatterns(patterns, convPerImage, convLibrary);
+    populateNNPatterns(patterns, convPerImage, convLibrary,
+                       convLibraryLowPrecision);
     populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -267,13 +267,17 @@ Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
 }
 
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
-  Conv2DLowering(MLIRContext *ctx, bool perImage, bool library)
-      : OpConversionPattern(ctx), perImage(perImage), library(library) {}
+  Conv2DLowering(MLIRContext *ctx, bool perImage, bool library,
+                 bool libraryLowPrecision)
+      : OpConversionPattern(ctx), perImage(perImage), library(library),
+        libraryLowPrecision(libraryLowPrecision) {}
   /// Loop over the batch around pad + im2col + GEMM (conv-per-image).
   bool perImage;
   /// f32 convolutions as linalg's named convolutions on the padded input,
   /// for the convolution library (conv-library).
   bool library;
+  /// With `library`, f16 and bf16 convolutions too (the CUDA service).
+  bool libraryLowPrecision;
 
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
@@ -420,7 +424,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
           rewriter, loc, resultType, y3,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
           ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
-    } else if (!staticOut || (library && elt.isF32())) {
+    } else if (!staticOut ||
+               (library && (elt.isF32() || libraryLowPrecision))) {
       result = namedConv();
     } else if (perImage) {
       result = perImageIm2col();
@@ -649,9 +654,10 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 } // namespace
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
-                                     bool convPerImage, bool convLibrary) {
+                                     bool convPerImage, bool convLibrary,
+                                     bool convLibraryLowPrecision) {
   patterns.add<Conv2DLowering>(patterns.getContext(), convPerImage,
-                               convLibrary);
+                               convLibrary, convLibraryLowPrecision);
   patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
                PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
                FlattenLowering>(patterns.getContext());

@@ -18,9 +18,10 @@ void populateDataMovementPatterns(RewritePatternSet &patterns);
 /// `convPerImage`: im2col convolutions loop over the batch (see the
 /// conv-per-image option of convert-grove-to-linalg).
 /// `convLibrary`: f32 convolutions (except 1x1 GEMMs) as linalg's named
-/// convolutions for convert-linalg-to-blas's library call (see NN.cpp).
+/// convolutions for convert-linalg-to-blas's library call (see NN.cpp);
+/// `convLibraryLowPrecision`: f16 and bf16 ones too.
 void populateNNPatterns(RewritePatternSet &patterns, bool convPerImage,
-                        bool convLibrary);
+                        bool convLibrary, bool convLibraryLowPrecision);
 /// `fcGemms`: the FCs of one-group f32 split attention are GEMMs from batch 2
 /// on (see SplitAttention.cpp).
 void populateSplitAttentionPatterns(RewritePatternSet &patterns, bool fcGemms);

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgToBlas.h"
+
 #include "grove/Conversion/Passes.h"
 #include "grove/Conversion/RuntimeCalls.h"
 
@@ -27,9 +29,25 @@ namespace mlir::grove {
 using namespace mlir;
 using namespace mlir::grove;
 
-namespace {
+MemRefType mlir::grove::blas::getDynamicStridedType(Type element,
+                                                    int64_t rank) {
+  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(element.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, element, layout);
+}
 
-static MemRefType getDynamicStridedType(Type element, int64_t rank);
+bool mlir::grove::blas::isZeroFillOf(Operation *prev, Value buffer) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+  if (!fill || fill.getOutputs()[0] != buffer)
+    return false;
+  return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+namespace {
+using blas::getDynamicStridedType;
+using blas::isZeroFillOf;
 
 struct MatmulForm {
   bool transA = false, transB = false;
@@ -111,15 +129,6 @@ static Value broadcastBatch(OpBuilder &b, Location loc, Value matrix,
                                            meta.getOffset(), sizes, strides);
 }
 
-/// The fully dynamic strided memref type of `rank` the runtime accepts.
-static MemRefType getDynamicStridedType(Type element, int64_t rank) {
-  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
-  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(element.getContext(),
-                                       ShapedType::kDynamic, strides);
-  return MemRefType::get(shape, element, layout);
-}
-
 /// The runtime's GEMM service for operands of `rank` (abi.h).
 static FailureOr<func::FuncOp> declareGemm(ModuleOp module, StringRef name,
                                            Type element, int64_t rank) {
@@ -129,15 +138,6 @@ static FailureOr<func::FuncOp> declareGemm(ModuleOp module, StringRef name,
   return getOrDeclareRuntimeFunction(
       module, name,
       FunctionType::get(ctx, {i32, i32, f32, f32, memref, memref, memref}, {}));
-}
-
-/// True when `fill` writes 0.0 into `buffer` and is the op right before
-/// `user`, so the matmul may overwrite instead of accumulate.
-static bool isZeroFillOf(Operation *prev, Value buffer) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
-  if (!fill || fill.getOutputs()[0] != buffer)
-    return false;
-  return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
 /// The runtime service for a matmul on `element`s, or "" if there is none.
@@ -224,70 +224,6 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
   return true;
 }
 
-/// `memref` (rank 4) with a unit dimension inserted at `pos`, as a view.
-static Value insertUnitDim(OpBuilder &b, Location loc, Value memref,
-                           unsigned pos) {
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
-  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
-  sizes.insert(sizes.begin() + pos, b.getIndexAttr(1));
-  strides.insert(strides.begin() + pos, b.getIndexAttr(0));
-  auto type = getDynamicStridedType(
-      cast<MemRefType>(memref.getType()).getElementType(), 5);
-  return memref::ReinterpretCastOp::create(b, loc, type, memref,
-                                           meta.getConstifiedMixedOffset(),
-                                           sizes, strides);
-}
-
-/// Rewrites an f32 memref convolution whose output is zero-filled right
-/// before it into grove_rt_conv2d_f32. Returns false when it does not fit.
-template <typename ConvLike>
-static FailureOr<bool> rewriteConv(ModuleOp module, ConvLike op) {
-  constexpr bool grouped = std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
-  if (!op.hasPureBufferSemantics())
-    return false;
-  for (Value v : op->getOperands()) {
-    auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !t.getElementType().isF32())
-      return false;
-  }
-  Value y = op.getDpsInits()[0];
-  Operation *prev = op->getPrevNode();
-  if (!isZeroFillOf(prev, y))
-    return false;
-  MLIRContext *ctx = module.getContext();
-  Type memref = getDynamicStridedType(Float32Type::get(ctx), 5);
-  Type i64 = IntegerType::get(ctx, 64);
-  FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
-      module, "grove_rt_conv2d_f32",
-      FunctionType::get(ctx, {memref, memref, memref, i64, i64, i64, i64},
-                        {}));
-  if (failed(fn))
-    return failure();
-  IRRewriter rewriter(op);
-  Location loc = op.getLoc();
-  rewriter.eraseOp(prev);
-  // nchw_fchw: a unit group after the batch of x and y, before the filters
-  // of w (linalg's grouped form: N x G x C x H x W, G x F x C x Kh x Kw).
-  SmallVector<Value> args;
-  for (auto [v, pos] : llvm::zip(ValueRange{op.getDpsInputs()[0],
-                                            op.getDpsInputs()[1], y},
-                                 ArrayRef<unsigned>{1, 0, 1})) {
-    Value view = grouped ? v : insertUnitDim(rewriter, loc, v, pos);
-    args.push_back(view.getType() == memref
-                       ? view
-                       : memref::CastOp::create(rewriter, loc, memref, view)
-                             .getResult());
-  }
-  for (DenseIntElementsAttr attr : {op.getStrides(), op.getDilations()})
-    for (APInt v : attr.getValues<APInt>())
-      args.push_back(
-          arith::ConstantIntOp::create(rewriter, loc, v.getSExtValue(), 64));
-  func::CallOp::create(rewriter, loc, *fn, args);
-  rewriter.eraseOp(op);
-  return true;
-}
-
 struct ConvertLinalgToBlasPass
     : grove::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
   using Base::Base;
@@ -299,14 +235,13 @@ struct ConvertLinalgToBlasPass
       return signalPassFailure();
     }
     bool cuda = target == "cuda";
-    // Matmuls and (host) convolutions that do not fit (mixed types,
-    // broadcast maps, an output not zero-filled) stay linalg and are
-    // lowered to loops like any other structured op.
+    // Matmuls and convolutions that do not fit (mixed types, broadcast
+    // maps, an output not zero-filled) stay linalg and are lowered to loops
+    // or kernels like any other structured op.
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
-          (!cuda &&
-           isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op)))
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
+              linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {
@@ -319,7 +254,9 @@ struct ConvertLinalgToBlasPass
                 return rewriteMatmul(module, mm, true, cuda);
               })
               .Case<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(
-                  [&](auto conv) { return rewriteConv(module, conv); });
+                  [&](auto conv) {
+                    return blas::rewriteConv(module, conv, cuda);
+                  });
       if (failed(rewritten))
         return signalPassFailure();
     }

@@ -121,6 +121,31 @@ GROVE_CUDA_GEMM_DECL(f16, uint16_t)
 GROVE_CUDA_GEMM_DECL(bf16, uint16_t)
 #undef GROVE_CUDA_GEMM_DECL
 
+/* CUDA convolution services (libgrove_rt_cuda built with cuDNN), one per
+ * element type: y = conv(x, w) with symmetric zero padding pad_h/pad_w,
+ * strides and dilations, written over y, on exploded 5-D descriptors of
+ * device memory in linalg's grouped form (x N x G x Cg x H x W,
+ * w G x Fg x Cg x Kh x Kw packed, y N x G x Fg x Oh x Ow; G = 1 for an
+ * ungrouped convolution). Runs cuDNN on the calling context's stream (f32
+ * without TF32; f16/bf16 accumulate in f32); a shape cuDNN cannot run, or
+ * a runtime without cuDNN, fails the call with GROVE_ERROR_UNSUPPORTED. */
+#define GROVE_CUDA_CONV_DECL(SUFFIX, T)                                        \
+  void grove_rt_cuda_conv2d_##SUFFIX(                                          \
+      T *x_alloc, T *x_aligned, int64_t x_off, int64_t x_s0, int64_t x_s1,    \
+      int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0, int64_t x_st1, \
+      int64_t x_st2, int64_t x_st3, int64_t x_st4, T *w_alloc, T *w_aligned,  \
+      int64_t w_off, int64_t w_s0, int64_t w_s1, int64_t w_s2, int64_t w_s3,  \
+      int64_t w_s4, int64_t w_st0, int64_t w_st1, int64_t w_st2,              \
+      int64_t w_st3, int64_t w_st4, T *y_alloc, T *y_aligned, int64_t y_off,  \
+      int64_t y_s0, int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4,   \
+      int64_t y_st0, int64_t y_st1, int64_t y_st2, int64_t y_st3,             \
+      int64_t y_st4, int64_t pad_h, int64_t pad_w, int64_t stride_h,          \
+      int64_t stride_w, int64_t dilation_h, int64_t dilation_w);
+GROVE_CUDA_CONV_DECL(f32, float)
+GROVE_CUDA_CONV_DECL(f16, uint16_t)
+GROVE_CUDA_CONV_DECL(bf16, uint16_t)
+#undef GROVE_CUDA_CONV_DECL
+
 /* Shape check emitted by the compiler where two dynamic sizes must agree
  * (elementwise operands, contraction and batch dimensions, concat inputs) and
  * the signature cannot say so: records "dynamic sizes must agree: <what> (got

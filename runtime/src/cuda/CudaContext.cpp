@@ -93,6 +93,7 @@ CudaContext::~CudaContext() {
   // Queued calls (GROVE_CONTEXT_ASYNC) may still read the weights.
   if (stream_)
     d.cuStreamSynchronize(stream_);
+  conv_.reset();
   if (blas_)
     cublasDestroy(blas_);
   if (stream_ && ownsStream_)
@@ -195,6 +196,13 @@ grove_status CudaContext::endCall() {
   tlsFailed = false;
   scope_.reset();
   return s;
+}
+
+ConvService *CudaContext::convolutions(std::string &why) {
+  if (!conv_ && convError_.empty())
+    conv_ = ConvService::create(*this, convError_);
+  why = convError_;
+  return conv_.get();
 }
 
 void *CudaContext::allocate(size_t bytes) {

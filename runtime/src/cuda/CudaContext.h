@@ -1,6 +1,7 @@
 //===- CudaContext.h - Device side of a CUDA model's context ---*- C++ -*-===//
 //
-// Owns the context's stream (unless the app passed one), its cuBLAS handle
+// Owns the context's stream (unless the app passed one), its cuBLAS handle,
+// its cuDNN convolution service (made on first use)
 // and the device copy of the weights. While generated code runs,
 // grove_invoke makes it the thread's current call, which is how the mgpu*
 // shim and the cuBLAS service find the stream and device without any extra
@@ -10,6 +11,7 @@
 #ifndef GROVE_RT_CUDA_CUDACONTEXT_H
 #define GROVE_RT_CUDA_CUDACONTEXT_H
 
+#include "Conv.h"
 #include "CudaDevice.h"
 #include "Device.h"
 
@@ -45,6 +47,11 @@ public:
   CudaDevice &cudaDevice() const { return *device_; }
   CUstream stream() const { return stream_; }
   cublasHandle_t blas() const { return blas_; }
+  /// The cuDNN convolution service, made on the first convolution; null
+  /// with `why` set when cuDNN cannot be used (the failure is kept).
+  ConvService *convolutions(std::string &why);
+  /// Returns a block from allocate() to the stream-ordered cache.
+  void release(void *block) { device_->allocator().release(block); }
 
 private:
   CudaContext(CudaDevice &device) : device_(&device) {}
@@ -56,6 +63,8 @@ private:
   // The application's CUDA context, restored when a call ends.
   std::optional<CudaDevice::Scope> scope_;
   cublasHandle_t blas_ = nullptr;
+  std::unique_ptr<ConvService> conv_;
+  std::string convError_;
   CUdeviceptr weights_ = 0;
 };
 

@@ -1,12 +1,11 @@
 // RUN: grove-opt %s -split-input-file --convert-linalg-to-blas | FileCheck %s
-// RUN: grove-opt %s -split-input-file --convert-linalg-to-blas=target=cuda | FileCheck %s --check-prefix=CUDA
 
 // convert-linalg-to-blas{target=host} (LinalgToBlas.cpp): f32 memref
 // convolutions whose output is zero-filled right before them become
 // grove_rt_conv2d_f32 (abi.h; oneDNN's convolution) on 5-D views in linalg's
 // grouped form, then the strides and the dilations as i64. The zero fill is
-// erased (the service writes its result over the output). The CUDA target
-// leaves convolutions alone (grove-to-cuda unfolds them for cuBLAS).
+// erased (the service writes its result over the output). The CUDA target's
+// cuDNN service: linalg-to-blas-cuda-conv.mlir.
 
 // Ungrouped: a unit group dimension is inserted into each view (after the
 // batch of the input and the result, before the filters of the weights).
@@ -22,10 +21,6 @@
 // CHECK: %[[DW:.*]] = arith.constant 1 : i64
 // CHECK: call @grove_rt_conv2d_f32(%[[VX]], %[[VW]], %[[VY]], %[[SH]], %[[SW]], %[[DH]], %[[DW]])
 // CHECK-NOT: linalg.conv
-// CUDA-LABEL: func.func @nchw(
-// CUDA: linalg.fill
-// CUDA: linalg.conv_2d_nchw_fchw
-// CUDA-NOT: grove_rt_conv2d_f32
 func.func @nchw(%x: memref<2x3x10x10xf32>, %w: memref<8x3x3x3xf32>, %y: memref<2x8x4x4xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<2x8x4x4xf32>)

@@ -1,0 +1,298 @@
+//===- Conv.cpp - memref convolutions to the runtime's conv service -------===//
+//
+// convert-grove-to-linalg{conv-library} leaves convolutions as linalg's
+// named convolutions on a zero-padded input. Here they become calls of the
+// runtime's convolution service on 5-D grouped views (abi.h): oneDNN on the
+// host, cuDNN on the GPU. cuDNN pads by itself, so on the GPU a symmetric
+// padding the compiler materialised (a fresh buffer, zero-filled, the
+// input copied into its interior) is folded into the call and the copy
+// goes: the padded buffer is as large as the input, and the copy is a
+// kernel of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgToBlas.h"
+
+#include "grove/Conversion/RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::grove;
+using namespace mlir::grove::blas;
+
+namespace {
+
+/// `memref` (rank 4) with a unit dimension inserted at `pos`, as a view.
+Value insertUnitDim(OpBuilder &b, Location loc, Value memref, unsigned pos) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
+  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
+  sizes.insert(sizes.begin() + pos, b.getIndexAttr(1));
+  strides.insert(strides.begin() + pos, b.getIndexAttr(0));
+  auto type = getDynamicStridedType(
+      cast<MemRefType>(memref.getType()).getElementType(), 5);
+  return memref::ReinterpretCastOp::create(b, loc, type, memref,
+                                           meta.getConstifiedMixedOffset(),
+                                           sizes, strides);
+}
+
+/// N x (G·Cg) x H x W `memref` as N x G x Cg x H x W, as a view.
+Value splitChannels(OpBuilder &b, Location loc, Value memref, int64_t groups) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
+  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
+  int64_t channels = cast<MemRefType>(memref.getType()).getDimSize(1);
+  int64_t perGroup = channels / groups;
+  sizes[1] = b.getIndexAttr(perGroup);
+  sizes.insert(sizes.begin() + 1, b.getIndexAttr(groups));
+  OpFoldResult groupStride;
+  if (std::optional<int64_t> s = getConstantIntValue(strides[1]))
+    groupStride = b.getIndexAttr(*s * perGroup);
+  else
+    groupStride = arith::MulIOp::create(
+                      b, loc, cast<Value>(strides[1]),
+                      arith::ConstantIndexOp::create(b, loc, perGroup))
+                      .getResult();
+  strides.insert(strides.begin() + 1, groupStride);
+  auto type = getDynamicStridedType(
+      cast<MemRefType>(memref.getType()).getElementType(), 5);
+  return memref::ReinterpretCastOp::create(b, loc, type, memref,
+                                           meta.getConstifiedMixedOffset(),
+                                           sizes, strides);
+}
+
+/// The buffer `v` is a view of (through subviews, casts, reshapes).
+Value getRootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// True when `op` stores a constant 0.0 into all of `buffer`: a zero
+/// linalg.fill, or the linalg.map tensor.pad bufferizes its fill into.
+bool zeroFills(Operation *op, Value buffer) {
+  if (isZeroFillOf(op, buffer))
+    return true;
+  auto map = dyn_cast<linalg::MapOp>(op);
+  if (!map || map.getInit() != buffer || !map.getInputs().empty())
+    return false;
+  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+  return yield.getNumOperands() == 1 &&
+         matchPattern(yield.getOperand(0), m_AnyZeroFloat());
+}
+
+/// The (source, target) of a copy op, or nulls.
+std::pair<Value, Value> getCopyOperands(Operation *op) {
+  if (auto copy = dyn_cast<linalg::CopyOp>(op))
+    return {copy.getInputs()[0], copy.getOutputs()[0]};
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    return {copy.getSource(), copy.getTarget()};
+  return {};
+}
+
+/// A zero padding the compiler materialised for a convolution.
+struct MaterializedPad {
+  Value source;     // the unpadded input (N x C x H x W)
+  int64_t pad[2];   // symmetric top/bottom, left/right
+  SmallVector<Operation *> ops; // what builds the padded buffer
+};
+
+/// True when nothing between `from` and `to` (same block) may write the
+/// buffer `root`, so reading it at `to` sees what `from` read.
+bool isUnwrittenBetween(Value root, Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &e : effects) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
+        continue;
+      Value target = e.getValue();
+      if (!target || getRootBuffer(target) == root)
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Matches `input` of `conv` (4-D, or its 5-D grouped expand_shape) against
+/// a fresh buffer whose only writers are a zero fill and a copy of the
+/// unpadded input into its interior, with the same padding on both sides.
+std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
+                                                    Value input) {
+  Operation *consumer = conv;
+  Value padded = input;
+  if (auto expand = input.getDefiningOp<memref::ExpandShapeOp>()) {
+    if (!expand->hasOneUse())
+      return std::nullopt;
+    consumer = expand;
+    padded = expand.getSrc();
+  }
+  auto alloc = padded.getDefiningOp<memref::AllocOp>();
+  auto paddedType = cast<MemRefType>(padded.getType());
+  if (!alloc || alloc->getBlock() != conv->getBlock() ||
+      paddedType.getRank() != 4)
+    return std::nullopt;
+  Operation *fill = nullptr, *copy = nullptr;
+  memref::SubViewOp interior;
+  for (Operation *user : padded.getUsers()) {
+    if (user == consumer)
+      continue;
+    if (!fill && zeroFills(user, padded)) {
+      fill = user;
+      continue;
+    }
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (!interior && subview && subview->hasOneUse() &&
+        getCopyOperands(*subview->user_begin()).second == subview) {
+      interior = subview;
+      copy = *subview->user_begin();
+      continue;
+    }
+    return std::nullopt; // another reader or writer
+  }
+  if (!fill || !interior || fill->getBlock() != conv->getBlock() ||
+      copy->getBlock() != conv->getBlock() || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+  Value source = getCopyOperands(copy).first;
+  auto sourceType = cast<MemRefType>(source.getType());
+  ArrayRef<int64_t> offsets = interior.getStaticOffsets();
+  if (!interior.hasUnitStride() || offsets[0] != 0 || offsets[1] != 0 ||
+      ShapedType::isDynamic(offsets[2]) || ShapedType::isDynamic(offsets[3]))
+    return std::nullopt;
+  MaterializedPad pad;
+  for (int i = 0; i < 2; ++i) {
+    int64_t full = paddedType.getDimSize(2 + i);
+    int64_t inner = sourceType.getDimSize(2 + i);
+    if (ShapedType::isDynamic(full) || ShapedType::isDynamic(inner) ||
+        full - inner - offsets[2 + i] != offsets[2 + i])
+      return std::nullopt; // asymmetric: cuDNN pads both sides alike
+    pad.pad[i] = offsets[2 + i];
+  }
+  if (!isUnwrittenBetween(getRootBuffer(source), copy, conv))
+    return std::nullopt;
+  pad.source = source;
+  pad.ops = {copy, interior, fill};
+  if (consumer != conv)
+    pad.ops.insert(pad.ops.begin(), consumer);
+  pad.ops.push_back(alloc);
+  return pad;
+}
+
+/// The CUDA service's suffix for `element`, or "".
+StringRef getCudaSuffix(Type element) {
+  if (element.isF32())
+    return "f32";
+  if (element.isF16())
+    return "f16";
+  if (element.isBF16())
+    return "bf16";
+  return "";
+}
+
+template <typename ConvLike>
+FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
+  constexpr bool grouped =
+      std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
+  if (!op.hasPureBufferSemantics())
+    return false;
+  Type element;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || (element && t.getElementType() != element))
+      return false;
+    element = t.getElementType();
+  }
+  std::string callee = cuda ? ("grove_rt_cuda_conv2d_" +
+                               getCudaSuffix(element)).str()
+                            : "grove_rt_conv2d_f32";
+  if ((cuda && getCudaSuffix(element).empty()) ||
+      (!cuda && !element.isF32()))
+    return false;
+  Value y = op.getDpsInits()[0];
+  Operation *prev = op->getPrevNode();
+  if (!isZeroFillOf(prev, y))
+    return false;
+
+  MLIRContext *ctx = module.getContext();
+  Type memref = getDynamicStridedType(element, 5);
+  Type i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> argTypes(3, memref);
+  argTypes.append(cuda ? 6 : 4, i64);
+  FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
+      module, callee, FunctionType::get(ctx, argTypes, {}));
+  if (failed(fn))
+    return failure();
+
+  IRRewriter rewriter(op);
+  Location loc = op.getLoc();
+  rewriter.eraseOp(prev);
+  std::optional<MaterializedPad> pad;
+  if (cuda)
+    pad = matchMaterializedPad(op, op.getDpsInputs()[0]);
+  // nchw_fchw: a unit group after the batch of x and y, before the filters
+  // of w (linalg's grouped form: N x G x C x H x W, G x F x C x Kh x Kw).
+  Value x = op.getDpsInputs()[0];
+  if (pad)
+    x = grouped ? splitChannels(rewriter, loc, pad->source,
+                                cast<MemRefType>(x.getType()).getDimSize(1))
+                : pad->source;
+  SmallVector<Value> args;
+  // Named: a braced ValueRange in the loop header would dangle.
+  const Value operands[] = {x, op.getDpsInputs()[1], y};
+  const unsigned unitDimPos[] = {1, 0, 1};
+  for (auto [v, pos] : llvm::zip(operands, unitDimPos)) {
+    Value view = cast<MemRefType>(v.getType()).getRank() == 5
+                     ? v
+                     : insertUnitDim(rewriter, loc, v, pos);
+    args.push_back(view.getType() == memref
+                       ? view
+                       : memref::CastOp::create(rewriter, loc, memref, view)
+                             .getResult());
+  }
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(rewriter, loc, v, 64);
+  };
+  if (cuda)
+    for (int i = 0; i < 2; ++i)
+      args.push_back(constant(pad ? pad->pad[i] : 0));
+  for (DenseIntElementsAttr attr : {op.getStrides(), op.getDilations()})
+    for (APInt v : attr.getValues<APInt>())
+      args.push_back(constant(v.getSExtValue()));
+  func::CallOp::create(rewriter, loc, *fn, args);
+  rewriter.eraseOp(op);
+  if (pad)
+    for (Operation *dead : pad->ops)
+      rewriter.eraseOp(dead);
+  return true;
+}
+
+} // namespace
+
+FailureOr<bool> mlir::grove::blas::rewriteConv(ModuleOp module,
+                                               linalg::Conv2DNchwFchwOp op,
+                                               bool cuda) {
+  return rewriteConvImpl(module, op, cuda);
+}
+
+FailureOr<bool> mlir::grove::blas::rewriteConv(ModuleOp module,
+                                               linalg::Conv2DNgchwGfchwOp op,
+                                               bool cuda) {
+  return rewriteConvImpl(module, op, cuda);
+}

@@ -1,0 +1,36 @@
+//===- LinalgToBlas.h - Shared pieces of convert-linalg-to-blas -*- C++ -*-===//
+//
+// Internal to lib/Conversion/LinalgToBlas: the GEMM rewrite
+// (LinalgToBlas.cpp) and the convolution rewrite (Conv.cpp) share these.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GROVE_LIB_CONVERSION_LINALGTOBLAS_LINALGTOBLAS_H
+#define GROVE_LIB_CONVERSION_LINALGTOBLAS_LINALGTOBLAS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::grove::blas {
+
+/// The fully dynamic strided memref type of `rank` the runtime accepts.
+MemRefType getDynamicStridedType(Type element, int64_t rank);
+
+/// True when `prev` is a linalg.fill of 0.0 into `buffer`, so the library
+/// call after it may overwrite instead of accumulate.
+bool isZeroFillOf(Operation *prev, Value buffer);
+
+/// Rewrites a memref convolution whose output is zero-filled right before
+/// it into the runtime's convolution service: grove_rt_conv2d_f32 (host,
+/// f32) or grove_rt_cuda_conv2d_<type> (cuda, any float type; a zero
+/// padding the compiler materialised is folded into the call where it is
+/// symmetric). Returns false when the op does not fit (it stays linalg),
+/// failure when the service cannot be declared.
+FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNchwFchwOp op,
+                            bool cuda);
+FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNgchwGfchwOp op,
+                            bool cuda);
+
+} // namespace mlir::grove::blas
+
+#endif // GROVE_LIB_CONVERSION_LINALGTOBLAS_LINALGTOBLAS_H

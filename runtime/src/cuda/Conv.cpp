@@ -1,0 +1,384 @@
+//===- Conv.cpp - The cuDNN convolution service (abi.h) -------------------===//
+//
+// Generated code calls grove_rt_cuda_conv2d_<type> for the convolutions
+// convert-linalg-to-blas{target=cuda} finds: 5-D grouped views (input
+// N x G x Cg x H x W, weights G x Fg x Cg x Kh x Kw, result N x G x Fg x
+// Oh x Ow) of device memory, symmetric zero padding, strides and
+// dilations. cuDNN runs each as one call, groups included, in place of
+// the compiler's own pad + im2col copy + GEMM per group (docs/cuda.md).
+// The algorithm is chosen once per shape by cuDNN's heuristics (what
+// PyTorch does without cudnn.benchmark) and kept with its descriptors; a
+// workspace comes from the context's stream-ordered block cache. f32 is
+// computed without TF32 (CUDNN_FMA_MATH), as the cuBLAS GEMMs are; f16 and
+// bf16 use tensor cores and accumulate in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conv.h"
+
+#include "CudaContext.h"
+
+#include "Error.h"
+
+#include "grove/abi.h"
+
+#if GROVE_HAVE_CUDNN
+#include <cudnn.h>
+#endif
+
+#include <array>
+#include <climits>
+#include <cstring>
+#include <map>
+
+using namespace grove::rt;
+using namespace grove::rt::cuda;
+
+namespace {
+
+/// An exploded 5-D memref descriptor as generated code passes it.
+struct View5 {
+  const char *aligned;
+  int64_t offset, size[5], stride[5];
+};
+
+enum class ConvType { F32, F16, BF16 };
+
+} // namespace
+
+#if GROVE_HAVE_CUDNN
+
+namespace {
+
+std::string cudnnText(cudnnStatus_t s) { return cudnnGetErrorString(s); }
+
+/// Descriptors and algorithm for one convolution shape.
+struct Plan {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t algo{};
+  size_t workspace = 0;
+
+  Plan() = default;
+  Plan(const Plan &) = delete;
+  ~Plan() {
+    if (x)
+      cudnnDestroyTensorDescriptor(x);
+    if (y)
+      cudnnDestroyTensorDescriptor(y);
+    if (w)
+      cudnnDestroyFilterDescriptor(w);
+    if (conv)
+      cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+/// What identifies a plan: type, the three views' sizes and strides (the
+/// offsets do not matter), padding, strides and dilations.
+using PlanKey = std::array<int64_t, 37>;
+
+} // namespace
+
+struct ConvService::Impl {
+  CudaContext *ctx = nullptr;
+  cudnnHandle_t handle = nullptr;
+  std::map<PlanKey, std::unique_ptr<Plan>> plans;
+
+  ~Impl() {
+    plans.clear();
+    if (handle)
+      cudnnDestroy(handle);
+  }
+};
+
+std::unique_ptr<ConvService> ConvService::create(CudaContext &ctx,
+                                                 std::string &why) {
+  auto impl = std::make_unique<Impl>();
+  impl->ctx = &ctx;
+  if (cudnnStatus_t s = cudnnCreate(&impl->handle);
+      s != CUDNN_STATUS_SUCCESS) {
+    impl->handle = nullptr;
+    why = "cannot create a cuDNN handle: " + cudnnText(s);
+    return nullptr;
+  }
+  if (cudnnStatus_t s = cudnnSetStream(
+          impl->handle, reinterpret_cast<cudaStream_t>(ctx.stream()));
+      s != CUDNN_STATUS_SUCCESS) {
+    why = "cannot set the cuDNN stream: " + cudnnText(s);
+    return nullptr;
+  }
+  return std::unique_ptr<ConvService>(new ConvService(std::move(impl)));
+}
+
+namespace {
+
+cudnnDataType_t dataType(ConvType t) {
+  switch (t) {
+  case ConvType::F32:
+    return CUDNN_DATA_FLOAT;
+  case ConvType::F16:
+    return CUDNN_DATA_HALF;
+  case ConvType::BF16:
+    return CUDNN_DATA_BFLOAT16;
+  }
+  return CUDNN_DATA_FLOAT;
+}
+
+/// Builds the plan for one shape; empty with `why` set when cuDNN cannot
+/// run it.
+std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
+                               const View5 &x, const View5 &w,
+                               const View5 &y, const int64_t pad[2],
+                               const int64_t stride[2],
+                               const int64_t dilation[2], std::string &why) {
+  auto plan = std::make_unique<Plan>();
+  const cudnnDataType_t dt = dataType(type);
+  const int g = int(w.size[0]), fg = int(w.size[1]), cg = int(w.size[2]);
+  auto check = [&](cudnnStatus_t s, const char *what) {
+    if (s != CUDNN_STATUS_SUCCESS && why.empty())
+      why = std::string(what) + ": " + cudnnText(s);
+    return s == CUDNN_STATUS_SUCCESS;
+  };
+  // N x (G·Cg) x H x W with the caller's strides: the group and channel
+  // dimensions merge because the compiler's views split one channel axis.
+  bool ok =
+      check(cudnnCreateTensorDescriptor(&plan->x), "tensor descriptor") &&
+      check(cudnnSetTensor4dDescriptorEx(
+                plan->x, dt, int(x.size[0]), g * cg, int(x.size[3]),
+                int(x.size[4]), int(x.stride[0]), int(x.stride[2]),
+                int(x.stride[3]), int(x.stride[4])),
+            "input descriptor") &&
+      check(cudnnCreateTensorDescriptor(&plan->y), "tensor descriptor") &&
+      check(cudnnSetTensor4dDescriptorEx(
+                plan->y, dt, int(y.size[0]), g * fg, int(y.size[3]),
+                int(y.size[4]), int(y.stride[0]), int(y.stride[2]),
+                int(y.stride[3]), int(y.stride[4])),
+            "result descriptor") &&
+      check(cudnnCreateFilterDescriptor(&plan->w), "filter descriptor") &&
+      check(cudnnSetFilter4dDescriptor(plan->w, dt, CUDNN_TENSOR_NCHW, g * fg,
+                                       cg, int(w.size[3]), int(w.size[4])),
+            "weight descriptor") &&
+      check(cudnnCreateConvolutionDescriptor(&plan->conv),
+            "convolution descriptor") &&
+      check(cudnnSetConvolution2dDescriptor(
+                plan->conv, int(pad[0]), int(pad[1]), int(stride[0]),
+                int(stride[1]), int(dilation[0]), int(dilation[1]),
+                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+            "convolution descriptor") &&
+      check(cudnnSetConvolutionGroupCount(plan->conv, g), "group count") &&
+      check(cudnnSetConvolutionMathType(plan->conv,
+                                        type == ConvType::F32
+                                            ? CUDNN_FMA_MATH
+                                            : CUDNN_TENSOR_OP_MATH),
+            "math type");
+  if (!ok)
+    return nullptr;
+
+  // cuDNN's heuristics, best first; f32 keeps to FMA kernels (no TF32).
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  if (!check(cudnnGetConvolutionForwardAlgorithm_v7(
+                 handle, plan->x, plan->w, plan->conv, plan->y,
+                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+             "cuDNN found no forward algorithm"))
+    return nullptr;
+  for (int i = 0; i < returned; ++i) {
+    const cudnnConvolutionFwdAlgoPerf_t &p = perf[i];
+    if (p.status != CUDNN_STATUS_SUCCESS)
+      continue;
+    if (type == ConvType::F32 && p.mathType != CUDNN_FMA_MATH &&
+        p.mathType != CUDNN_DEFAULT_MATH)
+      continue;
+    if (cudnnSetConvolutionMathType(plan->conv, p.mathType) !=
+        CUDNN_STATUS_SUCCESS)
+      continue;
+    size_t bytes = 0;
+    if (cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x, plan->w,
+                                                plan->conv, plan->y, p.algo,
+                                                &bytes) !=
+        CUDNN_STATUS_SUCCESS)
+      continue;
+    plan->algo = p.algo;
+    plan->workspace = bytes;
+    return plan;
+  }
+  why = "cuDNN has no forward algorithm for this convolution (" +
+        std::to_string(returned) + " candidates, none usable)";
+  return nullptr;
+}
+
+} // namespace
+
+#else // !GROVE_HAVE_CUDNN
+
+struct ConvService::Impl {};
+
+std::unique_ptr<ConvService> ConvService::create(CudaContext &,
+                                                 std::string &why) {
+  why = "this runtime was built without cuDNN (compile the model with "
+        "grovec --conv-library=false)";
+  return nullptr;
+}
+
+#endif // GROVE_HAVE_CUDNN
+
+ConvService::ConvService(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+ConvService::~ConvService() = default;
+
+namespace {
+
+/// Checks the views: the group/channel split of x and y merges into one
+/// strided channel axis, the weights are packed (cuDNN filters have no
+/// strides), the sizes agree and fit cuDNN's int. Empty when they do.
+std::string checkViews(const View5 &x, const View5 &w, const View5 &y,
+                       const int64_t pad[2], const int64_t stride[2],
+                       const int64_t dilation[2]) {
+  for (const View5 *v : {&x, &w, &y})
+    for (int d = 0; d < 5; ++d)
+      if (v->size[d] < 0 || v->size[d] > INT_MAX || v->stride[d] < 0 ||
+          v->stride[d] > INT_MAX)
+        return "a size or stride is negative or exceeds INT_MAX";
+  const int64_t g = w.size[0];
+  if (x.size[1] != g || y.size[1] != g || x.size[2] != w.size[2] ||
+      y.size[2] != w.size[1] || x.size[0] != y.size[0])
+    return "input, weight and result shapes disagree";
+  for (int i = 0; i < 2; ++i)
+    if (pad[i] < 0 || stride[i] < 1 || dilation[i] < 1 || pad[i] > INT_MAX ||
+        stride[i] > INT_MAX || dilation[i] > INT_MAX)
+      return "padding, strides and dilations must be >= 0, >= 1 and >= 1";
+  for (int i = 0; i < 2; ++i) {
+    int64_t window = dilation[i] * (w.size[3 + i] - 1) + 1;
+    int64_t out = (x.size[3 + i] + 2 * pad[i] - window) / stride[i] + 1;
+    if (x.size[3 + i] + 2 * pad[i] < window || out != y.size[3 + i])
+      return "the result's spatial sizes do not match the input's";
+  }
+  if (g > 1 && (x.stride[1] != x.size[2] * x.stride[2] ||
+                y.stride[1] != y.size[2] * y.stride[2]))
+    return "the group and channel dimensions are not one strided axis";
+  int64_t packed = 1;
+  for (int d = 4; d >= 0; --d) {
+    if (w.size[d] != 1 && w.stride[d] != packed)
+      return "the weights are not packed";
+    packed *= w.size[d];
+  }
+  return {};
+}
+
+void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
+            const View5 &y, const int64_t pad[2], const int64_t stride[2],
+            const int64_t dilation[2]) {
+  CudaContext *ctx = currentCall();
+  if (!ctx) {
+    reportServiceError("grove_rt_cuda_conv2d: called outside grove_invoke");
+    return;
+  }
+  if (currentCallFailed())
+    return;
+  if (std::string bad = checkViews(x, w, y, pad, stride, dilation);
+      !bad.empty()) {
+    failCurrentCall(GROVE_ERROR_UNSUPPORTED, "grove_rt_cuda_conv2d: " + bad);
+    return;
+  }
+  for (int d = 0; d < 5; ++d)
+    if (y.size[d] == 0)
+      return; // nothing to write
+  std::string why;
+  ConvService *service = ctx->convolutions(why);
+  if (!service) {
+    failCurrentCall(GROVE_ERROR_UNSUPPORTED, "grove_rt_cuda_conv2d: " + why);
+    return;
+  }
+#if GROVE_HAVE_CUDNN
+  ConvService::Impl &impl = service->impl();
+  PlanKey key{};
+  size_t k = 0;
+  key[k++] = int64_t(type);
+  for (const View5 *v : {&x, &w, &y})
+    for (int d = 0; d < 5; ++d) {
+      key[k++] = v->size[d];
+      key[k++] = v->stride[d];
+    }
+  for (int i = 0; i < 2; ++i) {
+    key[k++] = pad[i];
+    key[k++] = stride[i];
+    key[k++] = dilation[i];
+  }
+  std::unique_ptr<Plan> &plan = impl.plans[key];
+  if (!plan) {
+    plan = makePlan(impl.handle, type, x, w, y, pad, stride, dilation, why);
+    if (!plan) {
+      impl.plans.erase(key);
+      failCurrentCall(GROVE_ERROR_UNSUPPORTED,
+                      "grove_rt_cuda_conv2d: " + why);
+      return;
+    }
+  }
+  void *workspace = nullptr;
+  if (plan->workspace) {
+    workspace = ctx->allocate(plan->workspace);
+    if (!workspace) {
+      failCurrentCall(GROVE_ERROR_OUT_OF_MEMORY,
+                      "grove_rt_cuda_conv2d: cannot allocate a " +
+                          std::to_string(plan->workspace) +
+                          "-byte cuDNN workspace");
+      return;
+    }
+  }
+  const float alpha = 1.0f, beta = 0.0f;
+  cudnnStatus_t s = cudnnConvolutionForward(
+      impl.handle, &alpha, plan->x, x.aligned + x.offset * int64_t(elemBytes),
+      plan->w, w.aligned + w.offset * int64_t(elemBytes), plan->conv,
+      plan->algo, workspace, plan->workspace, &beta, plan->y,
+      const_cast<char *>(y.aligned) + y.offset * int64_t(elemBytes));
+  // Stream-ordered: later work on this stream may reuse the block.
+  if (workspace)
+    ctx->release(workspace);
+  if (s != CUDNN_STATUS_SUCCESS)
+    failCurrentCall(GROVE_ERROR_INTERNAL,
+                    "cuDNN convolution failed: " + cudnnText(s));
+#else
+  (void)elemBytes;
+#endif
+}
+
+View5 view(const void *aligned, int64_t off, const int64_t *sizes,
+           const int64_t *strides) {
+  View5 v{static_cast<const char *>(aligned), off, {}, {}};
+  std::memcpy(v.size, sizes, sizeof v.size);
+  std::memcpy(v.stride, strides, sizeof v.stride);
+  return v;
+}
+
+} // namespace
+
+#define GROVE_CUDA_CONV(SUFFIX, CTYPE, TYPE)                                   \
+  extern "C" GROVE_API void grove_rt_cuda_conv2d_##SUFFIX(                     \
+      CTYPE *, CTYPE *x, int64_t x_off, int64_t x_s0, int64_t x_s1,           \
+      int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0, int64_t x_st1, \
+      int64_t x_st2, int64_t x_st3, int64_t x_st4, CTYPE *, CTYPE *w,         \
+      int64_t w_off, int64_t w_s0, int64_t w_s1, int64_t w_s2, int64_t w_s3,  \
+      int64_t w_s4, int64_t w_st0, int64_t w_st1, int64_t w_st2,              \
+      int64_t w_st3, int64_t w_st4, CTYPE *, CTYPE *y, int64_t y_off,         \
+      int64_t y_s0, int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4,   \
+      int64_t y_st0, int64_t y_st1, int64_t y_st2, int64_t y_st3,             \
+      int64_t y_st4, int64_t pad_h, int64_t pad_w, int64_t stride_h,          \
+      int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {             \
+    const int64_t xs[5] = {x_s0, x_s1, x_s2, x_s3, x_s4};                     \
+    const int64_t xt[5] = {x_st0, x_st1, x_st2, x_st3, x_st4};                \
+    const int64_t ws[5] = {w_s0, w_s1, w_s2, w_s3, w_s4};                     \
+    const int64_t wt[5] = {w_st0, w_st1, w_st2, w_st3, w_st4};                \
+    const int64_t ys[5] = {y_s0, y_s1, y_s2, y_s3, y_s4};                     \
+    const int64_t yt[5] = {y_st0, y_st1, y_st2, y_st3, y_st4};                \
+    const int64_t pad[2] = {pad_h, pad_w};                                    \
+    const int64_t stride[2] = {stride_h, stride_w};                           \
+    const int64_t dilation[2] = {dilation_h, dilation_w};                     \
+    conv2d(TYPE, sizeof(CTYPE), view(x, x_off, xs, xt),                       \
+           view(w, w_off, ws, wt), view(y, y_off, ys, yt), pad, stride,       \
+           dilation);                                                         \
+  }
+
+GROVE_CUDA_CONV(f32, float, ConvType::F32)
+GROVE_CUDA_CONV(f16, uint16_t, ConvType::F16)
+GROVE_CUDA_CONV(bf16, uint16_t, ConvType::BF16)
