@@ -73,13 +73,16 @@ prepare() {
   for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels" \
       "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50" \
       "$tmp/resnest50_bf16.mlir:resnest50_bf16" \
-      "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50_im2col:--conv-library=false" \
-      "$tmp/resnest50_bf16.mlir:resnest50_bf16_im2col:--conv-library=false" \
+      "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50_cudnn:--conv-library" \
+      "$tmp/resnest50_bf16.mlir:resnest50_bf16_cudnn:--conv-library" \
+      "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50_cudnn_narrow:--conv-library --cuda-narrow-indices" \
+      "$tmp/resnest50_bf16.mlir:resnest50_bf16_cudnn_narrow:--conv-library --cuda-narrow-indices" \
+      "$tmp/split_attention.mlir:sa_fused_narrow:--cuda-narrow-indices" \
       "$tmp/split_attention.mlir:sa_fused" \
       "$tmp/split_attention.mlir:sa_plain:--fuse-split-attention=false"; do
     local src="${m%%:*}" rest="${m#*:}"
     local name="${rest%%:*}" flags=()
-    [[ "$rest" == *:* ]] && flags=("${rest#*:}")
+    [[ "$rest" == *:* ]] && read -ra flags <<<"${rest#*:}"
     log "$name for CUDA ${flags[*]}"
     "$BUILD/bin/grovec" "$src" -o "$tmp/$name" --target=cuda --name="$name" \
       "${flags[@]}"

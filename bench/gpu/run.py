@@ -425,6 +425,15 @@ def main():
         import split_attention as SA
         fused = Grove(os.path.join(models, "libsa_fused.so"), "sa_fused")
         plain = Grove(os.path.join(models, "libsa_plain.so"), "sa_plain")
+        # The fused form again with 32-bit kernel indices
+        # (--cuda-narrow-indices), when the bundle has it.
+        narrow = None
+        try:
+            narrow = Grove(os.path.join(models, "libsa_fused_narrow.so"),
+                           "sa_fused_narrow")
+        except Exception as e:  # noqa: BLE001
+            fail("split attention: libsa_fused_narrow.so",
+                 f"{type(e).__name__}: {e}")
         g = np.random.default_rng(0)
         for n, (layer, c, hw, i) in enumerate(SA.SHAPES):
             p = {k: torch.from_numpy(v).cuda()
@@ -437,8 +446,12 @@ def main():
                     ref = SA.torch_attention(u, p)
                     tol = 1e-4 * ref.abs().max().item()
                     calls = {}
-                    for what, m, entry in (("fused", fused, f"fused{n}"),
-                                           ("unfused", plain, f"unfused{n}")):
+                    forms = [("fused", fused, f"fused{n}"),
+                             ("unfused", plain, f"unfused{n}")]
+                    if narrow is not None:
+                        forms.append(("fused, 32-bit indices", narrow,
+                                      f"fused{n}"))
+                    for what, m, entry in forms:
                         call = m.prepare(entry, args)
                         call()
                         check(f"split attention {what} {layer} b={batch}",
@@ -446,6 +459,8 @@ def main():
                         calls[what] = call
                     t_f = timed(calls["fused"], iters)
                     t_u = timed(calls["unfused"], iters)
+                    t_n = (timed(calls["fused, 32-bit indices"], iters)
+                           if narrow is not None else float("nan"))
                     t_e = timed(lambda: SA.torch_attention(u, p), iters)
                 size = f"{layer} C={c} {hw}x{hw} batch {batch}"
                 nan = float("nan")
@@ -453,6 +468,10 @@ def main():
                              "µs (vs eager)", t_f, t_e, nan, None))
                 rows.append(("split attention, Grove unfused", size,
                              "µs (vs eager)", t_u, t_e, nan, None))
+                if narrow is not None:
+                    rows.append(("split attention, Grove fused, 32-bit "
+                                 "indices", size, "µs (vs eager)", t_n, t_e,
+                                 nan, None))
 
     # -- ResNeSt-50 -------------------------------------------------------------
     def resnest_section():
@@ -473,6 +492,15 @@ def main():
         torch.cuda.empty_cache()
     write_report(final=True)
     return 1 if failures else 0
+
+
+# Library suffixes of the ResNeSt-50 variants gpu-check.sh prepares, with
+# what the report calls them.
+RESNEST_VARIANTS = (
+    ("_cudnn", "convolutions on cuDNN (grovec --conv-library)"),
+    ("_cudnn_narrow", "cuDNN + 32-bit kernel indices (--conv-library "
+     "--cuda-narrow-indices)"),
+)
 
 
 def resnest50_bench(args, models, rows, numerics, fail):
@@ -517,9 +545,10 @@ def resnest50_bench(args, models, rows, numerics, fail):
 
     work = tempfile.mkdtemp(prefix="grove-resnest50-")
     cells = {}  # (dtype, batch) -> [grove, eager, compiled] images/s
-    # The same model with Grove's own convolutions (im2col + cuBLAS;
-    # grovec --conv-library=false), beside the default cuDNN ones.
-    im2col_cells = {}
+    # Variants of the same model (scripts/gpu-check.sh prepare), beside the
+    # default: convolutions on cuDNN instead of im2col + cuBLAS, and with
+    # kernels that delinearize in 32 bits too.
+    variant_cells = {}  # (suffix, dtype, batch) -> [grove, eager, nan]
     later = []  # (dtype, batch, fwd, x): torch.compile, timed last
     for dtype, tdtype in tdtypes.items():
         name, _ = R.MODELS[dtype]
@@ -535,17 +564,19 @@ def resnest50_bench(args, models, rows, numerics, fail):
         except Exception as e:  # noqa: BLE001
             fail(f"{what}: Grove library {models}/lib{name}.so",
                  f"{type(e).__name__}: {e}")
-        im2col = None
-        try:
-            path = os.path.join(work, f"{name}_im2col.safetensors")
-            R.save_weights(w, dtype, path)
-            im2col = Grove(os.path.join(models, f"lib{name}_im2col.so"),
-                           f"{name}_im2col", asynchronous=True)
-            im2col.load_weights(path)
-            os.unlink(path)
-        except Exception as e:  # noqa: BLE001
-            fail(f"{what}: Grove library {models}/lib{name}_im2col.so",
-                 f"{type(e).__name__}: {e}")
+        variants = {}
+        for suffix, _ in RESNEST_VARIANTS:
+            try:
+                path = os.path.join(work, f"{name}{suffix}.safetensors")
+                R.save_weights(w, dtype, path)
+                v = Grove(os.path.join(models, f"lib{name}{suffix}.so"),
+                          f"{name}{suffix}", asynchronous=True)
+                v.load_weights(path)
+                os.unlink(path)
+                variants[suffix] = v
+            except Exception as e:  # noqa: BLE001
+                fail(f"{what}: Grove library {models}/lib{name}{suffix}.so",
+                     f"{type(e).__name__}: {e}")
         # The weights in the model's dtype on the GPU, and the same values
         # in f32 for the reference.
         p = {k: torch.from_numpy(v).cuda().to(tdtype) for k, v in w.items()}
@@ -561,22 +592,15 @@ def resnest50_bench(args, models, rows, numerics, fail):
             with torch.no_grad():
                 resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host,
                                row, numerics, fail, seconds)
-            if im2col is not None:
-                try:
-                    call = im2col.prepare("forward", [x])
-                    call()
-                    out = call.result(x.dtype).double()
-                    want = resnest(p32, x.float(), R.DEPTH).double()
-                    err = ((out - want).abs().max() /
-                           want.abs().max()).item()
-                    numerics.append(f"{cell}: Grove im2col vs PyTorch f32: "
-                                    f"{err:.2g} (not checked; timing row)")
-                    t, n = timed_for(call, seconds)
-                    im2col_cells[(dtype, batch)] = batch * 1e6 / t
-                    print(f"run.py: {cell}: Grove im2col {t / 1e3:.2f} ms "
-                          f"per batch ({n} calls)", file=sys.stderr)
-                except Exception as e:  # noqa: BLE001
-                    fail(f"{cell}: Grove im2col", f"{type(e).__name__}: {e}")
+            for suffix, label in RESNEST_VARIANTS:
+                if suffix not in variants:
+                    continue
+                vrow = variant_cells.setdefault((suffix, dtype, batch),
+                                                [nan, nan, nan])
+                with torch.no_grad():
+                    resnest50_cell(f"{cell}, {label}", dtype, batch, x,
+                                   variants[suffix], None, p32, host, vrow,
+                                   numerics, fail, seconds)
             later.append((dtype, batch, fwd, x))
 
     # torch.compile last (its compile time is the largest cost here): one
@@ -609,11 +633,12 @@ def resnest50_bench(args, models, rows, numerics, fail):
     for (dtype, batch), (g, e, c) in cells.items():
         rows.append((f"ResNeSt-50 forward 224x224 ({dtype})", f"batch {batch}",
                      "images/s", g, e, c, e))
-        if (dtype, batch) in im2col_cells:
-            rows.append((f"ResNeSt-50 forward 224x224 ({dtype}), Grove "
-                         "im2col convolutions (--conv-library=false)",
-                         f"batch {batch}", "images/s",
-                         im2col_cells[(dtype, batch)], e, c, e))
+        for suffix, label in RESNEST_VARIANTS:
+            if (suffix, dtype, batch) in variant_cells:
+                rows.append((f"ResNeSt-50 forward 224x224 ({dtype}), {label}",
+                             f"batch {batch}", "images/s",
+                             variant_cells[(suffix, dtype, batch)][0], e, c,
+                             e))
 
 
 def profile_calls(what, fn, calls=3):
@@ -642,7 +667,8 @@ def profile_calls(what, fn, calls=3):
 def resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host, row,
                    numerics, fail, seconds):
     """One (dtype, batch) of resnest50_bench: the f32 reference, Grove's
-    numerics and speed, PyTorch eager's speed; each step fails on its own."""
+    numerics and speed, PyTorch eager's speed (with `fwd` None, Grove's
+    alone: a variant of the same model); each step fails on its own."""
     import resnest50 as R
     from reference import resnest
     ref = out = call = None
@@ -650,7 +676,7 @@ def resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host, row,
     try:
         ref = resnest(p32, x.float(), R.DEPTH).double()
         scale = ref.abs().max().item()
-        if dtype != "f32":
+        if dtype != "f32" and fwd is not None:
             own = (fwd(x).double() - ref).abs().max().item() / scale
             bound = max(RESNEST_BF16_REL, 4 * own)
             note = f"; PyTorch's own bf16 forward: {own:.2g}"
@@ -687,8 +713,8 @@ def resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host, row,
             fail(f"{cell} GPU vs host", f"image 0's logits differ by "
                  f"{herr:.3g} of max |host logit|")
     # Timed even when the numerics failed (the report says FAILED).
-    for col, who, fn in ((0, "Grove", call), (1, "PyTorch eager",
-                                              lambda: fwd(x))):
+    eager = (lambda: fwd(x)) if fwd is not None else None
+    for col, who, fn in ((0, "Grove", call), (1, "PyTorch eager", eager)):
         if fn is None:
             continue
         try:
@@ -699,7 +725,7 @@ def resnest50_cell(cell, dtype, batch, x, grove, fwd, p32, host, row,
         except Exception as e:  # noqa: BLE001
             fail(f"{cell}: timing {who}", f"{type(e).__name__}: {e}")
     if PROFILE and batch == max(RESNEST_BATCHES):
-        for who, fn in (("Grove", call), ("PyTorch eager", lambda: fwd(x))):
+        for who, fn in (("Grove", call), ("PyTorch eager", eager)):
             if fn is not None:
                 try:
                     profile_calls(f"{cell}: {who}", fn)

@@ -165,6 +165,7 @@ void mlir::grove::buildGroveToCudaPipeline(
   pm.addPass(createConvertLinalgToBlas(blas));
   ConvertLinalgToGPULaunchOptions launch;
   launch.blockSize = options.blockSize;
+  launch.narrowIndices = options.narrowIndices;
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunch(launch));
 
   // Ownership-based deallocation on host memrefs, then move every heap

@@ -71,8 +71,13 @@ cl::opt<bool> fuseSplitAttention(
 cl::opt<bool> convLibrary(
     "conv-library",
     cl::desc("Convolutions on the runtime's convolution service instead of "
-             "im2col + GEMM: host f32 on oneDNN (default false), cuda on "
-             "cuDNN (default true where the runtime was built with cuDNN)"),
+             "im2col + GEMM: host f32 on oneDNN, cuda f32/f16/bf16 on cuDNN "
+             "(default false; docs/cuda.md)"),
+    cl::init(false), cl::cat(groveCategory));
+cl::opt<bool> narrowIndices(
+    "cuda-narrow-indices",
+    cl::desc("CUDA target: kernels delinearize thread ids in 32 bits where "
+             "the space fits (default false; not yet measured on a GPU)"),
     cl::init(false), cl::cat(groveCategory));
 cl::opt<bool> threads(
     "host-threads",
@@ -228,11 +233,8 @@ int main(int argc, char **argv) {
   pipelineOptions.threads = threads;
   pipelineOptions.convLibrary = convLibrary;
   if (target == "cuda") {
-    // cuDNN's convolutions need no im2col copy (docs/cuda.md); the
-    // runtime built beside this grovec says whether it has them.
-    if (!convLibrary.getNumOccurrences())
-      pipelineOptions.convLibrary = GROVE_RUNTIME_HAS_CUDNN;
     pipelineOptions.chip = cudaChip;
+    pipelineOptions.narrowIndices = narrowIndices;
     pipelineOptions.cudaToolkit = cudaToolkit;
     std::string toolkit =
         cudaToolkit.empty() ? getDefaultCudaToolkitPath() : cudaToolkit;

@@ -186,10 +186,21 @@ def ConvertLinalgToGPULaunch
     identity, a butterfly of `gpu.shuffle xor` combines them, and lane 0
     folds in the start value (the folded fill's, else the stored output)
     and stores. A full reduction gets one warp instead of one thread.
+
+    With `narrow-indices`, the delinearizations divide in 32 bits wherever
+    the space they split has at most 2^31 - 1 points: decided at compile
+    time for static extents, else by an `scf.if` on the extent that is
+    uniform across the grid (the 64-bit `affine.delinearize_index` is the
+    other branch). A 64-bit division by a constant is a 64x64-bit
+    multiply-high that the GPU emulates with several 32-bit ones; the
+    profile of ResNeSt-50 suggested those bound the index-heavy kernels.
+    Off until measured on a GPU (bench/gpu, docs/gpu-results.md).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "threads per block">,
+    Option<"narrowIndices", "narrow-indices", "bool", /*default=*/"false",
+           "32-bit delinearization where the split space fits in 32 bits">,
     Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
            "a warp per output point for long reductions along the inputs' "
            "innermost index">

@@ -46,9 +46,9 @@ struct GrovePipelineOptions
       llvm::cl::desc("Convolutions on the runtime's convolution service "
                      "instead of im2col + GEMM: host f32 on oneDNN "
                      "(grove_rt_conv2d_f32; not faster on ResNeSt-50, "
-                     "docs/passes.md), cuda on cuDNN "
-                     "(grove_rt_cuda_conv2d_<type>; grovec's default for "
-                     "cuda where the runtime has cuDNN)"),
+                     "docs/passes.md), cuda f32/f16/bf16 on cuDNN "
+                     "(grove_rt_cuda_conv2d_<type>; not yet measured on a "
+                     "GPU, docs/cuda.md)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> threads{
       *this, "threads",
@@ -78,6 +78,12 @@ struct GrovePipelineOptions
       *this, "block-size",
       llvm::cl::desc("CUDA target: threads per block of generated kernels"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> narrowIndices{
+      *this, "narrow-indices",
+      llvm::cl::desc("CUDA target: kernels delinearize their thread ids in "
+                     "32 bits where the space fits (convert-linalg-to-gpu-"
+                     "launch{narrow-indices}; not yet measured on a GPU)"),
+      llvm::cl::init(false)};
 };
 
 /// Grove-level cleanup, ABI preparation, lowering to linalg, elementwise

@@ -33,11 +33,13 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_CONVERTLINALGTOGPULAUNCH
@@ -66,10 +68,56 @@ gpu::LaunchOp createLaunch(RewriterBase &rewriter, Location loc, Value grid,
   return launch;
 }
 
+/// `linear` (less than `bound`, the product of `sizes`) as a point of
+/// `sizes`, innermost index fastest. Where `bound` fits in 32 bits the
+/// divisions are 32-bit, behind a branch that is uniform across the grid
+/// (decided at compile time when `bound` is a constant): a 64-bit division
+/// by a constant is a 64x64-bit multiply-high that the GPU emulates with
+/// several 32-bit ones, and those divisions, not memory, bounded the
+/// index-heavy kernels (an im2col's 6-D point, docs/gpu-results.md).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> sizes, Value bound,
+                               bool narrowIndices) {
+  auto wide = [&](OpBuilder &nb) {
+    return SmallVector<Value>(
+        affine::AffineDelinearizeIndexOp::create(nb, loc, linear, sizes)
+            .getResults());
+  };
+  auto narrow = [&](OpBuilder &nb) {
+    Type i32 = nb.getI32Type();
+    Value rest = arith::IndexCastUIOp::create(nb, loc, i32, linear);
+    SmallVector<Value> point(sizes.size());
+    for (size_t d = sizes.size(); d-- > 1;) {
+      Value size = arith::IndexCastUIOp::create(nb, loc, i32, sizes[d]);
+      point[d] = arith::IndexCastUIOp::create(
+          nb, loc, nb.getIndexType(),
+          arith::RemUIOp::create(nb, loc, rest, size));
+      rest = arith::DivUIOp::create(nb, loc, rest, size);
+    }
+    point[0] = arith::IndexCastUIOp::create(nb, loc, nb.getIndexType(), rest);
+    return point;
+  };
+  constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
+  if (sizes.empty())
+    return {};
+  if (!narrowIndices)
+    return wide(b);
+  if (std::optional<int64_t> c = getConstantIntValue(bound))
+    return *c <= kI32Max ? narrow(b) : wide(b);
+  Value fits = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ule, bound,
+      arith::ConstantIndexOp::create(b, loc, kI32Max));
+  auto branch = scf::IfOp::create(
+      b, loc, fits,
+      [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, narrow(nb)); },
+      [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, wide(nb)); });
+  return SmallVector<Value>(branch.getResults());
+}
+
 /// Replaces the scf.parallel `par` (lower bounds, steps and upper bounds
 /// defined above it) by a launch with one thread per iteration.
 void linearize(RewriterBase &rewriter, scf::ParallelOp par,
-               int64_t blockSize) {
+               int64_t blockSize, bool narrowIndices) {
   Location loc = par.getLoc();
   rewriter.setInsertionPoint(par);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -95,12 +143,12 @@ void linearize(RewriterBase &rewriter, scf::ParallelOp par,
   auto guard = scf::IfOp::create(rewriter, loc, inRange,
                                  /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-  auto point = affine::AffineDelinearizeIndexOp::create(rewriter, loc, gid,
-                                                        ValueRange(counts));
+  SmallVector<Value> point =
+      delinearize(rewriter, loc, gid, counts, total, narrowIndices);
   IRMapping mapping;
   for (auto [iv, idx, lb, step] :
-       llvm::zip(par.getInductionVars(), point.getResults(),
-                 par.getLowerBound(), par.getStep())) {
+       llvm::zip(par.getInductionVars(), point, par.getLowerBound(),
+                 par.getStep())) {
     Value scaled = arith::MulIOp::create(rewriter, loc, idx, step);
     mapping.map(iv, arith::AddIOp::create(rewriter, loc, lb, scaled));
   }
@@ -236,7 +284,7 @@ SmallVector<Value> emitBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op,
 /// starts from that value instead of a load.
 LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
                          unsigned numParallel, int64_t blockSize,
-                         ArrayRef<Value> starts) {
+                         bool narrowIndices, ArrayRef<Value> starts) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> sizes = getLoopSizes(rewriter, loc, op);
@@ -267,9 +315,10 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
     auto guard = scf::IfOp::create(rewriter, loc, inRange,
                                    /*withElseRegion=*/false);
     rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-    auto point = affine::AffineDelinearizeIndexOp::create(
-        rewriter, loc, gid, ArrayRef(sizes).take_front(numParallel));
-    llvm::append_range(ivs, point.getResults());
+    llvm::append_range(
+        ivs, delinearize(rewriter, loc, gid,
+                         ArrayRef(sizes).take_front(numParallel), total,
+                         narrowIndices));
   }
 
   // Outputs read by the body start from their stored value; the reduction
@@ -384,6 +433,7 @@ bool prefersWarpReduction(linalg::GenericOp op, unsigned numParallel) {
 LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                       linalg::GenericOp op,
                                       unsigned numParallel, int64_t blockSize,
+                                      bool narrowIndices,
                                       ArrayRef<Value> starts,
                                       ArrayRef<Operation *> combiners) {
   Location loc = op.getLoc();
@@ -424,10 +474,9 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
   rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
   SmallVector<Value> ivs;
   if (numParallel)
-    llvm::append_range(ivs, affine::AffineDelinearizeIndexOp::create(
-                                rewriter, loc, point,
-                                ArrayRef(sizes).take_front(numParallel))
-                                .getResults());
+    llvm::append_range(ivs, delinearize(rewriter, loc, point,
+                                        ArrayRef(sizes).take_front(numParallel),
+                                        points, narrowIndices));
 
   SmallVector<Value> identities;
   for (auto [combiner, init] :
@@ -440,9 +489,9 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
       [&](OpBuilder &b, Location, Value r, ValueRange accumulators) {
         SmallVector<Value> allIvs(ivs);
         llvm::append_range(
-            allIvs, affine::AffineDelinearizeIndexOp::create(
-                        b, loc, r, ArrayRef(sizes).drop_front(numParallel))
-                        .getResults());
+            allIvs, delinearize(b, loc, r,
+                                ArrayRef(sizes).drop_front(numParallel),
+                                reductionPoints, narrowIndices));
         scf::YieldOp::create(b, loc,
                              emitBodyAt(b, loc, op, allIvs, accumulators));
       });
@@ -489,6 +538,7 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
 
 LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
                               int64_t blockSize, bool warpReductions,
+                              bool narrowIndices,
                               llvm::DenseSet<Operation *> &folded) {
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("expected memref operands after bufferization");
@@ -535,8 +585,10 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
         warpReductions && combiners &&
                 prefersWarpReduction(generic, numParallel)
             ? emitWarpReductionKernel(rewriter, generic, numParallel,
-                                      blockSize, starts, *combiners)
-            : emitKernel(rewriter, generic, numParallel, blockSize, starts);
+                                      blockSize, narrowIndices, starts,
+                                      *combiners)
+            : emitKernel(rewriter, generic, numParallel, blockSize,
+                         narrowIndices, starts);
     if (failed(emitted))
       return failure();
     for (linalg::FillOp fill : fills) {
@@ -568,7 +620,7 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     return generic.emitOpError("expected one scf.parallel over its ")
            << numParallel << " parallel loops";
   rewriter.eraseOp(generic);
-  linearize(rewriter, par, blockSize);
+  linearize(rewriter, par, blockSize, narrowIndices);
   return success();
 }
 
@@ -597,7 +649,7 @@ struct ConvertLinalgToGPULaunchPass
     for (linalg::LinalgOp op : ops)
       if (!folded.contains(op) &&
           failed(convertToKernel(rewriter, op, blockSize, warpReductions,
-                                 folded)))
+                                 narrowIndices, folded)))
         return signalPassFailure();
     nameKernels(getOperation());
   }
