@@ -10,7 +10,10 @@
 // PyTorch does without cudnn.benchmark) and kept with its descriptors; a
 // workspace comes from the context's stream-ordered block cache. f32 is
 // computed without TF32 (CUDNN_FMA_MATH), as the cuBLAS GEMMs are; f16 and
-// bf16 use tensor cores and accumulate in f32.
+// bf16 use tensor cores and accumulate in f32. cuDNN is loaded with dlopen
+// on the first convolution (GROVE_CUDNN_LIBRARY overrides "libcudnn.so.9"),
+// as the driver is: applications whose models do not use it need no cuDNN,
+// and a missing one is an error message, not a loader failure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +27,13 @@
 
 #if GROVE_HAVE_CUDNN
 #include <cudnn.h>
+
+#include <dlfcn.h>
 #endif
 
 #include <array>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -50,7 +56,71 @@ enum class ConvType { F32, F16, BF16 };
 
 namespace {
 
-std::string cudnnText(cudnnStatus_t s) { return cudnnGetErrorString(s); }
+// The cuDNN functions the service calls, resolved from the loaded library.
+#define GROVE_CUDNN_FUNCTIONS(X)                                               \
+  X(cudnnGetVersion)                                                           \
+  X(cudnnGetErrorString)                                                       \
+  X(cudnnCreate)                                                               \
+  X(cudnnDestroy)                                                              \
+  X(cudnnSetStream)                                                            \
+  X(cudnnCreateTensorDescriptor)                                               \
+  X(cudnnDestroyTensorDescriptor)                                              \
+  X(cudnnSetTensor4dDescriptorEx)                                              \
+  X(cudnnCreateFilterDescriptor)                                               \
+  X(cudnnDestroyFilterDescriptor)                                              \
+  X(cudnnSetFilter4dDescriptor)                                                \
+  X(cudnnCreateConvolutionDescriptor)                                          \
+  X(cudnnDestroyConvolutionDescriptor)                                         \
+  X(cudnnSetConvolution2dDescriptor)                                           \
+  X(cudnnSetConvolutionGroupCount)                                             \
+  X(cudnnSetConvolutionMathType)                                               \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)                                    \
+  X(cudnnGetConvolutionForwardWorkspaceSize)                                   \
+  X(cudnnConvolutionForward)
+
+struct CudnnApi {
+#define GROVE_CUDNN_MEMBER(name) decltype(&::name) name = nullptr;
+  GROVE_CUDNN_FUNCTIONS(GROVE_CUDNN_MEMBER)
+#undef GROVE_CUDNN_MEMBER
+  std::string error; // why it cannot be used; empty when loaded
+};
+
+/// cuDNN, loaded once per process and never unloaded (handles live until
+/// their contexts go).
+const CudnnApi &cudnn() {
+  static const CudnnApi api = [] {
+    CudnnApi a;
+    const char *env = std::getenv("GROVE_CUDNN_LIBRARY");
+    std::string path = env && *env ? env : "libcudnn.so.9";
+    void *lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char *why = ::dlerror();
+      a.error = "cannot load cuDNN '" + path + "' (" +
+                (why ? why : "unknown reason") +
+                "): install cuDNN 9, or compile the model without "
+                "--conv-library";
+      return a;
+    }
+#define GROVE_CUDNN_LOAD(name)                                                 \
+  a.name = reinterpret_cast<decltype(a.name)>(::dlsym(lib, #name));           \
+  if (!a.name) {                                                               \
+    a.error = "cuDNN '" + path + "' lacks " #name " (cuDNN 9 is needed)";      \
+    return a;                                                                  \
+  }
+    GROVE_CUDNN_FUNCTIONS(GROVE_CUDNN_LOAD)
+#undef GROVE_CUDNN_LOAD
+    if (size_t v = a.cudnnGetVersion(); v / 10000 != CUDNN_MAJOR)
+      a.error = "cuDNN '" + path + "' is version " + std::to_string(v) +
+                ", this runtime was built for " +
+                std::to_string(CUDNN_MAJOR) + ".x";
+    return a;
+  }();
+  return api;
+}
+
+std::string cudnnText(cudnnStatus_t s) {
+  return cudnn().cudnnGetErrorString(s);
+}
 
 /// Descriptors and algorithm for one convolution shape.
 struct Plan {
@@ -63,14 +133,15 @@ struct Plan {
   Plan() = default;
   Plan(const Plan &) = delete;
   ~Plan() {
+    const CudnnApi &dnn = cudnn();
     if (x)
-      cudnnDestroyTensorDescriptor(x);
+      dnn.cudnnDestroyTensorDescriptor(x);
     if (y)
-      cudnnDestroyTensorDescriptor(y);
+      dnn.cudnnDestroyTensorDescriptor(y);
     if (w)
-      cudnnDestroyFilterDescriptor(w);
+      dnn.cudnnDestroyFilterDescriptor(w);
     if (conv)
-      cudnnDestroyConvolutionDescriptor(conv);
+      dnn.cudnnDestroyConvolutionDescriptor(conv);
   }
 };
 
@@ -88,21 +159,26 @@ struct ConvService::Impl {
   ~Impl() {
     plans.clear();
     if (handle)
-      cudnnDestroy(handle);
+      cudnn().cudnnDestroy(handle);
   }
 };
 
 std::unique_ptr<ConvService> ConvService::create(CudaContext &ctx,
                                                  std::string &why) {
+  const CudnnApi &dnn = cudnn();
+  if (!dnn.error.empty()) {
+    why = dnn.error;
+    return nullptr;
+  }
   auto impl = std::make_unique<Impl>();
   impl->ctx = &ctx;
-  if (cudnnStatus_t s = cudnnCreate(&impl->handle);
+  if (cudnnStatus_t s = dnn.cudnnCreate(&impl->handle);
       s != CUDNN_STATUS_SUCCESS) {
     impl->handle = nullptr;
     why = "cannot create a cuDNN handle: " + cudnnText(s);
     return nullptr;
   }
-  if (cudnnStatus_t s = cudnnSetStream(
+  if (cudnnStatus_t s = dnn.cudnnSetStream(
           impl->handle, reinterpret_cast<cudaStream_t>(ctx.stream()));
       s != CUDNN_STATUS_SUCCESS) {
     why = "cannot set the cuDNN stream: " + cudnnText(s);
@@ -132,6 +208,7 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
                                const View5 &y, const int64_t pad[2],
                                const int64_t stride[2],
                                const int64_t dilation[2], std::string &why) {
+  const CudnnApi &dnn = cudnn();
   auto plan = std::make_unique<Plan>();
   const cudnnDataType_t dt = dataType(type);
   const int g = int(w.size[0]), fg = int(w.size[1]), cg = int(w.size[2]);
@@ -143,31 +220,31 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
   // N x (G·Cg) x H x W with the caller's strides: the group and channel
   // dimensions merge because the compiler's views split one channel axis.
   bool ok =
-      check(cudnnCreateTensorDescriptor(&plan->x), "tensor descriptor") &&
-      check(cudnnSetTensor4dDescriptorEx(
+      check(dnn.cudnnCreateTensorDescriptor(&plan->x), "tensor descriptor") &&
+      check(dnn.cudnnSetTensor4dDescriptorEx(
                 plan->x, dt, int(x.size[0]), g * cg, int(x.size[3]),
                 int(x.size[4]), int(x.stride[0]), int(x.stride[2]),
                 int(x.stride[3]), int(x.stride[4])),
             "input descriptor") &&
-      check(cudnnCreateTensorDescriptor(&plan->y), "tensor descriptor") &&
-      check(cudnnSetTensor4dDescriptorEx(
+      check(dnn.cudnnCreateTensorDescriptor(&plan->y), "tensor descriptor") &&
+      check(dnn.cudnnSetTensor4dDescriptorEx(
                 plan->y, dt, int(y.size[0]), g * fg, int(y.size[3]),
                 int(y.size[4]), int(y.stride[0]), int(y.stride[2]),
                 int(y.stride[3]), int(y.stride[4])),
             "result descriptor") &&
-      check(cudnnCreateFilterDescriptor(&plan->w), "filter descriptor") &&
-      check(cudnnSetFilter4dDescriptor(plan->w, dt, CUDNN_TENSOR_NCHW, g * fg,
+      check(dnn.cudnnCreateFilterDescriptor(&plan->w), "filter descriptor") &&
+      check(dnn.cudnnSetFilter4dDescriptor(plan->w, dt, CUDNN_TENSOR_NCHW, g * fg,
                                        cg, int(w.size[3]), int(w.size[4])),
             "weight descriptor") &&
-      check(cudnnCreateConvolutionDescriptor(&plan->conv),
+      check(dnn.cudnnCreateConvolutionDescriptor(&plan->conv),
             "convolution descriptor") &&
-      check(cudnnSetConvolution2dDescriptor(
+      check(dnn.cudnnSetConvolution2dDescriptor(
                 plan->conv, int(pad[0]), int(pad[1]), int(stride[0]),
                 int(stride[1]), int(dilation[0]), int(dilation[1]),
                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
             "convolution descriptor") &&
-      check(cudnnSetConvolutionGroupCount(plan->conv, g), "group count") &&
-      check(cudnnSetConvolutionMathType(plan->conv,
+      check(dnn.cudnnSetConvolutionGroupCount(plan->conv, g), "group count") &&
+      check(dnn.cudnnSetConvolutionMathType(plan->conv,
                                         type == ConvType::F32
                                             ? CUDNN_FMA_MATH
                                             : CUDNN_TENSOR_OP_MATH),
@@ -178,7 +255,7 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
   // cuDNN's heuristics, best first; f32 keeps to FMA kernels (no TF32).
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
-  if (!check(cudnnGetConvolutionForwardAlgorithm_v7(
+  if (!check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(
                  handle, plan->x, plan->w, plan->conv, plan->y,
                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
              "cuDNN found no forward algorithm"))
@@ -190,11 +267,11 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
     if (type == ConvType::F32 && p.mathType != CUDNN_FMA_MATH &&
         p.mathType != CUDNN_DEFAULT_MATH)
       continue;
-    if (cudnnSetConvolutionMathType(plan->conv, p.mathType) !=
+    if (dnn.cudnnSetConvolutionMathType(plan->conv, p.mathType) !=
         CUDNN_STATUS_SUCCESS)
       continue;
     size_t bytes = 0;
-    if (cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x, plan->w,
+    if (dnn.cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x, plan->w,
                                                 plan->conv, plan->y, p.algo,
                                                 &bytes) !=
         CUDNN_STATUS_SUCCESS)
@@ -327,7 +404,7 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
     }
   }
   const float alpha = 1.0f, beta = 0.0f;
-  cudnnStatus_t s = cudnnConvolutionForward(
+  cudnnStatus_t s = cudnn().cudnnConvolutionForward(
       impl.handle, &alpha, plan->x, x.aligned + x.offset * int64_t(elemBytes),
       plan->w, w.aligned + w.offset * int64_t(elemBytes), plan->conv,
       plan->algo, workspace, plan->workspace, &beta, plan->y,
