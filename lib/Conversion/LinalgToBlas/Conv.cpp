@@ -51,6 +51,7 @@ Value splitChannels(OpBuilder &b, Location loc, Value memref, int64_t groups) {
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
   SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
+  // Static: matchMaterializedPad checked it.
   int64_t channels = cast<MemRefType>(memref.getType()).getDimSize(1);
   int64_t perGroup = channels / groups;
   sizes[1] = b.getIndexAttr(perGroup);
@@ -138,7 +139,11 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
   Operation *consumer = conv;
   Value padded = input;
   if (auto expand = input.getDefiningOp<memref::ExpandShapeOp>()) {
-    if (!expand->hasOneUse())
+    // Only the channel split of linalg's grouped form.
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    SmallVector<ReassociationIndices> channelSplit = {{0}, {1, 2}, {3}, {4}};
+    if (!expand->hasOneUse() || groups != channelSplit)
       return std::nullopt;
     consumer = expand;
     padded = expand.getSrc();
@@ -172,6 +177,21 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
     return std::nullopt;
   Value source = getCopyOperands(copy).first;
   auto sourceType = cast<MemRefType>(source.getType());
+  // Padding only in H and W: the batch and channel sizes are the source's
+  // (static and equal, or the batch allocated as the source's).
+  if (sourceType.getRank() != 4 || sourceType.isDynamicDim(1) ||
+      paddedType.getDimSize(1) != sourceType.getDimSize(1))
+    return std::nullopt;
+  if (paddedType.isDynamicDim(0)) {
+    auto dim = alloc.getDynamicSizes()[0].getDefiningOp<memref::DimOp>();
+    std::optional<int64_t> index =
+        dim ? getConstantIntValue(dim.getIndex()) : std::nullopt;
+    if (!dim || index != 0 ||
+        getRootBuffer(dim.getSource()) != getRootBuffer(source))
+      return std::nullopt;
+  } else if (paddedType.getDimSize(0) != sourceType.getDimSize(0)) {
+    return std::nullopt;
+  }
   ArrayRef<int64_t> offsets = interior.getStaticOffsets();
   if (!interior.hasUnitStride() || offsets[0] != 0 || offsets[1] != 0 ||
       ShapedType::isDynamic(offsets[2]) || ShapedType::isDynamic(offsets[3]))
@@ -229,6 +249,11 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
   Operation *prev = op->getPrevNode();
   if (!isZeroFillOf(prev, y))
     return false;
+  // An empty sum (no channels or taps) is the zero fill alone, which the
+  // libraries reject: leave it to the loops.
+  if (llvm::is_contained(
+          cast<MemRefType>(op.getDpsInputs()[1].getType()).getShape(), 0))
+    return false;
 
   MLIRContext *ctx = module.getContext();
   Type memref = getDynamicStridedType(element, 5);
@@ -240,12 +265,14 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
   if (failed(fn))
     return failure();
 
-  IRRewriter rewriter(op);
-  Location loc = op.getLoc();
-  rewriter.eraseOp(prev);
+  // Matched while the output's zero fill is still there for
+  // isUnwrittenBetween to see.
   std::optional<MaterializedPad> pad;
   if (cuda)
     pad = matchMaterializedPad(op, op.getDpsInputs()[0]);
+  IRRewriter rewriter(op);
+  Location loc = op.getLoc();
+  rewriter.eraseOp(prev);
   // nchw_fchw: a unit group after the batch of x and y, before the filters
   // of w (linalg's grouped form: N x G x C x H x W, G x F x C x Kh x Kw).
   Value x = op.getDpsInputs()[0];

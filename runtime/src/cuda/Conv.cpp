@@ -260,26 +260,36 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
              "cuDNN found no forward algorithm"))
     return nullptr;
+  // Applies `algo` with `math` to the plan when cuDNN can size its
+  // workspace (it then runs it).
+  auto take = [&](cudnnConvolutionFwdAlgo_t algo, cudnnMathType_t math) {
+    size_t bytes = 0;
+    if (dnn.cudnnSetConvolutionMathType(plan->conv, math) !=
+            CUDNN_STATUS_SUCCESS ||
+        dnn.cudnnGetConvolutionForwardWorkspaceSize(
+            handle, plan->x, plan->w, plan->conv, plan->y, algo, &bytes) !=
+            CUDNN_STATUS_SUCCESS)
+      return false;
+    plan->algo = algo;
+    plan->workspace = bytes;
+    return true;
+  };
   for (int i = 0; i < returned; ++i) {
     const cudnnConvolutionFwdAlgoPerf_t &p = perf[i];
     if (p.status != CUDNN_STATUS_SUCCESS)
       continue;
-    if (type == ConvType::F32 && p.mathType != CUDNN_FMA_MATH &&
-        p.mathType != CUDNN_DEFAULT_MATH)
+    // The heuristics list entries of any math type whatever the descriptor
+    // asked; on Ampere and later CUDNN_DEFAULT_MATH permits TF32, so f32
+    // takes FMA entries only.
+    if (type == ConvType::F32 && p.mathType != CUDNN_FMA_MATH)
       continue;
-    if (dnn.cudnnSetConvolutionMathType(plan->conv, p.mathType) !=
-        CUDNN_STATUS_SUCCESS)
-      continue;
-    size_t bytes = 0;
-    if (dnn.cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x, plan->w,
-                                                plan->conv, plan->y, p.algo,
-                                                &bytes) !=
-        CUDNN_STATUS_SUCCESS)
-      continue;
-    plan->algo = p.algo;
-    plan->workspace = bytes;
-    return plan;
+    if (take(p.algo, p.mathType))
+      return plan;
   }
+  // Implicit GEMM with FMA runs every f32 NCHW convolution.
+  if (type == ConvType::F32 &&
+      take(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_FMA_MATH))
+    return plan;
   why = "cuDNN has no forward algorithm for this convolution (" +
         std::to_string(returned) + " candidates, none usable)";
   return nullptr;

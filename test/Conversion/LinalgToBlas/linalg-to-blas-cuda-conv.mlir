@@ -182,3 +182,58 @@ func.func @not_for_the_service(%x: memref<1x3x6x6xf32>, %w: memref<4x3x3x3xf32>,
     ins(%xi, %wi : memref<1x3x6x6xi32>, memref<4x3x3x3xi32>) outs(%yi : memref<1x4x4x4xi32>)
   return
 }
+
+// -----
+
+// Padding in the channels too (3 -> 4, a zero channel): not a spatial pad
+// the call can express, so the padded buffer stays. A batch allocated from
+// another buffer's size: likewise.
+// CHECK-LABEL: func.func @channel_padded(
+// CHECK: %[[P:.*]] = memref.alloc() : memref<1x4x8x8xf32>
+// CHECK: %[[VX:.*]] = memref.reinterpret_cast %[[P]]
+// CHECK: call @grove_rt_cuda_conv2d_f32(%[[VX]]
+func.func @channel_padded(%x: memref<1x3x6x6xf32>, %w: memref<4x4x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x4x8x8xf32>
+  linalg.map outs(%p : memref<1x4x8x8xf32>) (%init: f32) { linalg.yield %zero : f32 }
+  %in = memref.subview %p[0, 0, 1, 1] [1, 3, 6, 6] [1, 1, 1, 1] : memref<1x4x8x8xf32> to memref<1x3x6x6xf32, strided<[256, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%x : memref<1x3x6x6xf32>) outs(%in : memref<1x3x6x6xf32, strided<[256, 64, 8, 1], offset: 9>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x8x8xf32>, memref<4x4x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @batch_from_elsewhere(
+// CHECK: %[[P:.*]] = memref.alloc(%{{.*}}) : memref<?x3x8x8xf32>
+// CHECK: %[[VX:.*]] = memref.reinterpret_cast %[[P]]
+// CHECK: call @grove_rt_cuda_conv2d_f32(%[[VX]]
+func.func @batch_from_elsewhere(%x: memref<?x3x6x6xf32>, %w: memref<4x3x3x3xf32>, %y: memref<?x4x6x6xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %p = memref.alloc(%n) : memref<?x3x8x8xf32>
+  linalg.map outs(%p : memref<?x3x8x8xf32>) (%init: f32) { linalg.yield %zero : f32 }
+  %m = memref.dim %x, %c0 : memref<?x3x6x6xf32>
+  %in = memref.subview %p[0, 0, 1, 1] [%m, 3, 6, 6] [1, 1, 1, 1] : memref<?x3x8x8xf32> to memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%x : memref<?x3x6x6xf32>) outs(%in : memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x4x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<?x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<?x4x6x6xf32>)
+  return
+}
+
+// -----
+
+// No taps (a 0-channel weight): the result is the zero fill, left to the
+// loops (cuDNN rejects empty sums).
+// CHECK-LABEL: func.func @empty_sum(
+// CHECK: linalg.fill
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: call
+func.func @empty_sum(%x: memref<1x0x6x6xf32>, %w: memref<4x0x3x3xf32>, %y: memref<1x4x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x0x6x6xf32>, memref<4x0x3x3xf32>) outs(%y : memref<1x4x4x4xf32>)
+  return
+}
