@@ -43,7 +43,10 @@ struct Tensor5 {
 };
 
 void callConv(Tensor5 &x, Tensor5 &w, Tensor5 &y, int64_t sh, int64_t sw,
-              int64_t dh, int64_t dw) {
+              int64_t dh, int64_t dw, const int64_t pad[4] = nullptr) {
+  const int64_t none[4] = {0, 0, 0, 0};
+  if (!pad)
+    pad = none;
   float *xp = x.buffer.data(), *wp = w.buffer.data(), *yp = y.buffer.data();
   grove_rt_conv2d_f32(
       xp, xp, 0, x.size[0], x.size[1], x.size[2], x.size[3], x.size[4],
@@ -51,7 +54,8 @@ void callConv(Tensor5 &x, Tensor5 &w, Tensor5 &y, int64_t sh, int64_t sw,
       0, w.size[0], w.size[1], w.size[2], w.size[3], w.size[4], w.stride[0],
       w.stride[1], w.stride[2], w.stride[3], w.stride[4], yp, yp, 0,
       y.size[0], y.size[1], y.size[2], y.size[3], y.size[4], y.stride[0],
-      y.stride[1], y.stride[2], y.stride[3], y.stride[4], sh, sw, dh, dw);
+      y.stride[1], y.stride[2], y.stride[3], y.stride[4], pad[0], pad[1],
+      pad[2], pad[3], sh, sw, dh, dw);
 }
 
 struct Case {
@@ -59,6 +63,7 @@ struct Case {
   int64_t extra;  // input rows/columns beyond what the output reads
   int64_t padX;   // elements after each input row (a strided input)
   int64_t padY;   // elements after each output row (a strided result)
+  int64_t pad[4] = {0, 0, 0, 0}; // zero padding: top, left, bottom, right
 };
 
 /// Runs one convolution against a double-precision loop; checks that the
@@ -69,16 +74,20 @@ void checkConv(const Case &c, std::mt19937 &rng) {
                << " fg=" << c.fg << " " << c.h << "x" << c.w << " k="
                << c.kh << "x" << c.kw << " s=" << c.sh << "," << c.sw
                << " d=" << c.dh << "," << c.dw << " extra=" << c.extra
-               << " padX=" << c.padX << " padY=" << c.padY);
-  int64_t oh = (c.h - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-  int64_t ow = (c.w - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+               << " padX=" << c.padX << " padY=" << c.padY << " pad="
+               << c.pad[0] << "," << c.pad[1] << "," << c.pad[2] << ","
+               << c.pad[3]);
+  int64_t oh =
+      (c.h + c.pad[0] + c.pad[2] - c.dh * (c.kh - 1) - 1) / c.sh + 1;
+  int64_t ow =
+      (c.w + c.pad[1] + c.pad[3] - c.dw * (c.kw - 1) - 1) / c.sw + 1;
   Tensor5 x({c.n, c.g, c.cg, c.h + c.extra, c.w + c.extra}, c.padX);
   Tensor5 w({c.g, c.fg, c.cg, c.kh, c.kw});
   Tensor5 y({c.n, c.g, c.fg, oh, ow}, c.padY);
   x.fill(rng);
   w.fill(rng);
   std::vector<float> xBefore = x.buffer, wBefore = w.buffer;
-  callConv(x, w, y, c.sh, c.sw, c.dh, c.dw);
+  callConv(x, w, y, c.sh, c.sw, c.dh, c.dw, c.pad);
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t g = 0; g < c.g; ++g)
       for (int64_t f = 0; f < c.fg; ++f)
@@ -87,10 +96,15 @@ void checkConv(const Case &c, std::mt19937 &rng) {
             double sum = 0;
             for (int64_t ch = 0; ch < c.cg; ++ch)
               for (int64_t a = 0; a < c.kh; ++a)
-                for (int64_t b = 0; b < c.kw; ++b)
-                  sum += double(x.at(n, g, ch, i * c.sh + a * c.dh,
-                                     j * c.sw + b * c.dw)) *
+                for (int64_t b = 0; b < c.kw; ++b) {
+                  int64_t r = i * c.sh + a * c.dh - c.pad[0];
+                  int64_t q = j * c.sw + b * c.dw - c.pad[1];
+                  if (r < 0 || r >= c.h + c.extra || q < 0 ||
+                      q >= c.w + c.extra)
+                    continue; // padding
+                  sum += double(x.at(n, g, ch, r, q)) *
                          double(w.at(g, f, ch, a, b));
+                }
             ASSERT_NEAR(y.at(n, g, f, i, j), sum,
                         1e-5 * (1 + c.cg * c.kh * c.kw))
                 << "at (" << n << ", " << g << ", " << f << ", " << i << ", "
@@ -122,6 +136,28 @@ TEST(Conv, MatchesNaiveLoop) {
     if (::testing::Test::HasFatalFailure())
       return;
   }
+}
+
+TEST(Conv, PadsLikeAZeroBorder) {
+  // The compiler folds a materialised zero padding into the call.
+  std::mt19937 rng(23);
+  const Case cases[] = {
+      // n g cg fg  h  w kh kw sh sw dh dw extra padX padY {t, l, b, r}
+      {2, 1, 3, 4, 9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {2, 2, 8, 8, 14, 14, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {1, 1, 3, 5, 8, 9, 2, 3, 2, 1, 1, 1, 0, 0, 0, {0, 1, 1, 0}},
+      {2, 1, 3, 8, 15, 15, 7, 7, 2, 2, 1, 1, 0, 0, 0, {3, 3, 3, 3}},
+      {1, 2, 4, 4, 13, 13, 3, 3, 1, 1, 2, 2, 0, 0, 0, {2, 2, 2, 2}},
+      {1, 1, 3, 4, 10, 10, 3, 3, 2, 2, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {1, 1, 3, 4, 9, 9, 3, 3, 2, 2, 1, 1, 1, 2, 1, {1, 1, 1, 1}},
+  };
+  for (int64_t n : {1, 2})
+    for (Case c : cases) {
+      c.n = n;
+      checkConv(c, rng);
+      if (::testing::Test::HasFatalFailure())
+        return;
+    }
 }
 
 TEST(Conv, ReusesItsPrimitivesAcrossCallsAndBatches) {

@@ -124,15 +124,17 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
     `linalg.conv_2d_nchw_fchw` and `linalg.conv_2d_ngchw_gfchw` on memrefs
     whose output a zero `linalg.fill` initialises become the runtime's
     convolution service on 5-D grouped views (a unit group dimension for
-    the ungrouped form), with their strides and dilations; others stay
-    linalg:
+    the ungrouped form), with their padding, strides and dilations; others
+    stay linalg. A zero padding the compiler materialised (a fresh buffer,
+    zero-filled, the input copied into its interior, nothing else reading
+    it and nothing writing the input in between) is folded into the call's
+    pads: the call reads the unpadded input and the padded copy goes.
 
-    * `target=host`: f32, `grove_rt_conv2d_f32` (oneDNN's convolution).
+    * `target=host`: f32, `grove_rt_conv2d_f32` (oneDNN's convolution;
+      pads top, left, bottom, right).
     * `target=cuda`: f32, f16 and bf16, `grove_rt_cuda_conv2d_<type>`
-      (cuDNN). A symmetric zero padding the compiler materialised (a fresh
-      buffer, zero-filled, the input copied into its interior, nothing
-      writing the input in between) is folded into the call's `pad_h` /
-      `pad_w`: the call reads the unpadded input and the padded copy goes.
+      (cuDNN; `pad_h`, `pad_w`: only a symmetric padding folds, others stay
+      materialised).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"host\"",

@@ -3,11 +3,12 @@
 // convert-grove-to-linalg{conv-library} leaves convolutions as linalg's
 // named convolutions on a zero-padded input. Here they become calls of the
 // runtime's convolution service on 5-D grouped views (abi.h): oneDNN on the
-// host, cuDNN on the GPU. cuDNN pads by itself, so on the GPU a symmetric
-// padding the compiler materialised (a fresh buffer, zero-filled, the
-// input copied into its interior) is folded into the call and the copy
-// goes: the padded buffer is as large as the input, and the copy is a
-// kernel of its own.
+// host, cuDNN on the GPU. Both pad by themselves, so a zero padding the
+// compiler materialised (a fresh buffer, zero-filled, the input copied into
+// its interior) is folded into the call and the copy goes: the padded
+// buffer is as large as the input, and filling it is two passes over it
+// (on the GPU, two kernels). cuDNN pads both sides alike, so there only a
+// symmetric padding folds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,17 +105,28 @@ std::pair<Value, Value> getCopyOperands(Operation *op) {
 /// A zero padding the compiler materialised for a convolution.
 struct MaterializedPad {
   Value source;     // the unpadded input (N x C x H x W)
-  int64_t pad[2];   // symmetric top/bottom, left/right
-  SmallVector<Operation *> ops; // what builds the padded buffer
+  int64_t pad[4];   // top, left, bottom, right
+  SmallVector<Operation *> ops; // what builds (and frees) the padded buffer
+  /// Frees of the source between its copy and the convolution (host code
+  /// is lowered after deallocation, which frees a buffer after its last
+  /// use: the copy): the call reads the source, so they move after it.
+  SmallVector<Operation *> sourceFrees;
 };
 
 /// True when nothing between `from` and `to` (same block) may write the
-/// buffer `root`, so reading it at `to` sees what `from` read.
-bool isUnwrittenBetween(Value root, Operation *from, Operation *to) {
+/// buffer `root`, so reading it at `to` sees what `from` read; its
+/// memref.deallocs there are collected into `frees` instead.
+bool isUnwrittenBetween(Value root, Operation *from, Operation *to,
+                        SmallVectorImpl<Operation *> &frees) {
   for (Operation *op = from->getNextNode(); op && op != to;
        op = op->getNextNode()) {
     if (isMemoryEffectFree(op))
       continue;
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+        dealloc && getRootBuffer(dealloc.getMemref()) == root) {
+      frees.push_back(op);
+      continue;
+    }
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface)
       return false;
@@ -133,9 +145,11 @@ bool isUnwrittenBetween(Value root, Operation *from, Operation *to) {
 
 /// Matches `input` of `conv` (4-D, or its 5-D grouped expand_shape) against
 /// a fresh buffer whose only writers are a zero fill and a copy of the
-/// unpadded input into its interior, with the same padding on both sides.
+/// unpadded input into its interior (with the same padding on both sides
+/// when `symmetric`).
 std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
-                                                    Value input) {
+                                                    Value input,
+                                                    bool symmetric) {
   Operation *consumer = conv;
   Value padded = input;
   if (auto expand = input.getDefiningOp<memref::ExpandShapeOp>()) {
@@ -155,9 +169,15 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
     return std::nullopt;
   Operation *fill = nullptr, *copy = nullptr;
   memref::SubViewOp interior;
+  SmallVector<Operation *> frees; // of the padded buffer, after the conv
   for (Operation *user : padded.getUsers()) {
     if (user == consumer)
       continue;
+    if (isa<memref::DeallocOp>(user) && user->getBlock() == conv->getBlock() &&
+        conv->isBeforeInBlock(user)) {
+      frees.push_back(user);
+      continue;
+    }
     if (!fill && zeroFills(user, padded)) {
       fill = user;
       continue;
@@ -200,30 +220,23 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
   for (int i = 0; i < 2; ++i) {
     int64_t full = paddedType.getDimSize(2 + i);
     int64_t inner = sourceType.getDimSize(2 + i);
-    if (ShapedType::isDynamic(full) || ShapedType::isDynamic(inner) ||
-        full - inner - offsets[2 + i] != offsets[2 + i])
-      return std::nullopt; // asymmetric: cuDNN pads both sides alike
+    if (ShapedType::isDynamic(full) || ShapedType::isDynamic(inner))
+      return std::nullopt;
     pad.pad[i] = offsets[2 + i];
+    pad.pad[2 + i] = full - inner - offsets[2 + i];
+    if (pad.pad[2 + i] < 0 || (symmetric && pad.pad[2 + i] != pad.pad[i]))
+      return std::nullopt; // cuDNN pads both sides alike
   }
-  if (!isUnwrittenBetween(getRootBuffer(source), copy, conv))
+  if (!isUnwrittenBetween(getRootBuffer(source), copy, conv,
+                          pad.sourceFrees))
     return std::nullopt;
   pad.source = source;
-  pad.ops = {copy, interior, fill};
+  pad.ops = frees;
   if (consumer != conv)
-    pad.ops.insert(pad.ops.begin(), consumer);
-  pad.ops.push_back(alloc);
+    pad.ops.push_back(consumer);
+  llvm::append_range(pad.ops, SmallVector<Operation *>{copy, interior, fill,
+                                                       alloc});
   return pad;
-}
-
-/// The CUDA service's suffix for `element`, or "".
-StringRef getCudaSuffix(Type element) {
-  if (element.isF32())
-    return "f32";
-  if (element.isF16())
-    return "f16";
-  if (element.isBF16())
-    return "bf16";
-  return "";
 }
 
 template <typename ConvLike>
@@ -258,8 +271,9 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
   MLIRContext *ctx = module.getContext();
   Type memref = getDynamicStridedType(element, 5);
   Type i64 = IntegerType::get(ctx, 64);
+  // Pads (cuda: h, w; host: top, left, bottom, right), strides, dilations.
   SmallVector<Type> argTypes(3, memref);
-  argTypes.append(cuda ? 6 : 4, i64);
+  argTypes.append(cuda ? 6 : 8, i64);
   FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
       module, callee, FunctionType::get(ctx, argTypes, {}));
   if (failed(fn))
@@ -267,9 +281,8 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
 
   // Matched while the output's zero fill is still there for
   // isUnwrittenBetween to see.
-  std::optional<MaterializedPad> pad;
-  if (cuda)
-    pad = matchMaterializedPad(op, op.getDpsInputs()[0]);
+  std::optional<MaterializedPad> pad =
+      matchMaterializedPad(op, op.getDpsInputs()[0], /*symmetric=*/cuda);
   IRRewriter rewriter(op);
   Location loc = op.getLoc();
   rewriter.eraseOp(prev);
@@ -296,21 +309,33 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, v, 64);
   };
-  if (cuda)
-    for (int i = 0; i < 2; ++i)
-      args.push_back(constant(pad ? pad->pad[i] : 0));
+  for (int i = 0, e = cuda ? 2 : 4; i < e; ++i)
+    args.push_back(constant(pad ? pad->pad[i] : 0));
   for (DenseIntElementsAttr attr : {op.getStrides(), op.getDilations()})
     for (APInt v : attr.getValues<APInt>())
       args.push_back(constant(v.getSExtValue()));
-  func::CallOp::create(rewriter, loc, *fn, args);
+  auto call = func::CallOp::create(rewriter, loc, *fn, args);
   rewriter.eraseOp(op);
-  if (pad)
+  if (pad) {
     for (Operation *dead : pad->ops)
       rewriter.eraseOp(dead);
+    for (Operation *free : llvm::reverse(pad->sourceFrees))
+      rewriter.moveOpAfter(free, call);
+  }
   return true;
 }
 
 } // namespace
+
+StringRef mlir::grove::blas::getCudaSuffix(Type element) {
+  if (element.isF32())
+    return "f32";
+  if (element.isF16())
+    return "f16";
+  if (element.isBF16())
+    return "bf16";
+  return "";
+}
 
 FailureOr<bool> mlir::grove::blas::rewriteConv(ModuleOp module,
                                                linalg::Conv2DNchwFchwOp op,

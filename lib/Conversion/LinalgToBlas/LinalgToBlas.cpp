@@ -147,13 +147,8 @@ static std::string getGemmCallee(Type element, bool batched, bool cuda) {
     return element.isF32() ? (batched ? "grove_rt_batch_matmul_f32"
                                       : "grove_rt_matmul_f32")
                            : "";
-  if (element.isF32())
-    return "grove_rt_cuda_gemm_f32";
-  if (element.isF16())
-    return "grove_rt_cuda_gemm_f16";
-  if (element.isBF16())
-    return "grove_rt_cuda_gemm_bf16";
-  return "";
+  StringRef suffix = blas::getCudaSuffix(element);
+  return suffix.empty() ? "" : ("grove_rt_cuda_gemm_" + suffix).str();
 }
 
 /// Rewrites `op` into a runtime GEMM call. Returns false when the op does

@@ -16,15 +16,19 @@ namespace mlir::grove::blas {
 /// The fully dynamic strided memref type of `rank` the runtime accepts.
 MemRefType getDynamicStridedType(Type element, int64_t rank);
 
+/// The element-type suffix of the CUDA services (grove_rt_cuda_gemm_<sfx>,
+/// grove_rt_cuda_conv2d_<sfx>) for `element`, or "" when they take none.
+StringRef getCudaSuffix(Type element);
+
 /// True when `prev` is a linalg.fill of 0.0 into `buffer`, so the library
 /// call after it may overwrite instead of accumulate.
 bool isZeroFillOf(Operation *prev, Value buffer);
 
 /// Rewrites a memref convolution whose output is zero-filled right before
 /// it into the runtime's convolution service: grove_rt_conv2d_f32 (host,
-/// f32) or grove_rt_cuda_conv2d_<type> (cuda, any float type; a zero
-/// padding the compiler materialised is folded into the call where it is
-/// symmetric). Returns false when the op does not fit (it stays linalg),
+/// f32) or grove_rt_cuda_conv2d_<type> (cuda, any float type). A zero
+/// padding the compiler materialised is folded into the call (on cuda only
+/// where it is symmetric). Returns false when the op does not fit (it stays linalg),
 /// failure when the service cannot be declared.
 FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNchwFchwOp op,
                             bool cuda);

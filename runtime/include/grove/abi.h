@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GROVE_ABI_VERSION 1u
+#define GROVE_ABI_VERSION 2u
 
 /* A packed entry function: args = [param descriptors..., input descriptors...,
  * result buffer (only when the function has results)]. See docs/abi.md. */
@@ -62,8 +62,8 @@ void grove_rt_batch_matmul_f32(
     float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
     int64_t c_st0, int64_t c_st1, int64_t c_st2);
 
-/* Convolution service (host): y = conv(x, w) with strides and dilations and
- * no padding (the compiler pads x first), written over y, on exploded 5-D
+/* Convolution service (host): y = conv(x, w) with zero padding (top, left,
+ * bottom, right), strides and dilations, written over y, on exploded 5-D
  * memref descriptors in linalg's grouped form: x N x G x Cg x H x W,
  * w G x Fg x Cg x Kh x Kw, y N x G x Fg x Oh x Ow (G = 1 for an ungrouped
  * convolution). Bad shapes are parked as a service error, as for the
@@ -78,6 +78,7 @@ void grove_rt_conv2d_f32(
     float *y_alloc, float *y_aligned, int64_t y_off, int64_t y_s0,
     int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4, int64_t y_st0,
     int64_t y_st1, int64_t y_st2, int64_t y_st3, int64_t y_st4,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
     int64_t dilation_w);
 

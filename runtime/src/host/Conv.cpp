@@ -1,8 +1,9 @@
 //===- Conv.cpp - The convolution service for generated host code ---------===//
 //
 // grove_rt_conv2d_f32 runs the convolutions convert-linalg-to-blas finds
-// (linalg.conv_2d_nchw_fchw / conv_2d_ngchw_gfchw on an input the compiler
-// has already padded) on oneDNN's convolution primitive. From two images
+// (linalg.conv_2d_nchw_fchw / conv_2d_ngchw_gfchw; a zero padding the
+// compiler materialised is folded into the call's pads) on oneDNN's
+// convolution primitive, which pads by itself. From two images
 // on it lets oneDNN pick its blocked layouts (brgconv kernels on AVX-512:
 // 1.6-2.6x faster than im2col + sgemm on ResNeSt-50's 3x3 convolutions in
 // isolation) and reorders the input, the weights and the result on every
@@ -48,10 +49,12 @@ void report(const std::string &message) {
 }
 
 /// The convolution of x (N x G x Cg x H x W) with w (G x Fg x Cg x Kh x Kw)
-/// into y (N x G x Fg x Oh x Ow), strides s, dilations d, no padding.
+/// into y (N x G x Fg x Oh x Ow), strides s, dilations d, zero padding
+/// pt/pl/pb/pr (top, left, bottom, right).
 struct Problem {
   View5 x, w, y;
   int64_t sh, sw, dh, dw;
+  int64_t pt, pl, pb, pr;
 };
 
 /// Whether some operand has a zero-sized dimension (nothing to sum or
@@ -73,6 +76,8 @@ bool check(const Problem &p) {
         return report("negative size"), false;
   if (p.sh < 1 || p.sw < 1 || p.dh < 1 || p.dw < 1)
     return report("strides and dilations must be positive"), false;
+  if (p.pt < 0 || p.pl < 0 || p.pb < 0 || p.pr < 0)
+    return report("padding must not be negative"), false;
   auto describe = [](const View5 &v) {
     std::string s;
     for (int i = 0; i < 5; ++i)
@@ -82,11 +87,13 @@ bool check(const Problem &p) {
   bool ok = w.size[0] == x.size[1] && w.size[2] == x.size[2] &&
             y.size[0] == x.size[0] && y.size[1] == x.size[1] &&
             y.size[2] == w.size[1];
-  // The input rows and columns the output reads must exist.
-  ok = ok && (y.size[3] == 0 ||
-              (y.size[3] - 1) * p.sh + (w.size[3] - 1) * p.dh < x.size[3]);
-  ok = ok && (y.size[4] == 0 ||
-              (y.size[4] - 1) * p.sw + (w.size[4] - 1) * p.dw < x.size[4]);
+  // The rows and columns the output reads must exist in the padded input.
+  ok = ok && (y.size[3] == 0 || (y.size[3] - 1) * p.sh +
+                                        (w.size[3] - 1) * p.dh <
+                                    x.size[3] + p.pt + p.pb);
+  ok = ok && (y.size[4] == 0 || (y.size[4] - 1) * p.sw +
+                                        (w.size[4] - 1) * p.dw <
+                                    x.size[4] + p.pl + p.pr);
   if (!ok)
     return report("shape mismatch: input " + describe(x) + ", weights " +
                   describe(w) + ", result " + describe(y)),
@@ -108,14 +115,18 @@ void convLoops(const Problem &p) {
             float sum = 0.0f;
             for (int64_t c = 0; c < w.size[2]; ++c)
               for (int64_t i = 0; i < w.size[3]; ++i)
-                for (int64_t j = 0; j < w.size[4]; ++j)
+                for (int64_t j = 0; j < w.size[4]; ++j) {
+                  int64_t ih = oh * p.sh + i * p.dh - p.pt;
+                  int64_t iw = ow * p.sw + j * p.dw - p.pl;
+                  if (ih < 0 || ih >= x.size[3] || iw < 0 || iw >= x.size[4])
+                    continue; // a zero of the padding
                   sum += x.base[n * x.stride[0] + g * x.stride[1] +
-                                c * x.stride[2] +
-                                (oh * p.sh + i * p.dh) * x.stride[3] +
-                                (ow * p.sw + j * p.dw) * x.stride[4]] *
+                                c * x.stride[2] + ih * x.stride[3] +
+                                iw * x.stride[4]] *
                          w.base[g * w.stride[0] + f * w.stride[1] +
                                 c * w.stride[2] + i * w.stride[3] +
                                 j * w.stride[4]];
+                }
             y.base[n * y.stride[0] + g * y.stride[1] + f * y.stride[2] +
                    oh * y.stride[3] + ow * y.stride[4]] = sum;
           }
@@ -166,8 +177,10 @@ engine &cpuEngine() {
 
 /// The cached primitives for `p`, built on first use.
 const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
-                         const memory::desc &userDst) {
-  std::vector<int64_t> key = {p.sh, p.sw, p.dh, p.dw};
+                         const memory::desc &userDst, int64_t padB,
+                         int64_t padR) {
+  std::vector<int64_t> key = {p.sh, p.sw, p.dh, p.dw,
+                              p.pt, p.pl, padB, padR};
   for (const View5 *v : {&p.x, &p.w, &p.y})
     for (int i = 0; i < 5; ++i)
       key.insert(key.end(), {v->size[i], v->stride[i]});
@@ -192,11 +205,11 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
                                     memory::format_tag::any)
                      : d;
     };
-    // oneDNN counts dilation from 0 (no gap); the input is padded already.
+    // oneDNN counts dilation from 0 (no gap).
     convolution_forward::desc desc(
         prop_kind::forward_inference, algorithm::convolution_direct,
         pick(userSrc), pick(userWeights), pick(userDst), {p.sh, p.sw},
-        {p.dh - 1, p.dw - 1}, {0, 0}, {0, 0});
+        {p.dh - 1, p.dw - 1}, {p.pt, p.pl}, {padB, padR});
     return convolution_forward::primitive_desc(desc, eng);
   };
   convolution_forward::primitive_desc pd = build(p.x.size[0] > 1);
@@ -224,22 +237,34 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
 
 /// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
 bool convDnnl(const Problem &p) {
-  // The padded input as it is when oneDNN's output size formula (rounding
-  // down) gives the result's size, as for a stride-2 convolution that skips
-  // the last row; else only the rows and columns the output reads (a
-  // view that is not dense, which some of oneDNN's kernels refuse).
-  auto extent = [](int64_t in, int64_t out, int64_t k, int64_t s,
-                   int64_t d) {
+  // The input as it is, with the trailing padding that makes oneDNN's
+  // output size formula (rounding down) give the result's size, as for a
+  // stride-2 convolution that skips the last row; else only the rows and
+  // columns the output reads, unpadded at the end (a view that is not
+  // dense, which some of oneDNN's kernels refuse).
+  auto extent = [](int64_t in, int64_t lead, int64_t trail, int64_t out,
+                   int64_t k, int64_t s, int64_t d, int64_t &trailOut) {
     int64_t window = (k - 1) * d + 1;
-    return (in - window) / s + 1 == out ? in : (out - 1) * s + window;
+    trailOut = trail;
+    if ((in + lead + trail - window) / s + 1 == out)
+      return in;
+    trailOut = 0;
+    return (out - 1) * s + window - lead;
   };
-  int64_t rows = extent(p.x.size[3], p.y.size[3], p.w.size[3], p.sh, p.dh);
-  int64_t cols = extent(p.x.size[4], p.y.size[4], p.w.size[4], p.sw, p.dw);
+  int64_t padB = 0, padR = 0;
+  int64_t rows = extent(p.x.size[3], p.pt, p.pb, p.y.size[3], p.w.size[3],
+                        p.sh, p.dh, padB);
+  int64_t cols = extent(p.x.size[4], p.pl, p.pr, p.y.size[4], p.w.size[4],
+                        p.sw, p.dw, padR);
+  // The output reads past the unpadded input but not into the bottom or
+  // right padding as given: the loops handle it.
+  if (rows > p.x.size[3] || cols > p.x.size[4] || rows < 1 || cols < 1)
+    return false;
   memory::desc userSrc, userDst;
   if (!asNchw(p.x, rows, cols, userSrc) ||
       !asNchw(p.y, p.y.size[3], p.y.size[4], userDst))
     return false;
-  const Compiled *c = compiled(p, userSrc, userDst);
+  const Compiled *c = compiled(p, userSrc, userDst, padB, padR);
   engine &eng = cpuEngine();
   thread_local stream *st = new stream(eng);
 
@@ -297,6 +322,7 @@ GROVE_API void grove_rt_conv2d_f32(
     float *y_alloc, float *y_aligned, int64_t y_off, int64_t y_s0,
     int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4, int64_t y_st0,
     int64_t y_st1, int64_t y_st2, int64_t y_st3, int64_t y_st4,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
     int64_t dilation_w) {
   (void)x_alloc, (void)w_alloc, (void)y_alloc;
@@ -308,7 +334,7 @@ GROVE_API void grove_rt_conv2d_f32(
                 yst[] = {y_st0, y_st1, y_st2, y_st3, y_st4};
   Problem p{view(x_aligned, x_off, xs, xst), view(w_aligned, w_off, ws, wst),
             view(y_aligned, y_off, ys, yst), stride_h, stride_w, dilation_h,
-            dilation_w};
+            dilation_w, pad_top, pad_left, pad_bottom, pad_right};
   // Generated code cannot handle C++ exceptions: they become a pending
   // service error, as for the GEMMs.
   try {
