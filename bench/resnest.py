@@ -60,7 +60,7 @@ MARK_END = "<!-- /resnest -->"
 VARIANTS = [
     ("torch", "PyTorch", "eager, 2 threads"),
     ("torch-1", "PyTorch", "eager, 1 thread"),
-    ("grove", "Grove", "oneDNN convolutions and GEMMs, 2 OpenMP threads"),
+    ("grove", "Grove", "oneDNN GEMMs, 2 OpenMP threads"),
     ("ort", "ONNX Runtime", "CPU EP, intra-op 2 threads"),
     ("iree-task", "IREE", "local-task, 2 workers"),
     ("iree-sync", "IREE", "local-sync (1 thread)"),  # only with --iree-sync: see its help

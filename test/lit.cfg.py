@@ -43,11 +43,6 @@ llvm_config.with_environment(
 config.environment["OPENBLAS_NUM_THREADS"] = "1"
 config.environment["OMP_NUM_THREADS"] = "1"
 
-# `dnnl` where the runtime has oneDNN (and grovec's host convolutions go to
-# it by default).
-if config.have_dnnl:
-    config.available_features.add("dnnl")
-
 # CUDA: `cuda-target` where the build has the CUDA target (a toolkit was
 # found: compile, FileCheck and link tests run); `cuda-gpu` where a GPU can
 # also run code (driver and device present: GPU numerics run). Elsewhere

@@ -46,15 +46,14 @@ void mlir::grove::buildGroveCommonPipeline(
   // then stays in cache. A GPU has the memory, and wants one batched GEMM.
   // The host's split-attention FCs from batch 2 on are GEMM library calls
   // (docs/perf.md, "Split attention"); the GPU's stay kernels. With
-  // conv-library (the host's default) the host's f32 convolutions go to
-  // oneDNN's convolution and the GPU's (every float type) to cuDNN's
-  // (convert-linalg-to-blas), else they are im2col + GEMM (per image on the
-  // host).
+  // conv-library the host's f32 convolutions go to oneDNN's convolution and
+  // the GPU's (every float type) to cuDNN's (convert-linalg-to-blas), else
+  // they are im2col + GEMM (per image on the host).
   bool cuda = options.target == "cuda";
   ConvertGroveToLinalgOptions toLinalg;
   toLinalg.convPerImage = !cuda;
   toLinalg.splitAttentionGemm = !cuda;
-  toLinalg.convLibrary = usesConvLibrary(options, cuda);
+  toLinalg.convLibrary = options.convLibrary;
   toLinalg.convLibraryLowPrecision = cuda;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
@@ -143,16 +142,6 @@ void mlir::grove::buildGroveToHostPipeline(
   if (options.threads)
     pm.addPass(createGroveDispatchParallelCalls());
   pm.addPass(createGroveEmitEntryPoints());
-}
-
-bool mlir::grove::usesConvLibrary(const GrovePipelineOptions &options,
-                                  bool cuda) {
-  if (options.convLibrary.hasValue())
-    return options.convLibrary;
-  // Host, ResNeSt-50 at 224x224: 80.0 -> 76.9 ms at batch 1, 1209 -> 1038
-  // ms at batch 16 with oneDNN's convolution (its padding folded in).
-  // Without oneDNN the service is a direct loop nest: im2col + BLAS then.
-  return !cuda && GROVE_HOST_CONV_LIBRARY;
 }
 
 std::string mlir::grove::getDefaultCudaToolkitPath() {

@@ -71,9 +71,8 @@ cl::opt<bool> fuseSplitAttention(
 cl::opt<bool> convLibrary(
     "conv-library",
     cl::desc("Convolutions on the runtime's convolution service instead of "
-             "im2col + GEMM: host f32 on oneDNN (default true where the "
-             "runtime has oneDNN), cuda f32/f16/bf16 on cuDNN (default "
-             "false until measured on a GPU; docs/cuda.md)"),
+             "im2col + GEMM: host f32 on oneDNN, cuda f32/f16/bf16 on cuDNN "
+             "(default false; docs/passes.md, docs/cuda.md)"),
     cl::init(false), cl::cat(groveCategory));
 cl::opt<bool> narrowIndices(
     "cuda-narrow-indices",
@@ -232,9 +231,7 @@ int main(int argc, char **argv) {
   pipelineOptions.moduleName = name;
   pipelineOptions.fuseSplitAttention = fuseSplitAttention;
   pipelineOptions.threads = threads;
-  // Unset, the pipeline picks the target's measured default.
-  if (convLibrary.getNumOccurrences())
-    pipelineOptions.convLibrary = convLibrary;
+  pipelineOptions.convLibrary = convLibrary;
   if (target == "cuda") {
     pipelineOptions.chip = cudaChip;
     pipelineOptions.narrowIndices = narrowIndices;

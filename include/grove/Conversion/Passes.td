@@ -33,11 +33,10 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     into a zero-filled result, which `convert-linalg-to-blas` turns into
     the runtime's convolution service (oneDNN on the host, cuDNN on the
     GPU); with `conv-library-low-precision` f16 and bf16 convolutions take
-    that form too (the CUDA service runs every float type). The pipelines'
-    own `conv-library` option sets it (it takes precedence over
-    `conv-per-image`, which f16/bf16 keep): by default on the host where
-    the runtime has oneDNN, not on cuda until measured; grove-to-cuda sets
-    `conv-library-low-precision` with it.
+    that form too (the CUDA service runs every float type). The pipelines
+    set `conv-library` only with their own `conv-library` option (it takes
+    precedence over `conv-per-image`, which f16/bf16 keep); grove-to-cuda
+    sets `conv-library-low-precision` with it.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",

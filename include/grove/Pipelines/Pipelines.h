@@ -45,11 +45,11 @@ struct GrovePipelineOptions
       *this, "conv-library",
       llvm::cl::desc("Convolutions on the runtime's convolution service "
                      "instead of im2col + GEMM: host f32 on oneDNN "
-                     "(grove_rt_conv2d_f32; default where the runtime has "
-                     "oneDNN: faster on ResNeSt-50, docs/perf.md), cuda "
-                     "f32/f16/bf16 on cuDNN (grove_rt_cuda_conv2d_<type>; "
-                     "default off: not yet measured on a GPU, "
-                     "docs/cuda.md)"),
+                     "(grove_rt_conv2d_f32; faster or slower by up to 15% "
+                     "on ResNeSt-50 depending on the machine's phase, "
+                     "docs/passes.md), cuda f32/f16/bf16 on cuDNN "
+                     "(grove_rt_cuda_conv2d_<type>; not yet measured on a "
+                     "GPU, docs/cuda.md)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> threads{
       *this, "threads",
@@ -106,12 +106,6 @@ void buildGroveToCudaPipeline(OpPassManager &pm,
 /// The toolkit the CUDA pipeline uses when its option is empty: $CUDA_HOME,
 /// else the one found when Grove was built (may be empty).
 std::string getDefaultCudaToolkitPath();
-
-/// Whether `options` sends convolutions to the runtime's convolution
-/// service: as set, else the measured default of the target (the host's
-/// oneDNN convolution where the runtime was built with oneDNN; not cuDNN
-/// until a GPU run has measured it).
-bool usesConvLibrary(const GrovePipelineOptions &options, bool cuda);
 
 /// Registers `grove-to-host`, `grove-to-cuda` (and the common stage as
 /// `grove-common`) with the pass pipeline registry.

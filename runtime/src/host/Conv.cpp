@@ -9,13 +9,12 @@
 // isolation) and reorders the input, the weights and the result on every
 // call; for one image it keeps the caller's layouts (oneDNN's GEMM-based
 // convolution), since reordering the weights alone cost more than the
-// kernels saved. Generated code calls it for f32 convolutions by default
-// (conv-library): with the padding folded into the call it beat im2col +
-// sgemm on ResNeSt-50, though the reorders around every convolution take
-// back part of what the blocked kernels gain (docs/passes.md). A
-// primitive is built once per shape and layout and kept; the blocked
-// buffers come from the runtime's block cache. Builds without oneDNN run a
-// direct loop nest (correct, slow; grovec then defaults to im2col + BLAS).
+// kernels saved. Generated code calls it only when compiled with
+// `grovec --conv-library`: on ResNeSt-50 the reorders around every
+// convolution take back what the kernels gain, even with the padding folded
+// into the call (docs/passes.md). A primitive is built once per shape and
+// layout and kept; the blocked buffers come from the runtime's block
+// cache. Builds without oneDNN run a direct loop nest (correct, slow).
 //
 //===----------------------------------------------------------------------===//
 

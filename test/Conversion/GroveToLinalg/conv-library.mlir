@@ -1,15 +1,14 @@
 // RUN: grove-opt %s -split-input-file --convert-grove-to-linalg=conv-library | FileCheck %s
 // RUN: grove-opt %s -split-input-file --convert-grove-to-linalg="conv-library conv-per-image" | FileCheck %s --check-prefix=BOTH
-// RUN: grove-opt %s -split-input-file --grove-to-host | FileCheck %s --check-prefix=HOST
+// RUN: grove-opt %s -split-input-file --grove-to-host=conv-library | FileCheck %s --check-prefix=HOST
 
 // convert-grove-to-linalg{conv-library} (NN.cpp): an f32 convolution other
 // than a 1x1 GEMM is the padded input and linalg's named convolution into a
 // zero-filled result, which convert-linalg-to-blas{target=host} turns into
 // grove_rt_conv2d_f32 (oneDNN). It takes precedence over conv-per-image,
 // which f16/bf16 keep; 1x1 convolutions stay batched GEMMs. grove-to-host
-// sets it by default where the runtime has oneDNN (its conv-library option,
-// grovec --conv-library): with the padding folded into the call, ResNeSt-50
-// runs faster than with im2col + GEMM (docs/perf.md).
+// sets it only with its conv-library option (grovec --conv-library): on
+// ResNeSt-50 it measured no faster than im2col + GEMM (docs/passes.md).
 
 // Grouped: input, weights and result as linalg's grouped views, no copy but
 // the padding.

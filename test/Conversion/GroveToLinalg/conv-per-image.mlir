@@ -1,15 +1,14 @@
 // RUN: grove-opt %s -split-input-file --convert-grove-to-linalg=conv-per-image | FileCheck %s
 // RUN: grove-opt %s -split-input-file --convert-grove-to-linalg | FileCheck %s --check-prefix=BATCH
-// RUN: grove-opt %s -split-input-file --grove-to-host=conv-library=false | FileCheck %s --check-prefix=HOST
+// RUN: grove-opt %s -split-input-file --grove-to-host | FileCheck %s --check-prefix=HOST
 
 // convert-grove-to-linalg{conv-per-image} (NN.cpp): an im2col convolution
 // runs in an scf.for over the (dynamic) batch: image n is sliced out, padded,
 // unfolded and multiplied group by group, and written into block n of the
 // result, so the unfolded copy is one image's (1 x 288 x 3136 here) and not
-// the batch's. grove-to-host sets the option (its f32 convolutions go to
-// oneDNN by default, conv-library.mlir; f16/bf16 and conv-library=false
-// keep this form); grove-to-cuda does not (one batched GEMM per group
-// there: test/Pipelines/grove-to-cuda-conv.mlir).
+// the batch's. grove-to-host sets the option (and conv-library only when
+// asked to: conv-library.mlir); grove-to-cuda does not (one batched GEMM
+// per group there: test/Pipelines/grove-to-cuda-conv.mlir).
 // CHECK-LABEL: func.func @grouped(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<?x64x56x56xf32>, %[[W:[^:]*]]: tensor<64x32x3x3xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
