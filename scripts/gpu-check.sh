@@ -18,10 +18,12 @@
 #       failure; OUTDIR/profile.txt has ResNeSt-50's per-kernel GPU times.
 #       Budget: about 3 minutes on an H200 (of which ResNeSt-50's
 #       torch.compile, last, took 90 s and may take up to 180 s: run.py
-#       --resnest-compile-budget).
+#       --resnest-compile-budget), plus the cuDNN and 32-bit-index variants
+#       (not yet run: allow 7 minutes).
 #
 # With the device tool: prepare here, then
-#   run(command="scripts/gpu-check.sh run $OUT", carry=["gpu-bundle"])
+#   run(command="scripts/gpu-check.sh run $OUT", carry=["gpu-bundle"],
+#       timeout_s=420)
 # and copy $OUT/gpu-results.md into docs/gpu-results.md.
 set -Eeuo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

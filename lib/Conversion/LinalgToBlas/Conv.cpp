@@ -243,15 +243,9 @@ template <typename ConvLike>
 FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
   constexpr bool grouped =
       std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
-  if (!op.hasPureBufferSemantics())
+  Type element = getSharedElementType(op);
+  if (!element)
     return false;
-  Type element;
-  for (Value v : op->getOperands()) {
-    auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || (element && t.getElementType() != element))
-      return false;
-    element = t.getElementType();
-  }
   std::string callee = cuda ? ("grove_rt_cuda_conv2d_" +
                                getCudaSuffix(element)).str()
                             : "grove_rt_conv2d_f32";

@@ -38,6 +38,19 @@ MemRefType mlir::grove::blas::getDynamicStridedType(Type element,
   return MemRefType::get(shape, element, layout);
 }
 
+Type mlir::grove::blas::getSharedElementType(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics())
+    return {};
+  Type element;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || (element && t.getElementType() != element))
+      return {};
+    element = t.getElementType();
+  }
+  return element;
+}
+
 bool mlir::grove::blas::isZeroFillOf(Operation *prev, Value buffer) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
   if (!fill || fill.getOutputs()[0] != buffer)
@@ -157,15 +170,9 @@ static std::string getGemmCallee(Type element, bool batched, bool cuda) {
 template <typename MatmulLike>
 static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
                                      bool batched, bool cuda) {
-  if (!op.hasPureBufferSemantics())
+  Type element = blas::getSharedElementType(op);
+  if (!element)
     return false;
-  Type element;
-  for (Value v : op->getOperands()) {
-    auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || (element && t.getElementType() != element))
-      return false;
-    element = t.getElementType();
-  }
   std::string callee = getGemmCallee(element, batched, cuda);
   if (callee.empty())
     return false;

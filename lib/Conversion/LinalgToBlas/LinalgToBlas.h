@@ -20,6 +20,10 @@ MemRefType getDynamicStridedType(Type element, int64_t rank);
 /// grove_rt_cuda_conv2d_<sfx>) for `element`, or "" when they take none.
 StringRef getCudaSuffix(Type element);
 
+/// The element type every operand of `op` has, all memrefs; null when `op`
+/// is not on buffers or mixes types (a library call does not fit).
+Type getSharedElementType(linalg::LinalgOp op);
+
 /// True when `prev` is a linalg.fill of 0.0 into `buffer`, so the library
 /// call after it may overwrite instead of accumulate.
 bool isZeroFillOf(Operation *prev, Value buffer);
