@@ -150,6 +150,9 @@ TEST(Conv, PadsLikeAZeroBorder) {
       {1, 2, 4, 4, 13, 13, 3, 3, 1, 1, 2, 2, 0, 0, 0, {2, 2, 2, 2}},
       {1, 1, 3, 4, 10, 10, 3, 3, 2, 2, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
       {1, 1, 3, 4, 9, 9, 3, 3, 2, 2, 1, 1, 1, 2, 1, {1, 1, 1, 1}},
+      // A result smaller than the padded input allows: the bottom and
+      // right padding are not reached (the service trims them).
+      {1, 2, 2, 3, 9, 8, 3, 3, 2, 2, 1, 1, 2, 0, 0, {1, 2, 1, 2}},
   };
   for (int64_t n : {1, 2})
     for (Case c : cases) {

@@ -197,17 +197,27 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
     return std::nullopt;
   Value source = getCopyOperands(copy).first;
   auto sourceType = cast<MemRefType>(source.getType());
-  // Padding only in H and W: the batch and channel sizes are the source's
-  // (static and equal, or the batch allocated as the source's).
-  if (sourceType.getRank() != 4 || sourceType.isDynamicDim(1) ||
+  // The call reads the source itself, so its buffer must be one whose
+  // frees and writes isUnwrittenBetween can see: a function argument or an
+  // allocation, reached through views only (not a select, a call result or
+  // a transpose).
+  Value root = getRootBuffer(source);
+  if (!isa<BlockArgument>(root) &&
+      !root.getDefiningOp<memref::AllocOp>() &&
+      !root.getDefiningOp<memref::AllocaOp>())
+    return std::nullopt;
+  // A plain copy (linalg.copy may also convert types), padding only in H
+  // and W: the batch and channel sizes are the source's (static and equal,
+  // or the batch allocated as the source's own).
+  if (sourceType.getElementType() != paddedType.getElementType() ||
+      sourceType.getRank() != 4 || sourceType.isDynamicDim(1) ||
       paddedType.getDimSize(1) != sourceType.getDimSize(1))
     return std::nullopt;
   if (paddedType.isDynamicDim(0)) {
     auto dim = alloc.getDynamicSizes()[0].getDefiningOp<memref::DimOp>();
     std::optional<int64_t> index =
         dim ? getConstantIntValue(dim.getIndex()) : std::nullopt;
-    if (!dim || index != 0 ||
-        getRootBuffer(dim.getSource()) != getRootBuffer(source))
+    if (!dim || index != 0 || dim.getSource() != source)
       return std::nullopt;
   } else if (paddedType.getDimSize(0) != sourceType.getDimSize(0)) {
     return std::nullopt;
@@ -227,8 +237,7 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
     if (pad.pad[2 + i] < 0 || (symmetric && pad.pad[2 + i] != pad.pad[i]))
       return std::nullopt; // cuDNN pads both sides alike
   }
-  if (!isUnwrittenBetween(getRootBuffer(source), copy, conv,
-                          pad.sourceFrees))
+  if (!isUnwrittenBetween(root, copy, conv, pad.sourceFrees))
     return std::nullopt;
   pad.source = source;
   pad.ops = frees;

@@ -71,7 +71,7 @@ gpu::LaunchOp createLaunch(RewriterBase &rewriter, Location loc, Value grid,
 /// `linear` (less than `bound`, the product of `sizes`) as a point of
 /// `sizes`, innermost index fastest. Where `bound` fits in 32 bits the
 /// divisions are 32-bit, behind a branch that is uniform across the grid
-/// (decided at compile time when `bound` is a constant): a 64-bit division
+/// (decided at compile time when `bound` folds to a constant): a 64-bit division
 /// by a constant is a 64x64-bit multiply-high that the GPU emulates with
 /// several 32-bit ones, and those divisions, not memory, bounded the
 /// index-heavy kernels (an im2col's 6-D point, docs/gpu-results.md).
@@ -125,10 +125,12 @@ void linearize(RewriterBase &rewriter, scf::ParallelOp par,
   SmallVector<Value> counts;
   for (auto [lb, ub, step] : llvm::zip(par.getLowerBound(),
                                        par.getUpperBound(), par.getStep())) {
-    Value extent = arith::SubIOp::create(rewriter, loc, ub, lb);
-    Value count = arith::CeilDivUIOp::create(rewriter, loc, extent, step);
+    // Folded where static, so that delinearize sees a constant bound.
+    Value extent = rewriter.createOrFold<arith::SubIOp>(loc, ub, lb);
+    Value count =
+        rewriter.createOrFold<arith::CeilDivUIOp>(loc, extent, step);
     counts.push_back(count);
-    total = arith::MulIOp::create(rewriter, loc, total, count);
+    total = rewriter.createOrFold<arith::MulIOp>(loc, total, count);
   }
   Value block = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
   Value grid = arith::CeilDivUIOp::create(rewriter, loc, total, block);
@@ -293,7 +295,7 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   bool reduces = numParallel < op.getNumLoops();
   Value total = one;
   for (unsigned d = 0; d < numParallel; ++d)
-    total = arith::MulIOp::create(rewriter, loc, total, sizes[d]);
+    total = rewriter.createOrFold<arith::MulIOp>(loc, total, sizes[d]);
   Value block = arith::ConstantIndexOp::create(
       rewriter, loc, numParallel ? blockSize : 1);
   Value grid = numParallel
@@ -444,11 +446,11 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
   Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
   Value points = one;
   for (unsigned d = 0; d < numParallel; ++d)
-    points = arith::MulIOp::create(rewriter, loc, points, sizes[d]);
+    points = rewriter.createOrFold<arith::MulIOp>(loc, points, sizes[d]);
   Value reductionPoints = one;
   for (unsigned d = numParallel; d < op.getNumLoops(); ++d)
-    reductionPoints =
-        arith::MulIOp::create(rewriter, loc, reductionPoints, sizes[d]);
+    reductionPoints = rewriter.createOrFold<arith::MulIOp>(
+        loc, reductionPoints, sizes[d]);
   int64_t warpsPerBlock = std::max<int64_t>(blockSize / kWarpSize, 1);
   Value block =
       arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock * kWarpSize);

@@ -167,3 +167,43 @@ func.func @moves_source_free(%w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
   memref.dealloc %p : memref<1x3x8x8xf32>
   return
 }
+
+// -----
+
+// Not folded: the source is chosen by a select (its buffer's frees and
+// writes cannot be tracked through it), and a copy that converts f16 to
+// f32 (the call would read the f16 source as f32).
+// CHECK-LABEL: func.func @selected_source(
+// CHECK: %[[P:.*]] = memref.alloc() : memref<1x3x8x8xf32>
+// CHECK: %[[VX:.*]] = memref.reinterpret_cast %[[P]]
+// CHECK-COUNT-4: arith.constant 0 : i64
+// CHECK: call @grove_rt_conv2d_f32(%[[VX]]
+func.func @selected_source(%a: memref<1x3x6x6xf32>, %b: memref<1x3x6x6xf32>, %c: i1, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = arith.select %c, %a, %b : memref<1x3x6x6xf32>
+  %p = memref.alloc() : memref<1x3x8x8xf32>
+  linalg.map outs(%p : memref<1x3x8x8xf32>) (%init: f32) { linalg.yield %zero : f32 }
+  %in = memref.subview %p[0, 0, 1, 1] [1, 3, 6, 6] [1, 1, 1, 1] : memref<1x3x8x8xf32> to memref<1x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%s : memref<1x3x6x6xf32>) outs(%in : memref<1x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @converting_copy(
+// CHECK: %[[P:.*]] = memref.alloc() : memref<1x3x8x8xf32>
+// CHECK: linalg.copy
+// CHECK: %[[VX:.*]] = memref.reinterpret_cast %[[P]]
+// CHECK: call @grove_rt_conv2d_f32(%[[VX]]
+func.func @converting_copy(%x: memref<1x3x6x6xf16>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x3x8x8xf32>
+  linalg.map outs(%p : memref<1x3x8x8xf32>) (%init: f32) { linalg.yield %zero : f32 }
+  %in = memref.subview %p[0, 0, 1, 1] [1, 3, 6, 6] [1, 1, 1, 1] : memref<1x3x8x8xf32> to memref<1x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%x : memref<1x3x6x6xf16>) outs(%in : memref<1x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
+  return
+}

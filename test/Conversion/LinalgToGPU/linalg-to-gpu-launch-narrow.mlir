@@ -1,5 +1,6 @@
 // RUN: grove-opt %s --convert-linalg-to-gpu-launch=narrow-indices --canonicalize | FileCheck %s
 // RUN: grove-opt %s --convert-linalg-to-gpu-launch | FileCheck %s --check-prefix=WIDE
+// RUN: grove-opt %s --convert-linalg-to-gpu-launch=narrow-indices | FileCheck %s --check-prefix=RAW
 
 // convert-linalg-to-gpu-launch{narrow-indices}: thread ids (and a warp's
 // reduction points) are delinearized with 32-bit divisions where the space
@@ -7,22 +8,28 @@
 // else behind an scf.if on the extent, uniform across the grid, whose
 // other branch is the 64-bit affine.delinearize_index. Off by default.
 
-// Static 64 x 128: 32-bit only, no branch.
+// Static 64 x 96: 32-bit only, no branch (decided by the pass itself: the
+// RAW run has no canonicalization); the column is the remainder by 96.
 // CHECK-LABEL: func.func @static_map(
 // CHECK: scf.if
 // CHECK-NEXT: %[[G:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK-NEXT: %[[J:.*]] = arith.remui %[[G]], %{{.*}} : i32
+// CHECK-NEXT: %[[J:.*]] = arith.remui %[[G]], %c96_i32 : i32
 // CHECK-NEXT: %[[JI:.*]] = arith.index_castui %[[J]] : i32 to index
-// CHECK-NEXT: %[[I:.*]] = arith.divui %[[G]], %{{.*}} : i32
+// CHECK-NEXT: %[[I:.*]] = arith.divui %[[G]], %c96_i32 : i32
 // CHECK-NEXT: %[[II:.*]] = arith.index_castui %[[I]] : i32 to index
 // CHECK-NEXT: memref.load %{{.*}}[%[[II]], %[[JI]]]
 // CHECK-NOT: affine.delinearize_index
+// RAW-LABEL: func.func @static_map(
+// RAW-NOT: arith.cmpi ule
+// RAW-NOT: affine.delinearize_index
+// RAW: arith.remui
+// RAW-LABEL: func.func @dynamic_map(
 // WIDE-LABEL: func.func @static_map(
-// WIDE: affine.delinearize_index %{{.*}} into (64, 128)
+// WIDE: affine.delinearize_index %{{.*}} into (64, 96)
 // WIDE-NOT: index_castui
-func.func @static_map(%a: memref<64x128xf32>, %b: memref<64x128xf32>) {
+func.func @static_map(%a: memref<64x96xf32>, %b: memref<64x96xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
-    ins(%a : memref<64x128xf32>) outs(%b : memref<64x128xf32>) {
+    ins(%a : memref<64x96xf32>) outs(%b : memref<64x96xf32>) {
   ^bb0(%x: f32, %y: f32):
     %r = arith.addf %x, %x : f32
     linalg.yield %r : f32

@@ -31,8 +31,7 @@
 // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
 // CHECK-NOT: gpu.launch
-// CHECK: %[[PART:.*]] = arith.muli %{{.*}}, %[[M]] : index
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %[[PART]], %[[N]] : index
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[M]], %[[N]] : index
 // CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
 // CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
@@ -144,12 +143,13 @@ func.func @fill(%y: memref<?x16xf32>) {
 // CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
 // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
-// CHECK: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[M]] : index
-// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
-// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
+// The thread count is M itself (1 x M folds).
+// CHECK-NOT: arith.muli
+// CHECK: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[M]], %[[BLOCK]] : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]]) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]], %{{[a-z0-9_]+}} = %[[ONE]], %{{[a-z0-9_]+}} = %[[ONE]])
-// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]] : index
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: %[[ROW:.*]] = affine.delinearize_index %{{.*}} into (%[[M]]) : index
 // CHECK-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[ROW]]] : memref<?xf32>
@@ -282,9 +282,8 @@ func.func @fill_not_folded(%x: memref<?x?xf32>, %out: memref<?xf32>, %arg: memre
 // CHECK-NEXT: %[[M:.*]] = memref.dim %[[X]], %[[I0]] : memref<?x?xf32>
 // CHECK-NEXT: %[[I1:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[N:.*]] = memref.dim %[[X]], %[[I1]] : memref<?x?xf32>
-// CHECK: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[N]] : index
-// CHECK-NEXT: %[[BLOCK:.*]] = arith.constant 256 : index
-// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[TOTAL]], %[[BLOCK]] : index
+// CHECK: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK-NEXT: %[[GRID:.*]] = arith.ceildivui %[[N]], %[[BLOCK]] : index
 // CHECK: gpu.launch blocks({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[GRID]], {{.*}}) threads({{[^)]*}}) in (%{{[a-z0-9_]+}} = %[[BLOCK]],
 // CHECK: %[[COL:.*]] = affine.delinearize_index %{{.*}} into (%[[N]]) : index
 // CHECK-NEXT: %[[INIT:.*]] = memref.load %[[Y]][%[[COL]]] : memref<?xf32>
@@ -511,13 +510,11 @@ func.func @rank0(%x: memref<f32>, %y: memref<f32>) {
 // CHECK: %[[M:.*]] = memref.dim %[[X]],
 // CHECK: %[[N:.*]] = memref.dim %[[X]],
 // CHECK-NOT: gpu.launch
-// CHECK: %[[EXT:.*]] = arith.subi %[[M]], %{{.*}} : index
-// CHECK-NEXT: %[[CNT:.*]] = arith.ceildivui %[[EXT]], %{{.*}} : index
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.muli %{{.*}}, %[[CNT]] : index
+// The count of rows, M - 0 over step 1, folds to M.
 // CHECK: gpu.launch
-// CHECK: arith.cmpi ult, %{{.*}}, %[[TOTAL]] : index
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]] : index
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%[[CNT]]) : index
+// CHECK-NEXT: affine.delinearize_index %{{.*}} into (%[[M]]) : index
 // CHECK-NOT: memref.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{[a-z0-9_]+}} {
 // CHECK: memref.load %[[X]]
