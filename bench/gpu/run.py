@@ -553,30 +553,31 @@ def resnest50_bench(args, models, rows, numerics, fail):
     for dtype, tdtype in tdtypes.items():
         name, _ = R.MODELS[dtype]
         what = f"ResNeSt-50 {dtype}"
-        grove = None
+        # One weights file per dtype, loaded by the default library and by
+        # each variant; a library that fails to load is reported alone.
+        path = os.path.join(work, f"{name}.safetensors")
         try:
-            path = os.path.join(work, f"{name}.safetensors")
             R.save_weights(w, dtype, path)
-            grove = Grove(os.path.join(models, f"lib{name}.so"), name,
-                          asynchronous=True)
-            grove.load_weights(path)
-            os.unlink(path)
         except Exception as e:  # noqa: BLE001
-            fail(f"{what}: Grove library {models}/lib{name}.so",
-                 f"{type(e).__name__}: {e}")
-        variants = {}
-        for suffix, _ in RESNEST_VARIANTS:
+            fail(f"{what}: weights", f"{type(e).__name__}: {e}")
+
+        def load(lib):
             try:
-                path = os.path.join(work, f"{name}{suffix}.safetensors")
-                R.save_weights(w, dtype, path)
-                v = Grove(os.path.join(models, f"lib{name}{suffix}.so"),
-                          f"{name}{suffix}", asynchronous=True)
-                v.load_weights(path)
-                os.unlink(path)
-                variants[suffix] = v
+                m = Grove(os.path.join(models, f"lib{lib}.so"), lib,
+                          asynchronous=True)
+                m.load_weights(path)
+                return m
             except Exception as e:  # noqa: BLE001
-                fail(f"{what}: Grove library {models}/lib{name}{suffix}.so",
+                fail(f"{what}: Grove library {models}/lib{lib}.so",
                      f"{type(e).__name__}: {e}")
+                return None
+
+        grove = load(name)
+        variants = {suffix: load(f"{name}{suffix}")
+                    for suffix, _ in RESNEST_VARIANTS}
+        variants = {k: v for k, v in variants.items() if v is not None}
+        if os.path.exists(path):
+            os.unlink(path)
         # The weights in the model's dtype on the GPU, and the same values
         # in f32 for the reference.
         p = {k: torch.from_numpy(v).cuda().to(tdtype) for k, v in w.items()}

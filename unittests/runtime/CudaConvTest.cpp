@@ -58,13 +58,13 @@ void convEntry(void **args) {
   // Weights "not packed": claim a row stride one larger (the service must
   // refuse, not read past the rows).
   int64_t wExtra = gPackedWeights ? 0 : 1;
-  int64_t xv[13] = {x->offset, s.n, s.g, s.cg, s.h, s.w,
+  int64_t xv[11] = {x->offset, s.n, s.g, s.cg, s.h, s.w,
                     x->strides[0], s.cg * x->strides[1], x->strides[1],
                     x->strides[2], x->strides[3]};
-  int64_t wv[13] = {w->offset, s.g, s.fg, s.cg, s.kh, s.kw,
+  int64_t wv[11] = {w->offset, s.g, s.fg, s.cg, s.kh, s.kw,
                     s.fg * w->strides[0], w->strides[0], w->strides[1],
                     w->strides[2] + wExtra, w->strides[3]};
-  int64_t yv[13] = {y->offset, s.n, s.g, s.fg, s.oh(), s.ow(),
+  int64_t yv[11] = {y->offset, s.n, s.g, s.fg, s.oh(), s.ow(),
                     y->strides[0], s.fg * y->strides[1], y->strides[1],
                     y->strides[2], y->strides[3]};
   if (gBf16)

@@ -33,44 +33,48 @@ using namespace mlir::grove::blas;
 
 namespace {
 
-/// `memref` (rank 4) with a unit dimension inserted at `pos`, as a view.
-Value insertUnitDim(OpBuilder &b, Location loc, Value memref, unsigned pos) {
+/// `memref` (rank 4) as a 5-D view whose sizes and strides `edit` derives
+/// from its own (constants where static).
+Value view5D(OpBuilder &b, Location loc, Value memref,
+             function_ref<void(SmallVectorImpl<OpFoldResult> &sizes,
+                               SmallVectorImpl<OpFoldResult> &strides)>
+                 edit) {
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
   SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
-  sizes.insert(sizes.begin() + pos, b.getIndexAttr(1));
-  strides.insert(strides.begin() + pos, b.getIndexAttr(0));
+  edit(sizes, strides);
   auto type = getDynamicStridedType(
       cast<MemRefType>(memref.getType()).getElementType(), 5);
-  return memref::ReinterpretCastOp::create(b, loc, type, memref,
-                                           meta.getConstifiedMixedOffset(),
-                                           sizes, strides);
+  return memref::ReinterpretCastOp::create(
+      b, loc, type, memref, meta.getConstifiedMixedOffset(), sizes, strides);
+}
+
+/// `memref` (rank 4) with a unit dimension inserted at `pos`, as a view.
+Value insertUnitDim(OpBuilder &b, Location loc, Value memref, unsigned pos) {
+  return view5D(b, loc, memref, [&](auto &sizes, auto &strides) {
+    sizes.insert(sizes.begin() + pos, b.getIndexAttr(1));
+    strides.insert(strides.begin() + pos, b.getIndexAttr(0));
+  });
 }
 
 /// N x (G·Cg) x H x W `memref` as N x G x Cg x H x W, as a view.
 Value splitChannels(OpBuilder &b, Location loc, Value memref, int64_t groups) {
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
-  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
   // Static: matchMaterializedPad checked it.
   int64_t channels = cast<MemRefType>(memref.getType()).getDimSize(1);
   int64_t perGroup = channels / groups;
-  sizes[1] = b.getIndexAttr(perGroup);
-  sizes.insert(sizes.begin() + 1, b.getIndexAttr(groups));
-  OpFoldResult groupStride;
-  if (std::optional<int64_t> s = getConstantIntValue(strides[1]))
-    groupStride = b.getIndexAttr(*s * perGroup);
-  else
-    groupStride = arith::MulIOp::create(
-                      b, loc, cast<Value>(strides[1]),
-                      arith::ConstantIndexOp::create(b, loc, perGroup))
-                      .getResult();
-  strides.insert(strides.begin() + 1, groupStride);
-  auto type = getDynamicStridedType(
-      cast<MemRefType>(memref.getType()).getElementType(), 5);
-  return memref::ReinterpretCastOp::create(b, loc, type, memref,
-                                           meta.getConstifiedMixedOffset(),
-                                           sizes, strides);
+  return view5D(b, loc, memref, [&](auto &sizes, auto &strides) {
+    OpFoldResult groupStride;
+    if (std::optional<int64_t> s = getConstantIntValue(strides[1]))
+      groupStride = b.getIndexAttr(*s * perGroup);
+    else
+      groupStride = arith::MulIOp::create(
+                        b, loc, cast<Value>(strides[1]),
+                        arith::ConstantIndexOp::create(b, loc, perGroup))
+                        .getResult();
+    sizes[1] = b.getIndexAttr(perGroup);
+    sizes.insert(sizes.begin() + 1, b.getIndexAttr(groups));
+    strides.insert(strides.begin() + 1, groupStride);
+  });
 }
 
 /// The buffer `v` is a view of (through subviews, casts, reshapes).
@@ -104,8 +108,8 @@ std::pair<Value, Value> getCopyOperands(Operation *op) {
 
 /// A zero padding the compiler materialised for a convolution.
 struct MaterializedPad {
-  Value source;     // the unpadded input (N x C x H x W)
-  int64_t pad[4];   // top, left, bottom, right
+  Value source;                 // the unpadded input (N x C x H x W)
+  int64_t pad[4];               // top, left, bottom, right
   SmallVector<Operation *> ops; // what builds (and frees) the padded buffer
   /// Frees of the source between its copy and the convolution (host code
   /// is lowered after deallocation, which frees a buffer after its last
@@ -147,15 +151,13 @@ bool isUnwrittenBetween(Value root, Operation *from, Operation *to,
 /// a fresh buffer whose only writers are a zero fill and a copy of the
 /// unpadded input into its interior (with the same padding on both sides
 /// when `symmetric`).
-std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
-                                                    Value input,
-                                                    bool symmetric) {
+std::optional<MaterializedPad>
+matchMaterializedPad(Operation *conv, Value input, bool symmetric) {
   Operation *consumer = conv;
   Value padded = input;
   if (auto expand = input.getDefiningOp<memref::ExpandShapeOp>()) {
     // Only the channel split of linalg's grouped form.
-    SmallVector<ReassociationIndices> groups =
-        expand.getReassociationIndices();
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
     SmallVector<ReassociationIndices> channelSplit = {{0}, {1, 2}, {3}, {4}};
     if (!expand->hasOneUse() || groups != channelSplit)
       return std::nullopt;
@@ -202,8 +204,7 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
   // allocation, reached through views only (not a select, a call result or
   // a transpose).
   Value root = getRootBuffer(source);
-  if (!isa<BlockArgument>(root) &&
-      !root.getDefiningOp<memref::AllocOp>() &&
+  if (!isa<BlockArgument>(root) && !root.getDefiningOp<memref::AllocOp>() &&
       !root.getDefiningOp<memref::AllocaOp>())
     return std::nullopt;
   // A plain copy (linalg.copy may also convert types), padding only in H
@@ -243,23 +244,21 @@ std::optional<MaterializedPad> matchMaterializedPad(Operation *conv,
   pad.ops = frees;
   if (consumer != conv)
     pad.ops.push_back(consumer);
-  llvm::append_range(pad.ops, SmallVector<Operation *>{copy, interior, fill,
-                                                       alloc});
+  llvm::append_range(pad.ops,
+                     SmallVector<Operation *>{copy, interior, fill, alloc});
   return pad;
 }
 
 template <typename ConvLike>
 FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
-  constexpr bool grouped =
-      std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
+  constexpr bool grouped = std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
   Type element = getSharedElementType(op);
   if (!element)
     return false;
-  std::string callee = cuda ? ("grove_rt_cuda_conv2d_" +
-                               getCudaSuffix(element)).str()
-                            : "grove_rt_conv2d_f32";
-  if ((cuda && getCudaSuffix(element).empty()) ||
-      (!cuda && !element.isF32()))
+  std::string callee =
+      cuda ? ("grove_rt_cuda_conv2d_" + getCudaSuffix(element)).str()
+           : "grove_rt_conv2d_f32";
+  if ((cuda && getCudaSuffix(element).empty()) || (!cuda && !element.isF32()))
     return false;
   Value y = op.getDpsInits()[0];
   Operation *prev = op->getPrevNode();
@@ -304,10 +303,10 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
     Value view = cast<MemRefType>(v.getType()).getRank() == 5
                      ? v
                      : insertUnitDim(rewriter, loc, v, pos);
-    args.push_back(view.getType() == memref
-                       ? view
-                       : memref::CastOp::create(rewriter, loc, memref, view)
-                             .getResult());
+    args.push_back(
+        view.getType() == memref
+            ? view
+            : memref::CastOp::create(rewriter, loc, memref, view).getResult());
   }
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, v, 64);

@@ -32,8 +32,8 @@ bool isZeroFillOf(Operation *prev, Value buffer);
 /// it into the runtime's convolution service: grove_rt_conv2d_f32 (host,
 /// f32) or grove_rt_cuda_conv2d_<type> (cuda, any float type). A zero
 /// padding the compiler materialised is folded into the call (on cuda only
-/// where it is symmetric). Returns false when the op does not fit (it stays linalg),
-/// failure when the service cannot be declared.
+/// where it is symmetric). Returns false when the op does not fit (it stays
+/// linalg), failure when the service cannot be declared.
 FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNchwFchwOp op,
                             bool cuda);
 FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNgchwGfchwOp op,

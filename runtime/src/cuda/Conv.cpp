@@ -102,7 +102,7 @@ const CudnnApi &cudnn() {
       return a;
     }
 #define GROVE_CUDNN_LOAD(name)                                                 \
-  a.name = reinterpret_cast<decltype(a.name)>(::dlsym(lib, #name));           \
+  a.name = reinterpret_cast<decltype(a.name)>(::dlsym(lib, #name));            \
   if (!a.name) {                                                               \
     a.error = "cuDNN '" + path + "' lacks " #name " (cuDNN 9 is needed)";      \
     return a;                                                                  \
@@ -111,8 +111,8 @@ const CudnnApi &cudnn() {
 #undef GROVE_CUDNN_LOAD
     if (size_t v = a.cudnnGetVersion(); v / 10000 != CUDNN_MAJOR)
       a.error = "cuDNN '" + path + "' is version " + std::to_string(v) +
-                ", this runtime was built for " +
-                std::to_string(CUDNN_MAJOR) + ".x";
+                ", this runtime was built for " + std::to_string(CUDNN_MAJOR) +
+                ".x";
     return a;
   }();
   return api;
@@ -152,7 +152,6 @@ using PlanKey = std::array<int64_t, 37>;
 } // namespace
 
 struct ConvService::Impl {
-  CudaContext *ctx = nullptr;
   cudnnHandle_t handle = nullptr;
   std::map<PlanKey, std::unique_ptr<Plan>> plans;
 
@@ -171,7 +170,6 @@ std::unique_ptr<ConvService> ConvService::create(CudaContext &ctx,
     return nullptr;
   }
   auto impl = std::make_unique<Impl>();
-  impl->ctx = &ctx;
   if (cudnnStatus_t s = dnn.cudnnCreate(&impl->handle);
       s != CUDNN_STATUS_SUCCESS) {
     impl->handle = nullptr;
@@ -204,9 +202,8 @@ cudnnDataType_t dataType(ConvType t) {
 /// Builds the plan for one shape; empty with `why` set when cuDNN cannot
 /// run it.
 std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
-                               const View5 &x, const View5 &w,
-                               const View5 &y, const int64_t pad[2],
-                               const int64_t stride[2],
+                               const View5 &x, const View5 &w, const View5 &y,
+                               const int64_t pad[2], const int64_t stride[2],
                                const int64_t dilation[2], std::string &why) {
   const CudnnApi &dnn = cudnn();
   auto plan = std::make_unique<Plan>();
@@ -233,8 +230,9 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
                 int(y.stride[3]), int(y.stride[4])),
             "result descriptor") &&
       check(dnn.cudnnCreateFilterDescriptor(&plan->w), "filter descriptor") &&
-      check(dnn.cudnnSetFilter4dDescriptor(plan->w, dt, CUDNN_TENSOR_NCHW, g * fg,
-                                       cg, int(w.size[3]), int(w.size[4])),
+      check(dnn.cudnnSetFilter4dDescriptor(plan->w, dt, CUDNN_TENSOR_NCHW,
+                                           g * fg, cg, int(w.size[3]),
+                                           int(w.size[4])),
             "weight descriptor") &&
       check(dnn.cudnnCreateConvolutionDescriptor(&plan->conv),
             "convolution descriptor") &&
@@ -244,10 +242,9 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
             "convolution descriptor") &&
       check(dnn.cudnnSetConvolutionGroupCount(plan->conv, g), "group count") &&
-      check(dnn.cudnnSetConvolutionMathType(plan->conv,
-                                        type == ConvType::F32
-                                            ? CUDNN_FMA_MATH
-                                            : CUDNN_TENSOR_OP_MATH),
+      check(dnn.cudnnSetConvolutionMathType(
+                plan->conv,
+                type == ConvType::F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
             "math type");
   if (!ok)
     return nullptr;
@@ -310,8 +307,7 @@ std::unique_ptr<ConvService> ConvService::create(CudaContext &,
 
 #endif // GROVE_HAVE_CUDNN
 
-ConvService::ConvService(std::unique_ptr<Impl> impl)
-    : impl_(std::move(impl)) {}
+ConvService::ConvService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ConvService::~ConvService() = default;
 
 namespace {
@@ -397,8 +393,7 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
     plan = makePlan(impl.handle, type, x, w, y, pad, stride, dilation, why);
     if (!plan) {
       impl.plans.erase(key);
-      failCurrentCall(GROVE_ERROR_UNSUPPORTED,
-                      "grove_rt_cuda_conv2d: " + why);
+      failCurrentCall(GROVE_ERROR_UNSUPPORTED, "grove_rt_cuda_conv2d: " + why);
       return;
     }
   }
@@ -442,28 +437,28 @@ View5 view(const void *aligned, int64_t off, const int64_t *sizes,
 
 #define GROVE_CUDA_CONV(SUFFIX, CTYPE, TYPE)                                   \
   extern "C" GROVE_API void grove_rt_cuda_conv2d_##SUFFIX(                     \
-      CTYPE *, CTYPE *x, int64_t x_off, int64_t x_s0, int64_t x_s1,           \
-      int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0, int64_t x_st1, \
-      int64_t x_st2, int64_t x_st3, int64_t x_st4, CTYPE *, CTYPE *w,         \
-      int64_t w_off, int64_t w_s0, int64_t w_s1, int64_t w_s2, int64_t w_s3,  \
-      int64_t w_s4, int64_t w_st0, int64_t w_st1, int64_t w_st2,              \
-      int64_t w_st3, int64_t w_st4, CTYPE *, CTYPE *y, int64_t y_off,         \
-      int64_t y_s0, int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4,   \
-      int64_t y_st0, int64_t y_st1, int64_t y_st2, int64_t y_st3,             \
-      int64_t y_st4, int64_t pad_h, int64_t pad_w, int64_t stride_h,          \
-      int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {             \
-    const int64_t xs[5] = {x_s0, x_s1, x_s2, x_s3, x_s4};                     \
-    const int64_t xt[5] = {x_st0, x_st1, x_st2, x_st3, x_st4};                \
-    const int64_t ws[5] = {w_s0, w_s1, w_s2, w_s3, w_s4};                     \
-    const int64_t wt[5] = {w_st0, w_st1, w_st2, w_st3, w_st4};                \
-    const int64_t ys[5] = {y_s0, y_s1, y_s2, y_s3, y_s4};                     \
-    const int64_t yt[5] = {y_st0, y_st1, y_st2, y_st3, y_st4};                \
-    const int64_t pad[2] = {pad_h, pad_w};                                    \
-    const int64_t stride[2] = {stride_h, stride_w};                           \
-    const int64_t dilation[2] = {dilation_h, dilation_w};                     \
-    conv2d(TYPE, sizeof(CTYPE), view(x, x_off, xs, xt),                       \
-           view(w, w_off, ws, wt), view(y, y_off, ys, yt), pad, stride,       \
-           dilation);                                                         \
+      CTYPE *, CTYPE *x, int64_t x_off, int64_t x_s0, int64_t x_s1,            \
+      int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0, int64_t x_st1,  \
+      int64_t x_st2, int64_t x_st3, int64_t x_st4, CTYPE *, CTYPE *w,          \
+      int64_t w_off, int64_t w_s0, int64_t w_s1, int64_t w_s2, int64_t w_s3,   \
+      int64_t w_s4, int64_t w_st0, int64_t w_st1, int64_t w_st2,               \
+      int64_t w_st3, int64_t w_st4, CTYPE *, CTYPE *y, int64_t y_off,          \
+      int64_t y_s0, int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4,    \
+      int64_t y_st0, int64_t y_st1, int64_t y_st2, int64_t y_st3,              \
+      int64_t y_st4, int64_t pad_h, int64_t pad_w, int64_t stride_h,           \
+      int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {              \
+    const int64_t xs[5] = {x_s0, x_s1, x_s2, x_s3, x_s4};                      \
+    const int64_t xt[5] = {x_st0, x_st1, x_st2, x_st3, x_st4};                 \
+    const int64_t ws[5] = {w_s0, w_s1, w_s2, w_s3, w_s4};                      \
+    const int64_t wt[5] = {w_st0, w_st1, w_st2, w_st3, w_st4};                 \
+    const int64_t ys[5] = {y_s0, y_s1, y_s2, y_s3, y_s4};                      \
+    const int64_t yt[5] = {y_st0, y_st1, y_st2, y_st3, y_st4};                 \
+    const int64_t pad[2] = {pad_h, pad_w};                                     \
+    const int64_t stride[2] = {stride_h, stride_w};                            \
+    const int64_t dilation[2] = {dilation_h, dilation_w};                      \
+    conv2d(TYPE, sizeof(CTYPE), view(x, x_off, xs, xt),                        \
+           view(w, w_off, ws, wt), view(y, y_off, ys, yt), pad, stride,        \
+           dilation);                                                          \
   }
 
 GROVE_CUDA_CONV(f32, float, ConvType::F32)
