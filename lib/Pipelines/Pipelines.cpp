@@ -44,8 +44,9 @@ void mlir::grove::buildGroveCommonPipeline(
   // steps) into single generics before any buffer exists.
   // The host unfolds convolutions one image at a time: the unfolded copy
   // then stays in cache. A GPU has the memory, and wants one batched GEMM.
-  // The host's split-attention FCs from batch 2 on are GEMM library calls
-  // (docs/perf.md, "Split attention"); the GPU's stay kernels. With
+  // The host's split-attention FCs are GEMM library calls (small ones at
+  // every batch, the others from batch 2 on; docs/perf.md, "Split
+  // attention"); the GPU's stay kernels. With
   // conv-library the host's f32 convolutions go to oneDNN's convolution and
   // the GPU's (every float type) to cuDNN's (convert-linalg-to-blas), else
   // they are im2col + GEMM (per image on the host).

@@ -22,8 +22,8 @@ void populateDataMovementPatterns(RewritePatternSet &patterns);
 /// `convLibraryLowPrecision`: f16 and bf16 ones too.
 void populateNNPatterns(RewritePatternSet &patterns, bool convPerImage,
                         bool convLibrary, bool convLibraryLowPrecision);
-/// `fcGemms`: the FCs of one-group f32 split attention are GEMMs from batch 2
-/// on (see SplitAttention.cpp).
+/// `fcGemms`: the FCs of one-group f32 split attention are GEMMs, small ones
+/// at every batch, the others from batch 2 on (see SplitAttention.cpp).
 void populateSplitAttentionPatterns(RewritePatternSet &patterns, bool fcGemms);
 
 } // namespace mlir::grove

@@ -42,6 +42,10 @@ namespace {
 
 using utils::IteratorType;
 
+/// The largest FC weight (elements) that split attention multiplies with the
+/// GEMM library at batch 1 (docs/perf.md, "Split attention").
+constexpr int64_t kLibraryGemvElements = 64 * 1024;
+
 struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
   SplitAttentionLowering(MLIRContext *ctx, bool fcGemms)
       : OpConversionPattern(ctx), fcGemms(fcGemms) {}
@@ -135,17 +139,20 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                 })
             .getResult(0);
 
-    // The FCs with one cardinal group in f32, from batch 2 on (when
-    // `fcGemms`): GEMMs (batch x C times C x I), for the GEMM library's
-    // kernels, which keep each weight in a register across several images.
-    // At batch 1 they are matrix-vector products bound by streaming the
-    // weights, which the loops below do as fast on the whole thread team
-    // (the library runs products that small on one thread).
+    // The FCs with one cardinal group in f32 (when `fcGemms`): GEMMs (batch
+    // x C times C x I), for the GEMM library's kernels, which keep each
+    // weight in a register across several images. At batch 1 they are
+    // matrix-vector products bound by streaming the weights: up to
+    // kLibraryGemvElements of them the library's kernel on one core is the
+    // faster (waking the second core costs about what it saves there);
+    // above, the loops below stream them on the whole thread team.
     Value several; // batch > 1, for both FCs
-    auto fc = [&](function_ref<Value()> gemm,
+    auto fc = [&](int64_t weightElements, function_ref<Value()> gemm,
                   function_ref<Value()> loops) -> Value {
       if (!fcGemms || k != 1 || !elt.isF32())
         return loops();
+      if (weightElements <= kLibraryGemvElements)
+        return gemm();
       std::optional<int64_t> staticBatch = getConstantIntValue(batch);
       if (staticBatch)
         return *staticBatch > 1 ? gemm() : loops();
@@ -184,6 +191,7 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
     // fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
     // row of W1 is reused across the batch from cache.
     Value z = fc(
+        inter * c,
         [&] {
           return fcGemm(pooled, adaptor.getFc1Weight(), ig, cg, {b, k, ig});
         },
@@ -248,6 +256,7 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
 
     // fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
     Value logits = fc(
+        r * c * inter,
         [&] {
           return fcGemm(hidden, adaptor.getFc2Weight(), r * cg, ig,
                         {b, k, r, cg});

@@ -17,6 +17,7 @@
 #include "grove/Conversion/Passes.h"
 
 #include "mlir/Analysis/CFGLoopInfo.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -44,15 +45,27 @@ bool hasNestedLoop(Operation *loop) {
   return result.wasInterrupted();
 }
 
-LLVM::LoopAnnotationAttr
-makeAnnotation(MLIRContext *ctx, ArrayRef<LLVM::AccessGroupAttr> groups) {
+/// Vector accumulators LLVM keeps for a floating-point sum it may reorder.
+/// On its own it keeps one in a nested loop (MaxNestedScalarReductionIC),
+/// so each iteration waits for the previous add: a pooling sum over an
+/// image then runs at one vector per add latency, a third of what the
+/// loads could deliver from cache.
+constexpr int64_t kReductionInterleave = 4;
+
+LLVM::LoopAnnotationAttr makeAnnotation(MLIRContext *ctx,
+                                        ArrayRef<LLVM::AccessGroupAttr> groups,
+                                        int64_t interleave = 0) {
+  LLVM::LoopInterleaveAttr interleaveAttr;
+  if (interleave)
+    interleaveAttr = LLVM::LoopInterleaveAttr::get(
+        ctx, IntegerAttr::get(IntegerType::get(ctx, 32), interleave));
   auto unroll = LLVM::LoopUnrollAttr::get(
       ctx, /*disable=*/BoolAttr::get(ctx, true), /*count=*/{},
       /*runtimeDisable=*/{}, /*full=*/{}, /*followupUnrolled=*/{},
       /*followupRemainder=*/{}, /*followupAll=*/{});
   return LLVM::LoopAnnotationAttr::get(
-      ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, /*interleave=*/{},
-      unroll, /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
+      ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, interleaveAttr, unroll,
+      /*unrollAndJam=*/{}, /*licm=*/{}, /*distribute=*/{},
       /*pipeline=*/{}, /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{},
       /*isVectorized=*/{}, /*startLoc=*/{}, /*endLoc=*/{}, groups);
 }
@@ -72,6 +85,19 @@ bool writesDisjointElements(scf::ParallelOp loop) {
     return WalkResult::interrupt();
   });
   return !result.wasInterrupted();
+}
+
+/// Whether `loop` carries a floating-point accumulator whose update may be
+/// reassociated (a linalg reduction's, after promoteAccumulator), so that
+/// LLVM may split it into several partial sums.
+bool hasReassociableSum(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  return llvm::any_of(yield.getOperands(), [](Value v) {
+    auto fastMath = v.getDefiningOp<arith::ArithFastMathInterface>();
+    return fastMath && isa<FloatType>(v.getType()) &&
+           bitEnumContainsAll(fastMath.getFastMathFlagsAttr().getValue(),
+                              arith::FastMathFlags::reassoc);
+  });
 }
 
 /// Whether an innermost loop over [lb, ub) by step is long enough to keep
@@ -137,9 +163,8 @@ findAccumulator(scf::ForOp loop) {
       store = s;
     }
   if (!store || !loop.isDefinedOutsideOfLoop(store.getMemRef()) ||
-      !llvm::all_of(store.getIndices(), [&](Value v) {
-        return loop.isDefinedOutsideOfLoop(v);
-      }))
+      !llvm::all_of(store.getIndices(),
+                    [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }))
     return std::nullopt;
   memref::LoadOp load;
   Value root = viewRoot(store.getMemRef());
@@ -192,8 +217,8 @@ void promoteAccumulator(scf::ForOp loop, memref::LoadOp load,
   rewriter.eraseOp(load);
   rewriter.eraseOp(store);
   rewriter.setInsertionPointAfter(promoted);
-  memref::StoreOp::create(rewriter, loc, promoted.getResults().back(),
-                          memref, indices);
+  memref::StoreOp::create(rewriter, loc, promoted.getResults().back(), memref,
+                          indices);
 }
 
 struct GroveHostLoopHintsPass
@@ -224,11 +249,12 @@ struct GroveHostLoopHintsPass
       if (worthVectorizing(loop.getLowerBound().back(),
                            loop.getUpperBound().back(), loop.getStep().back(),
                            minTripCount))
-        annotation = writesDisjointElements(loop)
-                         ? makeAnnotation(ctx, LLVM::AccessGroupAttr::get(
-                                                   ctx, DistinctAttr::create(
-                                                            UnitAttr::get(ctx))))
-                         : unrollOnly;
+        annotation =
+            writesDisjointElements(loop)
+                ? makeAnnotation(
+                      ctx, LLVM::AccessGroupAttr::get(
+                               ctx, DistinctAttr::create(UnitAttr::get(ctx))))
+                : unrollOnly;
       toAnnotatedFors(loop, annotation);
     }
 
@@ -237,7 +263,10 @@ struct GroveHostLoopHintsPass
           !worthVectorizing(loop.getLowerBound(), loop.getUpperBound(),
                             loop.getStep(), minTripCount))
         return;
-      loop->setAttr(kAnnotation, unrollOnly);
+      loop->setAttr(kAnnotation,
+                    hasReassociableSum(loop)
+                        ? makeAnnotation(ctx, {}, kReductionInterleave)
+                        : unrollOnly);
     });
   }
 };
@@ -255,7 +284,8 @@ struct GroveHostLoopMetadataPass
     DominanceInfo dominance;
     std::unique_ptr<CFGLoopInfo> loops;
     fn.walk([&](Operation *op) {
-      auto annotation = op->getAttrOfType<LLVM::LoopAnnotationAttr>(kAnnotation);
+      auto annotation =
+          op->getAttrOfType<LLVM::LoopAnnotationAttr>(kAnnotation);
       if (!annotation)
         return;
       op->removeAttr(kAnnotation);
@@ -265,13 +295,12 @@ struct GroveHostLoopMetadataPass
         condBr.setLoopAnnotationAttr(annotation);
       else
         return;
-      ArrayRef<LLVM::AccessGroupAttr> groups =
-          annotation.getParallelAccesses();
+      ArrayRef<LLVM::AccessGroupAttr> groups = annotation.getParallelAccesses();
       if (groups.empty())
         return;
       if (!loops)
-        loops = std::make_unique<CFGLoopInfo>(
-            dominance.getDomTree(&fn.getBody()));
+        loops =
+            std::make_unique<CFGLoopInfo>(dominance.getDomTree(&fn.getBody()));
       // The branch is the back edge; its loop is the one headed by the
       // successor it jumps back to.
       for (Block *header : op->getSuccessors()) {

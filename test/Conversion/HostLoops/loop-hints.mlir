@@ -22,13 +22,17 @@
 //   innermost scf.for;
 // * every other innermost scf.for whose trip count is unknown or at least
 //   min-trip-count (16 by default) gets
-//   #llvm.loop_annotation<unroll = <disable = true>>; shorter constant loops
-//   and loops with a loop nested in them are left alone.
+//   #llvm.loop_annotation<unroll = <disable = true>>, with
+//   interleave = <count = 4> added when it carries a float sum that may be
+//   reassociated (@reassociable_sums); shorter constant loops and loops
+//   with a loop nested in them are left alone.
 // grove-host-loop-metadata (loop-metadata.mlir) completes the annotations in
 // the LLVM dialect.
 
 // CHECK-DAG: #[[$UNROLL:.*]] = #llvm.loop_unroll<disable = true>
 // CHECK-DAG: #[[$ANN:.*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
+// CHECK-DAG: #[[$IL:.*]] = #llvm.loop_interleave<count = 4 : i32>
+// CHECK-DAG: #[[$ANN_IL:.*]] = #llvm.loop_annotation<interleave = #[[$IL]], unroll = #[[$UNROLL]]>
 // MIN4-DAG: #[[$UNROLL:.*]] = #llvm.loop_unroll<disable = true>
 // MIN4-DAG: #[[$ANN:.*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
 // MIN32-DAG: #[[$UNROLL:.*]] = #llvm.loop_unroll<disable = true>
@@ -713,6 +717,42 @@ func.func @accumulator_view_aliases(%c: memref<?xf32>, %n: index, %p: i1) {
     memref.store %s, %c[%c0] : memref<?xf32>
   }
   return
+}
+
+// Floating-point sums with the reassoc flag (what linalg reductions get) are
+// interleaved: LLVM keeps four partial sums instead of one. Without the flag
+// the sum's order is fixed, so no interleaving; integer sums neither.
+// CHECK-LABEL: func.func @reassociable_sums(
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: } {llvm.loop_annotation = #[[$ANN_IL]]}
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.addf
+// CHECK: } {llvm.loop_annotation = #[[$ANN]]}
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.addi
+// CHECK: } {llvm.loop_annotation = #[[$ANN]]}
+func.func @reassociable_sums(%a: memref<?xf32>, %b: memref<?xi32>, %n: index) -> (f32, f32, i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %izero = arith.constant 0 : i32
+  %fast = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %s = arith.addf %acc, %x fastmath<reassoc> : f32
+    scf.yield %s : f32
+  }
+  %strict = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  }
+  %int = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %izero) -> i32 {
+    %x = memref.load %b[%i] : memref<?xi32>
+    %s = arith.addi %acc, %x : i32
+    scf.yield %s : i32
+  }
+  return %fast, %strict, %int : f32, f32, i32
 }
 
 // scf-to-cf carries the annotation to the back edge of the lowered loop.

@@ -34,6 +34,10 @@
 // RUN: mlir-runner %t.seq.mlir -e tzero -entry-point-result=i64 | FileCheck %s --check-prefix=TZERO
 // RUN: mlir-runner %t.par.mlir -e tzero -entry-point-result=i64 | FileCheck %s --check-prefix=TZERO
 // RUN: mlir-runner -O3 %t.hints.mlir -e tzero -entry-point-result=i64 | FileCheck %s --check-prefix=TZERO
+// RUN: mlir-runner %t.ref.mlir -e tmix -entry-point-result=i64 | FileCheck %s --check-prefix=TMIX
+// RUN: mlir-runner %t.seq.mlir -e tmix -entry-point-result=i64 | FileCheck %s --check-prefix=TMIX
+// RUN: mlir-runner %t.par.mlir -e tmix -entry-point-result=i64 | FileCheck %s --check-prefix=TMIX
+// RUN: mlir-runner -O3 %t.hints.mlir -e tmix -entry-point-result=i64 | FileCheck %s --check-prefix=TMIX
 
 // grove-outline-parallel-loops (OutlineParallelLoops.cpp) and
 // grove-dispatch-parallel-calls (DispatchParallelCalls.cpp) keep what the
@@ -61,7 +65,8 @@
 // PAR-DAG: llvm.func internal @tdyn_kernel__parallel_0__thunk(
 // PAR-DAG: llvm.func internal @tnest_kernel__parallel_0__thunk(
 // PAR-DAG: llvm.func internal @tzero_kernel__parallel_0__thunk(
-// PARCOUNT-COUNT-6: llvm.call @grove_rt_parallel_for(
+// PAR-DAG: llvm.func internal @tmix_kernel__parallel_0__thunk(
+// PARCOUNT-COUNT-7: llvm.call @grove_rt_parallel_for(
 // PARCOUNT-NOT: llvm.call @grove_rt_parallel_for(
 // The hints build dispatches the same calls (PARCOUNT) and tdyn's
 // accumulator became an iter_arg. The innermost scf.parallel left in the
@@ -90,6 +95,7 @@
 // TDYN: {{^}}2912786677{{$}}
 // TNEST: {{^}}5167468800{{$}}
 // TZERO: {{^}}127908{{$}}
+// TMIX: {{^}}93894168{{$}}
 
 func.func private @checksum(%a: memref<?xi64>) -> i64 {
   %c0 = arith.constant 0 : index
@@ -381,4 +387,44 @@ llvm.func @grove_rt_parallel_for(%fn: !llvm.ptr, %ctx: !llvm.ptr, %lo: i64, %hi:
   llvm.br ^loop(%a : i64)
 ^done:
   llvm.return
+}
+
+// A dynamic middle dimension between constant ones: the range enumerates it
+// first (j, then i), so a chunk of the range starts in the middle of i.
+func.func @tmix_kernel(%a: memref<?x?x?xi64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %m0 = arith.constant 10000 : i64
+  %m1 = arith.constant 100 : i64
+  %one = arith.constant 1 : i64
+  scf.parallel (%i, %j, %k) = (%c0, %c1, %c0) to (%c4, %n, %c6) step (%c1, %c1, %c2) {
+    %v = memref.load %a[%i, %j, %k] : memref<?x?x?xi64>
+    %ii = arith.index_cast %i : index to i64
+    %jj = arith.index_cast %j : index to i64
+    %kk = arith.index_cast %k : index to i64
+    %t0 = arith.muli %ii, %m0 : i64
+    %t1 = arith.muli %jj, %m1 : i64
+    %s0 = arith.addi %t0, %t1 : i64
+    %s1 = arith.addi %s0, %kk : i64
+    %s2 = arith.addi %s1, %one : i64
+    %s3 = arith.addi %s2, %v : i64
+    memref.store %s3, %a[%i, %j, %k] : memref<?x?x?xi64>
+  }
+  return
+}
+
+func.func @tmix() -> i64 {
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %n = arith.constant 120 : index
+  %buf = func.call @zeroed(%n) : (index) -> memref<?xi64>
+  %a = memref.reinterpret_cast %buf to offset: [0], sizes: [4, 5, 6], strides: [30, 6, 1] : memref<?xi64> to memref<?x?x?xi64>
+  func.call @tmix_kernel(%a, %c5) : (memref<?x?x?xi64>, index) -> ()
+  func.call @tmix_kernel(%a, %c3) : (memref<?x?x?xi64>, index) -> ()
+  %r = func.call @checksum(%buf) : (memref<?xi64>) -> i64
+  memref.dealloc %buf : memref<?xi64>
+  return %r : i64
 }
