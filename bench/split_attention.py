@@ -221,7 +221,11 @@ def write(rows):
         "bound by its FCs instead (12.6 MFLOP, 1.5 MB of weights): from "
         "batch 2 on they are oneDNN GEMMs (`split-attention-gemm`), and "
         "`perf` puts half of the op's time in them (about 75 GFLOP/s on "
-        "these skinny shapes, against 210 on 1024³).",
+        "these skinny shapes, against 210 on 1024³). At batch 1, layer4's "
+        "and layer4.0's FCs are matrix-vector products over the same 1.5 MB "
+        "of weights, read from L2 at about 90 GB/s per core (a C loop nest "
+        "with four rows in registers reads 10-20% faster): they take half "
+        "of those cells' time on both threads.",
         "",
         "| block | C | H×W | batch | Grove fused | Grove unfused | PyTorch 1 thread "
         "| PyTorch 2 threads | fused vs unfused | fused vs PyTorch (1 t) | "
