@@ -225,7 +225,11 @@ def write(rows):
         "and layer4.0's FCs are matrix-vector products over the same 1.5 MB "
         "of weights, read from L2 at about 90 GB/s per core (a C loop nest "
         "with four rows in registers reads 10-20% faster): they take half "
-        "of those cells' time on both threads.",
+        "of those cells' time on both threads. Tried and dropped: running "
+        "the op over tiles of the batch whose U fits in the L2s (2 to 8 "
+        "MiB), so that the second pass reads U from cache; in A/B runs in "
+        "one process it was no faster on the 56×56 and 28×28 blocks at "
+        "batch 16, and up to 30% slower with the smallest.",
         "",
         "| block | C | H×W | batch | Grove fused | Grove unfused | PyTorch 1 thread "
         "| PyTorch 2 threads | fused vs unfused | fused vs PyTorch (1 t) | "
