@@ -315,8 +315,8 @@ def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
       carries a float sum marked `reassoc` (a promoted linalg reduction's)
       also `interleave = <count = 4>`: LLVM then keeps four vector partial
       sums. On its own it keeps one in a nested loop, and the sum runs at
-      one vector add per add latency (a pooling pass over ResNeSt's U ran
-      5-7% slower so).
+      one vector add per add latency (ResNeSt's split attention at batch 1
+      ran 2-6% slower so).
 
     The annotation is the discardable `llvm.loop_annotation` that scf-to-cf
     moves onto the loop's back edge; `grove-host-loop-metadata` completes
