@@ -313,7 +313,8 @@ def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
     * any other innermost `scf.for` whose trip count is unknown or at least
       `min-trip-count` gets `unroll = <disable = true>`, and when it
       carries a float sum marked `reassoc` (a promoted linalg reduction's)
-      also `interleave = <count = 4>`: LLVM then keeps four vector partial
+      and its trip count is unknown or at least 128, also
+      `interleave = <count = 4>`: LLVM then keeps four vector partial
       sums. On its own it keeps one in a nested loop, and the sum runs at
       one vector add per add latency (ResNeSt's split attention at batch 1
       ran 2-6% slower so).
@@ -366,13 +367,7 @@ def GroveOutlineParallelLoops
     `grove-dispatch-parallel-calls` hands the range to the runtime's thread
     team. Constants and views (subviews, reshapes, casts) are rebuilt in the
     body rather than captured, so views of one buffer stay recognizably one
-    buffer there. Empty nested loops do not count as zero work. The range
-    enumerates the outer dimensions of unknown trip count first (the batch
-    in a matrix-vector product's loops (k, o, b)), then the constant ones:
-    delinearizing divides by every count but the outermost, and a division
-    by a constant is a multiply where one by a variable is a hardware
-    divide per iteration. The innermost dimension keeps its place when the
-    range loop is the one to vectorize.
+    buffer there. Empty nested loops do not count as zero work.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",

@@ -191,7 +191,7 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
     // fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
     // row of W1 is reused across the batch from cache.
     Value z = fc(
-        inter * c,
+        inter * cg,
         [&] {
           return fcGemm(pooled, adaptor.getFc1Weight(), ig, cg, {b, k, ig});
         },
@@ -256,7 +256,7 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
 
     // fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
     Value logits = fc(
-        r * c * inter,
+        r * c * ig,
         [&] {
           return fcGemm(hidden, adaptor.getFc2Weight(), r * cg, ig,
                         {b, k, r, cg});

@@ -22,6 +22,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -51,6 +52,10 @@ bool hasNestedLoop(Operation *loop) {
 /// image then runs at one vector per add latency, a third of what the
 /// loads could deliver from cache.
 constexpr int64_t kReductionInterleave = 4;
+/// Shorter constant trip counts get no interleaving: with AVX-512 four
+/// accumulators span 64 elements, and a 7x7 image would never enter the
+/// vector loop.
+constexpr int64_t kMinInterleaveTrips = 128;
 
 LLVM::LoopAnnotationAttr makeAnnotation(MLIRContext *ctx,
                                         ArrayRef<LLVM::AccessGroupAttr> groups,
@@ -94,7 +99,7 @@ bool hasReassociableSum(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   return llvm::any_of(yield.getOperands(), [](Value v) {
     auto fastMath = v.getDefiningOp<arith::ArithFastMathInterface>();
-    return fastMath && isa<FloatType>(v.getType()) &&
+    return fastMath && isa<FloatType>(getElementTypeOrSelf(v.getType())) &&
            bitEnumContainsAll(fastMath.getFastMathFlagsAttr().getValue(),
                               arith::FastMathFlags::reassoc);
   });
@@ -263,10 +268,13 @@ struct GroveHostLoopHintsPass
           !worthVectorizing(loop.getLowerBound(), loop.getUpperBound(),
                             loop.getStep(), minTripCount))
         return;
+      bool interleave =
+          hasReassociableSum(loop) &&
+          worthVectorizing(loop.getLowerBound(), loop.getUpperBound(),
+                           loop.getStep(), kMinInterleaveTrips);
       loop->setAttr(kAnnotation,
-                    hasReassociableSum(loop)
-                        ? makeAnnotation(ctx, {}, kReductionInterleave)
-                        : unrollOnly);
+                    interleave ? makeAnnotation(ctx, {}, kReductionInterleave)
+                               : unrollOnly);
     });
   }
 };

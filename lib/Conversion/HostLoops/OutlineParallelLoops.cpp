@@ -37,8 +37,9 @@ std::optional<int64_t> dimsProduct(scf::ParallelOp loop, unsigned begin,
                                    unsigned end) {
   int64_t product = 1;
   for (unsigned d = begin; d < end; ++d) {
-    std::optional<int64_t> n = grove::constantTripCount(
-        loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
+    std::optional<int64_t> n = grove::constantTripCount(loop.getLowerBound()[d],
+                                         loop.getUpperBound()[d],
+                                         loop.getStep()[d]);
     if (!n)
       return std::nullopt;
     if (llvm::MulOverflow(product, *n, product))
@@ -56,8 +57,7 @@ std::optional<int64_t> bodyWork(scf::ParallelOp loop) {
   loop.getBody()->walk([&](Operation *op) {
     std::optional<int64_t> n = 1;
     if (auto f = dyn_cast<scf::ForOp>(op))
-      n = grove::constantTripCount(f.getLowerBound(), f.getUpperBound(),
-                                   f.getStep());
+      n = grove::constantTripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
     else if (auto p = dyn_cast<scf::ParallelOp>(op))
       n = dimsProduct(p, 0, p.getNumLoops());
     if (!n) {
@@ -134,32 +134,15 @@ struct GroveOutlineParallelLoopsPass
     Type indexType = b.getIndexType();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
 
-    // The order in which the range enumerates the outer dimensions,
-    // outermost first. Delinearizing divides by every count but the
-    // outermost one's, so a dimension of unknown extent (the batch, inside
-    // the loops of a matrix-vector product) goes first where it can: a
-    // division by a constant is a multiply, by a variable a hardware divide
-    // in every iteration. The innermost dimension keeps its place when the
-    // range loop is the one to vectorize.
-    unsigned fixedTail = numOuter == rank && !bodyLoops ? 1 : 0;
-    SmallVector<unsigned> order;
-    for (bool known : {false, true})
-      for (unsigned d = 0; d + fixedTail < numOuter; ++d)
-        if (dimsProduct(loop, d, d + 1).has_value() == known)
-          order.push_back(d);
-    if (fixedTail)
-      order.push_back(numOuter - 1);
-
-    // Trip count of each outer dimension in that order, and the linear
-    // range.
+    // Trip count of each outer dimension, and the linear range.
     SmallVector<Value> counts;
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
     // Folded where static, so the body divides by constants.
-    for (unsigned d : order) {
+    for (unsigned d = 0; d < numOuter; ++d) {
       Value diff = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
                                                  loop.getLowerBound()[d]);
-      Value n =
-          b.createOrFold<arith::CeilDivSIOp>(loc, diff, loop.getStep()[d]);
+      Value n = b.createOrFold<arith::CeilDivSIOp>(loc, diff,
+                                                   loop.getStep()[d]);
       n = b.createOrFold<arith::MaxSIOp>(loc, n, zero);
       counts.push_back(n);
       total = b.createOrFold<arith::MulIOp>(loc, total, n);
@@ -247,11 +230,10 @@ struct GroveOutlineParallelLoopsPass
     // range indexes memory with the range's own induction variable).
     Value rest = rangeIv;
     SmallVector<Value> ivs(rank);
-    for (int i = numOuter - 1; i >= 0; --i) {
-      unsigned d = order[i];
+    for (int d = numOuter - 1; d >= 0; --d) {
       Value index = rest;
-      if (i > 0) {
-        Value n = map.lookup(counts[i]);
+      if (d > 0) {
+        Value n = map.lookup(counts[d]);
         index = fb.createOrFold<arith::RemUIOp>(loc, rest, n);
         rest = fb.createOrFold<arith::DivUIOp>(loc, rest, n);
       }

@@ -69,6 +69,10 @@ func.func @one_small_fc(%u: tensor<?x512x1x1xf32>, %w1: tensor<256x256x1x1xf32>,
 // CHECK-NOT: scf.if
 // CHECK: linalg.matmul {{.*}} -> tensor<?x8xf32>
 // CHECK: return
+// Without the option (grove-to-cuda), loops.
+// LOOPS-LABEL: func.func @small_dynamic(
+// LOOPS-NOT: linalg.matmul
+// LOOPS: return
 func.func @small_dynamic(%u: tensor<?x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<?x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x8x3x3xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<?x4x3x3xf32>
   return %0 : tensor<?x4x3x3xf32>
@@ -106,6 +110,9 @@ func.func @batch1(%u: tensor<1x1024x1x1xf32>, %w1: tensor<256x512x1x1xf32>, %b1:
 // CHECK-NOT: scf.if
 // CHECK: linalg.matmul {{.*}} -> tensor<1x8xf32>
 // CHECK: linalg.matmul {{.*}} -> tensor<1x8xf32>
+// LOOPS-LABEL: func.func @batch1_small(
+// LOOPS-NOT: linalg.matmul
+// LOOPS: return
 func.func @batch1_small(%u: tensor<1x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %sc: tensor<8xf32>, %sh: tensor<8xf32>, %mu: tensor<8xf32>, %var: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<1x4x3x3xf32> {
   %0 = grove.split_attention %u, %w1, %b1, %sc, %sh, %mu, %var, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<1x8x3x3xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<1x4x3x3xf32>
   return %0 : tensor<1x4x3x3xf32>

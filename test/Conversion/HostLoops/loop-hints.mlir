@@ -24,8 +24,9 @@
 //   min-trip-count (16 by default) gets
 //   #llvm.loop_annotation<unroll = <disable = true>>, with
 //   interleave = <count = 4> added when it carries a float sum that may be
-//   reassociated (@reassociable_sums); shorter constant loops and loops
-//   with a loop nested in them are left alone.
+//   reassociated and its trip count is unknown or at least 128
+//   (@reassociable_sums); shorter constant loops and loops with a loop
+//   nested in them are left alone.
 // grove-host-loop-metadata (loop-metadata.mlir) completes the annotations in
 // the LLVM dialect.
 
@@ -721,7 +722,9 @@ func.func @accumulator_view_aliases(%c: memref<?xf32>, %n: index, %p: i1) {
 
 // Floating-point sums with the reassoc flag (what linalg reductions get) are
 // interleaved: LLVM keeps four partial sums instead of one. Without the flag
-// the sum's order is fixed, so no interleaving; integer sums neither.
+// the sum's order is fixed, so no interleaving; integer sums neither; nor
+// constant trip counts below 128 (64 here), where four vector accumulators
+// would leave little or nothing to the vector loop; 128 is enough.
 // CHECK-LABEL: func.func @reassociable_sums(
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: arith.addf {{.*}} fastmath<reassoc>
@@ -732,9 +735,17 @@ func.func @accumulator_view_aliases(%c: memref<?xf32>, %n: index, %p: i1) {
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: arith.addi
 // CHECK: } {llvm.loop_annotation = #[[$ANN]]}
-func.func @reassociable_sums(%a: memref<?xf32>, %b: memref<?xi32>, %n: index) -> (f32, f32, i32) {
+// CHECK: scf.for {{.*}} = %c0 to %c64 step %c1 iter_args
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: } {llvm.loop_annotation = #[[$ANN]]}
+// CHECK: scf.for {{.*}} = %c0 to %c128 step %c1 iter_args
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: } {llvm.loop_annotation = #[[$ANN_IL]]}
+func.func @reassociable_sums(%a: memref<?xf32>, %b: memref<?xi32>, %n: index) -> (f32, f32, i32, f32, f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
   %zero = arith.constant 0.0 : f32
   %izero = arith.constant 0 : i32
   %fast = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
@@ -752,7 +763,17 @@ func.func @reassociable_sums(%a: memref<?xf32>, %b: memref<?xi32>, %n: index) ->
     %s = arith.addi %acc, %x : i32
     scf.yield %s : i32
   }
-  return %fast, %strict, %int : f32, f32, i32
+  %short = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %s = arith.addf %acc, %x fastmath<reassoc> : f32
+    scf.yield %s : f32
+  }
+  %long = scf.for %i = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %a[%i] : memref<?xf32>
+    %s = arith.addf %acc, %x fastmath<reassoc> : f32
+    scf.yield %s : f32
+  }
+  return %fast, %strict, %int, %short, %long : f32, f32, i32, f32, f32
 }
 
 // scf-to-cf carries the annotation to the back edge of the lowered loop.

@@ -22,12 +22,7 @@
 // constant (the outermost one's is never needed). A nested loop with a
 // constant trip count of 0 is skipped in the work of an iteration: it does
 // not make the work of its siblings vanish. A loop whose own inner
-// dimensions are known to be empty (work 0) is not outlined. The range
-// enumerates outer dimensions of unknown trip count outermost (in their
-// order), then the constant ones, so that delinearization divides by
-// constants where it can (@dynamic_inner); the innermost dimension keeps
-// its place when the range loop is the one to vectorize
-// (@dynamic_vectorized). That the
+// dimensions are known to be empty (work 0) is not outlined. That the
 // rewritten IR computes the same thing is checked by running it in
 // parallel-loops-exec.mlir.
 
@@ -429,56 +424,6 @@ func.func @dynamic_middle(%a: memref<?x?x?xf32>, %n: index, %m: index) {
   %two = arith.constant 2.0 : f32
   scf.parallel (%i, %j, %k) = (%c0, %c1, %c0) to (%n, %m, %c1024) step (%c1, %c2, %c1) {
     memref.store %two, %a[%i, %j, %k] : memref<?x?x?xf32>
-  }
-  return
-}
-
-// The batch-like dimension of unknown extent in the middle of the outer ones
-// is enumerated first: the body divides by the constant counts (32 and 8)
-// only, and no count is passed.
-// CHECK-LABEL: func.func @dynamic_inner(
-// CHECK-SAME: %[[A:[^:]*]]: memref<?x?x?x?xf32>, %[[N:[^:]*]]: index)
-// CHECK: call @dynamic_inner__parallel_0(%{{.*}}, %{{.*}}, %[[A]]) : (index, index, memref<?x?x?x?xf32>) -> ()
-// CHECK-LABEL: func.func private @dynamic_inner__parallel_0(
-// CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %[[PA:[^:]*]]: memref<?x?x?x?xf32>)
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT: %[[K:.*]] = arith.remui %[[R]], %c32 : index
-// CHECK-NEXT: %[[REST:.*]] = arith.divui %[[R]], %c32 : index
-// CHECK-NEXT: %[[I:.*]] = arith.remui %[[REST]], %c8 : index
-// CHECK-NEXT: %[[J:.*]] = arith.divui %[[REST]], %c8 : index
-// CHECK-NEXT: scf.parallel (%[[L:.*]]) =
-// CHECK-NEXT: memref.store %{{.*}}, %[[PA]][%[[I]], %[[J]], %[[K]], %[[L]]]
-func.func @dynamic_inner(%a: memref<?x?x?x?xf32>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c32 = arith.constant 32 : index
-  %c1024 = arith.constant 1024 : index
-  %two = arith.constant 2.0 : f32
-  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%c8, %n, %c32, %c1024) step (%c1, %c1, %c1, %c1) {
-    memref.store %two, %a[%i, %j, %k, %l] : memref<?x?x?x?xf32>
-  }
-  return
-}
-
-// Too few outer iterations (4): the range covers both dimensions and is the
-// vectorizable loop, so the dynamic innermost one stays innermost and the
-// body divides by its count, passed in.
-// CHECK-LABEL: func.func @dynamic_vectorized(
-// CHECK: call @dynamic_vectorized__parallel_0(%{{.*}}, %{{.*}}, %{{.*}}, %[[NN:.*]]) : (index, index, memref<?x?xf32>, index) -> ()
-// CHECK-LABEL: func.func private @dynamic_vectorized__parallel_0(
-// CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %[[PA:[^:]*]]: memref<?x?xf32>, %[[PN:[^:]*]]: index)
-// CHECK: scf.parallel (%[[R:.*]]) =
-// CHECK-NEXT: %[[J:.*]] = arith.remui %[[R]], %[[PN]] : index
-// CHECK-NEXT: %[[I:.*]] = arith.divui %[[R]], %[[PN]] : index
-// CHECK-NEXT: memref.store %{{.*}}, %[[PA]][%[[I]], %[[J]]]
-func.func @dynamic_vectorized(%a: memref<?x?xf32>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %two = arith.constant 2.0 : f32
-  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %n) step (%c1, %c1) {
-    memref.store %two, %a[%i, %j] : memref<?x?xf32>
   }
   return
 }
