@@ -33,25 +33,9 @@ using namespace mlir::grove::blas;
 
 namespace {
 
-/// `memref` (rank 4) as a 5-D view whose sizes and strides `edit` derives
-/// from its own (constants where static).
-Value view5D(OpBuilder &b, Location loc, Value memref,
-             function_ref<void(SmallVectorImpl<OpFoldResult> &sizes,
-                               SmallVectorImpl<OpFoldResult> &strides)>
-                 edit) {
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
-  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
-  edit(sizes, strides);
-  auto type = getDynamicStridedType(
-      cast<MemRefType>(memref.getType()).getElementType(), 5);
-  return memref::ReinterpretCastOp::create(
-      b, loc, type, memref, meta.getConstifiedMixedOffset(), sizes, strides);
-}
-
 /// `memref` (rank 4) with a unit dimension inserted at `pos`, as a view.
 Value insertUnitDim(OpBuilder &b, Location loc, Value memref, unsigned pos) {
-  return view5D(b, loc, memref, [&](auto &sizes, auto &strides) {
+  return editedView(b, loc, memref, 5, [&](auto &sizes, auto &strides) {
     sizes.insert(sizes.begin() + pos, b.getIndexAttr(1));
     strides.insert(strides.begin() + pos, b.getIndexAttr(0));
   });
@@ -62,7 +46,7 @@ Value splitChannels(OpBuilder &b, Location loc, Value memref, int64_t groups) {
   // Static: matchMaterializedPad checked it.
   int64_t channels = cast<MemRefType>(memref.getType()).getDimSize(1);
   int64_t perGroup = channels / groups;
-  return view5D(b, loc, memref, [&](auto &sizes, auto &strides) {
+  return editedView(b, loc, memref, 5, [&](auto &sizes, auto &strides) {
     OpFoldResult groupStride;
     if (std::optional<int64_t> s = getConstantIntValue(strides[1]))
       groupStride = b.getIndexAttr(*s * perGroup);

@@ -29,6 +29,21 @@ namespace mlir::grove {
 using namespace mlir;
 using namespace mlir::grove;
 
+Value mlir::grove::blas::editedView(
+    OpBuilder &b, Location loc, Value memref, int64_t rank,
+    function_ref<void(SmallVectorImpl<OpFoldResult> &sizes,
+                      SmallVectorImpl<OpFoldResult> &strides)>
+        edit) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  SmallVector<OpFoldResult> sizes(meta.getConstifiedMixedSizes());
+  SmallVector<OpFoldResult> strides(meta.getConstifiedMixedStrides());
+  edit(sizes, strides);
+  auto type = getDynamicStridedType(
+      cast<MemRefType>(memref.getType()).getElementType(), rank);
+  return memref::ReinterpretCastOp::create(
+      b, loc, type, memref, meta.getConstifiedMixedOffset(), sizes, strides);
+}
+
 MemRefType mlir::grove::blas::getDynamicStridedType(Type element,
                                                     int64_t rank) {
   SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
@@ -95,11 +110,10 @@ static FailureOr<MatmulForm> getMatmulForm(ArrayRef<AffineMap> maps,
       batched ? SmallVector<bool, 2>{true, false} : SmallVector<bool, 2>{false};
   for (bool withBatch : lhsBatchForms) {
     for (bool trans : {false, true}) {
-      if (!lhsFound && maps[0] == dimsImpl(trans ? std::initializer_list<
-                                                      unsigned>{2, 0}
-                                                : std::initializer_list<
-                                                      unsigned>{0, 2},
-                                           withBatch)) {
+      if (!lhsFound &&
+          maps[0] == dimsImpl(trans ? std::initializer_list<unsigned>{2, 0}
+                                    : std::initializer_list<unsigned>{0, 2},
+                              withBatch)) {
         form.transA = trans;
         form.broadcastA = batched && !withBatch;
         lhsFound = true;
@@ -130,16 +144,10 @@ static FailureOr<MatmulForm> getMatmulForm(ArrayRef<AffineMap> maps,
 /// 0), so the batched BLAS call can share one rhs.
 static Value broadcastBatch(OpBuilder &b, Location loc, Value matrix,
                             Value batch) {
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, matrix);
-  SmallVector<OpFoldResult> sizes = {batch, meta.getSizes()[0],
-                                     meta.getSizes()[1]};
-  SmallVector<OpFoldResult> strides = {b.getIndexAttr(0),
-                                       meta.getStrides()[0],
-                                       meta.getStrides()[1]};
-  auto type = getDynamicStridedType(
-      cast<MemRefType>(matrix.getType()).getElementType(), 3);
-  return memref::ReinterpretCastOp::create(b, loc, type, matrix,
-                                           meta.getOffset(), sizes, strides);
+  return blas::editedView(b, loc, matrix, 3, [&](auto &sizes, auto &strides) {
+    sizes.insert(sizes.begin(), batch);
+    strides.insert(strides.begin(), b.getIndexAttr(0));
+  });
 }
 
 /// The runtime's GEMM service for operands of `rank` (abi.h).
@@ -157,9 +165,9 @@ static FailureOr<func::FuncOp> declareGemm(ModuleOp module, StringRef name,
 /// The CUDA services are always strided-batched (cuBLAS's general form).
 static std::string getGemmCallee(Type element, bool batched, bool cuda) {
   if (!cuda)
-    return element.isF32() ? (batched ? "grove_rt_batch_matmul_f32"
-                                      : "grove_rt_matmul_f32")
-                           : "";
+    return element.isF32()
+               ? (batched ? "grove_rt_batch_matmul_f32" : "grove_rt_matmul_f32")
+               : "";
   StringRef suffix = blas::getCudaSuffix(element);
   return suffix.empty() ? "" : ("grove_rt_cuda_gemm_" + suffix).str();
 }
@@ -197,9 +205,8 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
       arith::ConstantIntOp::create(rewriter, loc, form->transA, 32),
       arith::ConstantIntOp::create(rewriter, loc, form->transB, 32),
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0)),
-      arith::ConstantOp::create(rewriter, loc,
-                                rewriter.getF32FloatAttr(overwrite ? 0.0
-                                                                   : 1.0))};
+      arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(overwrite ? 0.0 : 1.0))};
   Type dynType = getDynamicStridedType(element, rank);
   Value lhs = op.getDpsInputs()[0];
   Value rhs = op.getDpsInputs()[1];
@@ -217,10 +224,10 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
     c = broadcastBatch(rewriter, loc, c, one);
   }
   for (Value v : {lhs, rhs, c})
-    args.push_back(v.getType() == dynType
-                       ? v
-                       : memref::CastOp::create(rewriter, loc, dynType, v)
-                             .getResult());
+    args.push_back(
+        v.getType() == dynType
+            ? v
+            : memref::CastOp::create(rewriter, loc, dynType, v).getResult());
   func::CallOp::create(rewriter, loc, *fn, args);
   rewriter.eraseOp(op);
   return true;
@@ -242,8 +249,8 @@ struct ConvertLinalgToBlasPass
     // or kernels like any other structured op.
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp,
-              linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(op))
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+              linalg::Conv2DNgchwGfchwOp>(op))
         candidates.push_back(op);
     });
     for (Operation *op : candidates) {

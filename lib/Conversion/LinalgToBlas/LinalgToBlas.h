@@ -16,6 +16,13 @@ namespace mlir::grove::blas {
 /// The fully dynamic strided memref type of `rank` the runtime accepts.
 MemRefType getDynamicStridedType(Type element, int64_t rank);
 
+/// `memref` as a view of `rank` (fully dynamic strided type) whose sizes
+/// and strides `edit` derives from its own, constants where static.
+Value editedView(OpBuilder &b, Location loc, Value memref, int64_t rank,
+                 function_ref<void(SmallVectorImpl<OpFoldResult> &sizes,
+                                   SmallVectorImpl<OpFoldResult> &strides)>
+                     edit);
+
 /// The element-type suffix of the CUDA services (grove_rt_cuda_gemm_<sfx>,
 /// grove_rt_cuda_conv2d_<sfx>) for `element`, or "" when they take none.
 StringRef getCudaSuffix(Type element);

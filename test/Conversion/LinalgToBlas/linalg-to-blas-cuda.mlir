@@ -11,7 +11,7 @@
 
 // A 2-D matmul is a batch of one: each operand is reinterpreted as
 // [1, rows, cols] with batch stride 0, offset, sizes and strides taken from
-// its own metadata. The zero fill before it becomes beta = 0 and is erased.
+// its own metadata (constants where static). The zero fill before it becomes beta = 0 and is erased.
 // CHECK-LABEL: func.func @matmul_f32_zero_fill
 // CHECK-SAME: (%[[A:.*]]: memref<?x8xf32>, %[[B:.*]]: memref<8x16xf32>, %[[C:.*]]: memref<?x16xf32>)
 // CHECK-NOT: linalg.fill
@@ -20,12 +20,12 @@
 // CHECK-NEXT: %[[ALPHA:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %{{.*}}, %[[AOFF:[a-z0-9_]+]], %[[ASIZES:[a-z0-9_]+]]:2, %[[ASTRIDES:[a-z0-9_]+]]:2 = memref.extract_strided_metadata %[[A]] : memref<?x8xf32>
-// CHECK-NEXT: %[[VA:.*]] = memref.reinterpret_cast %[[A]] to offset: [%[[AOFF]]], sizes: [%[[ONE]], %[[ASIZES]]#0, %[[ASIZES]]#1], strides: [0, %[[ASTRIDES]]#0, %[[ASTRIDES]]#1] : memref<?x8xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
-// CHECK-NEXT: %{{.*}}, %[[BOFF:[a-z0-9_]+]], %[[BSIZES:[a-z0-9_]+]]:2, %[[BSTRIDES:[a-z0-9_]+]]:2 = memref.extract_strided_metadata %[[B]] : memref<8x16xf32>
-// CHECK-NEXT: %[[VB:.*]] = memref.reinterpret_cast %[[B]] to offset: [%[[BOFF]]], sizes: [%[[ONE]], %[[BSIZES]]#0, %[[BSIZES]]#1], strides: [0, %[[BSTRIDES]]#0, %[[BSTRIDES]]#1] : memref<8x16xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
-// CHECK-NEXT: %{{.*}}, %[[COFF:[a-z0-9_]+]], %[[CSIZES:[a-z0-9_]+]]:2, %[[CSTRIDES:[a-z0-9_]+]]:2 = memref.extract_strided_metadata %[[C]] : memref<?x16xf32>
-// CHECK-NEXT: %[[VC:.*]] = memref.reinterpret_cast %[[C]] to offset: [%[[COFF]]], sizes: [%[[ONE]], %[[CSIZES]]#0, %[[CSIZES]]#1], strides: [0, %[[CSTRIDES]]#0, %[[CSTRIDES]]#1] : memref<?x16xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK-NEXT: %{{.*}}, %{{.*}}, %[[ASIZES:[a-z0-9_]+]]:2, %{{.*}}:2 = memref.extract_strided_metadata %[[A]] : memref<?x8xf32>
+// CHECK-NEXT: %[[VA:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [%[[ONE]], %[[ASIZES]]#0, 8], strides: [0, 8, 1] : memref<?x8xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK-NEXT: memref.extract_strided_metadata %[[B]] : memref<8x16xf32>
+// CHECK-NEXT: %[[VB:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%[[ONE]], 8, 16], strides: [0, 16, 1] : memref<8x16xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK-NEXT: %{{.*}}, %{{.*}}, %[[CSIZES:[a-z0-9_]+]]:2, %{{.*}}:2 = memref.extract_strided_metadata %[[C]] : memref<?x16xf32>
+// CHECK-NEXT: %[[VC:.*]] = memref.reinterpret_cast %[[C]] to offset: [0], sizes: [%[[ONE]], %[[CSIZES]]#0, 16], strides: [0, 16, 1] : memref<?x16xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
 // CHECK-NEXT: call @grove_rt_cuda_gemm_f32(%[[TA]], %[[TB]], %[[ALPHA]], %[[BETA]], %[[VA]], %[[VB]], %[[VC]])
 // CHECK-SAME: : (i32, i32, f32, f32, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) -> ()
 // CHECK-NEXT: return
@@ -125,8 +125,8 @@ func.func @batch_matmul_nonzero_fill(%a: memref<?x4x8xf32>, %b: memref<?x8x16xf3
 // CHECK-NEXT: %[[TB:.*]] = arith.constant 0 : i32
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[BATCH:.*]] = memref.dim %[[C]], %[[C0]] : memref<?x4x16xf32>
-// CHECK-NEXT: %{{.*}}, %[[OFF:[a-z0-9_]+]], %[[SIZES:[a-z0-9_]+]]:2, %[[STRIDES:[a-z0-9_]+]]:2 = memref.extract_strided_metadata %[[B]] : memref<8x16xf32>
-// CHECK-NEXT: %[[VB:.*]] = memref.reinterpret_cast %[[B]] to offset: [%[[OFF]]], sizes: [%[[BATCH]], %[[SIZES]]#0, %[[SIZES]]#1], strides: [0, %[[STRIDES]]#0, %[[STRIDES]]#1]
+// CHECK-NEXT: memref.extract_strided_metadata %[[B]] : memref<8x16xf32>
+// CHECK-NEXT: %[[VB:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%[[BATCH]], 8, 16], strides: [0, 16, 1]
 // CHECK-NEXT: %[[CA:.*]] = memref.cast %[[A]]
 // CHECK-NEXT: %[[CC:.*]] = memref.cast %[[C]]
 // CHECK-NEXT: call @grove_rt_cuda_gemm_f32(%[[TA]], %[[TB]], %{{.*}}, %{{.*}}, %[[CA]], %[[VB]], %[[CC]])

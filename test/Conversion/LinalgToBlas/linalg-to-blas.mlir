@@ -82,8 +82,8 @@ func.func @batch_matmul_transpose_lhs(%a: memref<2x8x4xf32>, %b: memref<2x8x16xf
 // CHECK-NEXT: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[BATCH:.*]] = memref.dim %[[C]], %[[C0]] : memref<?x4x16xf32>
-// CHECK-NEXT: %{{.*}}, %[[OFF:[a-z0-9_]+]], %[[SIZES:[a-z0-9_]+]]:2, %[[STRIDES:[a-z0-9_]+]]:2 = memref.extract_strided_metadata %[[B]] : memref<8x16xf32>
-// CHECK-NEXT: %[[VIEW:.*]] = memref.reinterpret_cast %[[B]] to offset: [%[[OFF]]], sizes: [%[[BATCH]], %[[SIZES]]#0, %[[SIZES]]#1], strides: [0, %[[STRIDES]]#0, %[[STRIDES]]#1] : memref<8x16xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK-NEXT: memref.extract_strided_metadata %[[B]] : memref<8x16xf32>
+// CHECK-NEXT: %[[VIEW:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%[[BATCH]], 8, 16], strides: [0, 16, 1] : memref<8x16xf32> to memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>
 // CHECK-NEXT: %[[CA:.*]] = memref.cast %[[A]]
 // CHECK-NEXT: %[[CC:.*]] = memref.cast %[[C]]
 // CHECK-NEXT: call @grove_rt_batch_matmul_f32(%[[TA]], %[[TB]], %[[ALPHA]], %[[BETA]], %[[CA]], %[[VIEW]], %[[CC]])
@@ -232,8 +232,7 @@ func.func @matmul_transposed_output(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %
 // CHECK-LABEL: func.func @batch_matmul_shared_lhs
 // CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<2x8x16xf32>, %[[C:.*]]: memref<2x4x16xf32>)
 // CHECK: %[[N:.*]] = memref.dim %[[C]], %{{.*}} : memref<2x4x16xf32>
-// CHECK: %{{.*}}, %[[OFF:.*]], %{{.*}}:2, %[[ST:.*]]:2 = memref.extract_strided_metadata %[[A]]
-// CHECK: %[[AV:.*]] = memref.reinterpret_cast %[[A]] to offset: [%[[OFF]]], sizes: [%[[N]], %{{.*}}#0, %{{.*}}#1], strides: [0, %[[ST]]#0, %[[ST]]#1]
+// CHECK: %[[AV:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [%[[N]], 4, 8], strides: [0, 8, 1]
 // CHECK: call @grove_rt_batch_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[AV]],
 // CHECK-NOT: linalg.batch_matmul
 func.func @batch_matmul_shared_lhs(%a: memref<4x8xf32>, %b: memref<2x8x16xf32>, %c: memref<2x4x16xf32>) {
