@@ -71,9 +71,9 @@ gpu::LaunchOp createLaunch(RewriterBase &rewriter, Location loc, Value grid,
 /// `linear` (less than `bound`, the product of `sizes`) as a point of
 /// `sizes`, innermost index fastest. Where `bound` fits in 32 bits the
 /// divisions are 32-bit, behind a branch that is uniform across the grid
-/// (decided at compile time when `bound` folds to a constant): a 64-bit division
-/// by a constant is a 64x64-bit multiply-high that the GPU emulates with
-/// several 32-bit ones, and those divisions, not memory, bounded the
+/// (decided at compile time when `bound` folds to a constant): a 64-bit
+/// division by a constant is a 64x64-bit multiply-high that the GPU emulates
+/// with several 32-bit ones, and those divisions, not memory, bounded the
 /// index-heavy kernels (an im2col's 6-D point, docs/gpu-results.md).
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<Value> sizes, Value bound,
@@ -109,8 +109,12 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
       arith::ConstantIndexOp::create(b, loc, kI32Max));
   auto branch = scf::IfOp::create(
       b, loc, fits,
-      [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, narrow(nb)); },
-      [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, wide(nb)); });
+      [&](OpBuilder &nb, Location) {
+        scf::YieldOp::create(nb, loc, narrow(nb));
+      },
+      [&](OpBuilder &nb, Location) {
+        scf::YieldOp::create(nb, loc, wide(nb));
+      });
   return SmallVector<Value>(branch.getResults());
 }
 

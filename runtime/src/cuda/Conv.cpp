@@ -20,6 +20,7 @@
 #include "Conv.h"
 
 #include "CudaContext.h"
+#include "DeviceView.h"
 
 #include "Error.h"
 
@@ -43,10 +44,7 @@ using namespace grove::rt::cuda;
 namespace {
 
 /// An exploded 5-D memref descriptor as generated code passes it.
-struct View5 {
-  const char *aligned;
-  int64_t offset, size[5], stride[5];
-};
+using View5 = DeviceView<5>;
 
 enum class ConvType { F32, F16, BF16 };
 
@@ -410,10 +408,9 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
   }
   const float alpha = 1.0f, beta = 0.0f;
   cudnnStatus_t s = cudnn().cudnnConvolutionForward(
-      impl.handle, &alpha, plan->x, x.aligned + x.offset * int64_t(elemBytes),
-      plan->w, w.aligned + w.offset * int64_t(elemBytes), plan->conv,
-      plan->algo, workspace, plan->workspace, &beta, plan->y,
-      const_cast<char *>(y.aligned) + y.offset * int64_t(elemBytes));
+      impl.handle, &alpha, plan->x, x.data(elemBytes), plan->w,
+      w.data(elemBytes), plan->conv, plan->algo, workspace, plan->workspace,
+      &beta, plan->y, y.data(elemBytes));
   // Stream-ordered: later work on this stream may reuse the block.
   if (workspace)
     ctx->release(workspace);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaContext.h"
+#include "DeviceView.h"
 
 #include "Error.h"
 
@@ -23,10 +24,7 @@ using namespace grove::rt::cuda;
 namespace {
 
 /// One operand as the runtime receives it.
-struct Operand {
-  const char *aligned;
-  int64_t offset, size[3], stride[3];
-};
+using Operand = DeviceView<3>;
 
 /// How cuBLAS should read `x` (rows x cols = size[1] x size[2]) so that it
 /// sees the stored matrix transposed (`wantTransposed`) or not.
@@ -87,9 +85,8 @@ void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA,
                       "grove_rt_cuda_gemm: a dimension exceeds INT_MAX");
       return;
     }
-  const char *pa = a.aligned + a.offset * int64_t(elemBytes);
-  const char *pb = b.aligned + b.offset * int64_t(elemBytes);
-  char *pc = const_cast<char *>(c.aligned) + c.offset * int64_t(elemBytes);
+  const char *pa = a.data(elemBytes), *pb = b.data(elemBytes);
+  char *pc = c.data(elemBytes);
   // A batch of one may have any batch stride.
   const int64_t sa = batch == 1 ? 0 : a.stride[0];
   const int64_t sb = batch == 1 ? 0 : b.stride[0];
