@@ -71,6 +71,9 @@ void mlir::grove::buildGroveCommonPipeline(
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // An in-place insert_slice bufferizes to a copy between two equal
+  // subviews: CSE makes them one value, and the canonicalizer drops the copy.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 }
 

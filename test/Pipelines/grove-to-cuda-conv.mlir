@@ -4,15 +4,25 @@
 
 // grove-to-cuda keeps an im2col convolution batched (convert-grove-to-linalg
 // without conv-per-image, unlike the host): one cuBLAS call per group for
-// the whole batch, no loop over the images around them.
+// the whole batch, no loop over the images around them. Each GEMM writes
+// its group's channel block of the result in place: four kernels (the
+// padded buffer's fill and copy, an im2col per group) and no copy kernel
+// after either GEMM.
 // CHECK-LABEL: llvm.func internal @_grove_model_grouped(
 // CHECK-NOT: llvm.cond_br
-// CHECK-COUNT-2: llvm.call @grove_rt_cuda_gemm_f32
+// CHECK: gpu.launch_func {{.*}}@_grove_model_grouped_k0_map
+// CHECK: gpu.launch_func {{.*}}@_grove_model_grouped_k1_map
+// CHECK: gpu.launch_func {{.*}}@_grove_model_grouped_k2_map
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.call @grove_rt_cuda_gemm_f32
+// CHECK: gpu.launch_func {{.*}}@_grove_model_grouped_k3_map
+// CHECK-NOT: gpu.launch_func
+// CHECK: llvm.call @grove_rt_cuda_gemm_f32
 // CHECK-NOT: llvm.call @grove_rt_cuda_gemm_f32
+// CHECK-NOT: gpu.launch_func
 // CHECK: llvm.return
 
-// With conv-library (grovec's default for cuda where the runtime has
-// cuDNN): one cuDNN call for both groups and the whole batch, reading the
+// With conv-library: one cuDNN call for both groups and the whole batch, reading the
 // caller's input with the padding folded into the call - no im2col, no
 // padded copy, so no kernel launch at all.
 // LIB-LABEL: llvm.func internal @_grove_model_grouped(
