@@ -49,13 +49,17 @@ void mlir::grove::buildGroveCommonPipeline(
   // attention"); the GPU's stay kernels. With
   // conv-library the host's f32 convolutions go to oneDNN's convolution and
   // the GPU's (every float type) to cuDNN's (convert-linalg-to-blas), else
-  // they are im2col + GEMM (per image on the host).
+  // they are im2col + GEMM (per image on the host), except the host's f32
+  // ones on small images (conv-library-max-positions), which oneDNN runs
+  // faster.
   bool cuda = options.target == "cuda";
   ConvertGroveToLinalgOptions toLinalg;
   toLinalg.convPerImage = !cuda;
   toLinalg.splitAttentionGemm = !cuda;
   toLinalg.convLibrary = options.convLibrary;
   toLinalg.convLibraryLowPrecision = cuda;
+  toLinalg.convLibraryMaxPositions =
+      cuda ? 0 : options.convLibraryMaxPositions;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

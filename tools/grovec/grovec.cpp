@@ -74,6 +74,12 @@ cl::opt<bool> convLibrary(
              "im2col + GEMM: host f32 on oneDNN, cuda f32/f16/bf16 on cuDNN "
              "(default false; docs/passes.md, docs/cuda.md)"),
     cl::init(false), cl::cat(groveCategory));
+cl::opt<int64_t> convLibraryMaxPositions(
+    "conv-library-max-positions",
+    cl::desc("Host target: f32 convolutions with at most this many output "
+             "positions per channel (Oh*Ow) run on oneDNN's convolution "
+             "(default 784 = 28x28; 0: none; docs/passes.md)"),
+    cl::init(784), cl::cat(groveCategory));
 cl::opt<bool> narrowIndices(
     "cuda-narrow-indices",
     cl::desc("CUDA target: kernels delinearize thread ids in 32 bits where "
@@ -232,6 +238,7 @@ int main(int argc, char **argv) {
   pipelineOptions.fuseSplitAttention = fuseSplitAttention;
   pipelineOptions.threads = threads;
   pipelineOptions.convLibrary = convLibrary;
+  pipelineOptions.convLibraryMaxPositions = convLibraryMaxPositions;
   if (target == "cuda") {
     pipelineOptions.chip = cudaChip;
     pipelineOptions.narrowIndices = narrowIndices;

@@ -37,7 +37,11 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     that form too (the CUDA service runs every float type). The pipelines
     set `conv-library` only with their own `conv-library` option (it takes
     precedence over `conv-per-image`, which f16/bf16 keep); grove-to-cuda
-    sets `conv-library-low-precision` with it.
+    sets `conv-library-low-precision` with it. With
+    `conv-library-max-positions=N` (N > 0), f32 convolutions whose output
+    has at most N positions per channel (Oh·Ow) take the library form as
+    well, the larger ones im2col + GEMM; grove-to-host sets N = 784 (28x28)
+    by default, where oneDNN's blocked kernels measured faster.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
@@ -48,6 +52,10 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     Option<"convLibraryLowPrecision", "conv-library-low-precision", "bool",
            /*default=*/"false",
            "with conv-library, f16 and bf16 convolutions too">,
+    Option<"convLibraryMaxPositions", "conv-library-max-positions",
+           "int64_t", /*default=*/"0",
+           "f32 convolutions with at most this many output positions per "
+           "channel (Oh*Ow) take the library form too (0: none)">,
     Option<"splitAttentionGemm", "split-attention-gemm", "bool",
            /*default=*/"false",
            "one-group f32 split-attention FCs as matmuls (small ones always, "

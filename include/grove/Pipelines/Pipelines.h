@@ -51,6 +51,14 @@ struct GrovePipelineOptions
                      "(grove_rt_cuda_conv2d_<type>; not yet measured on a "
                      "GPU, docs/cuda.md)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> convLibraryMaxPositions{
+      *this, "conv-library-max-positions",
+      llvm::cl::desc("Host: f32 convolutions whose output has at most this "
+                     "many positions per channel (Oh*Ow) run on oneDNN's "
+                     "convolution, larger ones as im2col + GEMM (default "
+                     "784 = 28x28, where oneDNN measured faster; 0: none; "
+                     "conv-library: all)"),
+      llvm::cl::init(784)};
   PassOptions::Option<bool> threads{
       *this, "threads",
       llvm::cl::desc("Host: run the generated loops on the runtime's thread "

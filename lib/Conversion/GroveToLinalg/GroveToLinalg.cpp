@@ -88,8 +88,12 @@ struct ConvertGroveToLinalgPass
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
-    populateNNPatterns(patterns, convPerImage, convLibrary,
-                       convLibraryLowPrecision);
+    ConvLowering conv;
+    conv.perImage = convPerImage;
+    conv.library = convLibrary;
+    conv.libraryLowPrecision = convLibraryLowPrecision;
+    conv.libraryMaxPositions = convLibraryMaxPositions;
+    populateNNPatterns(patterns, conv);
     populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

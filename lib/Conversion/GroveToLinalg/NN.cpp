@@ -286,17 +286,25 @@ Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
 }
 
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
-  Conv2DLowering(MLIRContext *ctx, bool perImage, bool library,
-                 bool libraryLowPrecision)
-      : OpConversionPattern(ctx), perImage(perImage), library(library),
-        libraryLowPrecision(libraryLowPrecision) {}
-  /// Loop over the batch around pad + im2col + GEMM (conv-per-image).
-  bool perImage;
-  /// f32 convolutions as linalg's named convolutions on the padded input,
-  /// for the convolution library (conv-library).
-  bool library;
-  /// With `library`, f16 and bf16 convolutions too (the CUDA service).
-  bool libraryLowPrecision;
+  Conv2DLowering(MLIRContext *ctx, const ConvLowering &options)
+      : OpConversionPattern(ctx), options(options) {}
+  ConvLowering options;
+
+  /// Whether a convolution with static output sizes (not a 1x1 GEMM) goes
+  /// to the convolution library. Small images do at every batch size with
+  /// libraryMaxPositions (the host's 28x28): their im2col GEMMs, one image
+  /// at a time, are narrow (49-784 columns on ResNeSt-50), and oneDNN's
+  /// blocked kernels, reorders included, made ResNeSt-50 6% faster at
+  /// batch 4 and 16; on 56x56 and larger images they were up to 24% slower
+  /// than im2col + GEMM (docs/passes.md).
+  bool useLibrary(RankedTensorType resultType) const {
+    Type elt = resultType.getElementType();
+    if (options.library && (elt.isF32() || options.libraryLowPrecision))
+      return true;
+    return elt.isF32() && options.libraryMaxPositions > 0 &&
+           resultType.getDimSize(2) * resultType.getDimSize(3) <=
+               options.libraryMaxPositions;
+  }
 
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
@@ -444,10 +452,9 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
           rewriter, loc, resultType, y3,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
           ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
-    } else if (!staticOut ||
-               (library && (elt.isF32() || libraryLowPrecision))) {
+    } else if (!staticOut || useLibrary(resultType)) {
       result = namedConv();
-    } else if (perImage) {
+    } else if (options.perImage) {
       result = perImageIm2col();
     } else {
       // Static output sizes (the usual case): im2col + GEMM, one GEMM per
@@ -674,10 +681,8 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 } // namespace
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
-                                     bool convPerImage, bool convLibrary,
-                                     bool convLibraryLowPrecision) {
-  patterns.add<Conv2DLowering>(patterns.getContext(), convPerImage,
-                               convLibrary, convLibraryLowPrecision);
+                                     const ConvLowering &conv) {
+  patterns.add<Conv2DLowering>(patterns.getContext(), conv);
   patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
                PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
                FlattenLowering>(patterns.getContext());

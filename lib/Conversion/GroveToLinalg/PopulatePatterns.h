@@ -15,13 +15,20 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
-/// `convPerImage`: im2col convolutions loop over the batch (see the
-/// conv-per-image option of convert-grove-to-linalg).
-/// `convLibrary`: f32 convolutions (except 1x1 GEMMs) as linalg's named
-/// convolutions for convert-linalg-to-blas's library call (see NN.cpp);
-/// `convLibraryLowPrecision`: f16 and bf16 ones too.
-void populateNNPatterns(RewritePatternSet &patterns, bool convPerImage,
-                        bool convLibrary, bool convLibraryLowPrecision);
+/// How convolutions lower (the conv-* options of convert-grove-to-linalg).
+struct ConvLowering {
+  /// im2col convolutions loop over the batch.
+  bool perImage = false;
+  /// f32 convolutions (except 1x1 GEMMs) as linalg's named convolutions for
+  /// convert-linalg-to-blas's library call (see NN.cpp).
+  bool library = false;
+  /// With `library`, f16 and bf16 ones too.
+  bool libraryLowPrecision = false;
+  /// f32 convolutions whose output has at most this many positions per
+  /// channel (Oh·Ow) take the library form as well; 0: none.
+  int64_t libraryMaxPositions = 0;
+};
+void populateNNPatterns(RewritePatternSet &patterns, const ConvLowering &conv);
 /// `fcGemms`: the FCs of one-group f32 split attention are GEMMs, small ones
 /// at every batch, the others from batch 2 on (see SplitAttention.cpp).
 void populateSplitAttentionPatterns(RewritePatternSet &patterns, bool fcGemms);

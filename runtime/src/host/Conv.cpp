@@ -9,10 +9,12 @@
 // isolation) and reorders the input, the weights and the result on every
 // call; for one image it keeps the caller's layouts (oneDNN's GEMM-based
 // convolution), since reordering the weights alone cost more than the
-// kernels saved. Generated code calls it only when compiled with
-// `grovec --conv-library`: on ResNeSt-50 the reorders around every
-// convolution take back what the kernels gain, even with the padding folded
-// into the call (docs/passes.md). A primitive is built once per shape and
+// kernels saved. Generated code calls it for f32 convolutions on images of
+// at most 28x28 outputs (`grovec --conv-library-max-positions`), whose
+// per-image im2col GEMMs are narrow, and for all of them with `grovec
+// --conv-library`: on ResNeSt-50's larger images the reorders take back
+// what the kernels gain, even with the padding folded into the call
+// (docs/passes.md). A primitive is built once per shape and
 // layout and kept; the blocked buffers come from the runtime's block
 // cache. Builds without oneDNN run a direct loop nest (correct, slow).
 //
