@@ -60,7 +60,7 @@ MARK_END = "<!-- /resnest -->"
 VARIANTS = [
     ("torch", "PyTorch", "eager, 2 threads"),
     ("torch-1", "PyTorch", "eager, 1 thread"),
-    ("grove", "Grove", "oneDNN GEMMs, 2 OpenMP threads"),
+    ("grove", "Grove", "oneDNN GEMMs and small-image convolutions, 2 OpenMP threads"),
     ("ort", "ONNX Runtime", "CPU EP, intra-op 2 threads"),
     ("iree-task", "IREE", "local-task, 2 workers"),
     ("iree-sync", "IREE", "local-sync (1 thread)"),  # only with --iree-sync: see its help
@@ -608,7 +608,9 @@ def main():
                   f"`models/resnest/resnest50.mlir`, dynamic batch: one library for every batch size), "
                   f"`grovec {' '.join(GROVEC_FLAGS)}`, linked with `build/lib/libgrove_rt.so`, called through "
                   f"`test/lib/grove_testing.py` (`grove_invoke` via ctypes; it allocates the output, which is "
-                  f"then copied to numpy); GEMMs on oneDNN {v['oneDNN']} (`dnnl_sgemm`) with OpenMP, "
+                  f"then copied to numpy); GEMMs on oneDNN {v['oneDNN']} (`dnnl_sgemm`), and the 3×3 "
+                  f"convolutions with at most 28×28 outputs (layer2 from its second block on, layer3, layer4) "
+                  f"on oneDNN's convolution (grovec's default `--conv-library-max-positions=784`), with OpenMP, "
                   f"OMP_NUM_THREADS=2; the generated loops "
                   + ("run on the same OpenMP team (`grove_rt_parallel_for`)"
                      if grove_meta and grove_meta["parallel_loops"] else "run on the calling thread")
