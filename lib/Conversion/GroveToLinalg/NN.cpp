@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -571,6 +572,21 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
                    rewriter, loc, TypeRange{resultType},
                    ValueRange{x, windowShape}, ValueRange{init}, s, d)
                    .getResult(0);
+    // Loops (n, c, y, ky, kx, x): the window loops outside the output row,
+    // which becomes the innermost loop, so the host vectorizes along it
+    // (the named op's order ends in the 3-trip kx loop, which it did not
+    // vectorize: ResNeSt's max pool 3.4x faster at batch 16, its average
+    // pools 1.4x). The GPU's kernels are unchanged: they put every
+    // parallel loop outermost anyway.
+    FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(
+        rewriter, cast<linalg::LinalgOp>(pooled.getDefiningOp()));
+    if (failed(generic))
+      return failure();
+    FailureOr<linalg::GenericOp> rowInnermost =
+        linalg::interchangeGenericOp(rewriter, *generic, {0, 1, 2, 4, 5, 3});
+    if (failed(rowInnermost))
+      return failure();
+    pooled = rowInnermost->getResult(0);
     if constexpr (!isMax)
       pooled = divideByCount(rewriter, loc, op, pooled, adaptor.getInput());
     rewriter.replaceOp(op, pooled);

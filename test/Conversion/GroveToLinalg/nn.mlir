@@ -206,7 +206,12 @@ func.func @batch_norm_rank2(%x: tensor<?x8xf16>, %s: tensor<8xf16>, %b: tensor<8
 // -----
 
 // Padding that never wins: -inf for the pad and the accumulator;
-// pooling_nchw_max with the kernel as a window-shape tensor.
+// pooling_nchw_max with the kernel as a window-shape tensor, generalized
+// with its loops interchanged to (n, c, y, ky, kx, x): the output row is the
+// innermost loop, which the host vectorizes.
+// CHECK-DAG: #[[$IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d3, d5 * 2 + d4)>
+// CHECK-DAG: #[[$WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
 // CHECK-LABEL: func.func @max_pool2d
 // CHECK-SAME: (%[[X:.*]]: tensor<?x2x8x8xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x2x8x8xf32>
@@ -217,8 +222,11 @@ func.func @batch_norm_rank2(%x: tensor<?x8xf16>, %s: tensor<8xf16>, %b: tensor<8
 // CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x2x4x4xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%[[EMPTY]] : tensor<?x2x4x4xf32>)
 // CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xf32>
-// CHECK: %[[R:.*]] = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<?x2x10x10xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x2x4x4xf32>)
-// CHECK-NEXT: return %[[R]]
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$WINDOW]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[PAD]], %[[WIN]] : tensor<?x2x10x10xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<?x2x4x4xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT: linalg.yield %[[M]] : f32
+// CHECK: return %[[R]]
 func.func @max_pool2d(%x: tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32> {
   %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32>
   return %0 : tensor<?x2x4x4xf32>
@@ -234,7 +242,8 @@ func.func @max_pool2d(%x: tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32> {
 // CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 2]
 // CHECK: tensor.yield %[[NINF]] : f32
 // CHECK: } : tensor<1x2x6x6xf32> to tensor<1x2x9x9xf32>
-// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %{{.*}} : tensor<1x2x9x9xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x2x9x9xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK: arith.maximumf
 func.func @max_pool2d_ceil_mode(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32> {
   %0 = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, ceil_mode} : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
@@ -251,7 +260,8 @@ func.func @max_pool2d_ceil_mode(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32> 
 // CHECK: arith.cmpi uge
 // CHECK: arith.select
 // CHECK: tensor.pad %{{.*}} low[0, 0, 1, 0] high[0, 0, 2, 1]
-// CHECK: linalg.pooling_nchw_max
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
 func.func @max_pool2d_ceil_mode_dynamic(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
   %0 = grove.max_pool2d %x {kernel = array<i64: 3, 2>, strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 0>, ceil_mode} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
   return %0 : tensor<1x2x?x?xf32>
@@ -262,7 +272,7 @@ func.func @max_pool2d_ceil_mode_dynamic(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?
 // ceil_mode whose windows all fit: no padding at all.
 // CHECK-LABEL: func.func @max_pool2d_ceil_mode_exact
 // CHECK-NOT: tensor.pad
-// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x2xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x2xf32>)
 func.func @max_pool2d_ceil_mode_exact(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
   %0 = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
@@ -274,11 +284,15 @@ func.func @max_pool2d_ceil_mode_exact(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3
 
 // -----
 
-// Zero padding, pooling_nchw_sum from a zero fill, then one generic that
+// Zero padding, pooling_nchw_sum from a zero fill (generalized, the output
+// row innermost, as for max_pool2d), then one generic that
 // divides by the count: per spatial axis start = y * 2 - 1, end =
 // min(start + 3, 5 + 1), clipped to the input [0, 5) (count_include_pad
 // unset), the two extents multiplied, converted, divided by.
 // CHECK-DAG: #[[$ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d3, d5 * 2 + d4)>
+// CHECK-DAG: #[[$WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4)>
+// CHECK-DAG: #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
 // CHECK-LABEL: func.func @avg_pool2d
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x5x5xf32>)
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -286,7 +300,10 @@ func.func @max_pool2d_ceil_mode_exact(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3
 // CHECK: tensor.yield %[[ZERO]] : f32
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<1x2x3x3xf32>)
 // CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3x3xf32>
-// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %[[WIN]] : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x3xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$WINDOW]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[PAD]], %[[WIN]] : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x3xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK-DAG: %[[H:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[W:.*]] = arith.constant 5 : index
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[SUM]] : tensor<1x2x3x3xf32>)
@@ -320,7 +337,8 @@ func.func @avg_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
 // count_include_pad: the window is clipped to the padded extent only, so
 // there is no max with 0 and no min with the input size.
 // CHECK-LABEL: func.func @avg_pool2d_count_include_pad
-// CHECK: linalg.pooling_nchw_sum
+// CHECK: linalg.generic
+// CHECK: arith.addf
 // CHECK: linalg.generic
 // CHECK: linalg.index 2 : index
 // CHECK: %[[E0:.*]] = arith.minsi
@@ -344,7 +362,7 @@ func.func @avg_pool2d_count_include_pad(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3
 // CHECK-LABEL: func.func @avg_pool2d_ceil_mode
 // CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
 // CHECK: } : tensor<1x2x5x5xf32> to tensor<1x2x6x6xf32>
-// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x2x6x6xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x2x3x3xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x2x3x3xf32>)
 // CHECK: arith.minsi
 // CHECK: arith.divf
@@ -358,7 +376,7 @@ func.func @avg_pool2d_ceil_mode(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> 
 // A dynamic height: the count reads it with tensor.dim, not a constant.
 // CHECK-LABEL: func.func @avg_pool2d_dynamic_height
 // CHECK-SAME: (%[[X:.*]]: tensor<?x2x?x5xf32>)
-// CHECK: %[[SUM:.*]] = linalg.pooling_nchw_sum
+// CHECK: %[[SUM:.*]] = linalg.generic
 // CHECK: %[[H:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x2x?x5xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x2x?x2xf32>)
 // CHECK: linalg.index 2 : index
