@@ -2,7 +2,9 @@
 
 #include "TestUtil.h"
 
+#include <cstdlib>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace grove::test;
@@ -171,6 +173,32 @@ TEST(Conv, ReusesItsPrimitivesAcrossCallsAndBatches) {
     if (::testing::Test::HasFatalFailure())
       return;
   }
+}
+
+TEST(Conv, RebuildsShapesItDroppedBeyondItsBound) {
+  // With room for 2 shapes, 4 batch sizes in turn: every call after the
+  // first round finds its shape dropped and builds it again. Then two
+  // threads with room for 1: each drops the shape the other may be running.
+  ASSERT_EQ(setenv("GROVE_CONV_CACHE_SHAPES", "2", 1), 0);
+  std::mt19937 rng(29);
+  for (int round = 0; round < 2; ++round)
+    for (int64_t n : {1, 2, 3, 4}) {
+      checkConv({n, 2, 8, 8, 10, 10, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+                rng);
+      if (::testing::Test::HasFatalFailure())
+        return;
+    }
+  ASSERT_EQ(setenv("GROVE_CONV_CACHE_SHAPES", "1", 1), 0);
+  auto worker = [](unsigned seed, int64_t n) {
+    std::mt19937 local(seed);
+    for (int i = 0; i < 6; ++i)
+      checkConv({n + i % 2, 1, 4, 8, 9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0},
+                local);
+  };
+  std::thread a(worker, 31, 2), b(worker, 37, 4);
+  a.join();
+  b.join();
+  unsetenv("GROVE_CONV_CACHE_SHAPES");
 }
 
 TEST(Conv, ZeroSizedProblems) {

@@ -15,8 +15,9 @@
 // --conv-library`: on ResNeSt-50's larger images the reorders take back
 // what the kernels gain, even with the padding folded into the call
 // (docs/passes.md). A primitive is built once per shape and
-// layout and kept; the blocked buffers come from the runtime's block
-// cache. Builds without oneDNN run a direct loop nest (correct, slow).
+// layout and kept (the GROVE_CONV_CACHE_SHAPES most recently used); the
+// blocked buffers and the scratchpads come from the runtime's block cache.
+// Builds without oneDNN run a direct loop nest (correct, slow).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +32,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 using namespace grove::rt;
@@ -167,6 +172,7 @@ memory::desc weightsDesc(const View5 &w) {
 /// oneDNN prefers, and the reorders from and to the caller's.
 struct Compiled {
   convolution_forward conv;
+  memory::desc scratchpad; // the call's, from the block cache
   memory::desc src, weights, dst; // the convolution's
   memory::desc userSrc, userWeights, userDst;
   reorder toSrc, toWeights, fromDst; // unset where the layouts agree
@@ -177,21 +183,52 @@ engine &cpuEngine() {
   return *e;
 }
 
+/// How many shapes keep their primitives: GROVE_CONV_CACHE_SHAPES, default
+/// 128. Shapes include the batch size, so a model called at many batch
+/// sizes builds a set per batch size (a few MB each: JIT code, descriptors);
+/// beyond the bound the least recently used shape is dropped and rebuilt
+/// when it comes back. Read when a shape is added (rare), so it can change.
+size_t cacheCapacity() {
+  if (const char *env = std::getenv("GROVE_CONV_CACHE_SHAPES"); env && *env) {
+    char *end = nullptr;
+    unsigned long long n = std::strtoull(env, &end, 10);
+    if (end && *end == '\0' && n > 0)
+      return static_cast<size_t>(n);
+  }
+  return 128;
+}
+
+/// The primitives of every shape seen, most recently used first. Callers
+/// hold a shared_ptr, so an entry dropped while another thread runs it
+/// lives until that call ends.
+struct PrimitiveCache {
+  using Key = std::vector<int64_t>;
+  std::mutex mutex;
+  std::list<Key> recent;
+  std::map<Key, std::pair<std::shared_ptr<const Compiled>,
+                          std::list<Key>::iterator>>
+      entries;
+};
+
 /// The cached primitives for `p`, built on first use.
-const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
-                         const memory::desc &userDst, int64_t padB,
-                         int64_t padR) {
+std::shared_ptr<const Compiled> compiled(const Problem &p,
+                                         const memory::desc &userSrc,
+                                         const memory::desc &userDst,
+                                         int64_t padB, int64_t padR) {
   std::vector<int64_t> key = {p.sh, p.sw, p.dh, p.dw,
                               p.pt, p.pl, padB, padR};
   for (const View5 *v : {&p.x, &p.w, &p.y})
     for (int i = 0; i < 5; ++i)
       key.insert(key.end(), {v->size[i], v->stride[i]});
-  static std::mutex mutex;
-  static auto *cache = new std::map<std::vector<int64_t>, Compiled>;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache->find(key);
-  if (it != cache->end())
-    return &it->second;
+  // Never destroyed: a convolution may run from an application's static
+  // destructors.
+  static auto *cache = new PrimitiveCache;
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  if (auto it = cache->entries.find(key); it != cache->entries.end()) {
+    cache->recent.splice(cache->recent.begin(), cache->recent,
+                         it->second.second);
+    return it->second.first;
+  }
 
   engine &eng = cpuEngine();
   memory::desc userWeights = weightsDesc(p.w);
@@ -212,7 +249,11 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
         prop_kind::forward_inference, algorithm::convolution_direct,
         pick(userSrc), pick(userWeights), pick(userDst), {p.sh, p.sw},
         {p.dh - 1, p.dw - 1}, {p.pt, p.pl}, {padB, padR});
-    return convolution_forward::primitive_desc(desc, eng);
+    // The scratchpad comes with each call, from the block cache: a
+    // primitive owning its own kept 7-8 MB per cached shape.
+    primitive_attr attr;
+    attr.set_scratchpad_mode(scratchpad_mode::user);
+    return convolution_forward::primitive_desc(desc, attr, eng);
   };
   convolution_forward::primitive_desc pd = build(p.x.size[0] > 1);
   // Layouts no optimised kernel takes leave oneDNN's reference one, which
@@ -224,6 +265,7 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
   c.src = pd.src_desc();
   c.weights = pd.weights_desc();
   c.dst = pd.dst_desc();
+  c.scratchpad = pd.scratchpad_desc();
   c.userSrc = userSrc;
   c.userWeights = userWeights;
   c.userDst = userDst;
@@ -234,7 +276,16 @@ const Compiled *compiled(const Problem &p, const memory::desc &userSrc,
         reorder(reorder::primitive_desc(eng, userWeights, eng, c.weights));
   if (c.dst != userDst)
     c.fromDst = reorder(reorder::primitive_desc(eng, c.dst, eng, userDst));
-  return &cache->emplace(std::move(key), std::move(c)).first->second;
+  auto shared = std::make_shared<const Compiled>(std::move(c));
+  cache->recent.push_front(key);
+  cache->entries.emplace(std::move(key),
+                         std::make_pair(shared, cache->recent.begin()));
+  for (size_t capacity = cacheCapacity();
+       cache->entries.size() > capacity;) {
+    cache->entries.erase(cache->recent.back());
+    cache->recent.pop_back();
+  }
+  return shared;
 }
 
 /// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
@@ -266,22 +317,24 @@ bool convDnnl(const Problem &p) {
   if (!asNchw(p.x, rows, cols, userSrc) ||
       !asNchw(p.y, p.y.size[3], p.y.size[4], userDst))
     return false;
-  const Compiled *c = compiled(p, userSrc, userDst, padB, padR);
+  std::shared_ptr<const Compiled> c =
+      compiled(p, userSrc, userDst, padB, padR);
   engine &eng = cpuEngine();
   thread_local stream *st = new stream(eng);
 
   // The caller's buffers, or, where the convolution wants another layout,
   // blocked copies that live in the runtime's block cache for the call.
   std::vector<Buffer> scratch;
-  auto staged = [&](const memory::desc &d, const memory &user) {
-    if (d == user.get_desc())
-      return user;
+  auto fresh = [&](const memory::desc &d) {
     Buffer b = allocateBuffer(d.get_size());
     if (!b)
       throw std::bad_alloc();
     memory m(d, eng, b.get());
     scratch.push_back(std::move(b));
     return m;
+  };
+  auto staged = [&](const memory::desc &d, const memory &user) {
+    return d == user.get_desc() ? user : fresh(d);
   };
   memory userX(c->userSrc, eng, p.x.base), userW(c->userWeights, eng, p.w.base),
       userY(c->userDst, eng, p.y.base);
@@ -292,9 +345,11 @@ bool convDnnl(const Problem &p) {
     c->toSrc.execute(*st, userX, src);
   if (c->toWeights)
     c->toWeights.execute(*st, userW, weights);
-  c->conv.execute(*st, {{DNNL_ARG_SRC, src},
-                        {DNNL_ARG_WEIGHTS, weights},
-                        {DNNL_ARG_DST, dst}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+  if (c->scratchpad.get_size() > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, fresh(c->scratchpad));
+  c->conv.execute(*st, args);
   if (c->fromDst)
     c->fromDst.execute(*st, dst, userY);
   st->wait();
