@@ -79,7 +79,7 @@ cl::opt<int64_t> convLibraryMaxPositions(
     cl::desc("Host target: f32 convolutions with at most this many output "
              "positions per channel (Oh*Ow) run on oneDNN's convolution "
              "(default 784 = 28x28; 0: none; docs/passes.md)"),
-    cl::init(784), cl::cat(groveCategory));
+    cl::init(kDefaultConvLibraryMaxPositions), cl::cat(groveCategory));
 cl::opt<bool> narrowIndices(
     "cuda-narrow-indices",
     cl::desc("CUDA target: kernels delinearize thread ids in 32 bits where "

@@ -22,6 +22,11 @@
 
 namespace mlir::grove {
 
+/// The host's default for conv-library-max-positions (28x28; grovec's too):
+/// f32 convolutions with at most this many output positions per channel run
+/// on oneDNN's convolution (docs/passes.md).
+constexpr int64_t kDefaultConvLibraryMaxPositions = 784;
+
 struct GrovePipelineOptions
     : public PassPipelineOptions<GrovePipelineOptions> {
   PassOptions::Option<std::string> moduleName{
@@ -58,7 +63,7 @@ struct GrovePipelineOptions
                      "convolution, larger ones as im2col + GEMM (default "
                      "784 = 28x28, where oneDNN measured faster; 0: none; "
                      "conv-library: all)"),
-      llvm::cl::init(784)};
+      llvm::cl::init(kDefaultConvLibraryMaxPositions)};
   PassOptions::Option<bool> threads{
       *this, "threads",
       llvm::cl::desc("Host: run the generated loops on the runtime's thread "

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Env.h"
 #include "Error.h"
 #include "Tensor.h"
 
@@ -32,7 +33,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <list>
 #include <map>
 #include <memory>
@@ -189,13 +189,9 @@ engine &cpuEngine() {
 /// beyond the bound the least recently used shape is dropped and rebuilt
 /// when it comes back. Read when a shape is added (rare), so it can change.
 size_t cacheCapacity() {
-  if (const char *env = std::getenv("GROVE_CONV_CACHE_SHAPES"); env && *env) {
-    char *end = nullptr;
-    unsigned long long n = std::strtoull(env, &end, 10);
-    if (end && *end == '\0' && n > 0)
-      return static_cast<size_t>(n);
-  }
-  return 128;
+  std::optional<unsigned long long> n =
+      unsignedFromEnv("GROVE_CONV_CACHE_SHAPES");
+  return n && *n > 0 ? static_cast<size_t>(*n) : 128;
 }
 
 /// The primitives of every shape seen, most recently used first. Callers

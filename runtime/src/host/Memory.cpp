@@ -19,6 +19,8 @@
 
 #include "Memory.h"
 
+#include "Env.h"
+
 #include "grove/abi.h"
 #include "grove/runtime.h"
 
@@ -40,12 +42,9 @@ namespace {
 constexpr size_t kPage = 4096;
 
 size_t readLimit() {
-  if (const char *env = std::getenv("GROVE_HOST_CACHE_MB"); env && *env) {
-    char *end = nullptr;
-    unsigned long long mb = std::strtoull(env, &end, 10);
-    if (end && *end == '\0')
-      return static_cast<size_t>(mb) << 20;
-  }
+  if (std::optional<unsigned long long> mb =
+          unsignedFromEnv("GROVE_HOST_CACHE_MB"))
+    return static_cast<size_t>(*mb) << 20;
   return size_t(2048) << 20;
 }
 
