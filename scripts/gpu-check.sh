@@ -33,6 +33,9 @@ CUDA="${CUDA_HOME:-/usr/local/cuda}"
 INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision)
 
 log() { echo "gpu-check: $*"; }
+# The tracked paths a bundle depends on (everything but docs/).
+SOURCES=(CMakeLists.txt cmake include lib runtime tools models bench test unittests
+         examples scripts requirements.txt)
 
 prepare() {
   [[ -x "$CUDA/bin/ptxas" ]] || { log "no CUDA toolkit at $CUDA"; exit 1; }
@@ -117,6 +120,10 @@ prepare() {
     "$ROOT/runtime/src/cuda/CachingAllocator.cpp" \
     -lgtest_main -lgtest "${rt[@]}" -o "$BUNDLE/bin/grove-runtime-cuda-tests"
   rm -rf "$tmp"
+  # What the bundle was built from: run refuses a bundle older than the
+  # tree it runs in (stale libraries would pass for the new code).
+  (cd "$ROOT" && git ls-files -z -- "${SOURCES[@]}" | xargs -0 sha256sum) \
+    >"$BUNDLE/SOURCES.sha256"
   { echo "prepared $(date -u +%FT%TZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
     (cd "$BUNDLE" && find . -type f | sort); } >"$BUNDLE/MANIFEST"
   log "bundle ready: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
@@ -127,6 +134,12 @@ run() {
   mkdir -p "$out"
   [[ -f "$BUNDLE/MANIFEST" ]] || { log "no $BUNDLE: run 'scripts/gpu-check.sh prepare' first"; exit 1; }
   exec > >(tee "$out/gpu-check.log") 2>&1
+  local stale
+  stale="$(cd "$ROOT" && sha256sum --quiet -c "$BUNDLE/SOURCES.sha256" 2>&1 | head -5 || true)"
+  if [[ ! -f "$BUNDLE/SOURCES.sha256" || -n "$stale" ]]; then
+    log "STALE BUNDLE: sources changed since 'prepare' (${stale:-no SOURCES.sha256}); rerun prepare"
+    [[ "${GROVE_GPU_ALLOW_STALE:-0}" == 1 ]] || exit 1
+  fi
   local t0=$SECONDS fails=0 passes=0
   local py; py="$(command -v python3)"
   # cuBLAS, cudart 13 and cuDNN 9: the toolkit's, else the NVIDIA wheels
@@ -144,10 +157,11 @@ for sp in site.getsitepackages() + [site.getusersitepackages()]:
 print(":".join(sorted(dirs)))
 PY
 )"
-  export LD_LIBRARY_PATH="$CUDA/lib64:${wheel_libs}:${LD_LIBRARY_PATH:-}"
+  # No empty entries: the loader reads one as the current directory.
+  export LD_LIBRARY_PATH="$CUDA/lib64${wheel_libs:+:$wheel_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export CUDA_HOME="$CUDA" PYTHONPATH="$ROOT/test/lib" GROVE_TEST_BUNDLE="$BUNDLE" \
     GROVE_TEST_TARGET=cuda PYTHONUNBUFFERED=1 \
-    GROVE_TEST_CUDA_STUB="$BUNDLE/data/libcuda-stub.so"
+    GROVE_TEST_CUDA_STUB="$BUNDLE/data/libcuda-stub.so" GROVE_CUDNN_LOG=1
   log "libraries from: $CUDA/lib64 ${wheel_libs:-(no NVIDIA wheels)}"
   "$py" -c 'import numpy, torch, ml_dtypes, safetensors' ||
     log "WARNING: a Python package the tests import is missing (above)"

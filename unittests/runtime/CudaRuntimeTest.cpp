@@ -15,8 +15,12 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -128,6 +132,68 @@ TEST_F(CudaRuntimeGpu, MissingDeviceOrdinalIsNoDevice) {
   EXPECT_EQ(create(&other, &o), GROVE_ERROR_NO_DEVICE);
   EXPECT_NE(std::string(grove_last_error()).find("does not exist"),
             std::string::npos);
+}
+
+// Entry points that record how many calls are inside generated code at once.
+std::atomic<int> inside{0}, mostInside{0};
+void track(void **) {
+  int now = ++inside;
+  for (int seen = mostInside; now > seen && !mostInside.compare_exchange_weak(
+                                               seen, now);) {
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  --inside;
+}
+// Waits (up to 5 s) for a second call to arrive while this one is inside.
+void meet(void **) {
+  ++inside;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (inside < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  int seen = inside; // stays 2 once reached: nobody leaves before
+  mostInside = std::max(int(mostInside), seen);
+}
+const grove_packed_fn kTrack[1] = {track}, kMeet[1] = {meet};
+const char *kEntryOnly = "grove-model 1\nmodule conc\ntarget cuda\n"
+                         "entry f 0 0\n";
+
+TEST_F(CudaRuntimeGpu, CallsOnOneContextRunOneAtATime) {
+  // They share the context's stream and its cuBLAS and cuDNN handles.
+  grove_model_def model = {GROVE_ABI_VERSION, 1, "conc", kEntryOnly, kTrack};
+  grove_context *one = nullptr;
+  ASSERT_EQ(grove_context_create(&model, &one), GROVE_OK) << grove_last_error();
+  inside = mostInside = 0;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i)
+        if (grove_invoke(one, "f", nullptr, 0, nullptr, 0) != GROVE_OK)
+          ++failures;
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(mostInside, 1);
+  grove_context_destroy(one);
+}
+
+TEST_F(CudaRuntimeGpu, TwoContextsRunSideBySide) {
+  grove_model_def model = {GROVE_ABI_VERSION, 1, "conc", kEntryOnly, kMeet};
+  grove_context *a = nullptr, *b = nullptr;
+  ASSERT_EQ(grove_context_create(&model, &a), GROVE_OK) << grove_last_error();
+  ASSERT_EQ(grove_context_create(&model, &b), GROVE_OK) << grove_last_error();
+  inside = mostInside = 0;
+  grove_status sa = GROVE_OK, sb = GROVE_OK;
+  std::thread ta([&] { sa = grove_invoke(a, "f", nullptr, 0, nullptr, 0); });
+  std::thread tb([&] { sb = grove_invoke(b, "f", nullptr, 0, nullptr, 0); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(sa, GROVE_OK);
+  EXPECT_EQ(sb, GROVE_OK);
+  EXPECT_EQ(mostInside, 2) << "the second context's call waited for the first";
+  grove_context_destroy(a);
+  grove_context_destroy(b);
 }
 
 TEST(CudaRuntimeNoGpu, MissingDriverIsNoDevice) {

@@ -34,8 +34,10 @@
 
 #include <array>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 using namespace grove::rt;
@@ -290,6 +292,39 @@ std::unique_ptr<Plan> makePlan(cudnnHandle_t handle, ConvType type,
   return nullptr;
 }
 
+/// With GROVE_CUDNN_LOG set, one stderr line per new plan: which algorithm
+/// cuDNN's heuristics gave each shape (what the GPU check records next to
+/// its timings, and what an accuracy failure needs to be read).
+void logPlan(const Plan &plan, ConvType type, const View5 &x, const View5 &w,
+             const View5 &y, const int64_t pad[2], const int64_t stride[2]) {
+  static const bool enabled = [] {
+    const char *v = std::getenv("GROVE_CUDNN_LOG");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  if (!enabled)
+    return;
+  static const char *const kAlgos[] = {
+      "implicit_gemm", "implicit_precomp_gemm", "gemm",  "direct",
+      "fft",           "fft_tiling",            "winograd",
+      "winograd_nonfused"};
+  const int a = int(plan.algo);
+  const char *algo =
+      a >= 0 && a < int(std::size(kAlgos)) ? kAlgos[a] : "unknown";
+  const char *types[] = {"f32", "f16", "bf16"};
+  std::fprintf(stderr,
+               "grove cudnn: %s input %lldx%lldx%lldx%lld groups %lld filters "
+               "%lldx%lldx%lld pad %lld,%lld stride %lld,%lld -> %lldx%lld: "
+               "%s, workspace %zu bytes\n",
+               types[int(type)], (long long)x.size[0],
+               (long long)(x.size[1] * x.size[2]), (long long)x.size[3],
+               (long long)x.size[4], (long long)w.size[0],
+               (long long)(w.size[0] * w.size[1]), (long long)w.size[3],
+               (long long)w.size[4], (long long)pad[0], (long long)pad[1],
+               (long long)stride[0], (long long)stride[1],
+               (long long)y.size[3], (long long)y.size[4], algo,
+               plan.workspace);
+}
+
 } // namespace
 
 #else // !GROVE_HAVE_CUDNN
@@ -394,6 +429,7 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
       failCurrentCall(GROVE_ERROR_UNSUPPORTED, "grove_rt_cuda_conv2d: " + why);
       return;
     }
+    logPlan(*plan, type, x, w, y, pad, stride);
   }
   void *workspace = nullptr;
   if (plan->workspace) {

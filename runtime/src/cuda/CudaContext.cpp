@@ -82,7 +82,20 @@ grove_status CudaContext::create(const ModelDesc &,
                                                 : GROVE_ERROR_NO_DEVICE,
                 "cannot create a cuBLAS handle: " + blasText(s));
   }
-  cublasSetStream(ctx->blas_, reinterpret_cast<cudaStream_t>(ctx->stream_));
+  // Partial sums of split-K f16/bf16 GEMMs stay in f32 (cuBLAS may round
+  // them to the output type by default); TF32 stays off.
+  if (cublasStatus_t s = cublasSetMathMode(
+          ctx->blas_,
+          cublasMath_t(CUBLAS_DEFAULT_MATH |
+                       CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+      s != CUBLAS_STATUS_SUCCESS)
+    return fail(GROVE_ERROR_INTERNAL,
+                "cannot set the cuBLAS math mode: " + blasText(s));
+  if (cublasStatus_t s = cublasSetStream(
+          ctx->blas_, reinterpret_cast<cudaStream_t>(ctx->stream_));
+      s != CUBLAS_STATUS_SUCCESS)
+    return fail(GROVE_ERROR_INTERNAL,
+                "cannot set the cuBLAS stream: " + blasText(s));
   out = std::move(ctx);
   return GROVE_OK;
 }
@@ -172,6 +185,7 @@ grove_status CudaContext::downloadWeights(uint8_t *host, size_t bytes) const {
 }
 
 void CudaContext::beginCall() {
+  callMutex_.lock(); // released by endCall, which grove_invoke always calls
   tlsCall = this;
   tlsFailed = false;
   scope_.emplace(*device_);
@@ -195,6 +209,7 @@ grove_status CudaContext::endCall() {
   tlsCall = nullptr;
   tlsFailed = false;
   scope_.reset();
+  callMutex_.unlock();
   return s;
 }
 

@@ -5,7 +5,10 @@
 // and the device copy of the weights. While generated code runs,
 // grove_invoke makes it the thread's current call, which is how the mgpu*
 // shim and the cuBLAS service find the stream and device without any extra
-// argument in the generated code.
+// argument in the generated code. Calls on one context run one at a time:
+// they share its stream and its cuBLAS and cuDNN handles (and their plans),
+// which cuBLAS and cuDNN allow one thread at a time, and on one stream their
+// GPU work would run in turn anyway.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_CUDA_CUDACONTEXT_H
@@ -17,6 +20,7 @@
 
 #include <cublas_v2.h>
 
+#include <mutex>
 #include <optional>
 
 namespace grove::rt::cuda {
@@ -60,7 +64,10 @@ private:
   CUstream stream_ = nullptr;
   bool ownsStream_ = false;
   bool async_ = false; // GROVE_CONTEXT_ASYNC
-  // The application's CUDA context, restored when a call ends.
+  // Held from beginCall to endCall: one call at a time (see above).
+  std::mutex callMutex_;
+  // The application's CUDA context, restored when a call ends; only the
+  // thread holding callMutex_ touches it.
   std::optional<CudaDevice::Scope> scope_;
   cublasHandle_t blas_ = nullptr;
   std::unique_ptr<ConvService> conv_;

@@ -54,7 +54,9 @@ public:
 
   /// Brackets a call of generated code: makes this context the one the
   /// generated code's runtime calls (mgpu*, cuBLAS) use on this thread, then
-  /// waits for the queued work and reports the first failure.
+  /// waits for the queued work and reports the first failure. Every
+  /// beginCall is followed by endCall on the same thread (a device context
+  /// may hold a lock in between).
   virtual void beginCall() = 0;
   virtual grove_status endCall() = 0;
 
