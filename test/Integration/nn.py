@@ -13,7 +13,7 @@
 import numpy as np
 import torch
 import torch.nn.functional as F
-from grove_testing import Model, assert_close, rng
+from grove_testing import GroveError, Model, assert_close, rng
 
 # (name, N-less input shape, weight shape, groups, strides, padding
 # [t, l, b, r], dilations, bias)
@@ -33,6 +33,10 @@ POOLS = [
     ("ap3", "avg", (2, 7, 7), (2, 2), (2, 2), (0, 0, 0, 0), True, False),
     ("ap4", "avg", (2, 6, 6), (3, 3), (2, 2), (1, 1, 1, 1), True, False),
     ("ap5", "avg", (2, 6, 6), (3, 3), (2, 2), (1, 1, 1, 1), True, True),
+    # ceil mode: the first window overhangs the input (PyTorch allows less
+    # than a stride), as ResNeSt's avg-down pools do on tiny images.
+    ("ap6", "avg", (2, 1, 3), (2, 2), (2, 2), (0, 0, 0, 0), True, False),
+    ("mp3", "max", (2, 1, 1), (2, 2), (2, 2), (0, 0, 0, 0), True, False),
 ]
 
 
@@ -87,6 +91,16 @@ for kind, flags in (("max", ", ceil_mode"), ("avg", ", ceil_mode"),
         padding = {arr((1, 0, 1, 0))}{flags}}} : (tensor<?x2x?x?xf32>) -> tensor<?x2x?x?xf32>
     return %0 : tensor<?x2x?x?xf32>
   }}""")
+# A dynamic image smaller than the kernel: a run-time error, not a
+# wrapped-around output size.
+funcs.append("""
+  func.func @dyn_conv(%x: tensor<?x2x?x?xf32>, %w: tensor<3x2x3x3xf32>)
+      -> tensor<?x3x?x?xf32> {
+    %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 2, 1>,
+        padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x2x?x?xf32>, tensor<3x2x3x3xf32>) -> tensor<?x3x?x?xf32>
+    return %0 : tensor<?x3x?x?xf32>
+  }""")
 funcs.append("""
   func.func @bn(%x: tensor<?x5x4x3xf32>, %s: tensor<5xf32>, %b: tensor<5xf32>,
                 %m: tensor<5xf32>, %v: tensor<5xf32>) -> tensor<?x5x4x3xf32> {
@@ -137,7 +151,22 @@ for n in (1, 3):
         (got,) = model.call(name, x)
         assert_close(got, ref.numpy(), 1e-5, 1e-5, f"{name} n={n}")
         checked += 1
-    for h, w in ((5, 5), (6, 7), (1, 2), (8, 3)):
+    w3 = r.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    x = r.standard_normal((n, 2, 7, 5)).astype(np.float32)
+    for m in variants:
+        (got,) = m.call("dyn_conv", x, w3)
+        assert_close(got, F.conv2d(t(x), t(w3), stride=(2, 1)).numpy(), 1e-4,
+                     3e-4 * np.sqrt(18), f"{m.name} dyn_conv n={n}")
+        for h, wd in ((2, 5), (7, 2)):
+            try:
+                m.call("dyn_conv", x[:, :, :h, :wd], w3)
+                raise AssertionError(f"{m.name} dyn_conv {h}x{wd}: no error")
+            except GroveError as e:
+                what = "height" if h == 2 else "width"
+                assert (f"grove.conv2d input {what} plus padding must be at "
+                        "least 3" in e.message), e.message
+        checked += 3
+    for h, w in ((5, 5), (6, 7), (1, 2), (8, 3), (1, 1)):
         x = r.standard_normal((n, 2, h, w)).astype(np.float32)
         for fname, ref in (
                 ("dyn_max", F.max_pool2d(t(x), (3, 2), 2, (1, 0), ceil_mode=True)),

@@ -2,8 +2,9 @@
 # ResNeSt end to end against an independent PyTorch implementation written
 # from the paper's description (models/resnest/reference.py; seed-papers §1,
 # the authors' splat.py / resnet.py structure), with random weights exported
-# to safetensors and loaded by the runtime: the tiny variant at 32x32 and
-# ResNeSt-50 at 64x64, each from the frontend's unfused form
+# to safetensors and loaded by the runtime: the tiny variant at 32x32 and at
+# 4x4 (its avg-down pools' ceil-mode windows then overhang the 1x1 and 2x2
+# images, as PyTorch allows) and ResNeSt-50 at 64x64, each from the frontend's unfused form
 # (models/resnest/generate.py), which grovec fuses (16 split attentions in
 # ResNeSt-50).
 # Tolerance: max |grove - torch| <= 1e-4 * max |torch logits| (f32).
@@ -27,10 +28,10 @@ g = rng()
 # Build every model first: on a GPU machine without grovec the libraries come
 # prepared (scripts/gpu-check.sh), and there grove-opt is not available.
 models = []
-for depth, image, batch in (("tiny", 32, 3), ("50", 64, 2)):
+for depth, image, batch in (("tiny", 32, 3), ("tiny", 4, 2), ("50", 64, 2)):
     text, params = generate.generate(depth, image, "unfused")
     work = tempfile.mkdtemp(prefix="grove-resnest-")
-    path = os.path.join(work, f"resnest{depth}.mlir")
+    path = os.path.join(work, f"resnest{depth}_{image}.mlir")
     with open(path, "w") as f:
         f.write(text)
     layers = generate.CONFIGS[depth][0]
@@ -40,7 +41,7 @@ for depth, image, batch in (("tiny", 32, 3), ("50", 64, 2)):
              "--grove-fuse-split-attention"], capture_output=True, text=True,
             check=True).stdout.count("grove.split_attention ")
         assert fused == sum(layers), f"fused {fused} of {sum(layers)} blocks"
-    model = Model(path, name=f"resnest{depth}", workdir=work)
+    model = Model(path, name=f"resnest{depth}_{image}", workdir=work)
     models.append((depth, image, batch, params, work, model))
 
 for depth, image, batch, params, work, model in models:

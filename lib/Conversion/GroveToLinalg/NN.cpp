@@ -56,12 +56,15 @@ Value pad2D(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
 
 /// The result sizes of a verified windowed op: batch and channels as given,
 /// spatial sizes static from the type or computed from the input at run
-/// time with the same formula the verifier uses.
+/// time with the same formula the verifier uses. A dynamic size too small
+/// for one window is what the verifier rejects statically: `opName` reports
+/// it at run time (grove.agree_dims fails the call) and the code goes on
+/// with no windows, not with a wrapped-around size.
 SmallVector<OpFoldResult>
-windowedResultDims(OpBuilder &b, Location loc, RankedTensorType resultType,
-                   Value input, ArrayRef<int64_t> window,
-                   ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
-                   bool ceilMode) {
+windowedResultDims(OpBuilder &b, Location loc, StringRef opName,
+                   RankedTensorType resultType, Value input,
+                   ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+                   ArrayRef<int64_t> padding, bool ceilMode) {
   SmallVector<OpFoldResult> in = getDims(b, loc, input);
   SmallVector<OpFoldResult> dims = {in[0], b.getIndexAttr(0),
                                     b.getIndexAttr(0), b.getIndexAttr(0)};
@@ -82,6 +85,17 @@ windowedResultDims(OpBuilder &b, Location loc, RankedTensorType resultType,
     if (ceilMode)
       span = arith::AddIOp::create(b, loc, span,
                                    indexConst(b, loc, strides[i] - 1));
+    // One window needs span >= 0: padded >= window (less stride - 1 in ceil
+    // mode, where a window may overhang the end as in PyTorch).
+    int64_t least = window[i] - (ceilMode ? strides[i] - 1 : 0);
+    Value leastV = indexConst(b, loc, least);
+    Value enough = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                         padded, leastV);
+    (void)agreeDims(b, loc, arith::MaxSIOp::create(b, loc, padded, leastV),
+                    padded,
+                    Twine(opName) + (i == 0 ? " input height" : " input width") +
+                        " plus padding must be at least " + Twine(least) +
+                        " (one window)");
     Value out = arith::AddIOp::create(
         b, loc,
         arith::DivUIOp::create(b, loc, span, indexConst(b, loc, strides[i])),
@@ -98,9 +112,22 @@ windowedResultDims(OpBuilder &b, Location loc, RankedTensorType resultType,
           b, loc, over, arith::SubIOp::create(b, loc, out, indexConst(b, loc, 1)),
           out);
     }
-    dims[2 + i] = out;
+    dims[2 + i] =
+        arith::SelectOp::create(b, loc, enough, out, indexConst(b, loc, 0))
+            .getResult();
   }
   return dims;
+}
+
+/// Replaces `op` by an empty tensor when its result has a static zero size
+/// (a batch or channels of 0): nothing to compute, and padding a tensor
+/// with a zero size trips memref.subview's bounds rules.
+bool isEmpty(ConversionPatternRewriter &rewriter, Operation *op,
+             RankedTensorType resultType, ArrayRef<OpFoldResult> dims) {
+  if (!llvm::is_contained(resultType.getShape(), 0))
+    return false;
+  rewriter.replaceOp(op, createEmpty(rewriter, op->getLoc(), resultType, dims));
+  return true;
 }
 
 /// Extra high padding so that every (ceil-mode) window lies inside the
@@ -319,8 +346,11 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
         op.getDilations()[0] * (wShape[2] - 1) + 1,
         op.getDilations()[1] * (wShape[3] - 1) + 1};
     SmallVector<OpFoldResult> dims =
-        windowedResultDims(rewriter, loc, resultType, adaptor.getInput(),
-                           window, op.getStrides(), pad, false);
+        windowedResultDims(rewriter, loc, op->getName().getStringRef(),
+                           resultType, adaptor.getInput(), window,
+                           op.getStrides(), pad, false);
+    if (isEmpty(rewriter, op, resultType, dims))
+      return success();
     Value w = adaptor.getWeight();
     Attribute strides = rewriter.getI64TensorAttr(op.getStrides());
     Attribute dilations = rewriter.getI64TensorAttr(op.getDilations());
@@ -541,8 +571,11 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pad = op.getPadding();
     SmallVector<OpFoldResult> dims =
-        windowedResultDims(rewriter, loc, resultType, adaptor.getInput(),
-                           kernel, strides, pad, op.getCeilMode());
+        windowedResultDims(rewriter, loc, op->getName().getStringRef(),
+                           resultType, adaptor.getInput(), kernel, strides,
+                           pad, op.getCeilMode());
+    if (isEmpty(rewriter, op, resultType, dims))
+      return success();
     SmallVector<int64_t> high =
         windowedHighPadding(inType, resultType, kernel, strides, pad,
                             op.getCeilMode());
@@ -688,6 +721,18 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
     for (int64_t d = axis; d < in.getRank(); ++d)
       tail.push_back(d);
     groups.push_back(tail);
+    // A static zero in the collapsed dimensions makes the result empty:
+    // collapse_shape would fold that size to a static 0 the dynamic result
+    // type disagrees with.
+    if (llvm::is_contained(in.getShape().drop_front(axis), 0)) {
+      SmallVector<OpFoldResult> dims =
+          getDims(rewriter, op.getLoc(), adaptor.getInput());
+      dims.resize(axis);
+      dims.push_back(rewriter.getIndexAttr(0));
+      rewriter.replaceOp(op, createEmpty(rewriter, op.getLoc(), op.getType(),
+                                         dims));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
         op, op.getType(), adaptor.getInput(), groups);
     return success();

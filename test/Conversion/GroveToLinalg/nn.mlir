@@ -89,15 +89,22 @@ func.func @conv2d_unpadded(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x1x1xf32>) -> 
 // -----
 
 // A dynamic height: the output height (H + 1 + 1 - 3) / 2 + 1 is computed
-// from the input (unsigned division) and sizes the accumulator.
+// from the input (unsigned division) and sizes the accumulator. A padded
+// height below the kernel's 3 fails the call (grove.agree_dims) and gives
+// no rows instead of a wrapped-around count.
 // CHECK-LABEL: func.func @conv2d_dynamic_height
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x?x8xf32>,
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
 // CHECK: %[[H:.*]] = tensor.dim %[[X]], %[[C2]] : tensor<1x3x?x8xf32>
 // CHECK: %[[PADDED:.*]] = arith.addi %[[H]], %{{.*}} : index
 // CHECK: %[[SPAN:.*]] = arith.subi %[[PADDED]], %{{.*}} : index
+// CHECK: %[[K:.*]] = arith.constant 3 : index
+// CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[PADDED]], %[[K]] : index
+// CHECK: %[[REACH:.*]] = arith.maxsi %[[PADDED]], %[[K]] : index
+// CHECK: grove.agree_dims %[[REACH]], %[[PADDED]], "{{.*}}nn.mlir:{{[0-9]+}}:{{[0-9]+}}: grove.conv2d input height plus padding must be at least 3 (one window)"
 // CHECK: %[[Q:.*]] = arith.divui %[[SPAN]], %{{.*}} : index
-// CHECK: %[[OH:.*]] = arith.addi %[[Q]], %{{.*}} : index
+// CHECK: %[[Q1:.*]] = arith.addi %[[Q]], %{{.*}} : index
+// CHECK: %[[OH:.*]] = arith.select %[[ENOUGH]], %[[Q1]], %{{.*}} : index
 // CHECK: tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: } : tensor<1x3x?x8xf32> to tensor<1x3x?x10xf32>
 // CHECK: %[[EMPTY:.*]] = bufferization.alloc_tensor(%[[OH]]) : tensor<1x4x?x4xf32>
@@ -638,4 +645,48 @@ func.func @split_attention_primitive_common(%u: tensor<2x8x3x3xf32>, %w1: tensor
   %m1 = grove.mul %a1, %s1 : (tensor<2x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
   %res = grove.add %m0, %m1 : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
   return %res : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// A static zero batch or channel count: the result is empty, nothing is
+// computed or padded (padding a zero-size tensor trips memref.subview's
+// bounds rules after bufferization).
+// CHECK-LABEL: func.func @empty_results
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: linalg.
+// CHECK: %[[A:.*]] = tensor.empty() : tensor<0x4x8x8xf32>
+// CHECK: %[[B:.*]] = tensor.empty() : tensor<1x0x2x2xf32>
+// CHECK: return %[[A]], %[[B]]
+func.func @empty_results(%x: tensor<0x3x8x8xf32>, %w: tensor<4x3x3x3xf32>,
+                         %y: tensor<1x0x4x4xf32>)
+    -> (tensor<0x4x8x8xf32>, tensor<1x0x2x2xf32>) {
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<0x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<0x4x8x8xf32>
+  %1 = grove.max_pool2d %y {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x0x4x4xf32>) -> tensor<1x0x2x2xf32>
+  return %0, %1 : tensor<0x4x8x8xf32>, tensor<1x0x2x2xf32>
+}
+
+// -----
+
+// Flattening a static 0 with a dynamic size is empty too (collapse_shape
+// would fold the product to a static 0 the `?` result disagrees with).
+// CHECK-LABEL: func.func @flatten_zero
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[E:.*]] = tensor.empty(%[[C0]]) : tensor<2x?xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return %[[E]]
+func.func @flatten_zero(%x: tensor<2x0x?xf32>) -> tensor<2x?xf32> {
+  %0 = grove.flatten %x {axis = 1 : i64} : (tensor<2x0x?xf32>) -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+// ceil_mode on a dynamic width: one window needs W + 0 >= 2 - (2 - 1) = 1
+// (a window may overhang by less than a stride, as in PyTorch).
+// CHECK-LABEL: func.func @pool_ceil_dynamic_guard
+// CHECK: grove.agree_dims %{{.*}}, %{{.*}}, "{{.*}}: grove.avg_pool2d input width plus padding must be at least 1 (one window)"
+func.func @pool_ceil_dynamic_guard(%x: tensor<1x2x4x?xf32>) -> tensor<1x2x2x?xf32> {
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<1x2x4x?xf32>) -> tensor<1x2x2x?xf32>
+  return %0 : tensor<1x2x2x?xf32>
 }

@@ -1858,3 +1858,185 @@ func.func @conv2d_huge_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>
       : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
   return %0 : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// grove.split_attention (GroveNNOps.cpp, SplitAttentionOp::verify).
+
+func.func @sa_radix_zero(%u: tensor<1x8x4x4xf32>, %w1: tensor<4x4x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects radix and cardinality >= 1, got 0 and 1}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 0 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x8x4x4xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @sa_radix_too_large(%u: tensor<1x17x4x4xf32>, %w1: tensor<1x1x1x1xf32>, %b1: tensor<1xf32>, %s: tensor<1xf32>, %sh: tensor<1xf32>, %m: tensor<1xf32>, %v: tensor<1xf32>, %w2: tensor<17x1x1x1xf32>, %b2: tensor<17xf32>) -> tensor<1x1x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects radix <= 16, got 17}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 17 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x17x4x4xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<17x1x1x1xf32>, tensor<17xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @sa_channels_not_radix_multiple(%u: tensor<1x8x4x4xf32>, %w1: tensor<4x4x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects static input channels divisible by the radix}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 3 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x8x4x4xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @sa_channels_not_cardinal_multiple(%u: tensor<1x12x4x4xf32>, %w1: tensor<4x6x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<12x4x1x1xf32>, %b2: tensor<12xf32>) -> tensor<1x6x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects channels per split (6) divisible by the cardinality (4)}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 4 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x12x4x4xf32>, tensor<4x6x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<12x4x1x1xf32>, tensor<12xf32>) -> tensor<1x6x4x4xf32>
+  return %0 : tensor<1x6x4x4xf32>
+}
+
+// -----
+
+func.func @sa_fc1_inter_not_cardinal_multiple(%u: tensor<1x16x4x4xf32>, %w1: tensor<5x4x1x1xf32>, %b1: tensor<6xf32>, %s: tensor<6xf32>, %sh: tensor<6xf32>, %m: tensor<6xf32>, %v: tensor<6xf32>, %w2: tensor<16x3x1x1xf32>, %b2: tensor<16xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects fc1_weight of shape I x 4 x 1 x 1 with I divisible by the cardinality}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<5x4x1x1xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<16x3x1x1xf32>, tensor<16xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_fc1_wrong_shape(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x2x1x1xf32>, %b2: tensor<16xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects fc1_weight of shape 4x4x1x1, got 'tensor<4x8x1x1xf32>'}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x2x1x1xf32>, tensor<16xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_bn_wrong_shape(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<5xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<16xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects bn_variance of shape 4, got 'tensor<5xf32>'}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<5xf32>, tensor<16x4x1x1xf32>, tensor<16xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_fc2_wrong_shape(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x4x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<16xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects fc2_weight of shape 16x2x1x1, got 'tensor<16x4x1x1xf32>'}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x4x1x1xf32>, tensor<16xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_fc2_bias_wrong_shape(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects fc2_bias of shape 16, got 'tensor<8xf32>'}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x4x1x1xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_result_channels(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<16xf32>) -> tensor<1x16x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects result channels 8, got 16}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x4x1x1xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+func.func @sa_result_dynamic_batch(%u: tensor<2x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<16xf32>) -> tensor<?x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects result batch 2, got ?}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<2x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x4x1x1xf32>, tensor<16xf32>) -> tensor<?x8x4x4xf32>
+  return %0 : tensor<?x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_negative_epsilon(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<16xf32>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects epsilon >= 0}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 1 : i64, epsilon = -1.0 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x4x1x1xf32>, tensor<16xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+func.func @sa_mixed_types(%u: tensor<1x16x4x4xf32>, %w1: tensor<4x8x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x4x1x1xf32>, %b2: tensor<16xbf16>) -> tensor<1x8x4x4xf32> {
+  // expected-error @+1 {{'grove.split_attention' op expects one element type, got 'f32' and 'bf16'}}
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<1x16x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x4x1x1xf32>, tensor<16xbf16>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Every grove op: static extents above 2^48 bytes (sizes would wrap around in
+// the 64-bit arithmetic below).
+func.func @tensor_too_large(%x: tensor<?x3x1099511627776x1099511627776xf32>) {
+  // expected-error @+1 {{'grove.relu' op tensor type 'tensor<?x3x1099511627776x1099511627776xf32>' holds more than 2^48 bytes}}
+  %0 = grove.relu %x : tensor<?x3x1099511627776x1099511627776xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count_wraps(%x: tensor<4294967296x4294967296xf32>) {
+  // 2^32 · 2^32 elements would wrap to 0.
+  // expected-error @+1 {{'grove.reshape' op tensor type 'tensor<4294967296x4294967296xf32>' holds more than 2^48 bytes}}
+  %0 = grove.reshape %x : tensor<4294967296x4294967296xf32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
+func.func @param_too_large() {
+  return
+}
+// expected-error @+1 {{'grove.param' op tensor type 'tensor<65536x65536x65537xi8>' holds more than 2^48 bytes}}
+grove.param @huge : tensor<65536x65536x65537xi8>
+
+// -----
+
+func.func @conv_padding_overflows(%x: tensor<?x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'grove.conv2d' op padding (9223372036854775807, 1) along dimension 2 overflows 64-bit sizes}}
+  %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>,
+                            padding = array<i64: 9223372036854775807, 0, 1, 0>,
+                            dilations = array<i64: 1, 1>}
+      : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @pool_ceil_mode_no_window(%x: tensor<1x2x1x1xf32>) {
+  // ceil_mode lets a window overhang the input by less than a stride: a
+  // 4-wide window over 1 column with stride 2 overhangs by 3.
+  // expected-error @+1 {{'grove.max_pool2d' op kernel (4) is larger than the padded input along dimension 2}}
+  %0 = grove.max_pool2d %x {kernel = array<i64: 4, 4>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+      : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  return
+}

@@ -713,3 +713,31 @@ func.func @flatten(%p: tensor<?x2048x1x1xf32>, %x: tensor<2x3x4x5xf32>,
       tensor<2x3x20xf32>, tensor<120xf32>, tensor<2x3x4x5xf32>, tensor<2x?xbf16>,
       tensor<?xbf16>, tensor<7xi1>, tensor<3x2xi64>
 }
+
+// Split attention: radix 2 with cardinality 2, and radix 1 (a sigmoid) on a dynamic batch in bf16.
+// CHECK-LABEL: func.func @split_attention
+// CHECK: grove.split_attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {cardinality = 2 : i64, epsilon = 1.000000e-05 : f64, radix = 2 : i64} : (tensor<2x16x5x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x2x1x1xf32>, tensor<16xf32>) -> tensor<2x8x5x3xf32>
+func.func @split_attention(%u: tensor<2x16x5x3xf32>, %w1: tensor<4x4x1x1xf32>, %b1: tensor<4xf32>, %s: tensor<4xf32>, %sh: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<16x2x1x1xf32>, %b2: tensor<16xf32>) -> tensor<2x8x5x3xf32> {
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 2 : i64, cardinality = 2 : i64, epsilon = 1.0e-05 : f64}
+      : (tensor<2x16x5x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<16x2x1x1xf32>, tensor<16xf32>) -> tensor<2x8x5x3xf32>
+  return %0 : tensor<2x8x5x3xf32>
+}
+
+// CHECK-LABEL: func.func @split_attention_radix1
+// CHECK: grove.split_attention {{.*}} {cardinality = 1 : i64, epsilon = 1.000000e-03 : f64, radix = 1 : i64} : (tensor<?x8x?x?xbf16>, {{.*}}) -> tensor<?x8x?x?xbf16>
+func.func @split_attention_radix1(%u: tensor<?x8x?x?xbf16>, %w1: tensor<4x8x1x1xbf16>, %b1: tensor<4xbf16>, %s: tensor<4xbf16>, %sh: tensor<4xbf16>, %m: tensor<4xbf16>, %v: tensor<4xbf16>, %w2: tensor<8x4x1x1xbf16>, %b2: tensor<8xbf16>) -> tensor<?x8x?x?xbf16> {
+  %0 = grove.split_attention %u, %w1, %b1, %s, %sh, %m, %v, %w2, %b2
+      {radix = 1 : i64, cardinality = 1 : i64, epsilon = 1.0e-03 : f64}
+      : (tensor<?x8x?x?xbf16>, tensor<4x8x1x1xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<8x4x1x1xbf16>, tensor<8xbf16>) -> tensor<?x8x?x?xbf16>
+  return %0 : tensor<?x8x?x?xbf16>
+}
+
+// ceil_mode lets a window overhang the input by less than a stride, the
+// first one too (PyTorch): a 2x2 window with stride 2 over 1x1 gives 1x1.
+// CHECK-LABEL: func.func @pool_ceil_mode_overhang
+// CHECK: grove.avg_pool2d %{{.*}} {ceil_mode, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x4x1x1xf32>) -> tensor<?x4x1x1xf32>
+func.func @pool_ceil_mode_overhang(%x: tensor<?x4x1x1xf32>) -> tensor<?x4x1x1xf32> {
+  %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x4x1x1xf32>) -> tensor<?x4x1x1xf32>
+  return %0 : tensor<?x4x1x1xf32>
+}

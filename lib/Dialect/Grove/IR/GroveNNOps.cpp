@@ -86,9 +86,17 @@ int64_t mlir::grove::getWindowedOutputSize(int64_t in, int64_t padBefore,
   if (!padded)
     return -1;
   int64_t span = *padded - window;
+  // PyTorch: ceil mode lets a window overhang the end by less than a
+  // stride, even the first one.
+  if (ceilMode) {
+    std::optional<int64_t> overhang = llvm::checkedAdd(span, stride - 1);
+    if (!overhang)
+      return -1;
+    span = *overhang;
+  }
   if (span < 0)
     return -1;
-  int64_t out = (ceilMode ? span / stride + (span % stride != 0) : span / stride) + 1;
+  int64_t out = span / stride + 1;
   // PyTorch: a ceil-mode window must start inside the input or the leading
   // padding.
   if (ceilMode && (out - 1) * stride >= in + padBefore)
@@ -139,12 +147,24 @@ LogicalResult Conv2DOp::verify() {
     if (!span || *span == INT64_MAX)
       return emitOpError("dilation ") << d[i] << " is too large";
     int64_t window = *span + 1;
+    // Sizes are computed in 64 bits, at run time too (dynamic inputs).
+    std::optional<int64_t> padding = llvm::checkedAdd(p[i], p[2 + i]);
+    std::optional<int64_t> reach =
+        padding ? llvm::checkedAdd(*padding, window) : std::nullopt;
+    std::optional<int64_t> padded =
+        padding && !ShapedType::isDynamic(in[2 + i])
+            ? llvm::checkedAdd(in[2 + i], *padding)
+            : std::nullopt;
+    if (!reach || (!ShapedType::isDynamic(in[2 + i]) && !padded))
+      return emitOpError("padding (")
+             << p[i] << ", " << p[2 + i] << ") along dimension " << 2 + i
+             << " overflows 64-bit sizes";
     int64_t expected =
         getWindowedOutputSize(in[2 + i], p[i], p[2 + i], window, s[i], false);
     if (expected == -1 || expected == 0)
       return emitOpError("dilated kernel (")
-             << window << ") is larger than the padded input ("
-             << in[2 + i] + p[i] + p[2 + i] << ") along dimension " << 2 + i;
+             << window << ") is larger than the padded input (" << *padded
+             << ") along dimension " << 2 + i;
     if (failed(checkSize(op, i == 0 ? "result height" : "result width",
                          expected, out[2 + i])))
       return failure();
@@ -285,6 +305,9 @@ LogicalResult SplitAttentionOp::verify() {
   if (r < 1 || k < 1)
     return emitOpError("expects radix and cardinality >= 1, got ")
            << r << " and " << k;
+  if (r > kMaxSplitAttentionRadix)
+    return emitOpError("expects radix <= ")
+           << kMaxSplitAttentionRadix << ", got " << r;
   ArrayRef<int64_t> in = getInput().getType().getShape();
   if (ShapedType::isDynamic(in[1]) || in[1] % r != 0)
     return emitOpError("expects static input channels divisible by the radix");

@@ -12,6 +12,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -121,6 +124,37 @@ GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 //===----------------------------------------------------------------------===//
 // Tensor ops
 //===----------------------------------------------------------------------===//
+
+LogicalResult mlir::grove::verifyTensorSizes(Operation *op) {
+  auto check = [&](Type type) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return success();
+    unsigned bits = tensor.getElementType().isIntOrFloat()
+                        ? tensor.getElementType().getIntOrFloatBitWidth()
+                        : 64;
+    int64_t bytes = std::max<int64_t>(1, (bits + 7) / 8);
+    for (int64_t d : tensor.getShape()) {
+      if (ShapedType::isDynamic(d))
+        continue;
+      std::optional<int64_t> more = llvm::checkedMul(bytes, d);
+      if (!more || *more > kMaxTensorBytes)
+        return op->emitOpError("tensor type ")
+               << tensor << " holds more than 2^48 bytes";
+      bytes = *more;
+    }
+    return success();
+  };
+  for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                         op->getResultTypes()))
+    if (failed(check(t)))
+      return failure();
+  for (NamedAttribute attr : op->getAttrs())
+    if (auto type = dyn_cast<TypeAttr>(attr.getValue()))
+      if (failed(check(type.getValue())))
+        return failure();
+  return success();
+}
 
 /// Product of the static dimensions, and whether any dimension is dynamic.
 int64_t mlir::grove::getStaticProduct(ArrayRef<int64_t> shape) {

@@ -142,6 +142,8 @@ struct FuseSplitAttention : RewritePattern {
     int64_t radix = products.size();
     if (radix < 2)
       return failure();
+    if (radix > kMaxSplitAttentionRadix)
+      return rewriter.notifyMatchFailure(root, "radix above the op's limit");
     // Each product: a 1x1 attention slice times a slice of U.
     Value u, att;
     int64_t channels = 0;

@@ -26,8 +26,16 @@ def Grove_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 0;
 }
 
+// Every tensor type an op uses (operands, results, type attributes) has at
+// most 2^48 bytes in its static dimensions: sizes, strides and offsets are
+// 64-bit all the way down, with room for the expansions lowerings make
+// (im2col multiplies by the kernel size), so nothing wraps around.
+def Grove_SizedTensors : NativeOpTrait<"SizedTensors"> {
+  let cppNamespace = "::mlir::grove";
+}
+
 class Grove_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Grove_Dialect, mnemonic, traits>;
+    : Op<Grove_Dialect, mnemonic, !listconcat(traits, [Grove_SizedTensors])>;
 
 // Element types the dialect admits. f32 is the reference; f16/bf16 are for
 // the CUDA target and mixed precision.

@@ -141,6 +141,9 @@ def Grove_SplitAttentionOp : Grove_Op<"split_attention", [Pure]> {
 
     `grove-fuse-split-attention` forms this op from the primitive ops a
     frontend emits; lowering it reads U twice (pooling, weighted sum).
+    The radix is at most 16: the lowering unrolls it (every output element
+    is written once, each GPU kernel takes the R weights as arguments), and
+    ResNeSt uses 1, 2 or 4; a larger radix stays in primitive ops.
   }];
   let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$fc1_weight,
                        Grove_FloatTensor:$fc1_bias, Grove_FloatTensor:$bn_scale,

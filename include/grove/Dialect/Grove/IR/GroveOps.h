@@ -11,6 +11,28 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::grove {
+
+/// The largest static extent of a tensor, in bytes (GroveBase.td).
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
+/// The largest radix of grove.split_attention (its lowering unrolls it).
+constexpr int64_t kMaxSplitAttentionRadix = 16;
+
+/// Verifies the SizedTensors trait: diagnoses the first tensor type of `op`
+/// whose static dimensions hold more than kMaxTensorBytes.
+LogicalResult verifyTensorSizes(Operation *op);
+
+template <typename ConcreteType>
+class SizedTensors : public OpTrait::TraitBase<ConcreteType, SizedTensors> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyTensorSizes(op);
+  }
+};
+
+} // namespace mlir::grove
+
 #define GET_OP_CLASSES
 #include "grove/Dialect/Grove/IR/GroveOps.h.inc"
 
