@@ -201,9 +201,13 @@ TEST_F(AddModel, RejectsNullContextAndNames) {
   EXPECT_FAILS(grove_invoke(ctx, "sub", inputs, 1, &y, 1),
                GROVE_ERROR_INVALID_ARGUMENT, "no entry 'sub'");
   void *args[] = {x.get(), &y};
+  // The typed wrapper's path: the slot is cleared without a context too
+  // (the model's descriptor says which slots are outputs).
+  y = reinterpret_cast<DLManagedTensor *>(0x1);
   EXPECT_FAILS(static_cast<grove_status>(
                    grove_rt_invoke(nullptr, &addmodel_model, 0, args)),
                GROVE_ERROR_INVALID_ARGUMENT, "ctx");
+  EXPECT_EQ(y, nullptr);
   EXPECT_FAILS(
       static_cast<grove_status>(grove_rt_invoke(ctx, nullptr, 0, args)),
       GROVE_ERROR_INVALID_ARGUMENT, "model");
@@ -217,7 +221,7 @@ TEST_F(AddModel, RejectsNullContextAndNames) {
 
 TEST_F(AddModel, RejectsContextOfAnotherModel) {
   F32Tensor x({1, 4}, {1, 2, 3, 4}, f32());
-  DLManagedTensor *y = nullptr;
+  DLManagedTensor *y = reinterpret_cast<DLManagedTensor *>(0x1);
   void *args[] = {x.get(), &y};
   EXPECT_FAILS(static_cast<grove_status>(
                    grove_rt_invoke(ctx, &addmodel_twin_model, 0, args)),

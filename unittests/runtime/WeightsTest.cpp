@@ -96,6 +96,22 @@ TEST_F(TwoWeights, SetRejectsBadTensors) {
   noData.t.data = nullptr;
   EXPECT_FAILS(grove_context_set_weight(ctx, "a", noData.get()),
                GROVE_ERROR_INVALID_ARGUMENT, "data is NULL");
+  // Strides whose reach overflows 64 bits, or wraps around the address
+  // space, were followed: wrong bytes copied, or a crash.
+  for (std::vector<int64_t> strides :
+       {std::vector<int64_t>{int64_t(1) << 62, 1},
+        std::vector<int64_t>{INT64_MAX, INT64_MAX},
+        std::vector<int64_t>{-INT64_MAX, 1},
+        std::vector<int64_t>{1, int64_t(1) << 61}}) {
+    F32Tensor wild({2, 2}, {1, 2, 3, 4}, f32());
+    wild.t.strides = strides.data();
+    EXPECT_FAILS(grove_context_set_weight(ctx, "a", wild.get()),
+                 GROVE_ERROR_INVALID_ARGUMENT, "reach past the address space");
+  }
+  F32Tensor offset({2, 2}, {1, 2, 3, 4}, f32());
+  offset.t.byte_offset = UINT64_MAX - 3;
+  EXPECT_FAILS(grove_context_set_weight(ctx, "a", offset.get()),
+               GROVE_ERROR_INVALID_ARGUMENT, "wraps around the address space");
   EXPECT_EQ(grove_context_weights_ready(ctx), 0);
   DLTensor view;
   EXPECT_FAILS(grove_context_get_weight(ctx, "a", &view),

@@ -36,6 +36,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -400,6 +401,10 @@ GROVE_API void grove_rt_conv2d_f32(
       return;
 #endif
     convLoops(p);
+  } catch (const std::bad_alloc &) {
+    // The primitive, its scratchpad or the im2col fallback's buffers.
+    reportServiceError("grove_rt_conv2d_f32: out of memory",
+                       GROVE_ERROR_OUT_OF_MEMORY);
   } catch (const std::exception &e) {
     report(std::string("internal error: ") + e.what());
   } catch (...) {

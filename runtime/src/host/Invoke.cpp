@@ -364,10 +364,34 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   return wrapResults(results, reaper, slots);
 }
 
+/// NULLs the output slots of entry `index` of `model` in `args` before a
+/// failure that comes before the context can say how many there are (no
+/// context, another model's): abi.md promises NULL slots on every failure.
+/// The model's own descriptor says; one that does not parse is left alone.
+static void clearOutputSlots(const grove_model_def *model, uint32_t index,
+                             void **args) {
+  ModelDesc desc;
+  if (!model || !args || model->abi_version != GROVE_ABI_VERSION ||
+      !model->descriptor)
+    return;
+  // Called before the failure is recorded: that message replaces any
+  // parseDescriptor leaves.
+  if (parseDescriptor(model->descriptor, desc) != GROVE_OK ||
+      index >= desc.entries.size())
+    return;
+  const EntryDesc &entry = desc.entries[index];
+  for (size_t k = 0; k < entry.outputs.size(); ++k)
+    if (auto **slot =
+            static_cast<DLManagedTensor **>(args[entry.inputs.size() + k]))
+      *slot = nullptr;
+}
+
 grove_status rtInvoke(grove_context *ctx, const grove_model_def *model,
                       uint32_t index, void **args) {
-  if (!ctx)
+  if (!ctx) {
+    clearOutputSlots(model, index, args);
     return fail(GROVE_ERROR_INVALID_ARGUMENT, "grove_rt_invoke: ctx is NULL");
+  }
   if (!model)
     return fail(GROVE_ERROR_INVALID_ARGUMENT, "grove_rt_invoke: model is NULL");
   if (ctx->model != model) {
@@ -377,13 +401,14 @@ grove_status rtInvoke(grove_context *ctx, const grove_model_def *model,
     std::snprintf(where, sizeof(where), " (definitions %p and %p)",
                   static_cast<const void *>(ctx->model),
                   static_cast<const void *>(model));
-    return fail(GROVE_ERROR_INVALID_ARGUMENT,
-                "grove_rt_invoke: context was created for model " +
-                    quote(ctx->model->name) + ", not for model " +
-                    quote(model->abi_version == GROVE_ABI_VERSION
-                              ? model->name
-                              : "(other ABI)") +
-                    where);
+    clearOutputSlots(model, index, args);
+    return fail(
+        GROVE_ERROR_INVALID_ARGUMENT,
+        "grove_rt_invoke: context was created for model " +
+            quote(ctx->model->name) + ", not for model " +
+            quote(model->abi_version == GROVE_ABI_VERSION ? model->name
+                                                          : "(other ABI)") +
+            where);
   }
   if (index >= ctx->desc.entries.size())
     return fail(GROVE_ERROR_INVALID_ARGUMENT,

@@ -5,6 +5,7 @@
 #include "DType.h"
 #include "Error.h"
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -126,6 +127,31 @@ std::string deviceName(DLDevice d) {
   return kind + ":" + std::to_string(d.device_id);
 }
 
+/// True when every element a strided view addresses lies in the address
+/// space: the lowest and highest byte offsets the strides reach from the
+/// (non-empty) tensor's first element fit in int64_t and do not wrap around.
+/// Strides that stay in the address space but past the caller's buffer are
+/// the caller's bug; these would make the runtime read at wrapped-around
+/// addresses.
+static bool stridesInAddressSpace(const DLTensor &t, size_t rank,
+                                  size_t elemBytes) {
+  __int128 low = 0, high = 0;
+  for (size_t i = 0; i < rank; ++i) {
+    // (size - 1) < 2^63 and |stride| <= 2^63: the product fits in 127 bits.
+    __int128 span = static_cast<__int128>(t.shape[i] - 1) * t.strides[i];
+    if (span > INT64_MAX || span < INT64_MIN)
+      return false;
+    (span < 0 ? low : high) += span * static_cast<__int128>(elemBytes);
+  }
+  // Byte offsets are int64_t (stridedCopy, generated code).
+  if (high + static_cast<__int128>(elemBytes) > INT64_MAX || low < INT64_MIN)
+    return false;
+  const __int128 base = reinterpret_cast<uintptr_t>(tensorData(t));
+  return base + low >= 0 &&
+         base + high + static_cast<__int128>(elemBytes) <=
+             static_cast<__int128>(UINTPTR_MAX);
+}
+
 grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
                          const std::string &what, bool requireCompact,
                          DLDevice expected) {
@@ -172,6 +198,13 @@ grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
     if (!t->data)
       return bad("data is NULL but the tensor has " + std::to_string(count) +
                  " elements");
+    if (t->byte_offset > UINTPTR_MAX - reinterpret_cast<uintptr_t>(t->data))
+      return bad("data + byte_offset " + std::to_string(t->byte_offset) +
+                 " wraps around the address space");
+    if (t->strides && !stridesInAddressSpace(*t, rank, elemBytes))
+      return bad("strides " + shapeString(t->strides, rank, true) +
+                 " for shape " + shapeString(t->shape, rank) +
+                 " reach past the address space");
     if (reinterpret_cast<uintptr_t>(tensorData(*t)) % elemBytes != 0)
       return bad("data + byte_offset is not aligned to " +
                  std::to_string(elemBytes) + " bytes");
