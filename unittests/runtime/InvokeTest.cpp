@@ -371,6 +371,49 @@ TEST(Invoke, RejectsCallsBeforeWeightsAreLoaded) {
   grove_context_destroy(ctx);
 }
 
+// Generated code takes its buffers from the runtime (abi.h); one the
+// runtime cannot get abandons the call instead of being handed over as NULL
+// and written through.
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes);
+extern "C" void _mlir_memref_to_llvm_free(void *p);
+std::atomic<int> hogReturns{0}, hogNulls{0};
+void hog(void **) {
+  void *small = _mlir_memref_to_llvm_alloc(64); // freed by the abandon
+  auto *huge =
+      static_cast<char *>(_mlir_memref_to_llvm_alloc(size_t(1) << 50));
+  if (!huge)
+    ++hogNulls;
+  else
+    _mlir_memref_to_llvm_free(huge);
+  _mlir_memref_to_llvm_free(small);
+  ++hogReturns;
+}
+void modest(void **) {
+  _mlir_memref_to_llvm_free(_mlir_memref_to_llvm_alloc(size_t(1) << 20));
+  ++hogReturns;
+}
+const grove_packed_fn kHogEntries[] = {hog, modest};
+const grove_model_def kHogModel = {
+    GROVE_ABI_VERSION, 2, "hogm",
+    "grove-model 1\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
+    kHogEntries};
+
+TEST(Invoke, BufferItCannotGetAbandonsTheCall) {
+  grove_context *ctx = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&kHogModel, &ctx));
+  hogReturns = hogNulls = 0;
+  EXPECT_FAILS(grove_invoke(ctx, "hog", nullptr, 0, nullptr, 0),
+               GROVE_ERROR_OUT_OF_MEMORY,
+               "entry 'hog': out of memory: cannot allocate a "
+               "1125899906842624-byte buffer");
+  EXPECT_EQ(hogNulls, 0) << "the code was handed a NULL buffer";
+  EXPECT_EQ(hogReturns, 0) << "the code ran on after the failed allocation";
+  // The context and the thread are fine afterwards.
+  ASSERT_GROVE_OK(grove_invoke(ctx, "modest", nullptr, 0, nullptr, 0));
+  EXPECT_EQ(hogReturns, 1);
+  grove_context_destroy(ctx);
+}
+
 TEST_F(AddModel, LastErrorIsPerThread) {
   EXPECT_FAILS(grove_invoke(ctx, "nope", nullptr, 0, nullptr, 0),
                GROVE_ERROR_INVALID_ARGUMENT, "nope");

@@ -339,10 +339,17 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   clearServiceError();
   if (ctx.device)
     ctx.device->beginCall();
-  fn(args.data());
+  const bool completed = runAbandonable(fn, args.data());
   // Waits for the device work; failures land in the service error below.
   if (ctx.device)
     (void)ctx.device->endCall();
+  if (!completed) {
+    // Out of host memory: the call's buffers are freed, no result exists.
+    std::string serviceError;
+    grove_status serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;
+    takeServiceError(serviceError, serviceStatus);
+    return fail(serviceStatus, "entry '" + entry.name + "': " + serviceError);
+  }
 
   // From here on every exit frees the result buffers nobody took over.
   std::vector<RawResult> results;

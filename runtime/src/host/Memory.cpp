@@ -20,18 +20,22 @@
 #include "Memory.h"
 
 #include "Env.h"
+#include "Error.h"
 
 #include "grove/abi.h"
 #include "grove/runtime.h"
 
+#include <csetjmp>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <list>
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace grove::rt {
@@ -143,17 +147,91 @@ BlockCache &cache() {
 
 void hostFree(void *p) { cache().release(p); }
 
+namespace {
+
+/// The call runAbandonable is running on this thread.
+struct CallFrame {
+  std::jmp_buf resume;
+  std::unordered_set<void *> live; // allocated by the call, not yet freed
+  int parallelDepth = 0;
+};
+thread_local CallFrame *tlsFrame = nullptr;
+
+/// Returns to runAbandonable's setjmp with an out-of-memory error pending.
+/// Nothing with a destructor is live here or in the generated code's
+/// frames it unwinds.
+[[noreturn]] void abandon(CallFrame &frame) { std::longjmp(frame.resume, 1); }
+
+void *allocateForCode(size_t bytes, size_t alignment) {
+  void *p = cache().allocate(bytes, alignment);
+  CallFrame *frame = tlsFrame;
+  if (p && frame) {
+    try {
+      frame->live.insert(p);
+      return p;
+    } catch (...) { // no memory to track it: as if the block were missing
+      hostFree(p);
+      p = nullptr;
+    }
+  }
+  if (p || bytes == 0)
+    return p;
+  char message[96];
+  std::snprintf(message, sizeof(message),
+                "out of memory: cannot allocate a %zu-byte buffer", bytes);
+  reportServiceError(message, GROVE_ERROR_OUT_OF_MEMORY);
+  if (frame && frame->parallelDepth == 0)
+    abandon(*frame);
+  return nullptr;
+}
+
+__attribute__((noinline)) bool runUnder(CallFrame &frame,
+                                        void (*fn)(void **), void **args) {
+  if (setjmp(frame.resume) != 0)
+    return false;
+  fn(args);
+  return true;
+}
+
+} // namespace
+
+bool runAbandonable(void (*fn)(void **), void **args) {
+  CallFrame frame;
+  CallFrame *outer = tlsFrame;
+  tlsFrame = &frame;
+  const bool completed = runUnder(frame, fn, args);
+  tlsFrame = outer;
+  if (!completed)
+    for (void *p : frame.live)
+      hostFree(p);
+  return completed;
+}
+
+void enterParallelRegion() {
+  if (tlsFrame)
+    ++tlsFrame->parallelDepth;
+}
+
+void leaveParallelRegion() {
+  if (tlsFrame)
+    --tlsFrame->parallelDepth;
+}
+
 } // namespace grove::rt
 
 using namespace grove::rt;
 
 GROVE_API void *_mlir_memref_to_llvm_alloc(size_t bytes) {
-  return cache().allocate(bytes, alignof(std::max_align_t));
+  return allocateForCode(bytes, alignof(std::max_align_t));
 }
 
 GROVE_API void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
                                                    size_t bytes) {
-  return cache().allocate(bytes, alignment);
+  return allocateForCode(bytes, alignment);
 }
 
-GROVE_API void _mlir_memref_to_llvm_free(void *p) { hostFree(p); }
+GROVE_API void _mlir_memref_to_llvm_free(void *p) {
+  if (tlsFrame)
+    tlsFrame->live.erase(p);
+  hostFree(p);
+}

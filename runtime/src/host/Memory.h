@@ -17,6 +17,20 @@ namespace grove::rt {
 /// Frees a buffer the generated code allocated (into the cache when large).
 void hostFree(void *p);
 
+/// Runs generated code `fn(args)` so that an allocation it cannot get
+/// abandons the call instead of handing it a NULL buffer to write through:
+/// the blocks the call allocated so far are freed, a
+/// GROVE_ERROR_OUT_OF_MEMORY service error is pending, and this returns
+/// false. Only allocations on the calling thread outside parallel regions
+/// can abandon it (the lowering makes none elsewhere); one elsewhere is
+/// reported and returns NULL.
+bool runAbandonable(void (*fn)(void **), void **args);
+
+/// Brackets the calling thread's part of a parallel region, where a call
+/// must not be abandoned (grove_rt_parallel_for).
+void enterParallelRegion();
+void leaveParallelRegion();
+
 /// Blocks of at least this many bytes are cached when freed.
 constexpr size_t kMinCachedBytes = size_t(1) << 20;
 

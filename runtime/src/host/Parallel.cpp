@@ -12,6 +12,8 @@
 #include "grove/abi.h"
 #include "grove/runtime.h"
 
+#include "Memory.h"
+
 #if GROVE_HAVE_DNNL
 #include <omp.h>
 #endif
@@ -38,6 +40,7 @@ GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
   int threads = static_cast<int>(
       std::min<int64_t>(n, static_cast<int64_t>(omp_get_max_threads())));
   if (!small && threads > 1 && !omp_in_parallel()) {
+    grove::rt::enterParallelRegion(); // no abandoning the call from inside the team
 #pragma omp parallel num_threads(threads)
     {
       // Static blocks: neighbouring iterations touch neighbouring memory.
@@ -46,6 +49,7 @@ GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
       if (begin < end)
         fn(ctx, begin, end);
     }
+    grove::rt::leaveParallelRegion();
     return;
   }
 #else
