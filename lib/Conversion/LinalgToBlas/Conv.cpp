@@ -90,6 +90,20 @@ std::pair<Value, Value> getCopyOperands(Operation *op) {
   return {};
 }
 
+/// True when `size` is the batch size (dimension 0) of `source`: its
+/// memref.dim, or the size `source` was allocated with (bufferization sizes
+/// every buffer of a layer from the same `memref.dim` of the function's
+/// input, so the padded buffer rarely names the copy's source).
+bool hasBatchOf(Value size, Value source) {
+  if (auto dim = size.getDefiningOp<memref::DimOp>();
+      dim && dim.getSource() == source &&
+      getConstantIntValue(dim.getIndex()) == 0)
+    return true;
+  auto alloc = source.getDefiningOp<memref::AllocOp>();
+  return alloc && alloc.getType().isDynamicDim(0) &&
+         alloc.getDynamicSizes()[0] == size;
+}
+
 /// A zero padding the compiler materialised for a convolution.
 struct MaterializedPad {
   Value source;                 // the unpadded input (N x C x H x W)
@@ -199,10 +213,7 @@ matchMaterializedPad(Operation *conv, Value input, bool symmetric) {
       paddedType.getDimSize(1) != sourceType.getDimSize(1))
     return std::nullopt;
   if (paddedType.isDynamicDim(0)) {
-    auto dim = alloc.getDynamicSizes()[0].getDefiningOp<memref::DimOp>();
-    std::optional<int64_t> index =
-        dim ? getConstantIntValue(dim.getIndex()) : std::nullopt;
-    if (!dim || index != 0 || dim.getSource() != source)
+    if (!hasBatchOf(alloc.getDynamicSizes()[0], source))
       return std::nullopt;
   } else if (paddedType.getDimSize(0) != sourceType.getDimSize(0)) {
     return std::nullopt;

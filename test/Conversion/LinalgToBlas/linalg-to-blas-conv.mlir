@@ -207,3 +207,54 @@ func.func @converting_copy(%x: memref<1x3x6x6xf16>, %w: memref<4x3x3x3xf32>, %y:
     ins(%p, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
   return
 }
+
+// -----
+
+// A dynamic batch: the padded buffer is sized by the memref.dim of the
+// function's input, as the layer's buffers are, not of the copy's source;
+// that source was allocated with the same size, so the padding still folds
+// (before, it only did when the size was a memref.dim of the source itself).
+// CHECK-LABEL: func.func @folds_with_batch_of_layer(
+// CHECK: %[[S:.*]] = memref.alloc(%{{.*}}) : memref<?x3x6x6xf32>
+// CHECK: linalg.copy ins(%{{.*}} : memref<?x3x6x6xf32>) outs(%[[S]] : memref<?x3x6x6xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.copy
+// CHECK: %[[VX:.*]] = memref.reinterpret_cast %[[S]]
+// CHECK: call @grove_rt_conv2d_f32(%[[VX]]
+// CHECK-LABEL: func.func @other_batch_not_folded(
+// CHECK: %[[P:.*]] = memref.alloc(%{{.*}}) : memref<?x3x8x8xf32>
+// CHECK: linalg.copy {{.*}} outs(%{{.*}} : memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>)
+// CHECK: memref.reinterpret_cast %[[P]]
+// CHECK: call @grove_rt_conv2d_f32
+func.func @folds_with_batch_of_layer(%x: memref<?x3x6x6xf32>, %w: memref<4x3x3x3xf32>, %y: memref<?x4x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x3x6x6xf32>
+  %s = memref.alloc(%n) : memref<?x3x6x6xf32>
+  linalg.copy ins(%x : memref<?x3x6x6xf32>) outs(%s : memref<?x3x6x6xf32>)
+  %p = memref.alloc(%n) : memref<?x3x8x8xf32>
+  linalg.map outs(%p : memref<?x3x8x8xf32>) (%init: f32) { linalg.yield %zero : f32 }
+  %in = memref.subview %p[0, 0, 1, 1] [%n, 3, 6, 6] [1, 1, 1, 1] : memref<?x3x8x8xf32> to memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%s : memref<?x3x6x6xf32>) outs(%in : memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x4x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<?x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<?x4x6x6xf32>)
+  return
+}
+
+// The padded buffer's batch is not provably the source's: kept.
+func.func @other_batch_not_folded(%x: memref<?x3x6x6xf32>, %m: index, %w: memref<4x3x3x3xf32>, %y: memref<?x4x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x3x6x6xf32>
+  %s = memref.alloc(%n) : memref<?x3x6x6xf32>
+  linalg.copy ins(%x : memref<?x3x6x6xf32>) outs(%s : memref<?x3x6x6xf32>)
+  %p = memref.alloc(%m) : memref<?x3x8x8xf32>
+  linalg.map outs(%p : memref<?x3x8x8xf32>) (%init: f32) { linalg.yield %zero : f32 }
+  %in = memref.subview %p[0, 0, 1, 1] [%n, 3, 6, 6] [1, 1, 1, 1] : memref<?x3x8x8xf32> to memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>
+  linalg.copy ins(%s : memref<?x3x6x6xf32>) outs(%in : memref<?x3x6x6xf32, strided<[192, 64, 8, 1], offset: 9>>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x4x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<?x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<?x4x6x6xf32>)
+  return
+}
