@@ -6,7 +6,7 @@
 #       models, ResNeSt-50 (224x224, f32 and bf16) and the benchmark kernels
 #       with grovec --target=cuda, records the host backend's results on the
 #       random inputs vs_host.py compares and on the ResNeSt-50 benchmark's
-#       seeded weights, and assembles gpu-bundle/ (~47 MB): a runtime with no
+#       seeded weights, and assembles gpu-bundle/ (~57 MB): a runtime with no
 #       dependency but cuBLAS, the model libraries, the runtime's gtests,
 #       digits_cuda.
 #   scripts/gpu-check.sh run [OUTDIR]   on the GPU machine (nvcc, PyTorch and
