@@ -166,3 +166,28 @@ module @m {
     return %x : tensor<4xf32>
   }
 }
+
+// -----
+
+// Generated code has no ABI for calling out: a function without a body
+// could never be linked.
+func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+func.func @calls_out(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{call to @ext, which has no body: a model's functions must all be defined in the module}}
+  %0 = call @ext(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{grove.name of argument 0 must be a string, got 3 : i64}}
+func.func @numeric_name(%x: tensor<4xf32> {grove.name = 3 : i64}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{grove.name of result 0 must be a string, got true}}
+func.func @bool_result_name(%x: tensor<4xf32>) -> (tensor<4xf32> {grove.name = true}) {
+  return %x : tensor<4xf32>
+}

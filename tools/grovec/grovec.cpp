@@ -31,12 +31,15 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -157,6 +160,22 @@ void exposeMlirOptions() {
 }
 } // namespace
 
+/// Whether LLVM's NVPTX backend knows `chip` (sm_90, sm_90a, ...): asked
+/// up front, an unknown one is a usage error rather than a warning from
+/// LLVM and an error on every op.
+static bool isKnownCudaChip(const std::string &chip) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTargetMC();
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!nvptx)
+    return true; // no NVPTX backend to ask: the pipeline will say
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      nvptx->createMCSubtargetInfo(triple, "", ""));
+  return !sti || sti->isCPUStringValid(chip);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerPassManagerCLOptions();
@@ -193,9 +212,13 @@ int main(int argc, char **argv) {
   if (target != "host" && target != "cuda")
     return usageError("unknown target '" + target +
                       "' (expected host or cuda)");
-  if (!StringRef(cudaChip).starts_with("sm_"))
+  if (!StringRef(cudaChip).starts_with("sm_") || !isKnownCudaChip(cudaChip))
     return usageError("--cuda-chip='" + cudaChip +
-                      "' is not an sm_NN architecture");
+                      "' is not an sm_NN architecture LLVM's NVPTX backend "
+                      "knows");
+  if (convLibraryMaxPositions < 0)
+    return usageError("--conv-library-max-positions=" +
+                      Twine(convLibraryMaxPositions) + " is negative");
 
   DialectRegistry registry;
   registerAllDialects(registry);

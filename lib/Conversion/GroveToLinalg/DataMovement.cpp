@@ -25,11 +25,32 @@ static SmallVector<Value> getDynamicDimValues(OpBuilder &b, Location loc,
   return dims;
 }
 
+/// Splat constants above this many bytes are filled at run time.
+constexpr int64_t kMaxSplatConstantBytes = 1 << 16;
+
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // A large splat is a fill: as a constant it becomes a global written out
+    // element by element (a 2^46-element splat made LLVM run out of memory,
+    // a 1 GiB one took 37 s and a 1 GiB library).
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (splat && type && type.hasStaticShape() &&
+        type.getNumElements() * std::max<int64_t>(
+                                    1, type.getElementTypeBitWidth() / 8) >
+            kMaxSplatConstantBytes) {
+      Location loc = op.getLoc();
+      Value empty = createEmpty(rewriter, loc, type,
+                                getAsIndexOpFoldResult(rewriter.getContext(),
+                                                       type.getShape()));
+      Value value = arith::ConstantOp::create(
+          rewriter, loc, splat.getSplatValue<TypedAttr>());
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, empty);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, cast<TypedAttr>(op.getValue()));
     return success();
@@ -48,6 +69,17 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     RankedTensorType outType = op.getType();
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
+    // No elements (a static zero in the input): an empty result whose one
+    // dynamic size, if any, is 0 (the verifier keeps the other static sizes
+    // non-zero then). A collapse of `?x0` to `?` would be typed as a static 0
+    // that memref.collapse_shape rejects.
+    if (llvm::is_contained(inType.getShape(), 0)) {
+      SmallVector<OpFoldResult> dims;
+      for (int64_t d : outType.getShape())
+        dims.push_back(rewriter.getIndexAttr(ShapedType::isDynamic(d) ? 0 : d));
+      rewriter.replaceOp(op, createEmpty(rewriter, loc, outType, dims));
+      return success();
+    }
     if (inType.getRank() == 0 || outType.getRank() == 0) {
       // One element: the other side has only unit dimensions (a dynamic
       // one is 1 too), so work on the all-ones static shape and cast.

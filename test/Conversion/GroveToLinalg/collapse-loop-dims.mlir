@@ -124,3 +124,25 @@ func.func @window(%x: tensor<4x10xf32>, %w: tensor<3xf32>, %init: tensor<4x8xf32
   } -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// A static zero loop next to a dynamic one: nothing to run, and collapsing
+// them would type the merged size as a static 0 (memref.collapse_shape
+// rejects that after bufferization). Left alone.
+// CHECK-LABEL: func.func @zero_loop
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @zero_loop(%x: tensor<?x0xf32>) -> tensor<?x0xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x0xf32>
+  %e = tensor.empty(%n) : tensor<?x0xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x0xf32>) outs(%e : tensor<?x0xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %n2 = arith.negf %a : f32
+    linalg.yield %n2 : f32
+  } -> tensor<?x0xf32>
+  return %r : tensor<?x0xf32>
+}

@@ -350,3 +350,34 @@ func.func @concat_and_slice_empty(%x: tensor<?x3xf32>, %y: tensor<?x0xf32>, %z: 
   %1 = grove.slice %z [10] [10] [1] : tensor<10xf32> -> tensor<0xf32>
   return %0, %1 : tensor<?x3xf32>, tensor<0xf32>
 }
+
+// -----
+
+// A splat above 64 KiB is a fill at run time: as a constant it became a
+// global written out element by element (a 2^46-element one made LLVM run
+// out of memory). Smaller splats stay constants.
+// CHECK-LABEL: func.func @large_splat
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<256x65xf32>
+// CHECK: %[[V:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK: linalg.fill ins(%[[V]] : f32) outs(%[[E]] : tensor<256x65xf32>)
+// CHECK: arith.constant dense<2.000000e+00> : tensor<256x64xf32>
+func.func @large_splat() -> (tensor<256x65xf32>, tensor<256x64xf32>) {
+  %0 = grove.constant dense<1.5> : tensor<256x65xf32>
+  %1 = grove.constant dense<2.0> : tensor<256x64xf32>
+  return %0, %1 : tensor<256x65xf32>, tensor<256x64xf32>
+}
+
+// -----
+
+// A reshape of no elements (a static 0 next to a `?`) is an empty tensor:
+// collapsing `?x0` would be typed as a static 0 memref.collapse_shape
+// rejects.
+// CHECK-LABEL: func.func @reshape_empty
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[E:.*]] = tensor.empty(%[[C0]]) : tensor<?x5xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return %[[E]]
+func.func @reshape_empty(%x: tensor<?x0xf32>) -> tensor<?x5xf32> {
+  %0 = grove.reshape %x : tensor<?x0xf32> -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}

@@ -180,6 +180,21 @@ struct GrovePrepareABIPass
     }
 
     SymbolTable symbols(module);
+    // Generated code has no ABI for calling out: a call to a function with no
+    // body could never be linked.
+    WalkResult external = module.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (callee && callee.isDeclaration()) {
+        call.emitError("call to @")
+            << call.getCallee()
+            << ", which has no body: a model's functions must all be defined "
+               "in the module";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (external.wasInterrupted())
+      return signalPassFailure();
     int64_t index = 0;
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!func.isPublic() || func.isDeclaration())
@@ -197,7 +212,13 @@ struct GrovePrepareABIPass
       for (auto [i, t] : llvm::enumerate(type.getInputs())) {
         if (failed(checkABIType(func, t, "argument " + std::to_string(i))))
           return signalPassFailure();
-        auto argName = func.getArgAttrOfType<StringAttr>(i, kArgNameAttr);
+        Attribute rawName = func.getArgAttr(i, kArgNameAttr);
+        auto argName = dyn_cast_or_null<StringAttr>(rawName);
+        if (rawName && !argName) {
+          func.emitError(kArgNameAttr)
+              << " of argument " << i << " must be a string, got " << rawName;
+          return signalPassFailure();
+        }
         std::string n = argName ? argName.str() : "arg" + std::to_string(i);
         if (failed(checkParamName(func, n, "argument", seen)))
           return signalPassFailure();
@@ -206,7 +227,13 @@ struct GrovePrepareABIPass
       for (auto [i, t] : llvm::enumerate(type.getResults())) {
         if (failed(checkABIType(func, t, "result " + std::to_string(i))))
           return signalPassFailure();
-        auto resName = func.getResultAttrOfType<StringAttr>(i, kArgNameAttr);
+        Attribute rawName = func.getResultAttr(i, kArgNameAttr);
+        auto resName = dyn_cast_or_null<StringAttr>(rawName);
+        if (rawName && !resName) {
+          func.emitError(kArgNameAttr)
+              << " of result " << i << " must be a string, got " << rawName;
+          return signalPassFailure();
+        }
         std::string n = resName ? resName.str() : "out" + std::to_string(i);
         if (failed(checkParamName(func, n, "result", seen)))
           return signalPassFailure();
