@@ -209,36 +209,32 @@ struct GrovePrepareABIPass
       llvm::StringSet<> seen;
       os << "entry " << func.getName() << ' ' << type.getNumInputs() << ' '
          << type.getNumResults() << '\n';
-      for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-        if (failed(checkABIType(func, t, "argument " + std::to_string(i))))
+      // One tensor of the signature: its type, its `grove.name` (a string,
+      // `<fallback>N` by default), its descriptor line.
+      auto describe = [&](Type t, Attribute rawName, StringRef kind,
+                          StringRef fallback, StringRef line,
+                          size_t i) -> LogicalResult {
+        if (failed(checkABIType(func, t, (kind + " " + Twine(i)).str())))
+          return failure();
+        auto name = dyn_cast_or_null<StringAttr>(rawName);
+        if (rawName && !name)
+          return func.emitError(kArgNameAttr)
+                 << " of " << kind << ' ' << i << " must be a string, got "
+                 << rawName;
+        std::string n = name ? name.str() : (fallback + Twine(i)).str();
+        if (failed(checkParamName(func, n, kind, seen)))
+          return failure();
+        printTensor(os, line, n, cast<RankedTensorType>(t));
+        return success();
+      };
+      for (auto [i, t] : llvm::enumerate(type.getInputs()))
+        if (failed(describe(t, func.getArgAttr(i, kArgNameAttr), "argument",
+                            "arg", "input", i)))
           return signalPassFailure();
-        Attribute rawName = func.getArgAttr(i, kArgNameAttr);
-        auto argName = dyn_cast_or_null<StringAttr>(rawName);
-        if (rawName && !argName) {
-          func.emitError(kArgNameAttr)
-              << " of argument " << i << " must be a string, got " << rawName;
+      for (auto [i, t] : llvm::enumerate(type.getResults()))
+        if (failed(describe(t, func.getResultAttr(i, kArgNameAttr), "result",
+                            "out", "output", i)))
           return signalPassFailure();
-        }
-        std::string n = argName ? argName.str() : "arg" + std::to_string(i);
-        if (failed(checkParamName(func, n, "argument", seen)))
-          return signalPassFailure();
-        printTensor(os, "input", n, cast<RankedTensorType>(t));
-      }
-      for (auto [i, t] : llvm::enumerate(type.getResults())) {
-        if (failed(checkABIType(func, t, "result " + std::to_string(i))))
-          return signalPassFailure();
-        Attribute rawName = func.getResultAttr(i, kArgNameAttr);
-        auto resName = dyn_cast_or_null<StringAttr>(rawName);
-        if (rawName && !resName) {
-          func.emitError(kArgNameAttr)
-              << " of result " << i << " must be a string, got " << rawName;
-          return signalPassFailure();
-        }
-        std::string n = resName ? resName.str() : "out" + std::to_string(i);
-        if (failed(checkParamName(func, n, "result", seen)))
-          return signalPassFailure();
-        printTensor(os, "output", n, cast<RankedTensorType>(t));
-      }
       OpBuilder b(func);
       // Inputs are borrowed from the caller: never written in place.
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
