@@ -34,6 +34,14 @@ static llvm::CodeGenOptLevel toCodeGenLevel(unsigned level) {
   }
 }
 
+bool mlir::grove::isKnownProcessor(const llvm::Target &target,
+                                   const llvm::Triple &triple,
+                                   llvm::StringRef cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target.createMCSubtargetInfo(triple, "", ""));
+  return sti && sti->isCPUStringValid(cpu);
+}
+
 std::unique_ptr<llvm::TargetMachine>
 mlir::grove::createHostTargetMachine(const HostCodegenOptions &options,
                                      std::string &error) {
@@ -57,11 +65,7 @@ mlir::grove::createHostTargetMachine(const HostCodegenOptions &options,
     // on the CPU at run time, so GEMM speed does not depend on this.
     cpu = triple.isX86() ? "x86-64" : "generic";
   }
-  // Ask a default subtarget whether the name is valid: building one for an
-  // unknown CPU makes LLVM print its own warning.
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      target->createMCSubtargetInfo(triple, "", ""));
-  if (!sti || !sti->isCPUStringValid(cpu)) {
+  if (!isKnownProcessor(*target, triple, cpu)) {
     error = "unknown CPU '" + cpu + "' for " + triple.str();
     return nullptr;
   }

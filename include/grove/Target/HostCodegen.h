@@ -29,6 +29,12 @@ struct HostCodegenOptions {
   std::string cpu;
 };
 
+/// Whether `target` knows the processor `cpu` on `triple` (asked of a default
+/// subtarget: building one for an unknown name makes LLVM print its own
+/// warning). grovec checks --cpu and --cuda-chip with it.
+bool isKnownProcessor(const llvm::Target &target, const llvm::Triple &triple,
+                      llvm::StringRef cpu);
+
 /// The target machine for the host triple; null with `error` set on failure
 /// (unknown CPU name, no registered target).
 std::unique_ptr<llvm::TargetMachine>

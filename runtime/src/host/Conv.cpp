@@ -52,8 +52,9 @@ struct View5 {
   int64_t size[5], stride[5];
 };
 
-void report(const std::string &message) {
-  reportServiceError(("grove_rt_conv2d_f32: " + message).c_str());
+void report(const std::string &message,
+            grove_status status = GROVE_ERROR_INTERNAL) {
+  reportServiceError(("grove_rt_conv2d_f32: " + message).c_str(), status);
 }
 
 /// The convolution of x (N x G x Cg x H x W) with w (G x Fg x Cg x Kh x Kw)
@@ -403,8 +404,7 @@ GROVE_API void grove_rt_conv2d_f32(
     convLoops(p);
   } catch (const std::bad_alloc &) {
     // The primitive, its scratchpad or the im2col fallback's buffers.
-    reportServiceError("grove_rt_conv2d_f32: out of memory",
-                       GROVE_ERROR_OUT_OF_MEMORY);
+    report("out of memory", GROVE_ERROR_OUT_OF_MEMORY);
   } catch (const std::exception &e) {
     report(std::string("internal error: ") + e.what());
   } catch (...) {

@@ -40,7 +40,8 @@ GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
   int threads = static_cast<int>(
       std::min<int64_t>(n, static_cast<int64_t>(omp_get_max_threads())));
   if (!small && threads > 1 && !omp_in_parallel()) {
-    grove::rt::enterParallelRegion(); // no abandoning the call from inside the team
+    // No abandoning the call from inside the team (Memory.h).
+    grove::rt::enterParallelRegion();
 #pragma omp parallel num_threads(threads)
     {
       // Static blocks: neighbouring iterations touch neighbouring memory.
