@@ -5,6 +5,7 @@
 
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveDialect.h"
+#include "grove/Dialect/Grove/Transforms/BufferizableOpInterfaceImpl.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Pipelines/Pipelines.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -13,6 +14,7 @@ namespace mlir::grove {
 
 inline void registerAllGroveDialects(DialectRegistry &registry) {
   registry.insert<GroveDialect>();
+  registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 /// Every grove pass and named pipeline.

@@ -34,11 +34,12 @@ void mlir::grove::buildGroveCommonPipeline(
   pm.addPass(createCSEPass());
   if (options.fuseSplitAttention)
     pm.addNestedPass<func::FuncOp>(createGroveFuseSplitAttention());
+  // State becomes arguments with roles, which the descriptor then lists.
+  pm.addPass(createGroveParamsToArguments());
   GrovePrepareABIOptions abi;
   abi.moduleName = options.moduleName;
   abi.target = options.target;
   pm.addPass(createGrovePrepareABI(abi));
-  pm.addPass(createGroveParamsToArguments());
 
   // Linalg on tensors: fuse elementwise chains (bias + activation, softmax's
   // steps) into single generics before any buffer exists.

@@ -107,8 +107,8 @@
 // The runtime's GEMM on exploded rank-3 descriptors, and the descriptor
 // says which runtime the library needs.
 // HOST: llvm.func @grove_rt_cuda_gemm_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64)
-// HOST: @_grove.mlp.desc("grove-model 1\0Amodule mlp\0Atarget cuda\0Aparam fc1.weight f32 2 128 64\0A
-// HOST-SAME: \0Aentry forward 1 1\0A
+// HOST: @_grove.mlp.desc("grove-model 2\0Amodule mlp\0Atarget cuda\0Aparam fc1.weight f32 2 128 64\0A
+// HOST-SAME: \0Aentry forward 5 1\0Aread fc1.weight\0A
 // HOST-SAME: \0Aentry probs 1 2\0A
 
 // Six kernel modules, each a fatbin (magic 0xBA55ED50) for sm_90 in the

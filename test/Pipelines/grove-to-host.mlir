@@ -116,16 +116,15 @@
 // COMMON-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // COMMON-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d1)>
 // COMMON-LABEL: module @mlp attributes
-// COMMON-SAME: grove.abi.descriptor = "grove-model 1\0Amodule mlp\0A
-// COMMON-SAME: grove.abi.num_params = 4 : i64
+// COMMON-SAME: grove.abi.descriptor = "grove-model 2\0Amodule mlp\0A
 // COMMON-LABEL: func.func @_grove_mlp_forward(
-// COMMON-SAME: %[[W1:[^:]*]]: memref<128x64xf32> {grove.param = "fc1.weight"},
-// COMMON-SAME: %[[B1:[^:]*]]: memref<128xf32> {grove.param = "fc1.bias"},
-// COMMON-SAME: %[[W2:[^:]*]]: memref<10x128xf32> {grove.param = "fc2.weight"},
-// COMMON-SAME: %[[B2:[^:]*]]: memref<10xf32> {grove.param = "fc2.bias"},
+// COMMON-SAME: %[[W1:[^:]*]]: memref<128x64xf32> {grove.state = @fc1.weight},
+// COMMON-SAME: %[[B1:[^:]*]]: memref<128xf32> {grove.state = @fc1.bias},
+// COMMON-SAME: %[[W2:[^:]*]]: memref<10x128xf32> {grove.state = @fc2.weight},
+// COMMON-SAME: %[[B2:[^:]*]]: memref<10xf32> {grove.state = @fc2.bias},
 // COMMON-SAME: %[[X:[^:]*]]: memref<?x64xf32> {grove.name = "x"})
 // COMMON-SAME: -> (memref<?x10xf32> {grove.name = "logits"})
-// COMMON-SAME: attributes {grove.abi.entry = 0 : i64, grove.abi.name = "forward", llvm.emit_c_interface}
+// COMMON-SAME: attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 1 : i64, grove.abi.name = "forward", llvm.emit_c_interface}
 // COMMON-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // COMMON-DAG: %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x64xf32>
 // COMMON: %[[H:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x128xf32>

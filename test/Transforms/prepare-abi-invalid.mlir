@@ -191,3 +191,60 @@ func.func @numeric_name(%x: tensor<4xf32> {grove.name = 3 : i64}) -> tensor<4xf3
 func.func @bool_result_name(%x: tensor<4xf32>) -> (tensor<4xf32> {grove.name = true}) {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// Generated names <module>_* must stay out of the runtime's namespace: a
+// module `grove` would define grove_context_create & co.
+// expected-error @+1 {{module name 'grove' is reserved: the generated names <module>_* would land in the runtime's namespace (grove_*, GROVE_*, mgpu*, _mlir*)}}
+module @grove {
+  func.func @context_create(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// The header's macros are <MODULE>_*: GROVE_* is the runtime's too.
+// expected-error @+1 {{module name 'Grove' is reserved}}
+module @Grove {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{module name 'grove_x' is reserved}}
+module @grove_x {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{module name 'mgpuModule' is reserved}}
+module @mgpuModule {
+  func.func @Load(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A name that merely starts like the runtime's is fine.
+module @groves {
+  func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// The runtime takes ranks up to 64: a signature beyond is located here,
+// not an internal error at run time.
+// expected-error @+1 {{entry point @f: argument 0 has rank 65; the runtime takes ranks up to 64}}
+func.func @f(%x: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
+  return
+}

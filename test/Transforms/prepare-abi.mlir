@@ -6,30 +6,29 @@
 // prepare-abi-invalid.mlir.
 
 // The full descriptor: params in declaration order, one `entry` line per
-// public definition followed by its inputs and outputs (dtype, rank, sizes
-// with -1 for dynamic), names from grove.name or argN / outN.
+// public definition followed by its arguments (here inputs only) and
+// outputs (dtype, rank, sizes with -1 for dynamic), names from grove.name
+// or argN / outN.
 // CHECK-LABEL: module @net attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule net\0Aparam fc.weight f32 2 4 8\0Aparam fc.bias i32 1 4\0Aentry forward 2 2\0Ainput x f32 2 -1 8\0Ainput arg1 bf16 2 2 -1\0Aoutput logits f32 2 -1 8\0Aoutput out1 i8 0\0Aentry eval 5 1\0Ainput arg0 f16 1 3\0Ainput arg1 i1 1 1\0Ainput arg2 i16 1 1\0Ainput arg3 i32 1 1\0Ainput arg4 i64 1 1\0Aoutput out0 f64 1 2\0A"
+// CHECK-SAME: grove.abi.descriptor = "grove-model 2\0Amodule net\0Aparam fc.weight f32 2 4 8\0Aparam fc.bias i32 1 4\0Aentry forward 2 2\0Ainput x f32 2 -1 8\0Ainput arg1 bf16 2 2 -1\0Aoutput logits f32 2 -1 8\0Aoutput out1 i8 0\0Aentry eval 5 1\0Ainput arg0 f16 1 3\0Ainput arg1 i1 1 1\0Ainput arg2 i16 1 1\0Ainput arg3 i32 1 1\0Ainput arg4 i64 1 1\0Aoutput out0 f64 1 2\0A"
 // CHECK-SAME: grove.abi.module = "net"
-// CHECK-SAME: grove.abi.num_params = 2 : i64
-// The params stay; grove-params-to-arguments consumes them.
-// CHECK: grove.param @fc.weight : tensor<4x8xf32>
-// CHECK: grove.param @fc.bias : tensor<4xi32>
+// The params are in the descriptor now: their declarations are gone.
+// CHECK-NOT: grove.param
 // Entry points keep their argument and result attributes.
 // Inputs are borrowed: bufferization may not write them in place.
 // CHECK: func.func @_grove_net_forward(%{{.*}}: tensor<?x8xf32> {bufferization.writable = false, grove.name = "x"}, %{{.*}}: tensor<2x?xbf16> {bufferization.writable = false}) -> (tensor<?x8xf32> {grove.name = "logits"}, tensor<i8>)
-// CHECK-SAME: attributes {grove.abi.entry = 0 : i64, grove.abi.name = "forward", llvm.emit_c_interface}
+// CHECK-SAME: attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 2 : i64, grove.abi.name = "forward", llvm.emit_c_interface}
 // Private functions and declarations are not entry points.
 // CHECK: func.func private @helper(%{{.*}}: tensor<2xf64>) -> tensor<2xf64> {
 // CHECK: func.func private @decl(tensor<4xf32>) -> tensor<4xf32>{{$}}
 // CHECK: func.func @_grove_net_eval(
-// CHECK-SAME: attributes {grove.abi.entry = 1 : i64, grove.abi.name = "eval", llvm.emit_c_interface}
+// CHECK-SAME: attributes {grove.abi.entry = 1 : i64, grove.abi.inputs = 5 : i64, grove.abi.name = "eval", llvm.emit_c_interface}
 // CHECK: call @helper(
 // CHECK-NOT: func.func @forward
 // CHECK-NOT: func.func @eval
 
 // NAMED-LABEL: module @net attributes {
-// NAMED-SAME: grove.abi.descriptor = "grove-model 1\0Amodule mylib\0Aparam
+// NAMED-SAME: grove.abi.descriptor = "grove-model 2\0Amodule mylib\0Aparam
 // NAMED-SAME: grove.abi.module = "mylib"
 // NAMED: func.func @_grove_mylib_forward(
 // NAMED-SAME: grove.abi.name = "forward"
@@ -61,14 +60,13 @@ module @net {
 // A module without a name is `model`, unless module-name says otherwise.
 // Entries without arguments or results have no input / output lines.
 // CHECK-LABEL: module attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule model\0Aentry sink 1 0\0Ainput arg0 f32 1 4\0Aentry source 0 1\0Aoutput out0 f32 1 4\0A"
+// CHECK-SAME: grove.abi.descriptor = "grove-model 2\0Amodule model\0Aentry sink 1 0\0Ainput arg0 f32 1 4\0Aentry source 0 1\0Aoutput out0 f32 1 4\0A"
 // CHECK-SAME: grove.abi.module = "model"
-// CHECK-SAME: grove.abi.num_params = 0 : i64
-// CHECK: func.func @_grove_model_sink(%{{.*}}: tensor<4xf32> {bufferization.writable = false}) attributes {grove.abi.entry = 0 : i64, grove.abi.name = "sink", llvm.emit_c_interface}
-// CHECK: func.func @_grove_model_source() -> tensor<4xf32> attributes {grove.abi.entry = 1 : i64, grove.abi.name = "source", llvm.emit_c_interface}
+// CHECK: func.func @_grove_model_sink(%{{.*}}: tensor<4xf32> {bufferization.writable = false}) attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 1 : i64, grove.abi.name = "sink", llvm.emit_c_interface}
+// CHECK: func.func @_grove_model_source() -> tensor<4xf32> attributes {grove.abi.entry = 1 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "source", llvm.emit_c_interface}
 
 // NAMED-LABEL: module attributes {
-// NAMED-SAME: grove.abi.descriptor = "grove-model 1\0Amodule mylib\0Aentry sink
+// NAMED-SAME: grove.abi.descriptor = "grove-model 2\0Amodule mylib\0Aentry sink
 // NAMED-SAME: grove.abi.module = "mylib"
 // NAMED: func.func @_grove_mylib_sink(
 // NAMED: func.func @_grove_mylib_source(
@@ -85,7 +83,7 @@ func.func @source() -> tensor<4xf32> {
 // Calls to a renamed entry point follow the rename (a call to a function
 // without a body is an error: prepare-abi-invalid.mlir).
 // CHECK-LABEL: module @calls attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 1\0Amodule calls\0Aentry outer 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0Aentry inner 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
+// CHECK-SAME: grove.abi.descriptor = "grove-model 2\0Amodule calls\0Aentry outer 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0Aentry inner 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
 // CHECK: func.func @_grove_calls_outer(%[[X:.*]]: tensor<4xf32> {bufferization.writable = false})
 // CHECK-SAME: grove.abi.entry = 0 : i64
 // CHECK: %[[R:.*]] = call @_grove_calls_inner(%[[X]])
@@ -104,5 +102,32 @@ module @calls {
   }
   func.func @inner(%x: tensor<4xf32>) -> tensor<4xf32> {
     return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// State (after grove-params-to-arguments): initialised state is a `state`
+// line with its initialiser's bits; state arguments are `read`/`write`
+// lines in argument order among the inputs, by their grove.state role; only
+// state the function writes is writable in place; the input count leaves
+// the state out.
+// CHECK-LABEL: module @st attributes {
+// CHECK-SAME: grove.abi.descriptor = "grove-model 2\0Amodule st\0Aparam w f32 1 4\0Astate m f32 1 4 init 0x3f800000\0Astate k i64 0 init 0xfffffffffffffffd\0Astate h bf16 1 2 init 0x3fc0\0Astate b i1 1 3 init 0x01\0Aentry step 3 1\0Awrite m\0Aread w\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
+// CHECK-NOT: grove.param
+// CHECK: func.func @_grove_st_step(%{{.*}}: tensor<4xf32> {bufferization.writable = true, grove.state = @m, grove.writes}, %{{.*}}: tensor<4xf32> {bufferization.writable = false, grove.state = @w}, %{{.*}}: tensor<4xf32> {bufferization.writable = false})
+// CHECK-SAME: grove.abi.inputs = 1 : i64
+module @st {
+  grove.param @w : tensor<4xf32>
+  grove.param @m : tensor<4xf32> = 1.0 : f32
+  grove.param @k : tensor<i64> = -3 : i64
+  grove.param @h : tensor<2xbf16> = 1.5 : bf16
+  grove.param @b : tensor<3xi1> = true
+  func.func @step(%m: tensor<4xf32> {grove.state = @m, grove.writes},
+                  %w: tensor<4xf32> {grove.state = @w},
+                  %x: tensor<4xf32>) -> tensor<4xf32> {
+    %y = grove.add %m, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    grove.assign %x to %m : tensor<4xf32>
+    return %y : tensor<4xf32>
   }
 }

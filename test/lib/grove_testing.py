@@ -283,6 +283,10 @@ class Model:
             ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(DLTensor)]
         L.grove_context_load_weights.argtypes = [ctypes.c_void_p,
                                                  ctypes.c_char_p]
+        L.grove_context_save_weights.argtypes = [ctypes.c_void_p,
+                                                 ctypes.c_char_p]
+        L.grove_context_get_weight.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(DLTensor)]
         L.grove_invoke.argtypes = [
             ctypes.c_void_p, ctypes.c_char_p,
             ctypes.POINTER(ctypes.POINTER(DLTensor)), ctypes.c_size_t,
@@ -309,6 +313,35 @@ class Model:
         self._stop_if_compile_only()
         self._check(self.lib.grove_context_load_weights(self.ctx,
                                                         path.encode()))
+
+    def save_weights(self, path):
+        """Saves every param (weights and state) as safetensors."""
+        self._stop_if_compile_only()
+        self._check(self.lib.grove_context_save_weights(self.ctx,
+                                                        path.encode()))
+
+    def get_weight(self, name):
+        """A copy of param `name` as the context holds it now (host)."""
+        self._stop_if_compile_only()
+        t = DLTensor()
+        self._check(self.lib.grove_context_get_weight(
+            self.ctx, name.encode(), ctypes.byref(t)))
+        shape = tuple(t.shape[d] for d in range(t.ndim))
+        dtype = _DL_TO_NP[(t.dtype.code, t.dtype.bits)]
+        count = int(np.prod(shape)) if shape else 1
+        nbytes = count * dtype.itemsize
+        if self.device:
+            buf = self.device.download(t.data, nbytes)
+        else:
+            buf = (ctypes.c_char * nbytes).from_address(t.data)
+        return np.frombuffer(bytes(buf), dtype=dtype).reshape(shape).copy()
+
+    def reopen(self):
+        """Destroys the context and creates a fresh one for the model."""
+        self.lib.grove_context_destroy(self.ctx)
+        self.ctx = ctypes.c_void_p()
+        self._check(self.lib.grove_context_create(
+            ctypes.byref(self.model_def), ctypes.byref(self.ctx)))
 
     def _arguments(self, arrays, num_outputs):
         """grove_invoke's input descriptors (and what keeps their data alive)

@@ -279,9 +279,9 @@ int main(int argc, char **argv) {
   std::string error;
   FailureOr<std::string> descText = findEmbeddedDescriptor(*module, name);
   std::string descError;
-  FailureOr<ModelDescriptor> model =
+  FailureOr<ModelDesc> model =
       succeeded(descText) ? parseModelDescriptor(*descText, descError)
-                          : FailureOr<ModelDescriptor>(failure());
+                          : FailureOr<ModelDesc>(failure());
   if (failed(model))
     return inputError("internal: the lowered module has no valid model "
                       "descriptor " + descError);
@@ -325,7 +325,8 @@ int main(int argc, char **argv) {
   llvm::SmallVector<char, 0> object;
   if (failed(emitObject(*llvmModule, *tm, object, error)))
     return inputError(error);
-  outputs.add(name + ".h", emitCHeader(*model, inputFile));
+  outputs.add(name + ".h",
+              emitCHeader(*model, llvm::sys::path::filename(inputFile)));
   if (emit == Emit::Obj) {
     outputs.add(name + ".o", std::string(object.begin(), object.end()));
   } else {

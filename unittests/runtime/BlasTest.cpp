@@ -248,7 +248,7 @@ TEST(Blas, BadArgumentsDoNotTouchMemory) {
                       3, 1, nullptr, nullptr, 0, 2, 2, 2, 1);
   // Clear the service error these calls parked on this thread.
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 1\nmodule m\n", nullptr};
+                           "grove-model 2\nmodule m\n", nullptr};
   grove_context *ctx = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
   grove_context_destroy(ctx);

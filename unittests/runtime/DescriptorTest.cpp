@@ -19,7 +19,7 @@ grove_model_def modelFor(const char *name, const std::string &descriptor,
   return {GROVE_ABI_VERSION, entries, name, descriptor.c_str(), kNoops};
 }
 
-const std::string kMlp = "grove-model 1\n"
+const std::string kMlp = "grove-model 2\n"
                          "module mlp\n"
                          "param fc1.weight f32 2 128 64\n"
                          "param fc1.bias f32 1 128\n"
@@ -69,7 +69,7 @@ TEST(Descriptor, ParsesDocumentedExample) {
 }
 
 TEST(Descriptor, AllDTypesAndRankZero) {
-  std::string text = "grove-model 1\nmodule m\n"
+  std::string text = "grove-model 2\nmodule m\n"
                      "param a f32 0\nparam b f16 1 2\nparam c bf16 1 2\n"
                      "param d f64 1 2\nparam e i8 1 2\nparam f i16 1 2\n"
                      "param g i32 1 2\nparam h i64 1 2\nparam i i1 1 2\n";
@@ -94,7 +94,7 @@ TEST(Descriptor, AllDTypesAndRankZero) {
 }
 
 TEST(Descriptor, EntriesWithoutInputsOrOutputsAndInterleavedParams) {
-  std::string text = "grove-model 1\nmodule m\n"
+  std::string text = "grove-model 2\nmodule m\n"
                      "entry a 0 0\n"
                      "param p i64 2 0 3\n"
                      "entry b 0 1\noutput o i1 1 -1\n";
@@ -107,14 +107,67 @@ TEST(Descriptor, EntriesWithoutInputsOrOutputsAndInterleavedParams) {
 
 TEST(Descriptor, NoParamsNoEntries) {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 1\nmodule m\n", nullptr};
+                           "grove-model 2\nmodule m\n", nullptr};
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
   EXPECT_EQ(grove_context_weights_ready(c.ctx), 1); // nothing to load
 }
 
+// State kinds and access: initialised state, and entries that read and
+// write it, in argument order; state may be declared after its users.
+TEST(Descriptor, StateKindsAndAccess) {
+  std::string text = "grove-model 2\nmodule m\n"
+                     "entry step 3 0\nwrite m\ninput x f32 1 -1\nread w\n"
+                     "entry look 1 0\nread m\n"
+                     "param w f32 1 4\nstate m f32 1 4 init 0x3f800000\n";
+  grove_model_def model = modelFor("m", text, 2);
+  ContextPtr c;
+  ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
+  grove_param_kind kind;
+  ASSERT_GROVE_OK(grove_context_param_kind(c.ctx, 0, &kind));
+  EXPECT_EQ(kind, GROVE_PARAM_WEIGHT);
+  ASSERT_GROVE_OK(grove_context_param_kind(c.ctx, 1, &kind));
+  EXPECT_EQ(kind, GROVE_PARAM_STATE);
+  int access = -1;
+  ASSERT_GROVE_OK(grove_context_entry_access(c.ctx, 0, 1, &access));
+  EXPECT_EQ(access, 2);
+  ASSERT_GROVE_OK(grove_context_entry_access(c.ctx, 0, 0, &access));
+  EXPECT_EQ(access, 1);
+  ASSERT_GROVE_OK(grove_context_entry_access(c.ctx, 1, 0, &access));
+  EXPECT_EQ(access, 0);
+  ASSERT_GROVE_OK(grove_context_entry_access(c.ctx, 1, 1, &access));
+  EXPECT_EQ(access, 1);
+  EXPECT_FAILS(grove_context_entry_access(c.ctx, 2, 0, &access),
+               GROVE_ERROR_INVALID_ARGUMENT, "out of range");
+  EXPECT_FAILS(grove_context_param_kind(c.ctx, 2, &kind),
+               GROVE_ERROR_INVALID_ARGUMENT, "out of range");
+  // The entry's signature lists only the caller's inputs.
+  const grove_entry_sig *e = nullptr;
+  ASSERT_GROVE_OK(grove_context_entry(c.ctx, 0, &e));
+  ASSERT_EQ(e->num_inputs, 1u);
+  EXPECT_STREQ(e->inputs[0].name, "x");
+  // The weight is missing; the state is there, at its initialiser.
+  EXPECT_EQ(grove_context_weights_ready(c.ctx), 0);
+}
+
+TEST(Descriptor, OnlyInitializedStateIsReadyAtCreation) {
+  std::string text = "grove-model 2\nmodule m\n"
+                     "state s f32 1 3 init 0x40490fdb\n"
+                     "state k i16 1 2 init 0xfffe\n";
+  grove_model_def model = modelFor("m", text, 0);
+  ContextPtr c;
+  ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
+  EXPECT_EQ(grove_context_weights_ready(c.ctx), 1);
+  DLTensor view;
+  ASSERT_GROVE_OK(grove_context_get_weight(c.ctx, "s", &view));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(static_cast<float *>(view.data)[i], 3.14159274f);
+  ASSERT_GROVE_OK(grove_context_get_weight(c.ctx, "k", &view));
+  EXPECT_EQ(static_cast<int16_t *>(view.data)[1], -2);
+}
+
 TEST(Descriptor, Utf8NamesAccepted) {
-  std::string text = "grove-model 1\nmodule m\nparam caf\xc3\xa9 f32 1 1\n";
+  std::string text = "grove-model 2\nmodule m\nparam caf\xc3\xa9 f32 1 1\n";
   grove_model_def model = modelFor("m", text, 0);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -212,8 +265,8 @@ TEST_P(MalformedDescriptor, IsRejected) {
   EXPECT_EQ(ctx, nullptr);
 }
 
-const std::string H = "grove-model 1\nmodule m\n";
-const char kEmbeddedNul[] = "grove-model 1\nmodule m\0x\n";
+const std::string H = "grove-model 2\nmodule m\n";
+const char kEmbeddedNul[] = "grove-model 2\nmodule m\0x\n";
 
 std::string repeat(const std::string &s, int n) {
   std::string out;
@@ -227,27 +280,29 @@ INSTANTIATE_TEST_SUITE_P(
     Runtime, MalformedDescriptor,
     ::testing::Values(
         BadDescriptor{"Empty", "", 0, INV, "empty"},
-        BadDescriptor{"NoFinalNewline", "grove-model 1\nmodule m", 0, INV,
+        BadDescriptor{"NoFinalNewline", "grove-model 2\nmodule m", 0, INV,
                       "newline"},
-        BadDescriptor{"OnlyHeader", "grove-model 1\n", 0, INV, "module"},
-        BadDescriptor{"FutureVersion", "grove-model 2\nmodule m\n", 0,
-                      GROVE_ERROR_ABI_MISMATCH, "version 2"},
+        BadDescriptor{"OnlyHeader", "grove-model 2\n", 0, INV, "module"},
+        BadDescriptor{"FutureVersion", "grove-model 3\nmodule m\n", 0,
+                      GROVE_ERROR_ABI_MISMATCH, "version 3"},
+        BadDescriptor{"PastVersion", "grove-model 1\nmodule m\n", 0,
+                      GROVE_ERROR_ABI_MISMATCH, "version 1"},
         BadDescriptor{"VersionNotNumber", "grove-model one\nmodule m\n", 0, INV,
                       "grove-model"},
         BadDescriptor{"WrongMagic", "grove 1\nmodule m\n", 0, INV,
                       "grove-model"},
-        BadDescriptor{"MissingModuleKeyword", "grove-model 1\nmod m\n", 0, INV,
+        BadDescriptor{"MissingModuleKeyword", "grove-model 2\nmod m\n", 0, INV,
                       "module"},
-        BadDescriptor{"ModuleNoName", "grove-model 1\nmodule\n", 0, INV,
+        BadDescriptor{"ModuleNoName", "grove-model 2\nmodule\n", 0, INV,
                       "module"},
-        BadDescriptor{"DoubleSpace", "grove-model 1\nmodule  m\n", 0, INV,
+        BadDescriptor{"DoubleSpace", "grove-model 2\nmodule  m\n", 0, INV,
                       "one space"},
-        BadDescriptor{"LeadingSpace", " grove-model 1\nmodule m\n", 0, INV,
+        BadDescriptor{"LeadingSpace", " grove-model 2\nmodule m\n", 0, INV,
                       "one space"},
         BadDescriptor{"TrailingSpace", H + "param a f32 1 2 \n", 0, INV,
                       "one space"},
         BadDescriptor{"Tab", H + "param\ta f32 1 2\n", 0, INV, "control"},
-        BadDescriptor{"CRLF", "grove-model 1\r\nmodule m\r\n", 0, INV, ""},
+        BadDescriptor{"CRLF", "grove-model 2\r\nmodule m\r\n", 0, INV, ""},
         BadDescriptor{"EmptyLine", H + "\nparam a f32 1 2\n", 0, INV,
                       "empty line"},
         BadDescriptor{"UnknownKeyword", H + "buffer a f32 1 2\n", 0, INV,
@@ -286,9 +341,32 @@ INSTANTIATE_TEST_SUITE_P(
         BadDescriptor{"EntryTooManyTokens", H + "entry f 0 0 0\n", 0, INV,
                       "entry NAME"},
         BadDescriptor{"EntryNegativeCount", H + "entry f -1 0\n", 1, INV,
-                      "input count"},
+                      "argument count"},
         BadDescriptor{"EntryHugeCount", H + "entry f 99999999 0\n", 1, INV,
-                      "input count"},
+                      "argument count"},
+        BadDescriptor{"StateWithoutInit", H + "state s f32 1 2\n", 0, INV,
+                      "init 0xBITS"},
+        BadDescriptor{"StateInitTooWide",
+                      H + "state s i8 1 2 init 0x100\n", 0, INV,
+                      "at most 8 bits"},
+        BadDescriptor{"StateInitNotHex", H + "state s f32 0 init 12\n", 0,
+                      INV, "init 0xBITS"},
+        BadDescriptor{"StateInitUpperHex", H + "state s f32 0 init 0xAB\n", 0,
+                      INV, "init 0xBITS"},
+        BadDescriptor{"StateDynamicDim", H + "state s f32 1 -1 init 0x0\n", 0,
+                      INV, "static"},
+        BadDescriptor{"ReservedParamName", H + "param __metadata__ f32 0\n",
+                      0, INV, "reserved"},
+        BadDescriptor{"ReadUndeclared", H + "entry f 1 0\nread nope\n", 1,
+                      INV, "undeclared state 'nope'"},
+        BadDescriptor{"WriteTwice",
+                      H + "param w f32 0\nentry f 2 0\nread w\nwrite w\n", 1,
+                      INV, "twice"},
+        BadDescriptor{"ReadNoName", H + "param w f32 0\nentry f 1 0\nread\n",
+                      1, INV, "read NAME"},
+        BadDescriptor{"StateArgAsOutput",
+                      H + "param w f32 0\nentry f 0 1\nread w\n", 1, INV,
+                      "expected 'output'"},
         BadDescriptor{"DuplicateEntry", H + "entry f 0 0\nentry f 0 0\n", 2,
                       INV, "duplicate entry"},
         BadDescriptor{"DuplicateInput",

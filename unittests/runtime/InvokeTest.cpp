@@ -395,7 +395,7 @@ void modest(void **) {
 const grove_packed_fn kHogEntries[] = {hog, modest};
 const grove_model_def kHogModel = {
     GROVE_ABI_VERSION, 2, "hogm",
-    "grove-model 1\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
+    "grove-model 2\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
     kHogEntries};
 
 TEST(Invoke, BufferItCannotGetAbandonsTheCall) {

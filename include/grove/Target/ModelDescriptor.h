@@ -1,7 +1,7 @@
-//===- ModelDescriptor.h - The textual model descriptor ---------*- C++ -*-===//
+//===- ModelDescriptor.h - The descriptor in the compiler -------*- C++ -*-===//
 //
-// The compiler's view of the descriptor documented in docs/abi.md, parsed
-// back from the lowered module to write the C header.
+// The compiler reads the descriptor it embedded (its one definition is
+// runtime/src/schema) back from the lowered module to write the C header.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,35 +9,20 @@
 #define GROVE_TARGET_MODELDESCRIPTOR_H
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "ModelSchema.h"
+
 #include <string>
-#include <vector>
 
 namespace mlir::grove {
 
-struct TensorSig {
-  std::string name;
-  std::string dtype; // f32, f16, bf16, f64, i1, i8, i16, i32, i64
-  llvm::SmallVector<int64_t> shape; // -1 = dynamic
-};
-
-struct EntrySig {
-  std::string name;
-  std::vector<TensorSig> inputs, outputs;
-};
-
-struct ModelDescriptor {
-  std::string module;
-  std::string target = "host";
-  std::vector<TensorSig> params;
-  std::vector<EntrySig> entries;
-};
+namespace schema = ::grove::schema;
+using schema::ModelDesc;
 
 /// Parses descriptor text; on failure returns failure and sets `error`.
-FailureOr<ModelDescriptor> parseModelDescriptor(llvm::StringRef text,
-                                                std::string &error);
+FailureOr<ModelDesc> parseModelDescriptor(llvm::StringRef text,
+                                          std::string &error);
 
 /// The descriptor text embedded in a module lowered by grove-to-host (the
 /// initializer of `_grove.<moduleName>.desc`).
@@ -45,9 +30,9 @@ FailureOr<std::string> findEmbeddedDescriptor(ModuleOp module,
                                               llvm::StringRef moduleName);
 
 /// The C header declaring the model definition and its typed entry points,
-/// with every signature as data.
-std::string emitCHeader(const ModelDescriptor &model,
-                        llvm::StringRef sourceName);
+/// with every signature as data. `sourceName` is named in its first
+/// comment: the file name only, so builds in other folders are equal.
+std::string emitCHeader(const ModelDesc &model, llvm::StringRef sourceName);
 
 } // namespace mlir::grove
 

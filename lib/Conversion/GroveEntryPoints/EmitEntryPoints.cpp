@@ -10,7 +10,7 @@
 
 #include "grove/Conversion/Passes.h"
 #include "grove/Conversion/RuntimeCalls.h"
-#include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -32,7 +32,8 @@ struct Entry {
   int64_t index;
   std::string name;         // as the user wrote it
   LLVM::LLVMFuncOp ciface;  // _mlir_ciface_ wrapper of the lowered function
-  unsigned numInputs;       // excluding params
+  unsigned numArgs;         // state and inputs, in the function's order
+  unsigned numInputs;       // the caller's inputs among them
   unsigned numResults;
 };
 
@@ -42,11 +43,11 @@ static Value insertValue(OpBuilder &b, Location loc, Value aggregate,
                                      ArrayRef<int64_t>{position});
 }
 
-/// `void <packed>(ptr args)`: unpacks params, inputs and the result buffer
-/// and calls the ciface wrapper.
+/// `void <packed>(ptr args)`: unpacks the arguments (state and inputs, in
+/// the function's order, as the descriptor lists them) and the result
+/// buffer, and calls the ciface wrapper.
 static LLVM::LLVMFuncOp createPacked(OpBuilder &b, Location loc,
-                                     StringRef name, const Entry &e,
-                                     unsigned numParams) {
+                                     StringRef name, const Entry &e) {
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto type =
@@ -57,7 +58,7 @@ static LLVM::LLVMFuncOp createPacked(OpBuilder &b, Location loc,
   Block *body = fn.addEntryBlock(b);
   b.setInsertionPointToStart(body);
   Value args = body->getArgument(0);
-  unsigned numArgs = numParams + e.numInputs;
+  unsigned numArgs = e.numArgs;
   SmallVector<Value> callArgs;
   auto load = [&](unsigned i) -> Value {
     Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, args,
@@ -112,12 +113,10 @@ struct GroveEmitEntryPointsPass
     ModuleOp module = getOperation();
     auto descriptor = module->getAttrOfType<StringAttr>(kDescriptorAttr);
     auto moduleName = module->getAttrOfType<StringAttr>(kModuleNameAttr);
-    auto numParamsAttr = module->getAttrOfType<IntegerAttr>(kNumParamsAttr);
-    if (!descriptor || !moduleName || !numParamsAttr) {
+    if (!descriptor || !moduleName) {
       module.emitError("expects a module prepared by grove-prepare-abi");
       return signalPassFailure();
     }
-    unsigned numParams = numParamsAttr.getInt();
     std::string prefix = moduleName.str();
 
     SmallVector<Entry> entries;
@@ -129,8 +128,10 @@ struct GroveEmitEntryPointsPass
       auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(
           ("_mlir_ciface_" + fn.getName()).str());
       auto name = fn->getAttrOfType<StringAttr>(kEntryNameAttr);
-      if (!ciface || !name) {
-        fn.emitError("entry point lacks its _mlir_ciface_ wrapper or name");
+      auto inputs = fn->getAttrOfType<IntegerAttr>(kEntryInputsAttr);
+      if (!ciface || !name || !inputs) {
+        fn.emitError("entry point lacks its _mlir_ciface_ wrapper or name, or "
+                     "its input count");
         return signalPassFailure();
       }
       // The lowered function returns its results packed in one struct (or
@@ -148,10 +149,14 @@ struct GroveEmitEntryPointsPass
         fn.emitError("entry point returns a non-tensor value");
         return signalPassFailure();
       }
-      unsigned numCifaceArgs = ciface.getNumArguments();
-      unsigned numInputs = numCifaceArgs - (numResults > 0) - numParams;
-      entries.push_back({index.getInt(), name.str(), ciface, numInputs,
-                         numResults});
+      unsigned numArgs = ciface.getNumArguments() - (numResults > 0);
+      unsigned numInputs = inputs.getInt();
+      if (numInputs > numArgs) {
+        fn.emitError("entry point has fewer arguments than inputs");
+        return signalPassFailure();
+      }
+      entries.push_back({index.getInt(), name.str(), ciface, numArgs,
+                         numInputs, numResults});
     }
     llvm::sort(entries,
                [](const Entry &a, const Entry &b) { return a.index < b.index; });
@@ -182,7 +187,7 @@ struct GroveEmitEntryPointsPass
     SmallVector<LLVM::LLVMFuncOp> packed;
     for (const Entry &e : entries)
       packed.push_back(createPacked(
-          b, loc, "_grove." + prefix + "." + e.name + ".packed", e, numParams));
+          b, loc, "_grove." + prefix + "." + e.name + ".packed", e));
 
     auto modelType = LLVM::LLVMStructType::getLiteral(
         ctx, {i32, i32, ptr, ptr, ptr});
@@ -228,14 +233,16 @@ struct GroveEmitEntryPointsPass
       createTyped(b, loc, prefix + "_" + e.name, e, *invoke, model);
 
     // The ABI attributes have been consumed; LLVM IR has no use for them.
-    for (StringRef attr : {kDescriptorAttr, kModuleNameAttr, kNumParamsAttr})
+    for (StringRef attr : {kDescriptorAttr, kModuleNameAttr})
       module->removeAttr(attr);
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
       fn->removeAttr(kEntryIndexAttr);
       fn->removeAttr(kEntryNameAttr);
+      fn->removeAttr(kEntryInputsAttr);
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.removeArgAttr(i, kArgNameAttr);
-        fn.removeArgAttr(i, kParamArgAttr);
+        fn.removeArgAttr(i, kStateArgAttr);
+        fn.removeArgAttr(i, kWritesAttr);
       }
       for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
         fn.removeResultAttr(i, StringAttr::get(ctx, kArgNameAttr));

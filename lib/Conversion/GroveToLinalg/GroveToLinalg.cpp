@@ -80,7 +80,9 @@ struct ConvertGroveToLinalgPass
     target.addIllegalDialect<GroveDialect>();
     // State is the ABI passes' business; run-time checks are lowered by
     // convert-grove-checks-to-runtime.
-    target.addLegalOp<ParamOp, GetParamOp, AgreeDimsOp>();
+    target.addLegalOp<ParamOp, GetParamOp, SetParamOp, AgreeDimsOp>();
+    // In-place state writes survive to bufferization, which lowers them.
+    target.addLegalOp<AssignOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 
     RewritePatternSet patterns(ctx);

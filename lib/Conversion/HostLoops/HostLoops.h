@@ -14,14 +14,12 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
+
 #include <algorithm>
 #include <optional>
 
 namespace mlir::grove {
-
-/// Marks a range function `(lo, hi, captures...)`; its value is the constant
-/// work of one iteration, 0 when unknown.
-constexpr StringLiteral kParallelBodyAttr = "grove.parallel_body";
 
 /// Iterations of a loop over [lb, ub) by step, when all three are constants
 /// and the step is positive.

@@ -16,10 +16,12 @@
 extern "C" {
 #endif
 
-#define GROVE_ABI_VERSION 2u
+#define GROVE_ABI_VERSION 3u
 
-/* A packed entry function: args = [param descriptors..., input descriptors...,
- * result buffer (only when the function has results)]. See docs/abi.md. */
+/* A packed entry function: args = [one memref descriptor per argument, in
+ * the order of the entry's `read`/`write`/`input` descriptor lines (state
+ * buffers of the context and the caller's inputs), result buffer (only when
+ * the function has results)]. See docs/abi.md. */
 typedef void (*grove_packed_fn)(void **args);
 
 /* Emitted by grovec as `<module>_model`; read-only. */

@@ -171,10 +171,23 @@ GROVE_API const grove_model_def *grove_context_model(const grove_context *ctx);
 
 /*--- Weights ---------------------------------------------------------------*/
 
-/* Loads every param from a safetensors file (see docs/abi.md for the checks).
- * The file must hold exactly the model's params with matching dtype and
- * shape. All-or-nothing: on any failure the context is unchanged.
- * path: borrowed. Previous weight views are invalidated on success. */
+/* Params are the model's state: weights, which must be loaded or set before
+ * any call, and initialised state (a grove.param with an initialiser:
+ * optimizer moments, running statistics, ...), which starts at its
+ * initialiser. Entries that write state update it in place; later calls of
+ * any entry see the new values (docs/abi.md, "State").
+ *
+ * Thread safety: calls of entries that only read state, saves and
+ * get_weight may run concurrently on one context; a call of an entry that
+ * writes state, a load and set_weight run alone (they wait for the others).
+ * Data seen through a get_weight view is not synchronised. */
+
+/* Loads the params from a safetensors file (see docs/abi.md for the checks).
+ * The file must hold every weight of the model and may hold initialised
+ * state, with matching dtype and shape; initialised state it omits is
+ * reset to its initialiser. All-or-nothing: on any failure the context is
+ * unchanged. path: borrowed. Previous weight views are invalidated on
+ * success. */
 GROVE_API grove_status grove_context_load_weights(grove_context *ctx,
                                                   const char *path);
 
@@ -183,9 +196,12 @@ GROVE_API grove_status grove_context_load_weights(grove_context *ctx,
 GROVE_API grove_status grove_context_load_weights_from_memory(
     grove_context *ctx, const void *data, size_t size);
 
-/* Writes all params to `path` as safetensors (params in declaration order).
- * Writes a temporary file next to `path` and renames it over `path`, so a
- * reader never sees a partial file. Every param must be set. path: borrowed. */
+/* Writes all params (weights and state) to `path` as safetensors, in
+ * declaration order. Writes a temporary file next to `path` and renames it
+ * over `path`, so a reader never sees a partial file; `path` must be a
+ * regular file or not exist (a device, FIFO, directory or symbolic link to
+ * one is refused with GROVE_ERROR_IO). Every weight must be set.
+ * path: borrowed. */
 GROVE_API grove_status grove_context_save_weights(const grove_context *ctx,
                                                   const char *path);
 
@@ -254,6 +270,24 @@ GROVE_API uint32_t grove_context_num_params(const grove_context *ctx);
 GROVE_API grove_status grove_context_param(const grove_context *ctx,
                                            uint32_t index,
                                            const grove_tensor_sig **out_sig);
+
+/* What fills a param before anything is loaded. */
+typedef enum grove_param_kind {
+  GROVE_PARAM_WEIGHT = 0, /* must be loaded or set before calls */
+  GROVE_PARAM_STATE = 1   /* starts at its initialiser */
+} grove_param_kind;
+
+/* Kind of param `index`; GROVE_ERROR_INVALID_ARGUMENT for a bad index. */
+GROVE_API grove_status grove_context_param_kind(const grove_context *ctx,
+                                                uint32_t index,
+                                                grove_param_kind *out_kind);
+
+/* How entry `entry` uses param `param`: 0 not at all, 1 reads it, 2 writes
+ * it (in place; such calls run alone on the context). */
+GROVE_API grove_status grove_context_entry_access(const grove_context *ctx,
+                                                  uint32_t entry,
+                                                  uint32_t param,
+                                                  int *out_access);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,47 @@ std::optional<size_t> findParam(const grove_context &ctx, const char *name) {
   return std::nullopt;
 }
 
+void fillInitializer(const grove_context &ctx, size_t i, uint8_t *arena) {
+  const StateDesc &p = ctx.desc.params[i];
+  const size_t width = elementBytes(p.dtype);
+  uint8_t pattern[8];
+  // Little end first, as the descriptor spells the bits and x86/ARM store.
+  for (size_t b = 0; b < width; ++b)
+    pattern[b] = static_cast<uint8_t>(p.initBits >> (8 * b));
+  uint8_t *dst = arena + ctx.slots[i].offset;
+  for (size_t at = 0; at < ctx.slots[i].bytes; at += width)
+    std::memcpy(dst + at, pattern, width);
+}
+
+Buffer newArena(const grove_context &ctx) {
+  // Zeroed so that unset weights never expose uninitialised memory through
+  // get_weight or save.
+  Buffer arena = allocateBuffer(ctx.arenaBytes, /*zero=*/true);
+  if (arena)
+    for (size_t i = 0; i < ctx.desc.params.size(); ++i)
+      if (ctx.desc.params[i].kind == StateKind::Initialized)
+        fillInitializer(ctx, i, arena.get());
+  return arena;
+}
+
+grove_status adoptArena(grove_context &ctx, Buffer arena, bool weightsToo) {
+  // A device model gets a complete new device copy too, swapped in only
+  // when the upload succeeded.
+  if (ctx.device)
+    if (grove_status s = ctx.device->uploadWeights(arena.get(), ctx.arenaBytes))
+      return s;
+  // Commit point: nothing below can fail.
+  ctx.arena = std::move(arena);
+  ctx.numParamsSet = 0;
+  for (size_t i = 0; i < ctx.desc.params.size(); ++i) {
+    bool set = weightsToo || ctx.paramSet[i] ||
+               ctx.desc.params[i].kind == StateKind::Initialized;
+    ctx.paramSet[i] = set;
+    ctx.numParamsSet += set;
+  }
+  return GROVE_OK;
+}
+
 namespace {
 
 grove_tensor_sig makeSig(const TensorDesc &t) {
@@ -141,6 +182,22 @@ grove_status createContext(const grove_model_def *model,
       std::string message = grove_last_error();
       return fail(s, prefix + message);
     }
+  // Without weights there is nothing to wait for: the state exists from
+  // the start, at its initialisers.
+  bool hasWeights = false;
+  for (const StateDesc &p : ctx->desc.params)
+    hasWeights |= p.kind == StateKind::Weight;
+  if (!hasWeights && !ctx->desc.params.empty()) {
+    Buffer arena = newArena(*ctx);
+    if (!arena)
+      return fail(GROVE_ERROR_OUT_OF_MEMORY,
+                  prefix + "cannot allocate " +
+                      std::to_string(ctx->arenaBytes) + " bytes of state");
+    if (grove_status s = adoptArena(*ctx, std::move(arena), true)) {
+      std::string message = grove_last_error();
+      return fail(s, prefix + message);
+    }
+  }
   buildSignatureViews(*ctx);
   *outCtx = ctx.release();
   return GROVE_OK;
@@ -253,6 +310,46 @@ GROVE_API grove_status grove_context_param(const grove_context *ctx,
                       " out of range (model has " +
                       std::to_string(ctx->paramSigs.size()) + " params)");
     *out_sig = &ctx->paramSigs[index];
+    return GROVE_OK;
+  });
+}
+
+GROVE_API grove_status grove_context_param_kind(const grove_context *ctx,
+                                                uint32_t index,
+                                                grove_param_kind *out_kind) {
+  return guarded("grove_context_param_kind", [&] {
+    if (!ctx || !out_kind)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_param_kind: ctx or out_kind is NULL");
+    if (index >= ctx->desc.params.size())
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_param_kind: index " + std::to_string(index) +
+                      " out of range (model has " +
+                      std::to_string(ctx->desc.params.size()) + " params)");
+    *out_kind = ctx->desc.params[index].kind == StateKind::Initialized
+                    ? GROVE_PARAM_STATE
+                    : GROVE_PARAM_WEIGHT;
+    return GROVE_OK;
+  });
+}
+
+GROVE_API grove_status grove_context_entry_access(const grove_context *ctx,
+                                                  uint32_t entry,
+                                                  uint32_t param,
+                                                  int *out_access) {
+  return guarded("grove_context_entry_access", [&] {
+    if (!ctx || !out_access)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_entry_access: ctx or out_access is NULL");
+    if (entry >= ctx->desc.entries.size() || param >= ctx->desc.params.size())
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_entry_access: entry " +
+                      std::to_string(entry) + " or param " +
+                      std::to_string(param) + " out of range");
+    *out_access = 0;
+    for (const ArgDesc &a : ctx->desc.entries[entry].args)
+      if (a.isState && a.index == param)
+        *out_access = a.access == grove::rt::Access::Write ? 2 : 1;
     return GROVE_OK;
   });
 }

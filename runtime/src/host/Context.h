@@ -13,6 +13,7 @@
 #include "Tensor.h"
 
 #include <optional>
+#include <shared_mutex>
 #include <vector>
 
 namespace grove::rt {
@@ -36,9 +37,11 @@ struct grove_context {
   std::vector<std::vector<grove_tensor_sig>> inputSigs, outputSigs;
   std::vector<grove_entry_sig> entrySigs;
 
-  // Weights: all params in one 64-byte aligned arena, allocated on the first
-  // load/set. A load builds a complete new arena and swaps it in, which is
-  // what makes loading all-or-nothing.
+  // State: all params (weights and initialised state) in one 64-byte
+  // aligned arena, allocated on the first load/set (at creation when the
+  // model has no weights). A new arena starts with every initialised state
+  // at its initialiser. A load builds a complete new arena and swaps it in,
+  // which is what makes loading all-or-nothing.
   std::vector<grove::rt::ParamSlot> slots;
   size_t arenaBytes = 0;
   grove::rt::Buffer arena;
@@ -49,6 +52,10 @@ struct grove_context {
   // host arena above stays the staging copy for load/set/save.
   std::unique_ptr<grove::rt::DeviceContext> device;
 
+  // Calls that write state, loads and set_weight hold this exclusively;
+  // calls that only read state, saves and get_weight share it.
+  mutable std::shared_mutex stateLock;
+
   bool weightsReady() const { return numParamsSet == desc.params.size(); }
   uint8_t *paramData(size_t i) const { return arena.get() + slots[i].offset; }
 };
@@ -57,6 +64,18 @@ namespace grove::rt {
 
 /// Index of param `name`, if the model has one.
 std::optional<size_t> findParam(const grove_context &ctx, const char *name);
+
+/// Fills the slot of initialised state `i` of `arena` with its initialiser.
+void fillInitializer(const grove_context &ctx, size_t i, uint8_t *arena);
+
+/// A fresh arena for `ctx`: zeroed, with every initialised state at its
+/// initialiser; empty on allocation failure.
+Buffer newArena(const grove_context &ctx);
+
+/// Makes `arena` the context's (host copy; device models upload it first)
+/// and marks the params it holds as set: initialised state always, weights
+/// when `weightsToo`.
+grove_status adoptArena(grove_context &ctx, Buffer arena, bool weightsToo);
 
 } // namespace grove::rt
 

@@ -12,7 +12,10 @@
 #include "Error.h"
 #include "Memory.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
+#include <shared_mutex>
 #include <cstring>
 #include <set>
 
@@ -201,6 +204,9 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
     holder->shape = r.sizes;
     holder->strides.resize(rank);
     compactStrides(r.sizes.data(), rank, holder->strides.data());
+    // Rank 0 too gets non-NULL shape and strides (arrays of no elements).
+    holder->shape.reserve(1);
+    holder->strides.reserve(1);
 
     // Take the buffer over only if we own it, it is compact, and no earlier
     // result took it already (two results may share one allocation).
@@ -269,15 +275,22 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
 
 grove_status Invocation::run(const DLTensor *const *inputs,
                              DLManagedTensor **const *slots) {
-  const size_t numParams = ctx.desc.params.size();
   for (size_t k = 0; k < entry.outputs.size(); ++k) {
     if (!slots[k])
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
                   label(false, k) + ": output slot is NULL");
     *slots[k] = nullptr;
   }
+  // Entries that write state run alone; readers share the context.
+  std::shared_lock<std::shared_mutex> shared(ctx.stateLock, std::defer_lock);
+  std::unique_lock<std::shared_mutex> exclusive(ctx.stateLock,
+                                                std::defer_lock);
+  if (entry.writesState())
+    exclusive.lock();
+  else
+    shared.lock();
   if (!ctx.weightsReady()) {
-    for (size_t i = 0; i < numParams; ++i)
+    for (size_t i = 0; i < ctx.desc.params.size(); ++i)
       if (!ctx.paramSet[i])
         return fail(GROVE_ERROR_BAD_WEIGHTS,
                     "entry '" + entry.name + "': param '" +
@@ -291,37 +304,38 @@ grove_status Invocation::run(const DLTensor *const *inputs,
                                      /*requireCompact=*/true, device))
       return s;
 
-  // Argument descriptors, all in one word array; args point into it.
+  // Argument descriptors in the packed function's order (the descriptor's
+  // `read`/`write`/`input` lines), all in one word array; args point into
+  // it.
   std::vector<size_t> starts;
   size_t words = 0;
-  for (const TensorDesc &p : ctx.desc.params) {
+  for (const ArgDesc &a : entry.args) {
     starts.push_back(words);
-    words += memrefWords(p.shape.size());
-  }
-  for (const TensorDesc &in : entry.inputs) {
-    starts.push_back(words);
-    words += memrefWords(in.shape.size());
+    words += memrefWords(a.isState ? ctx.desc.params[a.index].shape.size()
+                                   : entry.inputs[a.index].shape.size());
   }
   std::vector<int64_t> argWords(words, 0);
   std::vector<void *> args;
   std::vector<Range> borrowed;
-  uint8_t *weights = ctx.device ? ctx.device->weights() : ctx.arena.get();
-  if (weights) {
-    auto base = reinterpret_cast<uintptr_t>(weights);
+  uint8_t *state = ctx.device ? ctx.device->weights() : ctx.arena.get();
+  if (state) {
+    auto base = reinterpret_cast<uintptr_t>(state);
     borrowed.push_back({base, base + ctx.arenaBytes});
   }
-  for (size_t i = 0; i < numParams; ++i) {
-    const TensorDesc &p = ctx.desc.params[i];
-    writeMemref(&argWords[starts[i]], weights + ctx.slots[i].offset,
-                p.shape.data(), p.shape.size());
-    args.push_back(&argWords[starts[i]]);
-  }
-  for (size_t k = 0; k < entry.inputs.size(); ++k) {
-    const DLTensor &t = *inputs[k];
-    const size_t rank = entry.inputs[k].shape.size();
+  for (size_t i = 0; i < entry.args.size(); ++i) {
+    const ArgDesc &a = entry.args[i];
+    int64_t *slot = &argWords[starts[i]];
+    args.push_back(slot);
+    if (a.isState) {
+      const TensorDesc &p = ctx.desc.params[a.index];
+      writeMemref(slot, state + ctx.slots[a.index].offset, p.shape.data(),
+                  p.shape.size());
+      continue;
+    }
+    const DLTensor &t = *inputs[a.index];
+    const size_t rank = entry.inputs[a.index].shape.size();
     uint8_t *data = t.data ? tensorData(t) : nullptr;
-    writeMemref(&argWords[starts[numParams + k]], data, t.shape, rank);
-    args.push_back(&argWords[starts[numParams + k]]);
+    writeMemref(slot, data, t.shape, rank);
     size_t count = 0, bytes = 0;
     elementCount(t.shape, rank, count);
     byteCount(count, elementBytes(t.dtype), bytes);
@@ -345,6 +359,8 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     (void)ctx.device->endCall();
   if (!completed) {
     // Out of host memory: the call's buffers are freed, no result exists.
+    // State is as before the call: generated code writes state last, after
+    // every allocation (docs/abi.md, "State").
     std::string serviceError;
     grove_status serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;
     takeServiceError(serviceError, serviceStatus);
@@ -443,22 +459,35 @@ grove_status rtInvoke(grove_context *ctx, const grove_model_def *model,
 grove_status invokeByName(grove_context *ctx, const char *name,
                           const DLTensor *const *inputs, size_t numInputs,
                           DLManagedTensor **outputs, size_t numOutputs) {
-  // Clear the slots first so that callers can rely on NULL after a failure.
-  if (outputs)
-    for (size_t k = 0; k < numOutputs; ++k)
-      outputs[k] = nullptr;
-  if (!ctx || !name)
+  // Without the entry, the caller's count is all that is known of the
+  // slots; with it, the slots are cleared below.
+  auto clearClaimed = [&] {
+    if (outputs)
+      for (size_t k = 0; k < numOutputs; ++k)
+        outputs[k] = nullptr;
+  };
+  if (!ctx || !name) {
+    clearClaimed();
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_invoke: ctx or entry name is NULL");
+  }
   uint32_t index = 0;
   while (index < ctx->desc.entries.size() &&
          ctx->desc.entries[index].name != name)
     ++index;
-  if (index == ctx->desc.entries.size())
+  if (index == ctx->desc.entries.size()) {
+    clearClaimed();
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_invoke: model '" + ctx->desc.module +
                     "' has no entry '" + name + "'");
+  }
   const EntryDesc &entry = ctx->desc.entries[index];
+  // Clear the slots first so that callers can rely on NULL after a failure:
+  // as many as the entry has, at most as many as the caller claims (the
+  // array may be shorter than either).
+  if (outputs)
+    for (size_t k = 0; k < std::min(numOutputs, entry.outputs.size()); ++k)
+      outputs[k] = nullptr;
   if (numInputs != entry.inputs.size() || numOutputs != entry.outputs.size())
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_invoke: entry '" + entry.name + "' takes " +

@@ -263,7 +263,7 @@ grove_status parseSafetensorsHeader(std::string_view header, uint64_t dataSize,
   return GROVE_OK;
 }
 
-grove_status matchParams(const std::vector<TensorDesc> &params,
+grove_status matchParams(const std::vector<StateDesc> &params,
                          const std::vector<StTensor> &tensors,
                          const std::string &origin,
                          std::vector<size_t> &tensorOfParam) {
@@ -273,14 +273,14 @@ grove_status matchParams(const std::vector<TensorDesc> &params,
 
   std::vector<std::string> missing, extra;
   std::set<std::string> paramNames;
-  tensorOfParam.assign(params.size(), 0);
+  tensorOfParam.assign(params.size(), kNotInFile);
   for (size_t i = 0; i < params.size(); ++i) {
     paramNames.insert(params[i].name);
     auto it = byName.find(params[i].name);
-    if (it == byName.end())
-      missing.push_back(params[i].name);
-    else
+    if (it != byName.end())
       tensorOfParam[i] = it->second;
+    else if (params[i].kind == StateKind::Weight)
+      missing.push_back(params[i].name);
   }
   for (const StTensor &t : tensors)
     if (!paramNames.count(t.name))
@@ -296,6 +296,8 @@ grove_status matchParams(const std::vector<TensorDesc> &params,
                            " not a param of the model");
 
   for (size_t i = 0; i < params.size(); ++i) {
+    if (tensorOfParam[i] == kNotInFile)
+      continue;
     const TensorDesc &p = params[i];
     const StTensor &t = tensors[tensorOfParam[i]];
     if (!sameDType(p.dtype, t.dtype) || p.shape != t.shape)
@@ -308,7 +310,7 @@ grove_status matchParams(const std::vector<TensorDesc> &params,
 }
 
 grove_status buildSafetensorsHeader(
-    const std::vector<TensorDesc> &params,
+    const std::vector<StateDesc> &params,
     const std::vector<std::pair<std::string, std::string>> &metadata,
     std::string &prefix) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
@@ -319,7 +321,7 @@ grove_status buildSafetensorsHeader(
       meta[key] = value;
   }
   uint64_t offset = 0;
-  for (const TensorDesc &p : params) {
+  for (const StateDesc &p : params) {
     const char *dtype = dtypeToSafetensors(p.dtype);
     if (!dtype)
       return fail(GROVE_ERROR_UNSUPPORTED,

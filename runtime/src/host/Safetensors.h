@@ -35,9 +35,14 @@ grove_status parseSafetensorsHeader(std::string_view header, uint64_t dataSize,
                                     const std::string &origin,
                                     std::vector<StTensor> &tensors);
 
-/// Checks that `tensors` are exactly `params` (names, dtypes, shapes) and
-/// fills `tensorOfParam[i]` with the index in `tensors` of params[i].
-grove_status matchParams(const std::vector<TensorDesc> &params,
+/// Marks a param `tensors` does not hold in matchParams' result.
+constexpr size_t kNotInFile = static_cast<size_t>(-1);
+
+/// Checks that `tensors` hold every weight of `params`, may hold its
+/// initialised state and nothing else, with matching dtypes and shapes, and
+/// fills `tensorOfParam[i]` with the index in `tensors` of params[i]
+/// (kNotInFile for initialised state the file omits).
+grove_status matchParams(const std::vector<StateDesc> &params,
                          const std::vector<StTensor> &tensors,
                          const std::string &origin,
                          std::vector<size_t> &tensorOfParam);
@@ -46,7 +51,7 @@ grove_status matchParams(const std::vector<TensorDesc> &params,
 /// with spaces to a multiple of 8) for `params` stored back to back in
 /// declaration order. `metadata` holds key/value string pairs.
 grove_status buildSafetensorsHeader(
-    const std::vector<TensorDesc> &params,
+    const std::vector<StateDesc> &params,
     const std::vector<std::pair<std::string, std::string>> &metadata,
     std::string &prefix);
 

@@ -127,29 +127,44 @@ std::string deviceName(DLDevice d) {
   return kind + ":" + std::to_string(d.device_id);
 }
 
-/// True when every element a strided view addresses lies in the address
-/// space: the lowest and highest byte offsets the strides reach from the
-/// (non-empty) tensor's first element fit in int64_t and do not wrap around.
-/// Strides that stay in the address space but past the caller's buffer are
-/// the caller's bug; these would make the runtime read at wrapped-around
-/// addresses.
-static bool stridesInAddressSpace(const DLTensor &t, size_t rank,
-                                  size_t elemBytes) {
+/// The end of the user address space: no allocation of this process lies
+/// at or above it (x86-64 Linux hands out 47-bit user addresses unless asked
+/// for more, 64-bit ARM 48-bit ones).
+#if defined(__x86_64__)
+constexpr __int128 kAddressSpaceEnd = __int128(1) << 47;
+#else
+constexpr __int128 kAddressSpaceEnd = __int128(1) << 48;
+#endif
+
+/// True when every byte a (non-empty) tensor addresses - from data +
+/// byte_offset, through its strides or compact - lies in the user address
+/// space, with byte offsets that fit in int64_t (stridedCopy, generated
+/// code). Reaching past the caller's buffer but inside the address space is
+/// the caller's bug; this catches what would make the runtime read at
+/// wrapped-around or impossible addresses.
+static bool reachInAddressSpace(const DLTensor &t, size_t rank,
+                                size_t elemBytes) {
   __int128 low = 0, high = 0;
-  for (size_t i = 0; i < rank; ++i) {
-    // (size - 1) < 2^63 and |stride| <= 2^63: the product fits in 127 bits.
-    __int128 span = static_cast<__int128>(t.shape[i] - 1) * t.strides[i];
-    if (span > INT64_MAX || span < INT64_MIN)
-      return false;
-    (span < 0 ? low : high) += span * static_cast<__int128>(elemBytes);
+  if (t.strides) {
+    for (size_t i = 0; i < rank; ++i) {
+      // (size - 1) < 2^63 and |stride| <= 2^63: the product fits in 127
+      // bits.
+      __int128 span = static_cast<__int128>(t.shape[i] - 1) * t.strides[i];
+      if (span > INT64_MAX || span < INT64_MIN)
+        return false;
+      (span < 0 ? low : high) += span * static_cast<__int128>(elemBytes);
+    }
+  } else {
+    size_t count = 0;
+    elementCount(t.shape, rank, count);
+    high = static_cast<__int128>(count - 1) * elemBytes;
   }
-  // Byte offsets are int64_t (stridedCopy, generated code).
   if (high + static_cast<__int128>(elemBytes) > INT64_MAX || low < INT64_MIN)
     return false;
-  const __int128 base = reinterpret_cast<uintptr_t>(tensorData(t));
+  const __int128 base = reinterpret_cast<uintptr_t>(t.data) +
+                        static_cast<__int128>(t.byte_offset);
   return base + low >= 0 &&
-         base + high + static_cast<__int128>(elemBytes) <=
-             static_cast<__int128>(UINTPTR_MAX);
+         base + high + static_cast<__int128>(elemBytes) <= kAddressSpaceEnd;
 }
 
 grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
@@ -201,10 +216,14 @@ grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
     if (t->byte_offset > UINTPTR_MAX - reinterpret_cast<uintptr_t>(t->data))
       return bad("data + byte_offset " + std::to_string(t->byte_offset) +
                  " wraps around the address space");
-    if (t->strides && !stridesInAddressSpace(*t, rank, elemBytes))
-      return bad("strides " + shapeString(t->strides, rank, true) +
-                 " for shape " + shapeString(t->shape, rank) +
-                 " reach past the address space");
+    if (!reachInAddressSpace(*t, rank, elemBytes))
+      return bad(t->strides
+                     ? "strides " + shapeString(t->strides, rank, true) +
+                           " for shape " + shapeString(t->shape, rank) +
+                           " reach past the address space"
+                     : "data + byte_offset " + std::to_string(t->byte_offset) +
+                           " with shape " + shapeString(t->shape, rank) +
+                           " reaches past the address space");
     if (reinterpret_cast<uintptr_t>(tensorData(*t)) % elemBytes != 0)
       return bad("data + byte_offset is not aligned to " +
                  std::to_string(elemBytes) + " bytes");

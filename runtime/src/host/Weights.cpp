@@ -6,6 +6,7 @@
 #include "Error.h"
 
 #include <cstring>
+#include <mutex>
 
 using namespace grove::rt;
 
@@ -44,14 +45,19 @@ grove_status setWeight(grove_context *ctx, const char *name,
                                    /*requireCompact=*/false))
     return s;
 
+  std::unique_lock<std::shared_mutex> exclusive(ctx->stateLock);
   if (!ctx->arena) {
-    // First weight ever set: create the arena. Zeroed so that unset params
-    // never expose uninitialised memory through get_weight or save.
-    ctx->arena = allocateBuffer(ctx->arenaBytes, /*zero=*/true);
-    if (!ctx->arena)
+    // First weight ever set: create the arena, with initialised state at
+    // its initialisers.
+    Buffer arena = newArena(*ctx);
+    if (!arena)
       return fail(GROVE_ERROR_OUT_OF_MEMORY,
                   what + ": cannot allocate " +
                       std::to_string(ctx->arenaBytes) + " bytes of weights");
+    if (grove_status s = adoptArena(*ctx, std::move(arena), false)) {
+      std::string message = grove_last_error();
+      return fail(s, what + ": " + message);
+    }
   }
   const int64_t *strides = value->strides;
   std::vector<int64_t> compact;
@@ -86,6 +92,7 @@ grove_status getWeight(grove_context *ctx, const char *name, DLTensor *out) {
                 "grove_context_get_weight: model '" + ctx->desc.module +
                     "' has no param '" + name + "'");
   const size_t index = *found;
+  std::shared_lock<std::shared_mutex> shared(ctx->stateLock);
   if (!ctx->paramSet[index])
     return fail(GROVE_ERROR_BAD_WEIGHTS,
                 "grove_context_get_weight: param '" + std::string(name) +

@@ -13,6 +13,9 @@
 #include "Safetensors.h"
 
 #include <atomic>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -119,31 +122,26 @@ grove_status loadFrom(grove_context &ctx, Source &src,
           matchParams(ctx.desc.params, tensors, origin, tensorOfParam))
     return s;
 
-  Buffer arena = allocateBuffer(ctx.arenaBytes);
+  Buffer arena = newArena(ctx);
   if (!arena)
     return fail(GROVE_ERROR_OUT_OF_MEMORY, origin + ": cannot allocate " +
                                                std::to_string(ctx.arenaBytes) +
                                                " bytes of weights");
+  // Initialised state the file omits keeps the initialiser newArena wrote.
   for (size_t i = 0; i < ctx.desc.params.size(); ++i) {
+    if (tensorOfParam[i] == kNotInFile)
+      continue;
     const StTensor &t = tensors[tensorOfParam[i]];
     if (grove_status s =
             src.read(dataStart + t.begin, arena.get() + ctx.slots[i].offset,
                      ctx.slots[i].bytes))
       return s;
   }
-
-  // A device model gets a complete new device copy too, swapped in only
-  // when the upload succeeded.
-  if (ctx.device)
-    if (grove_status s = ctx.device->uploadWeights(arena.get(), ctx.arenaBytes)) {
-      std::string message = grove_last_error();
-      return fail(s, origin + ": " + message);
-    }
-
-  // Commit point: nothing below can fail.
-  ctx.arena = std::move(arena);
-  ctx.paramSet.assign(ctx.desc.params.size(), true);
-  ctx.numParamsSet = ctx.desc.params.size();
+  std::unique_lock<std::shared_mutex> exclusive(ctx.stateLock);
+  if (grove_status s = adoptArena(ctx, std::move(arena), /*weightsToo=*/true)) {
+    std::string message = grove_last_error();
+    return fail(s, origin + ": " + message);
+  }
   return GROVE_OK;
 }
 
@@ -197,6 +195,41 @@ bool writeAll(int fd, const uint8_t *data, size_t n) {
   return true;
 }
 
+/// Where a save to `path` renames its temporary: `path` itself when it does
+/// not exist or is a regular file, the file a symbolic link names (so that
+/// the link stays). Anything else - a device, a FIFO, a socket, a directory
+/// - is refused: renaming over it would replace it, and /dev/null would
+/// become a regular file.
+grove_status saveDestination(const char *path, const std::string &origin,
+                             std::string &target) {
+  target = path;
+  struct stat st;
+  if (::lstat(path, &st) != 0)
+    return errno == ENOENT ? GROVE_OK
+                           : fail(GROVE_ERROR_IO, origin + ": cannot stat: " +
+                                                      std::strerror(errno));
+  if (S_ISLNK(st.st_mode)) {
+    char *resolved = ::realpath(path, nullptr);
+    if (!resolved)
+      return fail(GROVE_ERROR_IO,
+                  origin + ": cannot resolve the symbolic link: " +
+                      std::strerror(errno));
+    target = resolved;
+    std::free(resolved);
+    if (::stat(target.c_str(), &st) != 0)
+      return fail(GROVE_ERROR_IO, origin + ": cannot stat '" + target +
+                                      "': " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode))
+    return fail(GROVE_ERROR_IO,
+                origin + (S_ISDIR(st.st_mode)
+                              ? ": is a directory"
+                              : ": exists and is not a regular file (a "
+                                "device, FIFO or socket); refusing to "
+                                "replace it"));
+  return GROVE_OK;
+}
+
 grove_status saveFile(const grove_context *ctx, const char *path) {
   if (!ctx || !path)
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
@@ -208,6 +241,10 @@ grove_status saveFile(const grove_context *ctx, const char *path) {
       return fail(GROVE_ERROR_BAD_WEIGHTS, origin + ": param '" +
                                                ctx->desc.params[i].name +
                                                "' has not been set");
+  std::string target;
+  if (grove_status s = saveDestination(path, origin, target))
+    return s;
+  std::shared_lock<std::shared_mutex> shared(ctx->stateLock);
   std::string prefix;
   if (grove_status s = buildSafetensorsHeader(
           ctx->desc.params, {{"grove_module", ctx->desc.module}}, prefix)) {
@@ -239,7 +276,7 @@ grove_status saveFile(const grove_context *ctx, const char *path) {
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = std::string(path) + ".tmp." + std::to_string(::getpid()) + "." +
+    tmp = target + ".tmp." + std::to_string(::getpid()) + "." +
           std::to_string(counter++);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST)
@@ -261,7 +298,7 @@ grove_status saveFile(const grove_context *ctx, const char *path) {
     ok = false;
     err = errno;
   }
-  if (ok && ::rename(tmp.c_str(), path) != 0) {
+  if (ok && ::rename(tmp.c_str(), target.c_str()) != 0) {
     ok = false;
     err = errno;
   }

@@ -3,7 +3,7 @@
 // One case per diagnostic of grove-emit-entry-points (EmitEntryPoints.cpp),
 // on hand-written LLVM-dialect modules.
 
-// Not through grove-prepare-abi: no descriptor, module name or param count.
+// Not through grove-prepare-abi: no descriptor or module name.
 // expected-error @+1 {{expects a module prepared by grove-prepare-abi}}
 module @unprepared {
   llvm.func @f() {
@@ -13,23 +13,36 @@ module @unprepared {
 
 // -----
 
-// One of the three module attributes missing is enough.
+// One of the two module attributes missing is enough.
 // expected-error @+1 {{expects a module prepared by grove-prepare-abi}}
-module @no_params attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0A", grove.abi.module = "m"} {
+module @no_module attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0A"} {
 }
 
 // -----
 
-module @no_ciface attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
-  // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
+// An entry must say how many of its arguments are the caller's inputs.
+module @no_inputs attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m"} {
+  // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name, or its input count}}
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
 }
 
 // -----
 
-module @no_name attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+module @no_ciface attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m"} {
+  // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
+    llvm.return
+  }
+}
+
+// -----
+
+module @no_name attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m"} {
   // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64} {
     llvm.return
@@ -41,13 +54,13 @@ module @no_name attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Ae
 
 // -----
 
-module @scalar_result attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 1\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+module @scalar_result attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0Aentry f 0 1\0A", grove.abi.module = "m"} {
   // expected-error @+1 {{entry point returns a non-tensor value}}
-  llvm.func @_grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+  llvm.func @_grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     %0 = llvm.mlir.constant(0 : i32) : i32
     llvm.return %0 : i32
   }
-  llvm.func @_mlir_ciface__grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+  llvm.func @_mlir_ciface__grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     %0 = llvm.call @_grove_m_f() : () -> i32
     llvm.return %0 : i32
   }
@@ -56,17 +69,17 @@ module @scalar_result attributes {grove.abi.descriptor = "grove-model 1\0Amodule
 // -----
 
 // expected-error @+1 {{entry point indices are not contiguous}}
-module @gap attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
-  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+module @gap attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m"} {
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
-  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
-  llvm.func @_grove_m_g() attributes {grove.abi.entry = 2 : i64, grove.abi.name = "g"} {
+  llvm.func @_grove_m_g() attributes {grove.abi.entry = 2 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "g"} {
     llvm.return
   }
-  llvm.func @_mlir_ciface__grove_m_g() attributes {grove.abi.entry = 2 : i64, grove.abi.name = "g"} {
+  llvm.func @_mlir_ciface__grove_m_g() attributes {grove.abi.entry = 2 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "g"} {
     llvm.return
   }
 }
@@ -74,17 +87,17 @@ module @gap attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry
 // -----
 
 // expected-error @+1 {{entry point indices are not contiguous}}
-module @duplicate attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
-  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+module @duplicate attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m"} {
+  llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
-  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
+  llvm.func @_mlir_ciface__grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
-  llvm.func @_grove_m_g() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "g"} {
+  llvm.func @_grove_m_g() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "g"} {
     llvm.return
   }
-  llvm.func @_mlir_ciface__grove_m_g() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "g"} {
+  llvm.func @_mlir_ciface__grove_m_g() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "g"} {
     llvm.return
   }
 }
@@ -93,7 +106,7 @@ module @duplicate attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0
 
 // The runtime entry the typed functions call is reserved: a symbol of that
 // name with another type is reported, not called with the wrong signature.
-module @reserved_invoke attributes {grove.abi.descriptor = "grove-model 1\0Amodule m\0A", grove.abi.module = "m", grove.abi.num_params = 0 : i64} {
+module @reserved_invoke attributes {grove.abi.descriptor = "grove-model 2\0Amodule m\0A", grove.abi.module = "m"} {
   // expected-error @+1 {{symbol @grove_rt_invoke is reserved for the runtime service of type '!llvm.func<i32 (ptr, ptr, i32, ptr)>'}}
   llvm.func @grove_rt_invoke(i32) -> i32
 }

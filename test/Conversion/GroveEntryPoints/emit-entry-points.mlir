@@ -22,8 +22,8 @@
 // CHECK: llvm.func internal @_mlir_ciface__grove_tiny_pair(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: llvm.func @grove_rt_invoke(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr) -> i32
 
-// Packed: args = [param, inputs..., result buffer]; the ciface wrapper
-// takes the result buffer first.
+// Packed: args = [the state it reads, inputs..., result buffer]; the
+// ciface wrapper takes the result buffer first.
 // CHECK-LABEL: llvm.func internal @_grove.tiny.scale.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
 // CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[ARGS]][2] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
@@ -51,7 +51,7 @@
 // CHECK-NEXT: llvm.return
 
 // CHECK: llvm.mlir.global internal constant @_grove.tiny.name("tiny\00")
-// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("grove-model 1\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 1 1\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 2 2\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
+// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("grove-model 2\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 2 1\0Aread w\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 3 2\0Aread w\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
 
 // The entry table, in descriptor order.
 // CHECK-LABEL: llvm.mlir.global internal constant @_grove.tiny.entries() {{.*}} : !llvm.array<2 x ptr> {
@@ -62,11 +62,11 @@
 // CHECK-NEXT: %[[T2:.*]] = llvm.insertvalue %[[P1]], %[[T1]][1]
 // CHECK-NEXT: llvm.return %[[T2]]
 
-// grove_model_def: {abi_version = 2, num_entries = 2, name, descriptor,
+// grove_model_def: {abi_version = 3, num_entries = 2, name, descriptor,
 // entries}, the one exported global.
 // CHECK-LABEL: llvm.mlir.global external constant @tiny_model() {{.*}} : !llvm.struct<(i32, i32, ptr, ptr, ptr)> {
 // CHECK-NEXT: %[[M0:.*]] = llvm.mlir.undef : !llvm.struct<(i32, i32, ptr, ptr, ptr)>
-// CHECK-NEXT: %[[VERSION:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[VERSION:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT: %[[M1:.*]] = llvm.insertvalue %[[VERSION]], %[[M0]][0]
 // CHECK-NEXT: %[[COUNT:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[M2:.*]] = llvm.insertvalue %[[COUNT]], %[[M1]][1]
@@ -123,9 +123,9 @@ module @tiny {
 
 // -----
 
-// No inputs and no results: the packed function still passes the params,
-// and the typed one allocates a one-slot array it never fills. A rank-0
-// result is one result.
+// No inputs and no results: the packed function still passes the state it
+// writes, and the typed one allocates a one-slot array it never fills. An
+// entry that touches no state gets none. A rank-0 result is one result.
 // CHECK-LABEL: module @edge {
 // CHECK-LABEL: llvm.func internal @_grove.edge.reset.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
@@ -135,10 +135,10 @@ module @tiny {
 // CHECK-NEXT: llvm.return
 // CHECK-LABEL: llvm.func internal @_grove.edge.total.packed(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr) {
-// CHECK-NEXT: %[[S2:.*]] = llvm.getelementptr %[[ARGS]][2]
-// CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S2]]
-// CHECK: llvm.call @_mlir_ciface__grove_edge_total(%[[RES]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
-// CHECK: @_grove.edge.desc("grove-model 1\0Amodule edge\0Aparam w f32 1 4\0Aentry reset 0 0\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
+// CHECK-NEXT: %[[S1:.*]] = llvm.getelementptr %[[ARGS]][1]
+// CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S1]]
+// CHECK: llvm.call @_mlir_ciface__grove_edge_total(%[[RES]], %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK: @_grove.edge.desc("grove-model 2\0Amodule edge\0Astate w f32 1 4 init 0x00000000\0Aentry reset 1 0\0Awrite w\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
 // CHECK-LABEL: llvm.func @edge_reset(
 // CHECK-SAME: %[[CTX:.*]]: !llvm.ptr) -> i32 {
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -151,8 +151,10 @@ module @tiny {
 // CHECK: llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT: llvm.call @grove_rt_invoke(
 module @edge {
-  grove.param @w : tensor<4xf32>
+  grove.param @w : tensor<4xf32> = 0.0 : f32
   func.func @reset() {
+    %z = grove.constant dense<0.0> : tensor<4xf32>
+    grove.set_param @w = %z : tensor<4xf32>
     return
   }
   func.func @total(%x: tensor<4xf32>) -> tensor<f32> {

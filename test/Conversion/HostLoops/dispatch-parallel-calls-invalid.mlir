@@ -63,13 +63,14 @@ module {
 // -----
 
 // The marker without a work (a unit attribute, as bodies were once marked)
-// is rejected like any other mismatch, not read as an integer.
+// is rejected by the dialect, which declares the attribute, not read as an
+// integer.
 module {
+  // expected-error @+1 {{'grove.parallel_body' must be an integer, got unit}}
   llvm.func internal @body(%lo: i64, %hi: i64) attributes {grove.parallel_body} {
     llvm.return
   }
   llvm.func @f(%n: i64) {
-    // expected-error @+1 {{'llvm.call' op does not match the parallel body it calls}}
     llvm.call @body(%n, %n) : (i64, i64) -> ()
     llvm.return
   }
@@ -79,11 +80,11 @@ module {
 
 // A work that is not an integer.
 module {
+  // expected-error @+1 {{'grove.parallel_body' must be an integer, got "a lot"}}
   llvm.func internal @body(%lo: i64, %hi: i64) attributes {grove.parallel_body = "a lot"} {
     llvm.return
   }
   llvm.func @f(%n: i64) {
-    // expected-error @+1 {{'llvm.call' op does not match the parallel body it calls}}
     llvm.call @body(%n, %n) : (i64, i64) -> ()
     llvm.return
   }

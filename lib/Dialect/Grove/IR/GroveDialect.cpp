@@ -1,18 +1,120 @@
 //===- GroveDialect.cpp - Grove dialect registration ----------------------===//
 
 #include "grove/Dialect/Grove/IR/GroveDialect.h"
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::grove;
 
 #include "grove/Dialect/Grove/IR/GroveOpsDialect.cpp.inc"
 
+namespace {
+/// Every grove op may be inlined: they have value semantics, and state
+/// ops name module symbols, which inlining within the module keeps valid.
+struct GroveInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void GroveDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "grove/Dialect/Grove/IR/GroveOps.cpp.inc"
       >();
+  addInterfaces<GroveInlinerInterface>();
+}
+
+LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError("'") << name << "' must be " << what << ", got "
+                              << attr.getValue();
+  };
+  if (name == kDescriptorAttr || name == kModuleNameAttr)
+    return expect(isa<ModuleOp>(op) && isa<StringAttr>(attr.getValue()),
+                  "a string on a module");
+  if (name == kEntryNameAttr)
+    return expect(isa<StringAttr>(attr.getValue()), "a string");
+  if (name == kEntryIndexAttr || name == kEntryInputsAttr ||
+      name == kParallelBodyAttr)
+    return expect(isa<IntegerAttr>(attr.getValue()), "an integer");
+  return op->emitError("unknown grove attribute '") << name << "'";
+}
+
+/// Checks a `grove.state` argument against the module's grove.param.
+static LogicalResult verifyStateArg(Operation *op, unsigned argIndex,
+                                    Attribute value) {
+  auto ref = dyn_cast<FlatSymbolRefAttr>(value);
+  if (!ref)
+    return op->emitError("'") << kStateArgAttr << "' of argument " << argIndex
+                              << " must name a grove.param, got " << value;
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func)
+    return op->emitError("'") << kStateArgAttr
+                              << "' belongs on a function argument";
+  auto param = SymbolTable::lookupNearestSymbolFrom<ParamOp>(op, ref);
+  // grove-prepare-abi consumes the params once the descriptor holds them.
+  if (!param)
+    return success();
+  Type argType = func.getArgumentTypes()[argIndex];
+  if (isa<TensorType>(argType) && argType != param.getType())
+    return op->emitError("argument ")
+           << argIndex << " has type " << argType << " but " << ref
+           << " is " << param.getType();
+  return success();
+}
+
+LogicalResult GroveDialect::verifyRegionArgAttribute(Operation *op,
+                                                     unsigned regionIndex,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kArgNameAttr) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError(name)
+             << " of argument " << argIndex << " must be a string, got "
+             << attr.getValue();
+    return success();
+  }
+  if (name == kStateArgAttr)
+    return verifyStateArg(op, argIndex, attr.getValue());
+  if (name == kWritesAttr) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !func ||
+        !func.getArgAttr(argIndex, kStateArgAttr))
+      return op->emitError("'")
+             << name << "' marks a grove.state argument (unit), not argument "
+             << argIndex;
+    return success();
+  }
+  return op->emitError("unknown grove argument attribute '") << name << "'";
+}
+
+LogicalResult GroveDialect::verifyRegionResultAttribute(Operation *op,
+                                                        unsigned regionIndex,
+                                                        unsigned resultIndex,
+                                                        NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kArgNameAttr)
+    return op->emitError("unknown grove result attribute '") << name << "'";
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitError(name) << " of result " << resultIndex
+                               << " must be a string, got " << attr.getValue();
+  return success();
 }
 
 Operation *GroveDialect::materializeConstant(OpBuilder &builder,

@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
+
+#include "ModelSchema.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -105,20 +108,67 @@ LogicalResult ParamOp::verify() {
     return emitOpError("expects an f32, f16, bf16, f64, i1, i8, i16, i32 or "
                        "i64 element type (got ")
            << elt << ")";
+  if (::grove::schema::isReservedStateName(getSymName()))
+    return emitOpError("name '")
+           << getSymName()
+           << "' is reserved by the safetensors format (its saved weights "
+              "could never be loaded)";
+  if (std::optional<TypedAttr> init = getInitialValue()) {
+    if (!isa<FloatAttr, IntegerAttr>(*init) || init->getType() != elt)
+      return emitOpError("initial value must be a scalar of the element "
+                         "type ")
+             << elt << " (got " << *init << ")";
+  }
+  return success();
+}
+
+FailureOr<uint64_t> ParamOp::getInitialBits() {
+  std::optional<TypedAttr> init = getInitialValue();
+  if (!init)
+    return failure();
+  llvm::APInt bits = isa<FloatAttr>(*init)
+                         ? cast<FloatAttr>(*init).getValue().bitcastToAPInt()
+                         : cast<IntegerAttr>(*init).getValue();
+  return bits.getZExtValue();
+}
+
+/// The grove.param `name` refers to, checked to have type `type`.
+static LogicalResult verifyParamUse(Operation *op, FlatSymbolRefAttr name,
+                                    Type type, StringRef what,
+                                    SymbolTableCollection &symbolTable) {
+  auto param = symbolTable.lookupNearestSymbolFrom<ParamOp>(op, name);
+  if (!param)
+    return op->emitOpError("references an undefined grove.param ") << name;
+  if (param.getType() != type)
+    return op->emitOpError(what)
+           << type << " does not match the type of " << name << " ("
+           << param.getType() << ")";
+  return success();
+}
+
+LogicalResult
+SetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyParamUse(*this, getNameAttr(), getValue().getType(),
+                        "value type ", symbolTable);
+}
+
+LogicalResult AssignOp::verify() {
+  auto arg = dyn_cast<BlockArgument>(getState());
+  auto func = arg ? dyn_cast<FunctionOpInterface>(
+                        arg.getOwner()->getParentOp())
+                  : nullptr;
+  if (!func || !arg.getOwner()->isEntryBlock() ||
+      !func.getArgAttr(arg.getArgNumber(), kStateArgAttr) ||
+      !func.getArgAttr(arg.getArgNumber(), kWritesAttr))
+    return emitOpError("expects a function argument marked grove.state and "
+                       "grove.writes as its state");
   return success();
 }
 
 LogicalResult
 GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto param =
-      symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, getNameAttr());
-  if (!param)
-    return emitOpError("references an undefined grove.param ") << getNameAttr();
-  if (param.getType() != getType())
-    return emitOpError("result type ")
-           << getType() << " does not match the type of " << getNameAttr()
-           << " (" << param.getType() << ")";
-  return success();
+  return verifyParamUse(*this, getNameAttr(), getType(), "result type ",
+                        symbolTable);
 }
 
 //===----------------------------------------------------------------------===//
@@ -130,6 +180,10 @@ LogicalResult mlir::grove::verifyTensorSizes(Operation *op) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
       return success();
+    if (tensor.getRank() > ::grove::schema::kMaxRank)
+      return op->emitOpError("tensor type ")
+             << tensor << " has rank " << tensor.getRank()
+             << "; the runtime takes ranks up to " << ::grove::schema::kMaxRank;
     unsigned bits = tensor.getElementType().isIntOrFloat()
                         ? tensor.getElementType().getIntOrFloatBitWidth()
                         : 64;

@@ -2,17 +2,20 @@
 //
 // Passing state as arguments keeps the generated code free of globals: the
 // runtime context owns the buffers and hands them to every call, so two
-// contexts of one model never share weights, and an entry point that updates
-// state (training) writes into the context's buffer.
+// contexts of one model never share state. Each argument says which state it
+// is and whether the function writes it (its role), so neither the runtime
+// nor later passes depend on argument positions.
 //
 //===----------------------------------------------------------------------===//
 
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
-#include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEPARAMSTOARGUMENTS
@@ -23,72 +26,259 @@ using namespace mlir;
 using namespace mlir::grove;
 
 namespace {
-struct GroveParamsToArgumentsPass
-    : grove::impl::GroveParamsToArgumentsBase<GroveParamsToArgumentsPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<ParamOp> params(module.getOps<ParamOp>());
-    llvm::StringMap<unsigned> paramIndex;
-    SmallVector<Type> types;
-    SmallVector<DictionaryAttr> attrs;
-    Builder b(module.getContext());
-    for (auto [i, p] : llvm::enumerate(params)) {
-      paramIndex[p.getSymName()] = i;
-      types.push_back(p.getType());
-      // Weights are read-only for inference entry points: bufferization
-      // must not reuse their buffers for results.
-      attrs.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr(kParamArgAttr, p.getSymNameAttr()),
-           b.getNamedAttr("bufferization.writable", b.getBoolAttr(false))}));
-    }
 
-    SmallVector<func::FuncOp> defined;
+/// The params a function touches, as indices in declaration order.
+struct StateUse {
+  llvm::SmallSetVector<unsigned, 8> reads, writes;
+};
+
+class StateLowering {
+public:
+  explicit StateLowering(ModuleOp module) : module(module) {
+    for (auto [i, p] : llvm::enumerate(module.getOps<ParamOp>())) {
+      index[p.getSymName()] = i;
+      params.push_back(p);
+    }
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isDeclaration())
         defined.push_back(func);
+  }
 
-    for (func::FuncOp func : defined) {
-      SmallVector<unsigned> indices(params.size(), 0);
-      SmallVector<Location> locs(params.size(), func.getLoc());
-      if (failed(func.insertArguments(indices, types, attrs, locs))) {
-        func.emitError("cannot add the param arguments");
-        return signalPassFailure();
-      }
-      Block &entry = func.getBody().front();
-      WalkResult walk = func.walk([&](GetParamOp get) {
-        auto it = paramIndex.find(get.getName());
-        if (it == paramIndex.end()) {
-          get.emitError("references an undefined grove.param ")
-              << get.getNameAttr();
-          return WalkResult::interrupt();
+  LogicalResult run();
+
+private:
+  func::FuncOp definedCallee(func::CallOp call) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+    return callee && !callee.isDeclaration() ? callee : func::FuncOp();
+  }
+  LogicalResult findWriters();
+  LogicalResult inlineWriterCalls(func::FuncOp func);
+  LogicalResult inlineCall(func::CallOp call, func::FuncOp callee);
+  LogicalResult computeUses();
+  SmallVector<unsigned> touchedBy(func::FuncOp func);
+  LogicalResult addStateArguments(func::FuncOp func);
+  void rewriteBody(func::FuncOp func);
+
+  ModuleOp module;
+  SmallVector<ParamOp> params;
+  llvm::StringMap<unsigned> index;
+  SmallVector<func::FuncOp> defined;
+  llvm::DenseSet<Operation *> writers; // write state, themselves or callees
+  llvm::DenseMap<Operation *, StateUse> uses;
+};
+
+/// Marks every function that writes state, directly or through a call.
+LogicalResult StateLowering::findWriters() {
+  // grove.set_param sits directly in a function body (HasParent).
+  for (func::FuncOp f : defined)
+    if (!f.getBody().getOps<SetParamOp>().empty())
+      writers.insert(f);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (func::FuncOp f : defined) {
+      if (writers.contains(f))
+        continue;
+      f.walk([&](func::CallOp call) {
+        if (func::FuncOp callee = definedCallee(call);
+            callee && writers.contains(callee)) {
+          writers.insert(f);
+          changed = true;
         }
-        get.replaceAllUsesWith(entry.getArgument(it->second));
-        get.erase();
-        return WalkResult::advance();
       });
-      if (walk.wasInterrupted())
-        return signalPassFailure();
     }
+  }
+  return success();
+}
 
-    // Calls between defined functions forward the caller's state.
-    llvm::SmallPtrSet<Operation *, 8> definedSet;
+/// Inlines `call` of single-block `callee` in place.
+LogicalResult StateLowering::inlineCall(func::CallOp call,
+                                        func::FuncOp callee) {
+  if (!callee.getBody().hasOneBlock())
+    return call.emitError("calls @")
+           << callee.getName()
+           << ", which writes state and has more than one block; state "
+              "writes are inlined into their callers";
+  IRMapping map;
+  Block &body = callee.getBody().front();
+  map.map(body.getArguments(), call.getOperands());
+  OpBuilder b(call);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, map);
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (auto [result, value] : llvm::zip(call.getResults(), ret.getOperands()))
+    result.replaceAllUsesWith(map.lookupOrDefault(value));
+  call.erase();
+  return success();
+}
+
+/// Inlines every call of a writer into `func`, to a fixed point (callees
+/// of inlined bodies too); a call chain back to a function already being
+/// inlined is recursion, which inlining cannot end.
+LogicalResult StateLowering::inlineWriterCalls(func::FuncOp func) {
+  // Bounded: each round removes one call; a recursive writer is caught by
+  // the depth limit below.
+  constexpr unsigned kMaxInlinedCalls = 1u << 16;
+  for (unsigned n = 0;; ++n) {
+    func::CallOp next;
+    func.walk([&](func::CallOp call) {
+      func::FuncOp callee = definedCallee(call);
+      if (callee && writers.contains(callee)) {
+        next = call;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (!next)
+      return success();
+    func::FuncOp callee = definedCallee(next);
+    if (callee == func || n == kMaxInlinedCalls)
+      return next.emitError("calls @")
+             << callee.getName()
+             << ", which writes state, recursively; state writes are "
+                "inlined into their callers";
+    if (failed(inlineCall(next, callee)))
+      return failure();
+  }
+}
+
+/// The params each function reads and writes, through its calls too.
+LogicalResult StateLowering::computeUses() {
+  for (func::FuncOp f : defined) {
+    StateUse &use = uses[f];
+    WalkResult walk = f.walk([&](Operation *op) {
+      FlatSymbolRefAttr name;
+      if (auto get = dyn_cast<GetParamOp>(op))
+        name = get.getNameAttr();
+      else if (auto set = dyn_cast<SetParamOp>(op))
+        name = set.getNameAttr();
+      else
+        return WalkResult::advance();
+      auto it = index.find(name.getValue());
+      if (it == index.end()) {
+        op->emitError("references an undefined grove.param ") << name;
+        return WalkResult::interrupt();
+      }
+      (isa<SetParamOp>(op) ? use.writes : use.reads).insert(it->second);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  // Reads through calls (writers are inlined by now), to a fixed point.
+  for (bool changed = true; changed;) {
+    changed = false;
     for (func::FuncOp f : defined)
-      definedSet.insert(f);
-    for (func::FuncOp caller : defined) {
-      ValueRange state =
-          caller.getBody().front().getArguments().take_front(params.size());
-      caller.walk([&](func::CallOp call) {
-        auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
-        if (!callee || !definedSet.contains(callee))
+      f.walk([&](func::CallOp call) {
+        func::FuncOp callee = definedCallee(call);
+        if (!callee)
           return;
-        SmallVector<Value> operands(state);
+        for (unsigned p : uses[callee].reads)
+          changed |= uses[f].reads.insert(p);
+      });
+  }
+  return success();
+}
+
+/// The params `func` reads or writes, in declaration order: its leading
+/// arguments.
+SmallVector<unsigned> StateLowering::touchedBy(func::FuncOp func) {
+  const StateUse &use = uses[func];
+  SmallVector<unsigned> touched(use.reads.begin(), use.reads.end());
+  touched.append(use.writes.begin(), use.writes.end());
+  llvm::sort(touched);
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  return touched;
+}
+
+LogicalResult StateLowering::addStateArguments(func::FuncOp func) {
+  const StateUse &use = uses[func];
+  SmallVector<unsigned> touched = touchedBy(func);
+  Builder b(module.getContext());
+  SmallVector<unsigned> positions(touched.size(), 0);
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  SmallVector<Location> locs(touched.size(), func.getLoc());
+  for (unsigned p : touched) {
+    types.push_back(params[p].getType());
+    SmallVector<NamedAttribute> role = {b.getNamedAttr(
+        kStateArgAttr, FlatSymbolRefAttr::get(params[p].getSymNameAttr()))};
+    if (use.writes.contains(p))
+      role.push_back(b.getNamedAttr(kWritesAttr, b.getUnitAttr()));
+    attrs.push_back(b.getDictionaryAttr(role));
+  }
+  if (failed(func.insertArguments(positions, types, attrs, locs)))
+    return func.emitError("cannot add the state arguments");
+  return success();
+}
+
+void StateLowering::rewriteBody(func::FuncOp func) {
+  const StateUse &use = uses[func];
+  SmallVector<unsigned> touched = touchedBy(func);
+  // The current value of each param, in program order of the body.
+  Block &entry = func.getBody().front();
+  llvm::DenseMap<unsigned, Value> current;
+  llvm::DenseMap<unsigned, Location> lastSet; // where diagnostics point
+  for (auto [k, p] : llvm::enumerate(touched))
+    current[p] = entry.getArgument(k);
+  for (Operation &op : llvm::make_early_inc_range(entry)) {
+    op.walk([&](Operation *inner) {
+      if (auto get = dyn_cast<GetParamOp>(inner)) {
+        get.replaceAllUsesWith(current[index[get.getName()]]);
+        get.erase();
+      } else if (auto call = dyn_cast<func::CallOp>(inner)) {
+        func::FuncOp callee = definedCallee(call);
+        if (!callee)
+          return;
+        // The callee's state arguments are its leading ones, by role.
+        SmallVector<Value> operands;
+        for (unsigned k = 0; k < callee.getNumArguments(); ++k) {
+          auto role =
+              callee.getArgAttrOfType<FlatSymbolRefAttr>(k, kStateArgAttr);
+          if (!role)
+            break;
+          operands.push_back(current[index[role.getValue()]]);
+        }
         operands.append(call.getOperands().begin(), call.getOperands().end());
         call->setOperands(operands);
-      });
+      }
+    });
+    if (auto set = dyn_cast<SetParamOp>(op)) {
+      current[index[set.getName()]] = set.getValue();
+      lastSet.insert_or_assign(index[set.getName()], set.getLoc());
+      set.erase();
     }
+  }
+  // Writes last, after everything that allocates.
+  OpBuilder ob(entry.getTerminator());
+  for (auto [k, p] : llvm::enumerate(touched))
+    if (use.writes.contains(p))
+      AssignOp::create(ob, lastSet.at(p), current[p], entry.getArgument(k));
+}
 
-    for (ParamOp p : params)
-      p.erase();
+LogicalResult StateLowering::run() {
+  if (failed(findWriters()))
+    return failure();
+  for (func::FuncOp f : defined)
+    if (failed(inlineWriterCalls(f)))
+      return failure();
+  if (failed(computeUses()))
+    return failure();
+  // Every signature first: a caller's calls forward state by its callee's
+  // argument roles.
+  for (func::FuncOp f : defined)
+    if (failed(addStateArguments(f)))
+      return failure();
+  for (func::FuncOp f : defined)
+    rewriteBody(f);
+  return success();
+}
+
+struct GroveParamsToArgumentsPass
+    : grove::impl::GroveParamsToArgumentsBase<GroveParamsToArgumentsPass> {
+  void runOnOperation() override {
+    if (failed(StateLowering(getOperation()).run()))
+      signalPassFailure();
   }
 };
+
 } // namespace

@@ -6,10 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
-#include "grove/Dialect/Grove/Transforms/ABIAttrs.h"
 #include "grove/Support/CNames.h"
+
+#include "ModelSchema.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -50,47 +52,53 @@ static bool isReservedName(StringRef s) {
   return reserved.contains(s);
 }
 
-/// The descriptor's dtype token, or "" when the type cannot cross the ABI.
-static StringRef dtypeName(Type t) {
-  if (t.isF32())
-    return "f32";
-  if (t.isF16())
-    return "f16";
+/// The DLPack type of an element type that can cross the ABI.
+static std::optional<DLDataType> dlType(Type t) {
+  auto make = [](uint8_t code, uint8_t bits) {
+    return DLDataType{code, bits, 1};
+  };
+  if (t.isF32() || t.isF16() || t.isF64())
+    return make(kDLFloat, t.getIntOrFloatBitWidth());
   if (t.isBF16())
-    return "bf16";
-  if (t.isF64())
-    return "f64";
+    return make(kDLBfloat, 16);
   if (t.isSignlessInteger(1))
-    return "i1";
-  if (t.isSignlessInteger(8))
-    return "i8";
-  if (t.isSignlessInteger(16))
-    return "i16";
-  if (t.isSignlessInteger(32))
-    return "i32";
-  if (t.isSignlessInteger(64))
-    return "i64";
-  return "";
+    return make(::grove::schema::kDLBoolCode, 8);
+  for (unsigned w : {8u, 16u, 32u, 64u})
+    if (t.isSignlessInteger(w))
+      return make(kDLInt, w);
+  return std::nullopt;
 }
 
-static void printTensor(llvm::raw_ostream &os, StringRef kind, StringRef name,
-                        RankedTensorType type) {
-  os << kind << ' ' << name << ' ' << dtypeName(type.getElementType()) << ' '
-     << type.getRank();
+static ::grove::schema::TensorDesc tensorDesc(StringRef name,
+                                            RankedTensorType type) {
+  ::grove::schema::TensorDesc t;
+  t.name = name.str();
+  t.dtype = *dlType(type.getElementType());
   for (int64_t d : type.getShape())
-    os << ' ' << (ShapedType::isDynamic(d) ? -1 : d);
-  os << '\n';
+    t.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return t;
 }
 
-static bool hasWhitespace(StringRef s) {
-  return s.find_first_of(" \t\n\r\v\f") != StringRef::npos;
+/// Whether generated C names starting with `prefix` (`<module>_...`, and
+/// the header's `<MODULE>_...` macros) could land in the runtime's
+/// namespace: grove_* functions and GROVE_* macros (any case), mgpu*, and
+/// _mlir_* (exports.map).
+static bool inRuntimeNamespace(StringRef module) {
+  std::string lower = module.lower();
+  return lower == "grove" || StringRef(lower).starts_with("grove_") ||
+         module.starts_with("mgpu") || module.starts_with("_mlir");
 }
 
 /// Checks that `type` can cross the C ABI; emits a diagnostic on `func`.
 static LogicalResult checkABIType(func::FuncOp func, Type type,
                                   StringRef what) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || dtypeName(tensor.getElementType()).empty())
+  if (tensor && tensor.getRank() > ::grove::schema::kMaxRank)
+    return func.emitError("entry point @")
+           << func.getName() << ": " << what << " has rank "
+           << tensor.getRank() << "; the runtime takes ranks up to "
+           << ::grove::schema::kMaxRank;
+  if (!tensor || !dlType(tensor.getElementType()))
     return func.emitError("entry point @")
            << func.getName() << ": " << what << " has type " << type
            << "; entry points take and return ranked tensors of f32, f16, "
@@ -115,167 +123,221 @@ static LogicalResult checkParamName(func::FuncOp func, StringRef name,
 }
 
 namespace {
+
+using ::grove::schema::Access;
+using ::grove::schema::ArgDesc;
+using ::grove::schema::EntryDesc;
+using ::grove::schema::ModelDesc;
+using ::grove::schema::StateDesc;
+using ::grove::schema::StateKind;
+
+/// The module-level checks: the library's name, and symbols the runtime
+/// and the generated code reserve.
+static LogicalResult checkModule(ModuleOp module, StringRef name) {
+  if (!isCIdentifier(name))
+    return module.emitError("module name '")
+           << name
+           << "' is not a C identifier (grovec: --name=, grove-opt: "
+              "module-name=)";
+  if (inRuntimeNamespace(name))
+    return module.emitError("module name '")
+           << name
+           << "' is reserved: the generated names <module>_* would land in "
+              "the runtime's namespace (grove_*, GROVE_*, mgpu*, _mlir*)";
+  // Generated code declares the runtime's grove_rt_* services and names
+  // its own helpers _grove*: user symbols must leave both alone.
+  for (Operation &op : *module.getBody()) {
+    auto sym = dyn_cast<SymbolOpInterface>(op);
+    if (!sym || isa<ParamOp>(op))
+      continue;
+    StringRef symName = sym.getName();
+    if (symName.starts_with("grove_rt_") || symName.starts_with("_grove"))
+      return op.emitError("symbol @")
+             << symName << " is reserved (grove_rt_* and _grove* name the "
+             << "runtime's services and generated helpers)";
+  }
+  // Generated code has no ABI for calling out: a call to a function with no
+  // body could never be linked.
+  SymbolTable symbols(module);
+  WalkResult external = module.walk([&](func::CallOp call) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (callee && callee.isDeclaration()) {
+      call.emitError("call to @")
+          << call.getCallee()
+          << ", which has no body: a model's functions must all be defined "
+             "in the module";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(external.wasInterrupted());
+}
+
+/// The descriptor's state lines, one per grove.param.
+static LogicalResult describeState(ModuleOp module, ModelDesc &model,
+                                   llvm::StringMap<size_t> &index) {
+  for (auto param : module.getOps<ParamOp>()) {
+    StringRef pname = param.getSymName();
+    if (!::grove::schema::isValidName(pname)) {
+      bool spaced = pname.empty() || llvm::any_of(pname, [](char c) {
+        return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+      });
+      return param.emitError("param name '")
+             << pname
+             << (spaced ? "' must be non-empty, without whitespace or "
+                          "control characters"
+                        : "' is not valid UTF-8")
+             << " (it names a tensor in the weights file)";
+    }
+    StateDesc state;
+    static_cast<::grove::schema::TensorDesc &>(state) =
+        tensorDesc(pname, param.getTensorType());
+    if (FailureOr<uint64_t> bits = param.getInitialBits(); succeeded(bits)) {
+      state.kind = StateKind::Initialized;
+      state.initBits = *bits;
+    }
+    index[pname] = model.params.size();
+    model.params.push_back(std::move(state));
+  }
+  return success();
+}
+
+/// One entry's descriptor lines: its arguments by role, its results; marks
+/// which arguments bufferization may write.
+static LogicalResult describeEntry(func::FuncOp func,
+                                   const llvm::StringMap<size_t> &stateIndex,
+                                   EntryDesc &entry) {
+  entry.name = func.getName().str();
+  if (!isCIdentifier(func.getName()))
+    return func.emitError("entry point name '")
+           << func.getName() << "' is not a C identifier";
+  // The header declares <module>_model and <module>_sig_* next to the
+  // entry points.
+  if (func.getName() == "model" || func.getName().starts_with("sig_"))
+    return func.emitError("entry point name '")
+           << func.getName()
+           << "' is reserved in the generated header (model, sig_*)";
+  FunctionType type = func.getFunctionType();
+  llvm::StringSet<> seen;
+  // One tensor of the signature: its type, its `grove.name` (a string,
+  // `<fallback>N` by default), its descriptor entry.
+  auto describe = [&](Type t, Attribute rawName, StringRef kind,
+                      StringRef fallback,
+                      size_t i) -> FailureOr<::grove::schema::TensorDesc> {
+    if (failed(checkABIType(func, t, (kind + " " + Twine(i)).str())))
+      return failure();
+    auto name = dyn_cast_or_null<StringAttr>(rawName);
+    std::string n = name ? name.str() : (fallback + Twine(i)).str();
+    if (failed(checkParamName(func, n, kind, seen)))
+      return failure();
+    return tensorDesc(n, cast<RankedTensorType>(t));
+  };
+  OpBuilder b(func);
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    if (auto role = func.getArgAttrOfType<FlatSymbolRefAttr>(i, kStateArgAttr)) {
+      auto it = stateIndex.find(role.getValue());
+      if (it == stateIndex.end())
+        return func.emitError("argument ")
+               << i << " is state " << role << ", which is not a grove.param";
+      bool writes = func.getArgAttr(i, kWritesAttr) != nullptr;
+      entry.args.push_back(
+          {true, it->second, writes ? Access::Write : Access::Read});
+      // Only the state the function writes may be written in place.
+      func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(writes));
+      continue;
+    }
+    // Named and counted as the user wrote them, without the state.
+    FailureOr<::grove::schema::TensorDesc> input =
+        describe(t, func.getArgAttr(i, kArgNameAttr), "argument", "arg",
+                 entry.inputs.size());
+    if (failed(input))
+      return failure();
+    entry.args.push_back({false, entry.inputs.size(), Access::Read});
+    entry.inputs.push_back(std::move(*input));
+    // Inputs are borrowed from the caller: never written in place.
+    func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    FailureOr<::grove::schema::TensorDesc> output =
+        describe(t, func.getResultAttr(i, kArgNameAttr), "result", "out", i);
+    if (failed(output))
+      return failure();
+    entry.outputs.push_back(std::move(*output));
+  }
+  return success();
+}
+
+/// Marks `func` as entry `index` and renames it out of the C namespace.
+static LogicalResult markEntry(func::FuncOp func, StringRef module,
+                               int64_t index, size_t numInputs,
+                               SymbolTable &symbols) {
+  OpBuilder b(func);
+  func->setAttr(kEntryIndexAttr, b.getI64IntegerAttr(index));
+  func->setAttr(kEntryNameAttr, b.getStringAttr(func.getName()));
+  func->setAttr(kEntryInputsAttr, b.getI64IntegerAttr(numInputs));
+  func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  std::string cName = (module + "_" + func.getName()).str();
+  if (Operation *clash = symbols.lookup(cName))
+    return clash->emitError("symbol @")
+           << cName << " is reserved for the C entry point of @"
+           << func.getName();
+  std::string internalName = "_grove_" + cName;
+  if (Operation *clash = symbols.lookup(internalName))
+    return clash->emitError("symbol @")
+           << internalName << " is reserved for entry point @"
+           << func.getName();
+  if (failed(symbols.rename(func, internalName)))
+    return func.emitError("cannot rename entry point");
+  return success();
+}
+
 struct GrovePrepareABIPass
-    : grove::impl::GrovePrepareABIBase<GrovePrepareABIPass> {
+    : mlir::grove::impl::GrovePrepareABIBase<GrovePrepareABIPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(prepare()))
+      signalPassFailure();
+  }
+
+  LogicalResult prepare() {
     ModuleOp module = getOperation();
     std::string name = moduleName;
     if (name.empty())
       name = module.getSymName() ? module.getSymName()->str() : "model";
-    if (!isCIdentifier(name)) {
-      module.emitError("module name '")
-          << name
-          << "' is not a C identifier (grovec: --name=, grove-opt: "
-             "module-name=)";
-      return signalPassFailure();
-    }
-    if (StringRef(name).starts_with("grove_")) {
-      module.emitError("module name '")
-          << name << "' is reserved: grove_ prefixes the runtime's symbols";
-      return signalPassFailure();
-    }
+    if (failed(checkModule(module, name)))
+      return failure();
+    if (target != "host" && target != "cuda")
+      return module.emitError("unknown target '") << target << "'";
 
-    // Generated code declares the runtime's grove_rt_* services and names
-    // its own helpers _grove*: user symbols must leave both alone.
-    for (Operation &op : *module.getBody()) {
-      auto sym = dyn_cast<SymbolOpInterface>(op);
-      if (!sym || isa<ParamOp>(op))
-        continue;
-      StringRef symName = sym.getName();
-      if (symName.starts_with("grove_rt_") || symName.starts_with("_grove")) {
-        op.emitError("symbol @")
-            << symName << " is reserved (grove_rt_* and _grove* name the "
-            << "runtime's services and generated helpers)";
-        return signalPassFailure();
-      }
-    }
-
-    std::string descriptor;
-    llvm::raw_string_ostream os(descriptor);
-    if (target != "host" && target != "cuda") {
-      module.emitError("unknown target '") << target << "'";
-      return signalPassFailure();
-    }
-    os << "grove-model 1\nmodule " << name << '\n';
-    // The host is the default; older descriptors have no target line.
-    if (target != "host")
-      os << "target " << target << '\n';
-    int64_t numParams = 0;
-    for (auto param : module.getOps<ParamOp>()) {
-      StringRef pname = param.getSymName();
-      if (pname.empty() || hasWhitespace(pname) ||
-          llvm::any_of(pname, [](char c) {
-            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-          })) {
-        param.emitError("param name '")
-            << pname
-            << "' must be non-empty, without whitespace or control "
-               "characters (it names a tensor in the weights file)";
-        return signalPassFailure();
-      }
-      printTensor(os, "param", param.getSymName(), param.getTensorType());
-      ++numParams;
-    }
-
+    ModelDesc model;
+    model.module = name;
+    model.target = target;
+    llvm::StringMap<size_t> stateIndex;
+    if (failed(describeState(module, model, stateIndex)))
+      return failure();
     SymbolTable symbols(module);
-    // Generated code has no ABI for calling out: a call to a function with no
-    // body could never be linked.
-    WalkResult external = module.walk([&](func::CallOp call) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      if (callee && callee.isDeclaration()) {
-        call.emitError("call to @")
-            << call.getCallee()
-            << ", which has no body: a model's functions must all be defined "
-               "in the module";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (external.wasInterrupted())
-      return signalPassFailure();
-    int64_t index = 0;
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!func.isPublic() || func.isDeclaration())
         continue;
-      std::string cName = name + "_" + func.getName().str();
-      if (!isCIdentifier(func.getName())) {
-        func.emitError("entry point name '")
-            << func.getName() << "' is not a C identifier";
-        return signalPassFailure();
-      }
-      FunctionType type = func.getFunctionType();
-      llvm::StringSet<> seen;
-      os << "entry " << func.getName() << ' ' << type.getNumInputs() << ' '
-         << type.getNumResults() << '\n';
-      // One tensor of the signature: its type, its `grove.name` (a string,
-      // `<fallback>N` by default), its descriptor line.
-      auto describe = [&](Type t, Attribute rawName, StringRef kind,
-                          StringRef fallback, StringRef line,
-                          size_t i) -> LogicalResult {
-        if (failed(checkABIType(func, t, (kind + " " + Twine(i)).str())))
-          return failure();
-        auto name = dyn_cast_or_null<StringAttr>(rawName);
-        if (rawName && !name)
-          return func.emitError(kArgNameAttr)
-                 << " of " << kind << ' ' << i << " must be a string, got "
-                 << rawName;
-        std::string n = name ? name.str() : (fallback + Twine(i)).str();
-        if (failed(checkParamName(func, n, kind, seen)))
-          return failure();
-        printTensor(os, line, n, cast<RankedTensorType>(t));
-        return success();
-      };
-      for (auto [i, t] : llvm::enumerate(type.getInputs()))
-        if (failed(describe(t, func.getArgAttr(i, kArgNameAttr), "argument",
-                            "arg", "input", i)))
-          return signalPassFailure();
-      for (auto [i, t] : llvm::enumerate(type.getResults()))
-        if (failed(describe(t, func.getResultAttr(i, kArgNameAttr), "result",
-                            "out", "output", i)))
-          return signalPassFailure();
-      OpBuilder b(func);
-      // Inputs are borrowed from the caller: never written in place.
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
-      func->setAttr(kEntryIndexAttr, b.getI64IntegerAttr(index++));
-      func->setAttr(kEntryNameAttr, b.getStringAttr(func.getName()));
-      func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-      // The header declares <module>_model and <module>_sig_* next to the
-      // entry points.
-      if (func.getName() == "model" || func.getName().starts_with("sig_")) {
-        func.emitError("entry point name '")
-            << func.getName()
-            << "' is reserved in the generated header (model, sig_*)";
-        return signalPassFailure();
-      }
-      if (Operation *clash = symbols.lookup(cName)) {
-        clash->emitError("symbol @")
-            << cName << " is reserved for the C entry point of @"
-            << func.getName();
-        return signalPassFailure();
-      }
-      std::string internalName = "_grove_" + cName;
-      if (Operation *clash = symbols.lookup(internalName)) {
-        clash->emitError("symbol @")
-            << internalName << " is reserved for entry point @"
-            << func.getName();
-        return signalPassFailure();
-      }
-      if (failed(symbols.rename(func, internalName))) {
-        func.emitError("cannot rename entry point");
-        return signalPassFailure();
-      }
+      EntryDesc entry;
+      if (failed(describeEntry(func, stateIndex, entry)) ||
+          failed(markEntry(func, name, model.entries.size(),
+                           entry.inputs.size(), symbols)))
+        return failure();
+      model.entries.push_back(std::move(entry));
     }
-    if (index == 0) {
-      module.emitError("module has no public function to export");
-      return signalPassFailure();
-    }
+    if (model.entries.empty())
+      return module.emitError("module has no public function to export");
+
     OpBuilder b(module);
-    module->setAttr(kDescriptorAttr, b.getStringAttr(descriptor));
+    module->setAttr(kDescriptorAttr,
+                    b.getStringAttr(::grove::schema::printModelDescriptor(model)));
     module->setAttr(kModuleNameAttr, b.getStringAttr(name));
-    module->setAttr(kNumParamsAttr, b.getI64IntegerAttr(numParams));
+    // The descriptor holds the state now; the context owns its storage.
+    for (ParamOp p : llvm::make_early_inc_range(module.getOps<ParamOp>()))
+      p.erase();
+    return success();
   }
 };
 } // namespace

@@ -24,6 +24,12 @@ def Grove_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
+  // The grove.* discardable attributes (ABIAttrs.h) are declared here:
+  // argument and result roles at the ABI, and the ABI passes' records.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 // Every tensor type an op uses (operands, results, type attributes) has at

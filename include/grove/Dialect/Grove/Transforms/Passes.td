@@ -13,12 +13,19 @@ include "mlir/Pass/PassBase.td"
 def GrovePrepareABI : Pass<"grove-prepare-abi", "ModuleOp"> {
   let summary = "records the model descriptor and marks public entry points";
   let description = [{
-    Checks that every public function can cross the C ABI (ranked tensor
-    arguments and results of a supported dtype), then records the textual
-    model descriptor (docs/abi.md) on the module as `grove.abi.descriptor`,
-    the module name as `grove.abi.module`, and on each public function its
-    entry index (`grove.abi.entry`). Public functions are renamed to
-    `_grove_<module>_<name>` so that several models link into one program.
+    Runs after grove-params-to-arguments. Checks that every public function
+    can cross the C ABI (ranked tensor arguments and results of a supported
+    dtype) and that every generated C symbol stays out of the runtime's
+    namespace, then records the textual model descriptor (docs/abi.md),
+    written by its one definition (runtime/src/schema), on the module as
+    `grove.abi.descriptor`: each param with its kind, and for each entry its
+    arguments by role (state read or written, or the caller's input). The
+    module name goes in `grove.abi.module`; each public function gets its
+    entry index (`grove.abi.entry`) and input count (`grove.abi.inputs`).
+    Arguments become `bufferization.writable` only where they are state the
+    function writes. Public functions are renamed to
+    `_grove_<module>_<name>` so that several models link into one program;
+    the `grove.param` declarations, now in the descriptor, are erased.
   }];
   let options = [
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"\"",
@@ -31,13 +38,25 @@ def GrovePrepareABI : Pass<"grove-prepare-abi", "ModuleOp"> {
 }
 
 def GroveParamsToArguments : Pass<"grove-params-to-arguments", "ModuleOp"> {
-  let summary = "turns grove.param state into leading function arguments";
+  let summary = "turns grove.param state into function arguments with roles";
   let description = [{
-    Every function gains one leading tensor argument per `grove.param`, in
-    declaration order; `grove.get_param` becomes a use of that argument and
-    calls forward the caller's arguments. The runtime passes the context's
-    weight buffers there, so all entry points share one copy of the state.
-    The `grove.param` declarations are erased.
+    Each function gains one leading tensor argument per `grove.param` it
+    reads or writes, itself or through the functions it calls, in
+    declaration order. The argument carries its role, `grove.state = @name`,
+    and `grove.writes` when the function writes that state; the runtime
+    passes the context's buffer there, so every entry shares one copy of
+    the state.
+
+    Inside a function, `grove.get_param` becomes the argument, or the value
+    of the latest `grove.set_param` of that param before it; calls forward
+    the current values. Each written param gets one `grove.assign` of its
+    final value just before the return: state writes are a call's last
+    steps, after every allocation, so a call abandoned for memory leaves
+    state as it was (docs/abi.md, "State"). Value semantics cannot carry
+    an in-place write out of a callee, so calls of functions that write
+    state are inlined first (a recursive writer is an error). The
+    `grove.param` declarations stay for grove-prepare-abi, which describes
+    them and erases them.
   }];
   let dependentDialects = ["func::FuncDialect"];
 }

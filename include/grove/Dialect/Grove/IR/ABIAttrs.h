@@ -1,0 +1,36 @@
+//===- ABIAttrs.h - The attributes the grove dialect declares ---*- C++ -*-===//
+//
+// Discardable attributes in the grove namespace, verified by the dialect
+// (GroveDialect.cpp): argument and result roles at the ABI, and what
+// grove-prepare-abi records at tensor level for grove-emit-entry-points,
+// which reads it after lowering to LLVM (so it survives every pass between).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_ABIATTRS_H
+#define GROVE_DIALECT_GROVE_IR_ABIATTRS_H
+
+namespace mlir::grove {
+/// Argument/result: a user-chosen name for the ABI (default argN / outN).
+inline constexpr char kArgNameAttr[] = "grove.name";
+/// Argument: the grove.param (a symbol) whose buffer the context passes.
+inline constexpr char kStateArgAttr[] = "grove.state";
+/// Argument with grove.state: the function writes that state in place.
+inline constexpr char kWritesAttr[] = "grove.writes";
+/// Module: the textual model descriptor (docs/abi.md).
+inline constexpr char kDescriptorAttr[] = "grove.abi.descriptor";
+/// Module: the C name of the library (`<module>_<function>`).
+inline constexpr char kModuleNameAttr[] = "grove.abi.module";
+/// Function: index of the entry point in the descriptor.
+inline constexpr char kEntryIndexAttr[] = "grove.abi.entry";
+/// Function: the entry point's name as the user wrote it.
+inline constexpr char kEntryNameAttr[] = "grove.abi.name";
+/// Function: how many of its arguments are the caller's inputs (the rest
+/// are state).
+inline constexpr char kEntryInputsAttr[] = "grove.abi.inputs";
+/// Function: an outlined parallel loop body and its work per iteration
+/// (lib/Conversion/HostLoops).
+inline constexpr char kParallelBodyAttr[] = "grove.parallel_body";
+} // namespace mlir::grove
+
+#endif // GROVE_DIALECT_GROVE_IR_ABIATTRS_H
