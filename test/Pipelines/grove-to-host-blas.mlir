@@ -37,8 +37,11 @@
 // CHECK-SAME: %arg12, %arg13, %arg14, %arg15, %arg16, %arg17, %arg18,
 // CHECK-SAME: %[[OALLOC]], %[[O]], %[[C0]], %arg27, %[[C10]], %[[C10]], %[[C1]])
 // CHECK-NEXT: llvm.call @_mlir_memref_to_llvm_free(%[[RALLOC]])
-// CHECK-NOT: grove_rt_matmul_f32
-// CHECK: llvm.func @grove_rt_matmul_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64)
+// The service takes its memrefs as descriptors by pointer (abi.h): MLIR's
+// C-interface wrapper packs them, and O3 inlines it into the caller.
+// CHECK: llvm.func internal @grove_rt_matmul_f32(
+// CHECK: llvm.call @_mlir_ciface_grove_rt_matmul_f32(%arg0, %arg1, %arg2, %arg3, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: llvm.func @_mlir_ciface_grove_rt_matmul_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 
 // No multiply left anywhere: no matmul loop.
 // NOLOOPS-NOT: llvm.fmul

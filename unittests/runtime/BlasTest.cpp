@@ -1,4 +1,4 @@
-//===- BlasTest.cpp - grove_rt_matmul_f32 against a naive reference -------===//
+//===- BlasTest.cpp - The host GEMM service against a naive reference ----===//
 
 #include "TestUtil.h"
 
@@ -102,9 +102,10 @@ void fill(StridedMatrix &m, std::mt19937 &rng) {
 void callMatmul(bool ta, bool tb, float alpha, float beta, StridedMatrix &a,
                 StridedMatrix &b, StridedMatrix &c) {
   float *ap = a.buffer.data(), *bp = b.buffer.data(), *cp = c.buffer.data();
-  grove_rt_matmul_f32(ta, tb, alpha, beta, ap, ap, a.offset, a.rows, a.cols,
-                      a.st0, a.st1, bp, bp, b.offset, b.rows, b.cols, b.st0,
-                      b.st1, cp, cp, c.offset, c.rows, c.cols, c.st0, c.st1);
+  grove_memref_f32_2 am = memref2(ap, a.offset, a.rows, a.cols, a.st0, a.st1),
+                     bm = memref2(bp, b.offset, b.rows, b.cols, b.st0, b.st1),
+                     cm = memref2(cp, c.offset, c.rows, c.cols, c.st0, c.st1);
+  _mlir_ciface_grove_rt_matmul_f32(ta, tb, alpha, beta, &am, &bm, &cm);
 }
 
 /// Runs one GEMM and compares with a double-precision naive loop; also checks
@@ -244,8 +245,9 @@ TEST(Blas, BadArgumentsDoNotTouchMemory) {
     EXPECT_EQ(x, kGuard);
   // NULL C with a non-empty shape.
   float *ap = a.buffer.data();
-  grove_rt_matmul_f32(0, 1, 1.0f, 0.0f, ap, ap, 0, 2, 3, 3, 1, ap, ap, 0, 2, 3,
-                      3, 1, nullptr, nullptr, 0, 2, 2, 2, 1);
+  grove_memref_f32_2 am = memref2(ap, 0, 2, 3, 3, 1),
+                     nullC = memref2(nullptr, 0, 2, 2, 2, 1);
+  _mlir_ciface_grove_rt_matmul_f32(0, 1, 1.0f, 0.0f, &am, &am, &nullC);
   // Clear the service error these calls parked on this thread.
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
                            "grove-model 2\nmodule m\n", nullptr};
@@ -268,10 +270,11 @@ TEST(Blas, BatchedMatchesPerBatchGemm) {
         x = dist(rng);
       for (float &x : b)
         x = dist(rng);
-      grove_rt_batch_matmul_f32(
-          ta, tb, 1.0f, 0.0f, a.data(), a.data(), 0, batch, ar, ac, ar * ac, ac,
-          1, b.data(), b.data(), 0, batch, br, bc, br * bc, bc, 1, c.data(),
-          c.data(), 0, batch, m, n, m * n, n, 1);
+      grove_memref_f32_3 am = memref3(a.data(), 0, batch, ar, ac, ar * ac, ac, 1),
+                         bm = memref3(b.data(), 0, batch, br, bc, br * bc, bc, 1),
+                         cm = memref3(c.data(), 0, batch, m, n, m * n, n, 1);
+      _mlir_ciface_grove_rt_batch_matmul_f32(ta, tb, 1.0f, 0.0f, &am, &bm,
+                                             &cm);
       for (int64_t q = 0; q < batch; ++q)
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j) {
@@ -293,18 +296,19 @@ TEST(Blas, BatchedSharedRhsWithZeroBatchStride) {
   std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   std::vector<float> b = {1, 0, 0, 2}; // diag(1, 2)
   std::vector<float> c(batch * m * n, kGuard);
-  grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, a.data(), a.data(), 0, batch, m,
-                            k, m * k, k, 1, b.data(), b.data(), 0, batch, k, n,
-                            0, n, 1, c.data(), c.data(), 0, batch, m, n, m * n,
-                            n, 1);
+  grove_memref_f32_3 am = memref3(a.data(), 0, batch, m, k, m * k, k, 1),
+                     bm = memref3(b.data(), 0, batch, k, n, 0, n, 1),
+                     cm = memref3(c.data(), 0, batch, m, n, m * n, n, 1);
+  _mlir_ciface_grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, &am, &bm, &cm);
   EXPECT_EQ(c, (std::vector<float>{1, 4, 3, 8, 5, 12, 7, 16, 9, 20, 11, 24}));
 }
 
 TEST(Blas, BatchedRejectsMismatchedBatchWithoutWriting) {
   std::vector<float> a(8, 1.0f), b(8, 1.0f), c(8, kGuard);
-  grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, a.data(), a.data(), 0, 2, 2, 2, 4,
-                            2, 1, b.data(), b.data(), 0, 1, 2, 2, 4, 2, 1,
-                            c.data(), c.data(), 0, 2, 2, 2, 4, 2, 1);
+  grove_memref_f32_3 am = memref3(a.data(), 0, 2, 2, 2, 4, 2, 1),
+                     bm = memref3(b.data(), 0, 1, 2, 2, 4, 2, 1),
+                     cm = memref3(c.data(), 0, 2, 2, 2, 4, 2, 1);
+  _mlir_ciface_grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, &am, &bm, &cm);
   for (float x : c)
     EXPECT_EQ(x, kGuard);
 }

@@ -1,4 +1,4 @@
-//===- ConvTest.cpp - grove_rt_conv2d_f32 against a naive reference -------===//
+//===- ConvTest.cpp - The host convolution service against a reference ---===//
 
 #include "TestUtil.h"
 
@@ -50,14 +50,16 @@ void callConv(Tensor5 &x, Tensor5 &w, Tensor5 &y, int64_t sh, int64_t sw,
   if (!pad)
     pad = none;
   float *xp = x.buffer.data(), *wp = w.buffer.data(), *yp = y.buffer.data();
-  grove_rt_conv2d_f32(
-      xp, xp, 0, x.size[0], x.size[1], x.size[2], x.size[3], x.size[4],
-      x.stride[0], x.stride[1], x.stride[2], x.stride[3], x.stride[4], wp, wp,
-      0, w.size[0], w.size[1], w.size[2], w.size[3], w.size[4], w.stride[0],
-      w.stride[1], w.stride[2], w.stride[3], w.stride[4], yp, yp, 0,
-      y.size[0], y.size[1], y.size[2], y.size[3], y.size[4], y.stride[0],
-      y.stride[1], y.stride[2], y.stride[3], y.stride[4], pad[0], pad[1],
-      pad[2], pad[3], sh, sw, dh, dw);
+  // As generated code calls it: one descriptor per memref, by pointer.
+  auto desc = [](float *p, const Tensor5 &t) {
+    grove_memref_f32_5 m{p, p, 0, {}, {}};
+    for (int i = 0; i < 5; ++i)
+      m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
+    return m;
+  };
+  grove_memref_f32_5 xm = desc(xp, x), wm = desc(wp, w), ym = desc(yp, y);
+  _mlir_ciface_grove_rt_conv2d_f32(&xm, &wm, &ym, pad[0], pad[1], pad[2],
+                                   pad[3], sh, sw, dh, dw);
 }
 
 struct Case {

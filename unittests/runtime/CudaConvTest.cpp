@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,24 +68,31 @@ void convEntry(void **args) {
   int64_t yv[11] = {y->offset, s.n, s.g, s.fg, s.oh(), s.ow(),
                     y->strides[0], s.fg * y->strides[1], y->strides[1],
                     y->strides[2], y->strides[3]};
-  if (gBf16)
-    grove_rt_cuda_conv2d_bf16(
-        nullptr, static_cast<uint16_t *>(x->aligned),
-        xv[0], xv[1], xv[2], xv[3], xv[4], xv[5], xv[6], xv[7], xv[8], xv[9],
-        xv[10], nullptr, static_cast<uint16_t *>(w->aligned), wv[0], wv[1],
-        wv[2], wv[3], wv[4], wv[5], wv[6], wv[7], wv[8], wv[9], wv[10],
-        nullptr, static_cast<uint16_t *>(y->aligned), yv[0], yv[1], yv[2],
-        yv[3], yv[4], yv[5], yv[6], yv[7], yv[8], yv[9], yv[10], s.pad[0],
-        s.pad[1], s.stride[0], s.stride[1], s.dilation[0], s.dilation[1]);
-  else
-    grove_rt_cuda_conv2d_f32(
-        nullptr, static_cast<float *>(x->aligned), xv[0], xv[1], xv[2], xv[3],
-        xv[4], xv[5], xv[6], xv[7], xv[8], xv[9], xv[10], nullptr,
-        static_cast<float *>(w->aligned), wv[0], wv[1], wv[2], wv[3], wv[4],
-        wv[5], wv[6], wv[7], wv[8], wv[9], wv[10], nullptr,
-        static_cast<float *>(y->aligned), yv[0], yv[1], yv[2], yv[3], yv[4],
-        yv[5], yv[6], yv[7], yv[8], yv[9], yv[10], s.pad[0], s.pad[1],
-        s.stride[0], s.stride[1], s.dilation[0], s.dilation[1]);
+  // As generated code calls it: one descriptor per memref, by pointer
+  // (view[0] the offset, then 5 sizes and 5 strides).
+  auto desc = [](auto &m, void *aligned, const int64_t *view) {
+    using T = std::remove_pointer_t<decltype(m.aligned)>;
+    m.allocated = nullptr;
+    m.aligned = static_cast<T *>(aligned);
+    m.offset = view[0];
+    for (int i = 0; i < 5; ++i)
+      m.sizes[i] = view[1 + i], m.strides[i] = view[6 + i];
+  };
+  if (gBf16) {
+    grove_memref_u16_5 xm, wm, ym;
+    desc(xm, x->aligned, xv), desc(wm, w->aligned, wv),
+        desc(ym, y->aligned, yv);
+    _mlir_ciface_grove_rt_cuda_conv2d_bf16(&xm, &wm, &ym, s.pad[0], s.pad[1],
+                                           s.stride[0], s.stride[1],
+                                           s.dilation[0], s.dilation[1]);
+  } else {
+    grove_memref_f32_5 xm, wm, ym;
+    desc(xm, x->aligned, xv), desc(wm, w->aligned, wv),
+        desc(ym, y->aligned, yv);
+    _mlir_ciface_grove_rt_cuda_conv2d_f32(&xm, &wm, &ym, s.pad[0], s.pad[1],
+                                          s.stride[0], s.stride[1],
+                                          s.dilation[0], s.dilation[1]);
+  }
 }
 const grove_packed_fn kConvEntries[1] = {convEntry};
 

@@ -178,8 +178,10 @@ void wrongStatic(void **args) {
 void badMatmul(void **) {
   float a[6] = {}, b[6] = {}, c[4] = {};
   // A is 2x3, B is 2x3 (should be 3xN): K mismatch.
-  grove_rt_matmul_f32(0, 0, 1.0f, 0.0f, a, a, 0, 2, 3, 3, 1, b, b, 0, 2, 3, 3,
-                      1, c, c, 0, 2, 2, 2, 1);
+  grove_memref_f32_2 am = {a, a, 0, {2, 3}, {3, 1}},
+                     bm = {b, b, 0, {2, 3}, {3, 1}},
+                     cm = {c, c, 0, {2, 2}, {2, 1}};
+  _mlir_ciface_grove_rt_matmul_f32(0, 0, 1.0f, 0.0f, &am, &bm, &cm);
 }
 
 void matmul(void **args) {
@@ -189,14 +191,14 @@ void matmul(void **args) {
   int64_t sizes[2] = {a->sizes[0], b->sizes[1]};
   float *buf = allocFloats(sizes[0] * sizes[1]);
   setCompact(*c, buf, sizes);
-  auto *af = static_cast<float *>(a->aligned);
-  auto *bf = static_cast<float *>(b->aligned);
-  grove_rt_matmul_f32(0, 0, 1.0f, 0.0f, static_cast<float *>(a->allocated), af,
-                      a->offset, a->sizes[0], a->sizes[1], a->strides[0],
-                      a->strides[1], static_cast<float *>(b->allocated), bf,
-                      b->offset, b->sizes[0], b->sizes[1], b->strides[0],
-                      b->strides[1], buf, buf, 0, sizes[0], sizes[1],
-                      c->strides[0], c->strides[1]);
+  // Memref<2> is grove_memref_f32_2's layout with untyped pointers.
+  static_assert(sizeof(Memref<2>) == sizeof(grove_memref_f32_2), "layout");
+  grove_memref_f32_2 am, bm;
+  std::memcpy(&am, a, sizeof am);
+  std::memcpy(&bm, b, sizeof bm);
+  grove_memref_f32_2 cm = {buf, buf, 0, {sizes[0], sizes[1]},
+                           {c->strides[0], c->strides[1]}};
+  _mlir_ciface_grove_rt_matmul_f32(0, 0, 1.0f, 0.0f, &am, &bm, &cm);
 }
 
 void nothing(void **) {}

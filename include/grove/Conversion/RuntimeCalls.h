@@ -35,8 +35,13 @@ FailureOr<FnOp> getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
   }
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto fn = FnOp::create(b, module.getLoc(), name, type);
-  if constexpr (std::is_same_v<FnOp, func::FuncOp>)
+  if constexpr (std::is_same_v<FnOp, func::FuncOp>) {
     fn.setPrivate();
+    // Services that take tensors receive memref descriptors by pointer
+    // (`_mlir_ciface_<name>`, grove/abi.h), not a dozen scalars per memref.
+    if (llvm::any_of(type.getInputs(), llvm::IsaPred<MemRefType>))
+      fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  }
   return fn;
 }
 

@@ -41,48 +41,54 @@ struct grove_context;
 int32_t grove_rt_invoke(struct grove_context *ctx, const grove_model_def *model,
                         uint32_t entry, void **args);
 
-/* Host GEMM service: C = alpha * op(A) * op(B) + beta * C on exploded 2-D
- * memref descriptors (allocated, aligned, offset, size0, size1, stride0,
- * stride1). trans_x != 0 means X is stored transposed. */
-void grove_rt_matmul_f32(int32_t trans_a, int32_t trans_b, float alpha,
-                         float beta, float *a_alloc, float *a_aligned,
-                         int64_t a_off, int64_t a_s0, int64_t a_s1,
-                         int64_t a_st0, int64_t a_st1, float *b_alloc,
-                         float *b_aligned, int64_t b_off, int64_t b_s0,
-                         int64_t b_s1, int64_t b_st0, int64_t b_st1,
-                         float *c_alloc, float *c_aligned, int64_t c_off,
-                         int64_t c_s0, int64_t c_s1, int64_t c_st0,
-                         int64_t c_st1);
+/* MLIR's memref descriptor of rank R over elements T, which generated code
+ * passes by pointer to every service that takes tensors: the services are
+ * declared with `llvm.emit_c_interface`, so MLIR calls them as
+ * `_mlir_ciface_<name>` with one pointer per memref (sizes and strides in
+ * elements; element i is at aligned + offset + sum(i_k * strides[k])). */
+#define GROVE_MEMREF(T, R)                                                     \
+  struct {                                                                     \
+    T *allocated;                                                              \
+    T *aligned;                                                                \
+    int64_t offset;                                                            \
+    int64_t sizes[R];                                                          \
+    int64_t strides[R];                                                        \
+  }
+typedef GROVE_MEMREF(float, 2) grove_memref_f32_2;
+typedef GROVE_MEMREF(float, 3) grove_memref_f32_3;
+typedef GROVE_MEMREF(float, 5) grove_memref_f32_5;
+/* f16 and bf16 as raw 16-bit words. */
+typedef GROVE_MEMREF(uint16_t, 3) grove_memref_u16_3;
+typedef GROVE_MEMREF(uint16_t, 5) grove_memref_u16_5;
 
-/* Batched variant on exploded 3-D descriptors (batch first). */
-void grove_rt_batch_matmul_f32(
-    int32_t trans_a, int32_t trans_b, float alpha, float beta, float *a_alloc,
-    float *a_aligned, int64_t a_off, int64_t a_s0, int64_t a_s1, int64_t a_s2,
-    int64_t a_st0, int64_t a_st1, int64_t a_st2, float *b_alloc,
-    float *b_aligned, int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2,
-    int64_t b_st0, int64_t b_st1, int64_t b_st2, float *c_alloc,
-    float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
-    int64_t c_st0, int64_t c_st1, int64_t c_st2);
+/* Host GEMM service (`grove_rt_matmul_f32` in generated code):
+ * C = alpha * op(A) * op(B) + beta * C on 2-D memrefs. trans_x != 0 means
+ * X is stored transposed. Bad shapes are parked as a service error: the
+ * enclosing call fails with GROVE_ERROR_INTERNAL. */
+void _mlir_ciface_grove_rt_matmul_f32(int32_t trans_a, int32_t trans_b,
+                                      float alpha, float beta,
+                                      const grove_memref_f32_2 *a,
+                                      const grove_memref_f32_2 *b,
+                                      const grove_memref_f32_2 *c);
 
-/* Convolution service (host): y = conv(x, w) with zero padding (top, left,
- * bottom, right), strides and dilations, written over y, on exploded 5-D
- * memref descriptors in linalg's grouped form: x N x G x Cg x H x W,
+/* Batched variant on 3-D memrefs (batch first). */
+void _mlir_ciface_grove_rt_batch_matmul_f32(int32_t trans_a, int32_t trans_b,
+                                            float alpha, float beta,
+                                            const grove_memref_f32_3 *a,
+                                            const grove_memref_f32_3 *b,
+                                            const grove_memref_f32_3 *c);
+
+/* Convolution service (host, `grove_rt_conv2d_f32`): y = conv(x, w) with
+ * zero padding (top, left, bottom, right), strides and dilations, written
+ * over y, on 5-D memrefs in linalg's grouped form: x N x G x Cg x H x W,
  * w G x Fg x Cg x Kh x Kw, y N x G x Fg x Oh x Ow (G = 1 for an ungrouped
  * convolution). Bad shapes are parked as a service error, as for the
  * GEMMs. */
-void grove_rt_conv2d_f32(
-    float *x_alloc, float *x_aligned, int64_t x_off, int64_t x_s0,
-    int64_t x_s1, int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0,
-    int64_t x_st1, int64_t x_st2, int64_t x_st3, int64_t x_st4,
-    float *w_alloc, float *w_aligned, int64_t w_off, int64_t w_s0,
-    int64_t w_s1, int64_t w_s2, int64_t w_s3, int64_t w_s4, int64_t w_st0,
-    int64_t w_st1, int64_t w_st2, int64_t w_st3, int64_t w_st4,
-    float *y_alloc, float *y_aligned, int64_t y_off, int64_t y_s0,
-    int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4, int64_t y_st0,
-    int64_t y_st1, int64_t y_st2, int64_t y_st3, int64_t y_st4,
-    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
-    int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-    int64_t dilation_w);
+void _mlir_ciface_grove_rt_conv2d_f32(
+    const grove_memref_f32_5 *x, const grove_memref_f32_5 *w,
+    const grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w);
 
 /* Host loop service: calls fn(ctx, begin, end) on disjoint sub-ranges that
  * cover [lo, hi), from the threads of the runtime's OpenMP team (the one
@@ -107,48 +113,37 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t bytes);
 void _mlir_memref_to_llvm_free(void *ptr);
 
 /* CUDA GEMM services (libgrove_rt_cuda only), one per element type
- * (f32; f16 and bf16 as raw 16-bit words), called by models compiled with
- * --target=cuda: C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] on
- * exploded rank-3 descriptors of device memory (a 2-D matmul is a batch of
- * one; a batch stride of 0 shares an operand). Runs cuBLAS on the calling
- * context's stream with f32 accumulation. */
-#define GROVE_CUDA_GEMM_DECL(SUFFIX, T)                                        \
-  void grove_rt_cuda_gemm_##SUFFIX(                                            \
-      int32_t trans_a, int32_t trans_b, float alpha, float beta, T *a_alloc,   \
-      T *a_aligned, int64_t a_off, int64_t a_s0, int64_t a_s1, int64_t a_s2,  \
-      int64_t a_st0, int64_t a_st1, int64_t a_st2, T *b_alloc, T *b_aligned,  \
-      int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2, int64_t b_st0, \
-      int64_t b_st1, int64_t b_st2, T *c_alloc, T *c_aligned, int64_t c_off,  \
-      int64_t c_s0, int64_t c_s1, int64_t c_s2, int64_t c_st0, int64_t c_st1, \
-      int64_t c_st2);
-GROVE_CUDA_GEMM_DECL(f32, float)
-GROVE_CUDA_GEMM_DECL(f16, uint16_t)
-GROVE_CUDA_GEMM_DECL(bf16, uint16_t)
+ * (`grove_rt_cuda_gemm_<f32|f16|bf16>` in generated code), called by models
+ * compiled with --target=cuda: C[b] = alpha * op(A[b]) * op(B[b]) +
+ * beta * C[b] on rank-3 memrefs of device memory (a 2-D matmul is a batch
+ * of one; a batch stride of 0 shares an operand). Runs cuBLAS on the
+ * calling context's stream with f32 accumulation. */
+#define GROVE_CUDA_GEMM_DECL(SUFFIX, M)                                        \
+  void _mlir_ciface_grove_rt_cuda_gemm_##SUFFIX(                               \
+      int32_t trans_a, int32_t trans_b, float alpha, float beta, const M *a,  \
+      const M *b, const M *c);
+GROVE_CUDA_GEMM_DECL(f32, grove_memref_f32_3)
+GROVE_CUDA_GEMM_DECL(f16, grove_memref_u16_3)
+GROVE_CUDA_GEMM_DECL(bf16, grove_memref_u16_3)
 #undef GROVE_CUDA_GEMM_DECL
 
 /* CUDA convolution services (libgrove_rt_cuda built with cuDNN), one per
- * element type: y = conv(x, w) with symmetric zero padding pad_h/pad_w,
- * strides and dilations, written over y, on exploded 5-D descriptors of
- * device memory in linalg's grouped form (x N x G x Cg x H x W,
- * w G x Fg x Cg x Kh x Kw packed, y N x G x Fg x Oh x Ow; G = 1 for an
- * ungrouped convolution). Runs cuDNN on the calling context's stream (f32
- * without TF32; f16/bf16 accumulate in f32); a shape cuDNN cannot run, or
- * a runtime without cuDNN, fails the call with GROVE_ERROR_UNSUPPORTED. */
-#define GROVE_CUDA_CONV_DECL(SUFFIX, T)                                        \
-  void grove_rt_cuda_conv2d_##SUFFIX(                                          \
-      T *x_alloc, T *x_aligned, int64_t x_off, int64_t x_s0, int64_t x_s1,    \
-      int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0, int64_t x_st1, \
-      int64_t x_st2, int64_t x_st3, int64_t x_st4, T *w_alloc, T *w_aligned,  \
-      int64_t w_off, int64_t w_s0, int64_t w_s1, int64_t w_s2, int64_t w_s3,  \
-      int64_t w_s4, int64_t w_st0, int64_t w_st1, int64_t w_st2,              \
-      int64_t w_st3, int64_t w_st4, T *y_alloc, T *y_aligned, int64_t y_off,  \
-      int64_t y_s0, int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4,   \
-      int64_t y_st0, int64_t y_st1, int64_t y_st2, int64_t y_st3,             \
-      int64_t y_st4, int64_t pad_h, int64_t pad_w, int64_t stride_h,          \
-      int64_t stride_w, int64_t dilation_h, int64_t dilation_w);
-GROVE_CUDA_CONV_DECL(f32, float)
-GROVE_CUDA_CONV_DECL(f16, uint16_t)
-GROVE_CUDA_CONV_DECL(bf16, uint16_t)
+ * element type (`grove_rt_cuda_conv2d_<type>`): y = conv(x, w) with
+ * symmetric zero padding pad_h/pad_w, strides and dilations, written over
+ * y, on 5-D memrefs of device memory in linalg's grouped form (x N x G x
+ * Cg x H x W, w G x Fg x Cg x Kh x Kw packed, y N x G x Fg x Oh x Ow; G = 1
+ * for an ungrouped convolution). Runs cuDNN on the calling context's stream
+ * (f32 without TF32; f16/bf16 accumulate in f32); a shape cuDNN cannot
+ * run, or a runtime without cuDNN, fails the call with
+ * GROVE_ERROR_UNSUPPORTED. */
+#define GROVE_CUDA_CONV_DECL(SUFFIX, M)                                        \
+  void _mlir_ciface_grove_rt_cuda_conv2d_##SUFFIX(                             \
+      const M *x, const M *w, const M *y, int64_t pad_h, int64_t pad_w,       \
+      int64_t stride_h, int64_t stride_w, int64_t dilation_h,                 \
+      int64_t dilation_w);
+GROVE_CUDA_CONV_DECL(f32, grove_memref_f32_5)
+GROVE_CUDA_CONV_DECL(f16, grove_memref_u16_5)
+GROVE_CUDA_CONV_DECL(bf16, grove_memref_u16_5)
 #undef GROVE_CUDA_CONV_DECL
 
 /* Shape check emitted by the compiler where two dynamic sizes must agree

@@ -458,42 +458,20 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
 #endif
 }
 
-View5 view(const void *aligned, int64_t off, const int64_t *sizes,
-           const int64_t *strides) {
-  View5 v{static_cast<const char *>(aligned), off, {}, {}};
-  std::memcpy(v.size, sizes, sizeof v.size);
-  std::memcpy(v.stride, strides, sizeof v.stride);
-  return v;
-}
-
 } // namespace
 
-#define GROVE_CUDA_CONV(SUFFIX, CTYPE, TYPE)                                   \
-  extern "C" GROVE_API void grove_rt_cuda_conv2d_##SUFFIX(                     \
-      CTYPE *, CTYPE *x, int64_t x_off, int64_t x_s0, int64_t x_s1,            \
-      int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0, int64_t x_st1,  \
-      int64_t x_st2, int64_t x_st3, int64_t x_st4, CTYPE *, CTYPE *w,          \
-      int64_t w_off, int64_t w_s0, int64_t w_s1, int64_t w_s2, int64_t w_s3,   \
-      int64_t w_s4, int64_t w_st0, int64_t w_st1, int64_t w_st2,               \
-      int64_t w_st3, int64_t w_st4, CTYPE *, CTYPE *y, int64_t y_off,          \
-      int64_t y_s0, int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4,    \
-      int64_t y_st0, int64_t y_st1, int64_t y_st2, int64_t y_st3,              \
-      int64_t y_st4, int64_t pad_h, int64_t pad_w, int64_t stride_h,           \
-      int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {              \
-    const int64_t xs[5] = {x_s0, x_s1, x_s2, x_s3, x_s4};                      \
-    const int64_t xt[5] = {x_st0, x_st1, x_st2, x_st3, x_st4};                 \
-    const int64_t ws[5] = {w_s0, w_s1, w_s2, w_s3, w_s4};                      \
-    const int64_t wt[5] = {w_st0, w_st1, w_st2, w_st3, w_st4};                 \
-    const int64_t ys[5] = {y_s0, y_s1, y_s2, y_s3, y_s4};                      \
-    const int64_t yt[5] = {y_st0, y_st1, y_st2, y_st3, y_st4};                 \
-    const int64_t pad[2] = {pad_h, pad_w};                                     \
-    const int64_t stride[2] = {stride_h, stride_w};                            \
-    const int64_t dilation[2] = {dilation_h, dilation_w};                      \
-    conv2d(TYPE, sizeof(CTYPE), view(x, x_off, xs, xt),                        \
-           view(w, w_off, ws, wt), view(y, y_off, ys, yt), pad, stride,        \
-           dilation);                                                          \
+#define GROVE_CUDA_CONV(SUFFIX, MEMREF, CTYPE, TYPE)                           \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_conv2d_##SUFFIX(        \
+      const MEMREF *x, const MEMREF *w, const MEMREF *y, int64_t pad_h,       \
+      int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,  \
+      int64_t dilation_w) {                                                   \
+    const int64_t pad[2] = {pad_h, pad_w};                                    \
+    const int64_t stride[2] = {stride_h, stride_w};                           \
+    const int64_t dilation[2] = {dilation_h, dilation_w};                     \
+    conv2d(TYPE, sizeof(CTYPE), viewOf<5>(x), viewOf<5>(w), viewOf<5>(y),    \
+           pad, stride, dilation);                                            \
   }
 
-GROVE_CUDA_CONV(f32, float, ConvType::F32)
-GROVE_CUDA_CONV(f16, uint16_t, ConvType::F16)
-GROVE_CUDA_CONV(bf16, uint16_t, ConvType::BF16)
+GROVE_CUDA_CONV(f32, grove_memref_f32_5, float, ConvType::F32)
+GROVE_CUDA_CONV(f16, grove_memref_u16_5, uint16_t, ConvType::F16)
+GROVE_CUDA_CONV(bf16, grove_memref_u16_5, uint16_t, ConvType::BF16)

@@ -104,29 +104,16 @@ void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA,
                         cublasGetStatusString(s));
 }
 
-Operand operand(const void *aligned, int64_t off, int64_t s0, int64_t s1,
-                int64_t s2, int64_t st0, int64_t st1, int64_t st2) {
-  return Operand{static_cast<const char *>(aligned), off, {s0, s1, s2},
-                 {st0, st1, st2}};
-}
-
 } // namespace
 
-#define GROVE_CUDA_GEMM(SUFFIX, CTYPE, DTYPE)                                  \
-  extern "C" GROVE_API void grove_rt_cuda_gemm_##SUFFIX(                       \
+#define GROVE_CUDA_GEMM(SUFFIX, MEMREF, CTYPE, DTYPE)                          \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_gemm_##SUFFIX(          \
       int32_t trans_a, int32_t trans_b, float alpha, float beta,              \
-      CTYPE *, CTYPE *a, int64_t a_off, int64_t a_s0, int64_t a_s1,           \
-      int64_t a_s2, int64_t a_st0, int64_t a_st1, int64_t a_st2, CTYPE *,     \
-      CTYPE *b, int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2,      \
-      int64_t b_st0, int64_t b_st1, int64_t b_st2, CTYPE *, CTYPE *c,         \
-      int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2, int64_t c_st0, \
-      int64_t c_st1, int64_t c_st2) {                                         \
-    gemm(DTYPE, sizeof(CTYPE), trans_a, trans_b, alpha, beta,                 \
-         operand(a, a_off, a_s0, a_s1, a_s2, a_st0, a_st1, a_st2),            \
-         operand(b, b_off, b_s0, b_s1, b_s2, b_st0, b_st1, b_st2),            \
-         operand(c, c_off, c_s0, c_s1, c_s2, c_st0, c_st1, c_st2));           \
+      const MEMREF *a, const MEMREF *b, const MEMREF *c) {                    \
+    gemm(DTYPE, sizeof(CTYPE), trans_a, trans_b, alpha, beta, viewOf<3>(a),   \
+         viewOf<3>(b), viewOf<3>(c));                                         \
   }
 
-GROVE_CUDA_GEMM(f32, float, CUDA_R_32F)
-GROVE_CUDA_GEMM(f16, uint16_t, CUDA_R_16F)
-GROVE_CUDA_GEMM(bf16, uint16_t, CUDA_R_16BF)
+GROVE_CUDA_GEMM(f32, grove_memref_f32_3, float, CUDA_R_32F)
+GROVE_CUDA_GEMM(f16, grove_memref_u16_3, uint16_t, CUDA_R_16F)
+GROVE_CUDA_GEMM(bf16, grove_memref_u16_3, uint16_t, CUDA_R_16BF)

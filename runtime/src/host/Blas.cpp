@@ -245,57 +245,67 @@ bool checkShapes(bool transA, bool transB, const Matrix &a, const Matrix &b,
   return true;
 }
 
-} // namespace
+/// The matrix a 2-D memref (or one batch element of a 3-D one) views.
+Matrix matrixOf(float *aligned, int64_t offset, const int64_t *sizes,
+                const int64_t *strides) {
+  // A NULL aligned pointer stays NULL (offset ignored) so checkShapes sees
+  // it.
+  return {aligned ? aligned + offset : nullptr, sizes[0], sizes[1],
+          strides[0], strides[1]};
+}
 
-extern "C" {
-
-GROVE_API void
-grove_rt_matmul_f32(int32_t trans_a, int32_t trans_b, float alpha, float beta,
-                    float *a_alloc, float *a_aligned, int64_t a_off,
-                    int64_t a_s0, int64_t a_s1, int64_t a_st0, int64_t a_st1,
-                    float *b_alloc, float *b_aligned, int64_t b_off,
-                    int64_t b_s0, int64_t b_s1, int64_t b_st0, int64_t b_st1,
-                    float *c_alloc, float *c_aligned, int64_t c_off,
-                    int64_t c_s0, int64_t c_s1, int64_t c_st0, int64_t c_st1) {
-  (void)a_alloc, (void)b_alloc, (void)c_alloc;
-  // A NULL aligned pointer stays NULL (offset ignored) so checkShapes sees it.
-  Matrix a{a_aligned ? a_aligned + a_off : nullptr, a_s0, a_s1, a_st0, a_st1};
-  Matrix b{b_aligned ? b_aligned + b_off : nullptr, b_s0, b_s1, b_st0, b_st1};
-  Matrix c{c_aligned ? c_aligned + c_off : nullptr, c_s0, c_s1, c_st0, c_st1};
+void matmul(int32_t transA, int32_t transB, float alpha, float beta,
+            const Matrix &a, const Matrix &b, const Matrix &c) {
   // Generated code cannot handle C++ exceptions (e.g. bad_alloc from a
   // message string); turn them into a pending service error.
   try {
-    if (checkShapes(trans_a, trans_b, a, b, c))
-      gemm(trans_a, trans_b, alpha, beta, a, b, c);
+    if (checkShapes(transA, transB, a, b, c))
+      gemm(transA, transB, alpha, beta, a, b, c);
   } catch (...) {
     reportServiceError("grove_rt_matmul_f32: unexpected internal exception");
   }
 }
 
-GROVE_API void grove_rt_batch_matmul_f32(
-    int32_t trans_a, int32_t trans_b, float alpha, float beta, float *a_alloc,
-    float *a_aligned, int64_t a_off, int64_t a_s0, int64_t a_s1, int64_t a_s2,
-    int64_t a_st0, int64_t a_st1, int64_t a_st2, float *b_alloc,
-    float *b_aligned, int64_t b_off, int64_t b_s0, int64_t b_s1, int64_t b_s2,
-    int64_t b_st0, int64_t b_st1, int64_t b_st2, float *c_alloc,
-    float *c_aligned, int64_t c_off, int64_t c_s0, int64_t c_s1, int64_t c_s2,
-    int64_t c_st0, int64_t c_st1, int64_t c_st2) {
-  if (a_s0 != b_s0 || a_s0 != c_s0 || a_s0 < 0) {
+} // namespace
+
+extern "C" {
+
+GROVE_API void _mlir_ciface_grove_rt_matmul_f32(int32_t trans_a,
+                                                int32_t trans_b, float alpha,
+                                                float beta,
+                                                const grove_memref_f32_2 *a,
+                                                const grove_memref_f32_2 *b,
+                                                const grove_memref_f32_2 *c) {
+  matmul(trans_a, trans_b, alpha, beta,
+         matrixOf(a->aligned, a->offset, a->sizes, a->strides),
+         matrixOf(b->aligned, b->offset, b->sizes, b->strides),
+         matrixOf(c->aligned, c->offset, c->sizes, c->strides));
+}
+
+GROVE_API void _mlir_ciface_grove_rt_batch_matmul_f32(
+    int32_t trans_a, int32_t trans_b, float alpha, float beta,
+    const grove_memref_f32_3 *a, const grove_memref_f32_3 *b,
+    const grove_memref_f32_3 *c) {
+  const int64_t batch = a->sizes[0];
+  if (batch != b->sizes[0] || batch != c->sizes[0] || batch < 0) {
     char message[200];
     std::snprintf(message, sizeof(message),
                   "grove_rt_batch_matmul_f32: batch sizes differ or are "
                   "negative (A %lld, B %lld, C %lld)",
-                  static_cast<long long>(a_s0), static_cast<long long>(b_s0),
-                  static_cast<long long>(c_s0));
+                  static_cast<long long>(batch),
+                  static_cast<long long>(b->sizes[0]),
+                  static_cast<long long>(c->sizes[0]));
     reportServiceError(message);
     return;
   }
-  for (int64_t i = 0; i < a_s0; ++i)
-    grove_rt_matmul_f32(trans_a, trans_b, alpha, beta, a_alloc, a_aligned,
-                        a_off + i * a_st0, a_s1, a_s2, a_st1, a_st2, b_alloc,
-                        b_aligned, b_off + i * b_st0, b_s1, b_s2, b_st1, b_st2,
-                        c_alloc, c_aligned, c_off + i * c_st0, c_s1, c_s2,
-                        c_st1, c_st2);
+  for (int64_t i = 0; i < batch; ++i)
+    matmul(trans_a, trans_b, alpha, beta,
+           matrixOf(a->aligned, a->offset + i * a->strides[0], a->sizes + 1,
+                    a->strides + 1),
+           matrixOf(b->aligned, b->offset + i * b->strides[0], b->sizes + 1,
+                    b->strides + 1),
+           matrixOf(c->aligned, c->offset + i * c->strides[0], c->sizes + 1,
+                    c->strides + 1));
 }
 
 } // extern "C"

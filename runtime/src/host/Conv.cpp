@@ -367,29 +367,22 @@ View5 view(float *aligned, int64_t offset, const int64_t *sizes,
 
 extern "C" {
 
-GROVE_API void grove_rt_conv2d_f32(
-    float *x_alloc, float *x_aligned, int64_t x_off, int64_t x_s0,
-    int64_t x_s1, int64_t x_s2, int64_t x_s3, int64_t x_s4, int64_t x_st0,
-    int64_t x_st1, int64_t x_st2, int64_t x_st3, int64_t x_st4,
-    float *w_alloc, float *w_aligned, int64_t w_off, int64_t w_s0,
-    int64_t w_s1, int64_t w_s2, int64_t w_s3, int64_t w_s4, int64_t w_st0,
-    int64_t w_st1, int64_t w_st2, int64_t w_st3, int64_t w_st4,
-    float *y_alloc, float *y_aligned, int64_t y_off, int64_t y_s0,
-    int64_t y_s1, int64_t y_s2, int64_t y_s3, int64_t y_s4, int64_t y_st0,
-    int64_t y_st1, int64_t y_st2, int64_t y_st3, int64_t y_st4,
-    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
-    int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-    int64_t dilation_w) {
-  (void)x_alloc, (void)w_alloc, (void)y_alloc;
-  const int64_t xs[] = {x_s0, x_s1, x_s2, x_s3, x_s4},
-                xst[] = {x_st0, x_st1, x_st2, x_st3, x_st4},
-                ws[] = {w_s0, w_s1, w_s2, w_s3, w_s4},
-                wst[] = {w_st0, w_st1, w_st2, w_st3, w_st4},
-                ys[] = {y_s0, y_s1, y_s2, y_s3, y_s4},
-                yst[] = {y_st0, y_st1, y_st2, y_st3, y_st4};
-  Problem p{view(x_aligned, x_off, xs, xst), view(w_aligned, w_off, ws, wst),
-            view(y_aligned, y_off, ys, yst), stride_h, stride_w, dilation_h,
-            dilation_w, pad_top, pad_left, pad_bottom, pad_right};
+GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
+    const grove_memref_f32_5 *x, const grove_memref_f32_5 *w,
+    const grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {
+  Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
+            view(w->aligned, w->offset, w->sizes, w->strides),
+            view(y->aligned, y->offset, y->sizes, y->strides),
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            pad_bottom,
+            pad_right};
   // Generated code cannot handle C++ exceptions: they become a pending
   // service error, as for the GEMMs.
   try {
