@@ -10,6 +10,9 @@
 #include "TestModels.h"
 #include "TestUtil.h"
 
+#include "Context.h"
+#include "Services.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -226,6 +229,43 @@ TEST(State, RankZeroOutputsCarryStrides) {
   for (DLManagedTensor *t : outs)
     t->deleter(t);
   grove_context_destroy(ctx);
+}
+
+/// A service a context owns, found by generated code through the call.
+struct Counter : grove::rt::Service {
+  static const char kKey;
+  int calls = 0;
+};
+const char Counter::kKey = 0;
+
+void countCall(void **) {
+  const grove::rt::CurrentCall *call = grove::rt::currentCall();
+  if (!call)
+    return;
+  if (auto *c = static_cast<Counter *>(call->ctx->services.find(&Counter::kKey)))
+    c->calls += 1 + static_cast<int>(call->entry);
+}
+
+TEST(State, ServicesFindTheirContextThroughTheCurrentCall) {
+  static const grove_packed_fn entries[] = {countCall, countCall};
+  static const grove_model_def model = {
+      GROVE_ABI_VERSION, 2, "svc",
+      "grove-model 2\nmodule svc\nentry a 0 0\nentry b 0 0\n", entries};
+  grove_context *one = nullptr, *two = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&model, &one));
+  ASSERT_GROVE_OK(grove_context_create(&model, &two));
+  auto counter = std::make_unique<Counter>();
+  Counter *seen = counter.get();
+  one->services.add(&Counter::kKey, std::move(counter));
+  EXPECT_EQ(grove::rt::currentCall(), nullptr);
+  ASSERT_GROVE_OK(grove_invoke(one, "a", nullptr, 0, nullptr, 0));
+  ASSERT_GROVE_OK(grove_invoke(one, "b", nullptr, 0, nullptr, 0));
+  // The other context has no counter: its calls find none.
+  ASSERT_GROVE_OK(grove_invoke(two, "b", nullptr, 0, nullptr, 0));
+  EXPECT_EQ(seen->calls, 1 + 2);
+  EXPECT_EQ(grove::rt::currentCall(), nullptr) << "the scope leaked";
+  grove_context_destroy(one);
+  grove_context_destroy(two);
 }
 
 } // namespace

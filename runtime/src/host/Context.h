@@ -10,6 +10,7 @@
 
 #include "Descriptor.h"
 #include "Device.h"
+#include "Services.h"
 #include "Tensor.h"
 
 #include <optional>
@@ -51,6 +52,10 @@ struct grove_context {
   // Device models only: device weights, stream, libraries (Device.h). The
   // host arena above stays the staging copy for load/set/save.
   std::unique_ptr<grove::rt::DeviceContext> device;
+
+  // What the context owns for the services generated code calls; they find
+  // it through currentCall() (Services.h).
+  grove::rt::ServiceRegistry services;
 
   // Calls that write state, loads and set_weight hold this exclusively;
   // calls that only read state, saves and get_weight share it.

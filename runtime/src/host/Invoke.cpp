@@ -101,7 +101,7 @@ class Invocation {
 public:
   Invocation(grove_context &ctx, uint32_t index)
       : ctx(ctx), entry(ctx.desc.entries[index]),
-        fn(ctx.model->entries[index]) {}
+        fn(ctx.model->entries[index]), index(index) {}
 
   /// `inputs`: entry.inputs.size() tensors; `slots`: where results go.
   grove_status run(const DLTensor *const *inputs,
@@ -122,6 +122,7 @@ private:
   grove_context &ctx;
   const EntryDesc &entry;
   grove_packed_fn fn;
+  uint32_t index;
 };
 
 grove_status Invocation::decodeResults(const std::vector<int64_t> &words,
@@ -353,7 +354,12 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   clearServiceError();
   if (ctx.device)
     ctx.device->beginCall();
-  const bool completed = runAbandonable(fn, args.data());
+  bool completed;
+  {
+    // Services the generated code calls find this context through it.
+    CallScope scope(ctx, index);
+    completed = runAbandonable(fn, args.data());
+  }
   // Waits for the device work; failures land in the service error below.
   if (ctx.device)
     (void)ctx.device->endCall();
