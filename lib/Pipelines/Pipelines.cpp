@@ -25,51 +25,74 @@
 using namespace mlir;
 using namespace mlir::grove;
 
-void mlir::grove::buildGroveCommonPipeline(
-    OpPassManager &pm, const GrovePipelineOptions &options) {
-  // Grove level: fold what the user wrote, form the fused ops the research
-  // passes know, then fix the ABI while the signatures still say what the
-  // user meant.
+TargetPolicy mlir::grove::getHostPolicy() { return TargetPolicy(); }
+
+TargetPolicy mlir::grove::getCudaPolicy() {
+  TargetPolicy policy;
+  policy.target = "cuda";
+  policy.convPerImage = false;
+  policy.splitAttentionGemm = false;
+  policy.convLibraryLowPrecision = true;
+  policy.convLibraryBySize = false;
+  return policy;
+}
+
+void mlir::grove::addInputPhase(OpPassManager &pm,
+                                const GrovePipelineOptions &) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::grove::addDifferentiatePhase(OpPassManager &,
+                                        const GrovePipelineOptions &) {
+  // Nothing differentiates yet: grove-autodiff (training) goes here, after
+  // the input is folded and before fusions hide the primitive ops.
+}
+
+void mlir::grove::addFusePhase(OpPassManager &pm,
+                               const GrovePipelineOptions &options) {
   if (options.fuseSplitAttention)
     pm.addNestedPass<func::FuncOp>(createGroveFuseSplitAttention());
-  // State becomes arguments with roles, which the descriptor then lists.
+}
+
+void mlir::grove::addABIPhase(OpPassManager &pm,
+                              const GrovePipelineOptions &options,
+                              const TargetPolicy &policy) {
+  // State becomes arguments with roles, which the descriptor then lists;
+  // the signatures still say what the user meant.
   pm.addPass(createGroveParamsToArguments());
   GrovePrepareABIOptions abi;
   abi.moduleName = options.moduleName;
-  abi.target = options.target;
+  abi.target = policy.target;
   pm.addPass(createGrovePrepareABI(abi));
+}
 
+void mlir::grove::addLinalgPhase(OpPassManager &pm,
+                                 const GrovePipelineOptions &options,
+                                 const TargetPolicy &policy) {
   // Linalg on tensors: fuse elementwise chains (bias + activation, softmax's
-  // steps) into single generics before any buffer exists.
-  // The host unfolds convolutions one image at a time: the unfolded copy
-  // then stays in cache. A GPU has the memory, and wants one batched GEMM.
-  // The host's split-attention FCs are GEMM library calls (small ones at
-  // every batch, the others from batch 2 on; docs/perf.md, "Split
-  // attention"); the GPU's stay kernels. With
-  // conv-library the host's f32 convolutions go to oneDNN's convolution and
-  // the GPU's (every float type) to cuDNN's (convert-linalg-to-blas), else
-  // they are im2col + GEMM (per image on the host), except the host's f32
-  // ones on small images (conv-library-max-positions), which oneDNN runs
-  // faster.
-  bool cuda = options.target == "cuda";
+  // steps) into single generics before any buffer exists. With
+  // conv-library, convolutions go to the target's convolution library
+  // (convert-linalg-to-blas); on the host, f32 ones on small images do by
+  // default (conv-library-max-positions; docs/passes.md).
   ConvertGroveToLinalgOptions toLinalg;
-  toLinalg.convPerImage = !cuda;
-  toLinalg.splitAttentionGemm = !cuda;
+  toLinalg.convPerImage = policy.convPerImage;
+  toLinalg.splitAttentionGemm = policy.splitAttentionGemm;
   toLinalg.convLibrary = options.convLibrary;
-  toLinalg.convLibraryLowPrecision = cuda;
+  toLinalg.convLibraryLowPrecision = policy.convLibraryLowPrecision;
   toLinalg.convLibraryMaxPositions =
-      cuda ? 0 : options.convLibraryMaxPositions;
+      policy.convLibraryBySize ? int64_t(options.convLibraryMaxPositions) : 0;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createGroveCollapseLoopDims());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+}
 
-  // Bufferization: function boundaries get identity-layout memrefs, which is
-  // what the runtime passes (compact row-major).
+void mlir::grove::addBufferizePhase(OpPassManager &pm) {
+  // Function boundaries get identity-layout memrefs, which is what the
+  // runtime passes (compact row-major).
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -80,6 +103,17 @@ void mlir::grove::buildGroveCommonPipeline(
   // subviews: CSE makes them one value, and the canonicalizer drops the copy.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
+                                           const GrovePipelineOptions &options,
+                                           const TargetPolicy &policy) {
+  addInputPhase(pm, options);
+  addDifferentiatePhase(pm, options);
+  addFusePhase(pm, options);
+  addABIPhase(pm, options, policy);
+  addLinalgPhase(pm, options, policy);
+  addBufferizePhase(pm);
 }
 
 /// x86 has no bf16 arithmetic, and LLVM's promotion calls a libgcc helper
@@ -121,7 +155,7 @@ static void addHostToLLVM(OpPassManager &pm, bool withGpu) {
 
 void mlir::grove::buildGroveToHostPipeline(
     OpPassManager &pm, const GrovePipelineOptions &options) {
-  buildGroveCommonPipeline(pm, options);
+  buildGroveCommonPipeline(pm, options, getHostPolicy());
 
   // Every buffer the function returns is owned by the caller (the runtime
   // frees it); temporaries are freed in place.
@@ -160,11 +194,8 @@ std::string mlir::grove::getDefaultCudaToolkitPath() {
 }
 
 void mlir::grove::buildGroveToCudaPipeline(
-    OpPassManager &pm, const GrovePipelineOptions &cudaOptions) {
-  GrovePipelineOptions options;
-  options.copyOptionValuesFrom(cudaOptions);
-  options.target = "cuda";
-  buildGroveCommonPipeline(pm, options);
+    OpPassManager &pm, const GrovePipelineOptions &options) {
+  buildGroveCommonPipeline(pm, options, getCudaPolicy());
 
   // Still on plain memrefs: make every op a library call or a kernel.
   pm.addPass(createGroveLegalizeMemRef());
@@ -229,8 +260,11 @@ void mlir::grove::buildGroveToCudaPipeline(
 void mlir::grove::registerGrovePipelines() {
   PassPipelineRegistration<GrovePipelineOptions>(
       "grove-common",
-      "Grove IR to bufferized linalg (the stages all targets share)",
-      buildGroveCommonPipeline);
+      "Grove IR to bufferized linalg (the phases all targets share, with "
+      "the host's policy)",
+      [](OpPassManager &pm, const GrovePipelineOptions &options) {
+        buildGroveCommonPipeline(pm, options, getHostPolicy());
+      });
   PassPipelineRegistration<GrovePipelineOptions>(
       "grove-to-host",
       "Grove IR to the LLVM dialect for the host CPU, with the C ABI",

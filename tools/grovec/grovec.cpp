@@ -15,6 +15,7 @@
 #include "grove/InitAll.h"
 #include "grove/Pipelines/Pipelines.h"
 #include "grove/Support/CNames.h"
+#include "grove/Support/InputFile.h"
 #include "grove/Target/HostCodegen.h"
 #include "grove/Target/ModelDescriptor.h"
 
@@ -57,41 +58,12 @@ cl::opt<std::string> outputDir("o", cl::desc("Output directory (created)"),
                                cl::value_desc("dir"), cl::cat(groveCategory));
 cl::opt<std::string> target("target", cl::desc("Target: host (default), cuda"),
                             cl::init("host"), cl::cat(groveCategory));
-cl::opt<std::string> cudaChip("cuda-chip",
-                              cl::desc("CUDA target: GPU architecture "
-                                       "(default sm_90; PTX is embedded too)"),
-                              cl::init("sm_90"), cl::cat(groveCategory));
-cl::opt<std::string> cudaToolkit(
-    "cuda-toolkit",
-    cl::desc("CUDA target: toolkit with ptxas and fatbinary (default: "
-             "$CUDA_HOME, else the one Grove was built with)"),
-    cl::init(""), cl::cat(groveCategory));
-cl::opt<bool> fuseSplitAttention(
-    "fuse-split-attention",
-    cl::desc("Fuse ResNeSt split attention into one op (default true)"),
-    cl::init(true), cl::cat(groveCategory));
-cl::opt<bool> convLibrary(
-    "conv-library",
-    cl::desc("Convolutions on the runtime's convolution service instead of "
-             "im2col + GEMM: host f32 on oneDNN, cuda f32/f16/bf16 on cuDNN "
-             "(default false; docs/passes.md, docs/cuda.md)"),
-    cl::init(false), cl::cat(groveCategory));
-cl::opt<int64_t> convLibraryMaxPositions(
-    "conv-library-max-positions",
-    cl::desc("Host target: f32 convolutions with at most this many output "
-             "positions per channel (Oh*Ow) run on oneDNN's convolution "
-             "(default 784 = 28x28; 0: none; docs/passes.md)"),
-    cl::init(kDefaultConvLibraryMaxPositions), cl::cat(groveCategory));
-cl::opt<bool> narrowIndices(
-    "cuda-narrow-indices",
-    cl::desc("CUDA target: kernels delinearize thread ids in 32 bits where "
-             "the space fits (default false; not yet measured on a GPU)"),
-    cl::init(false), cl::cat(groveCategory));
-cl::opt<bool> threads(
-    "host-threads",
-    cl::desc("Host target: run generated loops on the runtime's thread "
-             "team (default true)"),
-    cl::init(true), cl::cat(groveCategory));
+// The pipeline options grovec exposes, declared once (PipelineOptions.def):
+// each DRIVER option is a flag `<FLAG>` here, stored in `<FIELD>Flag`.
+#define GROVE_DRIVER_OPTION(TYPE, FIELD, NAME, FLAG, DEFAULT, DESCRIPTION)     \
+  cl::opt<TYPE> FIELD##Flag(FLAG, cl::desc(DESCRIPTION), cl::init(DEFAULT),    \
+                            cl::cat(groveCategory));
+#include "grove/Pipelines/PipelineOptions.def"
 cl::opt<Emit> emit("emit", cl::desc("What to write (default: lib)"),
                    cl::values(clEnumValN(Emit::Mlir, "mlir",
                                          "LLVM-dialect MLIR after the pipeline"),
@@ -172,6 +144,132 @@ static bool isKnownCudaChip(const std::string &chip) {
   return !nvptx || isKnownProcessor(*nvptx, triple, chip);
 }
 
+/// The checks of the command line that need no input; 0 when it is fine,
+/// else the exit status (after a message).
+static int checkUsage() {
+  if (inputFile.empty())
+    return usageError("no input file");
+  if (outputDir.empty())
+    return usageError("no output directory (-o OUT)");
+  if (!libName.empty() && !isCIdentifier(libName))
+    return usageError("--name='" + libName + "' is not a C identifier");
+  if (optLevel > 3)
+    return usageError("-O" + Twine(optLevel) + " is not one of -O0..-O3");
+#if !GROVE_HAVE_CUDA_TARGET
+  if (target == "cuda")
+    return inputError("the cuda target is not available in this build of "
+                      "grovec (no CUDA toolkit was found when Grove was "
+                      "built; see docs/cuda.md)");
+#endif
+  if (target != "host" && target != "cuda")
+    return usageError("unknown target '" + target +
+                      "' (expected host or cuda)");
+  // The default needs no check (nor the NVPTX backend's start-up).
+  if (chipFlag.getNumOccurrences() &&
+      (!StringRef(chipFlag).starts_with("sm_") || !isKnownCudaChip(chipFlag)))
+    return usageError("--cuda-chip='" + chipFlag +
+                      "' is not an sm_NN architecture LLVM's NVPTX backend "
+                      "knows");
+  if (convLibraryMaxPositionsFlag < 0)
+    return usageError("--conv-library-max-positions=" +
+                      Twine(convLibraryMaxPositionsFlag) + " is negative");
+  return 0;
+}
+
+/// The pipeline's options: grovec's flags (PipelineOptions.def) and the
+/// library's name.
+static void bindPipelineOptions(GrovePipelineOptions &options,
+                                StringRef name) {
+  options.moduleName = name.str();
+#define GROVE_DRIVER_OPTION(TYPE, FIELD, NAME, FLAG, DEFAULT, DESCRIPTION)     \
+  options.FIELD = FIELD##Flag;
+#include "grove/Pipelines/PipelineOptions.def"
+}
+
+/// Runs the target's pipeline on `module`; 0 or the exit status.
+static int runPipeline(MLIRContext &context, ModuleOp module,
+                       StringRef name) {
+  PassManager pm(&context);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return usageError("invalid pass manager options");
+  applyDefaultTimingPassManagerCLOptions(pm);
+  GrovePipelineOptions options;
+  bindPipelineOptions(options, name);
+  if (target == "cuda") {
+    std::string toolkit = cudaToolkitFlag.empty() ? getDefaultCudaToolkitPath()
+                                                  : cudaToolkitFlag;
+    if (!llvm::sys::fs::exists(toolkit + "/bin/ptxas"))
+      return inputError("no ptxas in the CUDA toolkit '" + toolkit +
+                        "' (set --cuda-toolkit or CUDA_HOME)");
+    buildGroveToCudaPipeline(pm, options);
+  } else {
+    buildGroveToHostPipeline(pm, options);
+  }
+  return failed(pm.run(module)) ? kExitInputError : 0;
+}
+
+/// Generates code for the lowered `module` and writes the outputs --emit
+/// asks for, all or none.
+static int writeOutputs(ModuleOp module, const ModelDesc &model,
+                        StringRef name) {
+  HostCodegenOptions codegen;
+  codegen.optLevel = optLevel;
+  codegen.cpu = cpu;
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createHostTargetMachine(codegen, error);
+  if (!tm)
+    return usageError(error);
+  OutputSet outputs(outputDir);
+  if (failed(outputs.prepare(error)))
+    return inputError(error);
+
+  if (emit == Emit::Mlir) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    outputs.add((name + ".mlir").str(), std::move(text));
+    return outputs.commit() ? 0 : kExitInputError;
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateAndOptimize(module, llvmContext, *tm, optLevel);
+  if (!llvmModule)
+    return kExitInputError;
+
+  if (emit == Emit::Llvm) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule->print(os, nullptr);
+    outputs.add((name + ".ll").str(), std::move(text));
+    return outputs.commit() ? 0 : kExitInputError;
+  }
+
+  llvm::SmallVector<char, 0> object;
+  if (failed(emitObject(*llvmModule, *tm, object, error)))
+    return inputError(error);
+  outputs.add((name + ".h").str(),
+              emitCHeader(model, llvm::sys::path::filename(inputFile)));
+  if (emit == Emit::Obj) {
+    outputs.add((name + ".o").str(), std::string(object.begin(), object.end()));
+  } else {
+    FailureOr<std::string> archive = buildStaticLibrary(
+        (name + ".o").str(), StringRef(object.data(), object.size()), error);
+    if (failed(archive))
+      return inputError("cannot build the archive: " + error);
+    outputs.add(("lib" + name + ".a").str(), std::move(*archive));
+  }
+  if (!weights.empty()) {
+    auto buffer = llvm::MemoryBuffer::getFile(weights, /*IsText=*/false);
+    if (!buffer)
+      return inputError("cannot read '" + weights +
+                        "': " + buffer.getError().message());
+    outputs.add((name + ".safetensors").str(), (*buffer)->getBuffer().str());
+  }
+  return outputs.commit() ? 0 : kExitInputError;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerPassManagerCLOptions();
@@ -191,32 +289,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "run 'grovec --help' for usage\n";
     return kExitUsage;
   }
-  if (inputFile.empty())
-    return usageError("no input file");
-  if (outputDir.empty())
-    return usageError("no output directory (-o OUT)");
-  if (!libName.empty() && !isCIdentifier(libName))
-    return usageError("--name='" + libName + "' is not a C identifier");
-  if (optLevel > 3)
-    return usageError("-O" + Twine(optLevel) + " is not one of -O0..-O3");
-#if !GROVE_HAVE_CUDA_TARGET
-  if (target == "cuda")
-    return inputError("the cuda target is not available in this build of "
-                      "grovec (no CUDA toolkit was found when Grove was "
-                      "built; see docs/cuda.md)");
-#endif
-  if (target != "host" && target != "cuda")
-    return usageError("unknown target '" + target +
-                      "' (expected host or cuda)");
-  // The default needs no check (nor the NVPTX backend's start-up).
-  if (cudaChip.getNumOccurrences() &&
-      (!StringRef(cudaChip).starts_with("sm_") || !isKnownCudaChip(cudaChip)))
-    return usageError("--cuda-chip='" + cudaChip +
-                      "' is not an sm_NN architecture LLVM's NVPTX backend "
-                      "knows");
-  if (convLibraryMaxPositions < 0)
-    return usageError("--conv-library-max-positions=" +
-                      Twine(convLibraryMaxPositions) + " is negative");
+  if (int status = checkUsage())
+    return status;
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -230,15 +304,21 @@ int main(int argc, char **argv) {
   // developers (grove-opt shows it).
   context.printOpOnDiagnostic(false);
 
-  std::string openError;
+  // Bounded: a device, a FIFO, a huge file or nesting past the parser's
+  // stack is a diagnostic (grove/Support/InputFile.h).
+  std::string readError;
+  bool located = false;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFile, &openError);
+      readModelInput(inputFile, readError, located);
+  if (!input && located) {
+    llvm::errs() << readError << "\n";
+    return kExitInputError;
+  }
   if (!input)
-    return inputError(openError);
+    return inputError(readError);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
-
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
@@ -249,99 +329,19 @@ int main(int argc, char **argv) {
     name = module->getSymName()
                ? module->getSymName()->str()
                : sanitize(llvm::sys::path::stem(inputFile));
+  if (int status = runPipeline(context, *module, name))
+    return status;
 
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return usageError("invalid pass manager options");
-  applyDefaultTimingPassManagerCLOptions(pm);
-  GrovePipelineOptions pipelineOptions;
-  pipelineOptions.moduleName = name;
-  pipelineOptions.fuseSplitAttention = fuseSplitAttention;
-  pipelineOptions.threads = threads;
-  pipelineOptions.convLibrary = convLibrary;
-  pipelineOptions.convLibraryMaxPositions = convLibraryMaxPositions;
-  if (target == "cuda") {
-    pipelineOptions.chip = cudaChip;
-    pipelineOptions.narrowIndices = narrowIndices;
-    pipelineOptions.cudaToolkit = cudaToolkit;
-    std::string toolkit =
-        cudaToolkit.empty() ? getDefaultCudaToolkitPath() : cudaToolkit;
-    if (!llvm::sys::fs::exists(toolkit + "/bin/ptxas"))
-      return inputError("no ptxas in the CUDA toolkit '" + toolkit +
-                        "' (set --cuda-toolkit or CUDA_HOME)");
-    buildGroveToCudaPipeline(pm, pipelineOptions);
-  } else {
-    buildGroveToHostPipeline(pm, pipelineOptions);
-  }
-  if (failed(pm.run(*module)))
-    return kExitInputError;
-
-  std::string error;
   FailureOr<std::string> descText = findEmbeddedDescriptor(*module, name);
-  std::string descError;
+  std::string error;
   FailureOr<ModelDesc> model =
-      succeeded(descText) ? parseModelDescriptor(*descText, descError)
+      succeeded(descText) ? parseModelDescriptor(*descText, error)
                           : FailureOr<ModelDesc>(failure());
   if (failed(model))
     return inputError("internal: the lowered module has no valid model "
-                      "descriptor " + descError);
+                      "descriptor " + error);
   if (failed(checkWithRuntime(model->module, *descText, model->entries.size(),
                               weights, error)))
     return inputError(error);
-
-  HostCodegenOptions codegen;
-  codegen.optLevel = optLevel;
-  codegen.cpu = cpu;
-  std::unique_ptr<llvm::TargetMachine> tm =
-      createHostTargetMachine(codegen, error);
-  if (!tm)
-    return usageError(error);
-  OutputSet outputs(outputDir);
-  if (std::string error; failed(outputs.prepare(error)))
-    return inputError(error);
-
-  if (emit == Emit::Mlir) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    outputs.add(name + ".mlir", std::move(text));
-    return outputs.commit() ? 0 : kExitInputError;
-  }
-
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateAndOptimize(*module, llvmContext, *tm, optLevel);
-  if (!llvmModule)
-    return kExitInputError;
-
-  if (emit == Emit::Llvm) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    llvmModule->print(os, nullptr);
-    outputs.add(name + ".ll", std::move(text));
-    return outputs.commit() ? 0 : kExitInputError;
-  }
-
-  llvm::SmallVector<char, 0> object;
-  if (failed(emitObject(*llvmModule, *tm, object, error)))
-    return inputError(error);
-  outputs.add(name + ".h",
-              emitCHeader(*model, llvm::sys::path::filename(inputFile)));
-  if (emit == Emit::Obj) {
-    outputs.add(name + ".o", std::string(object.begin(), object.end()));
-  } else {
-    FailureOr<std::string> archive = buildStaticLibrary(
-        name + ".o", StringRef(object.data(), object.size()), error);
-    if (failed(archive))
-      return inputError("cannot build the archive: " + error);
-    outputs.add("lib" + name + ".a", std::move(*archive));
-  }
-  if (!weights.empty()) {
-    auto buffer = llvm::MemoryBuffer::getFile(weights, /*IsText=*/false);
-    if (!buffer)
-      return inputError("cannot read '" + weights +
-                        "': " + buffer.getError().message());
-    outputs.add(name + ".safetensors", (*buffer)->getBuffer().str());
-  }
-  return outputs.commit() ? 0 : kExitInputError;
+  return writeOutputs(*module, *model, name);
 }
