@@ -41,10 +41,13 @@ trap 'die "command failed (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 
 # Compiler toolchain (LLVM/MLIR 22), build tools, runtime deps, test references.
 # g++ is not in a minimal Debian image and every build needs it.
+# libgfortran-12-dev: a static link of the runtime (pkg-config --static grove)
+# takes OpenBLAS's private -lgfortran, whose link-time library only the -dev
+# package ships (libopenblas0 brings the run-time one alone).
 PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-  ninja-build cmake g++ pkgconf
-  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
+  ninja-build cmake g++ pkgconf clang-format
+  libopenblas-dev libgfortran-12-dev libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   libdlpack-dev nlohmann-json3-dev libgtest-dev
   python3-torch python3-numpy python3-sklearn python3-venv
 )

@@ -11,10 +11,13 @@ LLVM=/usr/lib/llvm-22
 
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/build.sh" all mlir-doc
+status=0
+
+echo "test: format"
+"$ROOT/scripts/check-format.sh" || status=1
 
 RESULTS="$BUILD/test-results"
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"
-status=0
 
 echo "test: lit"
 "$LLVM/bin/lit" -sv --xunit-xml-output "$RESULTS/lit.xml" "$BUILD/test" || status=1
@@ -30,7 +33,16 @@ OMP_NUM_THREADS=2 "$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
   --gtest_filter='ParallelFor*' \
   --gtest_output="xml:$RESULTS/gtest-threads.xml" || status=1
 
-reports=("$RESULTS/lit.xml" "$RESULTS/gtest.xml" "$RESULTS/gtest-threads.xml")
+echo "test: gtest (compiler helpers)"
+"$BUILD/unittests/grove-compiler-tests" --gtest_brief=1 \
+  --gtest_output="xml:$RESULTS/gtest-compiler.xml" || status=1
+
+echo "test: gtest (runtime under ASan+UBSan, build-asan/)"
+GROVE_ASAN_GTEST_OUTPUT="$RESULTS/gtest-asan.xml" \
+  "$ROOT/scripts/test-sanitizers.sh" || status=1
+
+reports=("$RESULTS/lit.xml" "$RESULTS/gtest.xml" "$RESULTS/gtest-threads.xml"
+  "$RESULTS/gtest-compiler.xml" "$RESULTS/gtest-asan.xml")
 if [[ -x "$BUILD/unittests/grove-runtime-cuda-tests" ]]; then
   echo "test: gtest (CUDA runtime; GPU cases SKIPPED where no GPU)"
   "$BUILD/unittests/grove-runtime-cuda-tests" --gtest_brief=1 \

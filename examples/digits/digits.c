@@ -66,8 +66,10 @@ static int fail(const char *what, grove_status s) {
 
 int main(int argc, char **argv) {
   if (argc != 3 && !(argc == 5 && strcmp(argv[3], "--expect") == 0)) {
-    fprintf(stderr, "usage: %s WEIGHTS.safetensors DIGITS_TEST.bin "
-                    "[--expect REFERENCE.txt]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s WEIGHTS.safetensors DIGITS_TEST.bin "
+            "[--expect REFERENCE.txt]\n",
+            argv[0]);
     return 2;
   }
   dataset ds;
@@ -89,8 +91,7 @@ int main(int argc, char **argv) {
 #if DIGITS_CUDA
   size_t inBytes = sizeof(float) * ds.n * ds.d;
   if (cudaMalloc(&input, inBytes) != cudaSuccess ||
-      cudaMemcpy(input, ds.x, inBytes, cudaMemcpyHostToDevice) !=
-          cudaSuccess) {
+      cudaMemcpy(input, ds.x, inBytes, cudaMemcpyHostToDevice) != cudaSuccess) {
     fprintf(stderr, "cannot copy the batch to the GPU\n");
     return 1;
   }
@@ -111,8 +112,8 @@ int main(int argc, char **argv) {
   if (!y)
     return 1;
 #if DIGITS_CUDA
-  if (cudaMemcpy(y, logits->dl_tensor.data, outBytes,
-                 cudaMemcpyDeviceToHost) != cudaSuccess) {
+  if (cudaMemcpy(y, logits->dl_tensor.data, outBytes, cudaMemcpyDeviceToHost) !=
+      cudaSuccess) {
     fprintf(stderr, "cannot copy the logits from the GPU\n");
     return 1;
   }

@@ -118,8 +118,7 @@ mlir::grove::readModelInput(llvm::StringRef path, std::string &error,
   auto [line, column] = findExcessiveNesting(text, kMaxInputNesting);
   if (line) {
     error = name + ":" + std::to_string(line) + ":" + std::to_string(column) +
-            ": error: nesting deeper than " +
-            std::to_string(kMaxInputNesting) +
+            ": error: nesting deeper than " + std::to_string(kMaxInputNesting) +
             " levels; the parser would overflow its stack";
     located = true;
     return nullptr;

@@ -4,12 +4,12 @@
 
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
-#include "llvm/IR/SystemLibraries.h"
 #include "llvm/IR/LegacyPassManager.h"
-#include "llvm/Passes/PassBuilder.h"
+#include "llvm/IR/SystemLibraries.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -103,8 +103,8 @@ static void optimize(llvm::Module &module, llvm::TargetMachine &tm,
   const llvm::MCSubtargetInfo *subtarget = tm.getMCSubtargetInfo();
   if (tm.getTargetTriple().isX86() && tm.getTargetTriple().isOSLinux() &&
       subtarget && subtarget->checkFeatures("+avx2"))
-    libraryInfo.addVectorizableFunctionsFromVecLib(
-        llvm::VectorLibrary::LIBMVEC, tm.getTargetTriple());
+    libraryInfo.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
+                                                   tm.getTargetTriple());
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
@@ -147,8 +147,9 @@ LogicalResult mlir::grove::emitObject(llvm::Module &module,
   return success();
 }
 
-FailureOr<std::string> mlir::grove::buildStaticLibrary(
-    llvm::StringRef memberName, llvm::StringRef object, std::string &error) {
+FailureOr<std::string>
+mlir::grove::buildStaticLibrary(llvm::StringRef memberName,
+                                llvm::StringRef object, std::string &error) {
   llvm::NewArchiveMember member(llvm::MemoryBufferRef(object, memberName));
   member.MemberName = memberName;
   std::vector<llvm::NewArchiveMember> members;

@@ -162,9 +162,12 @@ for n in (1, 3):
                 m.call("dyn_conv", x[:, :, :h, :wd], w3)
                 raise AssertionError(f"{m.name} dyn_conv {h}x{wd}: no error")
             except GroveError as e:
-                what = "height" if h == 2 else "width"
-                assert (f"grove.conv2d input {what} plus padding must be at "
-                        "least 3" in e.message), e.message
+                # The op, the rule and both sizes, located by file name only.
+                what, got = ("height", h) if h == 2 else ("width", wd)
+                assert (f"'dyn_conv': {m.name}.mlir:" in e.message and
+                        f"grove.conv2d: one window needs the input {what} "
+                        f"plus padding of at least 3, got {got}" in e.message
+                        ), e.message
         checked += 3
     for h, w in ((5, 5), (6, 7), (1, 2), (8, 3), (1, 1)):
         x = r.standard_normal((n, 2, h, w)).astype(np.float32)

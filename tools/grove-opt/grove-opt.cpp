@@ -41,9 +41,9 @@ static mlir::LogicalResult runOnStdin(llvm::StringRef outputFilename,
     llvm::errs() << error << "\n";
     return mlir::failure();
   }
-  if (mlir::failed(mlir::MlirOptMain(
-          output->os(), std::move(input), registry,
-          mlir::MlirOptMainConfig::createFromCLOptions())))
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry,
+                            mlir::MlirOptMainConfig::createFromCLOptions())))
     return mlir::failure();
   output->keep();
   return mlir::success();

@@ -33,8 +33,7 @@ bool OutputSet::commit() {
     llvm::sys::path::append(model, "." + name + ".tmp-%%%%%%");
     int fd;
     llvm::SmallString<256> temp;
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueFile(model, fd, temp)) {
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
       llvm::WithColor::error(llvm::errs(), "grovec")
           << "cannot write to '" << dir << "': " << ec.message() << "\n";
       cleanup();
@@ -46,8 +45,7 @@ bool OutputSet::commit() {
     os.close();
     if (os.has_error()) {
       llvm::WithColor::error(llvm::errs(), "grovec")
-          << "cannot write '" << temp << "': " << os.error().message()
-          << "\n";
+          << "cannot write '" << temp << "': " << os.error().message() << "\n";
       os.clear_error();
       cleanup();
       return false;

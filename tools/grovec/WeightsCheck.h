@@ -1,4 +1,5 @@
-//===- WeightsCheck.h - Check a weights file as the runtime will -*- C++ -*-===//
+//===- WeightsCheck.h - Check a weights file as the runtime will -*- C++
+//-*-===//
 
 #ifndef GROVE_TOOLS_GROVEC_WEIGHTSCHECK_H
 #define GROVE_TOOLS_GROVEC_WEIGHTSCHECK_H

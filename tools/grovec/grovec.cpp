@@ -64,16 +64,14 @@ cl::opt<std::string> target("target", cl::desc("Target: host (default), cuda"),
   cl::opt<TYPE> FIELD##Flag(FLAG, cl::desc(DESCRIPTION), cl::init(DEFAULT),    \
                             cl::cat(groveCategory));
 #include "grove/Pipelines/PipelineOptions.def"
-cl::opt<Emit> emit("emit", cl::desc("What to write (default: lib)"),
-                   cl::values(clEnumValN(Emit::Mlir, "mlir",
-                                         "LLVM-dialect MLIR after the pipeline"),
-                              clEnumValN(Emit::Llvm, "llvm",
-                                         "optimised LLVM IR (.ll)"),
-                              clEnumValN(Emit::Obj, "obj",
-                                         "object file and C header"),
-                              clEnumValN(Emit::Lib, "lib",
-                                         "static library and C header")),
-                   cl::init(Emit::Lib), cl::cat(groveCategory));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to write (default: lib)"),
+    cl::values(clEnumValN(Emit::Mlir, "mlir",
+                          "LLVM-dialect MLIR after the pipeline"),
+               clEnumValN(Emit::Llvm, "llvm", "optimised LLVM IR (.ll)"),
+               clEnumValN(Emit::Obj, "obj", "object file and C header"),
+               clEnumValN(Emit::Lib, "lib", "static library and C header")),
+    cl::init(Emit::Lib), cl::cat(groveCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
                            cl::Prefix, cl::init(3), cl::cat(groveCategory));
 cl::opt<std::string> cpu("cpu",
@@ -178,8 +176,7 @@ static int checkUsage() {
 
 /// The pipeline's options: grovec's flags (PipelineOptions.def) and the
 /// library's name.
-static void bindPipelineOptions(GrovePipelineOptions &options,
-                                StringRef name) {
+static void bindPipelineOptions(GrovePipelineOptions &options, StringRef name) {
   options.moduleName = name.str();
 #define GROVE_DRIVER_OPTION(TYPE, FIELD, NAME, FLAG, DEFAULT, DESCRIPTION)     \
   options.FIELD = FIELD##Flag;
@@ -187,8 +184,7 @@ static void bindPipelineOptions(GrovePipelineOptions &options,
 }
 
 /// Runs the target's pipeline on `module`; 0 or the exit status.
-static int runPipeline(MLIRContext &context, ModuleOp module,
-                       StringRef name) {
+static int runPipeline(MLIRContext &context, ModuleOp module, StringRef name) {
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
     return usageError("invalid pass manager options");
@@ -196,8 +192,8 @@ static int runPipeline(MLIRContext &context, ModuleOp module,
   GrovePipelineOptions options;
   bindPipelineOptions(options, name);
   if (target == "cuda") {
-    std::string toolkit = cudaToolkitFlag.empty() ? getDefaultCudaToolkitPath()
-                                                  : cudaToolkitFlag;
+    std::string toolkit =
+        cudaToolkitFlag.empty() ? getDefaultCudaToolkitPath() : cudaToolkitFlag;
     if (!llvm::sys::fs::exists(toolkit + "/bin/ptxas"))
       return inputError("no ptxas in the CUDA toolkit '" + toolkit +
                         "' (set --cuda-toolkit or CUDA_HOME)");
@@ -326,20 +322,20 @@ int main(int argc, char **argv) {
 
   std::string name = libName;
   if (name.empty())
-    name = module->getSymName()
-               ? module->getSymName()->str()
-               : sanitize(llvm::sys::path::stem(inputFile));
+    name = module->getSymName() ? module->getSymName()->str()
+                                : sanitize(llvm::sys::path::stem(inputFile));
   if (int status = runPipeline(context, *module, name))
     return status;
 
   FailureOr<std::string> descText = findEmbeddedDescriptor(*module, name);
   std::string error;
-  FailureOr<ModelDesc> model =
-      succeeded(descText) ? parseModelDescriptor(*descText, error)
-                          : FailureOr<ModelDesc>(failure());
+  FailureOr<ModelDesc> model = succeeded(descText)
+                                   ? parseModelDescriptor(*descText, error)
+                                   : FailureOr<ModelDesc>(failure());
   if (failed(model))
     return inputError("internal: the lowered module has no valid model "
-                      "descriptor " + error);
+                      "descriptor " +
+                      error);
   if (failed(checkWithRuntime(model->module, *descText, model->entries.size(),
                               weights, error)))
     return inputError(error);

@@ -192,8 +192,8 @@ TEST(Blas, TransposedRhsDenseLayerShapes) {
   const int64_t sizes[][3] = {{16, 300, 512}, {40, 257, 300}, {64, 200, 400},
                               {15, 300, 512}, {65, 200, 400}, {16, 128, 64}};
   for (const auto &mnk : sizes)
-    for (Layout lc : {Layout::RowMajor, Layout::RowMajorPadded,
-                      Layout::ColMajor})
+    for (Layout lc :
+         {Layout::RowMajor, Layout::RowMajorPadded, Layout::ColMajor})
       for (float beta : {0.0f, 0.5f}) {
         checkGemm(mnk[0], mnk[1], mnk[2], false, true, Layout::RowMajor,
                   Layout::RowMajor, lc, 1.5f, beta, rng);
@@ -270,11 +270,12 @@ TEST(Blas, BatchedMatchesPerBatchGemm) {
         x = dist(rng);
       for (float &x : b)
         x = dist(rng);
-      grove_memref_f32_3 am = memref3(a.data(), 0, batch, ar, ac, ar * ac, ac, 1),
-                         bm = memref3(b.data(), 0, batch, br, bc, br * bc, bc, 1),
+      grove_memref_f32_3 am = memref3(a.data(), 0, batch, ar, ac, ar * ac, ac,
+                                      1),
+                         bm = memref3(b.data(), 0, batch, br, bc, br * bc, bc,
+                                      1),
                          cm = memref3(c.data(), 0, batch, m, n, m * n, n, 1);
-      _mlir_ciface_grove_rt_batch_matmul_f32(ta, tb, 1.0f, 0.0f, &am, &bm,
-                                             &cm);
+      _mlir_ciface_grove_rt_batch_matmul_f32(ta, tb, 1.0f, 0.0f, &am, &bm, &cm);
       for (int64_t q = 0; q < batch; ++q)
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j) {

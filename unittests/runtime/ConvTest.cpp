@@ -64,9 +64,9 @@ void callConv(Tensor5 &x, Tensor5 &w, Tensor5 &y, int64_t sh, int64_t sw,
 
 struct Case {
   int64_t n, g, cg, fg, h, w, kh, kw, sh, sw, dh, dw;
-  int64_t extra;  // input rows/columns beyond what the output reads
-  int64_t padX;   // elements after each input row (a strided input)
-  int64_t padY;   // elements after each output row (a strided result)
+  int64_t extra; // input rows/columns beyond what the output reads
+  int64_t padX;  // elements after each input row (a strided input)
+  int64_t padY;  // elements after each output row (a strided result)
   int64_t pad[4] = {0, 0, 0, 0}; // zero padding: top, left, bottom, right
 };
 
@@ -75,16 +75,13 @@ struct Case {
 void checkConv(const Case &c, std::mt19937 &rng) {
   SCOPED_TRACE(::testing::Message()
                << "n=" << c.n << " g=" << c.g << " cg=" << c.cg
-               << " fg=" << c.fg << " " << c.h << "x" << c.w << " k="
-               << c.kh << "x" << c.kw << " s=" << c.sh << "," << c.sw
-               << " d=" << c.dh << "," << c.dw << " extra=" << c.extra
-               << " padX=" << c.padX << " padY=" << c.padY << " pad="
-               << c.pad[0] << "," << c.pad[1] << "," << c.pad[2] << ","
-               << c.pad[3]);
-  int64_t oh =
-      (c.h + c.pad[0] + c.pad[2] - c.dh * (c.kh - 1) - 1) / c.sh + 1;
-  int64_t ow =
-      (c.w + c.pad[1] + c.pad[3] - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+               << " fg=" << c.fg << " " << c.h << "x" << c.w << " k=" << c.kh
+               << "x" << c.kw << " s=" << c.sh << "," << c.sw << " d=" << c.dh
+               << "," << c.dw << " extra=" << c.extra << " padX=" << c.padX
+               << " padY=" << c.padY << " pad=" << c.pad[0] << "," << c.pad[1]
+               << "," << c.pad[2] << "," << c.pad[3]);
+  int64_t oh = (c.h + c.pad[0] + c.pad[2] - c.dh * (c.kh - 1) - 1) / c.sh + 1;
+  int64_t ow = (c.w + c.pad[1] + c.pad[3] - c.dw * (c.kw - 1) - 1) / c.sw + 1;
   Tensor5 x({c.n, c.g, c.cg, c.h + c.extra, c.w + c.extra}, c.padX);
   Tensor5 w({c.g, c.fg, c.cg, c.kh, c.kw});
   Tensor5 y({c.n, c.g, c.fg, oh, ow}, c.padY);
@@ -132,7 +129,7 @@ TEST(Conv, MatchesNaiveLoop) {
       {1, 1, 3, 8, 15, 15, 7, 7, 2, 2, 1, 1, 0, 0, 0},  // 7x7 stem
       {1, 4, 2, 3, 8, 9, 1, 3, 1, 2, 1, 1, 0, 0, 0},    // 1x3, mixed
       {2, 2, 16, 32, 16, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0},
-      {1, 1, 3, 4, 9, 9, 3, 3, 2, 2, 1, 1, 1, 0, 0},  // unread rows/cols
+      {1, 1, 3, 4, 9, 9, 3, 3, 2, 2, 1, 1, 1, 0, 0},   // unread rows/cols
       {1, 2, 4, 6, 10, 10, 3, 3, 1, 1, 1, 1, 0, 3, 2}, // strided x and y
   };
   for (const Case &c : cases) {
@@ -194,8 +191,7 @@ TEST(Conv, RebuildsShapesItDroppedBeyondItsBound) {
   auto worker = [](unsigned seed, int64_t n) {
     std::mt19937 local(seed);
     for (int i = 0; i < 6; ++i)
-      checkConv({n + i % 2, 1, 4, 8, 9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0},
-                local);
+      checkConv({n + i % 2, 1, 4, 8, 9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0}, local);
   };
   std::thread a(worker, 31, 2), b(worker, 37, 4);
   a.join();

@@ -19,9 +19,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -59,15 +59,25 @@ void convEntry(void **args) {
   // Weights "not packed": claim a row stride one larger (the service must
   // refuse, not read past the rows).
   int64_t wExtra = gPackedWeights ? 0 : 1;
-  int64_t xv[11] = {x->offset, s.n, s.g, s.cg, s.h, s.w,
-                    x->strides[0], s.cg * x->strides[1], x->strides[1],
-                    x->strides[2], x->strides[3]};
-  int64_t wv[11] = {w->offset, s.g, s.fg, s.cg, s.kh, s.kw,
-                    s.fg * w->strides[0], w->strides[0], w->strides[1],
-                    w->strides[2] + wExtra, w->strides[3]};
-  int64_t yv[11] = {y->offset, s.n, s.g, s.fg, s.oh(), s.ow(),
-                    y->strides[0], s.fg * y->strides[1], y->strides[1],
-                    y->strides[2], y->strides[3]};
+  int64_t xv[11] = {
+      x->offset,     s.n,           s.g,           s.cg,
+      s.h,           s.w,           x->strides[0], s.cg * x->strides[1],
+      x->strides[1], x->strides[2], x->strides[3]};
+  int64_t wv[11] = {w->offset,
+                    s.g,
+                    s.fg,
+                    s.cg,
+                    s.kh,
+                    s.kw,
+                    s.fg * w->strides[0],
+                    w->strides[0],
+                    w->strides[1],
+                    w->strides[2] + wExtra,
+                    w->strides[3]};
+  int64_t yv[11] = {
+      y->offset,     s.n,           s.g,           s.fg,
+      s.oh(),        s.ow(),        y->strides[0], s.fg * y->strides[1],
+      y->strides[1], y->strides[2], y->strides[3]};
   // As generated code calls it: one descriptor per memref, by pointer
   // (view[0] the offset, then 5 sizes and 5 strides).
   auto desc = [](auto &m, void *aligned, const int64_t *view) {
@@ -163,8 +173,8 @@ grove_status runCase(std::vector<double> &got, std::vector<double> &ref,
   void *dy = upload(std::vector<float>(ny, 7.0f), ny); // overwritten
   int64_t xs[4] = {s.n, c, s.h, s.w}, ws[4] = {f, s.cg, s.kh, s.kw},
           ys[4] = {s.n, f, oh, ow};
-  DLDataType dt = gBf16 ? DLDataType{kDLBfloat, 16, 1}
-                        : DLDataType{kDLFloat, 32, 1};
+  DLDataType dt =
+      gBf16 ? DLDataType{kDLBfloat, 16, 1} : DLDataType{kDLFloat, 32, 1};
   DLTensor tx{dx, {kDLCUDA, 0}, 4, dt, xs, nullptr, 0};
   DLTensor tw{dw, {kDLCUDA, 0}, 4, dt, ws, nullptr, 0};
   DLTensor ty{dy, {kDLCUDA, 0}, 4, dt, ys, nullptr, 0};
@@ -204,8 +214,8 @@ grove_status runCase(std::vector<double> &got, std::vector<double> &ref,
                 if (yy < 0 || yy >= s.h || xx < 0 || xx >= s.w)
                   continue;
                 double t =
-                    double(hx[((b * c + grp * s.cg + ci) * s.h + yy) * s.w +
-                              xx]) *
+                    double(
+                        hx[((b * c + grp * s.cg + ci) * s.h + yy) * s.w + xx]) *
                     double(hw[((o * s.cg + ci) * s.kh + p) * s.kw + q]);
                 acc += t;
                 mag += std::fabs(t);
@@ -240,10 +250,9 @@ protected:
     ASSERT_EQ(status, GROVE_OK) << error << " (seed " << seed << ")";
     size_t bad = 0;
     for (size_t i = 0; i < got.size(); ++i)
-      if (!(std::fabs(got[i] - ref[i]) <= rtol * scale[i] + 1e-6) &&
-          bad++ < 5)
-        ADD_FAILURE() << "element " << i << ": " << got[i] << " vs "
-                      << ref[i] << " (seed " << seed << ")";
+      if (!(std::fabs(got[i] - ref[i]) <= rtol * scale[i] + 1e-6) && bad++ < 5)
+        ADD_FAILURE() << "element " << i << ": " << got[i] << " vs " << ref[i]
+                      << " (seed " << seed << ")";
     EXPECT_EQ(bad, 0u) << "of " << got.size();
   }
 };

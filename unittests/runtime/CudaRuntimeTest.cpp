@@ -49,8 +49,8 @@ struct DriverOverride {
   ~DriverOverride() { unsetenv("GROVE_CUDA_DRIVER"); }
 };
 
-grove_status create(grove_context **ctx, const grove_context_options *o =
-                                             nullptr) {
+grove_status create(grove_context **ctx,
+                    const grove_context_options *o = nullptr) {
   *ctx = reinterpret_cast<grove_context *>(0x1);
   return grove_context_create_with_options(&kCudaModel, o, ctx);
 }
@@ -138,8 +138,8 @@ TEST_F(CudaRuntimeGpu, MissingDeviceOrdinalIsNoDevice) {
 std::atomic<int> inside{0}, mostInside{0};
 void track(void **) {
   int now = ++inside;
-  for (int seen = mostInside; now > seen && !mostInside.compare_exchange_weak(
-                                               seen, now);) {
+  for (int seen = mostInside;
+       now > seen && !mostInside.compare_exchange_weak(seen, now);) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1));
   --inside;
@@ -211,9 +211,9 @@ TEST(CudaRuntimeNoGpu, MissingDriverIsNoDevice) {
 TEST(CudaRuntimeNoGpu, ToolkitStubIsNoDevice) {
   // scripts/gpu-check.sh carries the stub where no toolkit is installed.
   const char *carried = std::getenv("GROVE_TEST_CUDA_STUB");
-  std::string stub = carried && *carried
-                         ? carried
-                         : GROVE_TEST_CUDA_TOOLKIT "/lib64/stubs/libcuda.so";
+  std::string stub = carried && *carried ? carried
+                                         : GROVE_TEST_CUDA_TOOLKIT
+                         "/lib64/stubs/libcuda.so";
   DriverOverride d(stub.c_str());
   grove_context *ctx;
   EXPECT_EQ(create(&ctx), GROVE_ERROR_NO_DEVICE);
@@ -244,7 +244,8 @@ TEST(CudaRuntimeNoGpu, OptionsMustBeInitialised) {
   // Flags are checked before any device is looked for.
   o.flags = GROVE_CONTEXT_ASYNC | 4u;
   EXPECT_EQ(create(&ctx, &o), GROVE_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(grove_last_error()).find("unknown grove_context_options flags 4"),
+  EXPECT_NE(std::string(grove_last_error())
+                .find("unknown grove_context_options flags 4"),
             std::string::npos)
       << grove_last_error();
   grove_context_options_init(nullptr); // no crash

@@ -379,8 +379,7 @@ extern "C" void _mlir_memref_to_llvm_free(void *p);
 std::atomic<int> hogReturns{0}, hogNulls{0};
 void hog(void **) {
   void *small = _mlir_memref_to_llvm_alloc(64); // freed by the abandon
-  auto *huge =
-      static_cast<char *>(_mlir_memref_to_llvm_alloc(size_t(1) << 50));
+  auto *huge = static_cast<char *>(_mlir_memref_to_llvm_alloc(size_t(1) << 50));
   if (!huge)
     ++hogNulls;
   else

@@ -76,8 +76,8 @@ struct Recorder {
       }
     }
     EXPECT_EQ(wrong, 0) << "index " << lo + first << " was covered "
-                        << (first >= 0 ? hits[first].load() : 0)
-                        << " times (" << wrong << " indices wrong)";
+                        << (first >= 0 ? hits[first].load() : 0) << " times ("
+                        << wrong << " indices wrong)";
   }
 
   const int64_t lo, hi, size;
@@ -92,15 +92,18 @@ struct Recorder {
 /// deadlocked thread team would otherwise hang it forever.
 class Watchdog {
 public:
-  explicit Watchdog(int seconds) : thread([this, seconds] {
-      std::unique_lock<std::mutex> lock(mutex);
-      if (!done.wait_for(lock, std::chrono::seconds(seconds),
-                         [this] { return finished; })) {
-        std::fprintf(stderr, "ParallelForTest: no progress in %d s "
-                             "(deadlock?)\n", seconds);
-        std::abort();
-      }
-    }) {}
+  explicit Watchdog(int seconds)
+      : thread([this, seconds] {
+          std::unique_lock<std::mutex> lock(mutex);
+          if (!done.wait_for(lock, std::chrono::seconds(seconds),
+                             [this] { return finished; })) {
+            std::fprintf(stderr,
+                         "ParallelForTest: no progress in %d s "
+                         "(deadlock?)\n",
+                         seconds);
+            std::abort();
+          }
+        }) {}
   ~Watchdog() {
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -120,8 +123,7 @@ private:
 /// Whether a big range may be expected to use more than one thread.
 bool teamHasSeveralThreads() {
 #if GROVE_HAVE_DNNL
-  return omp_get_max_threads() > 1 && !omp_get_dynamic() &&
-         !omp_in_parallel();
+  return omp_get_max_threads() > 1 && !omp_get_dynamic() && !omp_in_parallel();
 #else
   return false;
 #endif
@@ -185,11 +187,11 @@ TEST(ParallelFor, SmallWorkRunsInlineOnTheCallingThread) {
   const struct {
     int64_t lo, hi, work;
   } cases[] = {
-      {0, 100, 10},        // 1000
-      {5, 32772, 1},       // 32767, just below the threshold
-      {-3, 4, 4681},       // 7 * 4681 = 32767
-      {1000, 1001, 0},     // one iteration cannot be split, work unknown
-      {40, 41, 1 << 30},   // nor when it is huge
+      {0, 100, 10},      // 1000
+      {5, 32772, 1},     // 32767, just below the threshold
+      {-3, 4, 4681},     // 7 * 4681 = 32767
+      {1000, 1001, 0},   // one iteration cannot be split, work unknown
+      {40, 41, 1 << 30}, // nor when it is huge
   };
   for (const auto &c : cases) {
     SCOPED_TRACE("[" + std::to_string(c.lo) + ", " + std::to_string(c.hi) +
@@ -247,7 +249,7 @@ namespace {
 constexpr int64_t kOuter = 64, kInner = 8192;
 struct Nested {
   Recorder outer{0, kOuter};
-  Recorder inner{0, kOuter * kInner};
+  Recorder inner{0, kOuter *kInner};
   std::atomic<int> innerOffThread{0};
   std::atomic<int> innerInParallel{0};
 };
@@ -308,9 +310,8 @@ TEST(ParallelFor, InsideAParallelRegionRunsInline) {
       grove_rt_parallel_for(&Recorder::fn, &mine, mine.lo, mine.hi, 0);
       for (const auto &call : mine.calls)
         r.record(call.first, call.second);
-      if (active &&
-          (mine.calls.size() != 1 || mine.threads.size() != 1 ||
-           *mine.threads.begin() != std::this_thread::get_id()))
+      if (active && (mine.calls.size() != 1 || mine.threads.size() != 1 ||
+                     *mine.threads.begin() != std::this_thread::get_id()))
         notInline.fetch_add(1);
     }
   }

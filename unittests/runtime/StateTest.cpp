@@ -54,7 +54,8 @@ void bump(void **args) {
   hold();
   overlap = overlap || readersIn > 0;
   auto *acc = static_cast<float *>(static_cast<Memref<1> *>(args[0])->aligned);
-  auto *x = static_cast<const float *>(static_cast<Memref<1> *>(args[1])->aligned);
+  auto *x =
+      static_cast<const float *>(static_cast<Memref<1> *>(args[1])->aligned);
   for (int i = 0; i < 4; ++i)
     acc[i] += x[i];
   --writersIn;
@@ -183,8 +184,8 @@ TEST(State, SaveRefusesWhatIsNotARegularFile) {
   ASSERT_NE(mkdtemp(dir), nullptr);
   std::string fifo = std::string(dir) + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_FAILS(grove_context_save_weights(c.ctx, fifo.c_str()),
-               GROVE_ERROR_IO, "not a regular file");
+  EXPECT_FAILS(grove_context_save_weights(c.ctx, fifo.c_str()), GROVE_ERROR_IO,
+               "not a regular file");
   struct stat st;
   ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
@@ -242,7 +243,8 @@ void countCall(void **) {
   const grove::rt::CurrentCall *call = grove::rt::currentCall();
   if (!call)
     return;
-  if (auto *c = static_cast<Counter *>(call->ctx->services.find(&Counter::kKey)))
+  if (auto *c =
+          static_cast<Counter *>(call->ctx->services.find(&Counter::kKey)))
     c->calls += 1 + static_cast<int>(call->entry);
 }
 

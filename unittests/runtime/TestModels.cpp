@@ -196,8 +196,8 @@ void matmul(void **args) {
   grove_memref_f32_2 am, bm;
   std::memcpy(&am, a, sizeof am);
   std::memcpy(&bm, b, sizeof bm);
-  grove_memref_f32_2 cm = {buf, buf, 0, {sizes[0], sizes[1]},
-                           {c->strides[0], c->strides[1]}};
+  grove_memref_f32_2 cm = {
+      buf, buf, 0, {sizes[0], sizes[1]}, {c->strides[0], c->strides[1]}};
   _mlir_ciface_grove_rt_matmul_f32(0, 0, 1.0f, 0.0f, &am, &bm, &cm);
 }
 

@@ -39,13 +39,13 @@ public:
 
 /// Memref descriptors of f32 data, as generated code passes them to the
 /// runtime's services (grove/abi.h), from their fields.
-inline grove_memref_f32_2 memref2(float *p, int64_t off, int64_t s0,
-                                  int64_t s1, int64_t st0, int64_t st1) {
+inline grove_memref_f32_2 memref2(float *p, int64_t off, int64_t s0, int64_t s1,
+                                  int64_t st0, int64_t st1) {
   return {p, p, off, {s0, s1}, {st0, st1}};
 }
-inline grove_memref_f32_3 memref3(float *p, int64_t off, int64_t s0,
-                                  int64_t s1, int64_t s2, int64_t st0,
-                                  int64_t st1, int64_t st2) {
+inline grove_memref_f32_3 memref3(float *p, int64_t off, int64_t s0, int64_t s1,
+                                  int64_t s2, int64_t st0, int64_t st1,
+                                  int64_t st2) {
   return {p, p, off, {s0, s1, s2}, {st0, st1, st2}};
 }
 

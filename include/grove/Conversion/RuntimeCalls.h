@@ -45,9 +45,9 @@ FailureOr<FnOp> getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
   return fn;
 }
 
-inline FailureOr<func::FuncOp>
-getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
-                            FunctionType type) {
+inline FailureOr<func::FuncOp> getOrDeclareRuntimeFunction(ModuleOp module,
+                                                           StringRef name,
+                                                           FunctionType type) {
   return getOrDeclareRuntimeFunction<func::FuncOp>(module, name, type);
 }
 

@@ -34,8 +34,7 @@ constexpr int64_t kDefaultConvLibraryMaxPositions = 784;
 
 /// The options of every Grove pipeline, declared once in
 /// PipelineOptions.def (grovec's flags come from the same list).
-struct GrovePipelineOptions
-    : public PassPipelineOptions<GrovePipelineOptions> {
+struct GrovePipelineOptions : public PassPipelineOptions<GrovePipelineOptions> {
 #define GROVE_PIPELINE_OPTION(TYPE, FIELD, NAME, DEFAULT, DESCRIPTION)         \
   PassOptions::Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION),    \
                                   llvm::cl::init(DEFAULT)};

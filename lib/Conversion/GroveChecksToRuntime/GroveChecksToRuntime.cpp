@@ -39,11 +39,21 @@ struct ConvertGroveChecksToRuntimePass
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i64 = b.getI64Type();
-    constexpr StringLiteral kCallee = "grove_rt_dim_mismatch";
-    FailureOr<func::FuncOp> callee = getOrDeclareRuntimeFunction(
-        module, kCallee, b.getFunctionType({i64, i64, ptr}, {}));
-    if (failed(callee))
-      return signalPassFailure();
+    // Two sizes that differ, or (at_least) a size below its least: the
+    // reporters the checks need, declared before the message globals.
+    func::FuncOp reporters[2];
+    for (AgreeDimsOp op : checks) {
+      func::FuncOp &fn = reporters[op.getAtLeast()];
+      if (fn)
+        continue;
+      FailureOr<func::FuncOp> declared = getOrDeclareRuntimeFunction(
+          module,
+          op.getAtLeast() ? "grove_rt_size_below" : "grove_rt_dim_mismatch",
+          b.getFunctionType({i64, i64, ptr}, {}));
+      if (failed(declared))
+        return signalPassFailure();
+      fn = *declared;
+    }
 
     // One NUL-terminated message global per distinct message.
     llvm::StringMap<LLVM::GlobalOp> messages;
@@ -55,6 +65,7 @@ struct ConvertGroveChecksToRuntimePass
             b, op.getLoc(), "_grove.check." + std::to_string(messages.size()),
             text);
 
+      func::FuncOp callee = reporters[op.getAtLeast()];
       OpBuilder ib(op);
       Location loc = op.getLoc();
       Value differ = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ne,
@@ -63,11 +74,10 @@ struct ConvertGroveChecksToRuntimePass
         Value l = arith::IndexCastOp::create(tb, tl, i64, op.getLhs());
         Value r = arith::IndexCastOp::create(tb, tl, i64, op.getRhs());
         Value msg = LLVM::AddressOfOp::create(tb, tl, global);
-        func::CallOp::create(tb, tl, *callee, ValueRange{l, r, msg});
+        func::CallOp::create(tb, tl, callee, ValueRange{l, r, msg});
         scf::YieldOp::create(tb, tl);
       });
-      Value smaller =
-          arith::MinUIOp::create(ib, loc, op.getLhs(), op.getRhs());
+      Value smaller = arith::MinUIOp::create(ib, loc, op.getLhs(), op.getRhs());
       op.replaceAllUsesWith(smaller);
       op.erase();
     }

@@ -30,10 +30,10 @@ namespace {
 
 struct Entry {
   int64_t index;
-  std::string name;         // as the user wrote it
-  LLVM::LLVMFuncOp ciface;  // _mlir_ciface_ wrapper of the lowered function
-  unsigned numArgs;         // state and inputs, in the function's order
-  unsigned numInputs;       // the caller's inputs among them
+  std::string name;        // as the user wrote it
+  LLVM::LLVMFuncOp ciface; // _mlir_ciface_ wrapper of the lowered function
+  unsigned numArgs;        // state and inputs, in the function's order
+  unsigned numInputs;      // the caller's inputs among them
   unsigned numResults;
 };
 
@@ -46,14 +46,13 @@ static Value insertValue(OpBuilder &b, Location loc, Value aggregate,
 /// `void <packed>(ptr args)`: unpacks the arguments (state and inputs, in
 /// the function's order, as the descriptor lists them) and the result
 /// buffer, and calls the ciface wrapper.
-static LLVM::LLVMFuncOp createPacked(OpBuilder &b, Location loc,
-                                     StringRef name, const Entry &e) {
+static LLVM::LLVMFuncOp createPacked(OpBuilder &b, Location loc, StringRef name,
+                                     const Entry &e) {
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto type =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
-  auto fn = LLVM::LLVMFuncOp::create(b, loc, name, type,
-                                     LLVM::Linkage::Internal);
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
+  auto fn =
+      LLVM::LLVMFuncOp::create(b, loc, name, type, LLVM::Linkage::Internal);
   OpBuilder::InsertionGuard guard(b);
   Block *body = fn.addEntryBlock(b);
   b.setInsertionPointToStart(body);
@@ -98,10 +97,11 @@ static void createTyped(OpBuilder &b, Location loc, StringRef name,
     LLVM::StoreOp::create(b, loc, body->getArgument(1 + i), slot);
   }
   Value modelAddr = LLVM::AddressOfOp::create(b, loc, model);
-  Value index = LLVM::ConstantOp::create(b, loc, i32,
-                                         b.getI32IntegerAttr(e.index));
+  Value index =
+      LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(e.index));
   auto status = LLVM::CallOp::create(
-      b, loc, invoke, ValueRange{body->getArgument(0), modelAddr, index, array});
+      b, loc, invoke,
+      ValueRange{body->getArgument(0), modelAddr, index, array});
   LLVM::ReturnOp::create(b, loc, status.getResult());
 }
 
@@ -141,9 +141,8 @@ struct GroveEmitEntryPointsPass
       if (auto st = dyn_cast<LLVM::LLVMStructType>(ret)) {
         // One memref result is its descriptor struct {ptr, ptr, i64, ...};
         // several are a struct of descriptor structs.
-        bool nested = llvm::all_of(st.getBody(), [](Type t) {
-          return isa<LLVM::LLVMStructType>(t);
-        });
+        bool nested = llvm::all_of(
+            st.getBody(), [](Type t) { return isa<LLVM::LLVMStructType>(t); });
         numResults = nested ? st.getBody().size() : 1;
       } else if (!isa<LLVM::LLVMVoidType>(ret)) {
         fn.emitError("entry point returns a non-tensor value");
@@ -155,11 +154,12 @@ struct GroveEmitEntryPointsPass
         fn.emitError("entry point has fewer arguments than inputs");
         return signalPassFailure();
       }
-      entries.push_back({index.getInt(), name.str(), ciface, numArgs,
-                         numInputs, numResults});
+      entries.push_back(
+          {index.getInt(), name.str(), ciface, numArgs, numInputs, numResults});
     }
-    llvm::sort(entries,
-               [](const Entry &a, const Entry &b) { return a.index < b.index; });
+    llvm::sort(entries, [](const Entry &a, const Entry &b) {
+      return a.index < b.index;
+    });
     for (auto [i, e] : llvm::enumerate(entries))
       if (e.index != static_cast<int64_t>(i)) {
         module.emitError("entry point indices are not contiguous");
@@ -189,18 +189,17 @@ struct GroveEmitEntryPointsPass
       packed.push_back(createPacked(
           b, loc, "_grove." + prefix + "." + e.name + ".packed", e));
 
-    auto modelType = LLVM::LLVMStructType::getLiteral(
-        ctx, {i32, i32, ptr, ptr, ptr});
+    auto modelType =
+        LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, ptr, ptr, ptr});
     static_assert(sizeof(grove_model_def) == 32, "layout emitted below");
     LLVM::GlobalOp nameStr =
         createCStringGlobal(b, loc, "_grove." + prefix + ".name", prefix);
-    LLVM::GlobalOp descStr = createCStringGlobal(b, loc, "_grove." + prefix + ".desc",
-                                          descriptor.getValue());
+    LLVM::GlobalOp descStr = createCStringGlobal(
+        b, loc, "_grove." + prefix + ".desc", descriptor.getValue());
     auto tableType = LLVM::LLVMArrayType::get(ptr, entries.size());
-    auto table = LLVM::GlobalOp::create(b, loc, tableType, true,
-                                        LLVM::Linkage::Internal,
-                                        "_grove." + prefix + ".entries",
-                                        Attribute());
+    auto table =
+        LLVM::GlobalOp::create(b, loc, tableType, true, LLVM::Linkage::Internal,
+                               "_grove." + prefix + ".entries", Attribute());
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&table.getInitializerRegion().emplaceBlock());
@@ -211,9 +210,9 @@ struct GroveEmitEntryPointsPass
       }
       LLVM::ReturnOp::create(b, loc, v);
     }
-    auto model = LLVM::GlobalOp::create(b, loc, modelType, true,
-                                        LLVM::Linkage::External,
-                                        prefix + "_model", Attribute());
+    auto model =
+        LLVM::GlobalOp::create(b, loc, modelType, true, LLVM::Linkage::External,
+                               prefix + "_model", Attribute());
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&model.getInitializerRegion().emplaceBlock());

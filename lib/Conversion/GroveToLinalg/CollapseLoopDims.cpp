@@ -37,14 +37,14 @@ SmallVector<ReassociationIndices> getCollapsibleRuns(linalg::LinalgOp op) {
   // Windows (d0 + d2), constant indices and the like: not plain memory
   // walks, and upstream's contiguity check does not model them.
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+  if (!llvm::all_of(maps,
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
     return {};
   // A static zero loop runs nothing; collapsing it with a dynamic one would
   // type the merged size as a static 0 that memref.collapse_shape rejects.
   if (llvm::is_contained(generic.getStaticLoopRanges(), 0))
     return {};
-  SmallVector<utils::IteratorType> iterators =
-      generic.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
   SmallVector<ReassociationIndices> runs;
   ReassociationIndices run = {0};
   auto close = [&] {

@@ -35,7 +35,8 @@ static ArrayAttr getMatmulMaps(OpBuilder &b, bool batched, bool transA,
       bm.push_back(batch);
     c.push_back(batch);
   }
-  a.append(transA ? SmallVector<AffineExpr>{k, m} : SmallVector<AffineExpr>{m, k});
+  a.append(transA ? SmallVector<AffineExpr>{k, m}
+                  : SmallVector<AffineExpr>{m, k});
   bm.append(transB ? SmallVector<AffineExpr>{n, k}
                    : SmallVector<AffineExpr>{k, n});
   c.append({m, n});
@@ -120,15 +121,14 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     NamedAttribute maps = rewriter.getNamedAttr(
         "indexing_maps",
         getMatmulMaps(rewriter, batched, transA, transB, broadcastRhs));
-    Operation *mm =
-        batched ? linalg::BatchMatmulOp::create(
-                      rewriter, loc, TypeRange{resultType},
-                      ValueRange{lhs, rhs}, ValueRange{acc}, {maps})
-                      .getOperation()
-                : linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
-                                           ValueRange{lhs, rhs},
-                                           ValueRange{acc}, {maps})
-                      .getOperation();
+    Operation *mm = batched ? linalg::BatchMatmulOp::create(
+                                  rewriter, loc, TypeRange{resultType},
+                                  ValueRange{lhs, rhs}, ValueRange{acc}, {maps})
+                                  .getOperation()
+                            : linalg::MatmulOp::create(
+                                  rewriter, loc, TypeRange{resultType},
+                                  ValueRange{lhs, rhs}, ValueRange{acc}, {maps})
+                                  .getOperation();
     rewriter.replaceOp(op, mm->getResults());
     return success();
   }

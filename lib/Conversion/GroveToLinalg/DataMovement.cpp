@@ -39,15 +39,15 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
     auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
     auto type = dyn_cast<RankedTensorType>(op.getType());
     if (splat && type && type.hasStaticShape() &&
-        type.getNumElements() * std::max<int64_t>(
-                                    1, type.getElementTypeBitWidth() / 8) >
+        type.getNumElements() *
+                std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) >
             kMaxSplatConstantBytes) {
       Location loc = op.getLoc();
-      Value empty = createEmpty(rewriter, loc, type,
-                                getAsIndexOpFoldResult(rewriter.getContext(),
-                                                       type.getShape()));
-      Value value = arith::ConstantOp::create(
-          rewriter, loc, splat.getSplatValue<TypedAttr>());
+      Value empty = createEmpty(
+          rewriter, loc, type,
+          getAsIndexOpFoldResult(rewriter.getContext(), type.getShape()));
+      Value value = arith::ConstantOp::create(rewriter, loc,
+                                              splat.getSplatValue<TypedAttr>());
       rewriter.replaceOpWithNewOp<linalg::FillOp>(op, value, empty);
       return success();
     }
@@ -160,7 +160,8 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     if (inCount != ShapedType::kDynamic)
       expandType = RankedTensorType::get(
           llvm::to_vector(llvm::map_range(
-              outShape, [](OpFoldResult d) { return *getConstantIntValue(d); })),
+              outShape,
+              [](OpFoldResult d) { return *getConstantIntValue(d); })),
           outType.getElementType());
     Value result;
     if (outType.getRank() == 1)
@@ -184,7 +185,8 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, adaptor.getInput());
+    SmallVector<OpFoldResult> inDims =
+        getDims(rewriter, loc, adaptor.getInput());
     SmallVector<OpFoldResult> outDims;
     for (int64_t p : op.getPermutation())
       outDims.push_back(inDims[p]);
@@ -211,9 +213,9 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
         inputs.push_back(in);
     if (inputs.empty()) {
       rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          op, op.getType(), ValueRange(getDynamicDimValues(rewriter, loc,
-                                                           adaptor.getInputs()
-                                                               .front())));
+          op, op.getType(),
+          ValueRange(
+              getDynamicDimValues(rewriter, loc, adaptor.getInputs().front())));
       return success();
     }
     // Every dimension but the axis must agree; dynamic ones are checked at
@@ -255,9 +257,8 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
       SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0));
       offs[axis] = offset;
       SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-      result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offs,
-                                             getDims(rewriter, loc, in),
-                                             strides);
+      result = tensor::InsertSliceOp::create(
+          rewriter, loc, in, result, offs, getDims(rewriter, loc, in), strides);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -344,7 +345,8 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
       if (!inType.isDynamicDim(i))
         continue;
       Value agreed = agreeDims(
-          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[i]),
+          rewriter, loc,
+          getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[i]),
           getValueOrCreateConstantIndexOp(rewriter, loc, dims[lead + i]),
           "grove.broadcast_to input dimension " + Twine(i) +
               " and its size operand");

@@ -46,8 +46,7 @@ static Value buildElementwise(OpBuilder &b, Location loc,
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, operands, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value v = body(nb, nloc, resultType.getElementType(),
-                       args.drop_back());
+        Value v = body(nb, nloc, resultType.getElementType(), args.drop_back());
         linalg::YieldOp::create(nb, nloc, v);
       });
   return generic.getResult(0);
@@ -62,10 +61,9 @@ struct ElementwiseLowering : OpConversionPattern<SourceOp> {
   matchAndRewrite(SourceOp op, typename SourceOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value result =
-        buildElementwise(rewriter, op.getLoc(), resultType,
-                         adaptor.getOperands(), op->getName().getStringRef(),
-                         body);
+    Value result = buildElementwise(rewriter, op.getLoc(), resultType,
+                                    adaptor.getOperands(),
+                                    op->getName().getStringRef(), body);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -73,15 +71,13 @@ struct ElementwiseLowering : OpConversionPattern<SourceOp> {
   BodyBuilder body;
 };
 
-template <typename ArithOp>
-static BodyBuilder binary() {
+template <typename ArithOp> static BodyBuilder binary() {
   return [](OpBuilder &b, Location loc, Type, ValueRange args) -> Value {
     return ArithOp::create(b, loc, args[0], args[1]);
   };
 }
 
-template <typename MathOp>
-static BodyBuilder unary() {
+template <typename MathOp> static BodyBuilder unary() {
   return [](OpBuilder &b, Location loc, Type, ValueRange args) -> Value {
     return MathOp::create(b, loc, args[0]);
   };

@@ -5,10 +5,10 @@
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -113,8 +113,8 @@ struct ConvertGroveToLinalgPass
     // size is its init's): bufferization's slice analysis asks value bounds
     // about the loop bounds, and took 16 of ResNeSt-50's 17 s without this.
     scf::populateSCFForLoopCanonicalizationPatterns(dims);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(dims),
-                                     dimsConfig)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(dims), dimsConfig)))
       return signalPassFailure();
 
     RewritePatternSet cleanup(ctx);
@@ -126,8 +126,8 @@ struct ConvertGroveToLinalgPass
     config.enableFolding(false)
         .enableConstantCSE(false)
         .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(cleanup),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(cleanup), config)))
       signalPassFailure();
   }
 };

@@ -66,10 +66,11 @@ windowedResultDims(OpBuilder &b, Location loc, StringRef opName,
                    ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
                    ArrayRef<int64_t> padding, bool ceilMode) {
   SmallVector<OpFoldResult> in = getDims(b, loc, input);
-  SmallVector<OpFoldResult> dims = {in[0], b.getIndexAttr(0),
-                                    b.getIndexAttr(0), b.getIndexAttr(0)};
-  dims[1] = resultType.isDynamicDim(1) ? in[1]
-                                       : b.getIndexAttr(resultType.getDimSize(1));
+  SmallVector<OpFoldResult> dims = {in[0], b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(0)};
+  dims[1] = resultType.isDynamicDim(1)
+                ? in[1]
+                : b.getIndexAttr(resultType.getDimSize(1));
   for (int i = 0; i < 2; ++i) {
     if (!resultType.isDynamicDim(2 + i)) {
       dims[2 + i] = b.getIndexAttr(resultType.getDimSize(2 + i));
@@ -80,8 +81,8 @@ windowedResultDims(OpBuilder &b, Location loc, StringRef opName,
     Value h = getValueOrCreateConstantIndexOp(b, loc, in[2 + i]);
     Value padded = arith::AddIOp::create(
         b, loc, h, indexConst(b, loc, padding[i] + padding[2 + i]));
-    Value span = arith::SubIOp::create(b, loc, padded,
-                                       indexConst(b, loc, window[i]));
+    Value span =
+        arith::SubIOp::create(b, loc, padded, indexConst(b, loc, window[i]));
     if (ceilMode)
       span = arith::AddIOp::create(b, loc, span,
                                    indexConst(b, loc, strides[i] - 1));
@@ -91,11 +92,9 @@ windowedResultDims(OpBuilder &b, Location loc, StringRef opName,
     Value leastV = indexConst(b, loc, least);
     Value enough = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                          padded, leastV);
-    (void)agreeDims(b, loc, arith::MaxSIOp::create(b, loc, padded, leastV),
-                    padded,
-                    Twine(opName) + (i == 0 ? " input height" : " input width") +
-                        " plus padding must be at least " + Twine(least) +
-                        " (one window)");
+    (void)requireAtLeast(b, loc, padded, leastV,
+                         Twine(opName) + ": one window needs the input " +
+                             (i == 0 ? "height" : "width") + " plus padding");
     Value out = arith::AddIOp::create(
         b, loc,
         arith::DivUIOp::create(b, loc, span, indexConst(b, loc, strides[i])),
@@ -104,13 +103,13 @@ windowedResultDims(OpBuilder &b, Location loc, StringRef opName,
       Value lastStart = arith::MulIOp::create(
           b, loc, arith::SubIOp::create(b, loc, out, indexConst(b, loc, 1)),
           indexConst(b, loc, strides[i]));
-      Value limit = arith::AddIOp::create(b, loc, h,
-                                          indexConst(b, loc, padding[i]));
+      Value limit =
+          arith::AddIOp::create(b, loc, h, indexConst(b, loc, padding[i]));
       Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
                                          lastStart, limit);
       out = arith::SelectOp::create(
-          b, loc, over, arith::SubIOp::create(b, loc, out, indexConst(b, loc, 1)),
-          out);
+          b, loc, over,
+          arith::SubIOp::create(b, loc, out, indexConst(b, loc, 1)), out);
     }
     dims[2 + i] =
         arith::SelectOp::create(b, loc, enough, out, indexConst(b, loc, 0))
@@ -134,12 +133,10 @@ bool isEmpty(ConversionPatternRewriter &rewriter, Operation *op,
 /// padded tensor: exactly what a static size needs; for a dynamic one in
 /// ceil mode, window - 1, the most a last window that starts inside the
 /// input or the leading padding can overhang (the excess is never read).
-SmallVector<int64_t> windowedHighPadding(RankedTensorType inType,
-                                         RankedTensorType resultType,
-                                         ArrayRef<int64_t> window,
-                                         ArrayRef<int64_t> strides,
-                                         ArrayRef<int64_t> padding,
-                                         bool ceilMode) {
+SmallVector<int64_t>
+windowedHighPadding(RankedTensorType inType, RankedTensorType resultType,
+                    ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+                    ArrayRef<int64_t> padding, bool ceilMode) {
   SmallVector<int64_t> high = {padding[2], padding[3]};
   for (int i = 0; i < 2; ++i) {
     int64_t in = inType.getDimSize(2 + i), out = resultType.getDimSize(2 + i);
@@ -195,9 +192,9 @@ Value sharedWeightGemm(OpBuilder &b, Location loc, Value w, Value cols,
   auto yType = RankedTensorType::get(
       {colsType.getDimSize(0), f, colsType.getDimSize(2)}, elt);
   Value zero = createFloat(b, loc, elt, 0.0);
-  Value init = into ? linalg::FillOp::create(b, loc, zero, into).getResult(0)
-                    : filled(b, loc, yType, {batch, b.getIndexAttr(f), p},
-                             zero);
+  Value init = into
+                   ? linalg::FillOp::create(b, loc, zero, into).getResult(0)
+                   : filled(b, loc, yType, {batch, b.getIndexAttr(f), p}, zero);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<Attribute> maps = {
       AffineMapAttr::get(AffineMap::get(4, 0, {d(1), d(3)}, ctx)),
@@ -231,16 +228,17 @@ Value im2colConv(OpBuilder &b, Location loc, Value x, Value w,
           kw = wType.getDimSize(3);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   auto colType = RankedTensorType::get({n, c, kh, kw, oh, ow}, elt);
-  Value colInit = createEmpty(
-      b, loc, colType,
-      {batch, b.getIndexAttr(c), b.getIndexAttr(kh), b.getIndexAttr(kw),
-       b.getIndexAttr(oh), b.getIndexAttr(ow)});
+  Value colInit =
+      createEmpty(b, loc, colType,
+                  {batch, b.getIndexAttr(c), b.getIndexAttr(kh),
+                   b.getIndexAttr(kw), b.getIndexAttr(oh), b.getIndexAttr(ow)});
   Value col =
       linalg::GenericOp::create(
           b, loc, colType, ValueRange{x}, ValueRange{colInit},
           ArrayRef<AffineMap>{
               AffineMap::get(6, 0,
-                             {d(0), d(1), d(4) * strides[0] + d(2) * dilations[0],
+                             {d(0), d(1),
+                              d(4) * strides[0] + d(2) * dilations[0],
                               d(5) * strides[1] + d(3) * dilations[1]},
                              ctx),
               AffineMap::getMultiDimIdentityMap(6, ctx)},
@@ -258,8 +256,7 @@ Value im2colConv(OpBuilder &b, Location loc, Value x, Value w,
     into3 = tensor::CollapseShapeOp::create(
         b, loc, RankedTensorType::get({n, f, p}, elt), into,
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  Value y3 =
-      sharedWeightGemm(b, loc, w, col3, batch, b.getIndexAttr(p), into3);
+  Value y3 = sharedWeightGemm(b, loc, w, col3, batch, b.getIndexAttr(p), into3);
   return tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get({n, f, oh, ow}, elt), y3,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
@@ -303,10 +300,10 @@ Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
                               sizes = {batch, b.getIndexAttr(fg),
                                        b.getIndexAttr(oh), b.getIndexAttr(ow)},
                               unit = {one, one, one, one};
-    Value block = tensor::ExtractSliceOp::create(b, loc, result, offsets,
-                                                 sizes, unit);
-    Value yg = im2colConv(b, loc, xg, wg, strides, dilations, oh, ow, batch,
-                          block);
+    Value block =
+        tensor::ExtractSliceOp::create(b, loc, result, offsets, sizes, unit);
+    Value yg =
+        im2colConv(b, loc, xg, wg, strides, dilations, oh, ow, batch, block);
     result =
         tensor::InsertSliceOp::create(b, loc, yg, result, offsets, sizes, unit);
   }
@@ -342,13 +339,11 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     Type elt = resultType.getElementType();
     ArrayRef<int64_t> pad = op.getPadding();
     ArrayRef<int64_t> wShape = op.getWeight().getType().getShape();
-    SmallVector<int64_t> window = {
-        op.getDilations()[0] * (wShape[2] - 1) + 1,
-        op.getDilations()[1] * (wShape[3] - 1) + 1};
-    SmallVector<OpFoldResult> dims =
-        windowedResultDims(rewriter, loc, op->getName().getStringRef(),
-                           resultType, adaptor.getInput(), window,
-                           op.getStrides(), pad, false);
+    SmallVector<int64_t> window = {op.getDilations()[0] * (wShape[2] - 1) + 1,
+                                   op.getDilations()[1] * (wShape[3] - 1) + 1};
+    SmallVector<OpFoldResult> dims = windowedResultDims(
+        rewriter, loc, op->getName().getStringRef(), resultType,
+        adaptor.getInput(), window, op.getStrides(), pad, false);
     if (isEmpty(rewriter, op, resultType, dims))
       return success();
     Value w = adaptor.getWeight();
@@ -382,10 +377,10 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       auto xType = cast<RankedTensorType>(x.getType());
       SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
       int64_t c = xType.getDimSize(1), f = wShape[0];
-      auto xgType = RankedTensorType::get(
-          {xType.getDimSize(0), groups, c / groups, xType.getDimSize(2),
-           xType.getDimSize(3)},
-          elt);
+      auto xgType =
+          RankedTensorType::get({xType.getDimSize(0), groups, c / groups,
+                                 xType.getDimSize(2), xType.getDimSize(3)},
+                                elt);
       Value xg = tensor::ExpandShapeOp::create(
           rewriter, loc, xgType, x,
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
@@ -397,10 +392,10 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       Value wg = tensor::ExpandShapeOp::create(
           rewriter, loc, wgType, w,
           ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-      auto ygType = RankedTensorType::get(
-          {resultType.getDimSize(0), groups, f / groups,
-           resultType.getDimSize(2), resultType.getDimSize(3)},
-          elt);
+      auto ygType = RankedTensorType::get({resultType.getDimSize(0), groups,
+                                           f / groups, resultType.getDimSize(2),
+                                           resultType.getDimSize(3)},
+                                          elt);
       Value init = filled(rewriter, loc, ygType,
                           {dims[0], rewriter.getIndexAttr(groups),
                            rewriter.getIndexAttr(f / groups), dims[2], dims[3]},
@@ -425,10 +420,10 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
       auto imageType = RankedTensorType::get(
           {1, inType.getDimSize(1), inType.getDimSize(2), inType.getDimSize(3)},
           elt);
-      auto outImageType = RankedTensorType::get(
-          {1, resultType.getDimSize(1), resultType.getDimSize(2),
-           resultType.getDimSize(3)},
-          elt);
+      auto outImageType = RankedTensorType::get({1, resultType.getDimSize(1),
+                                                 resultType.getDimSize(2),
+                                                 resultType.getDimSize(3)},
+                                                elt);
       Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
       Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
       Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, dims[0]);
@@ -453,8 +448,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                 b, l, outImageType, acc[0], offsets, sizes, unit);
             Value y = groupedIm2colConv(b, l, paddedImage, w, out, groups,
                                         convStrides, convDilations, one);
-            Value next = tensor::InsertSliceOp::create(b, l, y, acc[0],
-                                                       offsets, sizes, unit);
+            Value next = tensor::InsertSliceOp::create(b, l, y, acc[0], offsets,
+                                                       sizes, unit);
             scf::YieldOp::create(b, l, next);
           });
       return loop.getResult(0);
@@ -476,7 +471,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
           rewriter, loc, x3Type, x,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
       Value hwSize = arith::MulIOp::create(
-          rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
+          rewriter, loc,
+          getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
           getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
       Value y3 = sharedWeightGemm(rewriter, loc, w, x3, xDims[0], hwSize);
       result = tensor::ExpandShapeOp::create(
@@ -515,17 +511,16 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
     // Per channel: a = scale / sqrt(var + eps), s = bias - mean * a.
     auto vecType = RankedTensorType::get({c}, elt);
     AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-    Value eps = createFloat(rewriter, loc, elt,
-                            op.getEpsilon().convertToDouble());
+    Value eps =
+        createFloat(rewriter, loc, elt, op.getEpsilon().convertToDouble());
     SmallVector<Type> two = {vecType, vecType};
     auto factors = linalg::GenericOp::create(
         rewriter, loc, two,
         ValueRange{adaptor.getScale(), adaptor.getBias(), adaptor.getMean(),
                    adaptor.getVariance()},
-        ValueRange{tensor::EmptyOp::create(rewriter, loc, vecType.getShape(),
-                                           elt),
-                   tensor::EmptyOp::create(rewriter, loc, vecType.getShape(),
-                                           elt)},
+        ValueRange{
+            tensor::EmptyOp::create(rewriter, loc, vecType.getShape(), elt),
+            tensor::EmptyOp::create(rewriter, loc, vecType.getShape(), elt)},
         SmallVector<AffineMap>(6, id1), {utils::IteratorType::parallel},
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value sd = math::SqrtOp::create(
@@ -536,7 +531,8 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
           linalg::YieldOp::create(b, l, ValueRange{a, s});
         });
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap channel = AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    AffineMap channel =
+        AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx);
     Value init = createEmpty(rewriter, loc, type,
                              getDims(rewriter, loc, adaptor.getInput()));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
@@ -555,8 +551,7 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
   }
 };
 
-template <typename PoolOp>
-struct PoolLowering : OpConversionPattern<PoolOp> {
+template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   using OpConversionPattern<PoolOp>::OpConversionPattern;
   using OpAdaptor = typename PoolOp::Adaptor;
   static constexpr bool isMax = std::is_same_v<PoolOp, MaxPool2DOp>;
@@ -570,15 +565,13 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     Type elt = resultType.getElementType();
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pad = op.getPadding();
-    SmallVector<OpFoldResult> dims =
-        windowedResultDims(rewriter, loc, op->getName().getStringRef(),
-                           resultType, adaptor.getInput(), kernel, strides,
-                           pad, op.getCeilMode());
+    SmallVector<OpFoldResult> dims = windowedResultDims(
+        rewriter, loc, op->getName().getStringRef(), resultType,
+        adaptor.getInput(), kernel, strides, pad, op.getCeilMode());
     if (isEmpty(rewriter, op, resultType, dims))
       return success();
-    SmallVector<int64_t> high =
-        windowedHighPadding(inType, resultType, kernel, strides, pad,
-                            op.getCeilMode());
+    SmallVector<int64_t> high = windowedHighPadding(
+        inType, resultType, kernel, strides, pad, op.getCeilMode());
     auto floatType = cast<FloatType>(elt);
     Value padValue =
         isMax ? arith::ConstantOp::create(
@@ -668,14 +661,15 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
                      end = arith::MinSIOp::create(nb, l, end, sizes[i]);
                    }
                    Value n = arith::SubIOp::create(nb, l, end, start);
-                   count = count ? arith::MulIOp::create(nb, l, count, n)
-                                       .getResult()
-                                 : n;
+                   count =
+                       count
+                           ? arith::MulIOp::create(nb, l, count, n).getResult()
+                           : n;
                  }
-                 Value asInt = arith::IndexCastOp::create(
-                     nb, l, nb.getI64Type(), count);
-                 Value asFloat = arith::SIToFPOp::create(
-                     nb, l, args[0].getType(), asInt);
+                 Value asInt =
+                     arith::IndexCastOp::create(nb, l, nb.getI64Type(), count);
+                 Value asFloat =
+                     arith::SIToFPOp::create(nb, l, args[0].getType(), asInt);
                  linalg::YieldOp::create(
                      nb, l,
                      arith::DivFOp::create(nb, l, args[0], asFloat)
@@ -729,8 +723,8 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
           getDims(rewriter, op.getLoc(), adaptor.getInput());
       dims.resize(axis);
       dims.push_back(rewriter.getIndexAttr(0));
-      rewriter.replaceOp(op, createEmpty(rewriter, op.getLoc(), op.getType(),
-                                         dims));
+      rewriter.replaceOp(
+          op, createEmpty(rewriter, op.getLoc(), op.getType(), dims));
       return success();
     }
     rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
@@ -744,7 +738,8 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
                                      const ConvLowering &conv) {
   patterns.add<Conv2DLowering>(patterns.getContext(), conv);
-  patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
-               PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering,
-               FlattenLowering>(patterns.getContext());
+  patterns
+      .add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
+           PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering, FlattenLowering>(
+          patterns.getContext());
 }

@@ -48,19 +48,20 @@ static Value buildReduce(OpBuilder &b, Location loc, Value input,
           ? createFloat(b, loc, acc, 0.0)
           : arith::ConstantOp::create(
                 b, loc, acc,
-                b.getFloatAttr(acc, APFloat::getInf(floatType.getFloatSemantics(),
-                                                    /*Negative=*/true)));
+                b.getFloatAttr(acc,
+                               APFloat::getInf(floatType.getFloatSemantics(),
+                                               /*Negative=*/true)));
   Value init = filled(b, loc, outType, dims, identity);
   auto reduce = linalg::ReduceOp::create(
       b, loc, ValueRange{input}, ValueRange{init}, axes,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value in = castFloat(nb, nloc, args[0], acc);
         auto fm = getReductionFastMath(nb.getContext());
-        Value v = kind == ReduceKind::Sum
-                      ? arith::AddFOp::create(nb, nloc, in, args[1], fm)
-                            .getResult()
-                      : arith::MaximumFOp::create(nb, nloc, in, args[1], fm)
-                            .getResult();
+        Value v =
+            kind == ReduceKind::Sum
+                ? arith::AddFOp::create(nb, nloc, in, args[1], fm).getResult()
+                : arith::MaximumFOp::create(nb, nloc, in, args[1], fm)
+                      .getResult();
         linalg::YieldOp::create(nb, nloc, v);
       });
   return reduce.getResult(0);
@@ -162,8 +163,7 @@ struct SoftmaxLowering : OpConversionPattern<SourceOp> {
     MLIRContext *ctx = rewriter.getContext();
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
     AffineMap reducedMap = id.dropResult(axis);
-    SmallVector<utils::IteratorType> iters(rank,
-                                           utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     SmallVector<OpFoldResult> dims = getDims(rewriter, loc, x);
 
     // exp(x - max) is recomputed in the last step rather than stored: a
@@ -243,17 +243,16 @@ Value mlir::grove::buildSumOrMean(OpBuilder &b, Location loc, Value input,
     for (int64_t a : axes)
       count = arith::MulIOp::create(
           b, loc, count, getValueOrCreateConstantIndexOp(b, loc, dims[a]));
-    Value countInt =
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+    Value countInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
     countF = arith::UIToFPOp::create(b, loc, acc, countInt);
   }
   AffineMap id = b.getMultiDimIdentityMap(reducedType.getRank());
-  return buildElementwise(
-      b, loc, reducedType.clone(elt), getDims(b, loc, result), result, id,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value v = args[0];
-        if (countF)
-          v = arith::DivFOp::create(nb, nloc, v, countF);
-        return castFloat(nb, nloc, v, elt);
-      });
+  return buildElementwise(b, loc, reducedType.clone(elt),
+                          getDims(b, loc, result), result, id,
+                          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                            Value v = args[0];
+                            if (countF)
+                              v = arith::DivFOp::create(nb, nloc, v, countF);
+                            return castFloat(nb, nloc, v, elt);
+                          });
 }

@@ -59,7 +59,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
     auto inType = cast<RankedTensorType>(u.getType());
     Type elt = inType.getElementType();
     Type acc = getAccumulatorType(elt);
-    int64_t r = op.getRadixAttr().getInt(), k = op.getCardinalityAttr().getInt();
+    int64_t r = op.getRadixAttr().getInt(),
+            k = op.getCardinalityAttr().getInt();
     int64_t c = op.getChannels(), inter = op.getInterChannels();
     int64_t cg = c / k, ig = inter / k;
     int64_t b = inType.getDimSize(0), h = inType.getDimSize(2),
@@ -104,14 +105,13 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
       return createEmpty(rewriter, loc, RankedTensorType::get(shape, acc),
                          batchDims(shape));
     };
-    auto generic = [&](TypeRange results, ValueRange ins, ValueRange outs,
-                       ArrayRef<AffineMap> maps,
-                       ArrayRef<IteratorType> iterators,
-                       function_ref<void(OpBuilder &, Location, ValueRange)>
-                           body) {
-      return linalg::GenericOp::create(rewriter, loc, results, ins, outs, maps,
-                                       iterators, body);
-    };
+    auto generic =
+        [&](TypeRange results, ValueRange ins, ValueRange outs,
+            ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
+            function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+          return linalg::GenericOp::create(rewriter, loc, results, ins, outs,
+                                           maps, iterators, body);
+        };
     const IteratorType par = IteratorType::parallel,
                        red = IteratorType::reduction;
 
@@ -206,8 +206,7 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                      [&](OpBuilder &nb, Location l, ValueRange a) {
                        Value p = arith::MulFOp::create(nb, l, a[0],
                                                        toAcc(nb, l, a[1]));
-                       linalg::YieldOp::create(nb, l,
-                                               fastAdd(nb, l, p, a[2]));
+                       linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
                      })
               .getResult(0);
         });
@@ -219,39 +218,38 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
     Value invHw = arith::DivFOp::create(
         rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
-        arith::SIToFPOp::create(rewriter, loc, acc,
-                                arith::IndexCastOp::create(
-                                    rewriter, loc, rewriter.getI64Type(),
-                                    hwIndex)));
+        arith::SIToFPOp::create(
+            rewriter, loc, acc,
+            arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                       hwIndex)));
     Value eps =
         createFloat(rewriter, loc, acc, op.getEpsilonAttr().getValueAsDouble());
     SmallVector<Value> hIns = {z};
-    for (Value v : {adaptor.getFc1Bias(), adaptor.getBnMean(),
-                    adaptor.getBnVariance(), adaptor.getBnScale(),
-                    adaptor.getBnBias()})
+    for (Value v :
+         {adaptor.getFc1Bias(), adaptor.getBnMean(), adaptor.getBnVariance(),
+          adaptor.getBnScale(), adaptor.getBnBias()})
       hIns.push_back(regroup(v, {k, ig}));
     AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
     AffineMap perGroup = map(3, {d(1), d(2)});
     Value hidden =
-        generic({RankedTensorType::get({b, k, ig}, acc)}, hIns,
-                {empty({b, k, ig})},
-                {id3, perGroup, perGroup, perGroup, perGroup, perGroup, id3},
-                {par, par, par},
-                [&](OpBuilder &nb, Location l, ValueRange a) {
-                  Value x = arith::MulFOp::create(nb, l, a[0], invHw);
-                  x = arith::AddFOp::create(nb, l, x, toAcc(nb, l, a[1]));
-                  x = arith::SubFOp::create(nb, l, x, toAcc(nb, l, a[2]));
-                  Value sd = math::SqrtOp::create(
-                      nb, l,
-                      arith::AddFOp::create(nb, l, toAcc(nb, l, a[3]), eps));
-                  Value y = arith::MulFOp::create(
-                      nb, l, x,
-                      arith::DivFOp::create(nb, l, toAcc(nb, l, a[4]), sd));
-                  y = arith::AddFOp::create(nb, l, y, toAcc(nb, l, a[5]));
-                  Value zero = createFloat(nb, l, acc, 0.0);
-                  linalg::YieldOp::create(
-                      nb, l, arith::MaximumFOp::create(nb, l, y, zero).getResult());
-                })
+        generic(
+            {RankedTensorType::get({b, k, ig}, acc)}, hIns, {empty({b, k, ig})},
+            {id3, perGroup, perGroup, perGroup, perGroup, perGroup, id3},
+            {par, par, par},
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value x = arith::MulFOp::create(nb, l, a[0], invHw);
+              x = arith::AddFOp::create(nb, l, x, toAcc(nb, l, a[1]));
+              x = arith::SubFOp::create(nb, l, x, toAcc(nb, l, a[2]));
+              Value sd = math::SqrtOp::create(
+                  nb, l, arith::AddFOp::create(nb, l, toAcc(nb, l, a[3]), eps));
+              Value y = arith::MulFOp::create(
+                  nb, l, x,
+                  arith::DivFOp::create(nb, l, toAcc(nb, l, a[4]), sd));
+              y = arith::AddFOp::create(nb, l, y, toAcc(nb, l, a[5]));
+              Value zero = createFloat(nb, l, acc, 0.0);
+              linalg::YieldOp::create(
+                  nb, l, arith::MaximumFOp::create(nb, l, y, zero).getResult());
+            })
             .getResult(0);
 
     // fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
@@ -270,8 +268,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
                           map(5, {d(3), d(0), d(1), d(2)})},
                          {par, par, par, par, red},
                          [&](OpBuilder &nb, Location l, ValueRange a) {
-                           Value p = arith::MulFOp::create(
-                               nb, l, a[0], toAcc(nb, l, a[1]));
+                           Value p = arith::MulFOp::create(nb, l, a[0],
+                                                           toAcc(nb, l, a[1]));
                            linalg::YieldOp::create(nb, l,
                                                    fastAdd(nb, l, p, a[2]));
                          })
@@ -303,12 +301,13 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         [&](OpBuilder &nb, Location l, ValueRange a) {
           SmallVector<Value> x;
           for (int64_t i = 0; i < r; ++i)
-            x.push_back(arith::AddFOp::create(nb, l, a[i],
-                                              toAcc(nb, l, a[r + i])));
+            x.push_back(
+                arith::AddFOp::create(nb, l, a[i], toAcc(nb, l, a[r + i])));
           Value one = createFloat(nb, l, acc, 1.0);
           // sigmoid(x) = 1 / (1 + exp(-x)); exp overflowing to +inf gives 0.
           auto sigmoid = [&](Value v) -> Value {
-            Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v));
+            Value e =
+                math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v));
             return arith::DivFOp::create(nb, l, one,
                                          arith::AddFOp::create(nb, l, one, e));
           };
@@ -331,8 +330,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
           for (int64_t i = 0; i < r; ++i) {
             e.push_back(math::ExpOp::create(
                 nb, l, arith::SubFOp::create(nb, l, x[i], m)));
-            sum = i ? arith::AddFOp::create(nb, l, sum, e[i]).getResult()
-                    : e[i];
+            sum =
+                i ? arith::AddFOp::create(nb, l, sum, e[i]).getResult() : e[i];
           }
           Value inv = arith::DivFOp::create(nb, l, one, sum);
           SmallVector<Value> results;
@@ -354,9 +353,9 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
     }
     oMaps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
     auto outType = RankedTensorType::get({b, k, cg, hw}, elt);
-    Value outInit = createEmpty(rewriter, loc, outType,
-                                {batch, idx(k), idx(cg),
-                                 tensor::getMixedSize(rewriter, loc, u5, 4)});
+    Value outInit = createEmpty(
+        rewriter, loc, outType,
+        {batch, idx(k), idx(cg), tensor::getMixedSize(rewriter, loc, u5, 4)});
     Value out =
         generic({outType}, oIns, {outInit}, oMaps, {par, par, par, par},
                 [&](OpBuilder &nb, Location l, ValueRange a) {
@@ -376,7 +375,8 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
         rewriter, loc, RankedTensorType::get({b, c, hw}, elt), out,
         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, op.getType(), flat, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+        op, op.getType(), flat,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
         ArrayRef<OpFoldResult>{batch, idx(c), uDims[2], uDims[3]});
     return success();
   }

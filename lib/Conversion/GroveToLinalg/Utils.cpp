@@ -2,12 +2,14 @@
 
 #include "Utils.h"
 
+#include "llvm/Support/Path.h"
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "grove/Dialect/Grove/IR/GroveOps.h"
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -26,8 +28,7 @@ static SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc,
 Value mlir::grove::createEmpty(OpBuilder &b, Location loc,
                                RankedTensorType type,
                                ArrayRef<OpFoldResult> dims) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(),
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
                                  getDynamicSizes(b, loc, type, dims));
 }
 
@@ -59,12 +60,12 @@ SmallVector<OpFoldResult> mlir::grove::getBroadcastResultDims(
       if (od < 0 || !ShapedType::isDynamic(t.getDimSize(od)))
         continue;
       Value dim = tensor::DimOp::create(b, loc, operand, od);
-      agreed = agreed ? agreeDims(b, loc, agreed, dim,
-                                  opName + " operands " +
-                                      Twine(sources.front().first) + " and " +
-                                      Twine(i) + ", result dimension " +
-                                      Twine(d))
-                      : dim;
+      agreed = agreed
+                   ? agreeDims(b, loc, agreed, dim,
+                               opName + " operands " +
+                                   Twine(sources.front().first) + " and " +
+                                   Twine(i) + ", result dimension " + Twine(d))
+                   : dim;
       sources.push_back({i, od});
     }
     assert(agreed && "verifier guarantees a dynamic source dimension");
@@ -83,16 +84,32 @@ SmallVector<OpFoldResult> mlir::grove::getBroadcastResultDims(
   return dims;
 }
 
-Value mlir::grove::agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                             const Twine &what) {
+/// `what` after the source location of `loc`, by file name only: the
+/// message is compiled into the library, which must not depend on the
+/// folder it was built in.
+static std::string locatedMessage(Location loc, const Twine &what) {
   std::string message;
   llvm::raw_string_ostream os(message);
   if (auto flc = loc->findInstanceOf<FileLineColLoc>())
-    os << flc.getFilename().getValue() << ":" << flc.getLine() << ":"
-       << flc.getColumn() << ": ";
+    os << llvm::sys::path::filename(flc.getFilename().getValue()) << ":"
+       << flc.getLine() << ":" << flc.getColumn() << ": ";
   os << what;
+  return message;
+}
+
+Value mlir::grove::agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             const Twine &what) {
   return b.createOrFold<AgreeDimsOp>(loc, b.getIndexType(), lhs, rhs,
-                                     b.getStringAttr(message));
+                                     b.getStringAttr(locatedMessage(loc, what)),
+                                     /*at_least=*/false);
+}
+
+Value mlir::grove::requireAtLeast(OpBuilder &b, Location loc, Value size,
+                                  Value least, const Twine &what) {
+  Value atLeast = arith::MaxSIOp::create(b, loc, size, least);
+  return b.createOrFold<AgreeDimsOp>(loc, b.getIndexType(), atLeast, size,
+                                     b.getStringAttr(locatedMessage(loc, what)),
+                                     /*at_least=*/true);
 }
 
 Value mlir::grove::sliceToSizes(OpBuilder &b, Location loc, Value v,
@@ -135,8 +152,7 @@ arith::FastMathFlagsAttr mlir::grove::getReductionFastMath(MLIRContext *ctx) {
 
 Value mlir::grove::createFloat(OpBuilder &b, Location loc, Type type,
                                double value) {
-  return arith::ConstantOp::create(b, loc, type,
-                                   b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
 Value mlir::grove::filled(OpBuilder &b, Location loc, RankedTensorType type,

@@ -23,16 +23,21 @@ SmallVector<OpFoldResult> getDims(OpBuilder &b, Location loc, Value v);
 /// comes from the operands that are not broadcast along it; where several
 /// are, `grove.agree_dims` checks them at run time, and `operands` is
 /// updated to slices of the agreed size so no loop reads past a buffer.
-SmallVector<OpFoldResult> getBroadcastResultDims(OpBuilder &b, Location loc,
-                                                 RankedTensorType resultType,
-                                                 SmallVectorImpl<Value> &operands,
-                                                 StringRef opName);
+SmallVector<OpFoldResult>
+getBroadcastResultDims(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       SmallVectorImpl<Value> &operands, StringRef opName);
 
 /// `grove.agree_dims` of two sizes, folded away when they are provably
 /// equal. `what` names the sizes for the run-time message; the location of
 /// `loc` is prepended.
 Value agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,
                 const Twine &what);
+
+/// `size`, checked at run time to be at least `least` (`grove.agree_dims`
+/// with `at_least`): the call fails with "<what> of at least <least>, got
+/// <size>" and the code goes on with `size`.
+Value requireAtLeast(OpBuilder &b, Location loc, Value size, Value least,
+                     const Twine &what);
 
 /// `v` restricted to `sizes` (a zero-offset extract_slice), or `v` itself
 /// when the sizes are already its own.

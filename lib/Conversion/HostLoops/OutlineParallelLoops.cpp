@@ -37,9 +37,8 @@ std::optional<int64_t> dimsProduct(scf::ParallelOp loop, unsigned begin,
                                    unsigned end) {
   int64_t product = 1;
   for (unsigned d = begin; d < end; ++d) {
-    std::optional<int64_t> n = grove::constantTripCount(loop.getLowerBound()[d],
-                                         loop.getUpperBound()[d],
-                                         loop.getStep()[d]);
+    std::optional<int64_t> n = grove::constantTripCount(
+        loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
     if (!n)
       return std::nullopt;
     if (llvm::MulOverflow(product, *n, product))
@@ -57,7 +56,8 @@ std::optional<int64_t> bodyWork(scf::ParallelOp loop) {
   loop.getBody()->walk([&](Operation *op) {
     std::optional<int64_t> n = 1;
     if (auto f = dyn_cast<scf::ForOp>(op))
-      n = grove::constantTripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
+      n = grove::constantTripCount(f.getLowerBound(), f.getUpperBound(),
+                                   f.getStep());
     else if (auto p = dyn_cast<scf::ParallelOp>(op))
       n = dimsProduct(p, 0, p.getNumLoops());
     if (!n) {
@@ -141,8 +141,8 @@ struct GroveOutlineParallelLoopsPass
     for (unsigned d = 0; d < numOuter; ++d) {
       Value diff = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
                                                  loop.getLowerBound()[d]);
-      Value n = b.createOrFold<arith::CeilDivSIOp>(loc, diff,
-                                                   loop.getStep()[d]);
+      Value n =
+          b.createOrFold<arith::CeilDivSIOp>(loc, diff, loop.getStep()[d]);
       n = b.createOrFold<arith::MaxSIOp>(loc, n, zero);
       counts.push_back(n);
       total = b.createOrFold<arith::MulIOp>(loc, total, n);

@@ -52,9 +52,8 @@ struct MultiDynamicExpandToCast : OpRewritePattern<memref::ExpandShapeOp> {
                                 PatternRewriter &rewriter) const override {
     MemRefType result = op.getResultType();
     bool needed = llvm::any_of(op.getReassociationIndices(), [&](auto group) {
-      return llvm::count_if(group, [&](int64_t d) {
-               return result.isDynamicDim(d);
-             }) > 1;
+      return llvm::count_if(
+                 group, [&](int64_t d) { return result.isDynamicDim(d); }) > 1;
     });
     if (!needed)
       return rewriter.notifyMatchFailure(op, "expand-strided-metadata copes");

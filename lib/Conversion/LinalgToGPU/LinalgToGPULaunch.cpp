@@ -104,9 +104,9 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
     return wide(b);
   if (std::optional<int64_t> c = getConstantIntValue(bound))
     return *c <= kI32Max ? narrow(b) : wide(b);
-  Value fits = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ule, bound,
-      arith::ConstantIndexOp::create(b, loc, kI32Max));
+  Value fits =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, bound,
+                            arith::ConstantIndexOp::create(b, loc, kI32Max));
   auto branch = scf::IfOp::create(
       b, loc, fits,
       [&](OpBuilder &nb, Location) {
@@ -120,19 +120,18 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 
 /// Replaces the scf.parallel `par` (lower bounds, steps and upper bounds
 /// defined above it) by a launch with one thread per iteration.
-void linearize(RewriterBase &rewriter, scf::ParallelOp par,
-               int64_t blockSize, bool narrowIndices) {
+void linearize(RewriterBase &rewriter, scf::ParallelOp par, int64_t blockSize,
+               bool narrowIndices) {
   Location loc = par.getLoc();
   rewriter.setInsertionPoint(par);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value total = one;
   SmallVector<Value> counts;
-  for (auto [lb, ub, step] : llvm::zip(par.getLowerBound(),
-                                       par.getUpperBound(), par.getStep())) {
+  for (auto [lb, ub, step] :
+       llvm::zip(par.getLowerBound(), par.getUpperBound(), par.getStep())) {
     // Folded where static, so that delinearize sees a constant bound.
     Value extent = rewriter.createOrFold<arith::SubIOp>(loc, ub, lb);
-    Value count =
-        rewriter.createOrFold<arith::CeilDivUIOp>(loc, extent, step);
+    Value count = rewriter.createOrFold<arith::CeilDivUIOp>(loc, extent, step);
     counts.push_back(count);
     total = rewriter.createOrFold<arith::MulIOp>(loc, total, count);
   }
@@ -152,9 +151,8 @@ void linearize(RewriterBase &rewriter, scf::ParallelOp par,
   SmallVector<Value> point =
       delinearize(rewriter, loc, gid, counts, total, narrowIndices);
   IRMapping mapping;
-  for (auto [iv, idx, lb, step] :
-       llvm::zip(par.getInductionVars(), point, par.getLowerBound(),
-                 par.getStep())) {
+  for (auto [iv, idx, lb, step] : llvm::zip(
+           par.getInductionVars(), point, par.getLowerBound(), par.getStep())) {
     Value scaled = arith::MulIOp::create(rewriter, loc, idx, step);
     mapping.map(iv, arith::AddIOp::create(rewriter, loc, lb, scaled));
   }
@@ -300,16 +298,17 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   Value total = one;
   for (unsigned d = 0; d < numParallel; ++d)
     total = rewriter.createOrFold<arith::MulIOp>(loc, total, sizes[d]);
-  Value block = arith::ConstantIndexOp::create(
-      rewriter, loc, numParallel ? blockSize : 1);
-  Value grid = numParallel
-                   ? arith::CeilDivUIOp::create(rewriter, loc, total, block)
-                         .getResult()
-                   : one;
+  Value block = arith::ConstantIndexOp::create(rewriter, loc,
+                                               numParallel ? blockSize : 1);
+  Value grid =
+      numParallel
+          ? arith::CeilDivUIOp::create(rewriter, loc, total, block).getResult()
+          : one;
 
-  gpu::LaunchOp launch = createLaunch(
-      rewriter, loc, grid, block,
-      !numParallel ? "serial" : reduces ? "reduce" : "map");
+  gpu::LaunchOp launch = createLaunch(rewriter, loc, grid, block,
+                                      !numParallel ? "serial"
+                                      : reduces    ? "reduce"
+                                                   : "map");
   SmallVector<Value> ivs;
   if (numParallel) {
     Value base =
@@ -321,10 +320,9 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
     auto guard = scf::IfOp::create(rewriter, loc, inRange,
                                    /*withElseRegion=*/false);
     rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
-    llvm::append_range(
-        ivs, delinearize(rewriter, loc, gid,
-                         ArrayRef(sizes).take_front(numParallel), total,
-                         narrowIndices));
+    llvm::append_range(ivs, delinearize(rewriter, loc, gid,
+                                        ArrayRef(sizes).take_front(numParallel),
+                                        total, narrowIndices));
   }
 
   // Outputs read by the body start from their stored value; the reduction
@@ -333,8 +331,7 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
   outputIvs.resize(op.getNumLoops(), zero);
   SmallVector<Value> inits;
   for (auto [init, start] : llvm::zip(op.getDpsInitsMutable(), starts))
-    inits.push_back(
-        getStartValue(rewriter, loc, op, init, start, outputIvs));
+    inits.push_back(getStartValue(rewriter, loc, op, init, start, outputIvs));
 
   SmallVector<Value> lbs, ubs, steps;
   for (unsigned d = numParallel; d < op.getNumLoops(); ++d) {
@@ -342,16 +339,15 @@ LogicalResult emitKernel(RewriterBase &rewriter, linalg::GenericOp op,
     ubs.push_back(sizes[d]);
     steps.push_back(one);
   }
-  scf::LoopNest nest = scf::buildLoopNest(
-      rewriter, loc, lbs, ubs, steps, inits,
-      [&](OpBuilder &b, Location, ValueRange reductionIvs,
-          ValueRange accumulators) -> scf::ValueVector {
-        SmallVector<Value> allIvs(ivs);
-        llvm::append_range(allIvs, reductionIvs);
-        return emitBodyAt(b, loc, op, allIvs, accumulators);
-      });
-  for (auto [init, result] :
-       llvm::zip(op.getDpsInitsMutable(), nest.results))
+  scf::LoopNest nest =
+      scf::buildLoopNest(rewriter, loc, lbs, ubs, steps, inits,
+                         [&](OpBuilder &b, Location, ValueRange reductionIvs,
+                             ValueRange accumulators) -> scf::ValueVector {
+                           SmallVector<Value> allIvs(ivs);
+                           llvm::append_range(allIvs, reductionIvs);
+                           return emitBodyAt(b, loc, op, allIvs, accumulators);
+                         });
+  for (auto [init, result] : llvm::zip(op.getDpsInitsMutable(), nest.results))
     memref::StoreOp::create(rewriter, loc, result, init.get(),
                             accessAt(rewriter, loc, op, init, outputIvs));
   rewriter.eraseOp(op);
@@ -381,8 +377,7 @@ std::optional<SmallVector<Operation *>> getCombiners(linalg::GenericOp op) {
 }
 
 /// The value that leaves any other unchanged under `combiner`.
-Value getIdentity(OpBuilder &b, Location loc, Operation *combiner,
-                  Type type) {
+Value getIdentity(OpBuilder &b, Location loc, Operation *combiner, Type type) {
   auto floatType = cast<FloatType>(type);
   const llvm::fltSemantics &sem = floatType.getFloatSemantics();
   APFloat value = isa<arith::AddFOp>(combiner) ? APFloat::getZero(sem)
@@ -453,8 +448,8 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
     points = rewriter.createOrFold<arith::MulIOp>(loc, points, sizes[d]);
   Value reductionPoints = one;
   for (unsigned d = numParallel; d < op.getNumLoops(); ++d)
-    reductionPoints = rewriter.createOrFold<arith::MulIOp>(
-        loc, reductionPoints, sizes[d]);
+    reductionPoints =
+        rewriter.createOrFold<arith::MulIOp>(loc, reductionPoints, sizes[d]);
   int64_t warpsPerBlock = std::max<int64_t>(blockSize / kWarpSize, 1);
   Value block =
       arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock * kWarpSize);
@@ -472,9 +467,8 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
       arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock));
   Value point = arith::AddIOp::create(rewriter, loc, firstWarp, warpInBlock);
   // The same for every lane of a warp: the shuffles below see all 32.
-  Value inRange = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::ult, point,
-                                        points);
+  Value inRange = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, point, points);
   auto guard = scf::IfOp::create(rewriter, loc, inRange,
                                  /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(&guard.getThenRegion().front());
@@ -485,19 +479,18 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                         points, narrowIndices));
 
   SmallVector<Value> identities;
-  for (auto [combiner, init] :
-       llvm::zip(combiners, op.getDpsInitsMutable()))
-    identities.push_back(getIdentity(
-        rewriter, loc, combiner,
-        cast<MemRefType>(init.get().getType()).getElementType()));
+  for (auto [combiner, init] : llvm::zip(combiners, op.getDpsInitsMutable()))
+    identities.push_back(
+        getIdentity(rewriter, loc, combiner,
+                    cast<MemRefType>(init.get().getType()).getElementType()));
   auto lanes = scf::ForOp::create(
       rewriter, loc, lane, reductionPoints, warp, identities,
       [&](OpBuilder &b, Location, Value r, ValueRange accumulators) {
         SmallVector<Value> allIvs(ivs);
-        llvm::append_range(
-            allIvs, delinearize(b, loc, r,
-                                ArrayRef(sizes).drop_front(numParallel),
-                                reductionPoints, narrowIndices));
+        llvm::append_range(allIvs,
+                           delinearize(b, loc, r,
+                                       ArrayRef(sizes).drop_front(numParallel),
+                                       reductionPoints, narrowIndices));
         scf::YieldOp::create(b, loc,
                              emitBodyAt(b, loc, op, allIvs, accumulators));
       });
@@ -531,12 +524,10 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
   outputIvs.resize(op.getNumLoops(), zero);
   for (auto [init, start, partial, combiner] :
        llvm::zip(op.getDpsInitsMutable(), starts, partials, combiners)) {
-    Value initial =
-        getStartValue(rewriter, loc, op, init, start, outputIvs);
-    memref::StoreOp::create(rewriter, loc,
-                            combine(rewriter, combiner, partial, initial),
-                            init.get(),
-                            accessAt(rewriter, loc, op, init, outputIvs));
+    Value initial = getStartValue(rewriter, loc, op, init, start, outputIvs);
+    memref::StoreOp::create(
+        rewriter, loc, combine(rewriter, combiner, partial, initial),
+        init.get(), accessAt(rewriter, loc, op, init, outputIvs));
   }
   rewriter.eraseOp(op);
   return success();
@@ -590,9 +581,8 @@ LogicalResult convertToKernel(RewriterBase &rewriter, linalg::LinalgOp op,
     LogicalResult emitted =
         warpReductions && combiners &&
                 prefersWarpReduction(generic, numParallel)
-            ? emitWarpReductionKernel(rewriter, generic, numParallel,
-                                      blockSize, narrowIndices, starts,
-                                      *combiners)
+            ? emitWarpReductionKernel(rewriter, generic, numParallel, blockSize,
+                                      narrowIndices, starts, *combiners)
             : emitKernel(rewriter, generic, numParallel, blockSize,
                          narrowIndices, starts);
     if (failed(emitted))
@@ -668,14 +658,12 @@ struct ConvertLinalgToGPULaunchPass
     unsigned next = 0;
     func.walk([&](gpu::LaunchOp launch) {
       std::optional<StringRef> kind = launch.getFunction();
-      if (!kind || !llvm::is_contained({"map", "reduce", "warp_reduce",
-                                        "serial"},
-                                       *kind))
+      if (!kind || !llvm::is_contained(
+                       {"map", "reduce", "warp_reduce", "serial"}, *kind))
         return; // not one of this run's launches
       launch.setFunctionAttr(FlatSymbolRefAttr::get(
-          func.getContext(), (func.getName() + "_k" + Twine(next++) + "_" +
-                              *kind)
-                                 .str()));
+          func.getContext(),
+          (func.getName() + "_k" + Twine(next++) + "_" + *kind).str()));
     });
   }
 };

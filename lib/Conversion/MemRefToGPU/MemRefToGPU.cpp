@@ -46,8 +46,8 @@ struct GroveMemRefToGPUPass
             alloc.getDynamicSizes(), alloc.getSymbolOperands(),
             /*hostShared=*/false);
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), Type(),
-                               ValueRange(), dealloc.getMemref());
+        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), Type(), ValueRange(),
+                               dealloc.getMemref());
         rewriter.eraseOp(dealloc);
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         if (!isContiguous(copy.getSource()) ||

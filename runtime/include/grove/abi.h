@@ -26,11 +26,11 @@ typedef void (*grove_packed_fn)(void **args);
 
 /* Emitted by grovec as `<module>_model`; read-only. */
 typedef struct grove_model_def {
-  uint32_t abi_version;          /* GROVE_ABI_VERSION at compile time */
-  uint32_t num_entries;          /* == number of `entry` lines in descriptor */
-  const char *name;              /* module name, e.g. "mlp" */
-  const char *descriptor;        /* text model descriptor, docs/abi.md */
-  const grove_packed_fn *entries;/* num_entries packed functions */
+  uint32_t abi_version;           /* GROVE_ABI_VERSION at compile time */
+  uint32_t num_entries;           /* == number of `entry` lines in descriptor */
+  const char *name;               /* module name, e.g. "mlp" */
+  const char *descriptor;         /* text model descriptor, docs/abi.md */
+  const grove_packed_fn *entries; /* num_entries packed functions */
 } grove_model_def;
 
 struct grove_context;
@@ -84,11 +84,13 @@ void _mlir_ciface_grove_rt_batch_matmul_f32(int32_t trans_a, int32_t trans_b,
  * w G x Fg x Cg x Kh x Kw, y N x G x Fg x Oh x Ow (G = 1 for an ungrouped
  * convolution). Bad shapes are parked as a service error, as for the
  * GEMMs. */
-void _mlir_ciface_grove_rt_conv2d_f32(
-    const grove_memref_f32_5 *x, const grove_memref_f32_5 *w,
-    const grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
-    int64_t pad_bottom, int64_t pad_right, int64_t stride_h,
-    int64_t stride_w, int64_t dilation_h, int64_t dilation_w);
+void _mlir_ciface_grove_rt_conv2d_f32(const grove_memref_f32_5 *x,
+                                      const grove_memref_f32_5 *w,
+                                      const grove_memref_f32_5 *y,
+                                      int64_t pad_top, int64_t pad_left,
+                                      int64_t pad_bottom, int64_t pad_right,
+                                      int64_t stride_h, int64_t stride_w,
+                                      int64_t dilation_h, int64_t dilation_w);
 
 /* Host loop service: calls fn(ctx, begin, end) on disjoint sub-ranges that
  * cover [lo, hi), from the threads of the runtime's OpenMP team (the one
@@ -97,8 +99,8 @@ void _mlir_ciface_grove_rt_conv2d_f32(
  * already inside a parallel region, or in a build without OpenMP. Emitted by
  * grove-dispatch-parallel-calls. */
 typedef void (*grove_range_fn)(void *ctx, int64_t begin, int64_t end);
-void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
-                           int64_t hi, int64_t work_per_iteration);
+void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo, int64_t hi,
+                           int64_t work_per_iteration);
 
 /* Buffers of generated host code: finalize-memref-to-llvm with
  * use-generic-functions calls these (MLIR's names) for every heap buffer and
@@ -120,7 +122,7 @@ void _mlir_memref_to_llvm_free(void *ptr);
  * calling context's stream with f32 accumulation. */
 #define GROVE_CUDA_GEMM_DECL(SUFFIX, M)                                        \
   void _mlir_ciface_grove_rt_cuda_gemm_##SUFFIX(                               \
-      int32_t trans_a, int32_t trans_b, float alpha, float beta, const M *a,  \
+      int32_t trans_a, int32_t trans_b, float alpha, float beta, const M *a,   \
       const M *b, const M *c);
 GROVE_CUDA_GEMM_DECL(f32, grove_memref_f32_3)
 GROVE_CUDA_GEMM_DECL(f16, grove_memref_u16_3)
@@ -138,8 +140,8 @@ GROVE_CUDA_GEMM_DECL(bf16, grove_memref_u16_3)
  * GROVE_ERROR_UNSUPPORTED. */
 #define GROVE_CUDA_CONV_DECL(SUFFIX, M)                                        \
   void _mlir_ciface_grove_rt_cuda_conv2d_##SUFFIX(                             \
-      const M *x, const M *w, const M *y, int64_t pad_h, int64_t pad_w,       \
-      int64_t stride_h, int64_t stride_w, int64_t dilation_h,                 \
+      const M *x, const M *w, const M *y, int64_t pad_h, int64_t pad_w,        \
+      int64_t stride_h, int64_t stride_w, int64_t dilation_h,                  \
       int64_t dilation_w);
 GROVE_CUDA_CONV_DECL(f32, grove_memref_f32_5)
 GROVE_CUDA_CONV_DECL(f16, grove_memref_u16_5)
@@ -153,6 +155,10 @@ GROVE_CUDA_CONV_DECL(bf16, grove_memref_u16_5)
  * GROVE_ERROR_INVALID_ARGUMENT and discards its results. Generated code goes
  * on with the smaller size, so no buffer is read out of bounds. */
 void grove_rt_dim_mismatch(int64_t a, int64_t b, const char *what);
+
+/* The same for a size that must be at least `least` (a dynamic image too
+ * small for one window): records "<what> of at least <least>, got <got>". */
+void grove_rt_size_below(int64_t least, int64_t got, const char *what);
 
 #ifdef __cplusplus
 }

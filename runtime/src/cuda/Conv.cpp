@@ -303,10 +303,10 @@ void logPlan(const Plan &plan, ConvType type, const View5 &x, const View5 &w,
   }();
   if (!enabled)
     return;
-  static const char *const kAlgos[] = {
-      "implicit_gemm", "implicit_precomp_gemm", "gemm",  "direct",
-      "fft",           "fft_tiling",            "winograd",
-      "winograd_nonfused"};
+  static const char *const kAlgos[] = {"implicit_gemm", "implicit_precomp_gemm",
+                                       "gemm",          "direct",
+                                       "fft",           "fft_tiling",
+                                       "winograd",      "winograd_nonfused"};
   const int a = int(plan.algo);
   const char *algo =
       a >= 0 && a < int(std::size(kAlgos)) ? kAlgos[a] : "unknown";
@@ -320,9 +320,8 @@ void logPlan(const Plan &plan, ConvType type, const View5 &x, const View5 &w,
                (long long)x.size[4], (long long)w.size[0],
                (long long)(w.size[0] * w.size[1]), (long long)w.size[3],
                (long long)w.size[4], (long long)pad[0], (long long)pad[1],
-               (long long)stride[0], (long long)stride[1],
-               (long long)y.size[3], (long long)y.size[4], algo,
-               plan.workspace);
+               (long long)stride[0], (long long)stride[1], (long long)y.size[3],
+               (long long)y.size[4], algo, plan.workspace);
 }
 
 } // namespace
@@ -462,14 +461,14 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
 
 #define GROVE_CUDA_CONV(SUFFIX, MEMREF, CTYPE, TYPE)                           \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_conv2d_##SUFFIX(        \
-      const MEMREF *x, const MEMREF *w, const MEMREF *y, int64_t pad_h,       \
-      int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,  \
-      int64_t dilation_w) {                                                   \
-    const int64_t pad[2] = {pad_h, pad_w};                                    \
-    const int64_t stride[2] = {stride_h, stride_w};                           \
-    const int64_t dilation[2] = {dilation_h, dilation_w};                     \
-    conv2d(TYPE, sizeof(CTYPE), viewOf<5>(x), viewOf<5>(w), viewOf<5>(y),    \
-           pad, stride, dilation);                                            \
+      const MEMREF *x, const MEMREF *w, const MEMREF *y, int64_t pad_h,        \
+      int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,   \
+      int64_t dilation_w) {                                                    \
+    const int64_t pad[2] = {pad_h, pad_w};                                     \
+    const int64_t stride[2] = {stride_h, stride_w};                            \
+    const int64_t dilation[2] = {dilation_h, dilation_w};                      \
+    conv2d(TYPE, sizeof(CTYPE), viewOf<5>(x), viewOf<5>(w), viewOf<5>(y), pad, \
+           stride, dilation);                                                  \
   }
 
 GROVE_CUDA_CONV(f32, grove_memref_f32_5, float, ConvType::F32)

@@ -25,9 +25,10 @@ void grove::rt::cuda::failCurrentCall(grove_status status,
   tlsFailed = true;
 }
 
-grove_status grove::rt::createDeviceContext(
-    const ModelDesc &desc, const grove_context_options *options,
-    std::unique_ptr<DeviceContext> &out) {
+grove_status
+grove::rt::createDeviceContext(const ModelDesc &desc,
+                               const grove_context_options *options,
+                               std::unique_ptr<DeviceContext> &out) {
   if (desc.target != "cuda")
     return fail(GROVE_ERROR_UNSUPPORTED,
                 "target '" + desc.target + "' is not supported");
@@ -38,19 +39,19 @@ grove_status CudaContext::create(const ModelDesc &,
                                  const grove_context_options *options,
                                  std::unique_ptr<DeviceContext> &out) {
   int ordinal = options ? options->device_id : 0;
-  const bool hasFlags = options && options->struct_size >=
-                                       offsetof(grove_context_options, flags) +
-                                           sizeof(uint32_t);
+  const bool hasFlags =
+      options && options->struct_size >=
+                     offsetof(grove_context_options, flags) + sizeof(uint32_t);
   const uint32_t flags = hasFlags ? options->flags : 0;
   if (flags & ~GROVE_CONTEXT_ASYNC)
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "unknown grove_context_options flags " +
                     std::to_string(flags & ~GROVE_CONTEXT_ASYNC));
-  void *stream = options && options->struct_size >=
-                                offsetof(grove_context_options, stream) +
-                                    sizeof(void *)
-                     ? options->stream
-                     : nullptr;
+  void *stream =
+      options && options->struct_size >=
+                     offsetof(grove_context_options, stream) + sizeof(void *)
+          ? options->stream
+          : nullptr;
   grove_status why = GROVE_OK;
   CudaDevice *device = CudaDevice::get(ordinal, why);
   if (!device)
@@ -141,13 +142,12 @@ grove_status CudaContext::uploadWeights(const uint8_t *host, size_t bytes) {
       r = d.cuMemAlloc(&fresh, bytes);
     }
     if (r != CUDA_SUCCESS)
-      return fail(statusOf(r), "cannot allocate " + std::to_string(bytes) +
-                                   " bytes of device weights: " +
-                                   errorText(d, r));
+      return fail(statusOf(r),
+                  "cannot allocate " + std::to_string(bytes) +
+                      " bytes of device weights: " + errorText(d, r));
     if ((r = upload(d, stream_, fresh, host, bytes)) != CUDA_SUCCESS) {
       d.cuMemFree(fresh);
-      return fail(statusOf(r),
-                  "cannot upload the weights: " + errorText(d, r));
+      return fail(statusOf(r), "cannot upload the weights: " + errorText(d, r));
     }
   }
   // upload() waited for queued calls: nothing reads the old copy any more.
@@ -157,9 +157,8 @@ grove_status CudaContext::uploadWeights(const uint8_t *host, size_t bytes) {
   return GROVE_OK;
 }
 
-grove_status CudaContext::updateWeights(const uint8_t *arena,
-                                        size_t arenaBytes, size_t offset,
-                                        size_t bytes) {
+grove_status CudaContext::updateWeights(const uint8_t *arena, size_t arenaBytes,
+                                        size_t offset, size_t bytes) {
   if (!weights_)
     return uploadWeights(arena, arenaBytes);
   const Driver &d = device_->driver();
@@ -179,8 +178,7 @@ grove_status CudaContext::downloadWeights(uint8_t *host, size_t bytes) const {
   if (r == CUDA_SUCCESS)
     r = d.cuMemcpyDtoH(host, weights_, bytes);
   if (r != CUDA_SUCCESS)
-    return fail(statusOf(r),
-                "cannot download the weights: " + errorText(d, r));
+    return fail(statusOf(r), "cannot download the weights: " + errorText(d, r));
   return GROVE_OK;
 }
 
@@ -191,8 +189,7 @@ void CudaContext::beginCall() {
   scope_.emplace(*device_);
   if (CUresult r = scope_->result(); r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "cannot use CUDA device " +
-                                     std::to_string(device_->ordinal()) +
-                                     ": " +
+                                     std::to_string(device_->ordinal()) + ": " +
                                      errorText(device_->driver(), r));
 }
 
@@ -200,8 +197,8 @@ grove_status CudaContext::endCall() {
   // Every launch, copy and GEMM went to stream_; one wait covers them and
   // surfaces asynchronous faults (an illegal address, say) in this call.
   // Asynchronous contexts leave the work queued.
-  CUresult r = async_ ? CUDA_SUCCESS
-                      : device_->driver().cuStreamSynchronize(stream_);
+  CUresult r =
+      async_ ? CUDA_SUCCESS : device_->driver().cuStreamSynchronize(stream_);
   if (r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "the call's GPU work failed: " +
                                      errorText(device_->driver(), r));
@@ -227,9 +224,9 @@ void *CudaContext::allocate(size_t bytes) {
 grove_status CudaContext::copy(void *dst, const void *src, size_t bytes) {
   const Driver &d = device_->driver();
   CudaDevice::Scope scope(*device_);
-  CUresult r = d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
-                               reinterpret_cast<CUdeviceptr>(src), bytes,
-                               stream_);
+  CUresult r =
+      d.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                      reinterpret_cast<CUdeviceptr>(src), bytes, stream_);
   if (r == CUDA_SUCCESS && !async_)
     r = d.cuStreamSynchronize(stream_);
   if (r != CUDA_SUCCESS)

@@ -72,9 +72,9 @@ CudaDevice *CudaDevice::get(int ordinal, grove_status &status) {
   CUresult r = driver->cuDeviceGetCount(&count);
   if (r != CUDA_SUCCESS || count == 0) {
     fail(GROVE_ERROR_NO_DEVICE,
-         "no CUDA device" +
-             (r != CUDA_SUCCESS ? " (" + errorText(*driver, r) + ")"
-                                : std::string(" is visible")));
+         "no CUDA device" + (r != CUDA_SUCCESS
+                                 ? " (" + errorText(*driver, r) + ")"
+                                 : std::string(" is visible")));
     return nullptr;
   }
   if (ordinal < 0 || ordinal >= count) {

@@ -83,8 +83,7 @@ private:
   std::mutex mutex_;
   std::map<const ModuleImage *, CUmodule> modules_;
   // Kernel names are constant strings in the model library: key by address.
-  std::map<std::pair<const ModuleImage *, const char *>, CUfunction>
-      functions_;
+  std::map<std::pair<const ModuleImage *, const char *>, CUfunction> functions_;
 };
 
 } // namespace grove::rt::cuda

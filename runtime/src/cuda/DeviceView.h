@@ -26,11 +26,10 @@ template <int Rank> struct DeviceView {
 };
 
 /// The view of memref descriptor `m` (a grove_memref_* of rank Rank).
-template <int Rank, typename Memref>
-DeviceView<Rank> viewOf(const Memref *m) {
+template <int Rank, typename Memref> DeviceView<Rank> viewOf(const Memref *m) {
   static_assert(sizeof(m->sizes) == Rank * sizeof(int64_t), "rank");
-  DeviceView<Rank> v{reinterpret_cast<const char *>(m->aligned), m->offset,
-                     {}, {}};
+  DeviceView<Rank> v{
+      reinterpret_cast<const char *>(m->aligned), m->offset, {}, {}};
   std::memcpy(v.size, m->sizes, sizeof v.size);
   std::memcpy(v.stride, m->strides, sizeof v.stride);
   return v;

@@ -36,11 +36,12 @@ Loaded load(const std::string &path) {
     return l;
   }
 #define GROVE_CUDA_LOAD(name)                                                  \
-  l.driver.name = reinterpret_cast<decltype(l.driver.name)>(                  \
+  l.driver.name = reinterpret_cast<decltype(l.driver.name)>(                   \
       ::dlsym(lib, GROVE_CUDA_STR(name)));                                     \
   if (!l.driver.name) {                                                        \
-    l.message = "CUDA driver '" + path + "' lacks " GROVE_CUDA_STR(name)       \
-                "; the driver is too old for this runtime";                    \
+    l.message = "CUDA driver '" + path +                                       \
+                "' lacks " GROVE_CUDA_STR(                                     \
+                    name) "; the driver is too old for this runtime";          \
     return l;                                                                  \
   }
   GROVE_CUDA_DRIVER_FUNCTIONS(GROVE_CUDA_LOAD)

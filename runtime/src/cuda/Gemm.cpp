@@ -34,10 +34,10 @@ bool layout(const Operand &x, bool wantTransposed, cublasOperation_t &op,
   const int64_t s1 = x.stride[1], s2 = x.stride[2];
   // Memory read column-major with ld = s1 is the transpose of a row-major
   // matrix; with ld = s2 it is a column-major matrix itself.
-  bool rowMajor = (s2 == 1 || cols == 1) &&
-                  (rows == 1 || s1 >= std::max<int64_t>(1, cols));
-  bool colMajor = (s1 == 1 || rows == 1) &&
-                  (cols == 1 || s2 >= std::max<int64_t>(1, rows));
+  bool rowMajor =
+      (s2 == 1 || cols == 1) && (rows == 1 || s1 >= std::max<int64_t>(1, cols));
+  bool colMajor =
+      (s1 == 1 || rows == 1) && (cols == 1 || s2 >= std::max<int64_t>(1, rows));
   if (rowMajor) {
     ld = rows == 1 ? std::max<int64_t>(1, cols) : s1;
     op = wantTransposed ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -51,9 +51,9 @@ bool layout(const Operand &x, bool wantTransposed, cublasOperation_t &op,
   return false;
 }
 
-void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA,
-          int32_t transB, float alpha, float beta, const Operand &a,
-          const Operand &b, const Operand &c) {
+void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA, int32_t transB,
+          float alpha, float beta, const Operand &a, const Operand &b,
+          const Operand &c) {
   CudaContext *ctx = currentCall();
   if (!ctx) {
     reportServiceError("grove_rt_cuda_gemm: called outside grove_invoke");
@@ -94,24 +94,23 @@ void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA,
   // f32 is computed in f32 (no TF32) to match the host backend; f16 and
   // bf16 accumulate in f32.
   cublasStatus_t s = cublasGemmStridedBatchedEx(
-      ctx->blas(), opB, opA, int(n), int(m), int(k), &alpha, pb, type,
-      int(ldb), sb, pa, type, int(lda), sa, &beta, pc, type, int(ldc), sc,
-      int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      ctx->blas(), opB, opA, int(n), int(m), int(k), &alpha, pb, type, int(ldb),
+      sb, pa, type, int(lda), sa, &beta, pc, type, int(ldc), sc, int(batch),
+      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (s != CUBLAS_STATUS_SUCCESS)
-    failCurrentCall(GROVE_ERROR_INTERNAL,
-                    std::string("cuBLAS GEMM failed: ") +
-                        cublasGetStatusName(s) + ": " +
-                        cublasGetStatusString(s));
+    failCurrentCall(GROVE_ERROR_INTERNAL, std::string("cuBLAS GEMM failed: ") +
+                                              cublasGetStatusName(s) + ": " +
+                                              cublasGetStatusString(s));
 }
 
 } // namespace
 
 #define GROVE_CUDA_GEMM(SUFFIX, MEMREF, CTYPE, DTYPE)                          \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_gemm_##SUFFIX(          \
-      int32_t trans_a, int32_t trans_b, float alpha, float beta,              \
-      const MEMREF *a, const MEMREF *b, const MEMREF *c) {                    \
-    gemm(DTYPE, sizeof(CTYPE), trans_a, trans_b, alpha, beta, viewOf<3>(a),   \
-         viewOf<3>(b), viewOf<3>(c));                                         \
+      int32_t trans_a, int32_t trans_b, float alpha, float beta,               \
+      const MEMREF *a, const MEMREF *b, const MEMREF *c) {                     \
+    gemm(DTYPE, sizeof(CTYPE), trans_a, trans_b, alpha, beta, viewOf<3>(a),    \
+         viewOf<3>(b), viewOf<3>(c));                                          \
   }
 
 GROVE_CUDA_GEMM(f32, grove_memref_f32_3, float, CUDA_R_32F)

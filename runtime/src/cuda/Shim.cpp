@@ -31,9 +31,9 @@ namespace {
 CudaContext *call(const char *what) {
   CudaContext *ctx = currentCall();
   if (!ctx)
-    reportServiceError((std::string(what) +
-                        ": generated CUDA code ran outside grove_invoke")
-                           .c_str());
+    reportServiceError(
+        (std::string(what) + ": generated CUDA code ran outside grove_invoke")
+            .c_str());
   return ctx;
 }
 
@@ -85,22 +85,20 @@ GROVE_API void *mgpuModuleGetFunction(void *module, const char *name) {
   CUresult r = ctx->cudaDevice().function(
       static_cast<const ModuleImage *>(module), name, f);
   if (r != CUDA_SUCCESS) {
-    failCurrentCall(statusOf(r),
-                    std::string("cannot load kernel '") + name + "' on " +
-                        ctx->cudaDevice().name() + ": " +
-                        errorText(ctx->cudaDevice().driver(), r) +
-                        " (was the model compiled for this GPU's "
-                        "architecture? see grovec --cuda-chip)");
+    failCurrentCall(statusOf(r), std::string("cannot load kernel '") + name +
+                                     "' on " + ctx->cudaDevice().name() + ": " +
+                                     errorText(ctx->cudaDevice().driver(), r) +
+                                     " (was the model compiled for this GPU's "
+                                     "architecture? see grovec --cuda-chip)");
     return nullptr;
   }
   return f;
 }
 
-GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX,
-                                intptr_t gridY, intptr_t gridZ,
-                                intptr_t blockX, intptr_t blockY,
-                                intptr_t blockZ, int32_t smem, void *stream,
-                                void **params, void **extra,
+GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                intptr_t gridZ, intptr_t blockX,
+                                intptr_t blockY, intptr_t blockZ, int32_t smem,
+                                void *stream, void **params, void **extra,
                                 size_t /*paramsCount*/) {
   CudaContext *ctx = active("mgpuLaunchKernel");
   if (!ctx || !function)
@@ -137,10 +135,10 @@ GROVE_API void *mgpuEventCreate() {
   if (!ctx || currentCallFailed())
     return nullptr;
   CUevent event = nullptr;
-  check(*ctx,
-        ctx->cudaDevice().driver().cuEventCreate(&event,
-                                                 CU_EVENT_DISABLE_TIMING),
-        "event creation");
+  check(
+      *ctx,
+      ctx->cudaDevice().driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+      "event creation");
   return event;
 }
 
@@ -160,9 +158,8 @@ GROVE_API void mgpuEventSynchronize(void *event) {
 GROVE_API void mgpuEventRecord(void *event, void *stream) {
   if (CudaContext *ctx = currentCall(); ctx && event && !currentCallFailed())
     check(*ctx,
-          ctx->cudaDevice().driver().cuEventRecord(
-              static_cast<CUevent>(event),
-              streamOf(*ctx, stream)),
+          ctx->cudaDevice().driver().cuEventRecord(static_cast<CUevent>(event),
+                                                   streamOf(*ctx, stream)),
           "event record");
 }
 
@@ -170,8 +167,7 @@ GROVE_API void mgpuStreamWaitEvent(void *stream, void *event) {
   if (CudaContext *ctx = currentCall(); ctx && event && !currentCallFailed())
     check(*ctx,
           ctx->cudaDevice().driver().cuStreamWaitEvent(
-              streamOf(*ctx, stream),
-              static_cast<CUevent>(event), 0),
+              streamOf(*ctx, stream), static_cast<CUevent>(event), 0),
           "stream wait");
 }
 
@@ -207,8 +203,7 @@ GROVE_API void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
   check(*ctx,
         ctx->cudaDevice().driver().cuMemcpyAsync(
             reinterpret_cast<CUdeviceptr>(dst),
-            reinterpret_cast<CUdeviceptr>(src), bytes,
-            streamOf(*ctx, stream)),
+            reinterpret_cast<CUdeviceptr>(src), bytes, streamOf(*ctx, stream)),
         "device copy");
 }
 

@@ -14,8 +14,8 @@
 #include "Tensor.h"
 
 #if GROVE_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 #else
 #include <cblas.h>
 #endif
@@ -77,9 +77,8 @@ bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
   bool serial = 2.0 * double(m) * double(n) * double(k) < kParallelFlops;
   if (serial)
     omp_set_num_threads(1);
-  dnnl_status_t status =
-      dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a,
-                 lda, b, ldb, beta, c, ldc);
+  dnnl_status_t status = dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m,
+                                    n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (serial)
     omp_set_num_threads(saved);
   return status == dnnl_success;
@@ -202,14 +201,14 @@ void gemm(bool transA, bool transB, float alpha, float beta, const Matrix &a,
     ldc = n;
   }
 
-  bool ok = !cColMajor
-                ? sgemmRowMajor(opA.trans, opB.trans, m, n, k, alpha, opA.data,
-                                opA.ld, opB.data, opB.ld, beta, cData, ldc)
-                // C^T = op(B)^T op(A)^T, computed into C's storage as
-                // row-major N x M.
-                : sgemmRowMajor(!opB.trans, !opA.trans, n, m, k, alpha,
-                                opB.data, opB.ld, opA.data, opA.ld, beta,
-                                cData, ldc);
+  bool ok =
+      !cColMajor
+          ? sgemmRowMajor(opA.trans, opB.trans, m, n, k, alpha, opA.data,
+                          opA.ld, opB.data, opB.ld, beta, cData, ldc)
+          // C^T = op(B)^T op(A)^T, computed into C's storage as
+          // row-major N x M.
+          : sgemmRowMajor(!opB.trans, !opA.trans, n, m, k, alpha, opB.data,
+                          opB.ld, opA.data, opA.ld, beta, cData, ldc);
   if (!ok)
     return report("the GEMM library rejected its arguments");
   if (cTmp)
@@ -250,8 +249,8 @@ Matrix matrixOf(float *aligned, int64_t offset, const int64_t *sizes,
                 const int64_t *strides) {
   // A NULL aligned pointer stays NULL (offset ignored) so checkShapes sees
   // it.
-  return {aligned ? aligned + offset : nullptr, sizes[0], sizes[1],
-          strides[0], strides[1]};
+  return {aligned ? aligned + offset : nullptr, sizes[0], sizes[1], strides[0],
+          strides[1]};
 }
 
 void matmul(int32_t transA, int32_t transB, float alpha, float beta,

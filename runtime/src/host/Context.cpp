@@ -343,9 +343,8 @@ GROVE_API grove_status grove_context_entry_access(const grove_context *ctx,
                   "grove_context_entry_access: ctx or out_access is NULL");
     if (entry >= ctx->desc.entries.size() || param >= ctx->desc.params.size())
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
-                  "grove_context_entry_access: entry " +
-                      std::to_string(entry) + " or param " +
-                      std::to_string(param) + " out of range");
+                  "grove_context_entry_access: entry " + std::to_string(entry) +
+                      " or param " + std::to_string(param) + " out of range");
     *out_access = 0;
     for (const ArgDesc &a : ctx->desc.entries[entry].args)
       if (a.isState && a.index == param)

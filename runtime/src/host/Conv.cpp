@@ -36,8 +36,8 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <new>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -97,12 +97,12 @@ bool check(const Problem &p) {
             y.size[0] == x.size[0] && y.size[1] == x.size[1] &&
             y.size[2] == w.size[1];
   // The rows and columns the output reads must exist in the padded input.
-  ok = ok && (y.size[3] == 0 || (y.size[3] - 1) * p.sh +
-                                        (w.size[3] - 1) * p.dh <
-                                    x.size[3] + p.pt + p.pb);
-  ok = ok && (y.size[4] == 0 || (y.size[4] - 1) * p.sw +
-                                        (w.size[4] - 1) * p.dw <
-                                    x.size[4] + p.pl + p.pr);
+  ok =
+      ok && (y.size[3] == 0 || (y.size[3] - 1) * p.sh + (w.size[3] - 1) * p.dh <
+                                   x.size[3] + p.pt + p.pb);
+  ok =
+      ok && (y.size[4] == 0 || (y.size[4] - 1) * p.sw + (w.size[4] - 1) * p.dw <
+                                   x.size[4] + p.pl + p.pr);
   if (!ok)
     return report("shape mismatch: input " + describe(x) + ", weights " +
                   describe(w) + ", result " + describe(y)),
@@ -148,8 +148,7 @@ using namespace dnnl;
 /// merge when their strides allow (always, for buffers the compiler made);
 /// false otherwise. Only the rows and columns in `rows`, `cols` are seen.
 bool asNchw(const View5 &v, int64_t rows, int64_t cols, memory::desc &out) {
-  if (v.size[1] > 1 && v.size[2] > 1 &&
-      v.stride[1] != v.size[2] * v.stride[2])
+  if (v.size[1] > 1 && v.size[2] > 1 && v.stride[1] != v.size[2] * v.stride[2])
     return false;
   int64_t channelStride = v.size[2] > 1 ? v.stride[2] : v.stride[1];
   out = memory::desc({v.size[0], v.size[1] * v.size[2], rows, cols},
@@ -164,17 +163,17 @@ memory::desc weightsDesc(const View5 &w) {
     return memory::desc({w.size[1], w.size[2], w.size[3], w.size[4]},
                         memory::data_type::f32,
                         {w.stride[1], w.stride[2], w.stride[3], w.stride[4]});
-  return memory::desc({w.size[0], w.size[1], w.size[2], w.size[3], w.size[4]},
-                      memory::data_type::f32,
-                      {w.stride[0], w.stride[1], w.stride[2], w.stride[3],
-                       w.stride[4]});
+  return memory::desc(
+      {w.size[0], w.size[1], w.size[2], w.size[3], w.size[4]},
+      memory::data_type::f32,
+      {w.stride[0], w.stride[1], w.stride[2], w.stride[3], w.stride[4]});
 }
 
 /// The primitives of one shape and layout: the convolution in the layouts
 /// oneDNN prefers, and the reorders from and to the caller's.
 struct Compiled {
   convolution_forward conv;
-  memory::desc scratchpad; // the call's, from the block cache
+  memory::desc scratchpad;        // the call's, from the block cache
   memory::desc src, weights, dst; // the convolution's
   memory::desc userSrc, userWeights, userDst;
   reorder toSrc, toWeights, fromDst; // unset where the layouts agree
@@ -203,8 +202,8 @@ struct PrimitiveCache {
   using Key = std::vector<int64_t>;
   std::mutex mutex;
   std::list<Key> recent;
-  std::map<Key, std::pair<std::shared_ptr<const Compiled>,
-                          std::list<Key>::iterator>>
+  std::map<Key,
+           std::pair<std::shared_ptr<const Compiled>, std::list<Key>::iterator>>
       entries;
 };
 
@@ -213,8 +212,7 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
                                          const memory::desc &userSrc,
                                          const memory::desc &userDst,
                                          int64_t padB, int64_t padR) {
-  std::vector<int64_t> key = {p.sh, p.sw, p.dh, p.dw,
-                              p.pt, p.pl, padB, padR};
+  std::vector<int64_t> key = {p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR};
   for (const View5 *v : {&p.x, &p.w, &p.y})
     for (int i = 0; i < 5; ++i)
       key.insert(key.end(), {v->size[i], v->stride[i]});
@@ -278,8 +276,7 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
   cache->recent.push_front(key);
   cache->entries.emplace(std::move(key),
                          std::make_pair(shared, cache->recent.begin()));
-  for (size_t capacity = cacheCapacity();
-       cache->entries.size() > capacity;) {
+  for (size_t capacity = cacheCapacity(); cache->entries.size() > capacity;) {
     cache->entries.erase(cache->recent.back());
     cache->recent.pop_back();
   }
@@ -303,10 +300,10 @@ bool convDnnl(const Problem &p) {
     return (out - 1) * s + window - lead;
   };
   int64_t padB = 0, padR = 0;
-  int64_t rows = extent(p.x.size[3], p.pt, p.pb, p.y.size[3], p.w.size[3],
-                        p.sh, p.dh, padB);
-  int64_t cols = extent(p.x.size[4], p.pl, p.pr, p.y.size[4], p.w.size[4],
-                        p.sw, p.dw, padR);
+  int64_t rows = extent(p.x.size[3], p.pt, p.pb, p.y.size[3], p.w.size[3], p.sh,
+                        p.dh, padB);
+  int64_t cols = extent(p.x.size[4], p.pl, p.pr, p.y.size[4], p.w.size[4], p.sw,
+                        p.dw, padR);
   // The output reads past the unpadded input but not into the bottom or
   // right padding as given: the loops handle it.
   if (rows > p.x.size[3] || cols > p.x.size[4] || rows < 1 || cols < 1)
@@ -315,10 +312,11 @@ bool convDnnl(const Problem &p) {
   if (!asNchw(p.x, rows, cols, userSrc) ||
       !asNchw(p.y, p.y.size[3], p.y.size[4], userDst))
     return false;
-  std::shared_ptr<const Compiled> c =
-      compiled(p, userSrc, userDst, padB, padR);
+  std::shared_ptr<const Compiled> c = compiled(p, userSrc, userDst, padB, padR);
   engine &eng = cpuEngine();
-  thread_local stream *st = new stream(eng);
+  // One stream per thread, freed when the thread ends (thread-local objects
+  // go before the static engine).
+  thread_local std::unique_ptr<stream> st = std::make_unique<stream>(eng);
 
   // The caller's buffers, or, where the convolution wants another layout,
   // blocked copies that live in the runtime's block cache for the call.
@@ -370,8 +368,8 @@ extern "C" {
 GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
     const grove_memref_f32_5 *x, const grove_memref_f32_5 *w,
     const grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
-    int64_t pad_bottom, int64_t pad_right, int64_t stride_h,
-    int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {
+    int64_t pad_bottom, int64_t pad_right, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w) {
   Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
             view(w->aligned, w->offset, w->sizes, w->strides),
             view(y->aligned, y->offset, y->sizes, y->strides),

@@ -17,12 +17,12 @@ namespace grove::rt {
 using schema::Access;
 using schema::ArgDesc;
 using schema::EntryDesc;
+using schema::kDescriptorVersion;
+using schema::kMaxRank;
 using schema::ModelDesc;
 using schema::StateDesc;
 using schema::StateKind;
 using schema::TensorDesc;
-using schema::kDescriptorVersion;
-using schema::kMaxRank;
 
 /// Parses `text`. On failure returns a status (INVALID_ARGUMENT, or
 /// ABI_MISMATCH for an unsupported descriptor version) with the message

@@ -101,6 +101,15 @@ extern "C" GROVE_API const char *grove_last_error(void) {
   return lastError.c_str();
 }
 
+extern "C" GROVE_API void grove_rt_size_below(int64_t least, int64_t got,
+                                              const char *what) {
+  char message[512];
+  std::snprintf(message, sizeof(message), "%s of at least %lld, got %lld",
+                what ? what : "(unknown)", static_cast<long long>(least),
+                static_cast<long long>(got));
+  grove::rt::reportServiceError(message, GROVE_ERROR_INVALID_ARGUMENT);
+}
+
 extern "C" GROVE_API void grove_rt_dim_mismatch(int64_t a, int64_t b,
                                                 const char *what) {
   char message[512];
@@ -110,4 +119,3 @@ extern "C" GROVE_API void grove_rt_dim_mismatch(int64_t a, int64_t b,
                 static_cast<long long>(b));
   grove::rt::reportServiceError(message, GROVE_ERROR_INVALID_ARGUMENT);
 }
-

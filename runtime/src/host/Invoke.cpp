@@ -14,10 +14,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <mutex>
-#include <shared_mutex>
 #include <cstring>
+#include <mutex>
 #include <set>
+#include <shared_mutex>
 
 using namespace grove::rt;
 
@@ -100,8 +100,8 @@ struct AllocationReaper {
 class Invocation {
 public:
   Invocation(grove_context &ctx, uint32_t index)
-      : ctx(ctx), entry(ctx.desc.entries[index]),
-        fn(ctx.model->entries[index]), index(index) {}
+      : ctx(ctx), entry(ctx.desc.entries[index]), fn(ctx.model->entries[index]),
+        index(index) {}
 
   /// `inputs`: entry.inputs.size() tensors; `slots`: where results go.
   grove_status run(const DLTensor *const *inputs,
@@ -212,8 +212,8 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
     // Take the buffer over only if we own it, it is compact, and no earlier
     // result took it already (two results may share one allocation).
     const bool compact = isCompact(r.sizes.data(), r.strides.data(), rank);
-    bool take = r.owned && r.count > 0 && compact &&
-                !reaper.claimed.count(r.allocated);
+    bool take =
+        r.owned && r.count > 0 && compact && !reaper.claimed.count(r.allocated);
     holder->release = reaper.release;
     // Only form the element-0 address when there are elements: with none,
     // `aligned` may be NULL and offsetting it would be undefined.
@@ -284,8 +284,7 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   }
   // Entries that write state run alone; readers share the context.
   std::shared_lock<std::shared_mutex> shared(ctx.stateLock, std::defer_lock);
-  std::unique_lock<std::shared_mutex> exclusive(ctx.stateLock,
-                                                std::defer_lock);
+  std::unique_lock<std::shared_mutex> exclusive(ctx.stateLock, std::defer_lock);
   if (entry.writesState())
     exclusive.lock();
   else
@@ -431,13 +430,13 @@ grove_status rtInvoke(grove_context *ctx, const grove_model_def *model,
                   static_cast<const void *>(ctx->model),
                   static_cast<const void *>(model));
     clearOutputSlots(model, index, args);
-    return fail(
-        GROVE_ERROR_INVALID_ARGUMENT,
-        "grove_rt_invoke: context was created for model " +
-            quote(ctx->model->name) + ", not for model " +
-            quote(model->abi_version == GROVE_ABI_VERSION ? model->name
-                                                          : "(other ABI)") +
-            where);
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_rt_invoke: context was created for model " +
+                    quote(ctx->model->name) + ", not for model " +
+                    quote(model->abi_version == GROVE_ABI_VERSION
+                              ? model->name
+                              : "(other ABI)") +
+                    where);
   }
   if (index >= ctx->desc.entries.size())
     return fail(GROVE_ERROR_INVALID_ARGUMENT,

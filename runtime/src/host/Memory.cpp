@@ -185,8 +185,8 @@ void *allocateForCode(size_t bytes, size_t alignment) {
   return nullptr;
 }
 
-__attribute__((noinline)) bool runUnder(CallFrame &frame,
-                                        void (*fn)(void **), void **args) {
+__attribute__((noinline)) bool runUnder(CallFrame &frame, void (*fn)(void **),
+                                        void **args) {
   if (setjmp(frame.resume) != 0)
     return false;
   fn(args);

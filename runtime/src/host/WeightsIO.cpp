@@ -13,12 +13,12 @@
 #include "Safetensors.h"
 
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <mutex>
-#include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -205,15 +205,16 @@ grove_status saveDestination(const char *path, const std::string &origin,
   target = path;
   struct stat st;
   if (::lstat(path, &st) != 0)
-    return errno == ENOENT ? GROVE_OK
-                           : fail(GROVE_ERROR_IO, origin + ": cannot stat: " +
-                                                      std::strerror(errno));
+    return errno == ENOENT
+               ? GROVE_OK
+               : fail(GROVE_ERROR_IO,
+                      origin + ": cannot stat: " + std::strerror(errno));
   if (S_ISLNK(st.st_mode)) {
     char *resolved = ::realpath(path, nullptr);
     if (!resolved)
-      return fail(GROVE_ERROR_IO,
-                  origin + ": cannot resolve the symbolic link: " +
-                      std::strerror(errno));
+      return fail(GROVE_ERROR_IO, origin +
+                                      ": cannot resolve the symbolic link: " +
+                                      std::strerror(errno));
     target = resolved;
     std::free(resolved);
     if (::stat(target.c_str(), &st) != 0)

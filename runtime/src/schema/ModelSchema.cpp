@@ -16,10 +16,10 @@ struct DTypeToken {
 };
 
 constexpr DTypeToken kDTypes[] = {
-    {"f32", {kDLFloat, 32, 1}},  {"f16", {kDLFloat, 16, 1}},
+    {"f32", {kDLFloat, 32, 1}},   {"f16", {kDLFloat, 16, 1}},
     {"bf16", {kDLBfloat, 16, 1}}, {"f64", {kDLFloat, 64, 1}},
-    {"i8", {kDLInt, 8, 1}},      {"i16", {kDLInt, 16, 1}},
-    {"i32", {kDLInt, 32, 1}},    {"i64", {kDLInt, 64, 1}},
+    {"i8", {kDLInt, 8, 1}},       {"i16", {kDLInt, 16, 1}},
+    {"i32", {kDLInt, 32, 1}},     {"i64", {kDLInt, 64, 1}},
     {"i1", {kDLBoolCode, 8, 1}},
 };
 
@@ -63,8 +63,7 @@ private:
   ParseResult parseHeader(const std::vector<std::string_view> &lines,
                           size_t &i);
   ParseResult parseState(bool initialized);
-  ParseResult parseEntry(const std::vector<std::string_view> &lines,
-                         size_t &i);
+  ParseResult parseEntry(const std::vector<std::string_view> &lines, size_t &i);
   ParseResult resolveStateArgs();
   ParseResult next(const std::vector<std::string_view> &lines, size_t &i) {
     lineNo = i + 1;
@@ -106,12 +105,10 @@ ParseResult Parser::splitLine(std::string_view line) {
   }
 }
 
-ParseResult Parser::parseCount(size_t index, const char *what,
-                               int64_t &value) {
+ParseResult Parser::parseCount(size_t index, const char *what, int64_t &value) {
   // Bounded so that a corrupted descriptor cannot make a reader reserve
   // absurd amounts of memory.
-  if (!parseInt(tokens[index], value) || value < 0 ||
-      value > kMaxEntryTensors)
+  if (!parseInt(tokens[index], value) || value < 0 || value > kMaxEntryTensors)
     return error(std::string("bad ") + what + " '" +
                  std::string(tokens[index]) + "'");
   return {};
@@ -139,8 +136,8 @@ ParseResult Parser::parseTensor(const char *keyword, bool allowDynamic,
   if (tokens.size() != 4 + static_cast<size_t>(rank) + numExtra)
     return error("'" + tensor.name + "' has rank " + std::to_string(rank) +
                  " but " +
-                 std::to_string(tokens.size() - 4 - std::min(numExtra,
-                                                             tokens.size() - 4)) +
+                 std::to_string(tokens.size() - 4 -
+                                std::min(numExtra, tokens.size() - 4)) +
                  " dimensions");
   tensor.shape.clear();
   for (int64_t i = 0; i < rank; ++i) {
@@ -186,16 +183,17 @@ ParseResult Parser::parseHeader(const std::vector<std::string_view> &lines,
   return {};
 }
 
-// `param NAME DTYPE RANK DIMS...` or `state NAME DTYPE RANK DIMS... init 0xBITS`
+// `param NAME DTYPE RANK DIMS...` or `state NAME DTYPE RANK DIMS... init
+// 0xBITS`
 ParseResult Parser::parseState(bool initialized) {
   StateDesc state;
   state.kind = initialized ? StateKind::Initialized : StateKind::Weight;
   if (initialized && (tokens.size() < 6 || tokens[tokens.size() - 2] != "init"))
     return error("'state' needs NAME DTYPE RANK, the dimensions and "
                  "'init 0xBITS'");
-  if (ParseResult r = parseTensor(initialized ? "state" : "param",
-                                  /*allowDynamic=*/false, initialized ? 2 : 0,
-                                  state))
+  if (ParseResult r =
+          parseTensor(initialized ? "state" : "param",
+                      /*allowDynamic=*/false, initialized ? 2 : 0, state))
     return r;
   if (initialized) {
     std::string_view keyword = tokens[tokens.size() - 2];
@@ -203,8 +201,10 @@ ParseResult Parser::parseState(bool initialized) {
     unsigned width = state.dtype.bits;
     if (keyword != "init" || !parseBits(bits, state.initBits) ||
         (width < 64 && state.initBits >> width))
-      return error("state '" + state.name + "' needs 'init 0xBITS' with at "
-                   "most " + std::to_string(width) + " bits, got '" +
+      return error("state '" + state.name +
+                   "' needs 'init 0xBITS' with at "
+                   "most " +
+                   std::to_string(width) + " bits, got '" +
                    std::string(keyword) + " " + std::string(bits) + "'");
   }
   if (isReservedStateName(state.name))
@@ -272,8 +272,7 @@ ParseResult Parser::parseEntry(const std::vector<std::string_view> &lines,
     if (ParseResult r = next(lines, i))
       return r;
     TensorDesc tensor;
-    if (ParseResult r =
-            parseTensor("output", /*allowDynamic=*/true, 0, tensor))
+    if (ParseResult r = parseTensor("output", /*allowDynamic=*/true, 0, tensor))
       return r;
     if (!outputNames.insert(tensor.name).second)
       return error("duplicate output '" + tensor.name + "' in entry '" +

@@ -78,8 +78,8 @@ struct EntryDesc {
 
 struct ModelDesc {
   std::string module;
-  std::string target = "host"; // "host" or "cuda"
-  std::vector<StateDesc> params; // declaration order
+  std::string target = "host";    // "host" or "cuda"
+  std::vector<StateDesc> params;  // declaration order
   std::vector<EntryDesc> entries; // descriptor order == entry table order
 };
 

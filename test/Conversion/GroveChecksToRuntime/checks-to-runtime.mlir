@@ -73,3 +73,19 @@ module @reuse {
 func.func @no_checks(%a: index) -> index {
   return %a : index
 }
+
+// -----
+
+// at_least: a size below its least reports through grove_rt_size_below
+// (least, got, message), the runtime's "<message> of at least N, got M".
+// CHECK-LABEL: func.func @at_least
+// CHECK-SAME: (%[[LEAST:.*]]: index, %[[GOT:.*]]: index)
+// CHECK: %[[NE:.*]] = arith.cmpi ne, %[[LEAST]], %[[GOT]] : index
+// CHECK-NEXT: scf.if %[[NE]] {
+// CHECK: func.call @grove_rt_size_below(
+// CHECK-NOT: grove_rt_dim_mismatch
+// CHECK: func.func private @grove_rt_size_below(i64, i64, !llvm.ptr)
+func.func @at_least(%least: index, %got: index) -> index {
+  %0 = grove.agree_dims %least, %got, "f.mlir:5:6: grove.conv2d: one window needs the input height plus padding" {at_least} : index
+  return %0 : index
+}

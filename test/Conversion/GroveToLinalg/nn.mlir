@@ -101,7 +101,9 @@ func.func @conv2d_unpadded(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x1x1xf32>) -> 
 // CHECK: %[[K:.*]] = arith.constant 3 : index
 // CHECK: %[[ENOUGH:.*]] = arith.cmpi sge, %[[PADDED]], %[[K]] : index
 // CHECK: %[[REACH:.*]] = arith.maxsi %[[PADDED]], %[[K]] : index
-// CHECK: grove.agree_dims %[[REACH]], %[[PADDED]], "{{.*}}nn.mlir:{{[0-9]+}}:{{[0-9]+}}: grove.conv2d input height plus padding must be at least 3 (one window)"
+// The message names the file without its folder (builds do not depend on
+// it) and the rule; at_least makes the runtime say "of at least 3, got N".
+// CHECK: grove.agree_dims %[[REACH]], %[[PADDED]], "nn.mlir:{{[0-9]+}}:{{[0-9]+}}: grove.conv2d: one window needs the input height plus padding" {at_least} : index
 // CHECK: %[[Q:.*]] = arith.divui %[[SPAN]], %{{.*}} : index
 // CHECK: %[[Q1:.*]] = arith.addi %[[Q]], %{{.*}} : index
 // CHECK: %[[OH:.*]] = arith.select %[[ENOUGH]], %[[Q1]], %{{.*}} : index
@@ -685,7 +687,7 @@ func.func @flatten_zero(%x: tensor<2x0x?xf32>) -> tensor<2x?xf32> {
 // ceil_mode on a dynamic width: one window needs W + 0 >= 2 - (2 - 1) = 1
 // (a window may overhang by less than a stride, as in PyTorch).
 // CHECK-LABEL: func.func @pool_ceil_dynamic_guard
-// CHECK: grove.agree_dims %{{.*}}, %{{.*}}, "{{.*}}: grove.avg_pool2d input width plus padding must be at least 1 (one window)"
+// CHECK: grove.agree_dims %{{.*}}, %{{.*}}, "{{.*}}: grove.avg_pool2d: one window needs the input width plus padding" {at_least}
 func.func @pool_ceil_dynamic_guard(%x: tensor<1x2x4x?xf32>) -> tensor<1x2x2x?xf32> {
   %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<1x2x4x?xf32>) -> tensor<1x2x2x?xf32>
   return %0 : tensor<1x2x2x?xf32>

@@ -41,8 +41,8 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
   auto expect = [&](bool ok, StringRef what) -> LogicalResult {
     if (ok)
       return success();
-    return op->emitError("'") << name << "' must be " << what << ", got "
-                              << attr.getValue();
+    return op->emitError("'")
+           << name << "' must be " << what << ", got " << attr.getValue();
   };
   if (name == kDescriptorAttr || name == kModuleNameAttr)
     return expect(isa<ModuleOp>(op) && isa<StringAttr>(attr.getValue()),
@@ -64,8 +64,8 @@ static LogicalResult verifyStateArg(Operation *op, unsigned argIndex,
                               << " must name a grove.param, got " << value;
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func)
-    return op->emitError("'") << kStateArgAttr
-                              << "' belongs on a function argument";
+    return op->emitError("'")
+           << kStateArgAttr << "' belongs on a function argument";
   auto param = SymbolTable::lookupNearestSymbolFrom<ParamOp>(op, ref);
   // grove-prepare-abi consumes the params once the descriptor holds them.
   if (!param)
@@ -73,8 +73,8 @@ static LogicalResult verifyStateArg(Operation *op, unsigned argIndex,
   Type argType = func.getArgumentTypes()[argIndex];
   if (isa<TensorType>(argType) && argType != param.getType())
     return op->emitError("argument ")
-           << argIndex << " has type " << argType << " but " << ref
-           << " is " << param.getType();
+           << argIndex << " has type " << argType << " but " << ref << " is "
+           << param.getType();
   return success();
 }
 

@@ -1,4 +1,5 @@
-//===- GroveFolds.cpp - Grove op folders -----------------------------------===//
+//===- GroveFolds.cpp - Grove op folders
+//-----------------------------------===//
 //
 // Only folds that are obviously profitable and shape-preserving: identities
 // (reshape/transpose/slice/broadcast that change nothing, x+0, x*1), inverse
@@ -32,11 +33,11 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     RankedTensorType in = inner.getInput().getType();
     int64_t outStatic = getStaticProduct(getType().getShape());
     int64_t midStatic = getStaticProduct(inner.getType().getShape());
-    bool valid = in.hasStaticShape()
-                     ? getType().hasStaticShape() ||
-                           (outStatic != 0 &&
-                            in.getNumElements() % outStatic == 0)
-                     : !getType().hasStaticShape();
+    bool valid =
+        in.hasStaticShape()
+            ? getType().hasStaticShape() ||
+                  (outStatic != 0 && in.getNumElements() % outStatic == 0)
+            : !getType().hasStaticShape();
     // The inner reshape's run-time divisibility check must be implied by
     // the outer one's, or folding would drop it.
     if (!inner.getType().hasStaticShape() && !in.hasStaticShape())
@@ -161,24 +162,21 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
-                    [](const APFloat &a, const APFloat &b) {
-                      return llvm::maximum(a, b);
-                    });
+  return foldSplats(
+      getType(), adaptor.getLhs(), adaptor.getRhs(),
+      [](const APFloat &a, const APFloat &b) { return llvm::maximum(a, b); });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldSplats(getType(), adaptor.getLhs(), adaptor.getRhs(),
-                    [](const APFloat &a, const APFloat &b) {
-                      return llvm::minimum(a, b);
-                    });
+  return foldSplats(
+      getType(), adaptor.getLhs(), adaptor.getRhs(),
+      [](const APFloat &a, const APFloat &b) { return llvm::minimum(a, b); });
 }
 
 /// Reducing over no axes is the identity.
-template <typename ReduceOp>
-static OpFoldResult foldEmptyReduce(ReduceOp op) {
+template <typename ReduceOp> static OpFoldResult foldEmptyReduce(ReduceOp op) {
   if (op.getAxes().empty() && op.getInput().getType() == op.getType())
     return op.getInput();
   return {};

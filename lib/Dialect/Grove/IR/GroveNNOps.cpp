@@ -33,15 +33,15 @@ LogicalResult checkArray(Operation *op, StringRef name, ArrayRef<int64_t> v,
 LogicalResult checkRank(Operation *op, StringRef what, Type type,
                         int64_t rank) {
   if (cast<RankedTensorType>(type).getRank() != rank)
-    return op->emitOpError()
-           << what << " must have rank " << rank << ", got "
-           << cast<RankedTensorType>(type).getRank();
+    return op->emitOpError() << what << " must have rank " << rank << ", got "
+                             << cast<RankedTensorType>(type).getRank();
   return success();
 }
 
 LogicalResult checkSameElementType(Operation *op) {
   Type element;
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+  for (Type t :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     Type e = cast<ShapedType>(t).getElementType();
     if (element && e != element)
       return op->emitOpError("expects one element type, got ")
@@ -136,8 +136,8 @@ LogicalResult Conv2DOp::verify() {
            << in[1] << ") = weight channels per group (" << w[1]
            << ") x groups (" << groups << ")";
   if (getBias() && getBias().getType().getDimSize(0) != w[0])
-    return emitOpError("expects a static bias of ") << w[0] << " elements, got "
-                                                    << getBias().getType();
+    return emitOpError("expects a static bias of ")
+           << w[0] << " elements, got " << getBias().getType();
   if (failed(checkSize(op, "result batch", in[0], out[0])) ||
       failed(checkSize(op, "result channels", w[0], out[1])))
     return failure();
@@ -151,10 +151,9 @@ LogicalResult Conv2DOp::verify() {
     std::optional<int64_t> padding = llvm::checkedAdd(p[i], p[2 + i]);
     std::optional<int64_t> reach =
         padding ? llvm::checkedAdd(*padding, window) : std::nullopt;
-    std::optional<int64_t> padded =
-        padding && !ShapedType::isDynamic(in[2 + i])
-            ? llvm::checkedAdd(in[2 + i], *padding)
-            : std::nullopt;
+    std::optional<int64_t> padded = padding && !ShapedType::isDynamic(in[2 + i])
+                                        ? llvm::checkedAdd(in[2 + i], *padding)
+                                        : std::nullopt;
     if (!reach || (!ShapedType::isDynamic(in[2 + i]) && !padded))
       return emitOpError("padding (")
              << p[i] << ", " << p[2 + i] << ") along dimension " << 2 + i
@@ -262,13 +261,12 @@ LogicalResult FlattenOp::verify() {
   FailureOr<int64_t> axis = normalizeAxis(getAxisAttr().getInt(), in.getRank());
   if (failed(axis))
     return emitOpError("axis ") << getAxisAttr().getInt()
-                                << " is out of range for rank "
-                                << in.getRank();
+                                << " is out of range for rank " << in.getRank();
   if (in.getElementType() != out.getElementType())
     return emitOpError("expects the input's element type");
   if (out.getRank() != *axis + 1)
-    return emitOpError("expects a result of rank ") << *axis + 1
-                                                    << ", got " << out.getRank();
+    return emitOpError("expects a result of rank ")
+           << *axis + 1 << ", got " << out.getRank();
   ArrayRef<int64_t> tail = in.getShape().drop_front(*axis);
   if (llvm::count_if(tail, ShapedType::isDynamic) > 1)
     return emitOpError("cannot collapse more than one dynamic dimension");
@@ -322,8 +320,8 @@ LogicalResult SplitAttentionOp::verify() {
       std::string want;
       llvm::raw_string_ostream os(want);
       llvm::interleave(shape, os, "x");
-      return emitOpError("expects ") << name << " of shape " << want
-                                     << ", got " << t;
+      return emitOpError("expects ")
+             << name << " of shape " << want << ", got " << t;
     }
     return success();
   };

@@ -94,15 +94,14 @@ static LogicalResult verifySameElementType(Operation *op, ValueRange values) {
 LogicalResult ParamOp::verify() {
   auto type = dyn_cast<RankedTensorType>(getType());
   if (!type)
-    return emitOpError("expects a ranked tensor type (got ") << getType()
-                                                             << ")";
+    return emitOpError("expects a ranked tensor type (got ")
+           << getType() << ")";
   if (!type.hasStaticShape())
     return emitOpError("expects a static shape (got ") << type << ")";
   Type elt = type.getElementType();
-  bool supportedInt = llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
-                                   [&](unsigned w) {
-                                     return elt.isSignlessInteger(w);
-                                   });
+  bool supportedInt =
+      llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
+                   [&](unsigned w) { return elt.isSignlessInteger(w); });
   if (!elt.isF32() && !elt.isF16() && !elt.isBF16() && !elt.isF64() &&
       !supportedInt)
     return emitOpError("expects an f32, f16, bf16, f64, i1, i8, i16, i32 or "
@@ -140,22 +139,19 @@ static LogicalResult verifyParamUse(Operation *op, FlatSymbolRefAttr name,
   if (!param)
     return op->emitOpError("references an undefined grove.param ") << name;
   if (param.getType() != type)
-    return op->emitOpError(what)
-           << type << " does not match the type of " << name << " ("
-           << param.getType() << ")";
+    return op->emitOpError(what) << type << " does not match the type of "
+                                 << name << " (" << param.getType() << ")";
   return success();
 }
 
-LogicalResult
-SetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult SetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return verifyParamUse(*this, getNameAttr(), getValue().getType(),
                         "value type ", symbolTable);
 }
 
 LogicalResult AssignOp::verify() {
   auto arg = dyn_cast<BlockArgument>(getState());
-  auto func = arg ? dyn_cast<FunctionOpInterface>(
-                        arg.getOwner()->getParentOp())
+  auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
                   : nullptr;
   if (!func || !arg.getOwner()->isEntryBlock() ||
       !func.getArgAttr(arg.getArgNumber(), kStateArgAttr) ||
@@ -165,8 +161,7 @@ LogicalResult AssignOp::verify() {
   return success();
 }
 
-LogicalResult
-GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult GetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return verifyParamUse(*this, getNameAttr(), getType(), "result type ",
                         symbolTable);
 }
@@ -199,8 +194,8 @@ LogicalResult mlir::grove::verifyTensorSizes(Operation *op) {
     }
     return success();
   };
-  for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
-                                         op->getResultTypes()))
+  for (Type t :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
     if (failed(check(t)))
       return failure();
   for (NamedAttribute attr : op->getAttrs())
@@ -302,16 +297,15 @@ LogicalResult ConcatOp::verify() {
     RankedTensorType t = tensorType(v);
     if (t.getRank() != rank)
       return emitOpError("expects every input to have rank ")
-             << rank << " (input " << idx << " has rank " << t.getRank()
-             << ")";
+             << rank << " (input " << idx << " has rank " << t.getRank() << ")";
     for (int64_t d = 0; d < rank; ++d) {
       if (d == axis)
         continue;
       int64_t a = t.getDimSize(d), b = out.getDimSize(d);
       if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
         return emitOpError("expects input ")
-               << idx << " dimension " << d << " to be " << b << " (got "
-               << a << ")";
+               << idx << " dimension " << d << " to be " << b << " (got " << a
+               << ")";
       if (ShapedType::isDynamic(a) != ShapedType::isDynamic(b))
         return emitOpError("expects input ")
                << idx << " dimension " << d
@@ -389,12 +383,10 @@ LogicalResult BroadcastToOp::verify() {
   if (in.getRank() > out.getRank())
     return emitOpError("cannot broadcast rank ")
            << in.getRank() << " to the lower rank " << out.getRank();
-  if (static_cast<int64_t>(getDynamicSizes().size()) !=
-      out.getNumDynamicDims())
+  if (static_cast<int64_t>(getDynamicSizes().size()) != out.getNumDynamicDims())
     return emitOpError("expects one size operand per dynamic result "
                        "dimension (")
-           << out.getNumDynamicDims() << "), got "
-           << getDynamicSizes().size();
+           << out.getNumDynamicDims() << "), got " << getDynamicSizes().size();
   int64_t lead = out.getRank() - in.getRank();
   for (int64_t i = 0; i < in.getRank(); ++i) {
     int64_t a = in.getDimSize(i), b = out.getDimSize(lead + i);
@@ -403,8 +395,8 @@ LogicalResult BroadcastToOp::verify() {
     if (ShapedType::isDynamic(a) != ShapedType::isDynamic(b) ||
         (!ShapedType::isDynamic(a) && a != b))
       return emitOpError("cannot broadcast input dimension ")
-             << i << " (" << formatShape(a) << ") to "
-             << formatShape(b) << ": it must be 1 or equal";
+             << i << " (" << formatShape(a) << ") to " << formatShape(b)
+             << ": it must be 1 or equal";
   }
   return success();
 }
@@ -414,8 +406,8 @@ LogicalResult BroadcastToOp::verify() {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyBinary(Operation *op) {
-  if (failed(verifySameElementType(op, {op->getOperand(0), op->getOperand(1),
-                                        op->getResult(0)})))
+  if (failed(verifySameElementType(
+          op, {op->getOperand(0), op->getOperand(1), op->getResult(0)})))
     return failure();
   ArrayRef<int64_t> l = tensorType(op->getOperand(0)).getShape();
   ArrayRef<int64_t> r = tensorType(op->getOperand(1)).getShape();

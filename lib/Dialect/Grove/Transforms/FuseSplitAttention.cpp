@@ -262,8 +262,7 @@ struct FuseSplitAttention : RewritePattern {
   }
 
   LogicalResult replace(PatternRewriter &rewriter, Operation *root, Value u,
-                        int64_t radix, int64_t cardinality,
-                        Mlp mlp) const {
+                        int64_t radix, int64_t cardinality, Mlp mlp) const {
     auto result = cast<RankedTensorType>(root->getResult(0).getType());
     rewriter.replaceOpWithNewOp<SplitAttentionOp>(
         root, result, u, mlp.fc1.getWeight(), mlp.fc1.getBias(),
@@ -283,8 +282,8 @@ struct GroveFuseSplitAttentionPass
     patterns.add<FuseSplitAttention>(&getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

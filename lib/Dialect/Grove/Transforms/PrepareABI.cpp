@@ -27,28 +27,113 @@ namespace mlir::grove {
 using namespace mlir;
 using namespace mlir::grove;
 
-
 /// Names the generated header cannot use for a parameter: C and C++
 /// keywords, and `ctx`, the context parameter of every entry point.
 static bool isReservedName(StringRef s) {
-  static const llvm::StringSet<> reserved = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
-      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
-      "char32_t", "class", "compl", "concept", "const", "consteval",
-      "constexpr", "constinit", "const_cast", "continue", "co_await",
-      "co_return", "co_yield", "ctx", "decltype", "default", "delete", "do",
-      "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-      "public", "register", "reinterpret_cast", "requires", "restrict",
-      "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union",
-      "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-      "xor", "xor_eq", "_Alignas", "_Alignof", "_Atomic", "_Bool",
-      "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert",
-      "_Thread_local"};
+  static const llvm::StringSet<> reserved = {"alignas",
+                                             "alignof",
+                                             "and",
+                                             "and_eq",
+                                             "asm",
+                                             "auto",
+                                             "bitand",
+                                             "bitor",
+                                             "bool",
+                                             "break",
+                                             "case",
+                                             "catch",
+                                             "char",
+                                             "char8_t",
+                                             "char16_t",
+                                             "char32_t",
+                                             "class",
+                                             "compl",
+                                             "concept",
+                                             "const",
+                                             "consteval",
+                                             "constexpr",
+                                             "constinit",
+                                             "const_cast",
+                                             "continue",
+                                             "co_await",
+                                             "co_return",
+                                             "co_yield",
+                                             "ctx",
+                                             "decltype",
+                                             "default",
+                                             "delete",
+                                             "do",
+                                             "double",
+                                             "dynamic_cast",
+                                             "else",
+                                             "enum",
+                                             "explicit",
+                                             "export",
+                                             "extern",
+                                             "false",
+                                             "float",
+                                             "for",
+                                             "friend",
+                                             "goto",
+                                             "if",
+                                             "inline",
+                                             "int",
+                                             "long",
+                                             "mutable",
+                                             "namespace",
+                                             "new",
+                                             "noexcept",
+                                             "not",
+                                             "not_eq",
+                                             "nullptr",
+                                             "operator",
+                                             "or",
+                                             "or_eq",
+                                             "private",
+                                             "protected",
+                                             "public",
+                                             "register",
+                                             "reinterpret_cast",
+                                             "requires",
+                                             "restrict",
+                                             "return",
+                                             "short",
+                                             "signed",
+                                             "sizeof",
+                                             "static",
+                                             "static_assert",
+                                             "static_cast",
+                                             "struct",
+                                             "switch",
+                                             "template",
+                                             "this",
+                                             "thread_local",
+                                             "throw",
+                                             "true",
+                                             "try",
+                                             "typedef",
+                                             "typeid",
+                                             "typename",
+                                             "union",
+                                             "unsigned",
+                                             "using",
+                                             "virtual",
+                                             "void",
+                                             "volatile",
+                                             "wchar_t",
+                                             "while",
+                                             "xor",
+                                             "xor_eq",
+                                             "_Alignas",
+                                             "_Alignof",
+                                             "_Atomic",
+                                             "_Bool",
+                                             "_Complex",
+                                             "_Generic",
+                                             "_Imaginary",
+                                             "_Noreturn",
+                                             "_Static_assert",
+                                             "_Thread_local"};
   return reserved.contains(s);
 }
 
@@ -70,7 +155,7 @@ static std::optional<DLDataType> dlType(Type t) {
 }
 
 static ::grove::schema::TensorDesc tensorDesc(StringRef name,
-                                            RankedTensorType type) {
+                                              RankedTensorType type) {
   ::grove::schema::TensorDesc t;
   t.name = name.str();
   t.dtype = *dlType(type.getElementType());
@@ -95,9 +180,8 @@ static LogicalResult checkABIType(func::FuncOp func, Type type,
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (tensor && tensor.getRank() > ::grove::schema::kMaxRank)
     return func.emitError("entry point @")
-           << func.getName() << ": " << what << " has rank "
-           << tensor.getRank() << "; the runtime takes ranks up to "
-           << ::grove::schema::kMaxRank;
+           << func.getName() << ": " << what << " has rank " << tensor.getRank()
+           << "; the runtime takes ranks up to " << ::grove::schema::kMaxRank;
   if (!tensor || !dlType(tensor.getElementType()))
     return func.emitError("entry point @")
            << func.getName() << ": " << what << " has type " << type
@@ -111,14 +195,14 @@ static LogicalResult checkABIType(func::FuncOp func, Type type,
 static LogicalResult checkParamName(func::FuncOp func, StringRef name,
                                     StringRef kind, llvm::StringSet<> &seen) {
   if (!isCIdentifier(name))
-    return func.emitError(kind) << " name '" << name
-                                << "' is not a C identifier";
+    return func.emitError(kind)
+           << " name '" << name << "' is not a C identifier";
   if (isReservedName(name))
-    return func.emitError(kind) << " name '" << name
-                                << "' is reserved in the generated C header";
+    return func.emitError(kind)
+           << " name '" << name << "' is reserved in the generated C header";
   if (!seen.insert(name).second)
-    return func.emitError(kind) << " name '" << name << "' is used twice by @"
-                                << func.getName();
+    return func.emitError(kind)
+           << " name '" << name << "' is used twice by @" << func.getName();
   return success();
 }
 
@@ -180,8 +264,8 @@ static LogicalResult describeState(ModuleOp module, ModelDesc &model,
     StringRef pname = param.getSymName();
     if (!::grove::schema::isValidName(pname)) {
       bool spaced = pname.empty() || llvm::any_of(pname, [](char c) {
-        return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
-      });
+                      return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+                    });
       return param.emitError("param name '")
              << pname
              << (spaced ? "' must be non-empty, without whitespace or "
@@ -234,7 +318,8 @@ static LogicalResult describeEntry(func::FuncOp func,
   };
   OpBuilder b(func);
   for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-    if (auto role = func.getArgAttrOfType<FlatSymbolRefAttr>(i, kStateArgAttr)) {
+    if (auto role =
+            func.getArgAttrOfType<FlatSymbolRefAttr>(i, kStateArgAttr)) {
       auto it = stateIndex.find(role.getValue());
       if (it == stateIndex.end())
         return func.emitError("argument ")
@@ -317,7 +402,8 @@ struct GrovePrepareABIPass
     if (failed(describeState(module, model, stateIndex)))
       return failure();
     SymbolTable symbols(module);
-    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    for (auto func :
+         llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!func.isPublic() || func.isDeclaration())
         continue;
       EntryDesc entry;
@@ -331,8 +417,9 @@ struct GrovePrepareABIPass
       return module.emitError("module has no public function to export");
 
     OpBuilder b(module);
-    module->setAttr(kDescriptorAttr,
-                    b.getStringAttr(::grove::schema::printModelDescriptor(model)));
+    module->setAttr(
+        kDescriptorAttr,
+        b.getStringAttr(::grove::schema::printModelDescriptor(model)));
     module->setAttr(kModuleNameAttr, b.getStringAttr(name));
     // The descriptor holds the state now; the context owns its storage.
     for (ParamOp p : llvm::make_early_inc_range(module.getOps<ParamOp>()))

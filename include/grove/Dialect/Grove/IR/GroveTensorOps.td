@@ -134,8 +134,13 @@ def Grove_AgreeDimsOp : Grove_Op<"agree_dims",
     ```mlir
     %n = grove.agree_dims %a, %b, "grove.add operands, dimension 0" : index
     ```
+
+    With `at_least`, `lhs` is `max(rhs, least)` for a least size `rhs` may
+    have, and a failure reads "<message> of at least <lhs>, got <rhs>" (a
+    window larger than a dynamic input).
   }];
-  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message);
+  let arguments = (ins Index:$lhs, Index:$rhs, StrAttr:$message,
+                       UnitAttr:$at_least);
   let results = (outs Index:$result);
   let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict `:` type($result)";
   let hasFolder = 1;

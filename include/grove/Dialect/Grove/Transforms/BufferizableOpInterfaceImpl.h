@@ -1,4 +1,5 @@
-//===- BufferizableOpInterfaceImpl.h - grove ops in bufferization -*- C++ -*-===//
+//===- BufferizableOpInterfaceImpl.h - grove ops in bufferization -*- C++
+//-*-===//
 //
 // External BufferizableOpInterface models for the grove ops that survive the
 // lowering to linalg and are bufferized by one-shot bufferization itself

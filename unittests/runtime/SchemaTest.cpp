@@ -1,0 +1,105 @@
+//===- SchemaTest.cpp - The descriptor's one definition -------------------===//
+//
+// runtime/src/schema writes the descriptor for the compiler and reads it
+// for the runtime and grovec: what it prints it must read back equal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelSchema.h"
+
+#include <gtest/gtest.h>
+
+using namespace grove::schema;
+
+namespace {
+
+bool equal(const TensorDesc &a, const TensorDesc &b) {
+  return a.name == b.name && a.dtype.code == b.dtype.code &&
+         a.dtype.bits == b.dtype.bits && a.shape == b.shape;
+}
+
+TEST(Schema, PrintParseRoundTrip) {
+  ModelDesc model;
+  model.module = "m";
+  model.target = "cuda";
+  StateDesc w;
+  w.name = "w";
+  w.dtype = {kDLFloat, 32, 1};
+  w.shape = {2, 3};
+  StateDesc step;
+  step.name = "step";
+  step.dtype = {kDLInt, 64, 1};
+  step.kind = StateKind::Initialized;
+  step.initBits = 0xfffffffffffffffdull;
+  StateDesc flag;
+  flag.name = "flag";
+  flag.dtype = {kDLBoolCode, 8, 1};
+  flag.shape = {4};
+  flag.kind = StateKind::Initialized;
+  flag.initBits = 1;
+  model.params = {w, step, flag};
+  EntryDesc e;
+  e.name = "train";
+  e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}});
+  e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}});
+  e.args = {{true, 1, Access::Write}, {false, 0, Access::Read},
+            {true, 0, Access::Read}};
+  model.entries = {e};
+
+  std::string text = printModelDescriptor(model);
+  EXPECT_EQ(text, "grove-model 2\nmodule m\ntarget cuda\n"
+                  "param w f32 2 2 3\n"
+                  "state step i64 0 init 0xfffffffffffffffd\n"
+                  "state flag i1 1 4 init 0x01\n"
+                  "entry train 3 1\nwrite step\ninput x bf16 2 -1 3\n"
+                  "read w\noutput loss f32 0\n");
+  ModelDesc back;
+  ParseResult r = parseModelDescriptor(text, back);
+  ASSERT_FALSE(r) << r.message;
+  EXPECT_EQ(back.module, "m");
+  EXPECT_EQ(back.target, "cuda");
+  ASSERT_EQ(back.params.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(equal(back.params[i], model.params[i])) << i;
+    EXPECT_EQ(back.params[i].kind, model.params[i].kind) << i;
+    EXPECT_EQ(back.params[i].initBits, model.params[i].initBits) << i;
+  }
+  ASSERT_EQ(back.entries.size(), 1u);
+  const EntryDesc &b = back.entries[0];
+  ASSERT_EQ(b.args.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(b.args[i].isState, e.args[i].isState) << i;
+    EXPECT_EQ(b.args[i].index, e.args[i].index) << i;
+    EXPECT_EQ(b.args[i].access, e.args[i].access) << i;
+  }
+  EXPECT_TRUE(b.writesState());
+  EXPECT_TRUE(equal(b.inputs[0], e.inputs[0]));
+  EXPECT_TRUE(equal(b.outputs[0], e.outputs[0]));
+}
+
+TEST(Schema, ErrorsCarryTheirLine) {
+  ModelDesc out;
+  ParseResult r =
+      parseModelDescriptor("grove-model 2\nmodule m\nparam w f99 0\n", out);
+  EXPECT_EQ(r.status, ParseStatus::Invalid);
+  EXPECT_EQ(r.line, 3u);
+  EXPECT_NE(r.message.find("f99"), std::string::npos);
+  r = parseModelDescriptor("grove-model 7\nmodule m\n", out);
+  EXPECT_EQ(r.status, ParseStatus::VersionMismatch);
+}
+
+TEST(Schema, NamesAndTokens) {
+  EXPECT_TRUE(isValidName("fc1.weight"));
+  EXPECT_TRUE(isValidName("caf\xc3\xa9"));
+  EXPECT_FALSE(isValidName("a b"));
+  EXPECT_FALSE(isValidName(""));
+  EXPECT_FALSE(isValidName("a\xff"));
+  EXPECT_TRUE(isReservedStateName("__metadata__"));
+  EXPECT_FALSE(isReservedStateName("metadata"));
+  DLDataType t;
+  ASSERT_TRUE(dtypeFromToken("bf16", t));
+  EXPECT_STREQ(dtypeToken(t), "bf16");
+  EXPECT_FALSE(dtypeFromToken("F32", t));
+}
+
+} // namespace
