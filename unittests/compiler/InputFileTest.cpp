@@ -39,8 +39,7 @@ TEST(ReadModelInput, RefusesDevicesAndMissingFiles) {
   EXPECT_EQ(readModelInput("/dev/zero", error, located), nullptr);
   EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
   EXPECT_FALSE(located);
-  EXPECT_EQ(readModelInput("/nonexistent/model.mlir", error, located),
-            nullptr);
+  EXPECT_EQ(readModelInput("/nonexistent/model.mlir", error, located), nullptr);
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
 }
 

@@ -42,7 +42,8 @@ TEST(Schema, PrintParseRoundTrip) {
   e.name = "train";
   e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}});
   e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}});
-  e.args = {{true, 1, Access::Write}, {false, 0, Access::Read},
+  e.args = {{true, 1, Access::Write},
+            {false, 0, Access::Read},
             {true, 0, Access::Read}};
   model.entries = {e};
 

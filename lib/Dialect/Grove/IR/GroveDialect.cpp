@@ -13,6 +13,8 @@ using namespace mlir::grove;
 
 #include "grove/Dialect/Grove/IR/GroveOpsDialect.cpp.inc"
 
+#include "grove/Dialect/Grove/IR/GroveInterfaces.cpp.inc"
+
 namespace {
 /// Every grove op may be inlined: they have value semantics, and state
 /// ops name module symbols, which inlining within the module keeps valid.

@@ -144,6 +144,9 @@ static LogicalResult verifyParamUse(Operation *op, FlatSymbolRefAttr name,
   return success();
 }
 
+bool GetParamOp::writesState() { return false; }
+bool SetParamOp::writesState() { return true; }
+
 LogicalResult SetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return verifyParamUse(*this, getNameAttr(), getValue().getType(),
                         "value type ", symbolTable);
@@ -405,7 +408,7 @@ LogicalResult BroadcastToOp::verify() {
 // Math ops
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyBinary(Operation *op) {
+LogicalResult mlir::grove::verifyBroadcasting(Operation *op) {
   if (failed(verifySameElementType(
           op, {op->getOperand(0), op->getOperand(1), op->getResult(0)})))
     return failure();
@@ -436,16 +439,6 @@ static LogicalResult verifyBinary(Operation *op) {
   }
   return success();
 }
-
-#define GROVE_BINARY_VERIFIER(OP)                                              \
-  LogicalResult OP::verify() { return verifyBinary(*this); }
-GROVE_BINARY_VERIFIER(AddOp)
-GROVE_BINARY_VERIFIER(SubOp)
-GROVE_BINARY_VERIFIER(MulOp)
-GROVE_BINARY_VERIFIER(DivOp)
-GROVE_BINARY_VERIFIER(MaxOp)
-GROVE_BINARY_VERIFIER(MinOp)
-#undef GROVE_BINARY_VERIFIER
 
 static bool dimsMatch(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
@@ -527,8 +520,12 @@ getReductionAxes(Operation *op, ArrayRef<int64_t> axes, int64_t rank) {
   return result;
 }
 
-static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes,
-                                  bool keepdims) {
+LogicalResult mlir::grove::verifyReducesAxes(Operation *op) {
+  auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  if (!axesAttr)
+    return op->emitOpError("expects a dense i64 array 'axes'");
+  ArrayRef<int64_t> axes = axesAttr.asArrayRef();
+  bool keepdims = op->hasAttr("keepdims");
   RankedTensorType in = tensorType(op->getOperand(0));
   RankedTensorType out = tensorType(op->getResult(0));
   if (in.getElementType() != out.getElementType())
@@ -550,15 +547,6 @@ static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes,
            << ")";
   return success();
 }
-
-#define GROVE_REDUCE_VERIFIER(OP)                                              \
-  LogicalResult OP::verify() {                                                 \
-    return verifyReduce(*this, getAxes(), getKeepdims());                      \
-  }
-GROVE_REDUCE_VERIFIER(ReduceSumOp)
-GROVE_REDUCE_VERIFIER(ReduceMeanOp)
-GROVE_REDUCE_VERIFIER(ReduceMaxOp)
-#undef GROVE_REDUCE_VERIFIER
 
 #define GET_OP_CLASSES
 #include "grove/Dialect/Grove/IR/GroveOps.cpp.inc"

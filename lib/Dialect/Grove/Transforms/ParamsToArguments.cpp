@@ -145,20 +145,14 @@ LogicalResult StateLowering::inlineWriterCalls(func::FuncOp func) {
 LogicalResult StateLowering::computeUses() {
   for (func::FuncOp f : defined) {
     StateUse &use = uses[f];
-    WalkResult walk = f.walk([&](Operation *op) {
-      FlatSymbolRefAttr name;
-      if (auto get = dyn_cast<GetParamOp>(op))
-        name = get.getNameAttr();
-      else if (auto set = dyn_cast<SetParamOp>(op))
-        name = set.getNameAttr();
-      else
-        return WalkResult::advance();
+    WalkResult walk = f.walk([&](StateAccessOpInterface access) {
+      FlatSymbolRefAttr name = access.getStateName();
       auto it = index.find(name.getValue());
       if (it == index.end()) {
-        op->emitError("references an undefined grove.param ") << name;
+        access->emitError("references an undefined grove.param ") << name;
         return WalkResult::interrupt();
       }
-      (isa<SetParamOp>(op) ? use.writes : use.reads).insert(it->second);
+      (access.writesState() ? use.writes : use.reads).insert(it->second);
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -40,6 +40,18 @@ def Grove_SizedTensors : NativeOpTrait<"SizedTensors"> {
   let cppNamespace = "::mlir::grove";
 }
 
+// Binary elementwise ops: numpy broadcasting (a static 1 stretches, a
+// dynamic size never does) and one element type (verifyBroadcasting).
+def Grove_Broadcasting : NativeOpTrait<"Broadcasting"> {
+  let cppNamespace = "::mlir::grove";
+}
+
+// Reductions: `axes` distinct and in range, the result the input without
+// them (or with size 1 under `keepdims`) (verifyReducesAxes).
+def Grove_ReducesAxes : NativeOpTrait<"ReducesAxes"> {
+  let cppNamespace = "::mlir::grove";
+}
+
 class Grove_Op<string mnemonic, list<Trait> traits = []>
     : Op<Grove_Dialect, mnemonic, !listconcat(traits, [Grove_SizedTensors])>;
 

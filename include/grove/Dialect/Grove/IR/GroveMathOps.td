@@ -15,13 +15,17 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // dimension and a static 1 stretches. A dynamic dimension is never
 // stretched, so `?` against `?` means equal sizes.
 class Grove_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Grove_Op<mnemonic, !listconcat(traits, [Pure])> {
+    : Grove_Op<mnemonic, !listconcat(traits, [Pure, Grove_Broadcasting])> {
   let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs);
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+      build($_builder, $_state, inferBroadcastType(lhs, rhs), lhs, rhs);
+    }]>
+  ];
   let hasFolder = 1;
 }
 
@@ -83,6 +87,15 @@ def Grove_MatmulOp : Grove_Op<"matmul", [Pure]> {
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs,
+                   CArg<"bool", "false">:$transposeLhs,
+                   CArg<"bool", "false">:$transposeRhs), [{
+      build($_builder, $_state,
+            inferMatmulType(lhs, rhs, transposeLhs, transposeRhs), lhs, rhs,
+            transposeLhs, transposeRhs);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -106,7 +119,7 @@ def Grove_SoftmaxOp : Grove_SoftmaxLikeOp<"softmax", "softmax">;
 def Grove_LogSoftmaxOp : Grove_SoftmaxLikeOp<"log_softmax", "log-softmax">;
 
 class Grove_ReduceOp<string mnemonic, string what>
-    : Grove_Op<mnemonic, [Pure]> {
+    : Grove_Op<mnemonic, [Pure, Grove_ReducesAxes]> {
   let summary = what # " over a set of axes";
   let description = [{
     `axes` are distinct, in range, and may be negative. With `keepdims` the
@@ -121,7 +134,13 @@ class Grove_ReduceOp<string mnemonic, string what>
                        UnitAttr:$keepdims);
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$axes,
+                   CArg<"bool", "false">:$keepdims), [{
+      build($_builder, $_state, inferReduceType(input, axes, keepdims), input,
+            axes, keepdims);
+    }]>
+  ];
   let hasFolder = 1;
 }
 

@@ -38,6 +38,16 @@ def Grove_Conv2DOp : Grove_Op<"conv2d", [Pure]> {
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilations, I64Attr:$groups);
   let results = (outs Grove_FloatTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weight,
+                   "::mlir::Value":$bias, "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$padding,
+                   "::llvm::ArrayRef<int64_t>":$dilations, "int64_t":$groups), [{
+      build($_builder, $_state,
+            inferConv2DType(input, weight, strides, padding, dilations), input,
+            weight, bias, strides, padding, dilations, groups);
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -61,6 +71,14 @@ def Grove_BatchNormOp : Grove_Op<"batch_norm", [Pure]> {
                        Grove_FloatTensor:$bias, Grove_FloatTensor:$mean,
                        Grove_FloatTensor:$variance, F64Attr:$epsilon);
   let results = (outs Grove_FloatTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$scale,
+                   "::mlir::Value":$bias, "::mlir::Value":$mean,
+                   "::mlir::Value":$variance, "double":$epsilon), [{
+      build($_builder, $_state, input.getType(), input, scale, bias, mean,
+            variance, $_builder.getF64FloatAttr(epsilon));
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
     functional-type(operands, results)
@@ -87,6 +105,17 @@ def Grove_MaxPool2DOp : Grove_Pool2DOp<"max_pool2d", "maximum"> {
   let arguments = (ins Grove_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
                        UnitAttr:$ceil_mode);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$kernel,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$padding,
+                   CArg<"bool", "false">:$ceilMode), [{
+      build($_builder, $_state,
+            inferWindowedType(input, poolChannels(input), kernel, strides,
+                              padding, ceilMode),
+            input, kernel, strides, padding, ceilMode);
+    }]>
+  ];
 }
 
 def Grove_AvgPool2DOp : Grove_Pool2DOp<"avg_pool2d", "average"> {
@@ -99,12 +128,29 @@ def Grove_AvgPool2DOp : Grove_Pool2DOp<"avg_pool2d", "average"> {
   let arguments = (ins Grove_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
                        UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$kernel,
+                   "::llvm::ArrayRef<int64_t>":$strides,
+                   "::llvm::ArrayRef<int64_t>":$padding,
+                   CArg<"bool", "false">:$ceilMode,
+                   CArg<"bool", "false">:$countIncludePad), [{
+      build($_builder, $_state,
+            inferWindowedType(input, poolChannels(input), kernel, strides,
+                              padding, ceilMode),
+            input, kernel, strides, padding, ceilMode, countIncludePad);
+    }]>
+  ];
 }
 
 def Grove_GlobalAvgPoolOp : Grove_Op<"global_avg_pool", [Pure]> {
   let summary = "mean over all spatial positions: N×C×H×W → N×C×1×1";
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input), [{
+      build($_builder, $_state, inferGlobalAvgPoolType(input), input);
+    }]>
+  ];
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -117,6 +163,11 @@ def Grove_FlattenOp : Grove_Op<"flatten", [Pure]> {
   }];
   let arguments = (ins Grove_AnyTensor:$input, I64Attr:$axis);
   let results = (outs Grove_AnyTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "int64_t":$axis), [{
+      build($_builder, $_state, inferFlattenType(input, axis), input, axis);
+    }]>
+  ];
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

@@ -33,7 +33,57 @@ public:
   }
 };
 
+/// Verifies the Broadcasting trait: two operands and a result of one element
+/// type, the result shape numpy's broadcast of the operands' (GroveBase.td).
+LogicalResult verifyBroadcasting(Operation *op);
+
+template <typename ConcreteType>
+class Broadcasting : public OpTrait::TraitBase<ConcreteType, Broadcasting> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyBroadcasting(op);
+  }
+};
+
+/// Verifies the ReducesAxes trait: the result is the input with the `axes`
+/// attribute's dimensions dropped (or kept as 1 with `keepdims`).
+LogicalResult verifyReducesAxes(Operation *op);
+
+template <typename ConcreteType>
+class ReducesAxes : public OpTrait::TraitBase<ConcreteType, ReducesAxes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyReducesAxes(op);
+  }
+};
+
+/// Result types the ops' type-inferring builders use (GroveTypeInference.cpp):
+/// the verifiers' rules; operands they reject give the first operand's type,
+/// which the verifier then reports.
+RankedTensorType inferBroadcastType(Value lhs, Value rhs);
+RankedTensorType inferMatmulType(Value lhs, Value rhs, bool transposeLhs,
+                                 bool transposeRhs);
+RankedTensorType inferReduceType(Value input, ArrayRef<int64_t> axes,
+                                 bool keepdims);
+RankedTensorType inferTransposeType(Value input, ArrayRef<int64_t> perm);
+RankedTensorType inferConcatType(ValueRange inputs, int64_t axis);
+/// A windowed op over NCHW `input` with `channels` output channels.
+RankedTensorType inferWindowedType(Value input, int64_t channels,
+                                   ArrayRef<int64_t> window,
+                                   ArrayRef<int64_t> strides,
+                                   ArrayRef<int64_t> padding, bool ceilMode);
+RankedTensorType inferConv2DType(Value input, Value weight,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> padding,
+                                 ArrayRef<int64_t> dilations);
+RankedTensorType inferGlobalAvgPoolType(Value input);
+/// The channels of an NCHW tensor (dimension 1), what pools keep.
+int64_t poolChannels(Value input);
+RankedTensorType inferFlattenType(Value input, int64_t axis);
+
 } // namespace mlir::grove
+
+#include "grove/Dialect/Grove/IR/GroveInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "grove/Dialect/Grove/IR/GroveOps.h.inc"

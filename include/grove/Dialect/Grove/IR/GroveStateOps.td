@@ -13,6 +13,7 @@ include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "grove/Dialect/Grove/IR/GroveInterfaces.td"
 
 def Grove_ParamOp : Grove_Op<"param", [Symbol]> {
   let summary = "declares a named piece of runtime-owned module state";
@@ -52,6 +53,7 @@ def Grove_ParamOp : Grove_Op<"param", [Symbol]> {
 
 def Grove_GetParamOp : Grove_Op<"get_param",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DeclareOpInterfaceMethods<Grove_StateAccessOpInterface>,
      MemoryEffects<[MemRead]>]> {
   let summary = "reads the current value of a grove.param";
   let description = [{
@@ -69,6 +71,7 @@ def Grove_GetParamOp : Grove_Op<"get_param",
 
 def Grove_SetParamOp : Grove_Op<"set_param",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     DeclareOpInterfaceMethods<Grove_StateAccessOpInterface>,
      HasParent<"::mlir::func::FuncOp">, MemoryEffects<[MemWrite]>]> {
   let summary = "writes a grove.param in place";
   let description = [{

@@ -51,6 +51,13 @@ def Grove_TransposeOp : Grove_Op<"transpose", [Pure]> {
   }];
   let arguments = (ins Grove_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
   let results = (outs Grove_AnyTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$permutation), [{
+      build($_builder, $_state, inferTransposeType(input, permutation), input,
+            permutation);
+    }]>
+  ];
   let assemblyFormat = [{
     $input $permutation attr-dict `:` type($input) `->` type($result)
   }];
@@ -71,6 +78,11 @@ def Grove_ConcatOp : Grove_Op<"concat", [Pure]> {
   }];
   let arguments = (ins Variadic<Grove_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Grove_AnyTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$inputs, "int64_t":$axis), [{
+      build($_builder, $_state, inferConcatType(inputs, axis), inputs, axis);
+    }]>
+  ];
   let assemblyFormat = [{
     $inputs attr-dict `:` functional-type($inputs, $result)
   }];
