@@ -61,11 +61,13 @@ VARIANTS = [
     ("torch", "PyTorch", "eager, 2 threads"),
     ("torch-1", "PyTorch", "eager, 1 thread"),
     ("grove", "Grove", "oneDNN GEMMs and small-image convolutions, 2 OpenMP threads"),
+    # only with --baseline-build: another build's compiler and runtime (an A/B of two Groves)
+    ("grove-base", "Grove (baseline)", "the same, compiled and run by --baseline-build"),
     ("ort", "ONNX Runtime", "CPU EP, intra-op 2 threads"),
     ("iree-task", "IREE", "local-task, 2 workers"),
     ("iree-sync", "IREE", "local-sync (1 thread)"),  # only with --iree-sync: see its help
 ]
-PEER_OF = {"torch": "torch", "torch-1": "torch", "grove": "grove", "ort": "ort",
+PEER_OF = {"torch": "torch", "torch-1": "torch", "grove": "grove", "grove-base": "grove", "ort": "ort",
            "iree-task": "iree", "iree-sync": "iree"}
 
 
@@ -382,6 +384,12 @@ def write_section(path, section):
 
 
 # --------------------------------------------------------------------------- coordinator
+def busy_process():
+    """One process spinning on CPU 0 until killed: a competing job on a shared machine."""
+    return subprocess.Popen([sys.executable, "-c",
+                             "import os\nos.sched_setaffinity(0, {0})\nwhile True: pass"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batches", default="1,16", help="batch sizes (default 1,16)")
@@ -400,11 +408,17 @@ def main():
                     help="also IREE on local-sync (one thread): 1.5x slower than local-task, and at batch 16 "
                          "a call takes ~30 s, which doubles the run")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random weights (default 0)")
+    ap.add_argument("--load", action="store_true",
+                    help="also measure every sample again beside one busy process on CPU 0 (a shared "
+                         "machine), and report loaded ÷ idle")
     ap.add_argument("--input-seed", type=int, default=None,
                     help="seed of the check inputs (default: fresh, printed)")
     ap.add_argument("--iree-timeout", type=float, default=600,
                     help="seconds allowed for importing + compiling one IREE module (default 600)")
     ap.add_argument("--build", default=str(ROOT / "build"), help="Grove build directory (default build/)")
+    ap.add_argument("--baseline-build", default=None,
+                    help="another Grove build directory (e.g. of an older commit) measured beside --build "
+                         "in the same rounds: an A/B of two compilers and runtimes")
     ap.add_argument("--out", default=str(ROOT / "build-bench" / "resnest"),
                     help="artefact cache (default build-bench/resnest/, gitignored)")
     ap.add_argument("--write", default=str(ROOT / "docs" / "perf.md"), help="report (default docs/perf.md)")
@@ -428,7 +442,8 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     batches = [int(b) for b in a.batches.split(",")]
     peers = set(a.peers.split(","))
-    variants = [v for v in VARIANTS if PEER_OF[v[0]] in peers and (v[0] != "iree-sync" or a.iree_sync)]
+    variants = [v for v in VARIANTS if PEER_OF[v[0]] in peers and (v[0] != "iree-sync" or a.iree_sync)
+                and (v[0] != "grove-base" or a.baseline_build)]
     unavailable = {}  # variant -> "n/a (reason)"
     bad = {}  # (variant, batch) -> why it has no result there
     notes = {}  # peer -> build details for the report
@@ -456,6 +471,14 @@ def main():
             notes["grove"] = dict(meta, parallel_loops=calls_parallel_for(d / "out" / f"lib{NAME}.a"))
             commands["grove"] = (me + ["--worker", "grove", "--grove-lib", str(d / f"lib{NAME}.so"),
                                        "--grove-mlir", str(d / f"{NAME}.mlir")], worker_env(1, 2))
+    if "grove" in peers and a.baseline_build:
+        base = argparse.Namespace(**{**vars(a), "build": a.baseline_build})
+        d, meta, err = build_grove(base, out, mlir_text)
+        if err:
+            unavailable["grove-base"] = err
+        else:
+            commands["grove-base"] = (me + ["--worker", "grove", "--grove-lib", str(d / f"lib{NAME}.so"),
+                                            "--grove-mlir", str(d / f"{NAME}.mlir")], worker_env(1, 2))
     if "ort" in peers:
         path, err = export_onnx(out, weights_path, weights_key, None) if importable("onnxruntime") else \
             (None, "n/a (onnxruntime not installed)")
@@ -535,6 +558,7 @@ def main():
 
     # ---- interleaved rounds
     samples = {}  # (variant, batch) -> {round: median ns}
+    loaded = {}  # the same beside a busy process (--load)
     foreign_load = []  # other processes' cores during each sample
     for r in range(a.rounds):
         for bi, b in enumerate(batches):
@@ -552,6 +576,17 @@ def main():
                 else:
                     bad[(wk.name, b)] = f"error: {(res or wk.error or 'no answer').removeprefix('error ')[:100]}"
                     log(f"{wk.name} batch {b}: {bad[(wk.name, b)]}")
+                    continue
+                if a.load:  # the same sample beside a busy process on CPU 0
+                    hog = busy_process()
+                    try:
+                        time.sleep(a.gap)
+                        res = wk.ask(f"run {inputs[b]} {a.seconds} {a.reps}")
+                    finally:
+                        hog.kill()
+                        hog.wait()
+                    if res and res.startswith("res "):
+                        loaded.setdefault((wk.name, b), {})[r] = int(res.split()[2])
         log(f"round {r + 1}/{a.rounds} done")
     peak_rss = {}  # variant -> MB: framework, weights and the largest batch's buffers
     for wk in workers:
@@ -585,6 +620,20 @@ def main():
                          fmt_err(errs.get((k, b)))])
     table = md_table(["batch", "peer", "configuration", "ms per batch", "images/s", "time ÷ PyTorch 2 t",
                       "error"], rows)
+    def loaded_row(k, b):  # median of the per-round loaded ÷ idle ratios
+        s, l = samples.get((k, b), {}), loaded.get((k, b), {})
+        paired = [l[r] / s[r] for r in l if r in s]
+        return (statistics.median(l.values()) if l else None,
+                statistics.median(paired) if paired else None)
+
+    load_rows = []
+    for b in batches:
+        for k, peer, conf in variants:
+            m, (lm, lr) = med(k, b), loaded_row(k, b)
+            if m is not None and lm is not None:
+                load_rows.append([b, peer, conf, f"{m / 1e6:.1f}", f"{lm / 1e6:.1f}", f"{lr:.2f}×"])
+    load_table = md_table(["batch", "peer", "configuration", "idle ms", "loaded ms", "loaded ÷ idle"],
+                          load_rows) if load_rows else ""
     memory = md_table(["peer", "configuration", "peak resident set (MB)"],
                       [[peer, conf, f"{peak_rss[k]:.0f}"] for k, peer, conf in variants
                        if k in peak_rss])
@@ -654,6 +703,10 @@ def main():
         "",
         table,
         "",
+        *(["On a shared machine (`--load`): every sample again beside one busy process pinned to CPU 0 "
+           "(a Python loop), paired with the idle sample of the same round; the fair share of two cores "
+           "with a third runnable thread is about 1.5–2× the idle time:", "", load_table, ""]
+          if load_table else []),
         "Peak resident set of each worker process at the end of the run (its runtime and libraries, the "
         f"weights, and the buffers of the largest batch, {max(batches)}; Grove's includes its cache of "
         "large blocks, runtime/src/host/Memory.cpp):",

@@ -3,6 +3,7 @@
 #ifndef GROVE_INITALL_H
 #define GROVE_INITALL_H
 
+#include "grove/Codegen/Passes.h"
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/IR/GroveDialect.h"
 #include "grove/Dialect/Grove/Transforms/BufferizableOpInterfaceImpl.h"
@@ -21,6 +22,7 @@ inline void registerAllGroveDialects(DialectRegistry &registry) {
 inline void registerAllGrovePasses() {
   registerGroveTransformsPasses();
   registerGroveConversionPasses();
+  registerGroveCodegenPasses();
   registerGrovePipelines();
 }
 

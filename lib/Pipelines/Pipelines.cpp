@@ -2,6 +2,7 @@
 
 #include "grove/Pipelines/Pipelines.h"
 
+#include "grove/Codegen/Passes.h"
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 

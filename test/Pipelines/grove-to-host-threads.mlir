@@ -16,7 +16,7 @@
 // grove-host-loop-metadata give its back edge a loop annotation (unroll
 // disabled, an access group in parallelAccesses) and its loads and stores
 // that access group, which become !llvm.loop and !llvm.access.group
-// metadata. The passes themselves are checked in test/Conversion/HostLoops.
+// metadata. The passes themselves are checked in test/Codegen/LLVMCPU.
 
 // relu over 256 x 1024: grove-collapse-loop-dims makes it one loop over the
 // 262144 contiguous elements, which is the linear range (work 1 per

@@ -11,11 +11,13 @@
 #include "DType.h"
 #include "Error.h"
 #include "Memory.h"
+#include "Threads.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 
@@ -357,6 +359,10 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   {
     // Services the generated code calls find this context through it.
     CallScope scope(ctx, index);
+    // Host calls size their thread team for a shared machine (Threads.h).
+    std::optional<CallThreads> threads;
+    if (!ctx.device)
+      threads.emplace();
     completed = runAbandonable(fn, args.data());
   }
   // Waits for the device work; failures land in the service error below.

@@ -29,7 +29,7 @@ inline constexpr char kEntryNameAttr[] = "grove.abi.name";
 /// are state).
 inline constexpr char kEntryInputsAttr[] = "grove.abi.inputs";
 /// Function: an outlined parallel loop body and its work per iteration
-/// (lib/Conversion/HostLoops).
+/// (lib/Codegen/LLVMCPU).
 inline constexpr char kParallelBodyAttr[] = "grove.parallel_body";
 } // namespace mlir::grove
 

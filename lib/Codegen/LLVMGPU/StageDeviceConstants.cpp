@@ -9,14 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVESTAGEDEVICECONSTANTS
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

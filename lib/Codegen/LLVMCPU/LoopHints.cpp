@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostLoops.h"
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 
 #include "mlir/Analysis/CFGLoopInfo.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,7 +29,7 @@
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEHOSTLOOPHINTS
 #define GEN_PASS_DEF_GROVEHOSTLOOPMETADATA
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -23,7 +23,7 @@
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVELEGALIZEMEMREF
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

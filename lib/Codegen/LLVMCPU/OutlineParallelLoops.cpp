@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostLoops.h"
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEOUTLINEPARALLELLOOPS
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

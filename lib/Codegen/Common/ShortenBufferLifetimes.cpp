@@ -10,14 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Block.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVESHORTENBUFFERLIFETIMES
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

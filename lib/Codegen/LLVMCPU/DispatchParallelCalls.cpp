@@ -9,14 +9,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostLoops.h"
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 #include "grove/Conversion/RuntimeCalls.h"
 
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEDISPATCHPARALLELCALLS
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "grove/Conversion/Passes.h"
+#include "grove/Codegen/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -16,7 +16,7 @@
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEMEMREFTOGPU
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

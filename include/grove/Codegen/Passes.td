@@ -1,0 +1,265 @@
+//===- Passes.td - Grove code-generation passes ----------------------------===//
+//
+// Target code generation after bufferization that is not a conversion
+// between dialects' levels: shared memref steps (Common), the host's loops
+// and float legalization (LLVMCPU), GPU kernels and device buffers
+// (LLVMGPU), in lib/Codegen/<area> (IREE's Codegen layout).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_CODEGEN_PASSES_TD
+#define GROVE_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GroveStageDeviceConstants
+    : Pass<"grove-stage-device-constants", "func::FuncOp"> {
+  let summary = "copies constant globals into fresh buffers before use";
+  let description = [{
+    Device targets, before buffer deallocation: kernels cannot read a host
+    `memref.global`, so every `memref.get_global` becomes a `memref.alloc`
+    plus a `memref.copy` from the global. Deallocation then frees (or
+    returns) the copy like any other buffer, and `grove-memref-to-gpu` turns
+    the pair into a device allocation and a host-to-device copy.
+  }];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
+def ConvertLinalgToGPULaunch
+    : Pass<"convert-linalg-to-gpu-launch", "func::FuncOp"> {
+  let summary = "turns each memref linalg op into one gpu.launch";
+  let description = [{
+    Every structured op on buffers (elementwise generics, fills, copies,
+    reductions; matmuls are expected to be library calls already) becomes a
+    kernel: it is generalized, its parallel loops are moved outermost, and
+    the parallel iteration space - dynamic sizes included - is linearized
+    onto a 1-D grid of `block-size` threads: one thread per output element
+    (`affine.delinearize_index` of the global id), consecutive threads on
+    consecutive innermost indices (coalesced). Reductions are an `scf.for`
+    nest inside the thread whose `iter_args` carry the outputs (loaded once,
+    stored once). A `linalg.fill` of a fresh buffer that such a kernel
+    then writes whole, with no other use of the buffer in between, is folded
+    into it: the accumulators start from the fill's value and the fill's own
+    kernel goes. Ops with no parallel loop run on a single thread. An
+    output indexed by a reduction loop, or also read as an input, takes the
+    general path (`scf.parallel` from linalg, linearized the same way, the
+    output read and written in memory). Upstream
+    `convert-parallel-loops-to-gpu` needs static thread-level bounds, which
+    Grove's dynamic batch sizes do not have.
+
+    With `warp-reductions` (the default), a reduction whose every output
+    folds its terms in with one add, max or min, along the innermost index
+    of an input (consecutive lanes read consecutive elements) and longer
+    than 128 points (or dynamic), takes a warp of 32 lanes per output point
+    instead: a softmax row, a global pool over H*W, an FC over channels.
+    The lanes stride the linearized reduction space from the combiner's
+    identity, a butterfly of `gpu.shuffle xor` combines them, and lane 0
+    folds in the start value (the folded fill's, else the stored output)
+    and stores. A full reduction gets one warp instead of one thread.
+
+    With `narrow-indices`, the delinearizations divide in 32 bits wherever
+    the space they split has at most 2^31 - 1 points: decided at compile
+    time for static extents, else by an `scf.if` on the extent that is
+    uniform across the grid (the 64-bit `affine.delinearize_index` is the
+    other branch). A 64-bit division by a constant is a 64x64-bit
+    multiply-high that the GPU emulates with several 32-bit ones; the
+    profile of ResNeSt-50 suggested those bound the index-heavy kernels.
+    Off until measured on a GPU (bench/gpu, docs/gpu-results.md).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "threads per block">,
+    Option<"narrowIndices", "narrow-indices", "bool", /*default=*/"false",
+           "32-bit delinearization where the split space fits in 32 bits">,
+    Option<"warpReductions", "warp-reductions", "bool", /*default=*/"true",
+           "a warp per output point for long reductions along the inputs' "
+           "innermost index">
+  ];
+  let dependentDialects = ["affine::AffineDialect", "arith::ArithDialect",
+                           "gpu::GPUDialect", "scf::SCFDialect"];
+}
+
+def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {
+  let summary = "puts every heap buffer on the device";
+  let description = [{
+    Device targets, after deallocation: `memref.alloc` / `memref.dealloc`
+    become `gpu.alloc` / `gpu.dealloc`, and contiguous `memref.copy` becomes
+    `gpu.memcpy` (device to device, or host to device from a staged
+    constant). Stack buffers (`memref.alloca`, used by deallocation
+    bookkeeping on the host) stay. Fails on a non-contiguous copy, which
+    `grove-legalize-memref` should have made a `linalg.copy` kernel.
+  }];
+  let dependentDialects = ["gpu::GPUDialect"];
+}
+
+def GroveShortenBufferLifetimes : Pass<"grove-shorten-buffer-lifetimes"> {
+  let summary = "frees each buffer right after its last use in its block";
+  let description = [{
+    After the buffer deallocation pipeline, which frees a block's buffers at
+    the end of the block: a `memref.dealloc` of a `memref.alloc` of the same
+    block moves to right after the last operation of the block that uses
+    the buffer or any memref derived from it (a view, or any memref result
+    of an operation using it, conservatively). Nothing moves when a use lies
+    in another block, reaches a terminator (the buffer escapes), or another
+    dealloc frees an alias. A network is one function, so without this every
+    activation lived until the forward pass ended.
+  }];
+}
+
+def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {
+  let summary = "rewrites memref ops the upstream LLVM lowering cannot take";
+  let description = [{
+    * A `memref.copy` involving a non-identity layout would lower to a call
+      of `memrefCopy` from MLIR's C runner utilities; as `linalg.copy` it
+      becomes loops with no library dependency. Contiguous copies stay (they
+      become `memcpy`).
+    * A `memref.expand_shape` with several dynamic sizes in one
+      reassociation group crashes MLIR 22's expand-strided-metadata
+      (llvm-project#186830); it becomes a `memref.reinterpret_cast` with
+      strides computed from its `output_shape`.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "linalg::LinalgDialect",
+                           "memref::MemRefDialect"];
+}
+
+def GroveWidenLoopAccumulators
+    : Pass<"grove-widen-loop-accumulators", "func::FuncOp"> {
+  let summary = "carries f16/bf16 loop accumulators in f32 (host)";
+  let description = [{
+    Host target, after `arith-emulate-unsupported-floats` has moved f16/bf16
+    arithmetic to f32 with a rounding after every op: an `scf.for` iter_arg
+    of f16/bf16 that the body only reads widened to f32 (`arith.extf`) and
+    yields narrowed from f32 (`arith.truncf`) - a reduction's running sum -
+    becomes an f32 iter_arg. Its initial value is widened before the loop
+    and the result narrowed once after it, so a matmul or convolution
+    accumulates in f32 and rounds once, as cuBLAS and PyTorch do (a bf16
+    dot product of 1,024 terms was 4% of its largest value off). Loops are
+    visited inner first, so a nest of reduction loops carries f32 through.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+}
+
+def GroveExpandBF16Casts : Pass<"grove-expand-bf16-casts"> {
+  let summary = "expands bf16 extf/truncf into integer operations (host)";
+  let description = [{
+    Host target, after `arith-emulate-unsupported-floats{source-types=bf16}`
+    has moved bf16 arithmetic to f32: `arith.extf` / `arith.truncf` between
+    bf16 and f32 become bit shifts with round-to-nearest-even, so the object
+    needs no compiler-runtime helper (GCC 12's libgcc lacks
+    `__truncsfbf2`). Unlike upstream `arith-expand{include-bf16}` it leaves
+    every other op alone.
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+}
+
+def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
+  let summary = "registers for accumulators; vectorize, not unroll, inner loops";
+  let description = [{
+    Host target, after linalg has become loops. LLVM fully unrolls a loop
+    with a small constant trip count (an image row of 56, say) before its
+    loop vectorizer runs, leaving scalar straight-line code; it cannot
+    vectorize a memref loop at all when it cannot bound the addresses for
+    run-time alias checks, which is most of them; and it keeps a reduction's
+    accumulator in memory, since the loop's other loads might alias it.
+    Linalg knows better, so:
+
+    * a reduction loop `scf.for { x = load M[I]; ...; store y, M[I] }` with
+      M and I defined outside, no other access to M and no other write in
+      the loop, carries the accumulator as an `iter_args` value instead
+      (load before, store after), innermost loops first so the enclosing
+      loops follow; a load from another view of M's buffer blocks it;
+    * an innermost `scf.parallel` without results becomes nested `scf.for`
+      loops; if its innermost trip count is unknown or at least
+      `min-trip-count`, the innermost loop is annotated with
+      `unroll = <disable = true>`, plus, when every store indexes with its
+      innermost induction variable (iterations write disjoint elements;
+      bufferization keeps linalg inputs and outputs apart except element
+      for element), a fresh access group in `parallelAccesses`: no
+      iteration depends on another, so the vectorizer needs no alias checks;
+    * any other innermost `scf.for` whose trip count is unknown or at least
+      `min-trip-count` gets `unroll = <disable = true>`, and when it
+      carries a float sum marked `reassoc` (a promoted linalg reduction's)
+      and its trip count is unknown or at least 128, also
+      `interleave = <count = 4>`: LLVM then keeps four vector partial
+      sums. On its own it keeps one in a nested loop, and the sum runs at
+      one vector add per add latency (ResNeSt's split attention at batch 1
+      ran 2-6% slower so).
+
+    The annotation is the discardable `llvm.loop_annotation` that scf-to-cf
+    moves onto the loop's back edge; `grove-host-loop-metadata` completes
+    it in the LLVM dialect.
+  }];
+  let options = [
+    Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"16",
+           "smallest constant trip count to annotate">
+  ];
+  let dependentDialects = ["LLVM::LLVMDialect", "scf::SCFDialect"];
+}
+
+def GroveHostLoopMetadata : Pass<"grove-host-loop-metadata", "ModuleOp"> {
+  let summary = "turns loop hints into LLVM loop metadata";
+  let description = [{
+    LLVM dialect, after the host lowering. A branch carrying the
+    discardable `llvm.loop_annotation` that `grove-host-loop-hints` put on
+    a loop (and scf-to-cf moved to its back edge) gets it as its
+    `loop_annotation` property, which becomes `!llvm.loop` metadata; when
+    the annotation lists parallel access groups, every `llvm.load` and
+    `llvm.store` in that loop joins them (`llvm.access.group`), which is
+    what LLVM reads `llvm.loop.parallel_accesses` against.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
+def GroveOutlineParallelLoops
+    : Pass<"grove-outline-parallel-loops", "ModuleOp"> {
+  let summary = "outlines outermost scf.parallel loops into range functions";
+  let description = [{
+    Host target, first half of multithreading the generated code. Each
+    outermost `scf.parallel` without results whose work (the product of
+    constant trip counts, its own and nested loops') is unknown or at least
+    `min-work` becomes a private function
+
+        func.func private @<f>__parallel_<n>(%lo: index, %hi: index,
+                                             captures...)
+            attributes {grove.parallel_body = <work> : i64}
+
+    that runs iterations [lo, hi) of the loop's outer dimensions, linearized
+    (all but the innermost dimension, which stays a loop of its own for the
+    vectorizer; all dimensions when the body loops again, as a reduction
+    does, or when the outer ones are known to have fewer than 8
+    iterations). `<work>` is the constant work of one linear
+    iteration, 0 when unknown. The loop is replaced by a call over the whole range,
+    so the IR stays correct and sequential until
+    `grove-dispatch-parallel-calls` hands the range to the runtime's thread
+    team. Constants and views (subviews, reshapes, casts) are rebuilt in the
+    body rather than captured, so views of one buffer stay recognizably one
+    buffer there. Empty nested loops do not count as zero work.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "smallest constant iteration count worth a parallel region">
+  ];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "scf::SCFDialect"];
+}
+
+def GroveDispatchParallelCalls
+    : Pass<"grove-dispatch-parallel-calls", "ModuleOp"> {
+  let summary = "sends calls of grove.parallel_body functions to the runtime";
+  let description = [{
+    Host target, LLVM dialect, second half of multithreading: every call of
+    a function marked `grove.parallel_body` (by
+    `grove-outline-parallel-loops`), `body(lo, hi, captures...)`, becomes
+
+        grove_rt_parallel_for(@body__thunk, &ctx, lo, hi, work_per_iteration)
+
+    where `ctx` is a stack struct holding the captures and the generated
+    thunk `void(ptr ctx, i64 lo, i64 hi)` unpacks them and calls the body.
+    The runtime splits [lo, hi) over the OpenMP team that also runs
+    oneDNN's GEMMs (one team, so the two never spin against each other on
+    the same cores) and runs small ranges inline.
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
+#endif // GROVE_CODEGEN_PASSES_TD
