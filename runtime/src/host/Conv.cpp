@@ -28,6 +28,7 @@
 #include "grove/abi.h"
 
 #if GROVE_HAVE_DNNL
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
@@ -185,14 +186,15 @@ engine &cpuEngine() {
 }
 
 /// How many shapes keep their primitives: GROVE_CONV_CACHE_SHAPES, default
-/// 128. Shapes include the batch size, so a model called at many batch
-/// sizes builds a set per batch size (a few MB each: JIT code, descriptors);
+/// 256. Shapes include the batch size and the team size, so a model called
+/// at many batch sizes, or on one thread under contention (Threads.h),
+/// builds a set for each (a few MB each: JIT code, descriptors);
 /// beyond the bound the least recently used shape is dropped and rebuilt
 /// when it comes back. Read when a shape is added (rare), so it can change.
 size_t cacheCapacity() {
   std::optional<unsigned long long> n =
       unsignedFromEnv("GROVE_CONV_CACHE_SHAPES");
-  return n && *n > 0 ? static_cast<size_t>(*n) : 128;
+  return n && *n > 0 ? static_cast<size_t>(*n) : 256;
 }
 
 /// The primitives of every shape seen, most recently used first. Callers
@@ -212,7 +214,10 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
                                          const memory::desc &userSrc,
                                          const memory::desc &userDst,
                                          int64_t padB, int64_t padR) {
-  std::vector<int64_t> key = {p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR};
+  // oneDNN fixes a primitive's thread count when it is created: a call the
+  // runtime runs on fewer threads (Threads.h) needs primitives of its own.
+  std::vector<int64_t> key = {
+      p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR, omp_get_max_threads()};
   for (const View5 *v : {&p.x, &p.w, &p.y})
     for (int i = 0; i < 5; ++i)
       key.insert(key.end(), {v->size[i], v->stride[i]});

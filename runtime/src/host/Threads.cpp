@@ -9,71 +9,63 @@
 #endif
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <sys/resource.h>
 
 namespace grove::rt {
-namespace {
 
-/// A call with at least this many involuntary switches per second of its
-/// time, and two at least, was contended: an idle machine preempts a call
-/// rarely (kernel threads, timers), a loaded one every few milliseconds.
-constexpr double kContendedSwitchRate = 200.0;
-constexpr long kMinContendedSwitches = 2;
-/// How long contended calls stay on one thread before the team is tried
-/// again; doubled each time the team is still contended, up to the limit.
-constexpr double kFirstBackoffSeconds = 0.2, kMaxBackoffSeconds = 3.2;
+void TeamPolicy::observe(double now, int team, double cpu, double wall) {
+  if (team <= 1 || wall < kMinJudgedSeconds)
+    return;
+  if (cpu < kContendedShare * team * wall) {
+    double wait = backoff.load();
+    narrowUntil = now + wait;
+    backoff = std::min(wait * 2, kMaxBackoffSeconds);
+  } else {
+    backoff = kFirstBackoffSeconds; // the team ran undisturbed
+  }
+}
+
+namespace {
 
 double now() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-long involuntarySwitches() {
+/// CPU time of the whole process (user and system), in seconds.
+double processCpuSeconds() {
   struct rusage usage;
-  return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_nivcsw : 0;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  auto sec = [](const timeval &t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return sec(usage.ru_utime) + sec(usage.ru_stime);
 }
 
 /// Process-wide: the cores are shared by every context and thread.
-struct Governor {
-  std::atomic<double> narrowUntil{0};
-  std::atomic<double> backoff{kFirstBackoffSeconds};
-  bool enabled =
+TeamPolicy &policy() {
+  static TeamPolicy p;
+  return p;
+}
+
+bool adaptive() {
+  static const bool enabled =
       unsignedFromEnv("GROVE_HOST_ADAPTIVE_THREADS").value_or(1) != 0;
-
-  void observe(int team, long switches, double seconds) {
-    bool contended = switches >= kMinContendedSwitches &&
-                     switches >= kContendedSwitchRate * seconds;
-    if (team > 1 && contended) {
-      double wait = backoff.load();
-      narrowUntil = now() + wait;
-      backoff = std::min(wait * 2, kMaxBackoffSeconds);
-    } else if (team > 1) {
-      backoff = kFirstBackoffSeconds; // the team ran undisturbed
-    }
-  }
-};
-
-Governor &governor() {
-  static Governor g;
-  return g;
+  return enabled;
 }
 
 } // namespace
 
 CallThreads::CallThreads() {
 #if GROVE_HAVE_DNNL
-  Governor &g = governor();
   saved = omp_get_max_threads();
   size = saved;
-  if (!g.enabled || saved <= 1 || omp_in_parallel())
+  if (!adaptive() || saved <= 1 || omp_in_parallel())
     return;
   active = true;
-  if (now() < g.narrowUntil.load())
-    size = 1;
+  size = policy().team(now(), saved);
   omp_set_num_threads(size);
-  switchesBefore = involuntarySwitches();
+  cpuBefore = processCpuSeconds();
   startSeconds = now();
 #endif
 }
@@ -82,8 +74,9 @@ CallThreads::~CallThreads() {
 #if GROVE_HAVE_DNNL
   if (!active)
     return;
-  governor().observe(size, involuntarySwitches() - switchesBefore,
-                     now() - startSeconds);
+  double end = now();
+  policy().observe(end, size, processCpuSeconds() - cpuBefore,
+                   end - startSeconds);
   omp_set_num_threads(saved);
 #endif
 }

@@ -1,0 +1,63 @@
+//===- ThreadsTest.cpp - The host team under contention -------------------===//
+//
+// TeamPolicy on synthetic clocks: an idle call of the team keeps the team,
+// a contended one sends the next calls to one thread for a back-off that
+// doubles while the team stays contended and resets once it is not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Threads.h"
+
+#include <gtest/gtest.h>
+
+using grove::rt::TeamPolicy;
+
+namespace {
+
+TEST(TeamPolicy, IdleCallsKeepTheTeam) {
+  TeamPolicy p;
+  EXPECT_EQ(p.team(0.0, 2), 2);
+  p.observe(1.0, 2, /*cpu=*/0.195, /*wall=*/0.1); // 1.95 cores of 2
+  EXPECT_EQ(p.team(1.0, 2), 2);
+  EXPECT_EQ(p.team(1.0, 1), 1);
+}
+
+TEST(TeamPolicy, ContendedCallsNarrowWithGrowingBackoff) {
+  TeamPolicy p;
+  // 1.2 cores of 2: a busy process took the rest.
+  p.observe(10.0, 2, 0.12, 0.1);
+  EXPECT_EQ(p.team(10.1, 2), 1);
+  EXPECT_EQ(p.team(10.0 + TeamPolicy::kFirstBackoffSeconds + 0.01, 2), 2);
+  // The probe is contended again: twice as long on one thread.
+  double t = 10.3;
+  p.observe(t, 2, 0.12, 0.1);
+  EXPECT_EQ(p.team(t + 0.3, 2), 1);
+  EXPECT_EQ(p.team(t + 2 * TeamPolicy::kFirstBackoffSeconds + 0.01, 2), 2);
+  // Calls on one thread teach nothing; an undisturbed probe resets.
+  p.observe(t + 0.5, 1, 0.1, 0.1);
+  p.observe(t + 1.0, 2, 0.2, 0.1);
+  EXPECT_EQ(p.team(t + 1.01, 2), 2);
+  p.observe(t + 2.0, 2, 0.12, 0.1);
+  EXPECT_EQ(p.team(t + 2.0 + TeamPolicy::kFirstBackoffSeconds + 0.01, 2), 2);
+}
+
+TEST(TeamPolicy, BackoffIsBounded) {
+  TeamPolicy p;
+  double t = 0;
+  for (int i = 0; i < 20; ++i) {
+    p.observe(t, 2, 0.1, 0.1);
+    t += TeamPolicy::kMaxBackoffSeconds + 0.01;
+  }
+  // After many contended probes the wait stays at the maximum.
+  p.observe(t, 2, 0.1, 0.1);
+  EXPECT_EQ(p.team(t + TeamPolicy::kMaxBackoffSeconds - 0.01, 2), 1);
+  EXPECT_EQ(p.team(t + TeamPolicy::kMaxBackoffSeconds + 0.01, 2), 2);
+}
+
+TEST(TeamPolicy, ShortCallsSayNothing) {
+  TeamPolicy p;
+  p.observe(1.0, 2, 0.0, TeamPolicy::kMinJudgedSeconds / 2);
+  EXPECT_EQ(p.team(1.0, 2), 2);
+}
+
+} // namespace
