@@ -22,9 +22,21 @@ TEST(TeamPolicy, IdleCallsKeepTheTeam) {
   EXPECT_EQ(p.team(1.0, 1), 1);
 }
 
+TEST(TeamPolicy, OneStarvedCallIsNotContention) {
+  // A cold call (oneDNN building its primitives on one thread) looks
+  // starved once; the next call is warm.
+  TeamPolicy p;
+  p.observe(1.0, 2, 0.1, 0.1);
+  EXPECT_EQ(p.team(1.01, 2), 2);
+  p.observe(1.2, 2, 0.2, 0.1);
+  p.observe(1.4, 2, 0.1, 0.1);
+  EXPECT_EQ(p.team(1.41, 2), 2);
+}
+
 TEST(TeamPolicy, ContendedCallsNarrowWithGrowingBackoff) {
   TeamPolicy p;
-  // 1.2 cores of 2: a busy process took the rest.
+  // 1.2 cores of 2, twice in a row: a busy process took the rest.
+  p.observe(9.9, 2, 0.12, 0.1);
   p.observe(10.0, 2, 0.12, 0.1);
   EXPECT_EQ(p.team(10.1, 2), 1);
   EXPECT_EQ(p.team(10.0 + TeamPolicy::kFirstBackoffSeconds + 0.01, 2), 2);
@@ -37,7 +49,9 @@ TEST(TeamPolicy, ContendedCallsNarrowWithGrowingBackoff) {
   p.observe(t + 0.5, 1, 0.1, 0.1);
   p.observe(t + 1.0, 2, 0.2, 0.1);
   EXPECT_EQ(p.team(t + 1.01, 2), 2);
+  p.observe(t + 1.9, 2, 0.12, 0.1);
   p.observe(t + 2.0, 2, 0.12, 0.1);
+  EXPECT_EQ(p.team(t + 2.0 + 0.1, 2), 1);
   EXPECT_EQ(p.team(t + 2.0 + TeamPolicy::kFirstBackoffSeconds + 0.01, 2), 2);
 }
 

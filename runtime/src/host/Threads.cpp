@@ -17,13 +17,19 @@ namespace grove::rt {
 void TeamPolicy::observe(double now, int team, double cpu, double wall) {
   if (team <= 1 || wall < kMinJudgedSeconds)
     return;
-  if (cpu < kContendedShare * team * wall) {
-    double wait = backoff.load();
-    narrowUntil = now + wait;
-    backoff = std::min(wait * 2, kMaxBackoffSeconds);
-  } else {
-    backoff = kFirstBackoffSeconds; // the team ran undisturbed
+  if (cpu >= kContendedShare * team * wall) {
+    strikes = 0; // the team ran undisturbed
+    backoff = kFirstBackoffSeconds;
+    return;
   }
+  // One starved call may be a cold one (oneDNN creating its primitives on
+  // one thread); two in a row are contention. While it lasts, every probe
+  // that is starved narrows again.
+  if (++strikes < kStrikes)
+    return;
+  double wait = backoff.load();
+  narrowUntil = now + wait;
+  backoff = std::min(wait * 2, kMaxBackoffSeconds);
 }
 
 namespace {
@@ -56,6 +62,11 @@ bool adaptive() {
 
 } // namespace
 
+/// Whether this thread's last call lasted long enough to judge: the CPU
+/// clock is a system call, which a call of a few microseconds (a dense
+/// layer at batch 1) should not pay for twice.
+thread_local bool tlsJudge = true;
+
 CallThreads::CallThreads() {
 #if GROVE_HAVE_DNNL
   saved = omp_get_max_threads();
@@ -63,10 +74,12 @@ CallThreads::CallThreads() {
   if (!adaptive() || saved <= 1 || omp_in_parallel())
     return;
   active = true;
-  size = policy().team(now(), saved);
-  omp_set_num_threads(size);
-  cpuBefore = processCpuSeconds();
   startSeconds = now();
+  size = policy().team(startSeconds, saved);
+  if (size != saved)
+    omp_set_num_threads(size);
+  if (tlsJudge)
+    cpuBefore = processCpuSeconds();
 #endif
 }
 
@@ -74,10 +87,12 @@ CallThreads::~CallThreads() {
 #if GROVE_HAVE_DNNL
   if (!active)
     return;
-  double end = now();
-  policy().observe(end, size, processCpuSeconds() - cpuBefore,
-                   end - startSeconds);
-  omp_set_num_threads(saved);
+  double end = now(), wall = end - startSeconds;
+  if (tlsJudge)
+    policy().observe(end, size, processCpuSeconds() - cpuBefore, wall);
+  tlsJudge = wall >= TeamPolicy::kMinJudgedSeconds;
+  if (size != saved)
+    omp_set_num_threads(saved);
 #endif
 }
 

@@ -35,6 +35,8 @@ public:
   /// again; doubled each time the team is still contended, up to the limit.
   static constexpr double kFirstBackoffSeconds = 0.2;
   static constexpr double kMaxBackoffSeconds = 3.2;
+  /// Starved calls of the team in a row that mean contention.
+  static constexpr int kStrikes = 2;
 
   /// The team for a call starting at `now` when OpenMP would use `max`.
   int team(double now, int max) const {
@@ -47,6 +49,7 @@ public:
 private:
   std::atomic<double> narrowUntil{0};
   std::atomic<double> backoff{kFirstBackoffSeconds};
+  std::atomic<int> strikes{0};
 };
 
 /// Brackets one host call: sets the calling thread's team for it, and
