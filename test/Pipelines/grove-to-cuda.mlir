@@ -28,6 +28,13 @@
 // it). 2-D operands are passed as rank-3 views: a batch of one, batch
 // stride 0.
 // HOST-LABEL: llvm.func internal @_grove_mlp_forward(
+// The signature, by the roles grove-params-to-arguments gave the arguments:
+// fc1.weight, fc1.bias, fc2.weight, fc2.bias (state, declaration order), x.
+// HOST-SAME: %[[W1P:[^:]*]]: !llvm.ptr, %[[W1A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// HOST-SAME: %[[B1P:[^:]*]]: !llvm.ptr, %[[B1A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// HOST-SAME: %[[W2P:[^:]*]]: !llvm.ptr, %[[W2A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// HOST-SAME: %[[B2P:[^:]*]]: !llvm.ptr, %[[B2A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// HOST-SAME: %[[XP:[^:]*]]: !llvm.ptr, %[[XA:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %[[N:[^:]*]]: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64)
 // HOST-DAG: %[[NOTSHARED:.*]] = llvm.mlir.constant(0 : i8) : i8
 // HOST-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : index) : i64
 // HOST-DAG: %[[ALPHA:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
@@ -42,27 +49,27 @@
 // HOST: %[[S0:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
 // HOST: %[[G:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S0]], %[[NOTSHARED]]) : (i64, !llvm.ptr, i8) -> !llvm.ptr
 // HOST: llvm.call @grove_rt_cuda_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
-// HOST-SAME: %arg24, %arg25, %[[C0]], %[[C1]], %arg27, %[[C64]], %[[C0]], %[[C64]], %[[C1]],
-// HOST-SAME: %arg0, %arg1, %[[C0]], %[[C1]], %[[C128]], %[[C64]], %[[C0]], %[[C64]], %[[C1]],
-// HOST-SAME: %[[G]], %[[G]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]])
+// HOST-SAME: %[[XP]], %[[XA]], %[[C0]], %[[C1]], %[[N]], %[[C64]], %[[C0]], %[[C64]], %[[C1]],
+// HOST-SAME: %[[W1P]], %[[W1A]], %[[C0]], %[[C1]], %[[C128]], %[[C64]], %[[C0]], %[[C64]], %[[C1]],
+// HOST-SAME: %[[G]], %[[G]], %[[C0]], %[[C1]], %[[N]], %[[C128]], %[[C0]], %[[C128]], %[[C1]])
 // HOST: %[[S1:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
 // HOST: %[[H:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S1]], %[[NOTSHARED]])
 // One thread per hidden element: grid = ceildiv(batch * 128, 256).
-// HOST: %[[TOTAL:.*]] = llvm.mul %arg27, %[[C128]] : i64
+// HOST: %[[TOTAL:.*]] = llvm.mul %[[N]], %[[C128]] : i64
 // HOST: llvm.udiv %{{.*}}, %[[C256]] : i64
 // HOST: %[[GRID:.*]] = llvm.select
 // HOST-NEXT: gpu.launch_func <%[[S1]] : !llvm.ptr> @_grove_mlp_forward_k0_map::@_grove_mlp_forward_k0_map blocks in (%[[GRID]], %[[C1]], %[[C1]]) threads in (%[[C256]], %[[C1]], %[[C1]]) : i64
 // The block size is a constant inside the kernel, not a parameter.
 // HOST-SAME: args(%[[TOTAL]] : i64,
 // HOST-SAME: %[[G]] : !llvm.ptr, %[[G]] : !llvm.ptr,
-// HOST-SAME: %arg7 : !llvm.ptr, %arg8 : !llvm.ptr,
+// HOST-SAME: %[[B1P]] : !llvm.ptr, %[[B1A]] : !llvm.ptr,
 // HOST-SAME: %[[H]] : !llvm.ptr, %[[H]] : !llvm.ptr,
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[G]], %[[S1]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // HOST: %[[O:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S1]], %[[NOTSHARED]])
 // HOST: llvm.call @grove_rt_cuda_gemm_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
-// HOST-SAME: %[[H]], %[[H]], %[[C0]], %[[C1]], %arg27, %[[C128]], %[[C0]], %[[C128]], %[[C1]],
-// HOST-SAME: %arg12, %arg13, %[[C0]], %[[C1]], %[[C10]], %[[C128]], %[[C0]], %[[C128]], %[[C1]],
-// HOST-SAME: %[[O]], %[[O]], %[[C0]], %[[C1]], %arg27, %[[C10]], %[[C0]], %[[C10]], %[[C1]])
+// HOST-SAME: %[[H]], %[[H]], %[[C0]], %[[C1]], %[[N]], %[[C128]], %[[C0]], %[[C128]], %[[C1]],
+// HOST-SAME: %[[W2P]], %[[W2A]], %[[C0]], %[[C1]], %[[C10]], %[[C128]], %[[C0]], %[[C128]], %[[C1]],
+// HOST-SAME: %[[O]], %[[O]], %[[C0]], %[[C1]], %[[N]], %[[C10]], %[[C0]], %[[C10]], %[[C1]])
 // HOST: %[[S2:.*]] = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[H]], %[[S2]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // HOST: %[[Y:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S2]], %[[NOTSHARED]])
@@ -70,7 +77,7 @@
 // HOST-NEXT: %[[R1:.*]] = llvm.insertvalue %[[Y]], %[[R0]][1]
 // HOST: gpu.launch_func <%[[S2]] : !llvm.ptr> @_grove_mlp_forward_k1_map::@_grove_mlp_forward_k1_map blocks in
 // HOST-SAME: %[[O]] : !llvm.ptr, %[[O]] : !llvm.ptr,
-// HOST-SAME: %arg19 : !llvm.ptr, %arg20 : !llvm.ptr,
+// HOST-SAME: %[[B2P]] : !llvm.ptr, %[[B2A]] : !llvm.ptr,
 // HOST-SAME: %[[Y]] : !llvm.ptr, %[[Y]] : !llvm.ptr,
 // HOST-NEXT: llvm.call @mgpuMemFree(%[[O]], %[[S2]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // HOST-NOT: @mgpuMemFree

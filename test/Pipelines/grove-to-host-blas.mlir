@@ -6,8 +6,15 @@
 
 // Both dense layers are one GEMM call each: x @ fc1.weight^T and
 // hidden @ fc2.weight^T (transB = 1), overwriting their output (beta = 0,
-// the zero fills folded away), on the exploded descriptors of abi.h.
+// the zero fills folded away), on the descriptors (abi.h).
 // CHECK-LABEL: llvm.func internal @_grove_mlp_forward(
+// The signature, by the roles grove-params-to-arguments gave the arguments:
+// fc1.weight, fc1.bias, fc2.weight, fc2.bias (state, declaration order), x.
+// CHECK-SAME: %[[W1P:[^:]*]]: !llvm.ptr, %[[W1A:[^:]*]]: !llvm.ptr, %[[W1O:[^:]*]]: i64, %[[W1S0:[^:]*]]: i64, %[[W1S1:[^:]*]]: i64, %[[W1T0:[^:]*]]: i64, %[[W1T1:[^:]*]]: i64,
+// CHECK-SAME: %{{[^:]*}}: !llvm.ptr, %[[B1A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// CHECK-SAME: %[[W2P:[^:]*]]: !llvm.ptr, %[[W2A:[^:]*]]: !llvm.ptr, %[[W2O:[^:]*]]: i64, %[[W2S0:[^:]*]]: i64, %[[W2S1:[^:]*]]: i64, %[[W2T0:[^:]*]]: i64, %[[W2T1:[^:]*]]: i64,
+// CHECK-SAME: %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// CHECK-SAME: %[[XP:[^:]*]]: !llvm.ptr, %[[XA:[^:]*]]: !llvm.ptr, %[[XO:[^:]*]]: i64, %[[N:[^:]*]]: i64, %[[XS1:[^:]*]]: i64, %[[XT0:[^:]*]]: i64, %[[XT1:[^:]*]]: i64)
 // CHECK-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : index) : i64
 // CHECK-DAG: %[[C1:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[C10:.*]] = llvm.mlir.constant(10 : index) : i64
@@ -20,9 +27,9 @@
 // CHECK: %[[H:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.call @grove_rt_matmul_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
-// CHECK-SAME: %arg24, %arg25, %arg26, %arg27, %arg28, %arg29, %arg30,
-// CHECK-SAME: %arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6,
-// CHECK-SAME: %[[HALLOC]], %[[H]], %[[C0]], %arg27, %[[C128]], %[[C128]], %[[C1]])
+// CHECK-SAME: %[[XP]], %[[XA]], %[[XO]], %[[N]], %[[XS1]], %[[XT0]], %[[XT1]],
+// CHECK-SAME: %[[W1P]], %[[W1A]], %[[W1O]], %[[W1S0]], %[[W1S1]], %[[W1T0]], %[[W1T1]],
+// CHECK-SAME: %[[HALLOC]], %[[H]], %[[C0]], %[[N]], %[[C128]], %[[C128]], %[[C1]])
 // Bias + relu in between, into the hidden buffer; the first GEMM's buffer
 // is freed right after.
 // CHECK: %[[RALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
@@ -33,9 +40,9 @@
 // CHECK: %[[O:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
 // CHECK-NOT: llvm.store
 // CHECK: llvm.call @grove_rt_matmul_f32(%[[NOTRANS]], %[[TRANS]], %[[ALPHA]], %[[BETA]],
-// CHECK-SAME: %[[RALLOC]], %[[R]], %[[C0]], %arg27, %[[C128]], %[[C128]], %[[C1]],
-// CHECK-SAME: %arg12, %arg13, %arg14, %arg15, %arg16, %arg17, %arg18,
-// CHECK-SAME: %[[OALLOC]], %[[O]], %[[C0]], %arg27, %[[C10]], %[[C10]], %[[C1]])
+// CHECK-SAME: %[[RALLOC]], %[[R]], %[[C0]], %[[N]], %[[C128]], %[[C128]], %[[C1]],
+// CHECK-SAME: %[[W2P]], %[[W2A]], %[[W2O]], %[[W2S0]], %[[W2S1]], %[[W2T0]], %[[W2T1]],
+// CHECK-SAME: %[[OALLOC]], %[[O]], %[[C0]], %[[N]], %[[C10]], %[[C10]], %[[C1]])
 // CHECK-NEXT: llvm.call @_mlir_memref_to_llvm_free(%[[RALLOC]])
 // The service takes its memrefs as descriptors by pointer (abi.h): MLIR's
 // C-interface wrapper packs them, and O3 inlines it into the caller.

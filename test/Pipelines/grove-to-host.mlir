@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 // The bias add and the relu are one loop nest: the fused body adds the bias
-// (fc1.bias's aligned pointer is %arg8) to the first GEMM's result and takes
+// (fc1.bias's aligned pointer, captured from the signature) to the first GEMM's result and takes
 // the maximum with 0 in the same block, into a buffer of its own. The inner
 // loop, 128 wide, is a parallel loop to LLVM (grove-host-loop-hints): its
 // accesses are in the access group its back edge lists. The GEMM's buffer is
@@ -27,13 +27,20 @@
 // generic allocation functions, which the runtime implements with a cache
 // of large blocks (runtime/src/host/Memory.cpp), not from malloc.
 // HOST-LABEL: llvm.func internal @_grove_mlp_forward(
+// The signature, by the roles grove-params-to-arguments gave the arguments:
+// fc1.weight, fc1.bias, fc2.weight, fc2.bias (state, declaration order), x.
+// HOST-SAME: %[[W1P:[^:]*]]: !llvm.ptr, %[[W1A:[^:]*]]: !llvm.ptr, %[[W1O:[^:]*]]: i64, %[[W1S0:[^:]*]]: i64, %[[W1S1:[^:]*]]: i64, %[[W1T0:[^:]*]]: i64, %[[W1T1:[^:]*]]: i64,
+// HOST-SAME: %{{[^:]*}}: !llvm.ptr, %[[B1A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// HOST-SAME: %[[W2P:[^:]*]]: !llvm.ptr, %[[W2A:[^:]*]]: !llvm.ptr, %[[W2O:[^:]*]]: i64, %[[W2S0:[^:]*]]: i64, %[[W2S1:[^:]*]]: i64, %[[W2T0:[^:]*]]: i64, %[[W2T1:[^:]*]]: i64,
+// HOST-SAME: %{{[^:]*}}: !llvm.ptr, %[[B2A:[^:]*]]: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// HOST-SAME: %[[XP:[^:]*]]: !llvm.ptr, %[[XA:[^:]*]]: !llvm.ptr, %[[XO:[^:]*]]: i64, %[[N:[^:]*]]: i64, %[[XS1:[^:]*]]: i64, %[[XT0:[^:]*]]: i64, %[[XT1:[^:]*]]: i64)
 // HOST-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
 // HOST-NOT: @malloc
 // HOST: %[[GALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // HOST: llvm.call @grove_rt_matmul_f32(
 // HOST: %[[HALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // HOST: %[[H:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
-// HOST: %[[BP:.*]] = llvm.getelementptr inbounds|nuw %arg8[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// HOST: %[[BP:.*]] = llvm.getelementptr inbounds|nuw %[[B1A]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // HOST-NEXT: %[[BIAS:.*]] = llvm.load %[[BP]] {access_groups = [#[[G1:access_group[0-9]*]]]} : !llvm.ptr -> f32
 // HOST-NEXT: %[[SUM:.*]] = llvm.fadd %{{.*}}, %[[BIAS]] : f32
 // HOST-NEXT: %[[RELU:.*]] = llvm.intr.maximum(%[[SUM]], %[[ZERO]]) : (f32, f32) -> f32
@@ -44,12 +51,12 @@
 // HOST-NEXT: llvm.br ^bb{{[0-9]+}}(%{{.*}} : i64) {loop_annotation = #loop_annotation{{[0-9]*}}}
 // HOST: llvm.call @_mlir_memref_to_llvm_free(%[[GALLOC]]) : (!llvm.ptr) -> ()
 // The second GEMM, then the hidden buffer is freed; the output buffer, then
-// the second bias (fc2.bias, %arg20) with no relu.
+// the second bias (fc2.bias) with no relu.
 // HOST: llvm.call @grove_rt_matmul_f32(
 // HOST-NEXT: llvm.call @_mlir_memref_to_llvm_free(%[[HALLOC]]) : (!llvm.ptr) -> ()
 // HOST: %[[OALLOC:.*]] = llvm.call @_mlir_memref_to_llvm_alloc(%{{.*}}) : (i64) -> !llvm.ptr
 // HOST-NOT: access_groups
-// HOST: %[[BP2:.*]] = llvm.getelementptr inbounds|nuw %arg20[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// HOST: %[[BP2:.*]] = llvm.getelementptr inbounds|nuw %[[B2A]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // HOST-NEXT: %[[BIAS2:.*]] = llvm.load %[[BP2]] : !llvm.ptr -> f32
 // HOST-NEXT: %[[SUM2:.*]] = llvm.fadd %{{.*}}, %[[BIAS2]] : f32
 // HOST-NOT: llvm.br

@@ -28,16 +28,6 @@ constexpr DTypeInfo kTypes[] = {
 
 } // namespace
 
-bool dtypeFromDescriptor(std::string_view name, DLDataType &out) {
-  for (const DTypeInfo &info : kTypes) {
-    if (info.descriptor && name == info.descriptor) {
-      out = info.type;
-      return true;
-    }
-  }
-  return false;
-}
-
 bool dtypeFromSafetensors(std::string_view name, DLDataType &out) {
   for (const DTypeInfo &info : kTypes) {
     if (info.safetensors && name == info.safetensors) {

@@ -1,7 +1,8 @@
 //===- DType.h - Element types known to the runtime -------------*- C++ -*-===//
 //
-// One table maps the three spellings of an element type: the model
-// descriptor's (`f32`), safetensors' (`F32`) and DLPack's {code, bits, lanes}.
+// One table maps the spellings of an element type in messages and weights
+// files: the descriptor's (`f32`, for names; the descriptor itself is read
+// by src/schema), safetensors' (`F32`) and DLPack's {code, bits, lanes}.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_DTYPE_H
@@ -15,8 +16,6 @@
 
 namespace grove::rt {
 
-/// Descriptor spelling to DLPack type; false if unknown.
-bool dtypeFromDescriptor(std::string_view name, DLDataType &out);
 /// Safetensors spelling to DLPack type; false if unknown.
 bool dtypeFromSafetensors(std::string_view name, DLDataType &out);
 /// DLPack type to safetensors spelling; nullptr if it has none.
