@@ -132,8 +132,9 @@ def GroveWidenLoopAccumulators
     yields narrowed from f32 (`arith.truncf`) - a reduction's running sum -
     becomes an f32 iter_arg. Its initial value is widened before the loop
     and the result narrowed once after it, so a matmul or convolution
-    accumulates in f32 and rounds once, as cuBLAS and PyTorch do (a bf16
-    dot product of 1,024 terms was 4% of its largest value off). Loops are
+    accumulates in f32 and rounds once, as cuBLAS and PyTorch do (a long
+    bf16 dot product summed in bf16 drifts by percents; docs/passes.md).
+    Loops are
     visited inner first, so a nest of reduction loops carries f32 through.
   }];
   let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
@@ -182,8 +183,8 @@ def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
       and its trip count is unknown or at least 128, also
       `interleave = <count = 4>`: LLVM then keeps four vector partial
       sums. On its own it keeps one in a nested loop, and the sum runs at
-      one vector add per add latency (ResNeSt's split attention at batch 1
-      ran 2-6% slower so).
+      one vector add per add latency (measured on ResNeSt's split
+      attention: docs/perf.md, "Split attention").
 
     The annotation is the discardable `llvm.loop_annotation` that scf-to-cf
     moves onto the loop's back edge; `grove-host-loop-metadata` completes
