@@ -46,6 +46,388 @@ using utils::IteratorType;
 /// GEMM library at batch 1 (docs/perf.md, "Split attention").
 constexpr int64_t kLibraryGemvElements = 64 * 1024;
 
+const IteratorType par = IteratorType::parallel, red = IteratorType::reduction;
+
+/// Builds the lowering of one grove.split_attention, step by step (the
+/// table at the top of this file): the sizes and the views every step
+/// shares are members.
+class SplitAttentionBuilder {
+public:
+  SplitAttentionBuilder(SplitAttentionOp op, SplitAttentionOp::Adaptor adaptor,
+                        ConversionPatternRewriter &rewriter, bool fcGemms)
+      : op(op), adaptor(adaptor), rewriter(rewriter), loc(op.getLoc()),
+        ctx(rewriter.getContext()), fcGemms(fcGemms) {
+    Value u = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(u.getType());
+    elt = inType.getElementType();
+    acc = getAccumulatorType(elt);
+    r = op.getRadixAttr().getInt();
+    k = op.getCardinalityAttr().getInt();
+    c = op.getChannels();
+    inter = op.getInterChannels();
+    cg = c / k;
+    ig = inter / k;
+    b = inType.getDimSize(0);
+    h = inType.getDimSize(2);
+    w = inType.getDimSize(3);
+    hw = ShapedType::isDynamic(h) || ShapedType::isDynamic(w)
+             ? ShapedType::kDynamic
+             : h * w;
+    uDims = getDims(rewriter, loc, u);
+    batch = uDims[0];
+  }
+
+  /// U as B x R x K x Cg x (H·W): the radix splits and the cardinal groups
+  /// are dimensions, and the innermost loops below run along the image.
+  Value viewU();
+  /// Pass 1, loops (b, k, c, r, p): the sum over the splits and the image.
+  Value pool(Value u5);
+  /// fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
+  /// row of W1 is reused across the batch from cache.
+  Value fc1(Value pooled);
+  /// The mean (the sums are over H·W and the radix splits; only the image
+  /// is averaged), fc1's bias, BN with running statistics, ReLU.
+  Value bnRelu(Value z);
+  /// fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
+  Value fc2(Value hidden);
+  /// rSoftMax over the R logits of each (b, k, c), read through constant
+  /// radix indices; one result per split.
+  linalg::GenericOp rSoftmax(Value logits);
+  /// Pass 2, loops (b, k, c, p): every output element written once.
+  Value apply(Value u5, linalg::GenericOp softmax);
+  /// B x K x Cg x (H·W) -> B x C x H x W, views only, replacing the op.
+  void replace(Value out);
+
+private:
+  OpFoldResult idx(int64_t v) { return rewriter.getIndexAttr(v); }
+  AffineExpr d(unsigned i) { return getAffineDimExpr(i, ctx); }
+  AffineExpr cst(int64_t v) { return getAffineConstantExpr(v, ctx); }
+  AffineMap map(unsigned numDims, ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(numDims, 0, exprs, ctx);
+  }
+  Value fastAdd(OpBuilder &nb, Location l, Value x, Value y) {
+    return arith::AddFOp::create(nb, l, x, y, getReductionFastMath(ctx));
+  }
+  Value toAcc(OpBuilder &nb, Location l, Value v) {
+    return castFloat(nb, l, v, acc);
+  }
+  /// Weights and per-channel vectors regrouped by cardinal group (static).
+  Value regroup(Value v, ArrayRef<int64_t> shape) {
+    Type t = cast<RankedTensorType>(v.getType()).getElementType();
+    return ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, t), v);
+  }
+  /// Sizes of a B x ... tensor: the batch, then static sizes.
+  SmallVector<OpFoldResult> batchDims(ArrayRef<int64_t> shape) {
+    SmallVector<OpFoldResult> dims = {batch};
+    for (int64_t s : shape.drop_front())
+      dims.push_back(idx(s));
+    return dims;
+  }
+  Value zeros(ArrayRef<int64_t> shape) {
+    return filled(rewriter, loc, RankedTensorType::get(shape, acc),
+                  batchDims(shape), createFloat(rewriter, loc, acc, 0.0));
+  }
+  Value empty(ArrayRef<int64_t> shape) {
+    return createEmpty(rewriter, loc, RankedTensorType::get(shape, acc),
+                       batchDims(shape));
+  }
+  linalg::GenericOp
+  generic(TypeRange results, ValueRange ins, ValueRange outs,
+          ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
+          function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    return linalg::GenericOp::create(rewriter, loc, results, ins, outs, maps,
+                                     iterators, body);
+  }
+  Value fc(int64_t weightElements, function_ref<Value()> gemm,
+           function_ref<Value()> loops);
+  Value fcGemm(Value x, Value weight, int64_t rows, int64_t cols,
+               ArrayRef<int64_t> resultShape);
+  /// sum_o a[o] * w[o] over the product's terms, accumulated (the FCs' body).
+  void multiplyAdd(OpBuilder &nb, Location l, ValueRange a) {
+    Value p = arith::MulFOp::create(nb, l, a[0], toAcc(nb, l, a[1]));
+    linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
+  }
+
+  SplitAttentionOp op;
+  SplitAttentionOp::Adaptor adaptor;
+  ConversionPatternRewriter &rewriter;
+  Location loc;
+  MLIRContext *ctx;
+  bool fcGemms;
+  Type elt, acc;
+  int64_t r, k, c, inter, cg, ig, b, h, w, hw;
+  SmallVector<OpFoldResult> uDims;
+  OpFoldResult batch;
+  Value several; // batch > 1, for both FCs
+};
+
+Value SplitAttentionBuilder::viewU() {
+  Value u6 = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({b, r, k, cg, h, w}, elt),
+      adaptor.getInput(),
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}},
+      ArrayRef<OpFoldResult>{batch, idx(r), idx(k), idx(cg), uDims[2],
+                             uDims[3]});
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({b, r, k, cg, hw}, elt), u6,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
+}
+
+Value SplitAttentionBuilder::pool(Value u5) {
+  return generic({RankedTensorType::get({b, k, cg}, acc)}, {u5},
+                 {zeros({b, k, cg})},
+                 {map(5, {d(0), d(3), d(1), d(2), d(4)}),
+                  map(5, {d(0), d(1), d(2)})},
+                 {par, par, par, red, red},
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   linalg::YieldOp::create(
+                       nb, l, fastAdd(nb, l, toAcc(nb, l, a[0]), a[1]));
+                 })
+      .getResult(0);
+}
+
+// The FCs with one cardinal group in f32 (when `fcGemms`): GEMMs (batch x C
+// times C x I), for the GEMM library's kernels, which keep each weight in a
+// register across several images. At batch 1 they are matrix-vector
+// products bound by streaming the weights: up to kLibraryGemvElements of
+// them the library's kernel on one core is the faster (waking the second
+// core costs about what it saves there); above, the loops stream them on
+// the whole thread team.
+Value SplitAttentionBuilder::fc(int64_t weightElements,
+                                function_ref<Value()> gemm,
+                                function_ref<Value()> loops) {
+  if (!fcGemms || k != 1 || !elt.isF32())
+    return loops();
+  if (weightElements <= kLibraryGemvElements)
+    return gemm();
+  std::optional<int64_t> staticBatch = getConstantIntValue(batch);
+  if (staticBatch)
+    return *staticBatch > 1 ? gemm() : loops();
+  if (!several)
+    several = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sgt,
+        getValueOrCreateConstantIndexOp(rewriter, loc, batch),
+        arith::ConstantIndexOp::create(rewriter, loc, 1));
+  auto branch = [](function_ref<Value()> build) {
+    return [build](OpBuilder &nb, Location l) {
+      scf::YieldOp::create(nb, l, build());
+    };
+  };
+  return scf::IfOp::create(rewriter, loc, several, branch(gemm), branch(loops))
+      .getResult(0);
+}
+
+// x (B x 1 x cols) times weight (rows x cols)^T, as B x resultShape.
+Value SplitAttentionBuilder::fcGemm(Value x, Value weight, int64_t rows,
+                                    int64_t cols,
+                                    ArrayRef<int64_t> resultShape) {
+  Value x2 = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({b, cols}, acc), x,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  Value mm =
+      MatmulOp::create(rewriter, loc, RankedTensorType::get({b, rows}, acc), x2,
+                       regroup(weight, {rows, cols}),
+                       /*transpose_lhs=*/false, /*transpose_rhs=*/true);
+  ReassociationIndices rest;
+  for (size_t i = 1; i < resultShape.size(); ++i)
+    rest.push_back(i);
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(resultShape, acc), mm,
+      ArrayRef<ReassociationIndices>{{0}, rest}, batchDims(resultShape));
+}
+
+Value SplitAttentionBuilder::fc1(Value pooled) {
+  return fc(
+      inter * cg,
+      [&] {
+        return fcGemm(pooled, adaptor.getFc1Weight(), ig, cg, {b, k, ig});
+      },
+      [&] {
+        Value w1 = regroup(adaptor.getFc1Weight(), {k, ig, cg});
+        return generic({RankedTensorType::get({b, k, ig}, acc)}, {pooled, w1},
+                       {zeros({b, k, ig})},
+                       {map(4, {d(2), d(0), d(3)}), map(4, {d(0), d(1), d(3)}),
+                        map(4, {d(2), d(0), d(1)})},
+                       {par, par, par, red},
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         multiplyAdd(nb, l, a);
+                       })
+            .getResult(0);
+      });
+}
+
+Value SplitAttentionBuilder::bnRelu(Value z) {
+  Value hwIndex = arith::MulIOp::create(
+      rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
+      getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
+  Value invHw = arith::DivFOp::create(
+      rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
+      arith::SIToFPOp::create(rewriter, loc, acc,
+                              arith::IndexCastOp::create(rewriter, loc,
+                                                         rewriter.getI64Type(),
+                                                         hwIndex)));
+  Value eps =
+      createFloat(rewriter, loc, acc, op.getEpsilonAttr().getValueAsDouble());
+  SmallVector<Value> hIns = {z};
+  for (Value v :
+       {adaptor.getFc1Bias(), adaptor.getBnMean(), adaptor.getBnVariance(),
+        adaptor.getBnScale(), adaptor.getBnBias()})
+    hIns.push_back(regroup(v, {k, ig}));
+  AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+  AffineMap perGroup = map(3, {d(1), d(2)});
+  return generic({RankedTensorType::get({b, k, ig}, acc)}, hIns,
+                 {empty({b, k, ig})},
+                 {id3, perGroup, perGroup, perGroup, perGroup, perGroup, id3},
+                 {par, par, par},
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   Value x = arith::MulFOp::create(nb, l, a[0], invHw);
+                   x = arith::AddFOp::create(nb, l, x, toAcc(nb, l, a[1]));
+                   x = arith::SubFOp::create(nb, l, x, toAcc(nb, l, a[2]));
+                   Value sd = math::SqrtOp::create(
+                       nb, l,
+                       arith::AddFOp::create(nb, l, toAcc(nb, l, a[3]), eps));
+                   Value y = arith::MulFOp::create(
+                       nb, l, x,
+                       arith::DivFOp::create(nb, l, toAcc(nb, l, a[4]), sd));
+                   y = arith::AddFOp::create(nb, l, y, toAcc(nb, l, a[5]));
+                   Value zero = createFloat(nb, l, acc, 0.0);
+                   linalg::YieldOp::create(
+                       nb, l,
+                       arith::MaximumFOp::create(nb, l, y, zero).getResult());
+                 })
+      .getResult(0);
+}
+
+Value SplitAttentionBuilder::fc2(Value hidden) {
+  return fc(
+      r * c * ig,
+      [&] {
+        return fcGemm(hidden, adaptor.getFc2Weight(), r * cg, ig,
+                      {b, k, r, cg});
+      },
+      [&] {
+        Value w2 = regroup(adaptor.getFc2Weight(), {k, r, cg, ig});
+        return generic({RankedTensorType::get({b, k, r, cg}, acc)},
+                       {hidden, w2}, {zeros({b, k, r, cg})},
+                       {map(5, {d(3), d(0), d(4)}),
+                        map(5, {d(0), d(1), d(2), d(4)}),
+                        map(5, {d(3), d(0), d(1), d(2)})},
+                       {par, par, par, par, red},
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         multiplyAdd(nb, l, a);
+                       })
+            .getResult(0);
+      });
+}
+
+/// The softmax over the radix of the R values `x`, as the rSoftMax body
+/// yields them (a sigmoid for R = 1; one exp for R = 2).
+static void yieldRadixSoftmax(OpBuilder &nb, Location l, Type acc,
+                              ArrayRef<Value> x) {
+  int64_t r = x.size();
+  Value one = createFloat(nb, l, acc, 1.0);
+  // sigmoid(x) = 1 / (1 + exp(-x)); exp overflowing to +inf gives 0.
+  auto sigmoid = [&](Value v) -> Value {
+    Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v));
+    return arith::DivFOp::create(nb, l, one,
+                                 arith::AddFOp::create(nb, l, one, e));
+  };
+  if (r == 1) {
+    linalg::YieldOp::create(nb, l, sigmoid(x[0]));
+    return;
+  }
+  if (r == 2) {
+    // The softmax of two logits with one exp: a0 = sigmoid(x0 - x1).
+    Value a0 = sigmoid(arith::SubFOp::create(nb, l, x[0], x[1]));
+    linalg::YieldOp::create(
+        nb, l, ValueRange{a0, arith::SubFOp::create(nb, l, one, a0)});
+    return;
+  }
+  Value m = x[0];
+  for (int64_t i = 1; i < r; ++i)
+    m = arith::MaximumFOp::create(nb, l, m, x[i]);
+  SmallVector<Value> e;
+  Value sum;
+  for (int64_t i = 0; i < r; ++i) {
+    e.push_back(
+        math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x[i], m)));
+    sum = i ? arith::AddFOp::create(nb, l, sum, e[i]).getResult() : e[i];
+  }
+  Value inv = arith::DivFOp::create(nb, l, one, sum);
+  SmallVector<Value> results;
+  for (int64_t i = 0; i < r; ++i)
+    results.push_back(arith::MulFOp::create(nb, l, e[i], inv));
+  linalg::YieldOp::create(nb, l, results);
+}
+
+linalg::GenericOp SplitAttentionBuilder::rSoftmax(Value logits) {
+  Value b2 = regroup(adaptor.getFc2Bias(), {k, r, cg});
+  SmallVector<Value> sIns;
+  SmallVector<AffineMap> sMaps;
+  for (int64_t i = 0; i < r; ++i) {
+    sIns.push_back(logits);
+    sMaps.push_back(map(3, {d(0), d(1), cst(i), d(2)}));
+  }
+  for (int64_t i = 0; i < r; ++i) {
+    sIns.push_back(b2);
+    sMaps.push_back(map(3, {d(1), cst(i), d(2)}));
+  }
+  SmallVector<Value> sOuts;
+  SmallVector<Type> sTypes;
+  for (int64_t i = 0; i < r; ++i) {
+    sOuts.push_back(empty({b, k, cg}));
+    sTypes.push_back(sOuts.back().getType());
+    sMaps.push_back(AffineMap::getMultiDimIdentityMap(3, ctx));
+  }
+  return generic(sTypes, sIns, sOuts, sMaps, {par, par, par},
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   SmallVector<Value> x;
+                   for (int64_t i = 0; i < r; ++i)
+                     x.push_back(arith::AddFOp::create(nb, l, a[i],
+                                                       toAcc(nb, l, a[r + i])));
+                   yieldRadixSoftmax(nb, l, acc, x);
+                 });
+}
+
+Value SplitAttentionBuilder::apply(Value u5, linalg::GenericOp softmax) {
+  SmallVector<Value> oIns;
+  SmallVector<AffineMap> oMaps;
+  for (int64_t i = 0; i < r; ++i) {
+    oIns.push_back(u5);
+    oMaps.push_back(map(4, {d(0), cst(i), d(1), d(2), d(3)}));
+  }
+  for (int64_t i = 0; i < r; ++i) {
+    oIns.push_back(softmax.getResult(i));
+    oMaps.push_back(map(4, {d(0), d(1), d(2)}));
+  }
+  oMaps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
+  auto outType = RankedTensorType::get({b, k, cg, hw}, elt);
+  Value outInit = createEmpty(
+      rewriter, loc, outType,
+      {batch, idx(k), idx(cg), tensor::getMixedSize(rewriter, loc, u5, 4)});
+  return generic({outType}, oIns, {outInit}, oMaps, {par, par, par, par},
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   Value sum;
+                   for (int64_t i = 0; i < r; ++i) {
+                     Value p = arith::MulFOp::create(nb, l, toAcc(nb, l, a[i]),
+                                                     a[r + i]);
+                     sum = i ? arith::AddFOp::create(nb, l, sum, p).getResult()
+                             : p;
+                   }
+                   linalg::YieldOp::create(nb, l, castFloat(nb, l, sum, elt));
+                 })
+      .getResult(0);
+}
+
+void SplitAttentionBuilder::replace(Value out) {
+  Value flat = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({b, c, hw}, elt), out,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      op, op.getType(), flat, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+      ArrayRef<OpFoldResult>{batch, idx(c), uDims[2], uDims[3]});
+}
+
 struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
   SplitAttentionLowering(MLIRContext *ctx, bool fcGemms)
       : OpConversionPattern(ctx), fcGemms(fcGemms) {}
@@ -53,331 +435,12 @@ struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
   LogicalResult
   matchAndRewrite(SplitAttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value u = adaptor.getInput();
-    auto inType = cast<RankedTensorType>(u.getType());
-    Type elt = inType.getElementType();
-    Type acc = getAccumulatorType(elt);
-    int64_t r = op.getRadixAttr().getInt(),
-            k = op.getCardinalityAttr().getInt();
-    int64_t c = op.getChannels(), inter = op.getInterChannels();
-    int64_t cg = c / k, ig = inter / k;
-    int64_t b = inType.getDimSize(0), h = inType.getDimSize(2),
-            w = inType.getDimSize(3);
-    int64_t hw = ShapedType::isDynamic(h) || ShapedType::isDynamic(w)
-                     ? ShapedType::kDynamic
-                     : h * w;
-    SmallVector<OpFoldResult> uDims = getDims(rewriter, loc, u);
-    OpFoldResult batch = uDims[0];
-    auto idx = [&](int64_t v) -> OpFoldResult {
-      return rewriter.getIndexAttr(v);
-    };
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    auto cst = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
-    auto map = [&](unsigned numDims, ArrayRef<AffineExpr> exprs) {
-      return AffineMap::get(numDims, 0, exprs, ctx);
-    };
-    auto fastAdd = [&](OpBuilder &nb, Location l, Value x, Value y) -> Value {
-      return arith::AddFOp::create(nb, l, x, y, getReductionFastMath(ctx));
-    };
-    auto toAcc = [&](OpBuilder &nb, Location l, Value v) {
-      return castFloat(nb, l, v, acc);
-    };
-    // Weights and per-channel vectors regrouped by cardinal group (static).
-    auto regroup = [&](Value v, ArrayRef<int64_t> shape) -> Value {
-      Type t = cast<RankedTensorType>(v.getType()).getElementType();
-      return ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, t),
-                               v);
-    };
-    // Sizes of a B x ... tensor: the batch, then static sizes.
-    auto batchDims = [&](ArrayRef<int64_t> shape) {
-      SmallVector<OpFoldResult> dims = {batch};
-      for (int64_t s : shape.drop_front())
-        dims.push_back(idx(s));
-      return dims;
-    };
-    auto zeros = [&](ArrayRef<int64_t> shape) {
-      return filled(rewriter, loc, RankedTensorType::get(shape, acc),
-                    batchDims(shape), createFloat(rewriter, loc, acc, 0.0));
-    };
-    auto empty = [&](ArrayRef<int64_t> shape) {
-      return createEmpty(rewriter, loc, RankedTensorType::get(shape, acc),
-                         batchDims(shape));
-    };
-    auto generic =
-        [&](TypeRange results, ValueRange ins, ValueRange outs,
-            ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
-            function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-          return linalg::GenericOp::create(rewriter, loc, results, ins, outs,
-                                           maps, iterators, body);
-        };
-    const IteratorType par = IteratorType::parallel,
-                       red = IteratorType::reduction;
-
-    // U as B x R x K x Cg x (H·W): the radix splits and the cardinal groups
-    // are dimensions, and the innermost loops below run along the image.
-    Value u6 = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({b, r, k, cg, h, w}, elt), u,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}},
-        ArrayRef<OpFoldResult>{batch, idx(r), idx(k), idx(cg), uDims[2],
-                               uDims[3]});
-    Value u5 = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({b, r, k, cg, hw}, elt), u6,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3}, {4, 5}});
-
-    // Pass 1, loops (b, k, c, r, p).
-    Value pooled =
-        generic({RankedTensorType::get({b, k, cg}, acc)}, {u5},
-                {zeros({b, k, cg})},
-                {map(5, {d(0), d(3), d(1), d(2), d(4)}),
-                 map(5, {d(0), d(1), d(2)})},
-                {par, par, par, red, red},
-                [&](OpBuilder &nb, Location l, ValueRange a) {
-                  linalg::YieldOp::create(
-                      nb, l, fastAdd(nb, l, toAcc(nb, l, a[0]), a[1]));
-                })
-            .getResult(0);
-
-    // The FCs with one cardinal group in f32 (when `fcGemms`): GEMMs (batch
-    // x C times C x I), for the GEMM library's kernels, which keep each
-    // weight in a register across several images. At batch 1 they are
-    // matrix-vector products bound by streaming the weights: up to
-    // kLibraryGemvElements of them the library's kernel on one core is the
-    // faster (waking the second core costs about what it saves there);
-    // above, the loops below stream them on the whole thread team.
-    Value several; // batch > 1, for both FCs
-    auto fc = [&](int64_t weightElements, function_ref<Value()> gemm,
-                  function_ref<Value()> loops) -> Value {
-      if (!fcGemms || k != 1 || !elt.isF32())
-        return loops();
-      if (weightElements <= kLibraryGemvElements)
-        return gemm();
-      std::optional<int64_t> staticBatch = getConstantIntValue(batch);
-      if (staticBatch)
-        return *staticBatch > 1 ? gemm() : loops();
-      if (!several)
-        several = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::sgt,
-            getValueOrCreateConstantIndexOp(rewriter, loc, batch),
-            arith::ConstantIndexOp::create(rewriter, loc, 1));
-      auto branch = [](function_ref<Value()> build) {
-        return [build](OpBuilder &nb, Location l) {
-          scf::YieldOp::create(nb, l, build());
-        };
-      };
-      return scf::IfOp::create(rewriter, loc, several, branch(gemm),
-                               branch(loops))
-          .getResult(0);
-    };
-    // x (B x 1 x cols) times weight (rows x cols)^T, as B x resultShape.
-    auto fcGemm = [&](Value x, Value weight, int64_t rows, int64_t cols,
-                      ArrayRef<int64_t> resultShape) -> Value {
-      Value x2 = tensor::CollapseShapeOp::create(
-          rewriter, loc, RankedTensorType::get({b, cols}, acc), x,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-      Value mm = MatmulOp::create(
-          rewriter, loc, RankedTensorType::get({b, rows}, acc), x2,
-          regroup(weight, {rows, cols}), /*transpose_lhs=*/false,
-          /*transpose_rhs=*/true);
-      ReassociationIndices rest;
-      for (size_t i = 1; i < resultShape.size(); ++i)
-        rest.push_back(i);
-      return tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get(resultShape, acc), mm,
-          ArrayRef<ReassociationIndices>{{0}, rest}, batchDims(resultShape));
-    };
-
-    // fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
-    // row of W1 is reused across the batch from cache.
-    Value z = fc(
-        inter * cg,
-        [&] {
-          return fcGemm(pooled, adaptor.getFc1Weight(), ig, cg, {b, k, ig});
-        },
-        [&] {
-          Value w1 = regroup(adaptor.getFc1Weight(), {k, ig, cg});
-          return generic(
-                     {RankedTensorType::get({b, k, ig}, acc)}, {pooled, w1},
-                     {zeros({b, k, ig})},
-                     {map(4, {d(2), d(0), d(3)}), map(4, {d(0), d(1), d(3)}),
-                      map(4, {d(2), d(0), d(1)})},
-                     {par, par, par, red},
-                     [&](OpBuilder &nb, Location l, ValueRange a) {
-                       Value p = arith::MulFOp::create(nb, l, a[0],
-                                                       toAcc(nb, l, a[1]));
-                       linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
-                     })
-              .getResult(0);
-        });
-
-    // The mean (the sums above are over H·W and the radix splits; only the
-    // image is averaged), fc1's bias, BN with running statistics, ReLU.
-    Value hwIndex = arith::MulIOp::create(
-        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
-        getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
-    Value invHw = arith::DivFOp::create(
-        rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
-        arith::SIToFPOp::create(
-            rewriter, loc, acc,
-            arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                       hwIndex)));
-    Value eps =
-        createFloat(rewriter, loc, acc, op.getEpsilonAttr().getValueAsDouble());
-    SmallVector<Value> hIns = {z};
-    for (Value v :
-         {adaptor.getFc1Bias(), adaptor.getBnMean(), adaptor.getBnVariance(),
-          adaptor.getBnScale(), adaptor.getBnBias()})
-      hIns.push_back(regroup(v, {k, ig}));
-    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
-    AffineMap perGroup = map(3, {d(1), d(2)});
-    Value hidden =
-        generic(
-            {RankedTensorType::get({b, k, ig}, acc)}, hIns, {empty({b, k, ig})},
-            {id3, perGroup, perGroup, perGroup, perGroup, perGroup, id3},
-            {par, par, par},
-            [&](OpBuilder &nb, Location l, ValueRange a) {
-              Value x = arith::MulFOp::create(nb, l, a[0], invHw);
-              x = arith::AddFOp::create(nb, l, x, toAcc(nb, l, a[1]));
-              x = arith::SubFOp::create(nb, l, x, toAcc(nb, l, a[2]));
-              Value sd = math::SqrtOp::create(
-                  nb, l, arith::AddFOp::create(nb, l, toAcc(nb, l, a[3]), eps));
-              Value y = arith::MulFOp::create(
-                  nb, l, x,
-                  arith::DivFOp::create(nb, l, toAcc(nb, l, a[4]), sd));
-              y = arith::AddFOp::create(nb, l, y, toAcc(nb, l, a[5]));
-              Value zero = createFloat(nb, l, acc, 0.0);
-              linalg::YieldOp::create(
-                  nb, l, arith::MaximumFOp::create(nb, l, y, zero).getResult());
-            })
-            .getResult(0);
-
-    // fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
-    Value logits = fc(
-        r * c * ig,
-        [&] {
-          return fcGemm(hidden, adaptor.getFc2Weight(), r * cg, ig,
-                        {b, k, r, cg});
-        },
-        [&] {
-          Value w2 = regroup(adaptor.getFc2Weight(), {k, r, cg, ig});
-          return generic({RankedTensorType::get({b, k, r, cg}, acc)},
-                         {hidden, w2}, {zeros({b, k, r, cg})},
-                         {map(5, {d(3), d(0), d(4)}),
-                          map(5, {d(0), d(1), d(2), d(4)}),
-                          map(5, {d(3), d(0), d(1), d(2)})},
-                         {par, par, par, par, red},
-                         [&](OpBuilder &nb, Location l, ValueRange a) {
-                           Value p = arith::MulFOp::create(nb, l, a[0],
-                                                           toAcc(nb, l, a[1]));
-                           linalg::YieldOp::create(nb, l,
-                                                   fastAdd(nb, l, p, a[2]));
-                         })
-              .getResult(0);
-        });
-
-    // rSoftMax over the R logits of each (b, k, c), read through constant
-    // radix indices; one result per split.
-    Value b2 = regroup(adaptor.getFc2Bias(), {k, r, cg});
-    SmallVector<Value> sIns;
-    SmallVector<AffineMap> sMaps;
-    for (int64_t i = 0; i < r; ++i) {
-      sIns.push_back(logits);
-      sMaps.push_back(map(3, {d(0), d(1), cst(i), d(2)}));
-    }
-    for (int64_t i = 0; i < r; ++i) {
-      sIns.push_back(b2);
-      sMaps.push_back(map(3, {d(1), cst(i), d(2)}));
-    }
-    SmallVector<Value> sOuts;
-    SmallVector<Type> sTypes;
-    for (int64_t i = 0; i < r; ++i) {
-      sOuts.push_back(empty({b, k, cg}));
-      sTypes.push_back(sOuts.back().getType());
-      sMaps.push_back(id3);
-    }
-    auto softmax = generic(
-        sTypes, sIns, sOuts, sMaps, {par, par, par},
-        [&](OpBuilder &nb, Location l, ValueRange a) {
-          SmallVector<Value> x;
-          for (int64_t i = 0; i < r; ++i)
-            x.push_back(
-                arith::AddFOp::create(nb, l, a[i], toAcc(nb, l, a[r + i])));
-          Value one = createFloat(nb, l, acc, 1.0);
-          // sigmoid(x) = 1 / (1 + exp(-x)); exp overflowing to +inf gives 0.
-          auto sigmoid = [&](Value v) -> Value {
-            Value e =
-                math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v));
-            return arith::DivFOp::create(nb, l, one,
-                                         arith::AddFOp::create(nb, l, one, e));
-          };
-          if (r == 1) {
-            linalg::YieldOp::create(nb, l, sigmoid(x[0]));
-            return;
-          }
-          if (r == 2) {
-            // The softmax of two logits with one exp: a0 = sigmoid(x0 - x1).
-            Value a0 = sigmoid(arith::SubFOp::create(nb, l, x[0], x[1]));
-            linalg::YieldOp::create(
-                nb, l, ValueRange{a0, arith::SubFOp::create(nb, l, one, a0)});
-            return;
-          }
-          Value m = x[0];
-          for (int64_t i = 1; i < r; ++i)
-            m = arith::MaximumFOp::create(nb, l, m, x[i]);
-          SmallVector<Value> e;
-          Value sum;
-          for (int64_t i = 0; i < r; ++i) {
-            e.push_back(math::ExpOp::create(
-                nb, l, arith::SubFOp::create(nb, l, x[i], m)));
-            sum =
-                i ? arith::AddFOp::create(nb, l, sum, e[i]).getResult() : e[i];
-          }
-          Value inv = arith::DivFOp::create(nb, l, one, sum);
-          SmallVector<Value> results;
-          for (int64_t i = 0; i < r; ++i)
-            results.push_back(arith::MulFOp::create(nb, l, e[i], inv));
-          linalg::YieldOp::create(nb, l, results);
-        });
-
-    // Pass 2, loops (b, k, c, p): every output element written once.
-    SmallVector<Value> oIns;
-    SmallVector<AffineMap> oMaps;
-    for (int64_t i = 0; i < r; ++i) {
-      oIns.push_back(u5);
-      oMaps.push_back(map(4, {d(0), cst(i), d(1), d(2), d(3)}));
-    }
-    for (int64_t i = 0; i < r; ++i) {
-      oIns.push_back(softmax.getResult(i));
-      oMaps.push_back(map(4, {d(0), d(1), d(2)}));
-    }
-    oMaps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
-    auto outType = RankedTensorType::get({b, k, cg, hw}, elt);
-    Value outInit = createEmpty(
-        rewriter, loc, outType,
-        {batch, idx(k), idx(cg), tensor::getMixedSize(rewriter, loc, u5, 4)});
-    Value out =
-        generic({outType}, oIns, {outInit}, oMaps, {par, par, par, par},
-                [&](OpBuilder &nb, Location l, ValueRange a) {
-                  Value sum;
-                  for (int64_t i = 0; i < r; ++i) {
-                    Value p = arith::MulFOp::create(nb, l, toAcc(nb, l, a[i]),
-                                                    a[r + i]);
-                    sum = i ? arith::AddFOp::create(nb, l, sum, p).getResult()
-                            : p;
-                  }
-                  linalg::YieldOp::create(nb, l, castFloat(nb, l, sum, elt));
-                })
-            .getResult(0);
-
-    // B x K x Cg x (H·W) -> B x C x H x W, views only.
-    Value flat = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({b, c, hw}, elt), out,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, op.getType(), flat,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
-        ArrayRef<OpFoldResult>{batch, idx(c), uDims[2], uDims[3]});
+    SplitAttentionBuilder build(op, adaptor, rewriter, fcGemms);
+    Value u5 = build.viewU();
+    Value pooled = build.pool(u5);
+    Value hidden = build.bnRelu(build.fc1(pooled));
+    linalg::GenericOp softmax = build.rSoftmax(build.fc2(hidden));
+    build.replace(build.apply(u5, softmax));
     return success();
   }
 
