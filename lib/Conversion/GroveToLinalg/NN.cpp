@@ -310,18 +310,191 @@ Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
   return result;
 }
 
+/// Builds the lowering of one grove.conv2d: the sizes and values every
+/// form shares are members, one method per form.
+class Conv2DBuilder {
+public:
+  Conv2DBuilder(Conv2DOp op, Conv2DOp::Adaptor adaptor,
+                ConversionPatternRewriter &rewriter,
+                ArrayRef<OpFoldResult> dims)
+      : op(op), adaptor(adaptor), rewriter(rewriter), loc(op.getLoc()),
+        resultType(op.getType()), elt(resultType.getElementType()),
+        pad(op.getPadding()), wShape(op.getWeight().getType().getShape()),
+        dims(dims), w(adaptor.getWeight()), groups(op.getGroupsAttr().getInt()),
+        zero(createFloat(rewriter, loc, elt, 0.0)) {}
+
+  /// A 1x1 unstrided, unpadded, ungrouped convolution.
+  bool isPointwise() {
+    auto isOne = [](int64_t v) { return v == 1; };
+    return wShape[2] == 1 && wShape[3] == 1 && groups == 1 &&
+           llvm::all_of(op.getStrides(), isOne) &&
+           llvm::all_of(pad, [](int64_t v) { return v == 0; });
+  }
+  /// out[n] = W (F x C) @ x[n] (C x H·W): one batched GEMM with the weights
+  /// shared across the batch, which the BLAS/cuBLAS services run with a
+  /// zero batch stride - not a loop nest.
+  Value pointwise();
+  /// linalg's named convolution on the padded batch: what the convolution
+  /// library runs (conv-library), or loops where output sizes are dynamic.
+  Value namedConv();
+  /// Static output sizes, one image at a time: pad, unfold and multiply
+  /// image n into block n of the result. The unfolded copy (Kh·Kw times
+  /// the output) is one image's, so it is read back from cache.
+  Value perImageIm2col();
+  /// Static output sizes, the whole batch: im2col + GEMM, one GEMM per
+  /// group, written into the channel block of the group.
+  Value batchIm2col() {
+    return groupedIm2colConv(rewriter, loc, padded(adaptor.getInput()), w,
+                             createEmpty(rewriter, loc, resultType, dims),
+                             groups, op.getStrides(), op.getDilations(),
+                             dims[0]);
+  }
+
+private:
+  Value padded(Value x) {
+    return pad2D(rewriter, loc, x, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
+  }
+  Value groupedNamedConv(Value x);
+
+  Conv2DOp op;
+  Conv2DOp::Adaptor adaptor;
+  ConversionPatternRewriter &rewriter;
+  Location loc;
+  RankedTensorType resultType;
+  Type elt;
+  ArrayRef<int64_t> pad, wShape;
+  ArrayRef<OpFoldResult> dims;
+  Value w;
+  int64_t groups;
+  Value zero;
+};
+
+Value Conv2DBuilder::pointwise() {
+  Value x = adaptor.getInput();
+  auto xType = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
+  int64_t hw = xType.isDynamicDim(2) || xType.isDynamicDim(3)
+                   ? ShapedType::kDynamic
+                   : xType.getDimSize(2) * xType.getDimSize(3);
+  auto x3Type = RankedTensorType::get(
+      {xType.getDimSize(0), xType.getDimSize(1), hw}, elt);
+  Value x3 = tensor::CollapseShapeOp::create(
+      rewriter, loc, x3Type, x,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value hwSize = arith::MulIOp::create(
+      rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
+      getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
+  Value y3 = sharedWeightGemm(rewriter, loc, w, x3, xDims[0], hwSize);
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, resultType, y3,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+      ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
+}
+
+Value Conv2DBuilder::namedConv() {
+  Value x = padded(adaptor.getInput());
+  if (groups != 1)
+    return groupedNamedConv(x);
+  Value init = filled(rewriter, loc, resultType, dims, zero);
+  return linalg::Conv2DNchwFchwOp::create(
+             rewriter, loc, TypeRange{resultType}, ValueRange{x, w},
+             ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
+             rewriter.getI64TensorAttr(op.getDilations()))
+      .getResult(0);
+}
+
+// N x (G·Cg) x H x W -> N x G x Cg x H x W, (G·Fg) x Cg x Kh x Kw ->
+// G x Fg x Cg x Kh x Kw: linalg's grouped form, then back.
+Value Conv2DBuilder::groupedNamedConv(Value x) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
+  int64_t c = xType.getDimSize(1), f = wShape[0];
+  auto xgType =
+      RankedTensorType::get({xType.getDimSize(0), groups, c / groups,
+                             xType.getDimSize(2), xType.getDimSize(3)},
+                            elt);
+  Value xg = tensor::ExpandShapeOp::create(
+      rewriter, loc, xgType, x,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+      ArrayRef<OpFoldResult>{xDims[0], rewriter.getIndexAttr(groups),
+                             rewriter.getIndexAttr(c / groups), xDims[2],
+                             xDims[3]});
+  auto wgType = RankedTensorType::get(
+      {groups, f / groups, wShape[1], wShape[2], wShape[3]}, elt);
+  Value wg = tensor::ExpandShapeOp::create(
+      rewriter, loc, wgType, w,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  auto ygType = RankedTensorType::get({resultType.getDimSize(0), groups,
+                                       f / groups, resultType.getDimSize(2),
+                                       resultType.getDimSize(3)},
+                                      elt);
+  Value init = filled(rewriter, loc, ygType,
+                      {dims[0], rewriter.getIndexAttr(groups),
+                       rewriter.getIndexAttr(f / groups), dims[2], dims[3]},
+                      zero);
+  Value yg = linalg::Conv2DNgchwGfchwOp::create(
+                 rewriter, loc, TypeRange{ygType}, ValueRange{xg, wg},
+                 ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
+                 rewriter.getI64TensorAttr(op.getDilations()))
+                 .getResult(0);
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, resultType, yg,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+}
+
+Value Conv2DBuilder::perImageIm2col() {
+  Value input = adaptor.getInput();
+  auto inType = cast<RankedTensorType>(input.getType());
+  SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
+  auto one = rewriter.getIndexAttr(1), zeroIdx = rewriter.getIndexAttr(0);
+  auto imageType = RankedTensorType::get(
+      {1, inType.getDimSize(1), inType.getDimSize(2), inType.getDimSize(3)},
+      elt);
+  auto outImageType = RankedTensorType::get({1, resultType.getDimSize(1),
+                                             resultType.getDimSize(2),
+                                             resultType.getDimSize(3)},
+                                            elt);
+  Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, dims[0]);
+  Value init = createEmpty(rewriter, loc, resultType, dims);
+  ArrayRef<int64_t> convStrides = op.getStrides(),
+                    convDilations = op.getDilations();
+  auto loop = scf::ForOp::create(
+      rewriter, loc, lb, ub, step, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value n, ValueRange acc) {
+        Value image = tensor::ExtractSliceOp::create(
+            b, l, imageType, input,
+            ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
+            ArrayRef<OpFoldResult>{one, inDims[1], inDims[2], inDims[3]},
+            ArrayRef<OpFoldResult>{one, one, one, one});
+        Value paddedImage =
+            pad2D(b, l, image, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
+        // The GEMMs write image n's block of the result in place.
+        SmallVector<OpFoldResult> offsets = {n, zeroIdx, zeroIdx, zeroIdx},
+                                  sizes = {one, dims[1], dims[2], dims[3]},
+                                  unit = {one, one, one, one};
+        Value out = tensor::ExtractSliceOp::create(b, l, outImageType, acc[0],
+                                                   offsets, sizes, unit);
+        Value y = groupedIm2colConv(b, l, paddedImage, w, out, groups,
+                                    convStrides, convDilations, one);
+        Value next = tensor::InsertSliceOp::create(b, l, y, acc[0], offsets,
+                                                   sizes, unit);
+        scf::YieldOp::create(b, l, next);
+      });
+  return loop.getResult(0);
+}
+
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   Conv2DLowering(MLIRContext *ctx, const ConvLowering &options)
       : OpConversionPattern(ctx), options(options) {}
   ConvLowering options;
 
   /// Whether a convolution with static output sizes (not a 1x1 GEMM) goes
-  /// to the convolution library. Small images do at every batch size with
-  /// libraryMaxPositions (the host's 28x28): their im2col GEMMs, one image
-  /// at a time, are narrow (49-784 columns on ResNeSt-50), and oneDNN's
-  /// blocked kernels, reorders included, made ResNeSt-50 6% faster at
-  /// batch 4 and 16; on 56x56 and larger images they were up to 24% slower
-  /// than im2col + GEMM (docs/passes.md).
+  /// to the convolution library: all with `library`, and f32 ones on small
+  /// images with libraryMaxPositions (the host's 28x28), where the
+  /// per-image im2col GEMMs are narrow and oneDNN's blocked kernels win,
+  /// reorders included; on larger images they lose (docs/passes.md).
   bool useLibrary(RankedTensorType resultType) const {
     Type elt = resultType.getElementType();
     if (options.library && (elt.isF32() || options.libraryLowPrecision))
@@ -334,165 +507,28 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     RankedTensorType resultType = op.getType();
-    Type elt = resultType.getElementType();
-    ArrayRef<int64_t> pad = op.getPadding();
     ArrayRef<int64_t> wShape = op.getWeight().getType().getShape();
     SmallVector<int64_t> window = {op.getDilations()[0] * (wShape[2] - 1) + 1,
                                    op.getDilations()[1] * (wShape[3] - 1) + 1};
     SmallVector<OpFoldResult> dims = windowedResultDims(
-        rewriter, loc, op->getName().getStringRef(), resultType,
-        adaptor.getInput(), window, op.getStrides(), pad, false);
+        rewriter, op.getLoc(), op->getName().getStringRef(), resultType,
+        adaptor.getInput(), window, op.getStrides(), op.getPadding(), false);
     if (isEmpty(rewriter, op, resultType, dims))
       return success();
-    Value w = adaptor.getWeight();
-    Attribute strides = rewriter.getI64TensorAttr(op.getStrides());
-    Attribute dilations = rewriter.getI64TensorAttr(op.getDilations());
-    int64_t groups = op.getGroupsAttr().getInt();
-    Value result;
-    auto isOne = [](int64_t v) { return v == 1; };
-    bool pointwise = wShape[2] == 1 && wShape[3] == 1 && groups == 1 &&
-                     llvm::all_of(op.getStrides(), isOne) &&
-                     llvm::all_of(pad, [](int64_t v) { return v == 0; });
+    Conv2DBuilder build(op, adaptor, rewriter, dims);
     bool staticOut = !resultType.isDynamicDim(2) && !resultType.isDynamicDim(3);
-    Value zero = createFloat(rewriter, loc, elt, 0.0);
-    auto padded = [&](Value x) {
-      return pad2D(rewriter, loc, x, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
-    };
-
-    // linalg's named convolution on the padded batch: what the convolution
-    // library runs (conv-library), or loops where output sizes are dynamic.
-    auto namedConv = [&]() -> Value {
-      Value x = padded(adaptor.getInput());
-      if (groups == 1) {
-        Value init = filled(rewriter, loc, resultType, dims, zero);
-        return linalg::Conv2DNchwFchwOp::create(
-                   rewriter, loc, TypeRange{resultType}, ValueRange{x, w},
-                   ValueRange{init}, strides, dilations)
-            .getResult(0);
-      }
-      // N x (G·Cg) x H x W -> N x G x Cg x H x W, (G·Fg) x Cg x Kh x Kw ->
-      // G x Fg x Cg x Kh x Kw: linalg's grouped form, then back.
-      auto xType = cast<RankedTensorType>(x.getType());
-      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
-      int64_t c = xType.getDimSize(1), f = wShape[0];
-      auto xgType =
-          RankedTensorType::get({xType.getDimSize(0), groups, c / groups,
-                                 xType.getDimSize(2), xType.getDimSize(3)},
-                                elt);
-      Value xg = tensor::ExpandShapeOp::create(
-          rewriter, loc, xgType, x,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
-          ArrayRef<OpFoldResult>{xDims[0], rewriter.getIndexAttr(groups),
-                                 rewriter.getIndexAttr(c / groups), xDims[2],
-                                 xDims[3]});
-      auto wgType = RankedTensorType::get(
-          {groups, f / groups, wShape[1], wShape[2], wShape[3]}, elt);
-      Value wg = tensor::ExpandShapeOp::create(
-          rewriter, loc, wgType, w,
-          ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-      auto ygType = RankedTensorType::get({resultType.getDimSize(0), groups,
-                                           f / groups, resultType.getDimSize(2),
-                                           resultType.getDimSize(3)},
-                                          elt);
-      Value init = filled(rewriter, loc, ygType,
-                          {dims[0], rewriter.getIndexAttr(groups),
-                           rewriter.getIndexAttr(f / groups), dims[2], dims[3]},
-                          zero);
-      Value yg = linalg::Conv2DNgchwGfchwOp::create(
-                     rewriter, loc, TypeRange{ygType}, ValueRange{xg, wg},
-                     ValueRange{init}, strides, dilations)
-                     .getResult(0);
-      return tensor::CollapseShapeOp::create(
-          rewriter, loc, resultType, yg,
-          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
-    };
-
-    // Static output sizes, one image at a time: pad, unfold and multiply
-    // image n into block n of the result. The unfolded copy (Kh·Kw times
-    // the output) is one image's, so it is read back from cache.
-    auto perImageIm2col = [&]() -> Value {
-      Value input = adaptor.getInput();
-      auto inType = cast<RankedTensorType>(input.getType());
-      SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, input);
-      auto one = rewriter.getIndexAttr(1), zeroIdx = rewriter.getIndexAttr(0);
-      auto imageType = RankedTensorType::get(
-          {1, inType.getDimSize(1), inType.getDimSize(2), inType.getDimSize(3)},
-          elt);
-      auto outImageType = RankedTensorType::get({1, resultType.getDimSize(1),
-                                                 resultType.getDimSize(2),
-                                                 resultType.getDimSize(3)},
-                                                elt);
-      Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      Value ub = getValueOrCreateConstantIndexOp(rewriter, loc, dims[0]);
-      Value init = createEmpty(rewriter, loc, resultType, dims);
-      ArrayRef<int64_t> convStrides = op.getStrides(),
-                        convDilations = op.getDilations();
-      auto loop = scf::ForOp::create(
-          rewriter, loc, lb, ub, step, ValueRange{init},
-          [&](OpBuilder &b, Location l, Value n, ValueRange acc) {
-            Value image = tensor::ExtractSliceOp::create(
-                b, l, imageType, input,
-                ArrayRef<OpFoldResult>{n, zeroIdx, zeroIdx, zeroIdx},
-                ArrayRef<OpFoldResult>{one, inDims[1], inDims[2], inDims[3]},
-                ArrayRef<OpFoldResult>{one, one, one, one});
-            Value paddedImage =
-                pad2D(b, l, image, {pad[0], pad[1]}, {pad[2], pad[3]}, zero);
-            // The GEMMs write image n's block of the result in place.
-            SmallVector<OpFoldResult> offsets = {n, zeroIdx, zeroIdx, zeroIdx},
-                                      sizes = {one, dims[1], dims[2], dims[3]},
-                                      unit = {one, one, one, one};
-            Value out = tensor::ExtractSliceOp::create(
-                b, l, outImageType, acc[0], offsets, sizes, unit);
-            Value y = groupedIm2colConv(b, l, paddedImage, w, out, groups,
-                                        convStrides, convDilations, one);
-            Value next = tensor::InsertSliceOp::create(b, l, y, acc[0], offsets,
-                                                       sizes, unit);
-            scf::YieldOp::create(b, l, next);
-          });
-      return loop.getResult(0);
-    };
-
-    if (pointwise) {
-      // out[n] = W (F x C) @ x[n] (C x H·W): one batched GEMM with the
-      // weights shared across the batch, which the BLAS/cuBLAS services run
-      // with a zero batch stride - not a loop nest.
-      Value x = adaptor.getInput();
-      auto xType = cast<RankedTensorType>(x.getType());
-      SmallVector<OpFoldResult> xDims = getDims(rewriter, loc, x);
-      int64_t hw = xType.isDynamicDim(2) || xType.isDynamicDim(3)
-                       ? ShapedType::kDynamic
-                       : xType.getDimSize(2) * xType.getDimSize(3);
-      auto x3Type = RankedTensorType::get(
-          {xType.getDimSize(0), xType.getDimSize(1), hw}, elt);
-      Value x3 = tensor::CollapseShapeOp::create(
-          rewriter, loc, x3Type, x,
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-      Value hwSize = arith::MulIOp::create(
-          rewriter, loc,
-          getValueOrCreateConstantIndexOp(rewriter, loc, xDims[2]),
-          getValueOrCreateConstantIndexOp(rewriter, loc, xDims[3]));
-      Value y3 = sharedWeightGemm(rewriter, loc, w, x3, xDims[0], hwSize);
-      result = tensor::ExpandShapeOp::create(
-          rewriter, loc, resultType, y3,
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
-          ArrayRef<OpFoldResult>{dims[0], dims[1], dims[2], dims[3]});
-    } else if (!staticOut || useLibrary(resultType)) {
-      result = namedConv();
-    } else if (options.perImage) {
-      result = perImageIm2col();
-    } else {
-      // Static output sizes (the usual case): im2col + GEMM, one GEMM per
-      // group, written into the channel block of the group.
-      result = groupedIm2colConv(rewriter, loc, padded(adaptor.getInput()), w,
-                                 createEmpty(rewriter, loc, resultType, dims),
-                                 groups, op.getStrides(), op.getDilations(),
-                                 dims[0]);
-    }
+    Value result;
+    if (build.isPointwise())
+      result = build.pointwise();
+    else if (!staticOut || useLibrary(resultType))
+      result = build.namedConv();
+    else if (options.perImage)
+      result = build.perImageIm2col();
+    else
+      result = build.batchIm2col();
     if (adaptor.getBias())
-      result = addChannelBias(rewriter, loc, result, adaptor.getBias());
+      result = addChannelBias(rewriter, op.getLoc(), result, adaptor.getBias());
     rewriter.replaceOp(op, result);
     return success();
   }
