@@ -9,6 +9,7 @@
 #include "grove/Dialect/Grove/Transforms/BufferizableOpInterfaceImpl.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Pipelines/Pipelines.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace mlir::grove {
@@ -16,6 +17,8 @@ namespace mlir::grove {
 inline void registerAllGroveDialects(DialectRegistry &registry) {
   registry.insert<GroveDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  // grove-params-to-arguments inlines func.calls of state writers.
+  func::registerInlinerExtension(registry);
 }
 
 /// Every grove pass and named pipeline.

@@ -1,14 +1,15 @@
 //===- DType.h - Element types known to the runtime -------------*- C++ -*-===//
 //
-// One table maps the spellings of an element type in messages and weights
-// files: the descriptor's (`f32`, for names; the descriptor itself is read
-// by src/schema), safetensors' (`F32`) and DLPack's {code, bits, lanes}.
+// Safetensors' spelling of an element type (`F32`) against DLPack's
+// {code, bits, lanes}; messages use the descriptor's (`f32`, src/schema).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_DTYPE_H
 #define GROVE_RT_DTYPE_H
 
 #include "grove/runtime.h"
+
+#include "ModelSchema.h"
 
 #include <cstddef>
 #include <string>
@@ -30,9 +31,7 @@ inline bool sameDType(DLDataType a, DLDataType b) {
 }
 
 /// Bytes per element; all supported types are whole bytes with one lane.
-inline size_t elementBytes(DLDataType type) {
-  return (static_cast<size_t>(type.bits) * type.lanes + 7) / 8;
-}
+using schema::elementBytes;
 
 } // namespace grove::rt
 

@@ -470,15 +470,16 @@ grove_status rtInvoke(grove_context *ctx, const grove_model_def *model,
 grove_status invokeByName(grove_context *ctx, const char *name,
                           const DLTensor *const *inputs, size_t numInputs,
                           DLManagedTensor **outputs, size_t numOutputs) {
-  // Without the entry, the caller's count is all that is known of the
-  // slots; with it, the slots are cleared below.
-  auto clearClaimed = [&] {
+  // Callers may rely on NULL slots after a failure: as many as the entry
+  // has, at most as many as the caller claims (the array may be shorter
+  // than either); without the entry, the caller's count is all there is.
+  auto clearSlots = [&](size_t count) {
     if (outputs)
-      for (size_t k = 0; k < numOutputs; ++k)
+      for (size_t k = 0; k < std::min(count, numOutputs); ++k)
         outputs[k] = nullptr;
   };
   if (!ctx || !name) {
-    clearClaimed();
+    clearSlots(numOutputs);
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_invoke: ctx or entry name is NULL");
   }
@@ -487,18 +488,13 @@ grove_status invokeByName(grove_context *ctx, const char *name,
          ctx->desc.entries[index].name != name)
     ++index;
   if (index == ctx->desc.entries.size()) {
-    clearClaimed();
+    clearSlots(numOutputs);
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_invoke: model '" + ctx->desc.module +
                     "' has no entry '" + name + "'");
   }
   const EntryDesc &entry = ctx->desc.entries[index];
-  // Clear the slots first so that callers can rely on NULL after a failure:
-  // as many as the entry has, at most as many as the caller claims (the
-  // array may be shorter than either).
-  if (outputs)
-    for (size_t k = 0; k < std::min(numOutputs, entry.outputs.size()); ++k)
-      outputs[k] = nullptr;
+  clearSlots(entry.outputs.size());
   if (numInputs != entry.inputs.size() || numOutputs != entry.outputs.size())
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_invoke: entry '" + entry.name + "' takes " +

@@ -61,9 +61,6 @@ public:
   CallThreads(const CallThreads &) = delete;
   CallThreads &operator=(const CallThreads &) = delete;
 
-  /// The team size this call runs with.
-  int team() const { return size; }
-
 private:
   int size = 1;
   int saved = 1;

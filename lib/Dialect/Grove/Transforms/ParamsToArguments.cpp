@@ -14,7 +14,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/Inliner.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::grove {
@@ -51,7 +52,7 @@ private:
     auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
     return callee && !callee.isDeclaration() ? callee : func::FuncOp();
   }
-  LogicalResult findWriters();
+  void findWriters();
   LogicalResult inlineWriterCalls(func::FuncOp func);
   LogicalResult inlineCall(func::CallOp call, func::FuncOp callee);
   LogicalResult computeUses();
@@ -68,7 +69,7 @@ private:
 };
 
 /// Marks every function that writes state, directly or through a call.
-LogicalResult StateLowering::findWriters() {
+void StateLowering::findWriters() {
   // grove.set_param sits directly in a function body (HasParent).
   for (func::FuncOp f : defined)
     if (!f.getBody().getOps<SetParamOp>().empty())
@@ -87,10 +88,10 @@ LogicalResult StateLowering::findWriters() {
       });
     }
   }
-  return success();
 }
 
-/// Inlines `call` of single-block `callee` in place.
+/// Inlines `call` of single-block `callee` in place, through the dialects'
+/// inliner interfaces (upstream's inlineCall).
 LogicalResult StateLowering::inlineCall(func::CallOp call,
                                         func::FuncOp callee) {
   if (!callee.getBody().hasOneBlock())
@@ -98,15 +99,12 @@ LogicalResult StateLowering::inlineCall(func::CallOp call,
            << callee.getName()
            << ", which writes state and has more than one block; state "
               "writes are inlined into their callers";
-  IRMapping map;
-  Block &body = callee.getBody().front();
-  map.map(body.getArguments(), call.getOperands());
-  OpBuilder b(call);
-  for (Operation &op : body.without_terminator())
-    b.clone(op, map);
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  for (auto [result, value] : llvm::zip(call.getResults(), ret.getOperands()))
-    result.replaceAllUsesWith(map.lookupOrDefault(value));
+  InlinerInterface inliner(module.getContext());
+  InlinerConfig config;
+  if (failed(mlir::inlineCall(inliner, config.getCloneCallback(), call, callee,
+                              &callee.getBody())))
+    return call.emitError("cannot inline @")
+           << callee.getName() << ", which writes state";
   call.erase();
   return success();
 }
@@ -250,8 +248,7 @@ void StateLowering::rewriteBody(func::FuncOp func) {
 }
 
 LogicalResult StateLowering::run() {
-  if (failed(findWriters()))
-    return failure();
+  findWriters();
   for (func::FuncOp f : defined)
     if (failed(inlineWriterCalls(f)))
       return failure();
