@@ -208,6 +208,7 @@ void mlir::grove::buildGroveToCudaPipeline(
   launch.blockSize = options.blockSize;
   launch.narrowIndices = options.narrowIndices;
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToGPULaunch(launch));
+  pm.addNestedPass<func::FuncOp>(createGroveLowerSubgroupReduce());
 
   // Ownership-based deallocation on host memrefs, then move every heap
   // buffer to the device (deallocation does not know gpu.alloc).

@@ -10,6 +10,7 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -26,7 +27,7 @@ constexpr int64_t kDyn = ShapedType::kDynamic;
 class Builders : public ::testing::Test {
 protected:
   Builders() : b(&ctx) {
-    ctx.loadDialect<GroveDialect, func::FuncDialect>();
+    ctx.loadDialect<GroveDialect, func::FuncDialect, tensor::TensorDialect>();
     module = ModuleOp::create(b.getUnknownLoc());
     b.setInsertionPointToEnd(module->getBody());
   }
@@ -107,6 +108,38 @@ TEST_F(Builders, ConvolutionsAndPools) {
   Value s = f->getArgument(3);
   Value bn = BatchNormOp::create(b, loc, x, s, s, s, s, 1e-5);
   EXPECT_EQ(bn.getType(), x.getType());
+  finish();
+}
+
+TEST_F(Builders, DataMovement) {
+  Block *f = function({t({kDyn, 8}), t({10})});
+  Location loc = b.getUnknownLoc();
+  Value x = f->getArgument(0);
+  Value s = SliceOp::create(b, loc, x, ArrayRef<int64_t>{0, 2},
+                            ArrayRef<int64_t>{-1, 7}, ArrayRef<int64_t>{1, 2});
+  EXPECT_EQ(shape(s), ArrayRef<int64_t>({kDyn, 3}));
+  Value e = SliceOp::create(b, loc, x, ArrayRef<int64_t>{0, 5},
+                            ArrayRef<int64_t>{-1, 5}, ArrayRef<int64_t>{1, 1});
+  EXPECT_EQ(shape(e), ArrayRef<int64_t>({kDyn, 0}));
+  Value r = ReshapeOp::create(b, loc, x, ArrayRef<int64_t>{kDyn, 2, 4});
+  EXPECT_EQ(shape(r), ArrayRef<int64_t>({kDyn, 2, 4}));
+  Value n = tensor::DimOp::create(b, loc, x, 0);
+  Value bc = BroadcastToOp::create(b, loc, f->getArgument(1),
+                                   ArrayRef<int64_t>{kDyn, 10}, ValueRange{n});
+  EXPECT_EQ(shape(bc), ArrayRef<int64_t>({kDyn, 10}));
+  finish();
+}
+
+TEST_F(Builders, SplitAttention) {
+  // B x (C * R) x H x W with C = 4, R = 2, K = 2 and an inner width I = 8.
+  Block *f =
+      function({t({kDyn, 8, 5, 5}), t({8, 2, 1, 1}), t({8}), t({8, 4, 1, 1})});
+  Location loc = b.getUnknownLoc();
+  Value inner = f->getArgument(2);
+  Value y = SplitAttentionOp::create(
+      b, loc, f->getArgument(0), f->getArgument(1), inner, inner, inner, inner,
+      inner, f->getArgument(3), inner, /*radix=*/2, /*cardinality=*/2, 1e-5);
+  EXPECT_EQ(shape(y), ArrayRef<int64_t>({kDyn, 4, 5, 5}));
   finish();
 }
 

@@ -79,6 +79,20 @@ def ConvertLinalgToGPULaunch
                            "gpu::GPUDialect", "scf::SCFDialect"];
 }
 
+def GroveLowerSubgroupReduce : Pass<"grove-lower-subgroup-reduce"> {
+  let summary = "gpu.subgroup_reduce to a butterfly of 32-bit gpu.shuffle";
+  let description = [{
+    Device targets, right after convert-linalg-to-gpu-launch: upstream's
+    shuffle lowering for a warp of 32 lanes, five `gpu.shuffle xor` steps
+    per reduction. It runs before deallocation, which refuses ops of
+    unknown memory effects such as `gpu.subgroup_reduce`, and because
+    convert-gpu-to-nvvm only lowers integer subgroup reductions. A value
+    narrower than 32 bits (a bf16 max) travels packed in an i32, which is
+    exact. A wider one is an error.
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect"];
+}
+
 def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {
   let summary = "puts every heap buffer on the device";
   let description = [{

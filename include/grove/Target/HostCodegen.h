@@ -3,7 +3,8 @@
 // In-process code generation: translate to LLVM IR, run LLVM's O-level
 // pipeline with the target machine attached (so the vectoriser knows the
 // CPU), and emit an object file. Shelling out to mlir-translate | llc skips
-// the IR optimiser and gives ~5x slower code.
+// the IR optimiser and gives much slower code (docs/perf.md, "Design
+// measurements").
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,9 +3,9 @@
 // On the host, f16/bf16 arithmetic is computed in f32 and rounded after
 // every op (arith-emulate-unsupported-floats). A reduction loop whose
 // accumulator is a narrow iter_arg then rounds the running sum at every
-// step: a bf16 dot product of 1,024 terms came out 4% of its largest value
-// off, ten times one rounding. Carrying such an accumulator in f32 and
-// rounding once after the loop is what the GPU (cuBLAS, f32 accumulation)
+// step, and a long bf16 dot product drifts far more than one rounding off
+// (docs/perf.md, "Design measurements"). Carrying such an accumulator in f32
+// and rounding once after the loop is what the GPU (cuBLAS, f32 accumulation)
 // and PyTorch do.
 //
 //===----------------------------------------------------------------------===//

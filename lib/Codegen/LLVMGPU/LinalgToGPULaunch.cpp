@@ -18,7 +18,8 @@
 // while its neighbours read rows H*W elements away (one cache line per
 // element and thread), and the few points of a pooled layer would leave
 // most of the GPU idle. The 32 lanes stride the reduction together
-// (coalesced), then combine their partial results with gpu.shuffle.
+// (coalesced), then combine their partial results with one
+// gpu.subgroup_reduce (upstream lowers it to a shuffle butterfly).
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
 #include <limits>
@@ -395,6 +397,16 @@ Value combine(OpBuilder &b, Operation *combiner, Value lhs, Value rhs) {
   return b.clone(*combiner, mapping)->getResult(0);
 }
 
+/// The gpu.subgroup_reduce kind of a combiner getCombiners accepts.
+gpu::AllReduceOperation getSubgroupReduceKind(Operation *combiner) {
+  return llvm::TypeSwitch<Operation *, gpu::AllReduceOperation>(combiner)
+      .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::MaximumFOp) { return gpu::AllReduceOperation::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return gpu::AllReduceOperation::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; });
+}
+
 constexpr int64_t kWarpSize = 32;
 
 /// True when a warp per output point is the better mapping for `op` (its
@@ -428,8 +440,8 @@ bool prefersWarpReduction(linalg::GenericOp op, unsigned numParallel) {
 /// Emits `op` (parallel loops first, reductions combined by `combiners`) as
 /// a warp per point of the parallel space: lane l accumulates reduction
 /// points l, l + 32, ... (linearized, innermost fastest) from the
-/// combiners' identities, a butterfly of gpu.shuffle xor combines the
-/// lanes, and lane 0 folds in the output's start value (`starts`, else its
+/// combiners' identities, a gpu.subgroup_reduce combines the lanes, and
+/// lane 0 folds in the output's start value (`starts`, else its
 /// stored value) and stores.
 LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                                       linalg::GenericOp op,
@@ -466,7 +478,8 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
       rewriter, loc, launch.getBlockIds().x,
       arith::ConstantIndexOp::create(rewriter, loc, warpsPerBlock));
   Value point = arith::AddIOp::create(rewriter, loc, firstWarp, warpInBlock);
-  // The same for every lane of a warp: the shuffles below see all 32.
+  // The same for every lane of a warp: the subgroup reductions below are
+  // uniform.
   Value inRange = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ult, point, points);
   auto guard = scf::IfOp::create(rewriter, loc, inRange,
@@ -495,25 +508,13 @@ LogicalResult emitWarpReductionKernel(RewriterBase &rewriter,
                              emitBodyAt(b, loc, op, allIvs, accumulators));
       });
 
-  // Butterfly over the warp; shuffles move 32-bit values, so narrower
-  // floats (a bf16 max) travel widened, which is exact.
-  SmallVector<Value> partials(lanes.getResults());
-  for (auto [partial, combiner] : llvm::zip(partials, combiners)) {
-    Type type = partial.getType();
-    bool widen = cast<FloatType>(type).getWidth() < 32;
-    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      Value sent = widen ? arith::ExtFOp::create(rewriter, loc,
-                                                 rewriter.getF32Type(), partial)
-                               .getResult()
-                         : partial;
-      Value received = gpu::ShuffleOp::create(rewriter, loc, sent, offset,
-                                              kWarpSize, gpu::ShuffleMode::XOR)
-                           .getShuffleResult();
-      if (widen)
-        received = arith::TruncFOp::create(rewriter, loc, type, received);
-      partial = combine(rewriter, combiner, received, partial);
-    }
-  }
+  // One subgroup reduction per output; grove-lower-subgroup-reduce turns
+  // each into the shuffle butterfly for the target's warp.
+  SmallVector<Value> partials;
+  for (auto [partial, combiner] : llvm::zip(lanes.getResults(), combiners))
+    partials.push_back(gpu::SubgroupReduceOp::create(
+        rewriter, loc, partial, getSubgroupReduceKind(combiner),
+        /*uniform=*/true, /*cluster_size=*/std::nullopt));
 
   Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                       lane, zero);

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_CONVERTGROVECHECKSTORUNTIME
@@ -25,62 +27,81 @@ using namespace mlir;
 using namespace mlir::grove;
 
 namespace {
+/// Expands one check in place. Reporters and message globals are declared
+/// at the end of the module on first use; equal messages share a global.
+struct LowerAgreeDims : OpRewritePattern<AgreeDimsOp> {
+  LowerAgreeDims(MLIRContext *ctx, ModuleOp module, bool &declarationFailed)
+      : OpRewritePattern(ctx), module(module),
+        declarationFailed(declarationFailed) {}
+
+  LogicalResult matchAndRewrite(AgreeDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<func::FuncOp> reporter = getReporter(op.getAtLeast());
+    if (failed(reporter)) {
+      declarationFailed = true;
+      return failure();
+    }
+    LLVM::GlobalOp message = getMessage(op);
+    Location loc = op.getLoc();
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    Value differ = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::ne, lhs, rhs);
+    scf::IfOp::create(rewriter, loc, differ, [&](OpBuilder &b, Location l) {
+      Value lhs64 = arith::IndexCastOp::create(b, l, b.getI64Type(), lhs);
+      Value rhs64 = arith::IndexCastOp::create(b, l, b.getI64Type(), rhs);
+      Value msg = LLVM::AddressOfOp::create(b, l, message);
+      func::CallOp::create(b, l, *reporter, ValueRange{lhs64, rhs64, msg});
+      scf::YieldOp::create(b, l);
+    });
+    rewriter.replaceOpWithNewOp<arith::MinUIOp>(op, lhs, rhs);
+    return success();
+  }
+
+private:
+  /// Two sizes that differ, or (at_least) a size below its least; declared
+  /// (or diagnosed) once.
+  FailureOr<func::FuncOp> getReporter(bool atLeast) const {
+    std::optional<FailureOr<func::FuncOp>> &reporter = reporters[atLeast];
+    if (!reporter) {
+      MLIRContext *ctx = module.getContext();
+      auto i64 = IntegerType::get(ctx, 64);
+      auto ptr = LLVM::LLVMPointerType::get(ctx);
+      reporter = getOrDeclareRuntimeFunction(
+          module, atLeast ? "grove_rt_size_below" : "grove_rt_dim_mismatch",
+          FunctionType::get(ctx, {i64, i64, ptr}, {}));
+    }
+    return *reporter;
+  }
+
+  /// The NUL-terminated global holding `op`'s message.
+  LLVM::GlobalOp getMessage(AgreeDimsOp op) const {
+    LLVM::GlobalOp &global = messages[op.getMessage()];
+    if (!global) {
+      OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+      global = createCStringGlobal(
+          b, op.getLoc(), "_grove.check." + std::to_string(messages.size()),
+          op.getMessage());
+    }
+    return global;
+  }
+
+  mutable ModuleOp module;
+  bool &declarationFailed;
+  mutable std::optional<FailureOr<func::FuncOp>> reporters[2];
+  mutable llvm::StringMap<LLVM::GlobalOp> messages;
+};
+
 struct ConvertGroveChecksToRuntimePass
     : grove::impl::ConvertGroveChecksToRuntimeBase<
           ConvertGroveChecksToRuntimePass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<AgreeDimsOp> checks;
-    module.walk([&](AgreeDimsOp op) { checks.push_back(op); });
-    if (checks.empty())
-      return;
-
-    MLIRContext *ctx = &getContext();
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
-    auto i64 = b.getI64Type();
-    // Two sizes that differ, or (at_least) a size below its least: the
-    // reporters the checks need, declared before the message globals.
-    func::FuncOp reporters[2];
-    for (AgreeDimsOp op : checks) {
-      func::FuncOp &fn = reporters[op.getAtLeast()];
-      if (fn)
-        continue;
-      FailureOr<func::FuncOp> declared = getOrDeclareRuntimeFunction(
-          module,
-          op.getAtLeast() ? "grove_rt_size_below" : "grove_rt_dim_mismatch",
-          b.getFunctionType({i64, i64, ptr}, {}));
-      if (failed(declared))
-        return signalPassFailure();
-      fn = *declared;
-    }
-
-    // One NUL-terminated message global per distinct message.
-    llvm::StringMap<LLVM::GlobalOp> messages;
-    for (AgreeDimsOp op : checks) {
-      StringRef text = op.getMessage();
-      LLVM::GlobalOp &global = messages[text];
-      if (!global)
-        global = createCStringGlobal(
-            b, op.getLoc(), "_grove.check." + std::to_string(messages.size()),
-            text);
-
-      func::FuncOp callee = reporters[op.getAtLeast()];
-      OpBuilder ib(op);
-      Location loc = op.getLoc();
-      Value differ = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ne,
-                                           op.getLhs(), op.getRhs());
-      scf::IfOp::create(ib, loc, differ, [&](OpBuilder &tb, Location tl) {
-        Value l = arith::IndexCastOp::create(tb, tl, i64, op.getLhs());
-        Value r = arith::IndexCastOp::create(tb, tl, i64, op.getRhs());
-        Value msg = LLVM::AddressOfOp::create(tb, tl, global);
-        func::CallOp::create(tb, tl, callee, ValueRange{l, r, msg});
-        scf::YieldOp::create(tb, tl);
-      });
-      Value smaller = arith::MinUIOp::create(ib, loc, op.getLhs(), op.getRhs());
-      op.replaceAllUsesWith(smaller);
-      op.erase();
-    }
+    bool declarationFailed = false;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LowerAgreeDims>(&getContext(), getOperation(),
+                                 declarationFailed);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    if (declarationFailed)
+      signalPassFailure();
   }
 };
 } // namespace

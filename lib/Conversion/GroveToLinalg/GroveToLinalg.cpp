@@ -103,8 +103,8 @@ struct ConvertGroveToLinalgPass
 
     // Sizes first expressed through the ops that produce them (a layer's
     // `tensor.dim` becomes the input's): without this every value-bounds
-    // query below walks back through the whole network, and a ResNeSt-50
-    // spent 70% of its compile time in those queries.
+    // query below walks back through the whole network, which dominated
+    // ResNeSt-50's compile time (docs/perf.md, "Design measurements").
     GreedyRewriteConfig dimsConfig;
     dimsConfig.enableFolding(false).enableConstantCSE(false);
     RewritePatternSet dims(ctx);

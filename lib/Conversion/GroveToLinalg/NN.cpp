@@ -267,7 +267,7 @@ Value im2colConv(OpBuilder &b, Location loc, Value x, Value w,
 /// The grouped im2col convolution of the padded `x` (N x C x Hp x Wp) into
 /// `into` (N x F x Oh x Ow): one im2col + GEMM per group, the GEMM writing
 /// the group's channel block in place (a GEMM into a fresh tensor inserted
-/// there cost a copy of the result per group: 3-5% of a 3x3 convolution).
+/// there cost a copy of the result per group).
 Value groupedIm2colConv(OpBuilder &b, Location loc, Value x, Value w,
                         Value into, int64_t groups, ArrayRef<int64_t> strides,
                         ArrayRef<int64_t> dilations, OpFoldResult batch) {
@@ -637,9 +637,8 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
     // Loops (n, c, y, ky, kx, x): the window loops outside the output row,
     // which becomes the innermost loop, so the host vectorizes along it
     // (the named op's order ends in the 3-trip kx loop, which it did not
-    // vectorize: ResNeSt's max pool 3.4x faster at batch 16, its average
-    // pools 1.4x). The GPU's kernels are unchanged: they put every
-    // parallel loop outermost anyway.
+    // vectorize; docs/perf.md, "Design measurements"). The GPU's kernels are
+    // unchanged: they put every parallel loop outermost anyway.
     FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(
         rewriter, cast<linalg::LinalgOp>(pooled.getDefiningOp()));
     if (failed(generic))

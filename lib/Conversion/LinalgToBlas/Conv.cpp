@@ -245,7 +245,8 @@ matchMaterializedPad(Operation *conv, Value input, bool symmetric) {
 }
 
 template <typename ConvLike>
-FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
+FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
+                                ConvLike op, bool cuda) {
   constexpr bool grouped = std::is_same_v<ConvLike, linalg::Conv2DNgchwGfchwOp>;
   Type element = getSharedElementType(op);
   if (!element)
@@ -280,7 +281,7 @@ FailureOr<bool> rewriteConvImpl(ModuleOp module, ConvLike op, bool cuda) {
   // isUnwrittenBetween to see.
   std::optional<MaterializedPad> pad =
       matchMaterializedPad(op, op.getDpsInputs()[0], /*symmetric=*/cuda);
-  IRRewriter rewriter(op);
+  rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   rewriter.eraseOp(prev);
   // nchw_fchw: a unit group after the batch of x and y, before the filters
@@ -334,14 +335,16 @@ StringRef mlir::grove::blas::getCudaSuffix(Type element) {
   return "";
 }
 
-FailureOr<bool> mlir::grove::blas::rewriteConv(ModuleOp module,
+FailureOr<bool> mlir::grove::blas::rewriteConv(RewriterBase &rewriter,
+                                               ModuleOp module,
                                                linalg::Conv2DNchwFchwOp op,
                                                bool cuda) {
-  return rewriteConvImpl(module, op, cuda);
+  return rewriteConvImpl(rewriter, module, op, cuda);
 }
 
-FailureOr<bool> mlir::grove::blas::rewriteConv(ModuleOp module,
+FailureOr<bool> mlir::grove::blas::rewriteConv(RewriterBase &rewriter,
+                                               ModuleOp module,
                                                linalg::Conv2DNgchwGfchwOp op,
                                                bool cuda) {
-  return rewriteConvImpl(module, op, cuda);
+  return rewriteConvImpl(rewriter, module, op, cuda);
 }

@@ -1,6 +1,6 @@
 //===- LinalgToBlas.cpp - memref matmuls to runtime BLAS calls ------------===//
 //
-// On the host, oneDNN's / OpenBLAS's sgemm is 10-50x faster than the loops
+// On the host, oneDNN's / OpenBLAS's sgemm is far faster than the loops
 // convert-linalg-to-loops would produce, and it owns its own threading; on
 // the GPU, cuBLAS is what a generated kernel would have to beat. The
 // generated code calls the runtime (abi.h), never the library directly, so
@@ -19,7 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_CONVERTLINALGTOBLAS
@@ -176,8 +176,8 @@ static std::string getGemmCallee(Type element, bool batched, bool cuda) {
 /// not fit (it then stays linalg and becomes loops or a kernel), failure
 /// when the runtime service cannot be declared.
 template <typename MatmulLike>
-static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
-                                     bool batched, bool cuda) {
+static FailureOr<bool> rewriteMatmul(RewriterBase &rewriter, ModuleOp module,
+                                     MatmulLike op, bool batched, bool cuda) {
   Type element = blas::getSharedElementType(op);
   if (!element)
     return false;
@@ -193,7 +193,7 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
   FailureOr<func::FuncOp> fn = declareGemm(module, callee, element, rank);
   if (failed(fn))
     return failure();
-  IRRewriter rewriter(op);
+  rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   Value c = op.getDpsInits()[0];
   Operation *prev = op->getPrevNode();
@@ -233,6 +233,40 @@ static FailureOr<bool> rewriteMatmul(ModuleOp module, MatmulLike op,
   return true;
 }
 
+/// One library call per fitting op. Ops that do not fit (mixed types,
+/// broadcast maps, an output not zero-filled) stay linalg and are lowered
+/// to loops or kernels like any other structured op.
+template <typename OpTy> struct LinalgToLibraryCall : OpRewritePattern<OpTy> {
+  LinalgToLibraryCall(MLIRContext *ctx, bool cuda, bool &declarationFailed)
+      : OpRewritePattern<OpTy>(ctx), cuda(cuda),
+        declarationFailed(declarationFailed) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto module = op->template getParentOfType<ModuleOp>();
+    FailureOr<bool> rewritten = rewrite(rewriter, module, op);
+    if (failed(rewritten)) {
+      declarationFailed = true;
+      return failure();
+    }
+    return success(*rewritten);
+  }
+
+private:
+  FailureOr<bool> rewrite(RewriterBase &rewriter, ModuleOp module,
+                          OpTy op) const {
+    if constexpr (std::is_same_v<OpTy, linalg::MatmulOp>)
+      return rewriteMatmul(rewriter, module, op, /*batched=*/false, cuda);
+    else if constexpr (std::is_same_v<OpTy, linalg::BatchMatmulOp>)
+      return rewriteMatmul(rewriter, module, op, /*batched=*/true, cuda);
+    else
+      return blas::rewriteConv(rewriter, module, op, cuda);
+  }
+
+  bool cuda;
+  bool &declarationFailed;
+};
+
 struct ConvertLinalgToBlasPass
     : grove::impl::ConvertLinalgToBlasBase<ConvertLinalgToBlasPass> {
   using Base::Base;
@@ -243,32 +277,24 @@ struct ConvertLinalgToBlasPass
           << target << "' (expected host or cuda)";
       return signalPassFailure();
     }
-    bool cuda = target == "cuda";
-    // Matmuls and convolutions that do not fit (mixed types, broadcast
-    // maps, an output not zero-filled) stay linalg and are lowered to loops
-    // or kernels like any other structured op.
-    SmallVector<Operation *> candidates;
-    module.walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNgchwGfchwOp>(op))
-        candidates.push_back(op);
-    });
-    for (Operation *op : candidates) {
-      FailureOr<bool> rewritten =
-          TypeSwitch<Operation *, FailureOr<bool>>(op)
-              .Case([&](linalg::MatmulOp mm) {
-                return rewriteMatmul(module, mm, false, cuda);
-              })
-              .Case([&](linalg::BatchMatmulOp mm) {
-                return rewriteMatmul(module, mm, true, cuda);
-              })
-              .Case<linalg::Conv2DNchwFchwOp, linalg::Conv2DNgchwGfchwOp>(
-                  [&](auto conv) {
-                    return blas::rewriteConv(module, conv, cuda);
-                  });
-      if (failed(rewritten))
-        return signalPassFailure();
-    }
+    bool cuda = target == "cuda", declarationFailed = false;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LinalgToLibraryCall<linalg::MatmulOp>,
+                 LinalgToLibraryCall<linalg::BatchMatmulOp>,
+                 LinalgToLibraryCall<linalg::Conv2DNchwFchwOp>,
+                 LinalgToLibraryCall<linalg::Conv2DNgchwGfchwOp>>(
+        &getContext(), cuda, declarationFailed);
+    // A rewrite erases the zero fill and padding copies before its op, so
+    // the greedy driver (not the walk driver, which only lets a pattern
+    // erase its root) applies the patterns, once each, to the ops there are.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps)
+        .enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(module, std::move(patterns), config)) ||
+        declarationFailed)
+      signalPassFailure();
   }
 };
 

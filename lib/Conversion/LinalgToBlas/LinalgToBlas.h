@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::grove::blas {
 
@@ -41,10 +42,10 @@ bool isZeroFillOf(Operation *prev, Value buffer);
 /// padding the compiler materialised is folded into the call (on cuda only
 /// where it is symmetric). Returns false when the op does not fit (it stays
 /// linalg), failure when the service cannot be declared.
-FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNchwFchwOp op,
-                            bool cuda);
-FailureOr<bool> rewriteConv(ModuleOp module, linalg::Conv2DNgchwGfchwOp op,
-                            bool cuda);
+FailureOr<bool> rewriteConv(RewriterBase &rewriter, ModuleOp module,
+                            linalg::Conv2DNchwFchwOp op, bool cuda);
+FailureOr<bool> rewriteConv(RewriterBase &rewriter, ModuleOp module,
+                            linalg::Conv2DNgchwGfchwOp op, bool cuda);
 
 } // namespace mlir::grove::blas
 

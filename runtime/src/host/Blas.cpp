@@ -32,8 +32,8 @@ namespace {
 
 /// Row-major C = alpha op(A) op(B) + beta C on the GEMM library Grove was
 /// built with. oneDNN (Debian libdnnl-dev) is preferred: its JIT kernels and
-/// OpenMP threading are 1.5-3x faster than OpenBLAS on the small-K and
-/// small-N shapes of dense layers here (docs/perf.md); OpenBLAS is the
+/// OpenMP threading beat OpenBLAS on the small-K and small-N shapes of
+/// dense layers here (docs/perf.md, "GEMM throughput"); OpenBLAS is the
 /// fallback where oneDNN is absent.
 bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
                    float alpha, const float *a, int64_t lda, const float *b,
@@ -41,11 +41,10 @@ bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 #if GROVE_HAVE_DNNL
   // oneDNN 2.6's sgemm is slow on A·Bᵀ with 16 to about 64 rows of A (a
   // dense layer at batch 16-64), and fast on the same product transposed,
-  // Cᵀ = B·Aᵀ (M and N swapped, the few rows now columns). ResNeSt-50's
-  // classifier at batch 16 (16 x 1000 x 2048) took 3.3 ms, and 0.57 ms
-  // computed transposed into a scratch and transposed into C; 8 rows or
-  // fewer are fast either way, and below 4 MFLOP the transpose does not pay
-  // (16 x 128 x 64: 3.2 vs 4.4 us).
+  // Cᵀ = B·Aᵀ (M and N swapped, the few rows now columns), computed into a
+  // scratch and transposed into C. 8 rows or fewer are fast either way, and
+  // below 4 MFLOP the transpose does not pay (docs/perf.md, "Design
+  // measurements").
   // The scratch comes from the runtime's allocator (small: at most 64 rows
   // of C); without one, the product is computed as given.
   Buffer scratch;
@@ -70,8 +69,8 @@ bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     return true;
   }
   // Waking the OpenMP team costs about a microsecond: below ~1 MFLOP one
-  // thread is faster (the MLP at batch 1 runs in 1.4 us on one thread, 2.2
-  // on two). The caller's own thread count is restored afterwards.
+  // thread is faster (docs/perf.md, "Design measurements"). The caller's own
+  // thread count is restored afterwards.
   constexpr double kParallelFlops = 1 << 20;
   int saved = omp_get_max_threads();
   bool serial = 2.0 * double(m) * double(n) * double(k) < kParallelFlops;

@@ -4,14 +4,14 @@
 // (linalg.conv_2d_nchw_fchw / conv_2d_ngchw_gfchw; a zero padding the
 // compiler materialised is folded into the call's pads) on oneDNN's
 // convolution primitive, which pads by itself. From two images
-// on it lets oneDNN pick its blocked layouts (brgconv kernels on AVX-512:
-// 1.6-2.6x faster than im2col + sgemm on ResNeSt-50's 3x3 convolutions in
-// isolation) and reorders the input, the weights and the result on every
-// call; for one image it keeps the caller's layouts (oneDNN's GEMM-based
-// convolution), since reordering the weights alone cost more than the
-// kernels saved. Generated code calls it for f32 convolutions on images of
-// at most 28x28 outputs (`grovec --conv-library-max-positions`), whose
-// per-image im2col GEMMs are narrow, and for all of them with `grovec
+// on it lets oneDNN pick its blocked layouts (brgconv kernels on AVX-512,
+// faster than im2col + sgemm on ResNeSt-50's 3x3 convolutions) and reorders the
+// input, the weights and the result on every call; for one image it keeps the
+// caller's layouts (oneDNN's GEMM-based convolution), since reordering the
+// weights alone cost more than the kernels saved. Generated code calls it for
+// f32 convolutions on images of at most 28x28 outputs (`grovec
+// --conv-library-max-positions`), whose per-image im2col GEMMs are narrow, and
+// for all of them with `grovec
 // --conv-library`: on ResNeSt-50's larger images the reorders take back
 // what the kernels gain, even with the padding folded into the call
 // (docs/passes.md). A primitive is built once per shape and
@@ -237,7 +237,7 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
   // kernels), paying for reorders of the input, the result and the weights
   // (which may change between calls, so they are reordered on every call).
   // For one image the weights' reorder costs more than the faster kernels
-  // save (ResNeSt-50 at batch 1: 72 vs 64 ms with it), so the caller's
+  // save (docs/perf.md, "Design measurements"), so the caller's
   // layouts throughout (oneDNN's GEMM-based convolution, no reorder).
   auto build = [&](bool blocked) {
     auto pick = [&](const memory::desc &d) {

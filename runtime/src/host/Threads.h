@@ -24,9 +24,9 @@ namespace grove::rt {
 class TeamPolicy {
 public:
   /// A call of the team that got less than this share of the team's cores
-  /// was contended: an idle team computes or spins on every core it has
-  /// (measured: 1.9-2.0 cores of 2), one beside a busy process gets its
-  /// fair share and less (1.2-1.5). Context switches do not tell them
+  /// was contended: an idle team computes or spins on every core it has,
+  /// one beside a busy process gets its fair share and less (docs/perf.md,
+  /// "ResNeSt-50 on a shared machine"). Context switches do not tell them
   /// apart on a shared VM.
   static constexpr double kContendedShare = 0.8;
   /// Calls shorter than this say nothing (the CPU clock's granularity).

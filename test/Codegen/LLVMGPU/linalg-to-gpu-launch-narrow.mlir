@@ -83,7 +83,7 @@ func.func @too_large(%a: memref<65536x65536xi8>, %b: memref<65536x65536xi8>) {
 // CHECK-NEXT: arith.remui %[[R32]], %c56_i32 : i32
 // CHECK: arith.divui %[[R32]], %c56_i32 : i32
 // CHECK-NOT: affine.delinearize_index
-// CHECK: gpu.shuffle
+// CHECK: gpu.subgroup_reduce add
 func.func @pool(%u: memref<?x64x56x56xf32>, %s: memref<?x64xf32>) {
   linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
     ins(%u : memref<?x64x56x56xf32>) outs(%s : memref<?x64xf32>) {

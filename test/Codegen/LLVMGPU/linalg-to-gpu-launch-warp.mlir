@@ -5,7 +5,8 @@
 // longer than 128 points or dynamic, whose outputs each fold their terms in
 // with one add / max / min. Blocks of 256 threads hold 8 warps, one output
 // point each; the lanes stride the reduction from the combiner's identity,
-// five gpu.shuffle xor steps combine them, and lane 0 folds in the start
+// one gpu.subgroup_reduce combines them (grove-lower-subgroup-reduce makes
+// it shuffles, lower-subgroup-reduce.mlir), and lane 0 folds in the start
 // value and stores. Other reductions keep a thread per point
 // (linalg-to-gpu-launch.mlir). Each launch names its kernel
 // <function>_k<N>_<kind> (the `function` attribute outlining takes).
@@ -33,16 +34,7 @@
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
 // CHECK-NEXT: scf.yield %[[S]] : f32
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[R16:.*]], %{{.*}} = gpu.shuffle xor %[[PART]], %c16_i32, %c32_i32 : f32
-// CHECK-NEXT: %[[P16:.*]] = arith.addf %[[R16]], %[[PART]] : f32
-// CHECK-NEXT: %[[R8:.*]], %{{.*}} = gpu.shuffle xor %[[P16]], %c8_i32, %c32_i32 : f32
-// CHECK-NEXT: %[[P8:.*]] = arith.addf %[[R8]], %[[P16]] : f32
-// CHECK-NEXT: %[[R4:.*]], %{{.*}} = gpu.shuffle xor %[[P8]], %c4_i32, %c32_i32 : f32
-// CHECK-NEXT: %[[P4:.*]] = arith.addf %[[R4]], %[[P8]] : f32
-// CHECK-NEXT: %[[R2:.*]], %{{.*}} = gpu.shuffle xor %[[P4]], %c2_i32, %c32_i32 : f32
-// CHECK-NEXT: %[[P2:.*]] = arith.addf %[[R2]], %[[P4]] : f32
-// CHECK-NEXT: %[[R1:.*]], %{{.*}} = gpu.shuffle xor %[[P2]], %c1_i32, %c32_i32 : f32
-// CHECK-NEXT: %[[TOTAL:.*]] = arith.addf %[[R1]], %[[P2]] : f32
+// CHECK-NEXT: %[[TOTAL:.*]] = gpu.subgroup_reduce add %[[PART]] uniform : (f32) -> f32
 // CHECK-NEXT: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
 // CHECK-NEXT: scf.if %[[LANE0]] {
 // CHECK-NEXT: %[[OLD:.*]] = memref.load %[[Y]][%[[ROW]]] : memref<?xf32>
@@ -64,7 +56,8 @@ func.func @row_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 // -----
 
 // softmax's sum of exp(x - max): two inputs (the max broadcast along the
-// row), fast-math flags kept on every combine, and the folded fill's value
+// row), fast-math flags kept on the lanes' sums and the final combine (the
+// butterfly's adds have nothing to reassociate), and the folded fill's value
 // (not a load) as the start; the fill's own kernel is gone.
 // CHECK-LABEL: func.func @exp_sum_fill_folded
 // CHECK-SAME: (%[[X:.*]]: memref<?x4096xf32>, %[[MAX:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>)
@@ -79,7 +72,7 @@ func.func @row_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
 // CHECK-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[MR]] : f32
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[E]], %[[ACC]] fastmath<reassoc> : f32
-// CHECK-COUNT-5: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f32
+// CHECK: gpu.subgroup_reduce add %[[PART]] uniform : (f32) -> f32
 // CHECK: scf.if
 // CHECK-NOT: memref.load %[[Y]]
 // CHECK: %[[NEW:.*]] = arith.addf %{{.*}}, %[[ZERO]] fastmath<reassoc> : f32
@@ -110,18 +103,14 @@ func.func @exp_sum_fill_folded(%x: memref<?x4096xf32>, %max: memref<?xf32>, %out
 
 // -----
 
-// A bf16 max: the identity is bf16 -inf; shuffles move 32-bit values, so
-// each partial is widened before and narrowed after (exact for a max).
+// A bf16 max: the identity is bf16 -inf and the subgroup reduction is on
+// bf16 itself (its lowering packs it into 32-bit shuffles).
 // CHECK-LABEL: func.func @row_max_bf16
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF80 : bf16
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NEGINF]]) -> (bf16)
 // CHECK: arith.maximumf %{{.*}}, %{{.*}} : bf16
-// CHECK: %[[W:.*]] = arith.extf %{{.*}} : bf16 to f32
-// CHECK-NEXT: %[[R:.*]], %{{.*}} = gpu.shuffle xor %[[W]], %c16_i32, %c32_i32 : f32
-// CHECK-NEXT: %[[N:.*]] = arith.truncf %[[R]] : f32 to bf16
-// CHECK-NEXT: arith.maximumf %[[N]], %{{.*}} : bf16
-// CHECK-COUNT-4: gpu.shuffle xor
-// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.subgroup_reduce maximumf %{{.*}} uniform : (bf16) -> bf16
+// CHECK-NOT: gpu.subgroup_reduce
 func.func @row_max_bf16(%x: memref<?x1000xbf16>, %y: memref<?xbf16>) {
   linalg.reduce ins(%x : memref<?x1000xbf16>) outs(%y : memref<?xbf16>) dimensions = [1]
     (%a: bf16, %acc: bf16) {
@@ -142,7 +131,7 @@ func.func @row_max_bf16(%x: memref<?x1000xbf16>, %y: memref<?xbf16>) {
 // CHECK-NEXT: scf.for %[[R:.*]] = %{{.*}} to %[[HW]] step %c32
 // CHECK-NEXT: %[[Q:.*]]:2 = affine.delinearize_index %[[R]] into (56, 56) : index, index
 // CHECK-NEXT: memref.load %[[X]][%[[P]]#0, %[[P]]#1, %[[Q]]#0, %[[Q]]#1] : memref<?x64x56x56xf32>
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: gpu.subgroup_reduce add
 // CHECK: memref.store %{{.*}}, %[[Y]][%[[P]]#0, %[[P]]#1] : memref<?x64xf32>
 func.func @global_pool(%x: memref<?x64x56x56xf32>, %y: memref<?x64xf32>) {
   linalg.reduce ins(%x : memref<?x64x56x56xf32>) outs(%y : memref<?x64xf32>) dimensions = [2, 3]
@@ -156,11 +145,11 @@ func.func @global_pool(%x: memref<?x64x56x56xf32>, %y: memref<?x64xf32>) {
 // -----
 
 // Two outputs, each with its combiner (a row's sum and max): one loop
-// carrying both, two butterflies, two stores.
+// carrying both, two subgroup reductions, two stores.
 // CHECK-LABEL: func.func @sum_and_max
 // CHECK: scf.for {{.*}} -> (f32, f32)
-// CHECK-COUNT-5: gpu.shuffle xor
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: gpu.subgroup_reduce add
+// CHECK: gpu.subgroup_reduce maximumf
 // CHECK: scf.if
 // CHECK: memref.store
 // CHECK: memref.store
@@ -183,7 +172,7 @@ func.func @sum_and_max(%x: memref<?x?xf32>, %s: memref<?xf32>, %m: memref<?xf32>
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256,
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c1 : index
 // CHECK: affine.delinearize_index %{{.*}} into (%{{.*}}, %{{.*}}) : index, index
-// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: gpu.subgroup_reduce add
 // CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 func.func @full_reduction(%x: memref<?x?xf32>, %y: memref<f32>) {
   linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<f32>) dimensions = [0, 1]
@@ -201,16 +190,16 @@ func.func @full_reduction(%x: memref<?x?xf32>, %y: memref<f32>) {
 // column sum: consecutive threads already read consecutive columns), and a
 // body that reads its accumulator twice (no combiner to split the row by).
 // CHECK-LABEL: func.func @thread_per_point
-// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.subgroup_reduce
 // CHECK: function(@thread_per_point_k0_reduce)
 // CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
-// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.subgroup_reduce
 // CHECK: function(@thread_per_point_k1_reduce)
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
-// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.subgroup_reduce
 // CHECK: function(@thread_per_point_k2_reduce)
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
-// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.subgroup_reduce
 // CHECK: return
 func.func @thread_per_point(%short: memref<?x16xf32>, %x: memref<?x?xf32>, %y: memref<?xf32>) {
   linalg.reduce ins(%short : memref<?x16xf32>) outs(%y : memref<?xf32>) dimensions = [1]

@@ -155,3 +155,39 @@ int64_t mlir::grove::poolChannels(Value input) {
   RankedTensorType in = tensorOf(input);
   return in.getRank() >= 2 ? in.getDimSize(1) : ShapedType::kDynamic;
 }
+
+RankedTensorType mlir::grove::inferSliceType(Value input,
+                                             ArrayRef<int64_t> starts,
+                                             ArrayRef<int64_t> limits,
+                                             ArrayRef<int64_t> strides) {
+  RankedTensorType in = tensorOf(input);
+  int64_t rank = in.getRank();
+  if (static_cast<int64_t>(starts.size()) != rank ||
+      static_cast<int64_t>(limits.size()) != rank ||
+      static_cast<int64_t>(strides.size()) != rank)
+    return in;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = in.getDimSize(d), start = starts[d], limit = limits[d];
+    if (strides[d] < 1)
+      return in;
+    if (limit == -1 && ShapedType::isDynamic(dim)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    int64_t end = limit == -1 ? dim : limit;
+    shape.push_back(end <= start ? 0 : (end - start - 1) / strides[d] + 1);
+  }
+  return withShape(input, shape);
+}
+
+RankedTensorType mlir::grove::inferSplitAttentionType(Value input,
+                                                      int64_t radix) {
+  RankedTensorType in = tensorOf(input);
+  if (in.getRank() != 4 || radix < 1 || in.isDynamicDim(1) ||
+      in.getDimSize(1) % radix != 0)
+    return in;
+  SmallVector<int64_t> shape(in.getShape());
+  shape[1] /= radix;
+  return withShape(input, shape);
+}

@@ -1,8 +1,9 @@
 //===- FuseSplitAttention.cpp - ResNeSt's attention into one op -----------===//
 //
-// The matcher walks up from the final sum (or product, for radix 1) and
-// checks every step of the SplAtConv2d attention as the pass description
-// lists it; any deviation leaves the IR alone. It matches structure, not
+// Two patterns, rooted at the final sum (radix above 1) and at the gating
+// product (radix 1), walk up from there and check every step of the
+// SplAtConv2d attention as the pass description lists it; any deviation
+// leaves the IR alone. It matches structure, not
 // names, so it serves whatever frontend emitted the primitive ops.
 //
 //===----------------------------------------------------------------------===//
@@ -118,22 +119,29 @@ std::optional<Mlp> matchMlp(Value fc2Out, int64_t cardinality) {
   return m;
 }
 
-struct FuseSplitAttention : RewritePattern {
-  FuseSplitAttention(MLIRContext *ctx)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+/// Replaces `root` with the fused op; the pattern's ops are then dead and
+/// the driver erases them.
+LogicalResult replaceWithSplitAttention(PatternRewriter &rewriter,
+                                        Operation *root, Value u, int64_t radix,
+                                        int64_t cardinality, Mlp mlp) {
+  auto result = cast<RankedTensorType>(root->getResult(0).getType());
+  rewriter.replaceOpWithNewOp<SplitAttentionOp>(
+      root, result, u, mlp.fc1.getWeight(), mlp.fc1.getBias(),
+      mlp.bn.getScale(), mlp.bn.getBias(), mlp.bn.getMean(),
+      mlp.bn.getVariance(), mlp.fc2.getWeight(), mlp.fc2.getBias(),
+      rewriter.getI64IntegerAttr(radix),
+      rewriter.getI64IntegerAttr(cardinality), mlp.bn.getEpsilonAttr());
+  return success();
+}
 
-  LogicalResult matchAndRewrite(Operation *root,
-                                PatternRewriter &rewriter) const override {
-    if (isa<AddOp>(root))
-      return matchRadixN(cast<AddOp>(root), rewriter);
-    if (isa<MulOp>(root))
-      return matchRadix1(cast<MulOp>(root), rewriter);
-    return failure();
-  }
+/// R > 1, rooted at the final sum of the weighted splits.
+struct FuseSplitAttentionRadixN : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
 
   /// R > 1: Σ_j slice_j(att) · slice_j(U) with att the rSoftMax of the MLP
   /// on global_avg_pool(Σ_j slice_j(U)).
-  LogicalResult matchRadixN(AddOp root, PatternRewriter &rewriter) const {
+  LogicalResult matchAndRewrite(AddOp root,
+                                PatternRewriter &rewriter) const override {
     // Every add is tried: a partial sum fails the coverage checks below, and
     // a sum feeding a larger one (a residual) still matches on its own.
     SmallVector<Value> products;
@@ -233,11 +241,18 @@ struct FuseSplitAttention : RewritePattern {
           llvm::range_size(s.getUsers()) != 2)
         return rewriter.notifyMatchFailure(root, "a split is used elsewhere");
     }
-    return replace(rewriter, root, u, radix, cardinality, *mlp);
+    return replaceWithSplitAttention(rewriter, root, u, radix, cardinality,
+                                     *mlp);
   }
+};
 
-  /// R = 1: sigmoid(MLP(global_avg_pool(U))) · U.
-  LogicalResult matchRadix1(MulOp root, PatternRewriter &rewriter) const {
+/// R = 1, rooted at the product of the gate and U.
+struct FuseSplitAttentionRadix1 : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// sigmoid(MLP(global_avg_pool(U))) · U.
+  LogicalResult matchAndRewrite(MulOp root,
+                                PatternRewriter &rewriter) const override {
     for (auto [att, u] : {std::pair(root.getLhs(), root.getRhs()),
                           std::pair(root.getRhs(), root.getLhs())}) {
       auto sigmoid = att.getDefiningOp<SigmoidOp>();
@@ -256,22 +271,9 @@ struct FuseSplitAttention : RewritePattern {
           attType.getDimSize(0) != uType.getDimSize(0) ||
           attType.getDimSize(1) != uType.getDimSize(1))
         continue;
-      return replace(rewriter, root, u, 1, cardinality, *mlp);
+      return replaceWithSplitAttention(rewriter, root, u, 1, cardinality, *mlp);
     }
     return rewriter.notifyMatchFailure(root, "not radix-1 split attention");
-  }
-
-  LogicalResult replace(PatternRewriter &rewriter, Operation *root, Value u,
-                        int64_t radix, int64_t cardinality, Mlp mlp) const {
-    auto result = cast<RankedTensorType>(root->getResult(0).getType());
-    rewriter.replaceOpWithNewOp<SplitAttentionOp>(
-        root, result, u, mlp.fc1.getWeight(), mlp.fc1.getBias(),
-        mlp.bn.getScale(), mlp.bn.getBias(), mlp.bn.getMean(),
-        mlp.bn.getVariance(), mlp.fc2.getWeight(), mlp.fc2.getBias(),
-        rewriter.getI64IntegerAttr(radix),
-        rewriter.getI64IntegerAttr(cardinality), mlp.bn.getEpsilonAttr());
-    // The pattern's ops are now dead; the driver erases them.
-    return success();
   }
 };
 
@@ -279,7 +281,8 @@ struct GroveFuseSplitAttentionPass
     : grove::impl::GroveFuseSplitAttentionBase<GroveFuseSplitAttentionPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseSplitAttention>(&getContext());
+    patterns.add<FuseSplitAttentionRadixN, FuseSplitAttentionRadix1>(
+        &getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
     if (failed(

@@ -204,6 +204,20 @@ def Grove_SplitAttentionOp : Grove_Op<"split_attention", [Pure]> {
                        Grove_FloatTensor:$fc2_bias, I64Attr:$radix,
                        I64Attr:$cardinality, F64Attr:$epsilon);
   let results = (outs Grove_FloatTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$fc1_weight,
+                   "::mlir::Value":$fc1_bias, "::mlir::Value":$bn_scale,
+                   "::mlir::Value":$bn_bias, "::mlir::Value":$bn_mean,
+                   "::mlir::Value":$bn_variance, "::mlir::Value":$fc2_weight,
+                   "::mlir::Value":$fc2_bias, "int64_t":$radix,
+                   "int64_t":$cardinality, "double":$epsilon), [{
+      build($_builder, $_state, inferSplitAttentionType(input, radix), input,
+            fc1_weight, fc1_bias, bn_scale, bn_bias, bn_mean, bn_variance,
+            fc2_weight, fc2_bias, $_builder.getI64IntegerAttr(radix),
+            $_builder.getI64IntegerAttr(cardinality),
+            $_builder.getF64FloatAttr(epsilon));
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $fc1_weight `,` $fc1_bias `,` $bn_scale `,` $bn_bias `,`
     $bn_mean `,` $bn_variance `,` $fc2_weight `,` $fc2_bias attr-dict `:`

@@ -80,6 +80,11 @@ RankedTensorType inferGlobalAvgPoolType(Value input);
 /// The channels of an NCHW tensor (dimension 1), what pools keep.
 int64_t poolChannels(Value input);
 RankedTensorType inferFlattenType(Value input, int64_t axis);
+RankedTensorType inferSliceType(Value input, ArrayRef<int64_t> starts,
+                                ArrayRef<int64_t> limits,
+                                ArrayRef<int64_t> strides);
+/// B x C x H x W for U of B x (C * radix) x H x W.
+RankedTensorType inferSplitAttentionType(Value input, int64_t radix);
 
 } // namespace mlir::grove
 

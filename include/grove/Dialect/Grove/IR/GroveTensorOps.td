@@ -35,6 +35,14 @@ def Grove_ReshapeOp : Grove_Op<"reshape", [Pure]> {
   }];
   let arguments = (ins Grove_AnyTensor:$input);
   let results = (outs Grove_AnyTensor:$result);
+  let builders = [
+    // `shape` uses ShapedType::kDynamic for the one dynamic dimension.
+    OpBuilder<(ins "::mlir::Value":$input,
+                   "::llvm::ArrayRef<int64_t>":$shape), [{
+      build($_builder, $_state, ::mlir::RankedTensorType::get(shape,
+            ::mlir::getElementTypeOrSelf(input.getType())), input);
+    }]>
+  ];
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -106,6 +114,15 @@ def Grove_SliceOp : Grove_Op<"slice", [Pure]> {
   let arguments = (ins Grove_AnyTensor:$input, DenseI64ArrayAttr:$starts,
                        DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$strides);
   let results = (outs Grove_AnyTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$starts,
+                   "::llvm::ArrayRef<int64_t>":$limits,
+                   "::llvm::ArrayRef<int64_t>":$strides), [{
+      build($_builder, $_state,
+            inferSliceType(input, starts, limits, strides), input, starts,
+            limits, strides);
+    }]>
+  ];
   let assemblyFormat = [{
     $input $starts $limits $strides attr-dict `:` type($input) `->` type($result)
   }];
@@ -126,6 +143,15 @@ def Grove_BroadcastToOp : Grove_Op<"broadcast_to", [Pure]> {
   }];
   let arguments = (ins Grove_AnyTensor:$input, Variadic<Index>:$dynamic_sizes);
   let results = (outs Grove_AnyTensor:$result);
+  let builders = [
+    // `shape` uses ShapedType::kDynamic where `dynamicSizes` give the size.
+    OpBuilder<(ins "::mlir::Value":$input, "::llvm::ArrayRef<int64_t>":$shape,
+                   CArg<"::mlir::ValueRange", "{}">:$dynamicSizes), [{
+      build($_builder, $_state, ::mlir::RankedTensorType::get(shape,
+            ::mlir::getElementTypeOrSelf(input.getType())), input,
+            dynamicSizes);
+    }]>
+  ];
   let assemblyFormat = [{
     $input (`(` $dynamic_sizes^ `)`)? attr-dict `:` type($input) `->` type($result)
   }];
