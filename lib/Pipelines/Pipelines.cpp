@@ -44,10 +44,14 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void mlir::grove::addDifferentiatePhase(OpPassManager &,
+void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
                                         const GrovePipelineOptions &) {
-  // Nothing differentiates yet: grove-autodiff (training) goes here, after
-  // the input is folded and before fusions hide the primitive ops.
+  // After the input is folded and before fusions hide the primitive ops;
+  // losses expand once their closed-form VJPs are built.
+  pm.addPass(createGroveAutodiff());
+  pm.addPass(createGroveExpandTrainingOps());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::grove::addFusePhase(OpPassManager &pm,

@@ -108,6 +108,56 @@ static Value gelu(OpBuilder &b, Location loc, Type t, ValueRange args) {
   return arith::MulFOp::create(b, loc, half, onePlus);
 }
 
+static Value step(OpBuilder &b, Location loc, Type t, ValueRange args) {
+  // 1 where x > 0 (ordered: NaN gives 0).
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                         args[0], createFloat(b, loc, t, 0));
+  return arith::SelectOp::create(b, loc, positive, createFloat(b, loc, t, 1),
+                                 createFloat(b, loc, t, 0));
+}
+
+/// One linalg.generic over the result; the labels are read along all but
+/// the class dimension, compared with that dimension's index.
+struct OneHotLowering : OpConversionPattern<OneHotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OneHotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, adaptor.getLabels());
+    dims.push_back(rewriter.getIndexAttr(type.getDimSize(rank - 1)));
+    Value init = createEmpty(rewriter, loc, type, dims);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> lead;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      lead.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, lead, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Type element = type.getElementType();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, adaptor.getLabels(), init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value c = linalg::IndexOp::create(b, l, rank - 1);
+          Value label =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value hit =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, label, c);
+          linalg::YieldOp::create(
+              b, l,
+              arith::SelectOp::create(b, l, hit, createFloat(b, l, element, 1),
+                                      createFloat(b, l, element, 0))
+                  .getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
@@ -125,4 +175,7 @@ void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<LogOp>>(ctx, unary<math::LogOp>());
   patterns.add<ElementwiseLowering<SqrtOp>>(ctx, unary<math::SqrtOp>());
   patterns.add<ElementwiseLowering<GeluOp>>(ctx, gelu);
+  patterns.add<ElementwiseLowering<ErfOp>>(ctx, unary<math::ErfOp>());
+  patterns.add<ElementwiseLowering<StepOp>>(ctx, step);
+  patterns.add<OneHotLowering>(ctx);
 }

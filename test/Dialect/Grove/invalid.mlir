@@ -560,7 +560,7 @@ func.func @broadcast_size_not_index(%x: tensor<4xf32>, %n: i32) {
 // -----
 
 func.func @add_integer(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'grove.add' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'grove.add' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = grove.add %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return
 }
@@ -568,7 +568,7 @@ func.func @add_integer(%x: tensor<4xi32>) {
 // -----
 
 func.func @mul_f64(%x: tensor<4xf32>, %y: tensor<4xf64>) {
-  // expected-error @+1 {{'grove.mul' op operand #1 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xf64>'}}
+  // expected-error @+1 {{'grove.mul' op expects all operands and results to have element type 'f32' (got 'f64')}}
   %0 = grove.mul %x, %y : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
   return
 }
@@ -576,7 +576,7 @@ func.func @mul_f64(%x: tensor<4xf32>, %y: tensor<4xf64>) {
 // -----
 
 func.func @sub_integer_result(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'grove.sub' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'grove.sub' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = grove.sub %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi32>
   return
 }
@@ -584,7 +584,7 @@ func.func @sub_integer_result(%x: tensor<4xf32>) {
 // -----
 
 func.func @div_unranked(%x: tensor<*xf32>) {
-  // expected-error @+1 {{'grove.div' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<*xf32>'}}
+  // expected-error @+1 {{'grove.div' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<*xf32>'}}
   %0 = "grove.div"(%x, %x) : (tensor<*xf32>, tensor<*xf32>) -> tensor<4xf32>
   return
 }
@@ -670,7 +670,7 @@ func.func @min_scalar_result(%x: tensor<f32>) {
 // -----
 
 func.func @relu_integer(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'grove.relu' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'grove.relu' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = grove.relu %x : tensor<4xi32>
   return
 }
@@ -704,9 +704,9 @@ func.func @tanh_shape_change(%x: tensor<4xf32>) {
 
 // -----
 
-func.func @log_f64(%x: tensor<4xf64>) {
-  // expected-error @+1 {{'grove.log' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xf64>'}}
-  %0 = grove.log %x : tensor<4xf64>
+func.func @log_i16(%x: tensor<4xi16>) {
+  // expected-error @+1 {{'grove.log' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi16>'}}
+  %0 = grove.log %x : tensor<4xi16>
   return
 }
 
@@ -721,7 +721,7 @@ func.func @sqrt_two_operands(%x: tensor<4xf32>) {
 // -----
 
 func.func @gelu_integer(%x: tensor<4xi8>) {
-  // expected-error @+1 {{'grove.gelu' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi8>'}}
+  // expected-error @+1 {{'grove.gelu' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi8>'}}
   %0 = grove.gelu %x : tensor<4xi8>
   return
 }
@@ -733,7 +733,7 @@ func.func @gelu_integer(%x: tensor<4xi8>) {
 // -----
 
 func.func @matmul_integer(%x: tensor<2x2xi32>) {
-  // expected-error @+1 {{'grove.matmul' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2x2xi32>'}}
+  // expected-error @+1 {{'grove.matmul' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<2x2xi32>'}}
   %0 = grove.matmul %x, %x : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
   return
 }
@@ -923,7 +923,7 @@ func.func @log_softmax_type_change(%x: tensor<4xf32>) {
 // -----
 
 func.func @softmax_integer(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'grove.softmax' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'grove.softmax' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = grove.softmax %x {axis = 0 : i64} : tensor<4xi32>
   return
 }
@@ -1016,7 +1016,7 @@ func.func @reduce_missing_axes(%x: tensor<4xf32>) {
 // -----
 
 func.func @reduce_integer(%x: tensor<4xi32>) {
-  // expected-error @+1 {{'grove.reduce_max' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'grove.reduce_max' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = grove.reduce_max %x {axes = array<i64: 0>} : tensor<4xi32> -> tensor<i32>
   return
 }
@@ -1111,7 +1111,7 @@ func.func @conv2d_bias_element_type(%x: tensor<1x3x8x8xbf16>, %w: tensor<4x3x3x3
 // -----
 
 func.func @conv2d_integer(%x: tensor<1x3x8x8xi32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{'grove.conv2d' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<1x3x8x8xi32>'}}
+  // expected-error @+1 {{'grove.conv2d' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<1x3x8x8xi32>'}}
   %0 = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>,
                             strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>}
       : (tensor<1x3x8x8xi32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
@@ -1487,7 +1487,7 @@ func.func @pool_element_types(%x: tensor<1x2x8x8xf32>) {
 // -----
 
 func.func @pool_integer(%x: tensor<1x2x8x8xi32>) {
-  // expected-error @+1 {{'grove.avg_pool2d' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<1x2x8x8xi32>'}}
+  // expected-error @+1 {{'grove.avg_pool2d' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<1x2x8x8xi32>'}}
   %0 = grove.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                             padding = array<i64: 0, 0, 0, 0>}
       : (tensor<1x2x8x8xi32>) -> tensor<1x2x4x4xi32>

@@ -10,6 +10,7 @@
 #define GROVE_DIALECT_GROVE_IR_GROVEBASE_TD
 
 include "mlir/IR/OpBase.td"
+include "grove/Dialect/Grove/IR/GroveInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 
 def Grove_Dialect : Dialect {
@@ -52,13 +53,26 @@ def Grove_ReducesAxes : NativeOpTrait<"ReducesAxes"> {
   let cppNamespace = "::mlir::grove";
 }
 
+// Ops grove-autodiff cannot differentiate through (state writes, checks,
+// integer-valued ops): a cotangent reaching one is a located error. Every
+// other op implements Grove_VJPOpInterface.
+def Grove_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
+  let cppNamespace = "::mlir::grove";
+}
+
 class Grove_Op<string mnemonic, list<Trait> traits = []>
     : Op<Grove_Dialect, mnemonic, !listconcat(traits, [Grove_SizedTensors])>;
 
+// A differentiable op: its VJP is `<Op>::buildVJP` (GroveVJPs.cpp).
+class Grove_DiffOp<string mnemonic, list<Trait> traits = []>
+    : Grove_Op<mnemonic, !listconcat(traits,
+          [DeclareOpInterfaceMethods<Grove_VJPOpInterface>])>;
+
 // Element types the dialect admits. f32 is the reference; f16/bf16 are for
-// the CUDA target and mixed precision.
-def Grove_Float : AnyTypeOf<[F32, F16, BF16]>;
-def Grove_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+// the CUDA target and mixed precision; f64 is for reference checks on the
+// host (gradients against finite differences), without library kernels.
+def Grove_Float : AnyTypeOf<[F32, F16, BF16, F64]>;
+def Grove_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
 def Grove_AnyTensor
     : RankedTensorOf<[F32, F16, BF16, F64, I1, I8, I16, I32, I64]>;
 

@@ -1,7 +1,6 @@
 //===- GroveInterfaces.td - Op interfaces of the grove dialect -------------===//
 //
-// Interfaces passes query instead of listing op classes. The training
-// issue's vector-Jacobian-product interface goes here too.
+// Interfaces passes query instead of listing op classes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +21,30 @@ def Grove_StateAccessOpInterface : OpInterface<"StateAccessOpInterface"> {
                     "getStateName", (ins), [{ return $_op.getNameAttr(); }]>,
     InterfaceMethod<"Whether the op writes the state (else it reads it).",
                     "bool", "writesState", (ins)>,
+  ];
+}
+
+def Grove_VJPOpInterface : OpInterface<"VJPOpInterface"> {
+  let description = [{
+    A differentiable op: it builds its vector-Jacobian product in grove ops,
+    which is how grove-autodiff differentiates a program, op by op in
+    reverse. Every grove op implements this interface or carries the
+    NotDifferentiable trait; the test DialectCoverage checks it.
+  }];
+  let cppNamespace = "::mlir::grove";
+  let methods = [
+    InterfaceMethod<[{
+        Builds, at `b`'s insertion point, the cotangent of each operand
+        given those of the results (`resultCotangents[i]` is null where no
+        result that matters depends on result i). Appends one value per
+        operand to `operandCotangents`, each of its operand's type, or null
+        where the operand gets none (an index size, integer labels). The
+        forward values it reads are the op's own operands and results.
+      }],
+      "::llvm::LogicalResult", "buildVJP",
+      (ins "::mlir::OpBuilder &":$b,
+           "::llvm::ArrayRef<::mlir::Value>":$resultCotangents,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandCotangents)>,
   ];
 }
 

@@ -15,7 +15,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // dimension and a static 1 stretches. A dynamic dimension is never
 // stretched, so `?` against `?` means equal sizes.
 class Grove_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Grove_Op<mnemonic, !listconcat(traits, [Pure, Grove_Broadcasting])> {
+    : Grove_DiffOp<mnemonic, !listconcat(traits, [Pure, Grove_Broadcasting])> {
   let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs);
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = [{
@@ -49,7 +49,7 @@ def Grove_MinOp : Grove_BinaryOp<"min", [Commutative]> {
 }
 
 class Grove_UnaryOp<string mnemonic, string formula>
-    : Grove_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType]> {
   let summary = "elementwise " # formula;
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
@@ -63,12 +63,20 @@ def Grove_ExpOp : Grove_UnaryOp<"exp", "exp(x)">;
 def Grove_LogOp : Grove_UnaryOp<"log", "natural logarithm">;
 def Grove_SqrtOp : Grove_UnaryOp<"sqrt", "square root">;
 def Grove_GeluOp : Grove_UnaryOp<"gelu", "x * Phi(x), exact (erf) form">;
+def Grove_ErfOp : Grove_UnaryOp<"erf", "error function">;
+def Grove_StepOp : Grove_UnaryOp<"step", "Heaviside step: 1 where x > 0, else 0"> {
+  let description = [{
+    The masks of VJPs (relu, max, min, reduce_max) are steps of a
+    difference; its own derivative is zero almost everywhere, so no
+    cotangent passes through it.
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Grove_MatmulOp : Grove_Op<"matmul", [Pure]> {
+def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure]> {
   let summary = "matrix product, optionally transposed and batched";
   let description = [{
     `op(lhs) @ op(rhs)` where `op` transposes the last two dimensions when
@@ -104,7 +112,7 @@ def Grove_MatmulOp : Grove_Op<"matmul", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Grove_SoftmaxLikeOp<string mnemonic, string what>
-    : Grove_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType]> {
   let summary = what # " along one axis";
   let description = [{
     `axis` may be negative (counted from the end), numpy style.
@@ -119,7 +127,7 @@ def Grove_SoftmaxOp : Grove_SoftmaxLikeOp<"softmax", "softmax">;
 def Grove_LogSoftmaxOp : Grove_SoftmaxLikeOp<"log_softmax", "log-softmax">;
 
 class Grove_ReduceOp<string mnemonic, string what>
-    : Grove_Op<mnemonic, [Pure, Grove_ReducesAxes]> {
+    : Grove_DiffOp<mnemonic, [Pure, Grove_ReducesAxes]> {
   let summary = what # " over a set of axes";
   let description = [{
     `axes` are distinct, in range, and may be negative. With `keepdims` the

@@ -54,7 +54,7 @@ def Grove_Conv2DOp : Grove_Op<"conv2d", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Grove_BatchNormOp : Grove_Op<"batch_norm", [Pure]> {
+def Grove_BatchNormOp : Grove_DiffOp<"batch_norm", [Pure]> {
   let summary = "batch normalisation with running statistics (inference)";
   let description = [{
     `(input - mean[c]) / sqrt(variance[c] + epsilon) · scale[c] + bias[c]`
@@ -142,7 +142,7 @@ def Grove_AvgPool2DOp : Grove_Pool2DOp<"avg_pool2d", "average"> {
   ];
 }
 
-def Grove_GlobalAvgPoolOp : Grove_Op<"global_avg_pool", [Pure]> {
+def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool", [Pure]> {
   let summary = "mean over all spatial positions: N×C×H×W → N×C×1×1";
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
@@ -155,7 +155,7 @@ def Grove_GlobalAvgPoolOp : Grove_Op<"global_avg_pool", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Grove_FlattenOp : Grove_Op<"flatten", [Pure]> {
+def Grove_FlattenOp : Grove_DiffOp<"flatten", [Pure]> {
   let summary = "collapses the dimensions from `axis` on into one";
   let description = [{
     `N×C×1×1 → N×C` for `axis = 1`; at most one dynamic dimension may be

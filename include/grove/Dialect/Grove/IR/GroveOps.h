@@ -11,6 +11,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::grove {
@@ -56,6 +57,12 @@ public:
     return verifyReducesAxes(op);
   }
 };
+
+/// The NotDifferentiable trait (GroveBase.td): a marker grove-autodiff
+/// reads; such an op has no VJPOpInterface.
+template <typename ConcreteType>
+class NotDifferentiable
+    : public OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
 
 /// Result types the ops' type-inferring builders use (GroveTypeInference.cpp):
 /// the verifiers' rules; operands they reject give the first operand's type,

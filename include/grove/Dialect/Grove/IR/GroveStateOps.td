@@ -15,7 +15,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "grove/Dialect/Grove/IR/GroveInterfaces.td"
 
-def Grove_ParamOp : Grove_Op<"param", [Symbol]> {
+def Grove_ParamOp : Grove_Op<"param", [Symbol, Grove_NotDifferentiable]> {
   let summary = "declares a named piece of runtime-owned module state";
   let description = [{
     Declares module-level state with a static shape, owned by the runtime
@@ -54,7 +54,7 @@ def Grove_ParamOp : Grove_Op<"param", [Symbol]> {
 def Grove_GetParamOp : Grove_Op<"get_param",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
      DeclareOpInterfaceMethods<Grove_StateAccessOpInterface>,
-     MemoryEffects<[MemRead]>]> {
+     MemoryEffects<[MemRead]>, Grove_NotDifferentiable]> {
   let summary = "reads the current value of a grove.param";
   let description = [{
     ```mlir
@@ -72,7 +72,8 @@ def Grove_GetParamOp : Grove_Op<"get_param",
 def Grove_SetParamOp : Grove_Op<"set_param",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
      DeclareOpInterfaceMethods<Grove_StateAccessOpInterface>,
-     HasParent<"::mlir::func::FuncOp">, MemoryEffects<[MemWrite]>]> {
+     HasParent<"::mlir::func::FuncOp">, MemoryEffects<[MemWrite]>,
+     Grove_NotDifferentiable]> {
   let summary = "writes a grove.param in place";
   let description = [{
     ```mlir
@@ -91,7 +92,8 @@ def Grove_SetParamOp : Grove_Op<"set_param",
 }
 
 def Grove_AssignOp : Grove_Op<"assign", [MemoryEffects<[MemWrite]>,
-                                         AllTypesMatch<["value", "state"]>]> {
+                                         AllTypesMatch<["value", "state"]>,
+                                         Grove_NotDifferentiable]> {
   let summary = "overwrites a state argument's buffer (internal)";
   let description = [{
     What `grove-params-to-arguments` makes of a `grove.set_param`: `value`

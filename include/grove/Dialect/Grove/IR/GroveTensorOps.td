@@ -9,7 +9,8 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Grove_ConstantOp : Grove_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>,
+     Grove_NotDifferentiable]> {
   let summary = "a constant tensor";
   let description = [{
     ```mlir
@@ -22,7 +23,7 @@ def Grove_ConstantOp : Grove_Op<"constant",
   let hasFolder = 1;
 }
 
-def Grove_ReshapeOp : Grove_Op<"reshape", [Pure]> {
+def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure]> {
   let summary = "reinterprets a tensor with a new shape (row-major order)";
   let description = [{
     Element count is preserved. The result may have at most one dynamic
@@ -48,7 +49,7 @@ def Grove_ReshapeOp : Grove_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_TransposeOp : Grove_Op<"transpose", [Pure]> {
+def Grove_TransposeOp : Grove_DiffOp<"transpose", [Pure]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -73,7 +74,7 @@ def Grove_TransposeOp : Grove_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_ConcatOp : Grove_Op<"concat", [Pure]> {
+def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure]> {
   let summary = "concatenates tensors along an axis";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -98,7 +99,7 @@ def Grove_ConcatOp : Grove_Op<"concat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_SliceOp : Grove_Op<"slice", [Pure]> {
+def Grove_SliceOp : Grove_DiffOp<"slice", [Pure]> {
   let summary = "extracts a strided slice";
   let description = [{
     For each dimension, takes indices `start, start + stride, ...` below
@@ -130,7 +131,7 @@ def Grove_SliceOp : Grove_Op<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_BroadcastToOp : Grove_Op<"broadcast_to", [Pure]> {
+def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to", [Pure]> {
   let summary = "broadcasts a tensor to a shape (numpy rules)";
   let description = [{
     Input dimensions align with the trailing result dimensions; each is 1
@@ -160,7 +161,7 @@ def Grove_BroadcastToOp : Grove_Op<"broadcast_to", [Pure]> {
 }
 
 def Grove_AgreeDimsOp : Grove_Op<"agree_dims",
-    [MemoryEffects<[MemWrite]>]> {
+    [MemoryEffects<[MemWrite]>, Grove_NotDifferentiable]> {
   let summary = "checks at run time that two dynamic sizes are equal";
   let description = [{
     Emitted by lowerings where the IR assumes two dynamic sizes agree

@@ -3,7 +3,9 @@
 #ifndef GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_H
 #define GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::grove {

@@ -88,4 +88,34 @@ def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
   let dependentDialects = ["grove::GroveDialect"];
 }
 
+def GroveAutodiff : Pass<"grove-autodiff", "ModuleOp"> {
+  let summary = "expands grove.value_and_grad into forward and backward ops";
+  let description = [{
+    Reverse-mode differentiation, op by op. Calls inside the body are
+    inlined first (single-block callees). The body's ops then move before
+    the `grove.value_and_grad`, which keeps their values for the backward,
+    and the backward follows: seeded with 1 for the value, each op that
+    depends on a differentiated param and reaches the value gets its
+    operands' cotangents from its `VJPOpInterface`, in reverse order, a
+    value used twice summing its cotangents. A param's gradient is the sum
+    over its `grove.get_param`s in the body (zero when it does not reach
+    the value). An op on that path without a VJP is a located error.
+    What the backward recomputes rather than keeps is left to the linalg
+    phase: elementwise producers fuse into the backward's consumers.
+  }];
+  let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "func::FuncDialect"];
+}
+
+def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
+  let summary = "expands losses into primitive grove ops";
+  let description = [{
+    After grove-autodiff (whose VJPs use the losses' closed forms):
+    `grove.softmax_cross_entropy` becomes log_softmax, one_hot (smoothed),
+    a product summed per row and the negated mean; `grove.mse_loss` the
+    mean of the squared difference.
+  }];
+  let dependentDialects = ["grove::GroveDialect"];
+}
+
 #endif // GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,124 @@
+//===- GroveTrainingOps.td - Gradients and losses --------------*- tablegen -*-===//
+//
+// What a training step is written with: the value and gradient of a region
+// with respect to chosen params (expanded by grove-autodiff), and losses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD
+#define GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD
+
+include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Grove_YieldOp : Grove_Op<"yield",
+    [Pure, Terminator, ReturnLike, HasParent<"ValueAndGradOp">,
+     Grove_NotDifferentiable]> {
+  let summary = "ends a grove region op's body with its value";
+  let arguments = (ins Variadic<Grove_AnyTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def Grove_ValueAndGradOp : Grove_Op<"value_and_grad",
+    [SingleBlock, RecursiveMemoryEffects, Grove_NotDifferentiable,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a scalar value and its gradient with respect to params";
+  let description = [{
+    The body computes a scalar (rank-0 float tensor, `grove.yield`ed) from
+    values defined above and params it reads with `grove.get_param`. The
+    results are that value and, for each param in `wrt`, the gradient of
+    the value with respect to it (the param's type). Other params and
+    values from above are constants of the differentiation.
+
+    ```mlir
+    %loss, %gw, %gb = grove.value_and_grad [@fc.weight, @fc.bias] {
+      %w = grove.get_param @fc.weight : tensor<10x64xf32>
+      ...
+      grove.yield %l : tensor<f32>
+    } : tensor<f32>, tensor<10x64xf32>, tensor<10xf32>
+    ```
+
+    `grove-autodiff` expands it: the body's ops move before it and the
+    backward, built from each op's VJP (`VJPOpInterface`) in reverse order,
+    follows them. The body may not write state or nest another
+    `grove.value_and_grad`.
+  }];
+  let arguments = (ins FlatSymbolRefArrayAttr:$wrt);
+  let results = (outs Grove_FloatTensor:$value,
+                      Variadic<Grove_FloatTensor>:$gradients);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $wrt $body attr-dict `:` type($value) (`,` type($gradients)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The body's terminator.
+    YieldOp getYield();
+  }];
+}
+
+def Grove_OneHotOp : Grove_Op<"one_hot", [Pure, Grove_NotDifferentiable]> {
+  let summary = "integer labels to one-hot rows";
+  let description = [{
+    `result[..., c] = 1` where `labels[...] == c`, else 0; the class count is
+    the result's last (static) dimension. A label outside `[0, classes)`
+    fails the call (GROVE_ERROR_INVALID_ARGUMENT) instead of giving a row
+    of zeros.
+
+    ```mlir
+    %t = grove.one_hot %labels : tensor<?xi32> -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I32, I64]>:$labels);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$labels attr-dict `:` type($labels) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Grove_SoftmaxCrossEntropyOp : Grove_DiffOp<"softmax_cross_entropy",
+    [Pure]> {
+  let summary = "mean softmax cross-entropy of logits against labels";
+  let description = [{
+    `logits` is N × C, `labels` N integers in `[0, C)`. With label smoothing
+    ε the target row is `(1 - ε) · one_hot + ε / C` (PyTorch's
+    `cross_entropy(label_smoothing=ε)`). The result is the mean over the N
+    rows: `-Σ_c target · log_softmax(logits)`, a rank-0 tensor. Its VJP is
+    the closed form `(softmax(logits) - target) / N`.
+
+    ```mlir
+    %l = grove.softmax_cross_entropy %logits, %labels {label_smoothing = 0.1}
+        : (tensor<?x10xf32>, tensor<?xi32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$logits,
+                       RankedTensorOf<[I32, I64]>:$labels,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
+  let summary = "mean squared error";
+  let description = [{
+    The mean over every element of `(prediction - target)²`, a rank-0
+    tensor; both operands have one type.
+
+    ```mlir
+    %l = grove.mse_loss %y, %t : (tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$prediction,
+                       Grove_FloatTensor:$target);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $prediction `,` $target attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD

@@ -1,0 +1,108 @@
+//===- GroveTrainingOps.cpp - Verifiers of the gradient and loss ops ------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+static bool isScalarFloat(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.getRank() == 0 && isa<FloatType>(t.getElementType());
+}
+
+YieldOp ValueAndGradOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult ValueAndGradOp::verify() {
+  if (getWrt().empty())
+    return emitOpError("expects at least one param in wrt");
+  if (getGradients().size() != getWrt().size())
+    return emitOpError("expects one gradient per param in wrt (")
+           << getWrt().size() << "), got " << getGradients().size();
+  llvm::DenseSet<Attribute> seen;
+  for (Attribute name : getWrt())
+    if (!seen.insert(name).second)
+      return emitOpError("differentiates with respect to ")
+             << name << " twice";
+  if (!isScalarFloat(getValue().getType()))
+    return emitOpError("expects a scalar value (a rank-0 float tensor), got ")
+           << getValue().getType();
+  Block &body = getBody().front();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != 1 ||
+      yield.getValues()[0].getType() != getValue().getType())
+    return emitOpError("expects its body to yield one value of type ")
+           << getValue().getType();
+  WalkResult nested = getBody().walk([](ValueAndGradOp inner) {
+    inner.emitOpError("is nested in another grove.value_and_grad; "
+                      "higher-order gradients are not supported");
+    return WalkResult::interrupt();
+  });
+  return failure(nested.wasInterrupted());
+}
+
+LogicalResult
+ValueAndGradOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  for (auto [name, gradient] : llvm::zip(getWrt(), getGradients())) {
+    auto ref = cast<FlatSymbolRefAttr>(name);
+    auto param = symbolTable.lookupNearestSymbolFrom<ParamOp>(*this, ref);
+    if (!param)
+      return emitOpError("differentiates with respect to ")
+             << ref << ", which is not a grove.param";
+    RankedTensorType type = param.getTensorType();
+    if (!isa<FloatType>(type.getElementType()))
+      return emitOpError("differentiates with respect to ")
+             << ref << " of type " << type << ", which is not a float tensor";
+    if (gradient.getType() != type)
+      return emitOpError("gradient of ")
+             << ref << " has type " << gradient.getType() << ", expected "
+             << type;
+  }
+  return success();
+}
+
+LogicalResult OneHotOp::verify() {
+  RankedTensorType labels = getLabels().getType(), result = getType();
+  if (result.getRank() != labels.getRank() + 1)
+    return emitOpError("expects a result of rank ") << labels.getRank() + 1;
+  for (int64_t d = 0; d < labels.getRank(); ++d)
+    if (labels.getDimSize(d) != result.getDimSize(d))
+      return emitOpError("expects the result to extend the labels' shape "
+                         "with the class dimension");
+  if (result.isDynamicDim(result.getRank() - 1) ||
+      result.getDimSize(result.getRank() - 1) < 1)
+    return emitOpError("expects a static, positive class count (the "
+                       "result's last dimension)");
+  return success();
+}
+
+LogicalResult SoftmaxCrossEntropyOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  RankedTensorType labels = getLabels().getType();
+  if (logits.getRank() != 2 || labels.getRank() != 1)
+    return emitOpError("expects N x C logits and N labels");
+  int64_t n = logits.getDimSize(0), l = labels.getDimSize(0);
+  if (ShapedType::isDynamic(n) != ShapedType::isDynamic(l) ||
+      (!ShapedType::isDynamic(n) && n != l))
+    return emitOpError("expects as many labels as logit rows");
+  if (logits.isDynamicDim(1))
+    return emitOpError("expects a static class count");
+  if (getType() != RankedTensorType::get({}, logits.getElementType()))
+    return emitOpError("expects a rank-0 result of the logits' element type");
+  double eps = getLabelSmoothing().convertToDouble();
+  if (!(eps >= 0.0 && eps <= 1.0))
+    return emitOpError("expects label_smoothing in [0, 1], got ") << eps;
+  return success();
+}
+
+LogicalResult MSELossOp::verify() {
+  if (getPrediction().getType() != getTarget().getType())
+    return emitOpError("expects prediction and target of one type");
+  if (getType() != RankedTensorType::get(
+                       {}, getPrediction().getType().getElementType()))
+    return emitOpError("expects a rank-0 result of the operands' element type");
+  return success();
+}

@@ -1,0 +1,635 @@
+//===- GroveVJPs.cpp - Vector-Jacobian products of the grove ops ----------===//
+//
+// Each differentiable op's VJPOpInterface::buildVJP: the cotangents of its
+// operands from those of its results, in grove ops, reading only the op's
+// own operands and results (what grove-autodiff keeps from the forward).
+// Broadcast operands get their cotangent summed over the broadcast
+// dimensions; masks (relu, max, min, reduce_max) are grove.step of a
+// difference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Builds the ops VJPs are made of, at one insertion point and location.
+struct VJPBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value step(Value x) { return StepOp::create(b, loc, x); }
+  Value exp(Value x) { return ExpOp::create(b, loc, x); }
+
+  /// A rank-0 constant of `like`'s element type.
+  Value scalar(Value like, double value) {
+    auto type = RankedTensorType::get({}, tensorOf(like).getElementType());
+    return ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            type, b.getFloatAttr(type.getElementType(), value)));
+  }
+  Value scale(Value x, double c) { return mul(x, scalar(x, c)); }
+  Value neg(Value x) { return scale(x, -1.0); }
+  /// 1 - step(x): 1 where x <= 0.
+  Value notStep(Value x) { return sub(scalar(x, 1.0), step(x)); }
+
+  Value dim(Value x, int64_t d) {
+    return tensor::DimOp::create(b, loc, x, d);
+  }
+
+  /// The number of elements of `x` along `axes`, as a rank-0 tensor of
+  /// `x`'s element type (from run-time sizes where they are dynamic).
+  Value count(Value x, ArrayRef<int64_t> axes) {
+    RankedTensorType type = tensorOf(x);
+    int64_t known = 1;
+    Value dynamic;
+    for (int64_t a : axes) {
+      if (!type.isDynamicDim(a)) {
+        known *= type.getDimSize(a);
+        continue;
+      }
+      Value d = dim(x, a);
+      dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, d) : d;
+    }
+    if (!dynamic)
+      return scalar(x, static_cast<double>(known));
+    Value n = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dynamic);
+    Value f = arith::UIToFPOp::create(b, loc, type.getElementType(), n);
+    Value t = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, type.getElementType()), f);
+    return known == 1 ? t : scale(t, static_cast<double>(known));
+  }
+
+  /// `v` broadcast to the shape of `like` (numpy rules).
+  Value broadcastLike(Value v, Value like) {
+    RankedTensorType type = tensorOf(like);
+    if (tensorOf(v).getShape() == type.getShape())
+      return v;
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(dim(like, d));
+    return BroadcastToOp::create(b, loc, v, type.getShape(), sizes);
+  }
+
+  /// `grad` (a broadcast of something of type `target`) summed back to
+  /// `target`: over leading dimensions, and over those `target` has as 1.
+  Value unbroadcast(Value grad, Type target) {
+    auto to = cast<RankedTensorType>(target);
+    RankedTensorType from = tensorOf(grad);
+    int64_t lead = from.getRank() - to.getRank();
+    if (lead > 0)
+      grad = ReduceSumOp::create(
+          b, loc, grad, llvm::to_vector(llvm::seq<int64_t>(0, lead)));
+    from = tensorOf(grad);
+    SmallVector<int64_t> ones;
+    for (int64_t d = 0; d < to.getRank(); ++d)
+      if (to.getDimSize(d) == 1 && from.getDimSize(d) != 1)
+        ones.push_back(d);
+    if (!ones.empty())
+      grad = ReduceSumOp::create(b, loc, grad, ones, /*keepdims=*/true);
+    // A static size the dynamic operand was checked against at run time.
+    if (grad.getType() != target)
+      grad = tensor::CastOp::create(b, loc, target, grad);
+    return grad;
+  }
+
+  /// `v` of the shape `like` has with the sorted `axes` removed, with them
+  /// put back as size 1 (a reduction's result as if with keepdims).
+  Value insertUnitDims(Value v, Value like, ArrayRef<int64_t> axes) {
+    RankedTensorType likeType = tensorOf(like);
+    SmallVector<int64_t> shape(likeType.getShape());
+    for (int64_t a : axes)
+      shape[a] = 1;
+    auto type = RankedTensorType::get(shape, likeType.getElementType());
+    if (tensorOf(v).getRank() == 0 ||
+        llvm::count_if(shape, ShapedType::isDynamic) <= 1)
+      return ReshapeOp::create(b, loc, type, v);
+    // Two dynamic sizes or more: expand_shape, with groups of each kept
+    // dimension and the unit dimensions after it (leading ones join the
+    // first group).
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d < likeType.getRank(); ++d) {
+      bool unit = llvm::is_contained(axes, d);
+      if (!unit || groups.empty())
+        groups.emplace_back();
+      groups.back().push_back(d);
+    }
+    if (llvm::is_contained(axes, int64_t(0)) && groups.size() > 1 &&
+        llvm::all_of(groups.front(),
+                     [&](int64_t d) { return llvm::is_contained(axes, d); })) {
+      ReassociationIndices lead = groups.front();
+      groups.erase(groups.begin());
+      groups.front().insert(groups.front().begin(), lead.begin(), lead.end());
+    }
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < likeType.getRank(); ++d)
+      sizes.push_back(shape[d] == ShapedType::kDynamic
+                          ? OpFoldResult(dim(like, d))
+                          : OpFoldResult(b.getIndexAttr(shape[d])));
+    return tensor::ExpandShapeOp::create(b, loc, type, v, groups, sizes);
+  }
+
+  /// `v` with the shape of `like` (same element count, row-major).
+  FailureOr<Value> reshapeLike(Operation *op, Value v, Value like) {
+    RankedTensorType type = tensorOf(like);
+    if (llvm::count_if(type.getShape(), ShapedType::isDynamic) > 1)
+      return op->emitOpError("cannot be differentiated: its operand ")
+             << type << " has more than one dynamic dimension";
+    return ReshapeOp::create(b, loc, type, v).getResult();
+  }
+};
+
+SmallVector<int64_t> normalizedAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes)
+    out.push_back(a < 0 ? a + rank : a);
+  llvm::sort(out);
+  return out;
+}
+
+/// The VJP of a binary elementwise op: per-operand cotangents of the
+/// broadcast shape, summed back to each operand.
+LogicalResult binaryVJP(OpBuilder &b, Operation *op, Value dLhs, Value dRhs,
+                        SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, op->getLoc()};
+  out.push_back(dLhs ? v.unbroadcast(dLhs, op->getOperand(0).getType())
+                     : Value());
+  out.push_back(dRhs ? v.unbroadcast(dRhs, op->getOperand(1).getType())
+                     : Value());
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  return binaryVJP(b, *this, dy[0], dy[0], out);
+}
+
+LogicalResult SubOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  return binaryVJP(b, *this, dy[0], v.neg(dy[0]), out);
+}
+
+LogicalResult MulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  return binaryVJP(b, *this, v.mul(dy[0], getRhs()), v.mul(dy[0], getLhs()),
+                   out);
+}
+
+LogicalResult DivOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  // d(a/b)/db = -(a/b)/b.
+  VJPBuilder v{b, getLoc()};
+  Value dLhs = v.div(dy[0], getRhs());
+  Value dRhs = v.neg(v.div(v.mul(dy[0], getResult()), getRhs()));
+  return binaryVJP(b, *this, dLhs, dRhs, out);
+}
+
+LogicalResult MaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  // Ties go to the right operand.
+  VJPBuilder v{b, getLoc()};
+  Value diff = v.sub(getLhs(), getRhs());
+  return binaryVJP(b, *this, v.mul(dy[0], v.step(diff)),
+                   v.mul(dy[0], v.notStep(diff)), out);
+}
+
+LogicalResult MinOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  Value diff = v.sub(getRhs(), getLhs());
+  return binaryVJP(b, *this, v.mul(dy[0], v.step(diff)),
+                   v.mul(dy[0], v.notStep(diff)), out);
+}
+
+LogicalResult ReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.mul(dy[0], v.step(getInput())));
+  return success();
+}
+
+LogicalResult SigmoidOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  Value y = getResult();
+  out.push_back(v.mul(dy[0], v.mul(y, v.sub(v.scalar(y, 1.0), y))));
+  return success();
+}
+
+LogicalResult TanhOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  Value y = getResult();
+  out.push_back(v.mul(dy[0], v.sub(v.scalar(y, 1.0), v.mul(y, y))));
+  return success();
+}
+
+LogicalResult ExpOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.mul(dy[0], getResult()));
+  return success();
+}
+
+LogicalResult LogOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.div(dy[0], getInput()));
+  return success();
+}
+
+LogicalResult SqrtOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.div(v.scale(dy[0], 0.5), getResult()));
+  return success();
+}
+
+LogicalResult ErfOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              SmallVectorImpl<Value> &out) {
+  // 2/sqrt(pi) exp(-x^2).
+  VJPBuilder v{b, getLoc()};
+  Value x = getInput();
+  Value g = v.scale(v.exp(v.neg(v.mul(x, x))), 2.0 / std::sqrt(M_PI));
+  out.push_back(v.mul(dy[0], g));
+  return success();
+}
+
+LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               SmallVectorImpl<Value> &out) {
+  // Phi(x) + x phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2 and
+  // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+  VJPBuilder v{b, getLoc()};
+  Value x = getInput();
+  Value cdf = v.scale(
+      v.add(v.scalar(x, 1.0), ErfOp::create(b, getLoc(), v.scale(x, M_SQRT1_2))),
+      0.5);
+  Value pdf = v.scale(v.exp(v.scale(v.mul(x, x), -0.5)),
+                      1.0 / std::sqrt(2.0 * M_PI));
+  out.push_back(v.mul(dy[0], v.add(cdf, v.mul(x, pdf))));
+  return success();
+}
+
+LogicalResult StepOp::buildVJP(OpBuilder &, ArrayRef<Value>,
+                               SmallVectorImpl<Value> &out) {
+  // Zero almost everywhere: nothing flows back.
+  out.push_back(Value());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 SmallVectorImpl<Value> &out) {
+  // With a = op(lhs), c = op(rhs): da = dy c^T and dc = a^T dy, then
+  // transposed back where the operand is stored transposed.
+  Location loc = getLoc();
+  Value lhs = getLhs(), rhs = getRhs(), g = dy[0];
+  bool tl = getTransposeLhs(), tr = getTransposeRhs();
+  int64_t lr = tensorOf(lhs).getRank(), rr = tensorOf(rhs).getRank();
+  auto swapLast = [&](Value x) -> Value {
+    int64_t r = tensorOf(x).getRank();
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+    std::swap(perm[r - 1], perm[r - 2]);
+    return TransposeOp::create(b, loc, x, perm);
+  };
+  // Stored transposed, an operand's cotangent is the transposed product,
+  // computed as such: (g c^T)^T = c g^T and (a^T g)^T = g^T a.
+  if (!tl)
+    out.push_back(MatmulOp::create(b, loc, g, rhs, false, !tr));
+  else if (lr == rr)
+    out.push_back(MatmulOp::create(b, loc, rhs, g, tr, true));
+  else
+    out.push_back(swapLast(MatmulOp::create(b, loc, g, rhs, false, !tr)));
+
+  if (lr == rr) {
+    out.push_back(tr ? MatmulOp::create(b, loc, g, lhs, true, tl)
+                     : MatmulOp::create(b, loc, lhs, g, !tl, false));
+    return success();
+  }
+  // 3x2, a shared right operand: the sum over the batch, as one GEMM over
+  // the batch and row dimensions folded together.
+  Value a = tl ? swapLast(lhs) : lhs;
+  RankedTensorType at = tensorOf(a), gt = tensorOf(g);
+  if ((at.isDynamicDim(0) && at.isDynamicDim(1)) || at.isDynamicDim(2) ||
+      gt.isDynamicDim(2))
+    return emitOpError("cannot be differentiated with respect to its "
+                       "shared right operand: the batch and row dimensions "
+                       "are both dynamic");
+  auto fold = [&](Value x, RankedTensorType t) -> Value {
+    int64_t rows = t.isDynamicDim(0) || t.isDynamicDim(1)
+                       ? ShapedType::kDynamic
+                       : t.getDimSize(0) * t.getDimSize(1);
+    return ReshapeOp::create(b, loc, x,
+                             ArrayRef<int64_t>{rows, t.getDimSize(2)});
+  };
+  Value a2 = fold(a, at), g2 = fold(g, gt);
+  out.push_back(tr ? MatmulOp::create(b, loc, g2, a2, true, false)
+                   : MatmulOp::create(b, loc, a2, g2, true, false));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations and reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  SmallVectorImpl<Value> &out) {
+  // y (dy - sum(dy y)).
+  VJPBuilder v{b, getLoc()};
+  Value y = getResult();
+  int64_t rank = tensorOf(y).getRank();
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  Value s = ReduceSumOp::create(b, getLoc(), v.mul(dy[0], y),
+                                ArrayRef<int64_t>{axis}, /*keepdims=*/true);
+  out.push_back(v.mul(y, v.sub(dy[0], s)));
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                     SmallVectorImpl<Value> &out) {
+  // dy - exp(y) sum(dy).
+  VJPBuilder v{b, getLoc()};
+  Value y = getResult();
+  int64_t rank = tensorOf(y).getRank();
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  Value s = ReduceSumOp::create(b, getLoc(), dy[0], ArrayRef<int64_t>{axis},
+                                /*keepdims=*/true);
+  out.push_back(v.sub(dy[0], v.mul(v.exp(y), s)));
+  return success();
+}
+
+namespace {
+/// dy with the reduced axes back as size 1, and those axes.
+std::pair<Value, SmallVector<int64_t>>
+keptCotangent(VJPBuilder &v, Value input, Value dy, ArrayRef<int64_t> axes,
+              bool keepdims) {
+  SmallVector<int64_t> sorted =
+      normalizedAxes(axes, tensorOf(input).getRank());
+  return {keepdims ? dy : v.insertUnitDims(dy, input, sorted), sorted};
+}
+} // namespace
+
+LogicalResult ReduceSumOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  auto [kept, axes] =
+      keptCotangent(v, getInput(), dy[0], getAxes(), getKeepdims());
+  out.push_back(v.broadcastLike(kept, getInput()));
+  return success();
+}
+
+LogicalResult ReduceMeanOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                     SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  auto [kept, axes] =
+      keptCotangent(v, getInput(), dy[0], getAxes(), getKeepdims());
+  Value n = v.count(getInput(), axes);
+  out.push_back(v.broadcastLike(v.div(kept, n), getInput()));
+  return success();
+}
+
+LogicalResult ReduceMaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    SmallVectorImpl<Value> &out) {
+  // Every element equal to its maximum gets the cotangent.
+  VJPBuilder v{b, getLoc()};
+  auto [kept, axes] =
+      keptCotangent(v, getInput(), dy[0], getAxes(), getKeepdims());
+  Value max = getKeepdims()
+                  ? getResult()
+                  : v.insertUnitDims(getResult(), getInput(), axes);
+  Value isMax = v.notStep(v.sub(max, getInput()));
+  out.push_back(v.mul(isMax, kept));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  FailureOr<Value> dx = v.reshapeLike(*this, dy[0], getInput());
+  if (failed(dx))
+    return failure();
+  out.push_back(*dx);
+  return success();
+}
+
+LogicalResult FlattenOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  SmallVectorImpl<Value> &out) {
+  // Expanding the flattened tail back takes the input's own sizes.
+  Location loc = getLoc();
+  RankedTensorType in = getInput().getType();
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0)
+    axis += in.getRank();
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < axis; ++d)
+    groups.push_back({d});
+  groups.push_back(llvm::to_vector(llvm::seq<int64_t>(axis, in.getRank())));
+  if (axis == in.getRank() || axis == 0) {
+    VJPBuilder v{b, loc};
+    FailureOr<Value> dx = v.reshapeLike(*this, dy[0], getInput());
+    if (failed(dx))
+      return failure();
+    out.push_back(*dx);
+    return success();
+  }
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    sizes.push_back(in.isDynamicDim(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc,
+                                                             getInput(), d)
+                                           .getResult())
+                        : OpFoldResult(b.getIndexAttr(in.getDimSize(d))));
+  out.push_back(
+      tensor::ExpandShapeOp::create(b, loc, in, dy[0], groups, sizes));
+  return success();
+}
+
+LogicalResult TransposeOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    SmallVectorImpl<Value> &out) {
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  out.push_back(TransposeOp::create(b, getLoc(), dy[0], inverse));
+  return success();
+}
+
+LogicalResult BroadcastToOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                      SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.unbroadcast(dy[0], getInput().getType()));
+  out.append(getDynamicSizes().size(), Value());
+  return success();
+}
+
+LogicalResult ConcatOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 SmallVectorImpl<Value> &out) {
+  // Each input's slice of the cotangent; only the last input may be
+  // dynamic along the axis (it takes the rest).
+  RankedTensorType type = getType();
+  int64_t rank = type.getRank();
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  int64_t offset = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    RankedTensorType in = cast<RankedTensorType>(input.getType());
+    bool last = i + 1 == getInputs().size();
+    if (in.isDynamicDim(axis) && !last)
+      return emitOpError("cannot be differentiated: input ")
+             << i << " is dynamic along the axis and not the last";
+    SmallVector<int64_t> starts(rank, 0), limits(rank, -1), strides(rank, 1);
+    starts[axis] = offset;
+    if (!in.isDynamicDim(axis)) {
+      offset += in.getDimSize(axis);
+      limits[axis] = type.isDynamicDim(axis) && last ? -1 : offset;
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && !type.isDynamicDim(d))
+        limits[d] = type.getDimSize(d);
+    Value slice = SliceOp::create(b, getLoc(), dy[0], starts, limits, strides);
+    if (slice.getType() != in)
+      slice = tensor::CastOp::create(b, getLoc(), in, slice);
+    out.push_back(slice);
+  }
+  return success();
+}
+
+LogicalResult SliceOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                SmallVectorImpl<Value> &out) {
+  // The cotangent put back where the slice came from, zeros elsewhere.
+  VJPBuilder v{b, getLoc()};
+  Value input = getInput();
+  Value zeros = v.broadcastLike(v.scalar(input, 0.0), input);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  RankedTensorType dt = tensorOf(dy[0]);
+  for (int64_t d = 0; d < dt.getRank(); ++d) {
+    offsets.push_back(b.getIndexAttr(getStarts()[d]));
+    strides.push_back(b.getIndexAttr(getStrides()[d]));
+    sizes.push_back(dt.isDynamicDim(d)
+                        ? OpFoldResult(v.dim(dy[0], d))
+                        : OpFoldResult(b.getIndexAttr(dt.getDimSize(d))));
+  }
+  out.push_back(tensor::InsertSliceOp::create(b, getLoc(), dy[0], zeros,
+                                              offsets, sizes, strides));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NN
+//===----------------------------------------------------------------------===//
+
+LogicalResult GlobalAvgPoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                        SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  Value x = getInput();
+  Value n = v.count(x, {2, 3});
+  out.push_back(v.broadcastLike(v.div(dy[0], n), x));
+  return success();
+}
+
+LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    SmallVectorImpl<Value> &out) {
+  // y = (x - mean) k + bias with k = scale / sqrt(var + eps), per channel
+  // (dimension 1): the vectors broadcast as C x 1 x ... x 1.
+  Location loc = getLoc();
+  VJPBuilder v{b, loc};
+  Value x = getInput(), g = dy[0];
+  int64_t rank = tensorOf(x).getRank();
+  int64_t c = getScale().getType().getDimSize(0);
+  SmallVector<int64_t> column(rank - 1, 1);
+  column[0] = c;
+  auto asColumn = [&](Value vec) -> Value {
+    return ReshapeOp::create(b, loc, vec, column);
+  };
+  SmallVector<int64_t> others = {0};
+  for (int64_t d = 2; d < rank; ++d)
+    others.push_back(d);
+  auto sumOthers = [&](Value t) -> Value {
+    return ReduceSumOp::create(b, loc, t, others);
+  };
+  Value inv = v.div(v.scalar(x, 1.0),
+                    SqrtOp::create(b, loc,
+                                   v.add(getVariance(),
+                                         v.scalar(x, getEpsilon()
+                                                         .convertToDouble()))));
+  Value k = v.mul(getScale(), inv);
+  Value centered = v.sub(x, asColumn(getMean()));
+  Value sumDy = sumOthers(g);
+  Value sumDyCentered = sumOthers(v.mul(g, centered));
+  out.push_back(v.mul(g, asColumn(k)));                    // input
+  out.push_back(v.mul(sumDyCentered, inv));                // scale
+  out.push_back(sumDy);                                    // bias
+  out.push_back(v.neg(v.mul(sumDy, k)));                   // mean
+  out.push_back(v.scale(v.mul(sumDyCentered,               // variance
+                              v.mul(k, v.mul(inv, inv))),
+                        -0.5));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxCrossEntropyOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                              SmallVectorImpl<Value> &out) {
+  // (softmax(logits) - target) dy / N.
+  Location loc = getLoc();
+  VJPBuilder v{b, loc};
+  Value logits = getLogits();
+  RankedTensorType lt = getLogits().getType();
+  Value target = OneHotOp::create(b, loc, lt, getLabels());
+  double eps = getLabelSmoothing().convertToDouble();
+  if (eps != 0.0)
+    target = v.add(v.scale(target, 1.0 - eps),
+                   v.scalar(logits, eps / double(lt.getDimSize(1))));
+  Value probs = SoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
+  Value perRow = v.div(dy[0], v.count(logits, {0}));
+  out.push_back(v.mul(v.sub(probs, target), perRow));
+  out.push_back(Value());
+  return success();
+}
+
+LogicalResult MSELossOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  SmallVectorImpl<Value> &out) {
+  // 2 (prediction - target) dy / count.
+  VJPBuilder v{b, getLoc()};
+  Value p = getPrediction();
+  int64_t rank = getPrediction().getType().getRank();
+  Value n = v.count(p, llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  Value d = v.mul(v.sub(p, getTarget()), v.div(v.scale(dy[0], 2.0), n));
+  out.push_back(d);
+  out.push_back(v.neg(d));
+  return success();
+}
