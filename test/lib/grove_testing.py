@@ -87,7 +87,8 @@ def dltensor(array, keep, device=None):
     """A DLTensor viewing `array` (C-contiguous); `keep` holds the ctypes
     buffers alive for the duration of the call. With a CudaMemory `device`,
     the data is copied to the GPU first (freed when `keep` is released)."""
-    array = np.ascontiguousarray(array)
+    # np.ascontiguousarray would make a rank-0 array rank 1.
+    array = np.require(array, requirements="C")
     shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
     code, bits = _NP_TO_DL[array.dtype]
     data, where = array.ctypes.data_as(ctypes.c_void_p), DLDevice(kDLCPU, 0)
