@@ -126,7 +126,8 @@ struct OneHotLowering : OpConversionPattern<OneHotOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     int64_t rank = type.getRank();
-    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, adaptor.getLabels());
+    SmallVector<OpFoldResult> dims =
+        getDims(rewriter, loc, adaptor.getLabels());
     dims.push_back(rewriter.getIndexAttr(type.getDimSize(rank - 1)));
     Value init = createEmpty(rewriter, loc, type, dims);
     MLIRContext *ctx = rewriter.getContext();

@@ -25,8 +25,7 @@ LogicalResult ValueAndGradOp::verify() {
   llvm::DenseSet<Attribute> seen;
   for (Attribute name : getWrt())
     if (!seen.insert(name).second)
-      return emitOpError("differentiates with respect to ")
-             << name << " twice";
+      return emitOpError("differentiates with respect to ") << name << " twice";
   if (!isScalarFloat(getValue().getType()))
     return emitOpError("expects a scalar value (a rank-0 float tensor), got ")
            << getValue().getType();
@@ -101,8 +100,100 @@ LogicalResult SoftmaxCrossEntropyOp::verify() {
 LogicalResult MSELossOp::verify() {
   if (getPrediction().getType() != getTarget().getType())
     return emitOpError("expects prediction and target of one type");
-  if (getType() != RankedTensorType::get(
-                       {}, getPrediction().getType().getElementType()))
+  if (getType() !=
+      RankedTensorType::get({}, getPrediction().getType().getElementType()))
     return emitOpError("expects a rank-0 result of the operands' element type");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// Params and gradients pair up, the learning rate is a scalar, the name
+/// makes valid state names, the hyperparameters are in range.
+static LogicalResult verifyOptimizer(Operation *op, ArrayAttr params,
+                                     ValueRange gradients, Value lr,
+                                     StringRef name) {
+  if (params.empty())
+    return op->emitOpError("expects at least one param");
+  if (params.size() != gradients.size())
+    return op->emitOpError("expects one gradient per param (")
+           << params.size() << "), got " << gradients.size();
+  llvm::DenseSet<Attribute> seen;
+  for (Attribute p : params)
+    if (!seen.insert(p).second)
+      return op->emitOpError("updates ") << p << " twice";
+  if (lr && !isScalarFloat(lr.getType()))
+    return op->emitOpError("expects a rank-0 float learning_rate, got ")
+           << lr.getType();
+  if (name.empty() || name.contains('/'))
+    return op->emitOpError("expects a non-empty state name without '/'");
+  return success();
+}
+
+static LogicalResult verifyOptimizerSymbols(Operation *op, ArrayAttr params,
+                                            ValueRange gradients,
+                                            SymbolTableCollection &table) {
+  for (auto [name, gradient] : llvm::zip(params, gradients)) {
+    auto ref = cast<FlatSymbolRefAttr>(name);
+    auto param = table.lookupNearestSymbolFrom<ParamOp>(op, ref);
+    if (!param)
+      return op->emitOpError("updates ")
+             << ref << ", which is not a grove.param";
+    if (!isa<FloatType>(param.getTensorType().getElementType()))
+      return op->emitOpError("updates ")
+             << ref << " of type " << param.getTensorType()
+             << ", which is not a float tensor";
+    if (gradient.getType() != param.getTensorType())
+      return op->emitOpError("gradient of ")
+             << ref << " has type " << gradient.getType() << ", expected "
+             << param.getTensorType();
+  }
+  return success();
+}
+
+static LogicalResult checkRange(Operation *op, StringRef what, double value,
+                                double low, double high, bool openHigh) {
+  if (value >= low && (openHigh ? value < high : value <= high))
+    return success();
+  return op->emitOpError("expects ")
+         << what << " in [" << low << ", " << high << (openHigh ? ")" : "]")
+         << ", got " << value;
+}
+
+LogicalResult SGDOp::verify() {
+  if (failed(verifyOptimizer(*this, getParams(), getGradients(),
+                             getLearningRate(), getName())) ||
+      failed(checkRange(*this, "momentum", getMomentum().convertToDouble(), 0.0,
+                        1.0, /*openHigh=*/true)) ||
+      failed(checkRange(*this, "weight_decay",
+                        getWeightDecay().convertToDouble(), 0.0, 1e30, false)))
+    return failure();
+  if (getNesterov() && getMomentum().isZero())
+    return emitOpError("expects a momentum with nesterov");
+  return success();
+}
+
+LogicalResult SGDOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyOptimizerSymbols(*this, getParams(), getGradients(), table);
+}
+
+LogicalResult AdamOp::verify() {
+  if (failed(verifyOptimizer(*this, getParams(), getGradients(),
+                             getLearningRate(), getName())) ||
+      failed(checkRange(*this, "beta1", getBeta1().convertToDouble(), 0.0, 1.0,
+                        /*openHigh=*/true)) ||
+      failed(checkRange(*this, "beta2", getBeta2().convertToDouble(), 0.0, 1.0,
+                        /*openHigh=*/true)) ||
+      failed(checkRange(*this, "epsilon", getEpsilon().convertToDouble(), 0.0,
+                        1e30, false)) ||
+      failed(checkRange(*this, "weight_decay",
+                        getWeightDecay().convertToDouble(), 0.0, 1e30, false)))
+    return failure();
+  return success();
+}
+
+LogicalResult AdamOp::verifySymbolUses(SymbolTableCollection &table) {
+  return verifyOptimizerSymbols(*this, getParams(), getGradients(), table);
 }

@@ -42,17 +42,15 @@ struct VJPBuilder {
     auto type = RankedTensorType::get({}, tensorOf(like).getElementType());
     return ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(
-            type, b.getFloatAttr(type.getElementType(), value)));
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), value)));
   }
   Value scale(Value x, double c) { return mul(x, scalar(x, c)); }
   Value neg(Value x) { return scale(x, -1.0); }
   /// 1 - step(x): 1 where x <= 0.
   Value notStep(Value x) { return sub(scalar(x, 1.0), step(x)); }
 
-  Value dim(Value x, int64_t d) {
-    return tensor::DimOp::create(b, loc, x, d);
-  }
+  Value dim(Value x, int64_t d) { return tensor::DimOp::create(b, loc, x, d); }
 
   /// The number of elements of `x` along `axes`, as a rank-0 tensor of
   /// `x`'s element type (from run-time sizes where they are dynamic).
@@ -96,8 +94,8 @@ struct VJPBuilder {
     RankedTensorType from = tensorOf(grad);
     int64_t lead = from.getRank() - to.getRank();
     if (lead > 0)
-      grad = ReduceSumOp::create(
-          b, loc, grad, llvm::to_vector(llvm::seq<int64_t>(0, lead)));
+      grad = ReduceSumOp::create(b, loc, grad,
+                                 llvm::to_vector(llvm::seq<int64_t>(0, lead)));
     from = tensorOf(grad);
     SmallVector<int64_t> ones;
     for (int64_t d = 0; d < to.getRank(); ++d)
@@ -287,11 +285,11 @@ LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
   VJPBuilder v{b, getLoc()};
   Value x = getInput();
-  Value cdf = v.scale(
-      v.add(v.scalar(x, 1.0), ErfOp::create(b, getLoc(), v.scale(x, M_SQRT1_2))),
-      0.5);
-  Value pdf = v.scale(v.exp(v.scale(v.mul(x, x), -0.5)),
-                      1.0 / std::sqrt(2.0 * M_PI));
+  Value cdf = v.scale(v.add(v.scalar(x, 1.0),
+                            ErfOp::create(b, getLoc(), v.scale(x, M_SQRT1_2))),
+                      0.5);
+  Value pdf =
+      v.scale(v.exp(v.scale(v.mul(x, x), -0.5)), 1.0 / std::sqrt(2.0 * M_PI));
   out.push_back(v.mul(dy[0], v.add(cdf, v.mul(x, pdf))));
   return success();
 }
@@ -389,11 +387,11 @@ LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 
 namespace {
 /// dy with the reduced axes back as size 1, and those axes.
-std::pair<Value, SmallVector<int64_t>>
-keptCotangent(VJPBuilder &v, Value input, Value dy, ArrayRef<int64_t> axes,
-              bool keepdims) {
-  SmallVector<int64_t> sorted =
-      normalizedAxes(axes, tensorOf(input).getRank());
+std::pair<Value, SmallVector<int64_t>> keptCotangent(VJPBuilder &v, Value input,
+                                                     Value dy,
+                                                     ArrayRef<int64_t> axes,
+                                                     bool keepdims) {
+  SmallVector<int64_t> sorted = normalizedAxes(axes, tensorOf(input).getRank());
   return {keepdims ? dy : v.insertUnitDims(dy, input, sorted), sorted};
 }
 } // namespace
@@ -423,9 +421,8 @@ LogicalResult ReduceMaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   VJPBuilder v{b, getLoc()};
   auto [kept, axes] =
       keptCotangent(v, getInput(), dy[0], getAxes(), getKeepdims());
-  Value max = getKeepdims()
-                  ? getResult()
-                  : v.insertUnitDims(getResult(), getInput(), axes);
+  Value max = getKeepdims() ? getResult()
+                            : v.insertUnitDims(getResult(), getInput(), axes);
   Value isMax = v.notStep(v.sub(max, getInput()));
   out.push_back(v.mul(isMax, kept));
   return success();
@@ -467,11 +464,11 @@ LogicalResult FlattenOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   }
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < in.getRank(); ++d)
-    sizes.push_back(in.isDynamicDim(d)
-                        ? OpFoldResult(tensor::DimOp::create(b, loc,
-                                                             getInput(), d)
-                                           .getResult())
-                        : OpFoldResult(b.getIndexAttr(in.getDimSize(d))));
+    sizes.push_back(
+        in.isDynamicDim(d)
+            ? OpFoldResult(
+                  tensor::DimOp::create(b, loc, getInput(), d).getResult())
+            : OpFoldResult(b.getIndexAttr(in.getDimSize(d))));
   out.push_back(
       tensor::ExpandShapeOp::create(b, loc, in, dy[0], groups, sizes));
   return success();
@@ -579,20 +576,20 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   auto sumOthers = [&](Value t) -> Value {
     return ReduceSumOp::create(b, loc, t, others);
   };
-  Value inv = v.div(v.scalar(x, 1.0),
-                    SqrtOp::create(b, loc,
-                                   v.add(getVariance(),
-                                         v.scalar(x, getEpsilon()
-                                                         .convertToDouble()))));
+  Value inv =
+      v.div(v.scalar(x, 1.0),
+            SqrtOp::create(b, loc,
+                           v.add(getVariance(),
+                                 v.scalar(x, getEpsilon().convertToDouble()))));
   Value k = v.mul(getScale(), inv);
   Value centered = v.sub(x, asColumn(getMean()));
   Value sumDy = sumOthers(g);
   Value sumDyCentered = sumOthers(v.mul(g, centered));
-  out.push_back(v.mul(g, asColumn(k)));                    // input
-  out.push_back(v.mul(sumDyCentered, inv));                // scale
-  out.push_back(sumDy);                                    // bias
-  out.push_back(v.neg(v.mul(sumDy, k)));                   // mean
-  out.push_back(v.scale(v.mul(sumDyCentered,               // variance
+  out.push_back(v.mul(g, asColumn(k)));      // input
+  out.push_back(v.mul(sumDyCentered, inv));  // scale
+  out.push_back(sumDy);                      // bias
+  out.push_back(v.neg(v.mul(sumDy, k)));     // mean
+  out.push_back(v.scale(v.mul(sumDyCentered, // variance
                               v.mul(k, v.mul(inv, inv))),
                         -0.5));
   return success();

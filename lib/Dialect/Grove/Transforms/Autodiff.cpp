@@ -88,10 +88,10 @@ void Differentiation::markActive(ArrayRef<Operation *> forward) {
   llvm::DenseSet<Attribute> wrt(op.getWrt().begin(), op.getWrt().end());
   for (Operation *fwd : forward) {
     auto get = dyn_cast<GetParamOp>(fwd);
-    bool isActive =
-        get ? wrt.contains(get.getNameAttr())
-            : llvm::any_of(fwd->getOperands(),
-                           [&](Value v) { return active.contains(v); });
+    bool isActive = get ? wrt.contains(get.getNameAttr())
+                        : llvm::any_of(fwd->getOperands(), [&](Value v) {
+                            return active.contains(v);
+                          });
     if (isActive)
       active.insert(fwd->result_begin(), fwd->result_end());
   }
@@ -118,9 +118,8 @@ LogicalResult Differentiation::propagate(Operation *fwd) {
     InFlightDiagnostic diag =
         fwd->emitError("grove-autodiff: cannot differentiate through '")
         << fwd->getName() << "'"
-        << (fwd->hasTrait<NotDifferentiable>()
-                ? ", which is not differentiable"
-                : ", which has no VJP");
+        << (fwd->hasTrait<NotDifferentiable>() ? ", which is not differentiable"
+                                               : ", which has no VJP");
     diag.attachNote(op.getLoc()) << "differentiating this grove.value_and_grad";
     return diag;
   }
@@ -183,15 +182,13 @@ LogicalResult Differentiation::run() {
   return success();
 }
 
-struct GroveAutodiffPass
-    : grove::impl::GroveAutodiffBase<GroveAutodiffPass> {
+struct GroveAutodiffPass : grove::impl::GroveAutodiffBase<GroveAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<ValueAndGradOp> ops;
     module.walk([&](ValueAndGradOp op) { ops.push_back(op); });
     for (ValueAndGradOp op : ops)
-      if (failed(inlineCalls(op, module)) ||
-          failed(Differentiation(op).run()))
+      if (failed(inlineCalls(op, module)) || failed(Differentiation(op).run()))
         return signalPassFailure();
   }
 };

@@ -2,15 +2,20 @@
 //
 // Losses stay whole through grove-autodiff, whose VJPs use their closed
 // forms (cheaper and more accurate than differentiating the expansion),
-// then become the primitive ops every target already lowers.
+// then become the primitive ops every target already lowers. Optimizers
+// become reads, elementwise updates and writes of their state, which this
+// pass declares first (zero-initialised) where the module does not.
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include <cmath>
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEEXPANDTRAININGOPS
@@ -37,8 +42,8 @@ struct ExpandSoftmaxCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
     Location loc = op.getLoc();
     Value logits = op.getLogits();
     RankedTensorType type = op.getLogits().getType();
-    Value logp =
-        LogSoftmaxOp::create(rewriter, loc, logits, rewriter.getI64IntegerAttr(1));
+    Value logp = LogSoftmaxOp::create(rewriter, loc, logits,
+                                      rewriter.getI64IntegerAttr(1));
     Value target = OneHotOp::create(rewriter, loc, type, op.getLabels());
     double eps = op.getLabelSmoothing().convertToDouble();
     if (eps != 0.0) {
@@ -48,10 +53,11 @@ struct ExpandSoftmaxCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
           rewriter, loc, kept,
           scalarLike(rewriter, loc, logits, eps / double(type.getDimSize(1))));
     }
-    Value rows = ReduceSumOp::create(
-        rewriter, loc, MulOp::create(rewriter, loc, target, logp),
-        ArrayRef<int64_t>{1});
-    Value mean = ReduceMeanOp::create(rewriter, loc, rows, ArrayRef<int64_t>{0});
+    Value rows = ReduceSumOp::create(rewriter, loc,
+                                     MulOp::create(rewriter, loc, target, logp),
+                                     ArrayRef<int64_t>{1});
+    Value mean =
+        ReduceMeanOp::create(rewriter, loc, rows, ArrayRef<int64_t>{0});
     rewriter.replaceOpWithNewOp<MulOp>(op, mean,
                                        scalarLike(rewriter, loc, logits, -1.0));
     return success();
@@ -73,11 +79,194 @@ struct ExpandMSELoss : OpRewritePattern<MSELossOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// Element-wise arithmetic on tensors and rank-0 constants of one element
+/// type, as the optimizers' formulas read.
+struct Arith {
+  OpBuilder &b;
+  Location loc;
+  Type element;
+
+  Value c(double v) {
+    auto type = RankedTensorType::get({}, element);
+    return ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getFloatAttr(element, v)));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value sqrt(Value x) { return SqrtOp::create(b, loc, x); }
+  Value exp(Value x) { return ExpOp::create(b, loc, x); }
+  Value get(StringRef name, Type type) {
+    return GetParamOp::create(b, loc, type,
+                              FlatSymbolRefAttr::get(b.getContext(), name));
+  }
+  void set(StringRef name, Value v) {
+    SetParamOp::create(b, loc, FlatSymbolRefAttr::get(b.getContext(), name), v);
+  }
+};
+
+/// The learning rate: the operand, else the attribute.
+template <typename Op> Value learningRate(Op op, Arith &a) {
+  return op.getLearningRate() ? op.getLearningRate()
+                              : a.c(op.getLr().convertToDouble());
+}
+
+Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+struct ExpandSGD : OpRewritePattern<SGDOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SGDOp op,
+                                PatternRewriter &rewriter) const override {
+    double momentum = op.getMomentum().convertToDouble();
+    double decay = op.getWeightDecay().convertToDouble();
+    for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
+      StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
+      Arith a{rewriter, op.getLoc(), elementOf(g)};
+      Value lr = learningRate(op, a);
+      Value p = a.get(name, g.getType());
+      Value d = decay != 0.0 ? a.add(g, a.mul(a.c(decay), p)) : g;
+      if (momentum != 0.0) {
+        std::string slot = op.getStateName(name, "momentum");
+        Value buf = a.add(a.mul(a.c(momentum), a.get(slot, g.getType())), d);
+        a.set(slot, buf);
+        d = op.getNesterov() ? a.add(d, a.mul(a.c(momentum), buf)) : buf;
+      }
+      a.set(name, a.sub(p, a.mul(lr, d)));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ExpandAdam : OpRewritePattern<AdamOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AdamOp op,
+                                PatternRewriter &rewriter) const override {
+    double b1 = op.getBeta1().convertToDouble();
+    double b2 = op.getBeta2().convertToDouble();
+    double decay = op.getWeightDecay().convertToDouble();
+    Arith s{rewriter, op.getLoc(), elementOf(op.getGradients()[0])};
+    Type scalar = RankedTensorType::get({}, s.element);
+    Value t = s.add(s.get(op.getStepName(), scalar), s.c(1.0));
+    s.set(op.getStepName(), t);
+    // 1 - beta^t as exp(t log beta).
+    auto correction = [&](double beta) {
+      return s.sub(s.c(1.0), s.exp(s.mul(t, s.c(std::log(beta)))));
+    };
+    Value lr = learningRate(op, s);
+    Value stepSize = s.div(lr, correction(b1));
+    Value rootCorrection2 = s.sqrt(correction(b2));
+    for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
+      StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
+      Arith a{rewriter, op.getLoc(), elementOf(g)};
+      Value p = a.get(name, g.getType());
+      if (decay != 0.0 && op.getDecoupled())
+        p = a.mul(p, a.sub(a.c(1.0), a.mul(lr, a.c(decay))));
+      else if (decay != 0.0)
+        g = a.add(g, a.mul(a.c(decay), p));
+      std::string mName = op.getStateName(name, "m");
+      std::string vName = op.getStateName(name, "v");
+      Value m = a.add(a.mul(a.c(b1), a.get(mName, g.getType())),
+                      a.mul(a.c(1.0 - b1), g));
+      Value v = a.add(a.mul(a.c(b2), a.get(vName, g.getType())),
+                      a.mul(a.c(1.0 - b2), a.mul(g, g)));
+      a.set(mName, m);
+      a.set(vName, v);
+      Value denom = a.add(a.div(a.sqrt(v), rootCorrection2),
+                          a.c(op.getEpsilon().convertToDouble()));
+      a.set(name, a.sub(p, a.mul(stepSize, a.div(m, denom))));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Declares `name` as zero-initialised state of `type` unless the module
+/// does; a declaration of another type is an error.
+LogicalResult declareState(ModuleOp module, Operation *user, StringRef name,
+                           RankedTensorType type) {
+  if (auto existing = module.lookupSymbol<ParamOp>(name)) {
+    if (existing.getTensorType() != type)
+      return user->emitOpError("needs state @")
+             << name << " of type " << type << ", declared as "
+             << existing.getTensorType();
+    return success();
+  }
+  if (module.lookupSymbol(name))
+    return user->emitOpError("needs state @")
+           << name << ", a name the module uses for something else";
+  // After the last declared param, so the descriptor lists state after the
+  // weights it belongs to.
+  OpBuilder b(module.getContext());
+  ParamOp last;
+  for (ParamOp p : module.getOps<ParamOp>())
+    last = p;
+  if (last)
+    b.setInsertionPointAfter(last);
+  else
+    b.setInsertionPointToStart(module.getBody());
+  Type element = type.getElementType();
+  ParamOp::create(b, user->getLoc(), name, type, b.getFloatAttr(element, 0.0));
+  return success();
+}
+
+LogicalResult declareOptimizerState(ModuleOp module) {
+  SmallVector<Operation *> optimizers;
+  module.walk([&](Operation *op) {
+    if (isa<SGDOp, AdamOp>(op))
+      optimizers.push_back(op);
+  });
+  for (Operation *op : optimizers) {
+    auto paramType = [&](Value gradient) {
+      return cast<RankedTensorType>(gradient.getType());
+    };
+    if (auto sgd = dyn_cast<SGDOp>(op)) {
+      if (sgd.getMomentum().isZero())
+        continue;
+      for (auto [ref, g] : llvm::zip(sgd.getParams(), sgd.getGradients()))
+        if (failed(declareState(
+                module, op,
+                sgd.getStateName(cast<FlatSymbolRefAttr>(ref).getValue(),
+                                 "momentum"),
+                paramType(g))))
+          return failure();
+      continue;
+    }
+    auto adam = cast<AdamOp>(op);
+    Type element = paramType(adam.getGradients()[0]).getElementType();
+    if (failed(declareState(module, op, adam.getStepName(),
+                            RankedTensorType::get({}, element))))
+      return failure();
+    for (auto [ref, g] : llvm::zip(adam.getParams(), adam.getGradients())) {
+      StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
+      if (paramType(g).getElementType() != element)
+        return adam.emitOpError("expects params of one element type (the "
+                                "step counter's)");
+      for (StringRef slot : {"m", "v"})
+        if (failed(declareState(module, op, adam.getStateName(name, slot),
+                                paramType(g))))
+          return failure();
+    }
+  }
+  return success();
+}
+
 struct GroveExpandTrainingOpsPass
     : grove::impl::GroveExpandTrainingOpsBase<GroveExpandTrainingOpsPass> {
   void runOnOperation() override {
+    if (failed(declareOptimizerState(getOperation())))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandSoftmaxCrossEntropy, ExpandMSELoss>(&getContext());
+    patterns
+        .add<ExpandSoftmaxCrossEntropy, ExpandMSELoss, ExpandSGD, ExpandAdam>(
+            &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -121,4 +121,85 @@ def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+// An update of `params` from their `gradients`, in place, over state the
+// op owns: `@<param>.<name>.<slot>` per param and `@<name>.step`, declared
+// zero-initialised by grove-expand-training-ops where the module does not
+// declare them (then with the param's type, or tensor<f32> for the step).
+// The learning rate is the `lr` attribute, or the rank-0 `learning_rate`
+// operand where given (a schedule computed in the model).
+class Grove_OptimizerOp<string mnemonic, string summaryText>
+    : Grove_Op<mnemonic, [HasParent<"::mlir::func::FuncOp">,
+                          MemoryEffects<[MemRead, MemWrite]>,
+                          AttrSizedOperandSegments, Grove_NotDifferentiable,
+                          DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = summaryText;
+  let assemblyFormat = [{
+    $params `(` $gradients `)` (`lr` `(` $learning_rate^ `)`)? attr-dict `:`
+    type($gradients) (`,` type($learning_rate)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The name of state slot `slot` of param `param`.
+    std::string getStateName(::llvm::StringRef param, ::llvm::StringRef slot) {
+      return (param + "." + getName() + "." + slot).str();
+    }
+    std::string getStepName() { return (getName() + ".step").str(); }
+  }];
+}
+
+def Grove_SGDOp : Grove_OptimizerOp<"sgd",
+    "stochastic gradient descent with momentum (PyTorch's torch.optim.SGD)"> {
+  let description = [{
+    With g' = g + weight_decay · p: buf = momentum · buf + g' (state
+    `@<p>.<name>.momentum`, only with a momentum), d = g' + momentum · buf
+    with `nesterov`, else buf (g' without momentum), and p -= lr · d. As
+    torch.optim.SGD with dampening 0 (the zero-initialised buffer gives
+    its first step, buf = g').
+
+    ```mlir
+    grove.sgd [@fc.weight, @fc.bias] (%gw, %gb)
+        {lr = 0.1 : f64, momentum = 0.9 : f64, nesterov}
+        : tensor<10x64xf32>, tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefArrayAttr:$params,
+                       Variadic<Grove_FloatTensor>:$gradients,
+                       Optional<Grove_FloatTensor>:$learning_rate,
+                       DefaultValuedAttr<F64Attr, "0.01">:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                       UnitAttr:$nesterov,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<StrAttr, "\"sgd\"">:$name);
+}
+
+def Grove_AdamOp : Grove_OptimizerOp<"adam",
+    "Adam and AdamW (PyTorch's torch.optim.Adam / AdamW)"> {
+  let description = [{
+    With t = step + 1 (state `@<name>.step`), g' = g + weight_decay · p
+    (Adam's L2), or p ·= 1 - lr · weight_decay first with `decoupled`
+    (AdamW): m = β1 m + (1 - β1) g', v = β2 v + (1 - β2) g'² (states
+    `@<p>.<name>.m`, `.v`) and p -= lr / (1 - β1^t) · m / (√v / √(1 - β2^t)
+    + ε), as torch.optim.Adam computes it.
+
+    ```mlir
+    grove.adam [@fc.weight] (%gw) {lr = 1.0e-03 : f64, decoupled,
+        weight_decay = 1.0e-02 : f64} : tensor<10x64xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefArrayAttr:$params,
+                       Variadic<Grove_FloatTensor>:$gradients,
+                       Optional<Grove_FloatTensor>:$learning_rate,
+                       DefaultValuedAttr<F64Attr, "0.001">:$lr,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       UnitAttr:$decoupled,
+                       DefaultValuedAttr<StrAttr, "\"adam\"">:$name);
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD

@@ -108,12 +108,16 @@ def GroveAutodiff : Pass<"grove-autodiff", "ModuleOp"> {
 }
 
 def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
-  let summary = "expands losses into primitive grove ops";
+  let summary = "expands losses and optimizers into primitive grove ops";
   let description = [{
     After grove-autodiff (whose VJPs use the losses' closed forms):
     `grove.softmax_cross_entropy` becomes log_softmax, one_hot (smoothed),
     a product summed per row and the negated mean; `grove.mse_loss` the
-    mean of the squared difference.
+    mean of the squared difference. Each optimizer (`grove.sgd`,
+    `grove.adam`) becomes `grove.get_param` of its state, its formula in
+    elementwise grove ops, and `grove.set_param` of the new state and
+    params; its state params are declared first, zero-initialised, where
+    the module does not declare them.
   }];
   let dependentDialects = ["grove::GroveDialect"];
 }
