@@ -420,3 +420,25 @@ func.func @result_against_operand(%x: tensor<?x8xf32>, %b: tensor<8xf32>, %y: te
   %2 = grove.sub %1, %y : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %2 : tensor<?x8xf32>
 }
+
+// -----
+
+// The ops gradients are made of: a step (1 where x > 0, NaN gives 0), erf,
+// and one_hot, which compares each label with the class index.
+// CHECK-LABEL: func.func @gradient_ops
+// CHECK: linalg.generic
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %[[POS]], %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic
+// CHECK: math.erf %{{.*}} : f32
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<?xi32>) outs(%{{.*}} : tensor<?x5xf32>)
+// CHECK: %[[C:.*]] = linalg.index 1 : index
+// CHECK: %[[L:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[L]], %[[C]] : index
+// CHECK: arith.select %[[HIT]]
+func.func @gradient_ops(%x: tensor<?x3xf32>, %y: tensor<?xi32>) -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x5xf32>) {
+  %s = grove.step %x : tensor<?x3xf32>
+  %e = grove.erf %x : tensor<?x3xf32>
+  %o = grove.one_hot %y : tensor<?xi32> -> tensor<?x5xf32>
+  return %s, %e, %o : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x5xf32>
+}

@@ -3,6 +3,8 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -93,7 +95,8 @@ LogicalResult SoftmaxCrossEntropyOp::verify() {
     return emitOpError("expects a rank-0 result of the logits' element type");
   double eps = getLabelSmoothing().convertToDouble();
   if (!(eps >= 0.0 && eps <= 1.0))
-    return emitOpError("expects label_smoothing in [0, 1], got ") << eps;
+    return emitOpError("expects label_smoothing in [0, 1], got ")
+           << llvm::formatv("{0}", llvm::format("%g", eps)).str();
   return success();
 }
 
@@ -157,9 +160,10 @@ static LogicalResult checkRange(Operation *op, StringRef what, double value,
                                 double low, double high, bool openHigh) {
   if (value >= low && (openHigh ? value < high : value <= high))
     return success();
+  auto g = [](double v) { return llvm::formatv("{0}", llvm::format("%g", v)); };
   return op->emitOpError("expects ")
-         << what << " in [" << low << ", " << high << (openHigh ? ")" : "]")
-         << ", got " << value;
+         << what << " in [" << g(low).str() << ", " << g(high).str()
+         << (openHigh ? ")" : "]") << ", got " << g(value).str();
 }
 
 LogicalResult SGDOp::verify() {

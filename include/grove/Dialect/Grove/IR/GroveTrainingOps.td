@@ -138,8 +138,9 @@ class Grove_OptimizerOp<string mnemonic, string summaryText>
                           DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = summaryText;
   let assemblyFormat = [{
-    $params `(` $gradients `)` (`lr` `(` $learning_rate^ `)`)? attr-dict `:`
-    type($gradients) (`,` type($learning_rate)^)?
+    $params `(` $gradients `)`
+    (`lr` `(` $learning_rate^ `:` type($learning_rate) `)`)? attr-dict `:`
+    type($gradients)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

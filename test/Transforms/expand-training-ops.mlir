@@ -1,0 +1,65 @@
+// RUN: grove-opt %s --grove-expand-training-ops | FileCheck %s
+
+// grove-expand-training-ops (ExpandTrainingOps.cpp). Optimizer state is
+// declared zero-initialised after the last param, except what the module
+// declares itself (@w.adam.v); SGD's momentum buffer is updated and
+// written before the param; Adam counts its step, corrects the moments'
+// bias through exp(t log beta) and takes the learning-rate operand.
+// CHECK: grove.param @w : tensor<4xf32>
+// CHECK-NEXT: grove.param @w.adam.v : tensor<4xf32> = 0.000000e+00 : f32
+// CHECK-NEXT: grove.param @w.sgd.momentum : tensor<4xf32> = 0.000000e+00 : f32
+// CHECK-NEXT: grove.param @adam.step : tensor<f32> = 0.000000e+00 : f32
+// CHECK-NEXT: grove.param @w.adam.m : tensor<4xf32> = 0.000000e+00 : f32
+// CHECK-LABEL: func.func @steps
+// CHECK-SAME: (%[[G:.*]]: tensor<4xf32>, %[[LR:.*]]: tensor<f32>)
+// CHECK-NOT: grove.sgd
+// CHECK: %[[HALF:.*]] = grove.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: %[[P:.*]] = grove.get_param @w : tensor<4xf32>
+// CHECK: %[[BUF:.*]] = grove.get_param @w.sgd.momentum
+// CHECK: %[[MB:.*]] = grove.mul %{{.*}}, %[[BUF]]
+// CHECK: %[[NEWBUF:.*]] = grove.add %[[MB]], %[[G]]
+// CHECK: grove.set_param @w.sgd.momentum = %[[NEWBUF]]
+// CHECK: %[[STEP:.*]] = grove.mul %[[HALF]], %[[NEWBUF]]
+// CHECK: %[[NEWP:.*]] = grove.sub %[[P]], %[[STEP]]
+// CHECK: grove.set_param @w = %[[NEWP]]
+// CHECK-NOT: grove.adam
+// CHECK: %[[T0:.*]] = grove.get_param @adam.step : tensor<f32>
+// CHECK: %[[T:.*]] = grove.add %[[T0]], %{{.*}}
+// CHECK: grove.set_param @adam.step = %[[T]]
+// CHECK: %[[LOGB1:.*]] = grove.constant dense<-0.693147182> : tensor<f32>
+// CHECK: grove.mul %[[T]], %[[LOGB1]]
+// CHECK: %[[C1:.*]] = grove.sub %{{.*}}, %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK: %[[STEPSIZE:.*]] = grove.div %[[LR]], %[[C1]]
+// CHECK: grove.set_param @w.adam.m =
+// CHECK: grove.set_param @w.adam.v =
+// CHECK: %[[UPD:.*]] = grove.mul %[[STEPSIZE]], %{{.*}}
+// CHECK: grove.sub %{{.*}}, %[[UPD]]
+// CHECK: grove.set_param @w =
+
+// The cross-entropy: the smoothed target (0.8 one_hot + 0.02) against
+// log_softmax, summed per row, the negated mean.
+// CHECK-LABEL: func.func @ce
+// CHECK: %[[LOGP:.*]] = grove.log_softmax %{{.*}} {axis = 1 : i64}
+// CHECK: %[[OH:.*]] = grove.one_hot %{{.*}} : tensor<?xi64> -> tensor<?x10xf32>
+// CHECK: grove.constant dense<8.000000e-01>
+// CHECK: grove.constant dense<2.000000e-02>
+// CHECK: %[[TGT:.*]] = grove.add
+// CHECK: %[[PROD:.*]] = grove.mul %[[TGT]], %[[LOGP]]
+// CHECK: %[[ROWS:.*]] = grove.reduce_sum %[[PROD]] {axes = array<i64: 1>}
+// CHECK: %[[MEAN:.*]] = grove.reduce_mean %[[ROWS]] {axes = array<i64: 0>}
+// CHECK: %[[NEG:.*]] = grove.constant dense<-1.000000e+00>
+// CHECK: %[[L:.*]] = grove.mul %[[MEAN]], %[[NEG]]
+// CHECK: return %[[L]]
+module {
+  grove.param @w : tensor<4xf32>
+  grove.param @w.adam.v : tensor<4xf32> = 0.0 : f32
+  func.func @steps(%g: tensor<4xf32>, %lr: tensor<f32>) {
+    grove.sgd [@w] (%g) {lr = 0.5 : f64, momentum = 0.9 : f64} : tensor<4xf32>
+    grove.adam [@w] (%g) lr(%lr : tensor<f32>) {beta1 = 0.5 : f64} : tensor<4xf32>
+    return
+  }
+  func.func @ce(%z: tensor<?x10xf32>, %y: tensor<?xi64>) -> tensor<f32> {
+    %l = grove.softmax_cross_entropy %z, %y {label_smoothing = 0.2 : f64} : (tensor<?x10xf32>, tensor<?xi64>) -> tensor<f32>
+    return %l : tensor<f32>
+  }
+}
