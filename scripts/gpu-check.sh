@@ -30,7 +30,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUNDLE="${GROVE_GPU_BUNDLE:-$ROOT/gpu-bundle}"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 CUDA="${CUDA_HOME:-/usr/local/cuda}"
-INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision)
+INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers)
 
 log() { echo "gpu-check: $*"; }
 # The tracked paths a bundle depends on (everything but docs/).

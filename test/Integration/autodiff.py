@@ -124,6 +124,36 @@ CASES = {
       %p = grove.mul %x, %w : ({x}, {w}) -> {x}
       %y = grove.flatten %p {{axis = 1 : i64}} : ({x}) -> {y}""", (D, 12),
                         lambda t: (t["x"] * t["w"]).flatten(1)),
+    "conv": ({"x": (2, 3, 6, 6), "w": (4, 3, 3, 3), "b": (4,)}, {}, """
+      %y = grove.conv2d %x, %w, %b {{groups = 1 : i64,
+          padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>,
+          dilations = array<i64: 1, 1>}} : ({x}, {w}, {b}) -> {y}""",
+             (2, 4, 6, 6), lambda t: torch.nn.functional.conv2d(
+                 t["x"], t["w"], t["b"], padding=1)),
+    # Asymmetric padding [top, left, bottom, right], stride 2 leaving a
+    # row and a column no window reads, groups.
+    "conv_strided_grouped": ({"x": (2, 4, 8, 8), "w": (6, 2, 3, 3)}, {}, """
+      %y = grove.conv2d %x, %w {{groups = 2 : i64,
+          padding = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 2>,
+          dilations = array<i64: 1, 1>}} : ({x}, {w}) -> {y}""",
+                             (2, 6, 4, 4),
+                             lambda t: torch.nn.functional.conv2d(
+                                 torch.nn.functional.pad(t["x"], (0, 1, 1, 0)),
+                                 t["w"], stride=2, groups=2)),
+    "conv_dilated": ({"x": (1, 2, 9, 9), "w": (3, 2, 3, 3)}, {}, """
+      %y = grove.conv2d %x, %w {{groups = 1 : i64,
+          padding = array<i64: 2, 2, 2, 2>, strides = array<i64: 1, 2>,
+          dilations = array<i64: 2, 2>}} : ({x}, {w}) -> {y}""", (1, 3, 9, 5),
+                     lambda t: torch.nn.functional.conv2d(
+                         t["x"], t["w"], stride=(1, 2), padding=2,
+                         dilation=2)),
+    "conv_dynamic_batch": ({"w": (4, 3, 1, 1), "b": (4,)},
+                           {"xin": ((D, 3, 5, 5), (3, 3, 5, 5))}, """
+      %y = grove.conv2d %xin, %w, %b {{groups = 1 : i64,
+          padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>,
+          dilations = array<i64: 1, 1>}} : ({xin}, {w}, {b}) -> {y}""",
+                           (D, 4, 5, 5), lambda t: torch.nn.functional.conv2d(
+                               t["xin"], t["w"], t["b"])),
     "global_avg_pool": ({"a": (2, 3, 4, 5)}, {}, """
       %y = grove.global_avg_pool %a : ({a}) -> {y}""", (2, 3, 1, 1),
                         lambda t: t["a"].mean((2, 3), keepdim=True)),
@@ -200,8 +230,12 @@ def draw(name, shape, dtype):
 
 
 checked = 0
-for e, dtype in (("f32", np.float32), ("f64", np.float64)):
-    model = Model(module(e), name=f"ad_{e}")
+PRECISIONS = (("f32", np.float32), ("f64", np.float64))
+# Every model is compiled before any runs (on a machine without a GPU the
+# CUDA suite only compiles them).
+models = {e: Model(module(e), name=f"ad_{e}") for e, _ in PRECISIONS}
+for e, dtype in PRECISIONS:
+    model = models[e]
     # Every weight is set before the first call (the runtime's rule).
     weights = {name: {p: draw(p, s, dtype) for p, s in case[0].items()}
                for name, case in CASES.items()}
@@ -217,6 +251,8 @@ for e, dtype in (("f32", np.float32), ("f64", np.float64)):
             yrun = (3,)
         if name == "flatten_dynamic":
             yrun = (feeds["x"].shape[0], 12)
+        if name == "conv_dynamic_batch":
+            yrun = (feeds["xin"].shape[0], 4, 5, 5)
         cot = draw("r", yrun, dtype)
         args = [cot] + [feeds[i] for i in inputs]
         out = model.call(f"g_{name}", *args, num_outputs=1 + len(params))

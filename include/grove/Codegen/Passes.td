@@ -88,7 +88,7 @@ def GroveLowerSubgroupReduce : Pass<"grove-lower-subgroup-reduce"> {
     unknown memory effects such as `gpu.subgroup_reduce`, and because
     convert-gpu-to-nvvm only lowers integer subgroup reductions. A value
     narrower than 32 bits (a bf16 max) travels packed in an i32, which is
-    exact. A wider one is an error.
+    exact; an f64 as two 32-bit halves. A wider one is an error.
   }];
   let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect"];
 }

@@ -22,16 +22,23 @@ namespace mlir::grove {
 using namespace mlir;
 
 namespace {
-constexpr unsigned kWarpSize = 32, kShuffleBits = 32;
+constexpr unsigned kWarpSize = 32, kShuffleBits = 32, kWideShuffleBits = 64;
 
 struct GroveLowerSubgroupReducePass
     : grove::impl::GroveLowerSubgroupReduceBase<GroveLowerSubgroupReducePass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateGpuBreakDownSubgroupReducePatterns(patterns, kShuffleBits);
-    populateGpuLowerSubgroupReduceToShufflePatterns(patterns, kWarpSize,
+    // 32-bit values (and narrower, packed) first; what is left is wider
+    // (f64), reduced with 64-bit shuffles that are then split in two.
+    RewritePatternSet narrow(&getContext());
+    populateGpuBreakDownSubgroupReducePatterns(narrow, kShuffleBits);
+    populateGpuLowerSubgroupReduceToShufflePatterns(narrow, kWarpSize,
                                                     kShuffleBits);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    RewritePatternSet wide(&getContext());
+    populateGpuLowerSubgroupReduceToShufflePatterns(wide, kWarpSize,
+                                                    kWideShuffleBits);
+    populateGpuShufflePatterns(wide);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(narrow))) ||
+        failed(applyPatternsGreedily(getOperation(), std::move(wide))))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](gpu::SubgroupReduceOp op) {
       op.emitOpError("has no shuffle lowering for ") << op.getType();

@@ -198,6 +198,39 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   }
 };
 
+/// One linalg.generic reading index n - 1 - i along each reversed axis.
+struct ReverseLowering : OpConversionPattern<ReverseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReverseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = type.getRank();
+    SmallVector<AffineExpr> reads;
+    for (int64_t d = 0; d < rank; ++d) {
+      AffineExpr i = getAffineDimExpr(d, ctx);
+      reads.push_back(
+          llvm::is_contained(op.getAxes(), d) ? type.getDimSize(d) - 1 - i : i);
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, reads, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    Value init = createEmpty(rewriter, loc, type,
+                             getDims(rewriter, loc, adaptor.getInput()));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, adaptor.getInput(), init, maps, iterators,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -375,7 +408,8 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
 } // namespace
 
 void mlir::grove::populateDataMovementPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConstantLowering, ReshapeLowering, TransposeLowering,
-               ConcatLowering, SliceLowering, BroadcastToLowering>(
-      patterns.getContext());
+  patterns
+      .add<ConstantLowering, ReshapeLowering, TransposeLowering,
+           ReverseLowering, ConcatLowering, SliceLowering, BroadcastToLowering>(
+          patterns.getContext());
 }

@@ -534,6 +534,71 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   }
 };
 
+/// dW[f, c, i, j] = sum over n, y, x of dy[n, f, y, x] times the padded
+/// input at (n, g(f) Cg + c, y sh + i dh, x sw + j dw): one linalg.generic
+/// with the three reduction loops innermost, accumulated in
+/// getAccumulatorType.
+struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DWeightGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    Type acc = getAccumulatorType(element);
+    ArrayRef<int64_t> s = op.getStrides(), p = op.getPadding(),
+                      d = op.getDilations();
+    Value x = pad2D(rewriter, loc, adaptor.getInput(), {p[0], p[1]},
+                    {p[2], p[3]}, createFloat(rewriter, loc, element, 0));
+    int64_t filtersPerGroup = type.getDimSize(0) / op.getGroups();
+    int64_t cg = type.getDimSize(1);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr f, c, i, j, n, y, xx;
+    bindDims(ctx, f, c, i, j, n, y, xx);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(7, 0, {n, f, y, xx}, ctx),
+        AffineMap::get(7, 0,
+                       {n, f.floorDiv(filtersPerGroup) * cg + c,
+                        y * s[0] + i * d[0], xx * s[1] + j * d[1]},
+                       ctx),
+        AffineMap::get(7, 0, {f, c, i, j}, ctx)};
+    auto accType = RankedTensorType::get(type.getShape(), acc);
+    Value init =
+        filled(rewriter, loc, accType, getDims(rewriter, loc, op.getResult()),
+               createFloat(rewriter, loc, acc, 0));
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(3, utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, accType, ValueRange{adaptor.getOutputGrad(), x}, init,
+        maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value g = castFloat(b, l, args[0], acc);
+          Value v = castFloat(b, l, args[1], acc);
+          Value prod = arith::MulFOp::create(b, l, g, v);
+          linalg::YieldOp::create(
+              b, l, arith::AddFOp::create(b, l, prod, args[2]).getResult());
+        });
+    Value result = generic.getResult(0);
+    if (acc != element) {
+      Value empty = createEmpty(rewriter, loc, type,
+                                getDims(rewriter, loc, op.getResult()));
+      SmallVector<AffineMap> id(2, AffineMap::getMultiDimIdentityMap(4, ctx));
+      result = linalg::GenericOp::create(
+                   rewriter, loc, type, result, empty, id,
+                   SmallVector<utils::IteratorType>(
+                       4, utils::IteratorType::parallel),
+                   [&](OpBuilder &b, Location l, ValueRange args) {
+                     linalg::YieldOp::create(b, l,
+                                             castFloat(b, l, args[0], element));
+                   })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -773,8 +838,7 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
                                      const ConvLowering &conv) {
   patterns.add<Conv2DLowering>(patterns.getContext(), conv);
-  patterns
-      .add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
-           PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering, FlattenLowering>(
-          patterns.getContext());
+  patterns.add<BatchNormLowering, Conv2DWeightGradLowering,
+               PoolLowering<MaxPool2DOp>, PoolLowering<AvgPool2DOp>,
+               GlobalAvgPoolLowering, FlattenLowering>(patterns.getContext());
 }

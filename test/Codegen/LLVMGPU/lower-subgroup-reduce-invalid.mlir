@@ -1,12 +1,13 @@
 // RUN: grove-opt %s --grove-lower-subgroup-reduce -verify-diagnostics
 
-// A value wider than one 32-bit shuffle has no lowering here: a located
-// error, not a reduction left for convert-gpu-to-nvvm to reject.
+// A value wider than one 64-bit shuffle (the kernels Grove emits reduce
+// scalars) has no lowering here: a located error, not a reduction left
+// for convert-gpu-to-nvvm to reject.
 gpu.module @kernels {
-  gpu.func @sum64(%x: f64, %out: memref<f64>) kernel {
-    // expected-error @+1 {{'gpu.subgroup_reduce' op has no shuffle lowering for 'f64'}}
-    %r = gpu.subgroup_reduce add %x uniform : (f64) -> f64
-    memref.store %r, %out[] : memref<f64>
+  gpu.func @sum2x64(%x: vector<2xf64>, %out: memref<vector<2xf64>>) kernel {
+    // expected-error @+1 {{'gpu.subgroup_reduce' op has no shuffle lowering for 'vector<2xf64>'}}
+    %r = gpu.subgroup_reduce add %x uniform : (vector<2xf64>) -> vector<2xf64>
+    memref.store %r, %out[] : memref<vector<2xf64>>
     gpu.return
   }
 }

@@ -41,3 +41,25 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// An f64 value (reference checks on the GPU) takes each step as two 32-bit
+// shuffles of its halves.
+// CHECK-LABEL: gpu.func @sum_f64
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f64 to i64
+// CHECK: %[[LO:.*]] = arith.trunci %[[BITS]] : i64 to i32
+// CHECK: %[[HI64:.*]] = arith.shrui %[[BITS]], %{{.*}} : i64
+// CHECK: %[[HI:.*]] = arith.trunci %[[HI64]] : i64 to i32
+// CHECK: gpu.shuffle xor %[[LO]], %c1_i32, %c32_i32 : i32
+// CHECK: gpu.shuffle xor %[[HI]], %c1_i32, %c32_i32 : i32
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK-COUNT-8: gpu.shuffle xor
+// CHECK-NOT: gpu.subgroup_reduce
+gpu.module @kernels {
+  gpu.func @sum_f64(%x: f64, %out: memref<f64>) kernel {
+    %r = gpu.subgroup_reduce add %x uniform : (f64) -> f64
+    memref.store %r, %out[] : memref<f64>
+    gpu.return
+  }
+}

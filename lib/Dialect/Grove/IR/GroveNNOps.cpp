@@ -171,6 +171,40 @@ LogicalResult Conv2DOp::verify() {
   return success();
 }
 
+LogicalResult Conv2DWeightGradOp::verify() {
+  Operation *op = getOperation();
+  if (failed(checkRank(op, "input", getInput().getType(), 4)) ||
+      failed(checkRank(op, "output_grad", getOutputGrad().getType(), 4)) ||
+      failed(checkRank(op, "result", getType(), 4)) ||
+      failed(checkSameElementType(op)) ||
+      failed(checkArray(op, "strides", getStrides(), 2, 1)) ||
+      failed(checkArray(op, "dilations", getDilations(), 2, 1)) ||
+      failed(checkArray(op, "padding", getPadding(), 4, 0)))
+    return failure();
+  RankedTensorType x = getInput().getType(), dy = getOutputGrad().getType(),
+                   w = getType();
+  int64_t groups = getGroupsAttr().getInt();
+  if (!w.hasStaticShape())
+    return emitOpError("expects a static result (the weight's type)");
+  if (groups < 1 || w.getDimSize(0) % groups != 0)
+    return emitOpError("expects groups >= 1 dividing the filters, got ")
+           << groups;
+  if (x.isDynamicDim(1) || x.getDimSize(1) != w.getDimSize(1) * groups)
+    return emitOpError("expects input channels = groups x ") << w.getDimSize(1);
+  if (dy.isDynamicDim(1) || dy.getDimSize(1) != w.getDimSize(0))
+    return emitOpError("expects output_grad channels = ") << w.getDimSize(0);
+  for (int d = 0; d < 2; ++d) {
+    int64_t expected = getWindowedOutputSize(
+        x.getDimSize(2 + d), getPadding()[d], getPadding()[2 + d],
+        getDilations()[d] * (w.getDimSize(2 + d) - 1) + 1, getStrides()[d],
+        /*ceilMode=*/false);
+    if (failed(checkSize(op, d ? "output_grad width" : "output_grad height",
+                         expected, dy.getDimSize(2 + d))))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult BatchNormOp::verify() {
   Operation *op = getOperation();
   if (failed(checkSameElementType(op)))

@@ -379,6 +379,21 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+LogicalResult ReverseOp::verify() {
+  RankedTensorType type = getType();
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t a : getAxes()) {
+    if (a < 0 || a >= type.getRank())
+      return emitOpError("axis ")
+             << a << " is out of range for rank " << type.getRank();
+    if (!seen.insert(a).second)
+      return emitOpError("reverses axis ") << a << " twice";
+    if (type.isDynamicDim(a))
+      return emitOpError("axis ") << a << " is dynamic; reverse static axes";
+  }
+  return success();
+}
+
 LogicalResult BroadcastToOp::verify() {
   RankedTensorType in = getInput().getType(), out = getType();
   if (in.getElementType() != out.getElementType())

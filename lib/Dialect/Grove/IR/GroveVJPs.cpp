@@ -547,6 +547,85 @@ LogicalResult SliceOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 // NN
 //===----------------------------------------------------------------------===//
 
+LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 SmallVectorImpl<Value> &out) {
+  // Input: the stride-1 convolution of the output gradient, dilated by the
+  // stride, with the flipped kernel, its filter and channel roles swapped
+  // within each group. Weight: grove.conv2d_weight_grad. Bias: the sum of
+  // the output gradient over all but the filters.
+  Location loc = getLoc();
+  VJPBuilder v{b, loc};
+  Value x = getInput(), w = getWeight(), g = dy[0];
+  RankedTensorType xt = tensorOf(x), wt = tensorOf(w), gt = tensorOf(g);
+  ArrayRef<int64_t> s = getStrides(), p = getPadding(), d = getDilations();
+  int64_t groups = getGroupsAttr().getInt();
+  int64_t f = wt.getDimSize(0), cg = wt.getDimSize(1);
+  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3);
+  if (xt.isDynamicDim(2) || xt.isDynamicDim(3))
+    return emitOpError("cannot be differentiated with respect to its input: "
+                       "its spatial sizes are dynamic");
+  int64_t k[2] = {kh, kw};
+  SmallVector<int64_t> pad(4);
+  for (int i = 0; i < 2; ++i) {
+    int64_t span = d[i] * (k[i] - 1);
+    int64_t rest = (xt.getDimSize(2 + i) + p[i] + p[2 + i] - span - 1) % s[i];
+    pad[i] = span - p[i];
+    pad[2 + i] = span - p[2 + i] + rest;
+    if (pad[i] < 0 || pad[2 + i] < 0)
+      return emitOpError("cannot be differentiated with respect to its input: "
+                         "its padding exceeds the dilated kernel");
+  }
+  // The kernel as a convolution from the filters back to the channels.
+  Value flipped;
+  if (groups == 1) {
+    flipped = TransposeOp::create(b, loc, w, ArrayRef<int64_t>{1, 0, 2, 3});
+  } else {
+    Value split = ReshapeOp::create(
+        b, loc, w, ArrayRef<int64_t>{groups, f / groups, cg, kh, kw});
+    Value swapped =
+        TransposeOp::create(b, loc, split, ArrayRef<int64_t>{0, 2, 1, 3, 4});
+    flipped = ReshapeOp::create(
+        b, loc, swapped, ArrayRef<int64_t>{groups * cg, f / groups, kh, kw});
+  }
+  flipped = ReverseOp::create(b, loc, flipped, b.getDenseI64ArrayAttr({2, 3}));
+  Value dilated = g;
+  if (s[0] != 1 || s[1] != 1) {
+    SmallVector<int64_t> shape = {gt.getDimSize(0), gt.getDimSize(1),
+                                  (gt.getDimSize(2) - 1) * s[0] + 1,
+                                  (gt.getDimSize(3) - 1) * s[1] + 1};
+    SmallVector<Value> sizes;
+    if (gt.isDynamicDim(0))
+      sizes.push_back(v.dim(g, 0));
+    Value zeros = BroadcastToOp::create(b, loc, v.scalar(g, 0.0), shape, sizes);
+    SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), extents, steps;
+    for (int64_t i = 0; i < 4; ++i)
+      extents.push_back(gt.isDynamicDim(i)
+                            ? OpFoldResult(v.dim(g, i))
+                            : OpFoldResult(b.getIndexAttr(gt.getDimSize(i))));
+    steps = {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(s[0]),
+             b.getIndexAttr(s[1])};
+    dilated = tensor::InsertSliceOp::create(b, loc, g, zeros, offsets, extents,
+                                            steps);
+  }
+  Value dx = Conv2DOp::create(b, loc, dilated, flipped, Value(),
+                              ArrayRef<int64_t>{1, 1}, pad, d, groups);
+  if (dx.getType() != xt)
+    dx = tensor::CastOp::create(b, loc, xt, dx);
+  out.push_back(dx);
+  out.push_back(Conv2DWeightGradOp::create(b, loc, wt, x, g, getStridesAttr(),
+                                           getPaddingAttr(), getDilationsAttr(),
+                                           getGroupsAttr()));
+  if (getBias())
+    out.push_back(ReduceSumOp::create(b, loc, g, ArrayRef<int64_t>{0, 2, 3}));
+  return success();
+}
+
+LogicalResult ReverseOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  SmallVectorImpl<Value> &out) {
+  out.push_back(ReverseOp::create(b, getLoc(), dy[0], getAxesAttr()));
+  return success();
+}
+
 LogicalResult GlobalAvgPoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                         SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};

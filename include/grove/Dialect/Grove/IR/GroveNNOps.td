@@ -13,7 +13,7 @@
 include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Grove_Conv2DOp : Grove_Op<"conv2d", [Pure]> {
+def Grove_Conv2DOp : Grove_DiffOp<"conv2d", [Pure]> {
   let summary = "2-D convolution (NCHW), grouped, strided, padded, dilated";
   let description = [{
     `result[n, f, y, x] = bias[f] + Σ_{c, i, j} input[n, g·Cg + c,
@@ -50,6 +50,34 @@ def Grove_Conv2DOp : Grove_Op<"conv2d", [Pure]> {
   ];
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_Conv2DWeightGradOp : Grove_Op<"conv2d_weight_grad",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "the weight gradient of grove.conv2d";
+  let description = [{
+    For `y = conv2d(input, w)` with these attributes and `output_grad` =
+    dL/dy: `result[f, c, i, j] = Σ_{n, y, x} output_grad[n, f, y, x] ·
+    input[n, g·Cg + c, y·sh - pt + i·dh, x·sw - pl + j·dw]` (out-of-range
+    input reading as zero), `g = f / (F / groups)`; the result is the
+    weight's type. conv2d's VJP emits it; its input gradient is a conv2d of
+    the (dilated) output gradient with the flipped kernel.
+
+    ```mlir
+    %dw = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64,
+        padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>,
+        dilations = array<i64: 1, 1>}
+        : (tensor<?x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$output_grad,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$groups);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $output_grad attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

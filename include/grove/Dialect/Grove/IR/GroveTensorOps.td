@@ -160,6 +160,24 @@ def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to", [Pure]> {
   let hasFolder = 1;
 }
 
+def Grove_ReverseOp : Grove_DiffOp<"reverse",
+    [Pure, SameOperandsAndResultType]> {
+  let summary = "reverses a tensor along static axes";
+  let description = [{
+    `result[..., i, ...] = input[..., n - 1 - i, ...]` along each of `axes`
+    (distinct, in range, static); a convolution's input gradient flips its
+    kernel with it.
+
+    ```mlir
+    %f = grove.reverse %w [2, 3] : tensor<64x32x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Grove_AnyTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = "$input $axes attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Grove_AgreeDimsOp : Grove_Op<"agree_dims",
     [MemoryEffects<[MemWrite]>, Grove_NotDifferentiable]> {
   let summary = "checks at run time that two dynamic sizes are equal";
