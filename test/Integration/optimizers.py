@@ -75,54 +75,59 @@ module @{name} {{
 """
 
 
-r = rng()
-PRECISIONS = (("f64", np.float64, 1e-6, 1e-9), ("f32", np.float32, 2e-4, 2e-5))
-# Every model is compiled before any runs (on a machine without a GPU the
-# CUDA suite only compiles them).
-models = {f"{c}_{e[0]}": Model(source(f"{c}_{e[0]}", op, attrs, e[0]),
-                               name=f"{c}_{e[0]}")
-          for e in PRECISIONS for c, (op, attrs, _) in CONFIGS.items()}
-for e, dtype, rtol, atol in PRECISIONS:
-    for config, (op, attrs, make) in CONFIGS.items():
-        name = f"{config}_{e}"
-        model = models[name]
-        init = {p: (np.zeros(s) if p.endswith("bias") else
-                    r.standard_normal(s) * 0.5).astype(dtype)
-                for p, s in SHAPES.items()}
-        for p, v in init.items():
-            model.set_weight(p, v)
-        ref = {p: torch.tensor(v, dtype=torch.float64, requires_grad=True)
-               for p, v in init.items()}
-        opt = make(list(ref.values()))
-        for step in range(STEPS):
-            x = r.standard_normal((6, 8)).astype(dtype)
-            y = r.integers(0, 4, 6).astype(np.int32)
-            loss, = model.call("train_step", x, y)
-            opt.zero_grad()
-            tx = torch.tensor(x, dtype=torch.float64)
-            h = torch.relu(tx @ ref["fc1.weight"].T + ref["fc1.bias"])
-            z = h @ ref["fc2.weight"].T + ref["fc2.bias"]
-            want = torch.nn.functional.cross_entropy(
-                z, torch.tensor(y, dtype=torch.int64))
-            # The unused param takes part with a zero gradient, as in
-            # Grove (torch skips params whose .grad is None).
-            (want + 0.0 * ref["unused"].sum()).backward()
-            opt.step()
-            assert_close(loss, want.item(), rtol, atol,
-                         f"{name} loss at step {step}")
-        for p in SHAPES:
-            assert_close(model.get_weight(p), ref[p].detach().numpy(), rtol,
-                         atol, f"{name} {p} after {STEPS} steps")
-        # The optimizer's state, under its safetensors names.
-        for p, t in ref.items():
-            st = opt.state[t]
-            slots = {"momentum_buffer": f"{p}.sgd.momentum",
-                     "exp_avg": f"{p}.adam.m", "exp_avg_sq": f"{p}.adam.v"}
-            for key, grove_name in slots.items():
-                if key in st and st[key] is not None:
-                    assert_close(model.get_weight(grove_name),
-                                 st[key].numpy(), rtol, atol,
-                                 f"{name} {grove_name}")
-        if op == "grove.adam":
-            assert model.get_weight("adam.step") == STEPS, "adam.step"
-        print(f"{name}: {STEPS} steps match torch.optim")
+def main():
+    r = rng()
+    PRECISIONS = (("f64", np.float64, 1e-6, 1e-9), ("f32", np.float32, 2e-4, 2e-5))
+    # Every model is compiled before any runs (on a machine without a GPU the
+    # CUDA suite only compiles them).
+    models = {f"{c}_{e[0]}": Model(source(f"{c}_{e[0]}", op, attrs, e[0]),
+                                   name=f"{c}_{e[0]}")
+              for e in PRECISIONS for c, (op, attrs, _) in CONFIGS.items()}
+    for e, dtype, rtol, atol in PRECISIONS:
+        for config, (op, attrs, make) in CONFIGS.items():
+            name = f"{config}_{e}"
+            model = models[name]
+            init = {p: (np.zeros(s) if p.endswith("bias") else
+                        r.standard_normal(s) * 0.5).astype(dtype)
+                    for p, s in SHAPES.items()}
+            for p, v in init.items():
+                model.set_weight(p, v)
+            ref = {p: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+                   for p, v in init.items()}
+            opt = make(list(ref.values()))
+            for step in range(STEPS):
+                x = r.standard_normal((6, 8)).astype(dtype)
+                y = r.integers(0, 4, 6).astype(np.int32)
+                loss, = model.call("train_step", x, y)
+                opt.zero_grad()
+                tx = torch.tensor(x, dtype=torch.float64)
+                h = torch.relu(tx @ ref["fc1.weight"].T + ref["fc1.bias"])
+                z = h @ ref["fc2.weight"].T + ref["fc2.bias"]
+                want = torch.nn.functional.cross_entropy(
+                    z, torch.tensor(y, dtype=torch.int64))
+                # The unused param takes part with a zero gradient, as in
+                # Grove (torch skips params whose .grad is None).
+                (want + 0.0 * ref["unused"].sum()).backward()
+                opt.step()
+                assert_close(loss, want.item(), rtol, atol,
+                             f"{name} loss at step {step}")
+            for p in SHAPES:
+                assert_close(model.get_weight(p), ref[p].detach().numpy(), rtol,
+                             atol, f"{name} {p} after {STEPS} steps")
+            # The optimizer's state, under its safetensors names.
+            for p, t in ref.items():
+                st = opt.state[t]
+                slots = {"momentum_buffer": f"{p}.sgd.momentum",
+                         "exp_avg": f"{p}.adam.m", "exp_avg_sq": f"{p}.adam.v"}
+                for key, grove_name in slots.items():
+                    if key in st and st[key] is not None:
+                        assert_close(model.get_weight(grove_name),
+                                     st[key].numpy(), rtol, atol,
+                                     f"{name} {grove_name}")
+            if op == "grove.adam":
+                assert model.get_weight("adam.step") == STEPS, "adam.step"
+            print(f"{name}: {STEPS} steps match torch.optim")
+
+
+if __name__ == "__main__":
+    main()
