@@ -64,8 +64,7 @@ def Grove_OneHotOp : Grove_Op<"one_hot", [Pure, Grove_NotDifferentiable]> {
   let description = [{
     `result[..., c] = 1` where `labels[...] == c`, else 0; the class count is
     the result's last (static) dimension. A label outside `[0, classes)`
-    fails the call (GROVE_ERROR_INVALID_ARGUMENT) instead of giving a row
-    of zeros.
+    gives a row of zeros; it is not yet reported at run time.
 
     ```mlir
     %t = grove.one_hot %labels : tensor<?xi32> -> tensor<?x10xf32>
