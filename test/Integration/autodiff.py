@@ -154,6 +154,41 @@ CASES = {
           dilations = array<i64: 1, 1>}} : ({xin}, {w}, {b}) -> {y}""",
                            (D, 4, 5, 5), lambda t: torch.nn.functional.conv2d(
                                t["xin"], t["w"], t["b"])),
+    "max_pool": ({"a": (2, 3, 7, 7)}, {}, """
+      %y = grove.max_pool2d %a {{kernel = array<i64: 3, 3>,
+          strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}}
+          : ({a}) -> {y}""", (2, 3, 4, 4),
+                 lambda t: torch.nn.functional.max_pool2d(t["a"], 3, 2, 1)),
+    # After a relu many windows tie at 0: the first element wins, as in
+    # PyTorch. ceil_mode: the last window overhangs.
+    "max_pool_ties_ceil": ({"a": (2, 2, 5, 5)}, {}, """
+      %ra = grove.relu %a : {a}
+      %y = grove.max_pool2d %ra {{kernel = array<i64: 2, 2>,
+          strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>,
+          ceil_mode}} : ({a}) -> {y}""", (2, 2, 3, 3),
+                           lambda t: torch.nn.functional.max_pool2d(
+                               torch.relu(t["a"]), 2, 2, ceil_mode=True)),
+    "max_pool_dynamic": ({"w": (2, 1, 1)}, {"xin": ((D, 2, 6, 6), (3, 2, 6, 6))},
+                         """
+      %p = grove.mul %xin, %w : ({xin}, {w}) -> {xin}
+      %y = grove.max_pool2d %p {{kernel = array<i64: 2, 2>,
+          strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>}}
+          : ({xin}) -> {y}""", (D, 2, 3, 3),
+                         lambda t: torch.nn.functional.max_pool2d(
+                             t["xin"] * t["w"], 2, 2)),
+    "avg_pool": ({"a": (2, 3, 6, 6)}, {}, """
+      %y = grove.avg_pool2d %a {{kernel = array<i64: 3, 3>,
+          strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}}
+          : ({a}) -> {y}""", (2, 3, 3, 3),
+                 lambda t: torch.nn.functional.avg_pool2d(
+                     t["a"], 3, 2, 1, count_include_pad=False)),
+    "avg_pool_ceil_include_pad": ({"a": (1, 2, 5, 5)}, {}, """
+      %y = grove.avg_pool2d %a {{kernel = array<i64: 2, 2>,
+          strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>,
+          ceil_mode, count_include_pad}} : ({a}) -> {y}""", (1, 2, 3, 3),
+                                  lambda t: torch.nn.functional.avg_pool2d(
+                                      t["a"], 2, 2, 1, ceil_mode=True,
+                                      count_include_pad=True)),
     "global_avg_pool": ({"a": (2, 3, 4, 5)}, {}, """
       %y = grove.global_avg_pool %a : ({a}) -> {y}""", (2, 3, 1, 1),
                         lambda t: t["a"].mean((2, 3), keepdim=True)),
@@ -251,6 +286,8 @@ for e, dtype in PRECISIONS:
             yrun = (3,)
         if name == "flatten_dynamic":
             yrun = (feeds["x"].shape[0], 12)
+        if name == "max_pool_dynamic":
+            yrun = (feeds["xin"].shape[0], 2, 3, 3)
         if name == "conv_dynamic_batch":
             yrun = (feeds["xin"].shape[0], 4, 5, 5)
         cot = draw("r", yrun, dtype)

@@ -652,6 +652,31 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
   }
 };
 
+/// The divisor of avg_pool2d's window at output position `pos` (PyTorch's
+/// rules): the window [y·s - pt, y·s - pt + k) clipped to the padded extent
+/// [-pt, H + pb), and further to the input [0, H) unless `includePad`.
+Value windowCount(OpBuilder &b, Location l, Value pos[2], Value sizes[2],
+                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> pad, bool includePad) {
+  Value count;
+  for (int i = 0; i < 2; ++i) {
+    // Signed index math: starts may be negative.
+    Value start = arith::SubIOp::create(
+        b, l, arith::MulIOp::create(b, l, pos[i], indexConst(b, l, strides[i])),
+        indexConst(b, l, pad[i]));
+    Value end = arith::MinSIOp::create(
+        b, l, arith::AddIOp::create(b, l, start, indexConst(b, l, kernel[i])),
+        arith::AddIOp::create(b, l, sizes[i], indexConst(b, l, pad[2 + i])));
+    if (!includePad) {
+      start = arith::MaxSIOp::create(b, l, start, indexConst(b, l, 0));
+      end = arith::MinSIOp::create(b, l, end, sizes[i]);
+    }
+    Value n = arith::SubIOp::create(b, l, end, start);
+    count = count ? arith::MulIOp::create(b, l, count, n).getResult() : n;
+  }
+  return count;
+}
+
 template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   using OpConversionPattern<PoolOp>::OpConversionPattern;
   using OpAdaptor = typename PoolOp::Adaptor;
@@ -719,10 +744,7 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
     return success();
   }
 
-  /// sum / count, count from the output position (PyTorch's avg_pool2d):
-  /// the window [y·s - pt, y·s - pt + k) clipped to the padded extent
-  /// [-pt, H + pb), and further to the input [0, H) unless
-  /// count_include_pad.
+  /// sum / count, count from the output position (windowCount).
   static Value divideByCount(OpBuilder &b, Location loc, AvgPool2DOp op,
                              Value sum, Value input) {
     auto type = cast<RankedTensorType>(sum.getType());
@@ -740,32 +762,10 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
                b, loc, type, ValueRange{sum}, ValueRange{init},
                ArrayRef<AffineMap>{id, id}, iters,
                [&](OpBuilder &nb, Location l, ValueRange args) {
-                 Value count;
-                 for (int i = 0; i < 2; ++i) {
-                   // Signed index math: starts may be negative.
-                   Value pos = linalg::IndexOp::create(nb, l, 2 + i);
-                   Value start = arith::SubIOp::create(
-                       nb, l,
-                       arith::MulIOp::create(nb, l, pos,
-                                             indexConst(nb, l, strides[i])),
-                       indexConst(nb, l, pad[i]));
-                   Value end = arith::MinSIOp::create(
-                       nb, l,
-                       arith::AddIOp::create(nb, l, start,
-                                             indexConst(nb, l, kernel[i])),
-                       arith::AddIOp::create(nb, l, sizes[i],
-                                             indexConst(nb, l, pad[2 + i])));
-                   if (!includePad) {
-                     start = arith::MaxSIOp::create(nb, l, start,
-                                                    indexConst(nb, l, 0));
-                     end = arith::MinSIOp::create(nb, l, end, sizes[i]);
-                   }
-                   Value n = arith::SubIOp::create(nb, l, end, start);
-                   count =
-                       count
-                           ? arith::MulIOp::create(nb, l, count, n).getResult()
-                           : n;
-                 }
+                 Value pos[2] = {linalg::IndexOp::create(nb, l, 2),
+                                 linalg::IndexOp::create(nb, l, 3)};
+                 Value count = windowCount(nb, l, pos, sizes, kernel, strides,
+                                           pad, includePad);
                  Value asInt =
                      arith::IndexCastOp::create(nb, l, nb.getI64Type(), count);
                  Value asFloat =
@@ -780,6 +780,179 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   static Value divideByCount(OpBuilder &, Location, MaxPool2DOp, Value sum,
                              Value) {
     return sum;
+  }
+};
+
+/// For each output position of a max pool, the index (i · kw + j) of the
+/// window element that wins: the first maximum, or the last NaN, as
+/// PyTorch's backward picks it.
+Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
+                  Value dy) {
+  RankedTensorType inType = op.getInput().getType();
+  RankedTensorType outType = op.getOutputGrad().getType();
+  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                    pad = op.getPadding();
+  Type elt = inType.getElementType();
+  Value negInf = arith::ConstantOp::create(
+      b, loc, elt,
+      b.getFloatAttr(elt, APFloat::getInf(
+                              cast<FloatType>(elt).getFloatSemantics(), true)));
+  SmallVector<int64_t> high = windowedHighPadding(
+      inType, outType, kernel, strides, pad, op.getCeilMode());
+  Value padded = pad2D(b, loc, x, {pad[0], pad[1]}, high, negInf);
+  SmallVector<OpFoldResult> dims = getDims(b, loc, dy);
+  auto indexType = RankedTensorType::get(outType.getShape(), b.getI32Type());
+  Value maxInit = filled(b, loc, outType, dims, negInf);
+  Value idxInit = filled(b, loc, indexType, dims,
+                         arith::ConstantIntOp::create(b, loc, 0, 32));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, c, y, xx, i, j;
+  bindDims(ctx, n, c, y, xx, i, j);
+  // The window's shape, as the named pooling ops take it, bounds (i, j).
+  Value window = tensor::EmptyOp::create(b, loc, kernel, elt);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {n, c, y * strides[0] + i, xx * strides[1] + j},
+                     ctx),
+      AffineMap::get(6, 0, {i, j}, ctx), AffineMap::get(6, 0, {n, c, y, xx}, ctx),
+      AffineMap::get(6, 0, {n, c, y, xx}, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.append(2, utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType, indexType}, ValueRange{padded, window},
+      ValueRange{maxInit, idxInit}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = args[0], m = args[2];
+        Value greater =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, m);
+        Value nan =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
+        Value better = arith::OrIOp::create(nb, l, greater, nan);
+        Value k = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 4),
+                                  indexConst(nb, l, kernel[1])),
+            linalg::IndexOp::create(nb, l, 5));
+        Value k32 = arith::IndexCastOp::create(nb, l, nb.getI32Type(), k);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, better, v, m),
+                       arith::SelectOp::create(nb, l, better, k32, args[3])});
+      });
+  return generic.getResult(1);
+}
+
+/// A pool's input gradient as a gather: input element (h, w) sums, over
+/// the window offsets (i, j), the output gradient at ((h + pt - i) / sh,
+/// (w + pl - j) / sw) where that is a whole, in-range position, and the
+/// element is what the window pooled (max: its winner; avg: divided by
+/// the window's divisor). One linalg.generic, a thread per input element
+/// on the GPU, no scatter.
+template <typename GradOp>
+struct PoolGradLowering : OpConversionPattern<GradOp> {
+  using OpConversionPattern<GradOp>::OpConversionPattern;
+  using OpAdaptor = typename GradOp::Adaptor;
+  static constexpr bool isMax = std::is_same_v<GradOp, MaxPool2DGradOp>;
+
+  LogicalResult
+  matchAndRewrite(GradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elt = type.getElementType(), acc = getAccumulatorType(elt);
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pad = op.getPadding();
+    Value x = adaptor.getInput(), dy = adaptor.getOutputGrad();
+    Value argmax;
+    if constexpr (isMax)
+      argmax = buildArgmax(rewriter, loc, op, x, dy);
+    SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, x);
+    SmallVector<OpFoldResult> outDims = getDims(rewriter, loc, dy);
+    Value sizes[2], outSizes[2];
+    for (int i = 0; i < 2; ++i) {
+      sizes[i] = getValueOrCreateConstantIndexOp(rewriter, loc, inDims[2 + i]);
+      outSizes[i] =
+          getValueOrCreateConstantIndexOp(rewriter, loc, outDims[2 + i]);
+    }
+    bool includePad = false;
+    if constexpr (!isMax)
+      includePad = op.getCountIncludePad();
+    Value init = createEmpty(rewriter, loc, type, inDims);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(4, ctx)};
+    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value n = linalg::IndexOp::create(b, l, 0);
+          Value c = linalg::IndexOp::create(b, l, 1);
+          Value at[2] = {linalg::IndexOp::create(b, l, 2),
+                         linalg::IndexOp::create(b, l, 3)};
+          Value zero = indexConst(b, l, 0);
+          Value sum = createFloat(b, l, acc, 0.0);
+          for (int64_t i = 0; i < kernel[0]; ++i) {
+            for (int64_t j = 0; j < kernel[1]; ++j) {
+              int64_t offset[2] = {i, j};
+              Value valid, pos[2];
+              for (int d = 0; d < 2; ++d) {
+                Value num = arith::SubIOp::create(
+                    b, l,
+                    arith::AddIOp::create(b, l, at[d],
+                                          indexConst(b, l, pad[d])),
+                    indexConst(b, l, offset[d]));
+                Value q = arith::DivSIOp::create(b, l, num,
+                                                 indexConst(b, l, strides[d]));
+                Value r = arith::RemSIOp::create(b, l, num,
+                                                 indexConst(b, l, strides[d]));
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                          num, zero),
+                    arith::AndIOp::create(
+                        b, l,
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                              r, zero),
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              q, outSizes[d])));
+                valid = valid ? arith::AndIOp::create(b, l, valid, ok)
+                                    .getResult()
+                              : ok;
+                pos[d] = q;
+              }
+              for (Value &p : pos)
+                p = arith::SelectOp::create(b, l, valid, p, zero);
+              Value g = castFloat(
+                  b, l,
+                  tensor::ExtractOp::create(b, l, dy,
+                                            ValueRange{n, c, pos[0], pos[1]}),
+                  acc);
+              Value hit = valid;
+              if constexpr (isMax) {
+                Value winner = tensor::ExtractOp::create(
+                    b, l, argmax, ValueRange{n, c, pos[0], pos[1]});
+                Value mine = arith::ConstantIntOp::create(
+                    b, l, i * kernel[1] + j, 32);
+                hit = arith::AndIOp::create(
+                    b, l, hit,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                          winner, mine));
+              } else {
+                Value count = windowCount(b, l, pos, sizes, kernel, strides,
+                                          pad, includePad);
+                Value asInt =
+                    arith::IndexCastOp::create(b, l, b.getI64Type(), count);
+                g = arith::DivFOp::create(
+                    b, l, g, arith::SIToFPOp::create(b, l, acc, asInt));
+              }
+              sum = arith::AddFOp::create(
+                  b, l, sum,
+                  arith::SelectOp::create(b, l, hit, g,
+                                          createFloat(b, l, acc, 0.0)));
+            }
+          }
+          linalg::YieldOp::create(b, l, castFloat(b, l, sum, elt));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
   }
 };
 
@@ -839,6 +1012,7 @@ void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
                                      const ConvLowering &conv) {
   patterns.add<Conv2DLowering>(patterns.getContext(), conv);
   patterns.add<BatchNormLowering, Conv2DWeightGradLowering,
-               PoolLowering<MaxPool2DOp>, PoolLowering<AvgPool2DOp>,
+               PoolLowering<MaxPool2DOp>, PoolGradLowering<MaxPool2DGradOp>,
+           PoolGradLowering<AvgPool2DGradOp>, PoolLowering<AvgPool2DOp>,
                GlobalAvgPoolLowering, FlattenLowering>(patterns.getContext());
 }

@@ -273,6 +273,30 @@ LogicalResult AvgPool2DOp::verify() {
                     getStrides(), getPadding(), getCeilMode());
 }
 
+static LogicalResult verifyPoolGrad(Operation *op, Value input,
+                                    Value outputGrad, Type result,
+                                    ArrayRef<int64_t> kernel,
+                                    ArrayRef<int64_t> strides,
+                                    ArrayRef<int64_t> padding, bool ceilMode) {
+  if (result != input.getType())
+    return op->emitOpError("expects a result of the input's type");
+  // The output gradient has the pool's result shape.
+  return verifyPool(op, input, outputGrad.getType(), kernel, strides, padding,
+                    ceilMode);
+}
+
+LogicalResult MaxPool2DGradOp::verify() {
+  return verifyPoolGrad(*this, getInput(), getOutputGrad(), getType(),
+                        getKernel(), getStrides(), getPadding(),
+                        getCeilMode());
+}
+
+LogicalResult AvgPool2DGradOp::verify() {
+  return verifyPoolGrad(*this, getInput(), getOutputGrad(), getType(),
+                        getKernel(), getStrides(), getPadding(),
+                        getCeilMode());
+}
+
 LogicalResult GlobalAvgPoolOp::verify() {
   Operation *op = getOperation();
   if (failed(checkRank(op, "input", getInput().getType(), 4)) ||

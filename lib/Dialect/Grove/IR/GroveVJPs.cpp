@@ -620,6 +620,23 @@ LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   return success();
 }
 
+LogicalResult MaxPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    SmallVectorImpl<Value> &out) {
+  out.push_back(MaxPool2DGradOp::create(
+      b, getLoc(), getInput().getType(), getInput(), dy[0], getKernelAttr(),
+      getStridesAttr(), getPaddingAttr(), getCeilModeAttr()));
+  return success();
+}
+
+LogicalResult AvgPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    SmallVectorImpl<Value> &out) {
+  out.push_back(AvgPool2DGradOp::create(
+      b, getLoc(), getInput().getType(), getInput(), dy[0], getKernelAttr(),
+      getStridesAttr(), getPaddingAttr(), getCeilModeAttr(),
+      getCountIncludePadAttr()));
+  return success();
+}
+
 LogicalResult ReverseOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                   SmallVectorImpl<Value> &out) {
   out.push_back(ReverseOp::create(b, getLoc(), dy[0], getAxesAttr()));

@@ -115,7 +115,7 @@ def Grove_BatchNormOp : Grove_DiffOp<"batch_norm", [Pure]> {
 }
 
 class Grove_Pool2DOp<string mnemonic, string what>
-    : Grove_Op<mnemonic, [Pure]> {
+    : Grove_DiffOp<mnemonic, [Pure]> {
   let summary = what # " pooling over 2-D windows (NCHW)";
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -168,6 +168,49 @@ def Grove_AvgPool2DOp : Grove_Pool2DOp<"avg_pool2d", "average"> {
             input, kernel, strides, padding, ceilMode, countIncludePad);
     }]>
   ];
+}
+
+// The input gradient of a pool: `result` (the input's type) gathers, for
+// each input element, the output gradients of the windows that cover it.
+class Grove_Pool2DGradOp<string mnemonic, string what>
+    : Grove_Op<mnemonic, [Pure, Grove_NotDifferentiable]> {
+  let summary = "the input gradient of " # what;
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $output_grad attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_MaxPool2DGradOp : Grove_Pool2DGradOp<"max_pool2d_grad",
+                                               "grove.max_pool2d"> {
+  let description = [{
+    Each window's output gradient goes to the first element (row-major in
+    the window) holding the window's maximum, or its last NaN, as PyTorch's
+    max_pool2d backward does; the attributes are the pool's.
+
+    ```mlir
+    %dx = grove.max_pool2d_grad %x, %dy {kernel = array<i64: 3, 3>,
+        strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x64x112x112xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$output_grad,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$padding, UnitAttr:$ceil_mode);
+}
+
+def Grove_AvgPool2DGradOp : Grove_Pool2DGradOp<"avg_pool2d_grad",
+                                               "grove.avg_pool2d"> {
+  let description = [{
+    Each window's output gradient divided by the window's divisor (the
+    pool's rules) goes to every input element the window covers; `input`
+    gives the shape.
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$output_grad,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$padding, UnitAttr:$ceil_mode,
+                       UnitAttr:$count_include_pad);
 }
 
 def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool", [Pure]> {
