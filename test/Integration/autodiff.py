@@ -113,6 +113,17 @@ CASES = {
     "concat": ({"a": (2, 3), "b": (2, 2)}, {}, """
       %y = grove.concat %a, %b {{axis = 1 : i64}} : ({a}, {b}) -> {y}""",
                (2, 5), lambda t: torch.cat([t["a"], t["b"]], 1)),
+    "concat_dynamic": ({"a": (2, 3), "w": (3,)}, {"xin": ((D, 3), (4, 3))},
+                       """
+      %p = grove.mul %xin, %w : ({xin}, {w}) -> {xin}
+      %y = grove.concat %a, %p {{axis = 0 : i64}} : ({a}, {xin}) -> {y}""",
+                       (D, 3), lambda t: torch.cat([t["a"], t["xin"] * t["w"]])),
+    # Four equal maxima share the cotangent evenly (torch.amax).
+    "reduce_max_ties": ({"a": (3, 1)}, {}, """
+      %b = grove.broadcast_to %a : {a} -> tensor<3x4x{e}>
+      %y = grove.reduce_max %b {{axes = array<i64: 1>}}
+          : tensor<3x4x{e}> -> {y}""", (3,),
+                        lambda t: t["a"].expand(3, 4).amax(1)),
     "slice": ({"a": (4, 7)}, {}, """
       %y = grove.slice %a [1, 1] [4, 7] [2, 3] : {a} -> {y}""", (2, 2),
               lambda t: t["a"][1:4:2, 1:7:3]),
@@ -130,15 +141,15 @@ CASES = {
           dilations = array<i64: 1, 1>}} : ({x}, {w}, {b}) -> {y}""",
              (2, 4, 6, 6), lambda t: torch.nn.functional.conv2d(
                  t["x"], t["w"], t["b"], padding=1)),
-    # Asymmetric padding [top, left, bottom, right], stride 2 leaving a
-    # row and a column no window reads, groups.
+    # Asymmetric padding [top, left, bottom, right], groups, stride 2 over
+    # 10 padded rows: the last row is read by no window.
     "conv_strided_grouped": ({"x": (2, 4, 8, 8), "w": (6, 2, 3, 3)}, {}, """
       %y = grove.conv2d %x, %w {{groups = 2 : i64,
-          padding = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 2>,
+          padding = array<i64: 1, 0, 1, 1>, strides = array<i64: 2, 2>,
           dilations = array<i64: 1, 1>}} : ({x}, {w}) -> {y}""",
                              (2, 6, 4, 4),
                              lambda t: torch.nn.functional.conv2d(
-                                 torch.nn.functional.pad(t["x"], (0, 1, 1, 0)),
+                                 torch.nn.functional.pad(t["x"], (0, 1, 1, 1)),
                                  t["w"], stride=2, groups=2)),
     "conv_dilated": ({"x": (1, 2, 9, 9), "w": (3, 2, 3, 3)}, {}, """
       %y = grove.conv2d %x, %w {{groups = 1 : i64,
@@ -227,7 +238,7 @@ def module(e):
             f"%{i}: {types[i]} {{grove.name = \"{i}\"}}" for i in inputs]
         reads = "".join(f"\n      %{p} = grove.get_param @{name}.{p} : "
                         f"{types[p]}" for p in params)
-        loss = f"""{reads}{body.format(**types)}
+        loss = f"""{reads}{body.format(e=e, **types)}
       %yr_ = grove.mul %y, %r : ({types['y']}, {types['y']}) -> {types['y']}
       %sum_ = grove.reduce_sum %yr_ {{axes = {axes(len(yshape))}}}
           : {types['y']} -> tensor<{e}>"""
@@ -286,6 +297,8 @@ for e, dtype in PRECISIONS:
             yrun = (3,)
         if name == "flatten_dynamic":
             yrun = (feeds["x"].shape[0], 12)
+        if name == "concat_dynamic":
+            yrun = (2 + feeds["xin"].shape[0], 3)
         if name == "max_pool_dynamic":
             yrun = (feeds["xin"].shape[0], 2, 3, 3)
         if name == "conv_dynamic_batch":

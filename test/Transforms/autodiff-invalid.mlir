@@ -2,17 +2,19 @@
 
 // grove-autodiff's located errors (Autodiff.cpp).
 
-// An op on the path from a param to the value without a VJP.
-grove.param @w : tensor<4x3x3x3xf32>
-func.func @no_vjp(%x: tensor<1x3x8x8xf32>) -> tensor<f32> {
+// An op on the path from a param to the value without a VJP (the fused
+// split attention's is still to come).
+grove.param @u : tensor<1x4x2x2xf32>
+func.func @no_vjp(%w1: tensor<2x2x1x1xf32>, %v: tensor<2xf32>,
+                  %w2: tensor<4x2x1x1xf32>, %b2: tensor<4xf32>) -> tensor<f32> {
   // expected-note @+1 {{differentiating this grove.value_and_grad}}
-  %l, %g = grove.value_and_grad [@w] {
-    %w = grove.get_param @w : tensor<4x3x3x3xf32>
-    // expected-error @+1 {{grove-autodiff: cannot differentiate through 'grove.max_pool2d', which has no VJP}}
-    %y = grove.max_pool2d %w {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<4x3x3x3xf32>) -> tensor<4x3x2x2xf32>
-    %s = grove.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<4x3x2x2xf32> -> tensor<f32>
+  %l, %g = grove.value_and_grad [@u] {
+    %u = grove.get_param @u : tensor<1x4x2x2xf32>
+    // expected-error @+1 {{grove-autodiff: cannot differentiate through 'grove.split_attention', which has no VJP}}
+    %y = grove.split_attention %u, %w1, %v, %v, %v, %v, %v, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<1x4x2x2xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<4x2x1x1xf32>, tensor<4xf32>) -> tensor<1x2x2x2xf32>
+    %s = grove.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x2x2xf32> -> tensor<f32>
     grove.yield %s : tensor<f32>
-  } : tensor<f32>, tensor<4x3x3x3xf32>
+  } : tensor<f32>, tensor<1x4x2x2xf32>
   return %l : tensor<f32>
 }
 
@@ -26,6 +28,75 @@ func.func @external_call() -> tensor<f32> {
     %w = grove.get_param @w : tensor<4xf32>
     // expected-error @+1 {{grove-autodiff: cannot inline @external into grove.value_and_grad (a defined function of one block is needed)}}
     %s = func.call @external(%w) : (tensor<4xf32>) -> tensor<f32>
+    grove.yield %s : tensor<f32>
+  } : tensor<f32>, tensor<4xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// conv2d's input gradient, when the input depends on a param, needs the
+// padding to fit in the dilated kernel.
+grove.param @x : tensor<1x1x4x4xf32>
+func.func @conv_padding(%w: tensor<1x1x3x3xf32>) -> tensor<f32> {
+  %l, %g = grove.value_and_grad [@x] {
+    %x = grove.get_param @x : tensor<1x1x4x4xf32>
+    // expected-error @+1 {{'grove.conv2d' op cannot be differentiated with respect to its input: its padding exceeds the dilated kernel}}
+    %y = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 3, 3, 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x8x8xf32>
+    %s = grove.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x8x8xf32> -> tensor<f32>
+    grove.yield %s : tensor<f32>
+  } : tensor<f32>, tensor<1x1x4x4xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// The same convolution differentiated with respect to its weight only:
+// the input gradient is not needed, so nothing fails.
+grove.param @w : tensor<1x1x3x3xf32>
+func.func @conv_weight_only(%x: tensor<1x1x?x?xf32>) -> tensor<1x1x3x3xf32> {
+  %l, %g = grove.value_and_grad [@w] {
+    %w = grove.get_param @w : tensor<1x1x3x3xf32>
+    %y = grove.conv2d %x, %w {groups = 1 : i64, padding = array<i64: 3, 3, 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x1x?x?xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x?x?xf32>
+    %s = grove.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x1x?x?xf32> -> tensor<f32>
+    grove.yield %s : tensor<f32>
+  } : tensor<f32>, tensor<1x1x3x3xf32>
+  return %g : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// A reshape back to two dynamic sizes cannot be spelled as grove.reshape.
+grove.param @w : tensor<3xf32>
+func.func @reshape_two_dynamic(%x: tensor<?x?x3xf32>) -> tensor<f32> {
+  %l, %g = grove.value_and_grad [@w] {
+    %w = grove.get_param @w : tensor<3xf32>
+    %p = grove.mul %x, %w : (tensor<?x?x3xf32>, tensor<3xf32>) -> tensor<?x?x3xf32>
+    // expected-error @+1 {{'grove.reshape' op cannot be differentiated: its operand 'tensor<?x?x3xf32>' has more than one dynamic dimension}}
+    %r = grove.reshape %p : tensor<?x?x3xf32> -> tensor<?xf32>
+    %s = grove.reduce_sum %r {axes = array<i64: 0>} : tensor<?xf32> -> tensor<f32>
+    grove.yield %s : tensor<f32>
+  } : tensor<f32>, tensor<3xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A callee that writes state, inlined into the body.
+grove.param @w : tensor<4xf32>
+grove.param @count : tensor<f32> = 0.0 : f32
+func.func @counts(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = grove.get_param @count : tensor<f32>
+  // expected-error @+1 {{grove-autodiff: 'grove.set_param' cannot be in the body of grove.value_and_grad (a state write; calls are inlined into it)}}
+  grove.set_param @count = %c : tensor<f32>
+  return %x : tensor<4xf32>
+}
+func.func @writes_state() -> tensor<f32> {
+  // expected-note @+1 {{differentiating this grove.value_and_grad}}
+  %l, %g = grove.value_and_grad [@w] {
+    %w = grove.get_param @w : tensor<4xf32>
+    %y = func.call @counts(%w) : (tensor<4xf32>) -> tensor<4xf32>
+    %s = grove.reduce_sum %y {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
     grove.yield %s : tensor<f32>
   } : tensor<f32>, tensor<4xf32>
   return %l : tensor<f32>

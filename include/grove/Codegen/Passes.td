@@ -90,7 +90,8 @@ def GroveLowerSubgroupReduce : Pass<"grove-lower-subgroup-reduce"> {
     narrower than 32 bits (a bf16 max) travels packed in an i32, which is
     exact; an f64 as two 32-bit halves. A wider one is an error.
   }];
-  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect"];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
+                           "vector::VectorDialect"];
 }
 
 def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {

@@ -655,14 +655,16 @@ struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
 /// The divisor of avg_pool2d's window at output position `pos` (PyTorch's
 /// rules): the window [y·s - pt, y·s - pt + k) clipped to the padded extent
 /// [-pt, H + pb), and further to the input [0, H) unless `includePad`.
-Value windowCount(OpBuilder &b, Location l, Value pos[2], Value sizes[2],
-                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                  ArrayRef<int64_t> pad, bool includePad) {
+Value windowCount(OpBuilder &b, Location l, function_ref<Value(int)> position,
+                  Value sizes[2], ArrayRef<int64_t> kernel,
+                  ArrayRef<int64_t> strides, ArrayRef<int64_t> pad,
+                  bool includePad) {
   Value count;
   for (int i = 0; i < 2; ++i) {
     // Signed index math: starts may be negative.
+    Value pos = position(i);
     Value start = arith::SubIOp::create(
-        b, l, arith::MulIOp::create(b, l, pos[i], indexConst(b, l, strides[i])),
+        b, l, arith::MulIOp::create(b, l, pos, indexConst(b, l, strides[i])),
         indexConst(b, l, pad[i]));
     Value end = arith::MinSIOp::create(
         b, l, arith::AddIOp::create(b, l, start, indexConst(b, l, kernel[i])),
@@ -762,10 +764,12 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
                b, loc, type, ValueRange{sum}, ValueRange{init},
                ArrayRef<AffineMap>{id, id}, iters,
                [&](OpBuilder &nb, Location l, ValueRange args) {
-                 Value pos[2] = {linalg::IndexOp::create(nb, l, 2),
-                                 linalg::IndexOp::create(nb, l, 3)};
-                 Value count = windowCount(nb, l, pos, sizes, kernel, strides,
-                                           pad, includePad);
+                 Value count = windowCount(
+                     nb, l,
+                     [&](int i) -> Value {
+                       return linalg::IndexOp::create(nb, l, 2 + i);
+                     },
+                     sizes, kernel, strides, pad, includePad);
                  Value asInt =
                      arith::IndexCastOp::create(nb, l, nb.getI64Type(), count);
                  Value asFloat =
@@ -813,7 +817,8 @@ Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
   SmallVector<AffineMap> maps = {
       AffineMap::get(6, 0, {n, c, y * strides[0] + i, xx * strides[1] + j},
                      ctx),
-      AffineMap::get(6, 0, {i, j}, ctx), AffineMap::get(6, 0, {n, c, y, xx}, ctx),
+      AffineMap::get(6, 0, {i, j}, ctx),
+      AffineMap::get(6, 0, {n, c, y, xx}, ctx),
       AffineMap::get(6, 0, {n, c, y, xx}, ctx)};
   SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
   iters.append(2, utils::IteratorType::reduction);
@@ -905,39 +910,40 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
                                                  indexConst(b, l, strides[d]));
                 Value ok = arith::AndIOp::create(
                     b, l,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                          num, zero),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, num,
+                                          zero),
                     arith::AndIOp::create(
                         b, l,
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                              r, zero),
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r,
+                                              zero),
                         arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
                                               q, outSizes[d])));
-                valid = valid ? arith::AndIOp::create(b, l, valid, ok)
-                                    .getResult()
-                              : ok;
+                valid = valid
+                            ? arith::AndIOp::create(b, l, valid, ok).getResult()
+                            : ok;
                 pos[d] = q;
               }
               for (Value &p : pos)
                 p = arith::SelectOp::create(b, l, valid, p, zero);
-              Value g = castFloat(
-                  b, l,
-                  tensor::ExtractOp::create(b, l, dy,
-                                            ValueRange{n, c, pos[0], pos[1]}),
-                  acc);
+              Value g =
+                  castFloat(b, l,
+                            tensor::ExtractOp::create(
+                                b, l, dy, ValueRange{n, c, pos[0], pos[1]}),
+                            acc);
               Value hit = valid;
               if constexpr (isMax) {
                 Value winner = tensor::ExtractOp::create(
                     b, l, argmax, ValueRange{n, c, pos[0], pos[1]});
-                Value mine = arith::ConstantIntOp::create(
-                    b, l, i * kernel[1] + j, 32);
+                Value mine =
+                    arith::ConstantIntOp::create(b, l, i * kernel[1] + j, 32);
                 hit = arith::AndIOp::create(
                     b, l, hit,
                     arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                           winner, mine));
               } else {
-                Value count = windowCount(b, l, pos, sizes, kernel, strides,
-                                          pad, includePad);
+                Value count = windowCount(
+                    b, l, [&](int d) { return pos[d]; }, sizes, kernel, strides,
+                    pad, includePad);
                 Value asInt =
                     arith::IndexCastOp::create(b, l, b.getI64Type(), count);
                 g = arith::DivFOp::create(
@@ -1013,6 +1019,6 @@ void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
   patterns.add<Conv2DLowering>(patterns.getContext(), conv);
   patterns.add<BatchNormLowering, Conv2DWeightGradLowering,
                PoolLowering<MaxPool2DOp>, PoolGradLowering<MaxPool2DGradOp>,
-           PoolGradLowering<AvgPool2DGradOp>, PoolLowering<AvgPool2DOp>,
+               PoolGradLowering<AvgPool2DGradOp>, PoolLowering<AvgPool2DOp>,
                GlobalAvgPoolLowering, FlattenLowering>(patterns.getContext());
 }

@@ -168,7 +168,7 @@ func.func @adam_beta(%g: tensor<4xf32>) {
 
 grove.param @w : tensor<4xf32>
 func.func @adam_lr(%g: tensor<4xf32>, %lr: tensor<2xf32>) {
-  // expected-error @+1 {{'grove.adam' op expects a rank-0 float learning_rate, got 'tensor<2xf32>'}}
+  // expected-error @+1 {{'grove.adam' op expects a learning_rate of type 'tensor<f32>', got 'tensor<2xf32>'}}
   grove.adam [@w] (%g) lr(%lr : tensor<2xf32>) : tensor<4xf32>
   return
 }
@@ -178,5 +178,126 @@ func.func @adam_lr(%g: tensor<4xf32>, %lr: tensor<2xf32>) {
 func.func @adam_missing(%g: tensor<4xf32>) {
   // expected-error @+1 {{'grove.adam' op updates @w, which is not a grove.param}}
   grove.adam [@w] (%g) : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @empty_wrt(%x: tensor<f32>) {
+  // expected-error @+1 {{'grove.value_and_grad' op expects at least one param in wrt}}
+  %l = grove.value_and_grad [] {
+    grove.yield %x : tensor<f32>
+  } : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @ce_dynamic_classes(%z: tensor<4x?xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{'grove.softmax_cross_entropy' op expects a static class count}}
+  %l = grove.softmax_cross_entropy %z, %y : (tensor<4x?xf32>, tensor<4xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @mse_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.mse_loss' op expects a rank-0 result of the operands' element type}}
+  %l = grove.mse_loss %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @sgd_momentum(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.sgd' op expects momentum in [0, 1), got 1.5}}
+  grove.sgd [@w] (%g) {momentum = 1.5 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @adam_name(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adam' op expects a non-empty state name without '/'}}
+  grove.adam [@w] (%g) {name = "a/b"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xbf16>
+func.func @adam_bf16(%g: tensor<4xbf16>) {
+  // expected-error @+1 {{'grove.adam' op expects f32 or f64 params, got 'bf16'}}
+  grove.adam [@w] (%g) : tensor<4xbf16>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+grove.param @v : tensor<4xf64>
+func.func @adam_mixed(%g: tensor<4xf32>, %h: tensor<4xf64>) {
+  // expected-error @+1 {{'grove.adam' op expects params of one element type, got 'f32' and 'f64'}}
+  grove.adam [@w, @v] (%g, %h) : tensor<4xf32>, tensor<4xf64>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf64>
+func.func @sgd_lr_type(%g: tensor<4xf64>, %lr: tensor<f32>) {
+  // expected-error @+1 {{'grove.sgd' op expects a learning_rate of type 'tensor<f64>', got 'tensor<f32>'}}
+  grove.sgd [@w] (%g) lr(%lr : tensor<f32>) : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @reverse_dynamic(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'grove.reverse' op axis 0 is dynamic; reverse static axes}}
+  %r = grove.reverse %x [0] : tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_twice(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'grove.reverse' op reverses axis 1 twice}}
+  %r = grove.reverse %x [1, 1] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @weight_grad_channels(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xf32>) {
+  // expected-error @+1 {{'grove.conv2d_weight_grad' op expects input channels = groups x 2}}
+  %w = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @weight_grad_size(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x7x8xf32>) {
+  // expected-error @+1 {{'grove.conv2d_weight_grad' op expects output_grad height 8, got 7}}
+  %w = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x4x7x8xf32>) -> tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_grad_type(%x: tensor<1x2x4x4xf32>, %dy: tensor<1x2x2x2xf32>) {
+  // expected-error @+1 {{'grove.max_pool2d_grad' op expects a result of the input's type}}
+  %dx = grove.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @pool_grad_shape(%x: tensor<1x2x4x4xf32>, %dy: tensor<1x2x3x2xf32>) {
+  // expected-error @+1 {{'grove.avg_pool2d_grad' op expects result height 2, got 3}}
+  %dx = grove.avg_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x4x4xf32>
   return
 }

@@ -287,14 +287,12 @@ static LogicalResult verifyPoolGrad(Operation *op, Value input,
 
 LogicalResult MaxPool2DGradOp::verify() {
   return verifyPoolGrad(*this, getInput(), getOutputGrad(), getType(),
-                        getKernel(), getStrides(), getPadding(),
-                        getCeilMode());
+                        getKernel(), getStrides(), getPadding(), getCeilMode());
 }
 
 LogicalResult AvgPool2DGradOp::verify() {
   return verifyPoolGrad(*this, getInput(), getOutputGrad(), getType(),
-                        getKernel(), getStrides(), getPadding(),
-                        getCeilMode());
+                        getKernel(), getStrides(), getPadding(), getCeilMode());
 }
 
 LogicalResult GlobalAvgPoolOp::verify() {

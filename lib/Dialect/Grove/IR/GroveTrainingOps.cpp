@@ -127,9 +127,21 @@ static LogicalResult verifyOptimizer(Operation *op, ArrayAttr params,
   for (Attribute p : params)
     if (!seen.insert(p).second)
       return op->emitOpError("updates ") << p << " twice";
-  if (lr && !isScalarFloat(lr.getType()))
-    return op->emitOpError("expects a rank-0 float learning_rate, got ")
-           << lr.getType();
+  // One element type, f32 or f64: the step counter and the bias
+  // corrections are computed in it, which bf16 or f16 cannot count in
+  // (keep master weights in f32).
+  Type element =
+      cast<RankedTensorType>(gradients[0].getType()).getElementType();
+  if (!element.isF32() && !element.isF64())
+    return op->emitOpError("expects f32 or f64 params, got ") << element;
+  for (Value g : gradients)
+    if (cast<RankedTensorType>(g.getType()).getElementType() != element)
+      return op->emitOpError("expects params of one element type, got ")
+             << element << " and "
+             << cast<RankedTensorType>(g.getType()).getElementType();
+  if (lr && lr.getType() != RankedTensorType::get({}, element))
+    return op->emitOpError("expects a learning_rate of type ")
+           << RankedTensorType::get({}, element) << ", got " << lr.getType();
   if (name.empty() || name.contains('/'))
     return op->emitOpError("expects a non-empty state name without '/'");
   return success();

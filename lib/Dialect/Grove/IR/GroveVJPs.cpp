@@ -12,7 +12,9 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <cmath>
 
@@ -182,17 +184,20 @@ LogicalResult binaryVJP(OpBuilder &b, Operation *op, Value dLhs, Value dRhs,
 //===----------------------------------------------------------------------===//
 
 LogicalResult AddOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   return binaryVJP(b, *this, dy[0], dy[0], out);
 }
 
 LogicalResult SubOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   return binaryVJP(b, *this, dy[0], v.neg(dy[0]), out);
 }
 
 LogicalResult MulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   return binaryVJP(b, *this, v.mul(dy[0], getRhs()), v.mul(dy[0], getLhs()),
@@ -200,6 +205,7 @@ LogicalResult MulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult DivOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   // d(a/b)/db = -(a/b)/b.
   VJPBuilder v{b, getLoc()};
@@ -209,6 +215,7 @@ LogicalResult DivOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult MaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   // Ties go to the right operand.
   VJPBuilder v{b, getLoc()};
@@ -218,6 +225,7 @@ LogicalResult MaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult MinOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   Value diff = v.sub(getRhs(), getLhs());
@@ -226,6 +234,7 @@ LogicalResult MinOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   out.push_back(v.mul(dy[0], v.step(getInput())));
@@ -233,6 +242,7 @@ LogicalResult ReluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult SigmoidOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   Value y = getResult();
@@ -241,6 +251,7 @@ LogicalResult SigmoidOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult TanhOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   Value y = getResult();
@@ -249,6 +260,7 @@ LogicalResult TanhOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ExpOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   out.push_back(v.mul(dy[0], getResult()));
@@ -256,6 +268,7 @@ LogicalResult ExpOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult LogOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   out.push_back(v.div(dy[0], getInput()));
@@ -263,6 +276,7 @@ LogicalResult LogOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult SqrtOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   out.push_back(v.div(v.scale(dy[0], 0.5), getResult()));
@@ -270,6 +284,7 @@ LogicalResult SqrtOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ErfOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {
   // 2/sqrt(pi) exp(-x^2).
   VJPBuilder v{b, getLoc()};
@@ -280,6 +295,7 @@ LogicalResult ErfOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                               ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {
   // Phi(x) + x phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2 and
   // phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
@@ -295,6 +311,7 @@ LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult StepOp::buildVJP(OpBuilder &, ArrayRef<Value>,
+                               ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {
   // Zero almost everywhere: nothing flows back.
   out.push_back(Value());
@@ -306,6 +323,7 @@ LogicalResult StepOp::buildVJP(OpBuilder &, ArrayRef<Value>,
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatmulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
   // With a = op(lhs), c = op(rhs): da = dy c^T and dc = a^T dy, then
   // transposed back where the operand is stored transposed.
@@ -321,12 +339,19 @@ LogicalResult MatmulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   };
   // Stored transposed, an operand's cotangent is the transposed product,
   // computed as such: (g c^T)^T = c g^T and (a^T g)^T = g^T a.
-  if (!tl)
+  if (!needed[0])
+    out.push_back(Value());
+  else if (!tl)
     out.push_back(MatmulOp::create(b, loc, g, rhs, false, !tr));
   else if (lr == rr)
     out.push_back(MatmulOp::create(b, loc, rhs, g, tr, true));
   else
     out.push_back(swapLast(MatmulOp::create(b, loc, g, rhs, false, !tr)));
+
+  if (!needed[1]) {
+    out.push_back(Value());
+    return success();
+  }
 
   if (lr == rr) {
     out.push_back(tr ? MatmulOp::create(b, loc, g, lhs, true, tl)
@@ -335,21 +360,13 @@ LogicalResult MatmulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   }
   // 3x2, a shared right operand: the sum over the batch, as one GEMM over
   // the batch and row dimensions folded together.
+  // collapse_shape folds two dynamic sizes too (batch x sequence).
   Value a = tl ? swapLast(lhs) : lhs;
-  RankedTensorType at = tensorOf(a), gt = tensorOf(g);
-  if ((at.isDynamicDim(0) && at.isDynamicDim(1)) || at.isDynamicDim(2) ||
-      gt.isDynamicDim(2))
-    return emitOpError("cannot be differentiated with respect to its "
-                       "shared right operand: the batch and row dimensions "
-                       "are both dynamic");
-  auto fold = [&](Value x, RankedTensorType t) -> Value {
-    int64_t rows = t.isDynamicDim(0) || t.isDynamicDim(1)
-                       ? ShapedType::kDynamic
-                       : t.getDimSize(0) * t.getDimSize(1);
-    return ReshapeOp::create(b, loc, x,
-                             ArrayRef<int64_t>{rows, t.getDimSize(2)});
+  auto fold = [&](Value x) -> Value {
+    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}};
+    return tensor::CollapseShapeOp::create(b, loc, x, groups);
   };
-  Value a2 = fold(a, at), g2 = fold(g, gt);
+  Value a2 = fold(a), g2 = fold(g);
   out.push_back(tr ? MatmulOp::create(b, loc, g2, a2, true, false)
                    : MatmulOp::create(b, loc, a2, g2, true, false));
   return success();
@@ -360,6 +377,7 @@ LogicalResult MatmulOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   // y (dy - sum(dy y)).
   VJPBuilder v{b, getLoc()};
@@ -373,6 +391,7 @@ LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                     ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &out) {
   // dy - exp(y) sum(dy).
   VJPBuilder v{b, getLoc()};
@@ -397,6 +416,7 @@ std::pair<Value, SmallVector<int64_t>> keptCotangent(VJPBuilder &v, Value input,
 } // namespace
 
 LogicalResult ReduceSumOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   auto [kept, axes] =
@@ -406,6 +426,7 @@ LogicalResult ReduceSumOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ReduceMeanOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                     ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   auto [kept, axes] =
@@ -416,15 +437,18 @@ LogicalResult ReduceMeanOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ReduceMaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
-  // Every element equal to its maximum gets the cotangent.
   VJPBuilder v{b, getLoc()};
   auto [kept, axes] =
       keptCotangent(v, getInput(), dy[0], getAxes(), getKeepdims());
   Value max = getKeepdims() ? getResult()
                             : v.insertUnitDims(getResult(), getInput(), axes);
+  // Every element equal to its maximum shares the cotangent evenly, as
+  // torch.amax's backward does.
   Value isMax = v.notStep(v.sub(max, getInput()));
-  out.push_back(v.mul(isMax, kept));
+  Value ties = ReduceSumOp::create(b, getLoc(), isMax, axes, /*keepdims=*/true);
+  out.push_back(v.mul(v.div(isMax, ties), kept));
   return success();
 }
 
@@ -433,6 +457,7 @@ LogicalResult ReduceMaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   FailureOr<Value> dx = v.reshapeLike(*this, dy[0], getInput());
@@ -443,6 +468,7 @@ LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult FlattenOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   // Expanding the flattened tail back takes the input's own sizes.
   Location loc = getLoc();
@@ -475,6 +501,7 @@ LogicalResult FlattenOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult TransposeOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
   ArrayRef<int64_t> perm = getPermutation();
   SmallVector<int64_t> inverse(perm.size());
@@ -485,6 +512,7 @@ LogicalResult TransposeOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult BroadcastToOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                      ArrayRef<bool> needed,
                                       SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   out.push_back(v.unbroadcast(dy[0], getInput().getType()));
@@ -493,37 +521,41 @@ LogicalResult BroadcastToOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ConcatOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
-  // Each input's slice of the cotangent; only the last input may be
-  // dynamic along the axis (it takes the rest).
-  RankedTensorType type = getType();
-  int64_t rank = type.getRank();
+  // Each input's block of the cotangent, at the sum of the sizes before it
+  // along the axis, with the input's own sizes (dynamic ones included).
+  Location loc = getLoc();
+  VJPBuilder v{b, loc};
+  int64_t rank = getType().getRank();
   int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
-  int64_t offset = 0;
-  for (auto [i, input] : llvm::enumerate(getInputs())) {
+  OpFoldResult offset = b.getIndexAttr(0);
+  for (auto [input, want] : llvm::zip(getInputs(), needed)) {
     RankedTensorType in = cast<RankedTensorType>(input.getType());
-    bool last = i + 1 == getInputs().size();
-    if (in.isDynamicDim(axis) && !last)
-      return emitOpError("cannot be differentiated: input ")
-             << i << " is dynamic along the axis and not the last";
-    SmallVector<int64_t> starts(rank, 0), limits(rank, -1), strides(rank, 1);
-    starts[axis] = offset;
-    if (!in.isDynamicDim(axis)) {
-      offset += in.getDimSize(axis);
-      limits[axis] = type.isDynamicDim(axis) && last ? -1 : offset;
-    }
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+        strides(rank, b.getIndexAttr(1));
     for (int64_t d = 0; d < rank; ++d)
-      if (d != axis && !type.isDynamicDim(d))
-        limits[d] = type.getDimSize(d);
-    Value slice = SliceOp::create(b, getLoc(), dy[0], starts, limits, strides);
-    if (slice.getType() != in)
-      slice = tensor::CastOp::create(b, getLoc(), in, slice);
-    out.push_back(slice);
+      sizes.push_back(in.isDynamicDim(d)
+                          ? OpFoldResult(v.dim(input, d))
+                          : OpFoldResult(b.getIndexAttr(in.getDimSize(d))));
+    offsets[axis] = offset;
+    out.push_back(want ? tensor::ExtractSliceOp::create(b, loc, in, dy[0],
+                                                        offsets, sizes, strides)
+                             .getResult()
+                       : Value());
+    std::optional<int64_t> o = getConstantIntValue(offset);
+    std::optional<int64_t> n = getConstantIntValue(sizes[axis]);
+    offset = o && n
+                 ? OpFoldResult(b.getIndexAttr(*o + *n))
+                 : OpFoldResult(arith::AddIOp::create(
+                       b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                       getValueOrCreateConstantIndexOp(b, loc, sizes[axis])));
   }
   return success();
 }
 
 LogicalResult SliceOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                ArrayRef<bool> needed,
                                 SmallVectorImpl<Value> &out) {
   // The cotangent put back where the slice came from, zeros elsewhere.
   VJPBuilder v{b, getLoc()};
@@ -547,23 +579,23 @@ LogicalResult SliceOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 // NN
 //===----------------------------------------------------------------------===//
 
-LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
-                                 SmallVectorImpl<Value> &out) {
-  // Input: the stride-1 convolution of the output gradient, dilated by the
-  // stride, with the flipped kernel, its filter and channel roles swapped
-  // within each group. Weight: grove.conv2d_weight_grad. Bias: the sum of
-  // the output gradient over all but the filters.
-  Location loc = getLoc();
+/// conv2d's input gradient: the stride-1 convolution of the output
+/// gradient, dilated by the stride, with the flipped kernel, its filter
+/// and channel roles swapped within each group.
+static FailureOr<Value> convInputGrad(OpBuilder &b, Conv2DOp op, Value g) {
+  Location loc = op.getLoc();
   VJPBuilder v{b, loc};
-  Value x = getInput(), w = getWeight(), g = dy[0];
-  RankedTensorType xt = tensorOf(x), wt = tensorOf(w), gt = tensorOf(g);
-  ArrayRef<int64_t> s = getStrides(), p = getPadding(), d = getDilations();
-  int64_t groups = getGroupsAttr().getInt();
+  Value w = op.getWeight();
+  RankedTensorType xt = op.getInput().getType(), wt = tensorOf(w),
+                   gt = tensorOf(g);
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPadding(),
+                    d = op.getDilations();
+  int64_t groups = op.getGroupsAttr().getInt();
   int64_t f = wt.getDimSize(0), cg = wt.getDimSize(1);
   int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3);
   if (xt.isDynamicDim(2) || xt.isDynamicDim(3))
-    return emitOpError("cannot be differentiated with respect to its input: "
-                       "its spatial sizes are dynamic");
+    return op.emitOpError("cannot be differentiated with respect to its "
+                          "input: its spatial sizes are dynamic");
   int64_t k[2] = {kh, kw};
   SmallVector<int64_t> pad(4);
   for (int i = 0; i < 2; ++i) {
@@ -572,10 +604,9 @@ LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
     pad[i] = span - p[i];
     pad[2 + i] = span - p[2 + i] + rest;
     if (pad[i] < 0 || pad[2 + i] < 0)
-      return emitOpError("cannot be differentiated with respect to its input: "
-                         "its padding exceeds the dilated kernel");
+      return op.emitOpError("cannot be differentiated with respect to its "
+                            "input: its padding exceeds the dilated kernel");
   }
-  // The kernel as a convolution from the filters back to the channels.
   Value flipped;
   if (groups == 1) {
     flipped = TransposeOp::create(b, loc, w, ArrayRef<int64_t>{1, 0, 2, 3});
@@ -597,13 +628,14 @@ LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
     if (gt.isDynamicDim(0))
       sizes.push_back(v.dim(g, 0));
     Value zeros = BroadcastToOp::create(b, loc, v.scalar(g, 0.0), shape, sizes);
-    SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), extents, steps;
+    SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), extents;
     for (int64_t i = 0; i < 4; ++i)
       extents.push_back(gt.isDynamicDim(i)
                             ? OpFoldResult(v.dim(g, i))
                             : OpFoldResult(b.getIndexAttr(gt.getDimSize(i))));
-    steps = {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(s[0]),
-             b.getIndexAttr(s[1])};
+    SmallVector<OpFoldResult> steps = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                       b.getIndexAttr(s[0]),
+                                       b.getIndexAttr(s[1])};
     dilated = tensor::InsertSliceOp::create(b, loc, g, zeros, offsets, extents,
                                             steps);
   }
@@ -611,16 +643,35 @@ LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                               ArrayRef<int64_t>{1, 1}, pad, d, groups);
   if (dx.getType() != xt)
     dx = tensor::CastOp::create(b, loc, xt, dx);
-  out.push_back(dx);
-  out.push_back(Conv2DWeightGradOp::create(b, loc, wt, x, g, getStridesAttr(),
-                                           getPaddingAttr(), getDilationsAttr(),
-                                           getGroupsAttr()));
+  return dx;
+}
+
+LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 ArrayRef<bool> needed,
+                                 SmallVectorImpl<Value> &out) {
+  // Input: convInputGrad, only where needed (an image input is not, and
+  // may have sizes it cannot take). Weight: grove.conv2d_weight_grad. Bias:
+  // the sum of the output gradient over all but the filters.
+  Location loc = getLoc();
+  Value g = dy[0];
+  if (needed[0]) {
+    FailureOr<Value> dx = convInputGrad(b, *this, g);
+    if (failed(dx))
+      return failure();
+    out.push_back(*dx);
+  } else {
+    out.push_back(Value());
+  }
+  out.push_back(Conv2DWeightGradOp::create(
+      b, loc, getWeight().getType(), getInput(), g, getStridesAttr(),
+      getPaddingAttr(), getDilationsAttr(), getGroupsAttr()));
   if (getBias())
     out.push_back(ReduceSumOp::create(b, loc, g, ArrayRef<int64_t>{0, 2, 3}));
   return success();
 }
 
 LogicalResult MaxPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
   out.push_back(MaxPool2DGradOp::create(
       b, getLoc(), getInput().getType(), getInput(), dy[0], getKernelAttr(),
@@ -629,6 +680,7 @@ LogicalResult MaxPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult AvgPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
   out.push_back(AvgPool2DGradOp::create(
       b, getLoc(), getInput().getType(), getInput(), dy[0], getKernelAttr(),
@@ -638,12 +690,14 @@ LogicalResult AvgPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult ReverseOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   out.push_back(ReverseOp::create(b, getLoc(), dy[0], getAxesAttr()));
   return success();
 }
 
 LogicalResult GlobalAvgPoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                        ArrayRef<bool> needed,
                                         SmallVectorImpl<Value> &out) {
   VJPBuilder v{b, getLoc()};
   Value x = getInput();
@@ -653,6 +707,7 @@ LogicalResult GlobalAvgPoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
   // y = (x - mean) k + bias with k = scale / sqrt(var + eps), per channel
   // (dimension 1): the vectors broadcast as C x 1 x ... x 1.
@@ -696,6 +751,7 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 //===----------------------------------------------------------------------===//
 
 LogicalResult SoftmaxCrossEntropyOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                              ArrayRef<bool> needed,
                                               SmallVectorImpl<Value> &out) {
   // (softmax(logits) - target) dy / N.
   Location loc = getLoc();
@@ -715,6 +771,7 @@ LogicalResult SoftmaxCrossEntropyOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 }
 
 LogicalResult MSELossOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
                                   SmallVectorImpl<Value> &out) {
   // 2 (prediction - target) dy / count.
   VJPBuilder v{b, getLoc()};

@@ -123,8 +123,11 @@ LogicalResult Differentiation::propagate(Operation *fwd) {
     diag.attachNote(op.getLoc()) << "differentiating this grove.value_and_grad";
     return diag;
   }
+  SmallVector<bool> needed;
+  for (Value operand : fwd->getOperands())
+    needed.push_back(active.contains(operand));
   SmallVector<Value> operandCotangents;
-  if (failed(vjp.buildVJP(b, resultCotangents, operandCotangents)))
+  if (failed(vjp.buildVJP(b, resultCotangents, needed, operandCotangents)))
     return failure();
   if (operandCotangents.size() != fwd->getNumOperands())
     return fwd->emitError("grove-autodiff: the VJP of '")
@@ -140,6 +143,25 @@ LogicalResult Differentiation::propagate(Operation *fwd) {
              << cotangent.getType() << " for an operand of type "
              << operand.getType();
     accumulate(operand, cotangent);
+  }
+  return success();
+}
+
+/// After inlining, the body is straight-line grove code: a nested region,
+/// a state write or an optimizer (from an inlined callee) cannot be
+/// differentiated or moved into the forward.
+LogicalResult checkBody(ValueAndGradOp op) {
+  for (Operation &inner : op.getBody().front().without_terminator()) {
+    if (inner.getNumRegions() == 0 && !isa<SetParamOp, SGDOp, AdamOp>(inner))
+      continue;
+    InFlightDiagnostic d =
+        inner.emitError("grove-autodiff: '")
+        << inner.getName()
+        << "' cannot be in the body of grove.value_and_grad (a "
+        << (inner.getNumRegions() ? "region op" : "state write")
+        << "; calls are inlined into it)";
+    d.attachNote(op.getLoc()) << "differentiating this grove.value_and_grad";
+    return d;
   }
   return success();
 }
@@ -188,7 +210,8 @@ struct GroveAutodiffPass : grove::impl::GroveAutodiffBase<GroveAutodiffPass> {
     SmallVector<ValueAndGradOp> ops;
     module.walk([&](ValueAndGradOp op) { ops.push_back(op); });
     for (ValueAndGradOp op : ops)
-      if (failed(inlineCalls(op, module)) || failed(Differentiation(op).run()))
+      if (failed(inlineCalls(op, module)) || failed(checkBody(op)) ||
+          failed(Differentiation(op).run()))
         return signalPassFailure();
   }
 };

@@ -223,6 +223,21 @@ LogicalResult declareOptimizerState(ModuleOp module) {
     if (isa<SGDOp, AdamOp>(op))
       optimizers.push_back(op);
   });
+  // Optimizers in one function sharing a name would share a step counter.
+  llvm::DenseMap<std::pair<Operation *, StringRef>, Operation *> named;
+  for (Operation *op : optimizers) {
+    StringRef name =
+        isa<SGDOp>(op) ? cast<SGDOp>(op).getName() : cast<AdamOp>(op).getName();
+    auto [it, fresh] = named.try_emplace({op->getParentOp(), name}, op);
+    if (!fresh) {
+      InFlightDiagnostic d = op->emitOpError("shares the state name '")
+                             << name
+                             << "' with another optimizer of this function; "
+                                "give each its own `name`";
+      d.attachNote(it->second->getLoc()) << "the other optimizer";
+      return failure();
+    }
+  }
   for (Operation *op : optimizers) {
     auto paramType = [&](Value gradient) {
       return cast<RankedTensorType>(gradient.getType());
@@ -246,9 +261,6 @@ LogicalResult declareOptimizerState(ModuleOp module) {
       return failure();
     for (auto [ref, g] : llvm::zip(adam.getParams(), adam.getGradients())) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      if (paramType(g).getElementType() != element)
-        return adam.emitOpError("expects params of one element type (the "
-                                "step counter's)");
       for (StringRef slot : {"m", "v"})
         if (failed(declareState(module, op, adam.getStateName(name, slot),
                                 paramType(g))))

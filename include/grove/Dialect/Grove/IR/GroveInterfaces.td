@@ -29,21 +29,26 @@ def Grove_VJPOpInterface : OpInterface<"VJPOpInterface"> {
     A differentiable op: it builds its vector-Jacobian product in grove ops,
     which is how grove-autodiff differentiates a program, op by op in
     reverse. Every grove op implements this interface or carries the
-    NotDifferentiable trait; the test DialectCoverage checks it.
+    NotDifferentiable trait, except those the gtest Differentiability lists
+    as pending.
   }];
   let cppNamespace = "::mlir::grove";
   let methods = [
     InterfaceMethod<[{
         Builds, at `b`'s insertion point, the cotangent of each operand
         given those of the results (`resultCotangents[i]` is null where no
-        result that matters depends on result i). Appends one value per
-        operand to `operandCotangents`, each of its operand's type, or null
-        where the operand gets none (an index size, integer labels). The
-        forward values it reads are the op's own operands and results.
+        result that matters depends on result i). `needed[i]` says whether
+        operand i depends on a differentiated param: an operand nobody
+        needs may get null, and only a needed one may make the VJP fail
+        (a located error). Appends one value per operand to
+        `operandCotangents`, each of its operand's type, or null where the
+        operand gets none (an index size, integer labels). The forward
+        values it reads are the op's own operands and results.
       }],
       "::llvm::LogicalResult", "buildVJP",
       (ins "::mlir::OpBuilder &":$b,
            "::llvm::ArrayRef<::mlir::Value>":$resultCotangents,
+           "::llvm::ArrayRef<bool>":$needed,
            "::llvm::SmallVectorImpl<::mlir::Value> &":$operandCotangents)>,
   ];
 }

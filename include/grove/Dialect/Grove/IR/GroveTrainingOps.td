@@ -124,12 +124,14 @@ def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-// An update of `params` from their `gradients`, in place, over state the
-// op owns: `@<param>.<name>.<slot>` per param and `@<name>.step`, declared
-// zero-initialised by grove-expand-training-ops where the module does not
-// declare them (then with the param's type, or tensor<f32> for the step).
-// The learning rate is the `lr` attribute, or the rank-0 `learning_rate`
-// operand where given (a schedule computed in the model).
+// An update of `params` (f32 or f64, one element type) from their
+// `gradients`, in place, over state the op owns: `@<param>.<name>.<slot>`
+// per param and `@<name>.step`, declared zero-initialised by
+// grove-expand-training-ops where the module does not declare them (with
+// the param's type; the step a scalar of the params' element type). Two
+// optimizers of one function need different names. The learning rate is
+// the `lr` attribute, or the rank-0 `learning_rate` operand (of the params'
+// element type) where given: a schedule computed in the model.
 class Grove_OptimizerOp<string mnemonic, string summaryText>
     : Grove_Op<mnemonic, [HasParent<"::mlir::func::FuncOp">,
                           MemoryEffects<[MemRead, MemWrite]>,

@@ -1,0 +1,43 @@
+// RUN: grove-opt %s --convert-grove-to-linalg | FileCheck %s
+
+// The lowerings of the ops VJPs build (Elementwise/DataMovement/NN.cpp):
+// one linalg.generic each, plus an argmax for the max pool.
+// reverse reads index 2 - i along the reversed axes.
+// CHECK-DAG: #[[REV:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
+// The weight gradient: dy at (n, f, y, x) times the padded input at
+// (n, group(f) * Cg + c, y + i, x + j), the batch and positions reduced.
+// CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
+// CHECK-DAG: #[[XP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 4) * 3 + d1, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK-LABEL: func.func @gradient_ops
+// CHECK: linalg.generic {indexing_maps = [#[[REV]], #{{.*}}]
+// CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[DY]], #[[XP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %[[PAD]] :
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// The max pool's winners: strictly greater (the first maximum) or NaN.
+// CHECK: %[[ARG:.*]]:2 = linalg.generic {indexing_maps = [#[[WIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+// CHECK: arith.ori
+// CHECK: -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>)
+// Then a gather per input element: a whole, in-range window position, and
+// the winner's index compared with the offset.
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x8x8xf32>)
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+// CHECK: tensor.extract %{{.*}}[
+// CHECK: tensor.extract %[[ARG]]#1[
+// CHECK: arith.cmpi eq
+// The average pool: each gathered gradient divided by its window's count.
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x8x8xf32>)
+// CHECK: tensor.extract
+// CHECK: arith.sitofp
+// CHECK: arith.divf
+func.func @gradient_ops(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xf32>, %w: tensor<4x3x3x3xf32>, %p: tensor<?x3x4x4xf32>) -> (tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>) {
+  %r = grove.reverse %w [2, 3] : tensor<4x3x3x3xf32>
+  %dw = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  %mx = grove.max_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  %av = grove.avg_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, count_include_pad} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  return %r, %dw, %mx, %av : tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>
+}

@@ -1,0 +1,15 @@
+// RUN: grove-opt %s | grove-opt | FileCheck %s
+
+// The ops VJPs build (GroveVJPs.cpp) print and parse back.
+// CHECK-LABEL: func.func @gradient_ops
+// CHECK: grove.reverse %{{.*}} [2, 3] : tensor<4x3x3x3xf32>
+// CHECK: grove.conv2d_weight_grad %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+// CHECK: grove.max_pool2d_grad
+// CHECK: grove.avg_pool2d_grad {{.*}}count_include_pad
+func.func @gradient_ops(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xf32>, %w: tensor<4x3x3x3xf32>, %p: tensor<?x3x4x4xf32>) -> (tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>) {
+  %r = grove.reverse %w [2, 3] : tensor<4x3x3x3xf32>
+  %dw = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+  %mx = grove.max_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  %av = grove.avg_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, count_include_pad} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  return %r, %dw, %mx, %av : tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>
+}
