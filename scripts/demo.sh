@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 
 "$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh" grovec grove_rt digits
+"$ROOT/scripts/build.sh" grovec grove_rt digits train_digits
 
 echo
 echo "demo: grovec models/mlp/mlp.mlir -> $BUILD/examples/digits/grove_mlp_model/"
@@ -20,6 +20,17 @@ echo "demo: examples/digits (C app linked with libmlp.a and libgrove_rt):"
   "$BUILD/examples/digits/grove_mlp_model/mlp.safetensors" \
   "$ROOT/models/mlp/digits_test.bin" \
   --expect "$ROOT/models/mlp/reference_accuracy.txt"
+
+echo
+echo "demo: examples/train_digits (the MLP trained from scratch by its compiled"
+echo "      train step: forward, backward and Adam in one call per batch):"
+"$ROOT/.venv/bin/python" "$ROOT/examples/train_digits/make_data.py" \
+  "$BUILD/examples/train_digits/digits_train.bin"
+"$BUILD/examples/train_digits/train_digits" \
+  "$BUILD/examples/train_digits/digits_train.bin" \
+  "$ROOT/models/mlp/digits_test.bin" \
+  --checkpoint "$BUILD/examples/train_digits/checkpoint.safetensors" \
+  --expect-accuracy 0.97
 
 # digits_cuda exists where CMake found a CUDA toolkit.
 if ninja -C "$BUILD" -t query digits_cuda >/dev/null 2>&1; then

@@ -11,6 +11,8 @@
  * the logits back with cudart. The model calls are the same. */
 #include "mlp.h"
 
+#include "digits_data.h"
+
 #if DIGITS_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -19,44 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  uint32_t n, d;
-  float *x;
-  int32_t *labels;
-} dataset;
-
-/* Reads models/mlp/digits_test.bin (format in models/mlp/README.md). */
-static int read_dataset(const char *path, dataset *ds) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    perror(path);
-    return 1;
-  }
-  char magic[4];
-  uint32_t header[3];
-  if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "GRVD", 4) != 0 ||
-      fread(header, 4, 3, f) != 3 || header[0] != 1 || header[2] != 64 ||
-      header[1] == 0 || header[1] > 1000000) {
-    fprintf(stderr, "%s: not a digits test file\n", path);
-    fclose(f);
-    return 1;
-  }
-  ds->n = header[1];
-  ds->d = header[2];
-  ds->x = malloc(sizeof(float) * ds->n * ds->d);
-  ds->labels = malloc(sizeof(int32_t) * ds->n);
-  int ok = ds->x && ds->labels &&
-           fread(ds->x, sizeof(float), (size_t)ds->n * ds->d, f) ==
-               (size_t)ds->n * ds->d &&
-           fread(ds->labels, sizeof(int32_t), ds->n, f) == ds->n;
-  fclose(f);
-  if (!ok) {
-    fprintf(stderr, "%s: truncated\n", path);
-    return 1;
-  }
-  return 0;
-}
 
 static int fail(const char *what, grove_status s) {
   fprintf(stderr, "%s: %s: %s\n", what, grove_status_string(s),
@@ -134,8 +98,7 @@ int main(int argc, char **argv) {
   free(y);
   logits->deleter(logits);
   grove_context_destroy(ctx);
-  free(ds.x);
-  free(ds.labels);
+  free_dataset(&ds);
 
   if (argc == 5) {
     FILE *f = fopen(argv[4], "r");
