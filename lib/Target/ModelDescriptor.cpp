@@ -136,7 +136,28 @@ std::string mlir::grove::emitCHeader(const ModelDesc &model,
     os << ") -> (";
     for (auto [i, s] : llvm::enumerate(e.outputs))
       os << (i ? ", " : "") << s.name << ": " << shapeString(s);
-    os << ") */\n";
+    os << ")";
+    // The state a call writes (it then runs alone on its context), in
+    // comment lines of at most 80 columns.
+    std::string line;
+    bool writes = false;
+    for (const schema::ArgDesc &a : e.args) {
+      if (!a.isState || a.access != schema::Access::Write)
+        continue;
+      std::string name = commentSafe(model.params[a.index].name);
+      if (!writes) {
+        line = " * writes " + name;
+      } else if (line.size() + name.size() + 2 > 78) {
+        os << "\n" << line << ",";
+        line = " *   " + name;
+      } else {
+        line += ", " + name;
+      }
+      writes = true;
+    }
+    if (writes)
+      os << "\n" << line << "\n * (a call runs alone on its context)";
+    os << " */\n";
     os << "grove_status " << m << "_" << e.name << "(grove_context *ctx";
     for (const schema::TensorDesc &s : e.inputs)
       os << ", const DLTensor *" << s.name;
