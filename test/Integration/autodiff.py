@@ -47,6 +47,9 @@ CASES = {
     "min": ({"a": (2, 3), "b": (2, 3)}, {}, """
       %y = grove.min %a, %b : ({a}, {b}) -> {y}""", (2, 3),
             lambda t: torch.minimum(t["a"], t["b"])),
+    "select": ({"a": (2, 3), "b": (2, 3)}, {"m": ((2, 3), (2, 3))}, """
+      %y = grove.select %m, %a, %b : ({m}, {a}, {b}) -> {y}""", (2, 3),
+               lambda t: torch.where(t["m"] > 0, t["a"], t["b"])),
     "relu": ({"a": (3, 5)}, {}, """
       %y = grove.relu %a : {y}""", (3, 5), lambda t: torch.relu(t["a"])),
     "sigmoid": ({"a": (3, 5)}, {}, """

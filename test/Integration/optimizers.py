@@ -4,7 +4,8 @@
 # 20 steps of fresh random batches: the loss of every step and every param
 # and optimizer state after the last. A two-layer MLP with cross-entropy;
 # `@unused` is differentiated but reaches no loss (zero gradients) and the
-# biases start at zero (zero weights).
+# biases start at zero (zero weights); two configurations clip the global
+# gradient norm and skip a step whose batch holds a NaN.
 #  * f64 models against torch in float64: rtol 1e-6, atol 1e-9;
 #  * f32 models against torch in float64: rtol 2e-4, atol 2e-5 (f32
 #    rounding, compounded over the steps).
@@ -29,7 +30,19 @@ CONFIGS = {
               "epsilon = 1.0e-06 : f64, weight_decay = 0.1 : f64, decoupled}",
               lambda p: torch.optim.AdamW(p, lr=0.01, betas=(0.8, 0.99),
                                           eps=1e-6, weight_decay=0.1)),
+    # Global-norm clipping and a skipped NaN step (see NAN_STEP).
+    "sgd_clip_skip": ("grove.sgd",
+                      "{lr = 0.1 : f64, momentum = 0.9 : f64, "
+                      "max_grad_norm = 0.5 : f64, skip_nonfinite}",
+                      lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9)),
+    "adam_clip_skip": ("grove.adam",
+                       "{lr = 0.01 : f64, max_grad_norm = 1.0 : f64, "
+                       "skip_nonfinite}",
+                       lambda p: torch.optim.Adam(p, lr=0.01)),
 }
+# The step whose batch holds a NaN: a skipping optimizer changes nothing
+# (torch: the step is not taken) and counts it in @<name>.skipped.
+NAN_STEP = 7
 SHAPES = {"fc1.weight": (16, 8), "fc1.bias": (16,), "fc2.weight": (4, 16),
           "fc2.bias": (4,), "unused": (3,)}
 
@@ -98,7 +111,13 @@ def main():
             for step in range(STEPS):
                 x = r.standard_normal((6, 8)).astype(dtype)
                 y = r.integers(0, 4, 6).astype(np.int32)
+                skip = "skip" in config and step == NAN_STEP
+                if skip:
+                    x[2, 3] = np.nan
                 loss, = model.call("train_step", x, y)
+                if skip:
+                    assert np.isnan(loss), f"{name}: the NaN step's loss {loss}"
+                    continue
                 opt.zero_grad()
                 tx = torch.tensor(x, dtype=torch.float64)
                 h = torch.relu(tx @ ref["fc1.weight"].T + ref["fc1.bias"])
@@ -108,6 +127,9 @@ def main():
                 # The unused param takes part with a zero gradient, as in
                 # Grove (torch skips params whose .grad is None).
                 (want + 0.0 * ref["unused"].sum()).backward()
+                if "clip" in config:
+                    norm = 0.5 if op == "grove.sgd" else 1.0
+                    torch.nn.utils.clip_grad_norm_(list(ref.values()), norm)
                 opt.step()
                 assert_close(loss, want.item(), rtol, atol,
                              f"{name} loss at step {step}")
@@ -124,8 +146,13 @@ def main():
                         assert_close(model.get_weight(grove_name),
                                      st[key].numpy(), rtol, atol,
                                      f"{name} {grove_name}")
+            skipped = 1 if "skip" in config else 0
             if op == "grove.adam":
-                assert model.get_weight("adam.step") == STEPS, "adam.step"
+                assert model.get_weight("adam.step") == STEPS - skipped, \
+                    "adam.step"
+            if skipped:
+                prefix = op.split(".")[1]
+                assert model.get_weight(f"{prefix}.skipped") == 1, "skipped"
             print(f"{name}: {STEPS} steps match torch.optim")
 
 

@@ -1,4 +1,4 @@
-// RUN: grove-opt %s --grove-expand-training-ops | FileCheck %s
+// RUN: grove-opt %s -split-input-file --grove-expand-training-ops | FileCheck %s
 
 // grove-expand-training-ops (ExpandTrainingOps.cpp). Optimizer state is
 // declared zero-initialised after the last param, except what the module
@@ -61,5 +61,38 @@ module {
   func.func @ce(%z: tensor<?x10xf32>, %y: tensor<?xi64>) -> tensor<f32> {
     %l = grove.softmax_cross_entropy %z, %y {label_smoothing = 0.2 : f64} : (tensor<?x10xf32>, tensor<?xi64>) -> tensor<f32>
     return %l : tensor<f32>
+  }
+}
+
+// -----
+
+// With skip_nonfinite every write keeps the old value unless all gradients
+// are finite (a NaN-safe select on step(1 + sum(g * 0))), and a skipped
+// step is counted; max_grad_norm scales the gradients by min(1, max /
+// (norm + 1e-6)) first.
+// CHECK-LABEL: grove.param @sgd.skipped : tensor<f32> = 0.000000e+00 : f32
+// CHECK-LABEL: func.func @guarded
+// CHECK-SAME: (%[[G:.*]]: tensor<4xf32>)
+// CHECK: %[[Z:.*]] = grove.mul %[[G]], %{{.*}} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: %[[POISON:.*]] = grove.reduce_sum %[[Z]]
+// CHECK: %[[ONE:.*]] = grove.add %[[POISON]], %{{.*}}
+// CHECK: %[[OK:.*]] = grove.step %[[ONE]] : tensor<f32>
+// CHECK: %[[SQ:.*]] = grove.mul %[[G]], %[[G]]
+// CHECK: %[[NORM2:.*]] = grove.reduce_sum %[[SQ]]
+// CHECK: %[[NORM:.*]] = grove.sqrt %[[NORM2]]
+// CHECK: %[[COEF:.*]] = grove.div
+// CHECK: %[[SCALE:.*]] = grove.min %[[COEF]], %{{.*}}
+// CHECK: %[[CLIPPED:.*]] = grove.mul %[[G]], %[[SCALE]]
+// CHECK: %[[P:.*]] = grove.get_param @w
+// CHECK: %[[NEW:.*]] = grove.sub %[[P]], %{{.*}}
+// CHECK: %[[KEPT:.*]] = grove.select %[[OK]], %[[NEW]], %[[P]]
+// CHECK: grove.set_param @w = %[[KEPT]]
+// CHECK: grove.get_param @sgd.skipped
+// CHECK: grove.set_param @sgd.skipped =
+module {
+  grove.param @w : tensor<4xf32>
+  func.func @guarded(%g: tensor<4xf32>) {
+    grove.sgd [@w] (%g) {lr = 0.5 : f64, max_grad_norm = 1.0 : f64, skip_nonfinite} : tensor<4xf32>
+    return
   }
 }

@@ -116,6 +116,13 @@ static Value step(OpBuilder &b, Location loc, Type t, ValueRange args) {
                                  createFloat(b, loc, t, 0));
 }
 
+static Value selectByMask(OpBuilder &b, Location loc, Type t, ValueRange args) {
+  // mask > 0 (ordered: a NaN mask chooses the false value).
+  Value chosen = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                       args[0], createFloat(b, loc, t, 0));
+  return arith::SelectOp::create(b, loc, chosen, args[1], args[2]);
+}
+
 /// One linalg.generic over the result; the labels are read along all but
 /// the class dimension, compared with that dimension's index.
 struct OneHotLowering : OpConversionPattern<OneHotOp> {
@@ -178,5 +185,6 @@ void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<GeluOp>>(ctx, gelu);
   patterns.add<ElementwiseLowering<ErfOp>>(ctx, unary<math::ErfOp>());
   patterns.add<ElementwiseLowering<StepOp>>(ctx, step);
+  patterns.add<ElementwiseLowering<SelectOp>>(ctx, selectByMask);
   patterns.add<OneHotLowering>(ctx);
 }

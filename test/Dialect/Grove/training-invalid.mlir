@@ -301,3 +301,20 @@ func.func @pool_grad_shape(%x: tensor<1x2x4x4xf32>, %dy: tensor<1x2x3x2xf32>) {
   %dx = grove.avg_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x4x4xf32>
   return
 }
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @clip_negative(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.sgd' op expects max_grad_norm in [0, 1e+30], got -1}}
+  grove.sgd [@w] (%g) {max_grad_norm = -1.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_mask(%m: tensor<3xf32>, %a: tensor<2x4xf32>) {
+  // expected-error @+1 {{'grove.select' op expects a mask that broadcasts to 2x4 (got 3)}}
+  %s = grove.select %m, %a, %a : (tensor<3xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}

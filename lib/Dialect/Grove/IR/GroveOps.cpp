@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include "ModelSchema.h"
 
@@ -161,6 +163,13 @@ LogicalResult AssignOp::verify() {
       !func.getArgAttr(arg.getArgNumber(), kWritesAttr))
     return emitOpError("expects a function argument marked grove.state and "
                        "grove.writes as its state");
+  return success();
+}
+
+LogicalResult AssignOp::canonicalize(AssignOp op, PatternRewriter &rewriter) {
+  if (op.getValue() != op.getState())
+    return failure();
+  rewriter.eraseOp(op);
   return success();
 }
 
@@ -422,6 +431,19 @@ LogicalResult BroadcastToOp::verify() {
 //===----------------------------------------------------------------------===//
 // Math ops
 //===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::verify() {
+  RankedTensorType mask = getMask().getType(), type = getType();
+  if (mask.getElementType() != type.getElementType())
+    return emitOpError("expects a mask of the values' element type");
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(mask.getShape(), type.getShape());
+  if (failed(shape) || ArrayRef<int64_t>(*shape) != type.getShape())
+    return emitOpError("expects a mask that broadcasts to ")
+           << formatShape(type.getShape()) << " (got "
+           << formatShape(mask.getShape()) << ")";
+  return success();
+}
 
 LogicalResult mlir::grove::verifyBroadcasting(Operation *op) {
   if (failed(verifySameElementType(

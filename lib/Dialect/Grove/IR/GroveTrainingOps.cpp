@@ -184,7 +184,10 @@ LogicalResult SGDOp::verify() {
       failed(checkRange(*this, "momentum", getMomentum().convertToDouble(), 0.0,
                         1.0, /*openHigh=*/true)) ||
       failed(checkRange(*this, "weight_decay",
-                        getWeightDecay().convertToDouble(), 0.0, 1e30, false)))
+                        getWeightDecay().convertToDouble(), 0.0, 1e30,
+                        false)) ||
+      failed(checkRange(*this, "max_grad_norm",
+                        getMaxGradNorm().convertToDouble(), 0.0, 1e30, false)))
     return failure();
   if (getNesterov() && getMomentum().isZero())
     return emitOpError("expects a momentum with nesterov");
@@ -205,7 +208,10 @@ LogicalResult AdamOp::verify() {
       failed(checkRange(*this, "epsilon", getEpsilon().convertToDouble(), 0.0,
                         1e30, false)) ||
       failed(checkRange(*this, "weight_decay",
-                        getWeightDecay().convertToDouble(), 0.0, 1e30, false)))
+                        getWeightDecay().convertToDouble(), 0.0, 1e30,
+                        false)) ||
+      failed(checkRange(*this, "max_grad_norm",
+                        getMaxGradNorm().convertToDouble(), 0.0, 1e30, false)))
     return failure();
   return success();
 }

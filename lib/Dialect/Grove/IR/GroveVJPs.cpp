@@ -310,6 +310,19 @@ LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   return success();
 }
 
+LogicalResult SelectOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 ArrayRef<bool> needed,
+                                 SmallVectorImpl<Value> &out) {
+  // The cotangent goes where the value was chosen; the mask gets none.
+  VJPBuilder v{b, getLoc()};
+  Value zero = v.scalar(dy[0], 0.0);
+  Value zeros = v.broadcastLike(zero, dy[0]);
+  out.push_back(Value());
+  out.push_back(SelectOp::create(b, getLoc(), getMask(), dy[0], zeros));
+  out.push_back(SelectOp::create(b, getLoc(), getMask(), zeros, dy[0]));
+  return success();
+}
+
 LogicalResult StepOp::buildVJP(OpBuilder &, ArrayRef<Value>,
                                ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {

@@ -120,26 +120,89 @@ Type elementOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
 
+/// What every optimizer does to its gradients first: with
+/// `skip_nonfinite`, `ok` (a rank-0 1 or 0) says whether they are all
+/// finite; with a `max_grad_norm`, they are scaled by min(1, max_norm /
+/// (global norm + 1e-6)), as torch.nn.utils.clip_grad_norm_ does.
+struct Gradients {
+  SmallVector<Value> values;
+  Value ok;
+};
+
+template <typename Op> Gradients prepareGradients(Op op, Arith &a) {
+  Gradients out{llvm::to_vector(op.getGradients()), Value()};
+  auto sumAll = [&](Value t) -> Value {
+    int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+    return ReduceSumOp::create(a.b, a.loc, t,
+                               llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  };
+  if (op.getSkipNonfinite()) {
+    // g * 0 is NaN exactly where g is NaN or infinite; step(1 + NaN) is 0.
+    Value poison;
+    for (Value g : out.values) {
+      Value s = sumAll(a.mul(g, a.c(0.0)));
+      poison = poison ? a.add(poison, s) : s;
+    }
+    out.ok = StepOp::create(a.b, a.loc, a.add(poison, a.c(1.0)));
+  }
+  double maxNorm = op.getMaxGradNorm().convertToDouble();
+  if (maxNorm > 0.0) {
+    Value squares;
+    for (Value g : out.values) {
+      Value s = sumAll(a.mul(g, g));
+      squares = squares ? a.add(squares, s) : s;
+    }
+    Value coef = a.div(a.c(maxNorm), a.add(a.sqrt(squares), a.c(1e-6)));
+    Value scale = MinOp::create(a.b, a.loc, coef, a.c(1.0));
+    for (Value &g : out.values)
+      g = a.mul(g, scale);
+  }
+  return out;
+}
+
+/// Writes `updated` to state `name`, or keeps `old` where the step is
+/// skipped.
+void write(Arith &a, const Gradients &grads, StringRef name, Value updated,
+           Value old) {
+  a.set(name,
+        grads.ok
+            ? SelectOp::create(a.b, a.loc, grads.ok, updated, old).getResult()
+            : updated);
+}
+
+/// Counts a skipped step in `@<name>.skipped`.
+void countSkip(Arith &a, const Gradients &grads, StringRef name) {
+  if (!grads.ok)
+    return;
+  std::string counter = (name + ".skipped").str();
+  Type scalar = RankedTensorType::get({}, a.element);
+  a.set(counter, a.add(a.get(counter, scalar), a.sub(a.c(1.0), grads.ok)));
+}
+
 struct ExpandSGD : OpRewritePattern<SGDOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SGDOp op,
                                 PatternRewriter &rewriter) const override {
     double momentum = op.getMomentum().convertToDouble();
     double decay = op.getWeightDecay().convertToDouble();
-    for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
+    Arith s{rewriter, op.getLoc(), elementOf(op.getGradients()[0])};
+    Gradients grads = prepareGradients(op, s);
+    Value lr = learningRate(op, s);
+    for (auto [ref, g] : llvm::zip(op.getParams(), grads.values)) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      Arith a{rewriter, op.getLoc(), elementOf(g)};
-      Value lr = learningRate(op, a);
+      Arith &a = s;
       Value p = a.get(name, g.getType());
       Value d = decay != 0.0 ? a.add(g, a.mul(a.c(decay), p)) : g;
       if (momentum != 0.0) {
         std::string slot = op.getStateName(name, "momentum");
-        Value buf = a.add(a.mul(a.c(momentum), a.get(slot, g.getType())), d);
-        a.set(slot, buf);
+        Value old = a.get(slot, g.getType());
+        Value buf = a.add(a.mul(a.c(momentum), old), d);
+        write(a, grads, slot, buf, old);
         d = op.getNesterov() ? a.add(d, a.mul(a.c(momentum), buf)) : buf;
       }
-      a.set(name, a.sub(p, a.mul(lr, d)));
+      write(a, grads, name, a.sub(p, a.mul(lr, d)), p);
     }
+    countSkip(s, grads, op.getName());
     rewriter.eraseOp(op);
     return success();
   }
@@ -152,37 +215,39 @@ struct ExpandAdam : OpRewritePattern<AdamOp> {
     double b1 = op.getBeta1().convertToDouble();
     double b2 = op.getBeta2().convertToDouble();
     double decay = op.getWeightDecay().convertToDouble();
-    Arith s{rewriter, op.getLoc(), elementOf(op.getGradients()[0])};
-    Type scalar = RankedTensorType::get({}, s.element);
-    Value t = s.add(s.get(op.getStepName(), scalar), s.c(1.0));
-    s.set(op.getStepName(), t);
+    Arith a{rewriter, op.getLoc(), elementOf(op.getGradients()[0])};
+    Gradients grads = prepareGradients(op, a);
+    Type scalar = RankedTensorType::get({}, a.element);
+    Value t0 = a.get(op.getStepName(), scalar);
+    Value t = a.add(t0, a.c(1.0));
+    write(a, grads, op.getStepName(), t, t0);
     // 1 - beta^t as exp(t log beta).
     auto correction = [&](double beta) {
-      return s.sub(s.c(1.0), s.exp(s.mul(t, s.c(std::log(beta)))));
+      return a.sub(a.c(1.0), a.exp(a.mul(t, a.c(std::log(beta)))));
     };
-    Value lr = learningRate(op, s);
-    Value stepSize = s.div(lr, correction(b1));
-    Value rootCorrection2 = s.sqrt(correction(b2));
-    for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
+    Value lr = learningRate(op, a);
+    Value stepSize = a.div(lr, correction(b1));
+    Value rootCorrection2 = a.sqrt(correction(b2));
+    for (auto [ref, g] : llvm::zip(op.getParams(), grads.values)) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      Arith a{rewriter, op.getLoc(), elementOf(g)};
-      Value p = a.get(name, g.getType());
+      Value old = a.get(name, g.getType());
+      Value p = old;
       if (decay != 0.0 && op.getDecoupled())
         p = a.mul(p, a.sub(a.c(1.0), a.mul(lr, a.c(decay))));
       else if (decay != 0.0)
         g = a.add(g, a.mul(a.c(decay), p));
       std::string mName = op.getStateName(name, "m");
       std::string vName = op.getStateName(name, "v");
-      Value m = a.add(a.mul(a.c(b1), a.get(mName, g.getType())),
-                      a.mul(a.c(1.0 - b1), g));
-      Value v = a.add(a.mul(a.c(b2), a.get(vName, g.getType())),
-                      a.mul(a.c(1.0 - b2), a.mul(g, g)));
-      a.set(mName, m);
-      a.set(vName, v);
+      Value m0 = a.get(mName, g.getType()), v0 = a.get(vName, g.getType());
+      Value m = a.add(a.mul(a.c(b1), m0), a.mul(a.c(1.0 - b1), g));
+      Value v = a.add(a.mul(a.c(b2), v0), a.mul(a.c(1.0 - b2), a.mul(g, g)));
+      write(a, grads, mName, m, m0);
+      write(a, grads, vName, v, v0);
       Value denom = a.add(a.div(a.sqrt(v), rootCorrection2),
                           a.c(op.getEpsilon().convertToDouble()));
-      a.set(name, a.sub(p, a.mul(stepSize, a.div(m, denom))));
+      write(a, grads, name, a.sub(p, a.mul(stepSize, a.div(m, denom))), old);
     }
+    countSkip(a, grads, op.getName());
     rewriter.eraseOp(op);
     return success();
   }
@@ -242,6 +307,17 @@ LogicalResult declareOptimizerState(ModuleOp module) {
     auto paramType = [&](Value gradient) {
       return cast<RankedTensorType>(gradient.getType());
     };
+    Type element =
+        paramType(isa<SGDOp>(op) ? cast<SGDOp>(op).getGradients()[0]
+                                 : cast<AdamOp>(op).getGradients()[0])
+            .getElementType();
+    bool skips = isa<SGDOp>(op) ? cast<SGDOp>(op).getSkipNonfinite()
+                                : cast<AdamOp>(op).getSkipNonfinite();
+    StringRef prefix =
+        isa<SGDOp>(op) ? cast<SGDOp>(op).getName() : cast<AdamOp>(op).getName();
+    if (skips && failed(declareState(module, op, (prefix + ".skipped").str(),
+                                     RankedTensorType::get({}, element))))
+      return failure();
     if (auto sgd = dyn_cast<SGDOp>(op)) {
       if (sgd.getMomentum().isZero())
         continue;
@@ -255,7 +331,6 @@ LogicalResult declareOptimizerState(ModuleOp module) {
       continue;
     }
     auto adam = cast<AdamOp>(op);
-    Type element = paramType(adam.getGradients()[0]).getElementType();
     if (failed(declareState(module, op, adam.getStepName(),
                             RankedTensorType::get({}, element))))
       return failure();

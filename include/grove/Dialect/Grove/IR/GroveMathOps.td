@@ -72,6 +72,37 @@ def Grove_StepOp : Grove_UnaryOp<"step", "Heaviside step: 1 where x > 0, else 0"
   }];
 }
 
+def Grove_SelectOp : Grove_DiffOp<"select", [Pure,
+    AllTypesMatch<["true_value", "false_value", "result"]>]> {
+  let summary = "elementwise choice by a float mask";
+  let description = [{
+    `result = mask > 0 ? true_value : false_value`, the mask broadcast to
+    the values' shape (numpy rules; a NaN mask chooses `false_value`). An
+    optimizer keeps its state where a step is skipped with it; a NaN in the
+    value not chosen does not leak, as it would through `m·a + (1-m)·b`.
+
+    ```mlir
+    %p = grove.select %ok, %new, %old
+        : (tensor<f32>, tensor<128x64xf32>, tensor<128x64xf32>) -> tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$mask, Grove_FloatTensor:$true_value,
+                       Grove_FloatTensor:$false_value);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $mask `,` $true_value `,` $false_value attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$mask, "::mlir::Value":$trueValue,
+                   "::mlir::Value":$falseValue), [{
+      build($_builder, $_state, trueValue.getType(), mask, trueValue,
+            falseValue);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Contraction
 //===----------------------------------------------------------------------===//

@@ -111,6 +111,9 @@ def Grove_AssignOp : Grove_Op<"assign", [MemoryEffects<[MemWrite]>,
   let arguments = (ins Grove_AnyTensor:$value, Grove_AnyTensor:$state);
   let assemblyFormat = "$value `to` $state attr-dict `:` type($value)";
   let hasVerifier = 1;
+  // Writing the state its own value (an update that folded away, a step an
+  // optimizer skips) is no write.
+  let hasCanonicalizeMethod = 1;
 }
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVESTATEOPS_TD

@@ -129,7 +129,12 @@ def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
 // per param and `@<name>.step`, declared zero-initialised by
 // grove-expand-training-ops where the module does not declare them (with
 // the param's type; the step a scalar of the params' element type). Two
-// optimizers of one function need different names. The learning rate is
+// optimizers of one function need different names. Before the update,
+// `max_grad_norm` > 0 scales all gradients by min(1, max_norm / (global
+// L2 norm + 1e-6)) (torch.nn.utils.clip_grad_norm_), and with
+// `skip_nonfinite` a step whose gradients hold a NaN or an infinity
+// changes no param or state but `@<name>.skipped`, which counts such
+// steps. The learning rate is
 // the `lr` attribute, or the rank-0 `learning_rate` operand (of the params'
 // element type) where given: a schedule computed in the model.
 class Grove_OptimizerOp<string mnemonic, string summaryText>
@@ -175,6 +180,8 @@ def Grove_SGDOp : Grove_OptimizerOp<"sgd",
                        DefaultValuedAttr<F64Attr, "0.0">:$momentum,
                        UnitAttr:$nesterov,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<F64Attr, "0.0">:$max_grad_norm,
+                       UnitAttr:$skip_nonfinite,
                        DefaultValuedAttr<StrAttr, "\"sgd\"">:$name);
 }
 
@@ -201,6 +208,8 @@ def Grove_AdamOp : Grove_OptimizerOp<"adam",
                        DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
                        UnitAttr:$decoupled,
+                       DefaultValuedAttr<F64Attr, "0.0">:$max_grad_norm,
+                       UnitAttr:$skip_nonfinite,
                        DefaultValuedAttr<StrAttr, "\"adam\"">:$name);
 }
 
