@@ -166,6 +166,14 @@ LogicalResult AssignOp::verify() {
   return success();
 }
 
+Value mlir::grove::createSplatConstant(OpBuilder &b, Location loc,
+                                       RankedTensorType type, double value) {
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type,
+                             b.getFloatAttr(type.getElementType(), value)));
+}
+
 LogicalResult AssignOp::canonicalize(AssignOp op, PatternRewriter &rewriter) {
   if (op.getValue() != op.getState())
     return failure();

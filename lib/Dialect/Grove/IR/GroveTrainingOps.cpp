@@ -113,11 +113,25 @@ LogicalResult MSELossOp::verify() {
 // Optimizers
 //===----------------------------------------------------------------------===//
 
+static LogicalResult checkRange(Operation *op, StringRef what, double value,
+                                double low, double high, bool openHigh) {
+  if (value >= low && (openHigh ? value < high : value <= high))
+    return success();
+  auto g = [](double v) { return llvm::formatv("{0}", llvm::format("%g", v)); };
+  return op->emitOpError("expects ")
+         << what << " in [" << g(low).str() << ", " << g(high).str()
+         << (openHigh ? ")" : "]") << ", got " << g(value).str();
+}
+
 /// Params and gradients pair up, the learning rate is a scalar, the name
 /// makes valid state names, the hyperparameters are in range.
-static LogicalResult verifyOptimizer(Operation *op, ArrayAttr params,
-                                     ValueRange gradients, Value lr,
-                                     StringRef name) {
+template <typename OptimizerOp>
+static LogicalResult verifyOptimizer(OptimizerOp optimizer) {
+  Operation *op = optimizer.getOperation();
+  ArrayAttr params = optimizer.getParams();
+  ValueRange gradients = optimizer.getGradients();
+  Value lr = optimizer.getLearningRate();
+  StringRef name = optimizer.getName();
   if (params.empty())
     return op->emitOpError("expects at least one param");
   if (params.size() != gradients.size())
@@ -144,7 +158,12 @@ static LogicalResult verifyOptimizer(Operation *op, ArrayAttr params,
            << RankedTensorType::get({}, element) << ", got " << lr.getType();
   if (name.empty() || name.contains('/'))
     return op->emitOpError("expects a non-empty state name without '/'");
-  return success();
+  return failure(failed(checkRange(op, "weight_decay",
+                                   optimizer.getWeightDecay().convertToDouble(),
+                                   0.0, 1e30, false)) ||
+                 failed(checkRange(op, "max_grad_norm",
+                                   optimizer.getMaxGradNorm().convertToDouble(),
+                                   0.0, 1e30, false)));
 }
 
 static LogicalResult verifyOptimizerSymbols(Operation *op, ArrayAttr params,
@@ -168,26 +187,10 @@ static LogicalResult verifyOptimizerSymbols(Operation *op, ArrayAttr params,
   return success();
 }
 
-static LogicalResult checkRange(Operation *op, StringRef what, double value,
-                                double low, double high, bool openHigh) {
-  if (value >= low && (openHigh ? value < high : value <= high))
-    return success();
-  auto g = [](double v) { return llvm::formatv("{0}", llvm::format("%g", v)); };
-  return op->emitOpError("expects ")
-         << what << " in [" << g(low).str() << ", " << g(high).str()
-         << (openHigh ? ")" : "]") << ", got " << g(value).str();
-}
-
 LogicalResult SGDOp::verify() {
-  if (failed(verifyOptimizer(*this, getParams(), getGradients(),
-                             getLearningRate(), getName())) ||
+  if (failed(verifyOptimizer(*this)) ||
       failed(checkRange(*this, "momentum", getMomentum().convertToDouble(), 0.0,
-                        1.0, /*openHigh=*/true)) ||
-      failed(checkRange(*this, "weight_decay",
-                        getWeightDecay().convertToDouble(), 0.0, 1e30,
-                        false)) ||
-      failed(checkRange(*this, "max_grad_norm",
-                        getMaxGradNorm().convertToDouble(), 0.0, 1e30, false)))
+                        1.0, /*openHigh=*/true)))
     return failure();
   if (getNesterov() && getMomentum().isZero())
     return emitOpError("expects a momentum with nesterov");
@@ -199,19 +202,13 @@ LogicalResult SGDOp::verifySymbolUses(SymbolTableCollection &table) {
 }
 
 LogicalResult AdamOp::verify() {
-  if (failed(verifyOptimizer(*this, getParams(), getGradients(),
-                             getLearningRate(), getName())) ||
+  if (failed(verifyOptimizer(*this)) ||
       failed(checkRange(*this, "beta1", getBeta1().convertToDouble(), 0.0, 1.0,
                         /*openHigh=*/true)) ||
       failed(checkRange(*this, "beta2", getBeta2().convertToDouble(), 0.0, 1.0,
                         /*openHigh=*/true)) ||
       failed(checkRange(*this, "epsilon", getEpsilon().convertToDouble(), 0.0,
-                        1e30, false)) ||
-      failed(checkRange(*this, "weight_decay",
-                        getWeightDecay().convertToDouble(), 0.0, 1e30,
-                        false)) ||
-      failed(checkRange(*this, "max_grad_norm",
-                        getMaxGradNorm().convertToDouble(), 0.0, 1e30, false)))
+                        1e30, false)))
     return failure();
   return success();
 }

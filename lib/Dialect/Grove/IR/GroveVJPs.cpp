@@ -41,11 +41,9 @@ struct VJPBuilder {
 
   /// A rank-0 constant of `like`'s element type.
   Value scalar(Value like, double value) {
-    auto type = RankedTensorType::get({}, tensorOf(like).getElementType());
-    return ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), value)));
+    return createSplatConstant(
+        b, loc, RankedTensorType::get({}, tensorOf(like).getElementType()),
+        value);
   }
   Value scale(Value x, double c) { return mul(x, scalar(x, c)); }
   Value neg(Value x) { return scale(x, -1.0); }

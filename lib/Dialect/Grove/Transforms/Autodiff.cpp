@@ -27,14 +27,6 @@ using namespace mlir::grove;
 
 namespace {
 
-/// A splat constant of `type` (a float tensor).
-Value splat(OpBuilder &b, Location loc, Type type, double value) {
-  auto t = cast<RankedTensorType>(type);
-  return ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), value)));
-}
-
 /// Inlines every call in `op`'s body, callees' calls too; a call chain
 /// that does not end is recursion.
 LogicalResult inlineCalls(ValueAndGradOp op, ModuleOp module) {
@@ -180,7 +172,8 @@ LogicalResult Differentiation::run() {
 
   b.setInsertionPoint(op);
   if (active.contains(value))
-    cotangents[value] = splat(b, op.getLoc(), value.getType(), 1.0);
+    cotangents[value] = createSplatConstant(
+        b, op.getLoc(), cast<RankedTensorType>(value.getType()), 1.0);
   for (Operation *fwd : llvm::reverse(forward))
     if (failed(propagate(fwd)))
       return failure();
@@ -196,8 +189,11 @@ LogicalResult Differentiation::run() {
       if (Value c = cotangents.lookup(get.getResult()))
         sum = sum ? AddOp::create(b, op.getLoc(), sum, c).getResult() : c;
     }
-    results.push_back(sum ? sum
-                          : splat(b, op.getLoc(), gradient.getType(), 0.0));
+    results.push_back(
+        sum ? sum
+            : createSplatConstant(b, op.getLoc(),
+                                  cast<RankedTensorType>(gradient.getType()),
+                                  0.0));
   }
   op->replaceAllUsesWith(results);
   op->erase();

@@ -29,9 +29,7 @@ namespace {
 
 Value scalarLike(OpBuilder &b, Location loc, Value like, double value) {
   Type element = cast<RankedTensorType>(like.getType()).getElementType();
-  auto type = RankedTensorType::get({}, element);
-  return ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, b.getFloatAttr(element, value)));
+  return createSplatConstant(b, loc, RankedTensorType::get({}, element), value);
 }
 
 /// -mean_n sum_c target[n, c] log_softmax(logits)[n, c].
@@ -91,10 +89,9 @@ struct Arith {
   Type element;
 
   Value c(double v) {
-    auto type = RankedTensorType::get({}, element);
-    return ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getFloatAttr(element, v)));
+    return createSplatConstant(b, loc, RankedTensorType::get({}, element), v);
   }
+
   Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }

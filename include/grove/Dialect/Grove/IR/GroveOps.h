@@ -64,6 +64,11 @@ template <typename ConcreteType>
 class NotDifferentiable
     : public OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
 
+/// A grove.constant of `type` (a float tensor) with every element `value`:
+/// seeds, zeros and the scalars of VJPs and optimizer formulas.
+Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                          double value);
+
 /// Result types the ops' type-inferring builders use (GroveTypeInference.cpp):
 /// the verifiers' rules; operands they reject give the first operand's type,
 /// which the verifier then reports.
