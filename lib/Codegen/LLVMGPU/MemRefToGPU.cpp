@@ -13,6 +13,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEMEMREFTOGPU
@@ -29,40 +30,70 @@ bool isContiguous(Value v) {
   return t && t.getLayout().isIdentity();
 }
 
+/// Device code keeps its own memory ops (none are generated today).
+bool inKernel(Operation *op) {
+  return op->getParentOfType<gpu::LaunchOp>() != nullptr;
+}
+
+struct AllocToGPU : OpRewritePattern<memref::AllocOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(memref::AllocOp alloc,
+                                PatternRewriter &rewriter) const override {
+    if (inKernel(alloc))
+      return failure();
+    // cuMemAlloc-backed blocks are 256-byte aligned, more than any
+    // `alignment` bufferization asks for.
+    rewriter.replaceOpWithNewOp<gpu::AllocOp>(
+        alloc, alloc.getType(), /*asyncToken=*/Type(), ValueRange(),
+        alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+        /*hostShared=*/false);
+    return success();
+  }
+};
+
+struct DeallocToGPU : OpRewritePattern<memref::DeallocOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(memref::DeallocOp dealloc,
+                                PatternRewriter &rewriter) const override {
+    if (inKernel(dealloc))
+      return failure();
+    gpu::DeallocOp::create(rewriter, dealloc.getLoc(), Type(), ValueRange(),
+                           dealloc.getMemref());
+    rewriter.eraseOp(dealloc);
+    return success();
+  }
+};
+
+struct CopyToGPU : OpRewritePattern<memref::CopyOp> {
+  CopyToGPU(MLIRContext *ctx, bool &failed)
+      : OpRewritePattern(ctx), failed(failed) {}
+  LogicalResult matchAndRewrite(memref::CopyOp copy,
+                                PatternRewriter &rewriter) const override {
+    if (inKernel(copy))
+      return failure();
+    if (!isContiguous(copy.getSource()) || !isContiguous(copy.getTarget())) {
+      copy.emitOpError("non-contiguous copy reached the device lowering; run "
+                       "grove-legalize-memref first");
+      failed = true;
+      return failure();
+    }
+    gpu::MemcpyOp::create(rewriter, copy.getLoc(), Type(), ValueRange(),
+                          copy.getTarget(), copy.getSource());
+    rewriter.eraseOp(copy);
+    return success();
+  }
+  bool &failed;
+};
+
 struct GroveMemRefToGPUPass
     : grove::impl::GroveMemRefToGPUBase<GroveMemRefToGPUPass> {
   void runOnOperation() override {
-    IRRewriter rewriter(&getContext());
-    WalkResult result = getOperation().walk([&](Operation *op) {
-      // Device code keeps its own memory ops (none are generated today).
-      if (isa<gpu::LaunchOp>(op))
-        return WalkResult::skip();
-      rewriter.setInsertionPoint(op);
-      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        // cuMemAlloc-backed blocks are 256-byte aligned, more than any
-        // `alignment` bufferization asks for.
-        rewriter.replaceOpWithNewOp<gpu::AllocOp>(
-            alloc, alloc.getType(), /*asyncToken=*/Type(), ValueRange(),
-            alloc.getDynamicSizes(), alloc.getSymbolOperands(),
-            /*hostShared=*/false);
-      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), Type(), ValueRange(),
-                               dealloc.getMemref());
-        rewriter.eraseOp(dealloc);
-      } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-        if (!isContiguous(copy.getSource()) ||
-            !isContiguous(copy.getTarget())) {
-          copy.emitOpError("non-contiguous copy reached the device "
-                           "lowering; run grove-legalize-memref first");
-          return WalkResult::interrupt();
-        }
-        gpu::MemcpyOp::create(rewriter, copy.getLoc(), Type(), ValueRange(),
-                              copy.getTarget(), copy.getSource());
-        rewriter.eraseOp(copy);
-      }
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    bool failed = false;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AllocToGPU, DeallocToGPU>(&getContext());
+    patterns.add<CopyToGPU>(&getContext(), failed);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    if (failed)
       signalPassFailure();
   }
 };
