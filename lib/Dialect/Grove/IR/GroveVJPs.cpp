@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "grove/Dialect/Grove/IR/GroveArith.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,24 +28,9 @@ RankedTensorType tensorOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// Builds the ops VJPs are made of, at one insertion point and location.
-struct VJPBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
-  Value step(Value x) { return StepOp::create(b, loc, x); }
-  Value exp(Value x) { return ExpOp::create(b, loc, x); }
-
-  /// A rank-0 constant of `like`'s element type.
-  Value scalar(Value like, double value) {
-    return createSplatConstant(
-        b, loc, RankedTensorType::get({}, tensorOf(like).getElementType()),
-        value);
-  }
+/// Builds the ops VJPs are made of: GroveArith's formulas and the shape
+/// work cotangents need.
+struct VJPBuilder : GroveArith {
   Value scale(Value x, double c) { return mul(x, scalar(x, c)); }
   Value neg(Value x) { return scale(x, -1.0); }
   /// 1 - step(x): 1 where x <= 0.

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "grove/Dialect/Grove/IR/GroveArith.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
@@ -27,11 +28,6 @@ using namespace mlir::grove;
 
 namespace {
 
-Value scalarLike(OpBuilder &b, Location loc, Value like, double value) {
-  Type element = cast<RankedTensorType>(like.getType()).getElementType();
-  return createSplatConstant(b, loc, RankedTensorType::get({}, element), value);
-}
-
 /// -mean_n sum_c target[n, c] log_softmax(logits)[n, c].
 struct ExpandSoftmaxCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -45,19 +41,20 @@ struct ExpandSoftmaxCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
     Value target = OneHotOp::create(rewriter, loc, type, op.getLabels());
     double eps = op.getLabelSmoothing().convertToDouble();
     if (eps != 0.0) {
-      Value kept = MulOp::create(rewriter, loc, target,
-                                 scalarLike(rewriter, loc, logits, 1.0 - eps));
-      target = AddOp::create(
-          rewriter, loc, kept,
-          scalarLike(rewriter, loc, logits, eps / double(type.getDimSize(1))));
+      Value kept =
+          MulOp::create(rewriter, loc, target,
+                        GroveArith{rewriter, loc}.scalar(logits, 1.0 - eps));
+      target = AddOp::create(rewriter, loc, kept,
+                             GroveArith{rewriter, loc}.scalar(
+                                 logits, eps / double(type.getDimSize(1))));
     }
     Value rows = ReduceSumOp::create(rewriter, loc,
                                      MulOp::create(rewriter, loc, target, logp),
                                      ArrayRef<int64_t>{1});
     Value mean =
         ReduceMeanOp::create(rewriter, loc, rows, ArrayRef<int64_t>{0});
-    rewriter.replaceOpWithNewOp<MulOp>(op, mean,
-                                       scalarLike(rewriter, loc, logits, -1.0));
+    rewriter.replaceOpWithNewOp<MulOp>(
+        op, mean, GroveArith{rewriter, loc}.scalar(logits, -1.0));
     return success();
   }
 };
@@ -83,21 +80,10 @@ struct ExpandMSELoss : OpRewritePattern<MSELossOp> {
 
 /// Element-wise arithmetic on tensors and rank-0 constants of one element
 /// type, as the optimizers' formulas read.
-struct Arith {
-  OpBuilder &b;
-  Location loc;
+struct Arith : GroveArith {
   Type element;
 
-  Value c(double v) {
-    return createSplatConstant(b, loc, RankedTensorType::get({}, element), v);
-  }
-
-  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
-  Value sqrt(Value x) { return SqrtOp::create(b, loc, x); }
-  Value exp(Value x) { return ExpOp::create(b, loc, x); }
+  Value c(double v) { return scalarOf(element, v); }
   Value get(StringRef name, Type type) {
     return GetParamOp::create(b, loc, type,
                               FlatSymbolRefAttr::get(b.getContext(), name));
@@ -182,12 +168,11 @@ struct ExpandSGD : OpRewritePattern<SGDOp> {
                                 PatternRewriter &rewriter) const override {
     double momentum = op.getMomentum().convertToDouble();
     double decay = op.getWeightDecay().convertToDouble();
-    Arith s{rewriter, op.getLoc(), elementOf(op.getGradients()[0])};
-    Gradients grads = prepareGradients(op, s);
-    Value lr = learningRate(op, s);
+    Arith a{{rewriter, op.getLoc()}, elementOf(op.getGradients()[0])};
+    Gradients grads = prepareGradients(op, a);
+    Value lr = learningRate(op, a);
     for (auto [ref, g] : llvm::zip(op.getParams(), grads.values)) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      Arith &a = s;
       Value p = a.get(name, g.getType());
       Value d = decay != 0.0 ? a.add(g, a.mul(a.c(decay), p)) : g;
       if (momentum != 0.0) {
@@ -199,7 +184,7 @@ struct ExpandSGD : OpRewritePattern<SGDOp> {
       }
       write(a, grads, name, a.sub(p, a.mul(lr, d)), p);
     }
-    countSkip(s, grads, op.getName());
+    countSkip(a, grads, op.getName());
     rewriter.eraseOp(op);
     return success();
   }
@@ -212,7 +197,7 @@ struct ExpandAdam : OpRewritePattern<AdamOp> {
     double b1 = op.getBeta1().convertToDouble();
     double b2 = op.getBeta2().convertToDouble();
     double decay = op.getWeightDecay().convertToDouble();
-    Arith a{rewriter, op.getLoc(), elementOf(op.getGradients()[0])};
+    Arith a{{rewriter, op.getLoc()}, elementOf(op.getGradients()[0])};
     Gradients grads = prepareGradients(op, a);
     Type scalar = RankedTensorType::get({}, a.element);
     Value t0 = a.get(op.getStepName(), scalar);

@@ -240,11 +240,11 @@ void StateLowering::rewriteBody(func::FuncOp func) {
       set.erase();
     }
   }
-  // Writes last, after everything that allocates. A write of the value
-  // the state already holds (an update folded away) writes nothing.
+  // Writes last, after everything that allocates. (A write of the value
+  // the state already holds canonicalizes away: AssignOp::canonicalize.)
   OpBuilder ob(entry.getTerminator());
   for (auto [k, p] : llvm::enumerate(touched))
-    if (use.writes.contains(p) && current[p] != entry.getArgument(k))
+    if (use.writes.contains(p))
       AssignOp::create(ob, lastSet.at(p), current[p], entry.getArgument(k));
 }
 
