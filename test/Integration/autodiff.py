@@ -67,6 +67,15 @@ CASES = {
              lambda t: torch.nn.functional.gelu(t["a"])),
     "erf": ({"a": (3, 5)}, {}, """
       %y = grove.erf %a : {y}""", (3, 5), lambda t: torch.erf(t["a"])),
+    "sin": ({"a": (3, 5)}, {}, """
+      %y = grove.sin %a : {y}""", (3, 5), lambda t: torch.sin(t["a"])),
+    "cos": ({"a": (3, 5)}, {}, """
+      %y = grove.cos %a : {y}""", (3, 5), lambda t: torch.cos(t["a"])),
+    # Piecewise constant: a zero gradient (random points are off the jumps).
+    "floor_times": ({"a": (3, 5)}, {}, """
+      %f = grove.floor %a : {a}
+      %y = grove.mul %f, %a : ({a}, {a}) -> {y}""", (3, 5),
+                    lambda t: torch.floor(t["a"]) * t["a"]),
     "matmul_nn": ({"a": (3, 4), "b": (4, 5)}, {}, """
       %y = grove.matmul %a, %b : ({a}, {b}) -> {y}""", (3, 5),
                   lambda t: t["a"] @ t["b"]),

@@ -1,15 +1,19 @@
 # RUN: %python %s
 # Compiled train steps (forward, backward and optimizer update in one call,
-# state in the context) against PyTorch's own optimizers, step by step over
-# 20 steps of fresh random batches: the loss of every step and every param
-# and optimizer state after the last. A two-layer MLP with cross-entropy;
+# state in the context) against PyTorch's own optimizers, or float64 numpy
+# transcriptions of the references where PyTorch has none (LAMB, LANS,
+# AdaAlter: test/lib/reference_optimizers.py), step by step over 20 steps
+# of fresh random batches: the loss of every step and every param and
+# optimizer state after the last. A two-layer MLP with cross-entropy;
 # `@unused` is differentiated but reaches no loss (zero gradients) and the
-# biases start at zero (zero weights); two configurations clip the global
-# gradient norm and skip a step whose batch holds a NaN.
+# biases start at zero (zero weights); some configurations clip the global
+# gradient norm and skip a step whose batch holds a NaN, and one takes its
+# learning rate from a cosine schedule over its step counter.
 #  * f64 models against torch in float64: rtol 1e-6, atol 1e-9;
 #  * f32 models against torch in float64: rtol 2e-4, atol 2e-5 (f32
 #    rounding, compounded over the steps).
 import numpy as np
+import reference_optimizers as ref_opt
 import torch
 from grove_testing import Model, assert_close, rng
 
@@ -39,6 +43,58 @@ CONFIGS = {
                        "{lr = 0.01 : f64, max_grad_norm = 1.0 : f64, "
                        "skip_nonfinite}",
                        lambda p: torch.optim.Adam(p, lr=0.01)),
+    "adagrad": ("grove.adagrad", "{lr = 0.1 : f64, weight_decay = 0.01 : f64}",
+                lambda p: torch.optim.Adagrad(p, lr=0.1, weight_decay=0.01)),
+    "adagrad_decay": ("grove.adagrad",
+                      "{lr = 0.1 : f64, lr_decay = 0.05 : f64, "
+                      "initial_accumulator_value = 0.1 : f64, "
+                      "epsilon = 1.0e-08 : f64}",
+                      lambda p: torch.optim.Adagrad(
+                          p, lr=0.1, lr_decay=0.05,
+                          initial_accumulator_value=0.1, eps=1e-8)),
+    "lamb": ("grove.lamb", "{lr = 0.02 : f64}",
+             lambda p: ref_opt.LAMB(p, lr=0.02, beta1=0.9, beta2=0.999,
+                                    eps=1e-6, weight_decay=0.01)),
+    # Without weight decay Apex takes no trust ratio, unless nvlamb.
+    "lamb_plain": ("grove.lamb", "{lr = 0.02 : f64, weight_decay = 0.0 : f64}",
+                   lambda p: ref_opt.LAMB(p, lr=0.02, beta1=0.9, beta2=0.999,
+                                          eps=1e-6, weight_decay=0.0)),
+    "lamb_nvlamb_clip_skip": ("grove.lamb",
+                              "{lr = 0.02 : f64, beta1 = 0.8 : f64, "
+                              "weight_decay = 0.0 : f64, nvlamb, "
+                              "max_grad_norm = 1.0 : f64, skip_nonfinite}",
+                              lambda p: ref_opt.LAMB(
+                                  p, lr=0.02, beta1=0.8, beta2=0.999,
+                                  eps=1e-6, weight_decay=0.0, nvlamb=True)),
+    "lans": ("grove.lans", "{lr = 0.02 : f64}",
+             lambda p: ref_opt.LANS(p, lr=0.02, beta1=0.9, beta2=0.999,
+                                    eps=1e-6, weight_decay=0.01)),
+    "lans_clip_skip": ("grove.lans",
+                       "{lr = 0.02 : f64, beta1 = 0.8 : f64, beta2 = 0.99 : f64,"
+                       " weight_decay = 0.0 : f64, max_grad_norm = 1.0 : f64, "
+                       "skip_nonfinite}",
+                       lambda p: ref_opt.LANS(p, lr=0.02, beta1=0.8,
+                                              beta2=0.99, eps=1e-6,
+                                              weight_decay=0.0)),
+    "adaalter": ("grove.adaalter",
+                 "{lr = 0.05 : f64, weight_decay = 0.001 : f64}",
+                 lambda p: ref_opt.AdaAlter(p, lr=0.05, eps=1e-7,
+                                            weight_decay=0.001)),
+    "adaalter_local_skip": ("grove.adaalter",
+                            "{lr = 0.05 : f64, period = 3, skip_nonfinite}",
+                            lambda p: ref_opt.AdaAlter(p, lr=0.05, eps=1e-7,
+                                                       weight_decay=0.0,
+                                                       period=3)),
+    # The learning rate from grove.lr_schedule over the step counter
+    # (read before the update: 0 at the first step), as torch's
+    # CosineAnnealingLR stepped after each update.
+    "sgd_cosine": ("grove.sgd", "lr(%lr : tensor<{e}>) {momentum = 0.5 : f64}",
+                   lambda p: torch.optim.SGD(p, lr=0.2, momentum=0.5),
+                   lambda opt: torch.optim.lr_scheduler.CosineAnnealingLR(
+                       opt, T_max=STEPS, eta_min=0.01),
+                   "%t = grove.get_param @sgd.step : tensor<{e}>\n"
+                   "    %lr = grove.lr_schedule cosine %t {{lr = 0.2 : f64, "
+                   "total_steps = 20, end_lr = 0.01 : f64}} : tensor<{e}>"),
 }
 # The step whose batch holds a NaN: a skipping optimizer changes nothing
 # (torch: the step is not taken) and counts it in @<name>.skipped.
@@ -47,10 +103,15 @@ SHAPES = {"fc1.weight": (16, 8), "fc1.bias": (16,), "fc2.weight": (4, 16),
           "fc2.bias": (4,), "unused": (3,)}
 
 
-def source(name, op, attrs, e):
+def source(name, op, attrs, e, schedule=""):
     T = lambda s: "tensor<" + "x".join(map(str, s)) + "x" + e + ">"
     params = "\n".join(f"  grove.param @{p} : {T(s)}"
                        for p, s in SHAPES.items())
+    if schedule:
+        # The counter the schedule reads, declared as the optimizer would.
+        params += f"\n  grove.param @sgd.step : tensor<{e}> = 0.0 : {e}"
+    schedule = schedule.format(e=e)
+    attrs = attrs.replace("{e}", e)
     wrt = ", ".join(f"@{p}" for p in SHAPES)
     types = ", ".join(T(s) for s in SHAPES.values())
     grads = ", ".join(f"%g#{i}" for i in range(len(SHAPES)))
@@ -81,6 +142,7 @@ module @{name} {{
           : (tensor<?x4x{e}>, tensor<?xi32>) -> tensor<{e}>
       grove.yield %l : tensor<{e}>
     }} : tensor<{e}>, {types}
+    {schedule}
     {op} [{wrt}] ({grads}) {attrs} : {types}
     return %loss : tensor<{e}>
   }}
@@ -93,11 +155,12 @@ def main():
     PRECISIONS = (("f64", np.float64, 1e-6, 1e-9), ("f32", np.float32, 2e-4, 2e-5))
     # Every model is compiled before any runs (on a machine without a GPU the
     # CUDA suite only compiles them).
-    models = {f"{c}_{e[0]}": Model(source(f"{c}_{e[0]}", op, attrs, e[0]),
+    models = {f"{c}_{e[0]}": Model(source(f"{c}_{e[0]}", spec[0], spec[1],
+                                          e[0], *spec[4:]),
                                    name=f"{c}_{e[0]}")
-              for e in PRECISIONS for c, (op, attrs, _) in CONFIGS.items()}
+              for e in PRECISIONS for c, spec in CONFIGS.items()}
     for e, dtype, rtol, atol in PRECISIONS:
-        for config, (op, attrs, make) in CONFIGS.items():
+        for config, (op, attrs, make, *sched) in CONFIGS.items():
             name = f"{config}_{e}"
             model = models[name]
             init = {p: (np.zeros(s) if p.endswith("bias") else
@@ -108,6 +171,7 @@ def main():
             ref = {p: torch.tensor(v, dtype=torch.float64, requires_grad=True)
                    for p, v in init.items()}
             opt = make(list(ref.values()))
+            scheduler = sched[0](opt) if sched else None
             for step in range(STEPS):
                 x = r.standard_normal((6, 8)).astype(dtype)
                 y = r.integers(0, 4, 6).astype(np.int32)
@@ -128,32 +192,39 @@ def main():
                 # Grove (torch skips params whose .grad is None).
                 (want + 0.0 * ref["unused"].sum()).backward()
                 if "clip" in config:
-                    norm = 0.5 if op == "grove.sgd" else 1.0
+                    norm = 0.5 if config == "sgd_clip_skip" else 1.0
                     torch.nn.utils.clip_grad_norm_(list(ref.values()), norm)
                 opt.step()
+                if scheduler:
+                    scheduler.step()
                 assert_close(loss, want.item(), rtol, atol,
                              f"{name} loss at step {step}")
             for p in SHAPES:
                 assert_close(model.get_weight(p), ref[p].detach().numpy(), rtol,
                              atol, f"{name} {p} after {STEPS} steps")
-            # The optimizer's state, under its safetensors names.
+            # The optimizer's state, under its safetensors names (torch's
+            # slot names mapped to Grove's; the numpy references use
+            # Grove's).
+            prefix = op.split(".")[1]
+            renamed = {"momentum_buffer": "momentum", "exp_avg": "m",
+                       "exp_avg_sq": "v"}
+            checked = 0
             for p, t in ref.items():
-                st = opt.state[t]
-                slots = {"momentum_buffer": f"{p}.sgd.momentum",
-                         "exp_avg": f"{p}.adam.m", "exp_avg_sq": f"{p}.adam.v"}
-                for key, grove_name in slots.items():
-                    if key in st and st[key] is not None:
-                        assert_close(model.get_weight(grove_name),
-                                     st[key].numpy(), rtol, atol,
-                                     f"{name} {grove_name}")
+                for key, value in opt.state[t].items():
+                    if value is None or key == "step":
+                        continue
+                    grove_name = f"{p}.{prefix}.{renamed.get(key, key)}"
+                    value = value.numpy() if torch.is_tensor(value) else value
+                    assert_close(model.get_weight(grove_name), value, rtol,
+                                 atol, f"{name} {grove_name}")
+                    checked += 1
+            assert checked or config == "sgd", f"{name}: no state compared"
             skipped = 1 if "skip" in config else 0
-            if op == "grove.adam":
-                assert model.get_weight("adam.step") == STEPS - skipped, \
-                    "adam.step"
+            steps = model.get_weight(f"{prefix}.step")
+            assert steps == STEPS - skipped, f"{name}: {prefix}.step {steps}"
             if skipped:
-                prefix = op.split(".")[1]
                 assert model.get_weight(f"{prefix}.skipped") == 1, "skipped"
-            print(f"{name}: {STEPS} steps match torch.optim")
+            print(f"{name}: {STEPS} steps match the reference")
 
 
 if __name__ == "__main__":

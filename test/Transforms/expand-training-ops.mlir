@@ -2,17 +2,22 @@
 
 // grove-expand-training-ops (ExpandTrainingOps.cpp). Optimizer state is
 // declared zero-initialised after the last param, except what the module
-// declares itself (@w.adam.v); SGD's momentum buffer is updated and
-// written before the param; Adam counts its step, corrects the moments'
-// bias through exp(t log beta) and takes the learning-rate operand.
+// declares itself (@w.adam.v); every optimizer counts its steps; SGD's
+// momentum buffer is updated and written before the param; Adam corrects
+// the moments' bias through exp(t log beta) and takes the learning-rate
+// operand.
 // CHECK: grove.param @w : tensor<4xf32>
 // CHECK-NEXT: grove.param @w.adam.v : tensor<4xf32> = 0.000000e+00 : f32
+// CHECK-NEXT: grove.param @sgd.step : tensor<f32> = 0.000000e+00 : f32
 // CHECK-NEXT: grove.param @w.sgd.momentum : tensor<4xf32> = 0.000000e+00 : f32
 // CHECK-NEXT: grove.param @adam.step : tensor<f32> = 0.000000e+00 : f32
 // CHECK-NEXT: grove.param @w.adam.m : tensor<4xf32> = 0.000000e+00 : f32
 // CHECK-LABEL: func.func @steps
 // CHECK-SAME: (%[[G:.*]]: tensor<4xf32>, %[[LR:.*]]: tensor<f32>)
 // CHECK-NOT: grove.sgd
+// CHECK: %[[S0:.*]] = grove.get_param @sgd.step : tensor<f32>
+// CHECK: %[[S:.*]] = grove.add %[[S0]], %{{.*}}
+// CHECK: grove.set_param @sgd.step = %[[S]]
 // CHECK: %[[HALF:.*]] = grove.constant dense<5.000000e-01> : tensor<f32>
 // CHECK: %[[P:.*]] = grove.get_param @w : tensor<4xf32>
 // CHECK: %[[BUF:.*]] = grove.get_param @w.sgd.momentum
@@ -26,12 +31,12 @@
 // CHECK: %[[T0:.*]] = grove.get_param @adam.step : tensor<f32>
 // CHECK: %[[T:.*]] = grove.add %[[T0]], %{{.*}}
 // CHECK: grove.set_param @adam.step = %[[T]]
+// CHECK: grove.set_param @w.adam.m =
+// CHECK: grove.set_param @w.adam.v =
 // CHECK: %[[LOGB1:.*]] = grove.constant dense<-0.693147182> : tensor<f32>
 // CHECK: grove.mul %[[T]], %[[LOGB1]]
 // CHECK: %[[C1:.*]] = grove.sub %{{.*}}, %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK: %[[STEPSIZE:.*]] = grove.div %[[LR]], %[[C1]]
-// CHECK: grove.set_param @w.adam.m =
-// CHECK: grove.set_param @w.adam.v =
 // CHECK: %[[UPD:.*]] = grove.mul %[[STEPSIZE]], %{{.*}}
 // CHECK: grove.sub %{{.*}}, %[[UPD]]
 // CHECK: grove.set_param @w =

@@ -184,6 +184,9 @@ void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<SqrtOp>>(ctx, unary<math::SqrtOp>());
   patterns.add<ElementwiseLowering<GeluOp>>(ctx, gelu);
   patterns.add<ElementwiseLowering<ErfOp>>(ctx, unary<math::ErfOp>());
+  patterns.add<ElementwiseLowering<SinOp>>(ctx, unary<math::SinOp>());
+  patterns.add<ElementwiseLowering<CosOp>>(ctx, unary<math::CosOp>());
+  patterns.add<ElementwiseLowering<FloorOp>>(ctx, unary<math::FloorOp>());
   patterns.add<ElementwiseLowering<StepOp>>(ctx, step);
   patterns.add<ElementwiseLowering<SelectOp>>(ctx, selectByMask);
   patterns.add<OneHotLowering>(ctx);

@@ -442,3 +442,21 @@ func.func @gradient_ops(%x: tensor<?x3xf32>, %y: tensor<?xi32>) -> (tensor<?x3xf
   %o = grove.one_hot %y : tensor<?xi32> -> tensor<?x5xf32>
   return %s, %e, %o : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x5xf32>
 }
+
+// -----
+
+// What schedules and periods are computed with: sin, cos and floor, each
+// one math op in the body.
+// CHECK-LABEL: func.func @schedule_ops
+// CHECK: linalg.generic
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: linalg.generic
+// CHECK: math.cos %{{.*}} : f64
+// CHECK: linalg.generic
+// CHECK: math.floor %{{.*}} : f64
+func.func @schedule_ops(%x: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) {
+  %s = grove.sin %x : tensor<3xf64>
+  %c = grove.cos %x : tensor<3xf64>
+  %f = grove.floor %x : tensor<3xf64>
+  return %s, %c, %f : tensor<3xf64>, tensor<3xf64>, tensor<3xf64>
+}

@@ -318,3 +318,114 @@ func.func @select_mask(%m: tensor<3xf32>, %a: tensor<2x4xf32>) {
   %s = grove.select %m, %a, %a : (tensor<3xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @adagrad_accumulator(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adagrad' op expects initial_accumulator_value in [0, 1e+30], got -1}}
+  grove.adagrad [@w] (%g) {initial_accumulator_value = -1.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @adagrad_lr_decay(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adagrad' op expects lr_decay in [0, 1e+30], got -0.5}}
+  grove.adagrad [@w] (%g) {lr_decay = -0.5 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @lamb_beta(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.lamb' op expects beta1 in [0, 1), got 1}}
+  grove.lamb [@w] (%g) {beta1 = 1.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @lans_epsilon(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.lans' op expects epsilon in [0, 1e+30], got -1e-06}}
+  grove.lans [@w] (%g) {epsilon = -1.0e-6 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xi32>
+func.func @lans_int(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.lans' op updates @w of type 'tensor<4xi32>', which is not a float tensor}}
+  grove.lans [@w] (%g) : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @adaalter_period(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adaalter' op expects a period of at least 1, got 0}}
+  grove.adaalter [@w] (%g) {period = 0} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @adaalter_epsilon(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adaalter' op expects a positive epsilon}}
+  grove.adaalter [@w] (%g) {epsilon = 0.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @schedule_rank(%t: tensor<2xf32>) {
+  // expected-error @+1 {{'grove.lr_schedule' op expects a rank-0 f32 or f64 step, got 'tensor<2xf32>'}}
+  %lr = grove.lr_schedule constant %t {lr = 0.1 : f64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @schedule_total(%t: tensor<f32>) {
+  // expected-error @+1 {{'grove.lr_schedule' op expects total_steps above warmup_steps (10), got 10}}
+  %lr = grove.lr_schedule cosine %t {lr = 0.1 : f64, warmup_steps = 10, total_steps = 10} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @schedule_warmup(%t: tensor<f32>) {
+  // expected-error @+1 {{'grove.lr_schedule' op expects warmup_steps >= 0, got -1}}
+  %lr = grove.lr_schedule constant %t {lr = 0.1 : f64, warmup_steps = -1} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @schedule_step_size(%t: tensor<f32>) {
+  // expected-error @+1 {{'grove.lr_schedule' op expects a step_size of at least 1, got 0}}
+  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, step_size = 0} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @schedule_gamma(%t: tensor<f32>) {
+  // expected-error @+1 {{'grove.lr_schedule' op expects a positive gamma}}
+  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, gamma = 0.0 : f64} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @schedule_kind(%t: tensor<f32>) {
+  // expected-error @+1 {{one of the following enum values for attribute 'kind' [constant, polynomial, cosine, step_decay]}}
+  %lr = grove.lr_schedule exponential %t {lr = 0.1 : f64} : tensor<f32>
+  return
+}

@@ -593,5 +593,7 @@ LogicalResult mlir::grove::verifyReducesAxes(Operation *op) {
   return success();
 }
 
+#include "grove/Dialect/Grove/IR/GroveEnums.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "grove/Dialect/Grove/IR/GroveOps.cpp.inc"

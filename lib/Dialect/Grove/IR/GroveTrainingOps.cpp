@@ -125,8 +125,7 @@ static LogicalResult checkRange(Operation *op, StringRef what, double value,
 
 /// Params and gradients pair up, the learning rate is a scalar, the name
 /// makes valid state names, the hyperparameters are in range.
-template <typename OptimizerOp>
-static LogicalResult verifyOptimizer(OptimizerOp optimizer) {
+template <typename Op> static LogicalResult verifyOptimizer(Op optimizer) {
   Operation *op = optimizer.getOperation();
   ArrayAttr params = optimizer.getParams();
   ValueRange gradients = optimizer.getGradients();
@@ -166,10 +165,21 @@ static LogicalResult verifyOptimizer(OptimizerOp optimizer) {
                                    0.0, 1e30, false)));
 }
 
-static LogicalResult verifyOptimizerSymbols(Operation *op, ArrayAttr params,
-                                            ValueRange gradients,
-                                            SymbolTableCollection &table) {
-  for (auto [name, gradient] : llvm::zip(params, gradients)) {
+/// β1, β2 in [0, 1) and ε >= 0: the Adam family's moments.
+template <typename Op> static LogicalResult verifyMoments(Op op) {
+  return failure(
+      failed(checkRange(op, "beta1", op.getBeta1().convertToDouble(), 0.0, 1.0,
+                        /*openHigh=*/true)) ||
+      failed(checkRange(op, "beta2", op.getBeta2().convertToDouble(), 0.0, 1.0,
+                        /*openHigh=*/true)) ||
+      failed(checkRange(op, "epsilon", op.getEpsilon().convertToDouble(), 0.0,
+                        1e30, false)));
+}
+
+LogicalResult
+mlir::grove::verifyOptimizerSymbols(OptimizerOpInterface op,
+                                    SymbolTableCollection &table) {
+  for (auto [name, gradient] : llvm::zip(op.getParams(), op.getGradients())) {
     auto ref = cast<FlatSymbolRefAttr>(name);
     auto param = table.lookupNearestSymbolFrom<ParamOp>(op, ref);
     if (!param)
@@ -197,22 +207,68 @@ LogicalResult SGDOp::verify() {
   return success();
 }
 
-LogicalResult SGDOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyOptimizerSymbols(*this, getParams(), getGradients(), table);
+LogicalResult AdamOp::verify() {
+  return failure(failed(verifyOptimizer(*this)) ||
+                 failed(verifyMoments(*this)));
 }
 
-LogicalResult AdamOp::verify() {
-  if (failed(verifyOptimizer(*this)) ||
-      failed(checkRange(*this, "beta1", getBeta1().convertToDouble(), 0.0, 1.0,
-                        /*openHigh=*/true)) ||
-      failed(checkRange(*this, "beta2", getBeta2().convertToDouble(), 0.0, 1.0,
-                        /*openHigh=*/true)) ||
+LogicalResult LAMBOp::verify() {
+  return failure(failed(verifyOptimizer(*this)) ||
+                 failed(verifyMoments(*this)));
+}
+
+LogicalResult LANSOp::verify() {
+  return failure(failed(verifyOptimizer(*this)) ||
+                 failed(verifyMoments(*this)));
+}
+
+LogicalResult AdagradOp::verify() {
+  return failure(
+      failed(verifyOptimizer(*this)) ||
+      failed(checkRange(*this, "lr_decay", getLrDecay().convertToDouble(), 0.0,
+                        1e30, false)) ||
+      failed(checkRange(*this, "initial_accumulator_value",
+                        getInitialAccumulatorValue().convertToDouble(), 0.0,
+                        1e30, false)) ||
       failed(checkRange(*this, "epsilon", getEpsilon().convertToDouble(), 0.0,
-                        1e30, false)))
+                        1e30, false)));
+}
+
+LogicalResult AdaAlterOp::verify() {
+  if (failed(verifyOptimizer(*this)))
     return failure();
+  // B + ε must be positive where B is still zero.
+  if (!(getEpsilon().convertToDouble() > 0.0))
+    return emitOpError("expects a positive epsilon");
+  if (getPeriod() < 1)
+    return emitOpError("expects a period of at least 1, got ") << getPeriod();
   return success();
 }
 
-LogicalResult AdamOp::verifySymbolUses(SymbolTableCollection &table) {
-  return verifyOptimizerSymbols(*this, getParams(), getGradients(), table);
+//===----------------------------------------------------------------------===//
+// Learning-rate schedules
+//===----------------------------------------------------------------------===//
+
+LogicalResult LRScheduleOp::verify() {
+  RankedTensorType type = getType();
+  if (type.getRank() != 0 ||
+      (!type.getElementType().isF32() && !type.getElementType().isF64()))
+    return emitOpError("expects a rank-0 f32 or f64 step, got ") << type;
+  int64_t warmup = getWarmupSteps(), total = getTotalSteps();
+  if (warmup < 0)
+    return emitOpError("expects warmup_steps >= 0, got ") << warmup;
+  ScheduleKind kind = getKind();
+  bool decays =
+      kind == ScheduleKind::Polynomial || kind == ScheduleKind::Cosine;
+  if (decays && total <= warmup)
+    return emitOpError("expects total_steps above warmup_steps (")
+           << warmup << "), got " << total;
+  if (kind == ScheduleKind::StepDecay && getStepSize() < 1)
+    return emitOpError("expects a step_size of at least 1, got ")
+           << getStepSize();
+  // gamma^k is computed as exp(k log gamma).
+  if (!(getGamma().convertToDouble() > 0.0))
+    return emitOpError("expects a positive gamma");
+  return checkRange(*this, "power", getPower().convertToDouble(), 0.0, 1e30,
+                    false);
 }

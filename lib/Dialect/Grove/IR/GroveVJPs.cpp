@@ -278,6 +278,30 @@ LogicalResult ErfOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   return success();
 }
 
+LogicalResult SinOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.mul(dy[0], CosOp::create(b, getLoc(), getInput())));
+  return success();
+}
+
+LogicalResult CosOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                              ArrayRef<bool> needed,
+                              SmallVectorImpl<Value> &out) {
+  VJPBuilder v{b, getLoc()};
+  out.push_back(v.neg(v.mul(dy[0], SinOp::create(b, getLoc(), getInput()))));
+  return success();
+}
+
+LogicalResult FloorOp::buildVJP(OpBuilder &, ArrayRef<Value>,
+                                ArrayRef<bool> needed,
+                                SmallVectorImpl<Value> &out) {
+  // Piecewise constant: nothing flows back.
+  out.push_back(Value());
+  return success();
+}
+
 LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &out) {

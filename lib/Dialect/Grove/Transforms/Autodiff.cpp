@@ -144,7 +144,8 @@ LogicalResult Differentiation::propagate(Operation *fwd) {
 /// differentiated or moved into the forward.
 LogicalResult checkBody(ValueAndGradOp op) {
   for (Operation &inner : op.getBody().front().without_terminator()) {
-    if (inner.getNumRegions() == 0 && !isa<SetParamOp, SGDOp, AdamOp>(inner))
+    if (inner.getNumRegions() == 0 &&
+        !isa<SetParamOp, OptimizerOpInterface>(inner))
       continue;
     InFlightDiagnostic d =
         inner.emitError("grove-autodiff: '")

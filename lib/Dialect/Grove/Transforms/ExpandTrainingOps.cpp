@@ -84,6 +84,28 @@ struct Arith : GroveArith {
   Type element;
 
   Value c(double v) { return scalarOf(element, v); }
+  Value min(Value x, Value y) { return MinOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return MaxOp::create(b, loc, x, y); }
+  Value floor(Value x) { return FloorOp::create(b, loc, x); }
+  Value select(Value mask, Value x, Value y) {
+    return SelectOp::create(b, loc, mask, x, y);
+  }
+  Value sumAll(Value t) {
+    int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+    return ReduceSumOp::create(b, loc, t,
+                               llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  }
+  /// The L2 norm of every element of `t`, rank 0.
+  Value norm(Value t) { return sqrt(sumAll(mul(t, t))); }
+  /// x^p for x >= 0 and a constant p >= 0 (0^0 = 1).
+  Value pow(Value x, double p) {
+    if (p == 0.0)
+      return c(1.0);
+    if (p == 1.0)
+      return x;
+    return exp(mul(c(p), log(x)));
+  }
+  Value log(Value x) { return LogOp::create(b, loc, x); }
   Value get(StringRef name, Type type) {
     return GetParamOp::create(b, loc, type,
                               FlatSymbolRefAttr::get(b.getContext(), name));
@@ -93,152 +115,294 @@ struct Arith : GroveArith {
   }
 };
 
-/// The learning rate: the operand, else the attribute.
-template <typename Op> Value learningRate(Op op, Arith &a) {
-  return op.getLearningRate() ? op.getLearningRate()
-                              : a.c(op.getLr().convertToDouble());
-}
-
-Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
-/// What every optimizer does to its gradients first: with
-/// `skip_nonfinite`, `ok` (a rank-0 1 or 0) says whether they are all
-/// finite; with a `max_grad_norm`, they are scaled by min(1, max_norm /
-/// (global norm + 1e-6)), as torch.nn.utils.clip_grad_norm_ does.
-struct Gradients {
-  SmallVector<Value> values;
+/// One optimizer step as its expansion builds it: the gradients after
+/// clipping, whether they are finite (`ok`, a rank-0 1 or 0, with
+/// `skip_nonfinite`), the new step count t and the learning rate.
+struct Step {
+  Arith a;
+  SmallVector<Value> gradients;
   Value ok;
+  Value t;
+  Value lr;
+
+  /// Writes `updated` to state `name`, or keeps `old` where the step is
+  /// skipped.
+  void write(StringRef name, Value updated, Value old) {
+    a.set(name, ok ? a.select(ok, updated, old) : updated);
+  }
+  /// 1 - beta^t, as exp(t log beta).
+  Value correction(double beta) {
+    return a.sub(a.c(1.0), a.exp(a.mul(t, a.c(std::log(beta)))));
+  }
+  /// lr · ‖p‖ / ‖u‖ where both norms are non-zero, else lr: the trust
+  /// ratio of LAMB and LANS.
+  Value trustRatio(Value paramNorm, Value updateNorm) {
+    Value paramNonZero = a.step(paramNorm);
+    Value both = a.mul(paramNonZero, a.step(updateNorm));
+    return a.select(both, a.mul(lr, a.div(paramNorm, updateNorm)), lr);
+  }
 };
 
-template <typename Op> Gradients prepareGradients(Op op, Arith &a) {
-  Gradients out{llvm::to_vector(op.getGradients()), Value()};
-  auto sumAll = [&](Value t) -> Value {
-    int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
-    return ReduceSumOp::create(a.b, a.loc, t,
-                               llvm::to_vector(llvm::seq<int64_t>(0, rank)));
-  };
+/// What every optimizer does first: with `skip_nonfinite`, `ok` says
+/// whether the gradients are all finite; with a `max_grad_norm`, they are
+/// scaled by min(1, max_norm / (global norm + 1e-6)), as
+/// torch.nn.utils.clip_grad_norm_ does; the step counter advances (unless
+/// skipped).
+Step beginStep(OptimizerOpInterface op, OpBuilder &b) {
+  Step s{Arith{{b, op.getLoc()}, op.getElementType()},
+         llvm::to_vector(op.getGradients()), Value(), Value(), Value()};
+  Arith &a = s.a;
   if (op.getSkipNonfinite()) {
     // g * 0 is NaN exactly where g is NaN or infinite; step(1 + NaN) is 0.
     Value poison;
-    for (Value g : out.values) {
-      Value s = sumAll(a.mul(g, a.c(0.0)));
-      poison = poison ? a.add(poison, s) : s;
+    for (Value g : s.gradients) {
+      Value z = a.sumAll(a.mul(g, a.c(0.0)));
+      poison = poison ? a.add(poison, z) : z;
     }
-    out.ok = StepOp::create(a.b, a.loc, a.add(poison, a.c(1.0)));
+    s.ok = a.step(a.add(poison, a.c(1.0)));
   }
   double maxNorm = op.getMaxGradNorm().convertToDouble();
   if (maxNorm > 0.0) {
     Value squares;
-    for (Value g : out.values) {
-      Value s = sumAll(a.mul(g, g));
-      squares = squares ? a.add(squares, s) : s;
+    for (Value g : s.gradients) {
+      Value z = a.sumAll(a.mul(g, g));
+      squares = squares ? a.add(squares, z) : z;
     }
     Value coef = a.div(a.c(maxNorm), a.add(a.sqrt(squares), a.c(1e-6)));
-    Value scale = MinOp::create(a.b, a.loc, coef, a.c(1.0));
-    for (Value &g : out.values)
+    Value scale = a.min(coef, a.c(1.0));
+    for (Value &g : s.gradients)
       g = a.mul(g, scale);
   }
-  return out;
-}
-
-/// Writes `updated` to state `name`, or keeps `old` where the step is
-/// skipped.
-void write(Arith &a, const Gradients &grads, StringRef name, Value updated,
-           Value old) {
-  a.set(name,
-        grads.ok
-            ? SelectOp::create(a.b, a.loc, grads.ok, updated, old).getResult()
-            : updated);
+  Type scalar = RankedTensorType::get({}, a.element);
+  Value t0 = a.get(op.getStepName(), scalar);
+  s.t = a.add(t0, a.c(1.0));
+  s.write(op.getStepName(), s.t, t0);
+  s.lr = op.getLearningRate() ? op.getLearningRate() : Value();
+  return s;
 }
 
 /// Counts a skipped step in `@<name>.skipped`.
-void countSkip(Arith &a, const Gradients &grads, StringRef name) {
-  if (!grads.ok)
+void countSkip(Step &s, OptimizerOpInterface op) {
+  if (!s.ok)
     return;
-  std::string counter = (name + ".skipped").str();
-  Type scalar = RankedTensorType::get({}, a.element);
-  a.set(counter, a.add(a.get(counter, scalar), a.sub(a.c(1.0), grads.ok)));
+  std::string counter = op.getSkippedName();
+  Type scalar = RankedTensorType::get({}, s.a.element);
+  s.a.set(counter,
+          s.a.add(s.a.get(counter, scalar), s.a.sub(s.a.c(1.0), s.ok)));
 }
 
-struct ExpandSGD : OpRewritePattern<SGDOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(SGDOp op,
+/// The per-param updates, one overload per optimizer; `p` is the param's
+/// name and `g` its (clipped) gradient.
+void updateParam(SGDOp op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double momentum = op.getMomentum().convertToDouble();
+  double decay = op.getWeightDecay().convertToDouble();
+  Value w = a.get(p, g.getType());
+  Value d = decay != 0.0 ? a.add(g, a.mul(a.c(decay), w)) : g;
+  if (momentum != 0.0) {
+    std::string slot = op.getStateName(p, "momentum");
+    Value old = a.get(slot, g.getType());
+    Value buf = a.add(a.mul(a.c(momentum), old), d);
+    s.write(slot, buf, old);
+    d = op.getNesterov() ? a.add(d, a.mul(a.c(momentum), buf)) : buf;
+  }
+  s.write(p, a.sub(w, a.mul(s.lr, d)), w);
+}
+
+void updateParam(AdamOp op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double b1 = op.getBeta1().convertToDouble();
+  double b2 = op.getBeta2().convertToDouble();
+  double decay = op.getWeightDecay().convertToDouble();
+  Value old = a.get(p, g.getType());
+  Value w = old;
+  if (decay != 0.0 && op.getDecoupled())
+    w = a.mul(w, a.sub(a.c(1.0), a.mul(s.lr, a.c(decay))));
+  else if (decay != 0.0)
+    g = a.add(g, a.mul(a.c(decay), w));
+  std::string mName = op.getStateName(p, "m"), vName = op.getStateName(p, "v");
+  Value m0 = a.get(mName, g.getType()), v0 = a.get(vName, g.getType());
+  Value m = a.add(a.mul(a.c(b1), m0), a.mul(a.c(1.0 - b1), g));
+  Value v = a.add(a.mul(a.c(b2), v0), a.mul(a.c(1.0 - b2), a.mul(g, g)));
+  s.write(mName, m, m0);
+  s.write(vName, v, v0);
+  Value stepSize = a.div(s.lr, s.correction(b1));
+  Value denom = a.add(a.div(a.sqrt(v), a.sqrt(s.correction(b2))),
+                      a.c(op.getEpsilon().convertToDouble()));
+  s.write(p, a.sub(w, a.mul(stepSize, a.div(m, denom))), old);
+}
+
+void updateParam(AdagradOp op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double decay = op.getWeightDecay().convertToDouble();
+  Value w = a.get(p, g.getType());
+  if (decay != 0.0)
+    g = a.add(g, a.mul(a.c(decay), w));
+  std::string slot = op.getStateName(p, "sum");
+  Value sum0 = a.get(slot, g.getType());
+  Value sum = a.add(sum0, a.mul(g, g));
+  s.write(slot, sum, sum0);
+  Value clr = s.lr;
+  if (double lrDecay = op.getLrDecay().convertToDouble(); lrDecay != 0.0)
+    clr =
+        a.div(clr, a.add(a.c(1.0), a.mul(a.sub(s.t, a.c(1.0)), a.c(lrDecay))));
+  Value std = a.add(a.sqrt(sum), a.c(op.getEpsilon().convertToDouble()));
+  s.write(p, a.sub(w, a.mul(clr, a.div(g, std))), w);
+}
+
+/// LAMB's and LANS's moments of (normalised) gradient `g`, written back;
+/// returns the bias-corrected denominator √(v / (1 - β2^t)) + ε and m.
+template <typename Op>
+std::pair<Value, Value> adaptiveMoments(Op op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double b1 = op.getBeta1().convertToDouble();
+  double b2 = op.getBeta2().convertToDouble();
+  std::string mName = op.getStateName(p, "m"), vName = op.getStateName(p, "v");
+  Value m0 = a.get(mName, g.getType()), v0 = a.get(vName, g.getType());
+  Value m = a.add(a.mul(a.c(b1), m0), a.mul(a.c(1.0 - b1), g));
+  Value v = a.add(a.mul(a.c(b2), v0), a.mul(a.c(1.0 - b2), a.mul(g, g)));
+  s.write(mName, m, m0);
+  s.write(vName, v, v0);
+  Value denom = a.add(a.sqrt(a.div(v, s.correction(b2))),
+                      a.c(op.getEpsilon().convertToDouble()));
+  return {denom, m};
+}
+
+void updateParam(LAMBOp op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double decay = op.getWeightDecay().convertToDouble();
+  Value w = a.get(p, g.getType());
+  auto [denom, m] = adaptiveMoments(op, s, p, g);
+  Value u =
+      a.div(a.div(m, s.correction(op.getBeta1().convertToDouble())), denom);
+  if (decay != 0.0)
+    u = a.add(u, a.mul(a.c(decay), w));
+  // Apex applies the trust ratio only to decayed params unless nvlamb.
+  Value ratio = s.lr;
+  if (decay != 0.0 || op.getNvlamb()) {
+    Value paramNorm = a.norm(w);
+    ratio = s.trustRatio(paramNorm, a.norm(u));
+  }
+  s.write(p, a.sub(w, a.mul(ratio, u)), w);
+}
+
+void updateParam(LANSOp op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double b1 = op.getBeta1().convertToDouble();
+  double decay = op.getWeightDecay().convertToDouble();
+  double eps = op.getEpsilon().convertToDouble();
+  Value w = a.get(p, g.getType());
+  Value gradNorm = a.norm(g), paramNorm = a.norm(w);
+  g = a.select(a.step(gradNorm), a.div(g, a.add(gradNorm, a.c(eps))), g);
+  auto [denom, m] = adaptiveMoments(op, s, p, g);
+  Value um = a.div(a.div(m, s.correction(b1)), denom);
+  Value ug = a.div(g, denom);
+  if (decay != 0.0) {
+    Value decayed = a.mul(a.c(decay), w);
+    um = a.add(um, decayed);
+    ug = a.add(ug, decayed);
+  }
+  Value rm = a.mul(a.c(b1), s.trustRatio(paramNorm, a.norm(um)));
+  Value rg = a.mul(a.c(1.0 - b1), s.trustRatio(paramNorm, a.norm(ug)));
+  s.write(p, a.sub(a.sub(w, a.mul(rm, um)), a.mul(rg, ug)), w);
+}
+
+void updateParam(AdaAlterOp op, Step &s, StringRef p, Value g) {
+  Arith &a = s.a;
+  double decay = op.getWeightDecay().convertToDouble();
+  int64_t period = op.getPeriod();
+  Value w = a.get(p, g.getType());
+  std::string accName = op.getStateName(p, "accumulator");
+  Value acc0 = a.get(accName, g.getType());
+  std::string denName = op.getStateName(p, "denominator");
+  Value den0 = period == 1 ? acc0 : a.get(denName, g.getType());
+  Value d =
+      a.div(g, a.sqrt(a.add(den0, a.c(op.getEpsilon().convertToDouble()))));
+  if (decay != 0.0)
+    d = a.add(d, a.mul(a.c(decay), w));
+  s.write(p, a.sub(w, a.mul(s.lr, d)), w);
+  Value acc = a.add(acc0, a.mul(g, g));
+  s.write(accName, acc, acc0);
+  if (period == 1)
+    return;
+  // The denominator catches up where t is a multiple of the period:
+  // t - H ⌊t / H⌋ is exactly 0 there (t counts in a float).
+  double h = double(period);
+  Value rest = a.sub(s.t, a.mul(a.c(h), a.floor(a.div(s.t, a.c(h)))));
+  Value sync = a.step(a.sub(a.c(0.5), rest));
+  s.write(denName, a.select(sync, acc, den0), den0);
+}
+
+template <typename Op> struct ExpandOptimizer : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+  LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
-    double momentum = op.getMomentum().convertToDouble();
-    double decay = op.getWeightDecay().convertToDouble();
-    Arith a{{rewriter, op.getLoc()}, elementOf(op.getGradients()[0])};
-    Gradients grads = prepareGradients(op, a);
-    Value lr = learningRate(op, a);
-    for (auto [ref, g] : llvm::zip(op.getParams(), grads.values)) {
-      StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      Value p = a.get(name, g.getType());
-      Value d = decay != 0.0 ? a.add(g, a.mul(a.c(decay), p)) : g;
-      if (momentum != 0.0) {
-        std::string slot = op.getStateName(name, "momentum");
-        Value old = a.get(slot, g.getType());
-        Value buf = a.add(a.mul(a.c(momentum), old), d);
-        write(a, grads, slot, buf, old);
-        d = op.getNesterov() ? a.add(d, a.mul(a.c(momentum), buf)) : buf;
-      }
-      write(a, grads, name, a.sub(p, a.mul(lr, d)), p);
-    }
-    countSkip(a, grads, op.getName());
+    Step s = beginStep(op, rewriter);
+    if (!s.lr)
+      s.lr = s.a.c(op.getLr().convertToDouble());
+    for (auto [ref, g] : llvm::zip(op.getParams(), s.gradients))
+      updateParam(op, s, cast<FlatSymbolRefAttr>(ref).getValue(), g);
+    countSkip(s, op);
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct ExpandAdam : OpRewritePattern<AdamOp> {
+//===----------------------------------------------------------------------===//
+// Learning-rate schedules
+//===----------------------------------------------------------------------===//
+
+struct ExpandLRSchedule : OpRewritePattern<LRScheduleOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AdamOp op,
+  LogicalResult matchAndRewrite(LRScheduleOp op,
                                 PatternRewriter &rewriter) const override {
-    double b1 = op.getBeta1().convertToDouble();
-    double b2 = op.getBeta2().convertToDouble();
-    double decay = op.getWeightDecay().convertToDouble();
-    Arith a{{rewriter, op.getLoc()}, elementOf(op.getGradients()[0])};
-    Gradients grads = prepareGradients(op, a);
-    Type scalar = RankedTensorType::get({}, a.element);
-    Value t0 = a.get(op.getStepName(), scalar);
-    Value t = a.add(t0, a.c(1.0));
-    write(a, grads, op.getStepName(), t, t0);
-    // 1 - beta^t as exp(t log beta).
-    auto correction = [&](double beta) {
-      return a.sub(a.c(1.0), a.exp(a.mul(t, a.c(std::log(beta)))));
+    Arith a{{rewriter, op.getLoc()}, op.getType().getElementType()};
+    Value t = op.getStep();
+    double lr = op.getLr().convertToDouble();
+    double end = op.getEndLr().convertToDouble();
+    double warmup = double(op.getWarmupSteps());
+    double span = double(op.getTotalSteps()) - warmup;
+    Value since = a.max(a.sub(t, a.c(warmup)), a.c(0.0));
+    auto progress = [&] { return a.min(a.div(since, a.c(span)), a.c(1.0)); };
+    auto towardsEnd = [&](Value fraction) {
+      return a.add(a.c(end), a.mul(a.c(lr - end), fraction));
     };
-    Value lr = learningRate(op, a);
-    Value stepSize = a.div(lr, correction(b1));
-    Value rootCorrection2 = a.sqrt(correction(b2));
-    for (auto [ref, g] : llvm::zip(op.getParams(), grads.values)) {
-      StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      Value old = a.get(name, g.getType());
-      Value p = old;
-      if (decay != 0.0 && op.getDecoupled())
-        p = a.mul(p, a.sub(a.c(1.0), a.mul(lr, a.c(decay))));
-      else if (decay != 0.0)
-        g = a.add(g, a.mul(a.c(decay), p));
-      std::string mName = op.getStateName(name, "m");
-      std::string vName = op.getStateName(name, "v");
-      Value m0 = a.get(mName, g.getType()), v0 = a.get(vName, g.getType());
-      Value m = a.add(a.mul(a.c(b1), m0), a.mul(a.c(1.0 - b1), g));
-      Value v = a.add(a.mul(a.c(b2), v0), a.mul(a.c(1.0 - b2), a.mul(g, g)));
-      write(a, grads, mName, m, m0);
-      write(a, grads, vName, v, v0);
-      Value denom = a.add(a.div(a.sqrt(v), rootCorrection2),
-                          a.c(op.getEpsilon().convertToDouble()));
-      write(a, grads, name, a.sub(p, a.mul(stepSize, a.div(m, denom))), old);
+    Value rate;
+    switch (op.getKind()) {
+    case ScheduleKind::Constant:
+      rate = a.c(lr);
+      break;
+    case ScheduleKind::Polynomial:
+      rate = towardsEnd(
+          a.pow(a.sub(a.c(1.0), progress()), op.getPower().convertToDouble()));
+      break;
+    case ScheduleKind::Cosine: {
+      Value angle = a.mul(a.c(M_PI), progress());
+      Value cosine = CosOp::create(rewriter, op.getLoc(), angle);
+      rate = towardsEnd(a.mul(a.c(0.5), a.add(a.c(1.0), cosine)));
+      break;
     }
-    countSkip(a, grads, op.getName());
-    rewriter.eraseOp(op);
+    case ScheduleKind::StepDecay: {
+      Value k = a.floor(a.div(since, a.c(double(op.getStepSize()))));
+      rate = a.mul(
+          a.c(lr),
+          a.exp(a.mul(k, a.c(std::log(op.getGamma().convertToDouble())))));
+      break;
+    }
+    }
+    if (warmup > 0.0) {
+      Value warming = a.step(a.sub(a.c(warmup), t));
+      rate = a.select(warming, a.mul(a.c(lr / warmup), t), rate);
+    }
+    rewriter.replaceOp(op, rate);
     return success();
   }
 };
 
-/// Declares `name` as zero-initialised state of `type` unless the module
-/// does; a declaration of another type is an error.
+/// Declares `name` as state of `type`, every element `init`, unless the
+/// module does; a declaration of another type is an error.
 LogicalResult declareState(ModuleOp module, Operation *user, StringRef name,
-                           RankedTensorType type) {
+                           RankedTensorType type, double init) {
   if (auto existing = module.lookupSymbol<ParamOp>(name)) {
     if (existing.getTensorType() != type)
       return user->emitOpError("needs state @")
@@ -260,67 +424,39 @@ LogicalResult declareState(ModuleOp module, Operation *user, StringRef name,
   else
     b.setInsertionPointToStart(module.getBody());
   Type element = type.getElementType();
-  ParamOp::create(b, user->getLoc(), name, type, b.getFloatAttr(element, 0.0));
+  ParamOp::create(b, user->getLoc(), name, type, b.getFloatAttr(element, init));
   return success();
 }
 
 LogicalResult declareOptimizerState(ModuleOp module) {
-  SmallVector<Operation *> optimizers;
-  module.walk([&](Operation *op) {
-    if (isa<SGDOp, AdamOp>(op))
-      optimizers.push_back(op);
-  });
+  SmallVector<OptimizerOpInterface> optimizers;
+  module.walk([&](OptimizerOpInterface op) { optimizers.push_back(op); });
   // Optimizers in one function sharing a name would share a step counter.
   llvm::DenseMap<std::pair<Operation *, StringRef>, Operation *> named;
-  for (Operation *op : optimizers) {
-    StringRef name =
-        isa<SGDOp>(op) ? cast<SGDOp>(op).getName() : cast<AdamOp>(op).getName();
-    auto [it, fresh] = named.try_emplace({op->getParentOp(), name}, op);
+  for (OptimizerOpInterface op : optimizers) {
+    auto [it, fresh] = named.try_emplace({op->getParentOp(), op.getName()}, op);
     if (!fresh) {
       InFlightDiagnostic d = op->emitOpError("shares the state name '")
-                             << name
+                             << op.getName()
                              << "' with another optimizer of this function; "
                                 "give each its own `name`";
       d.attachNote(it->second->getLoc()) << "the other optimizer";
       return failure();
     }
   }
-  for (Operation *op : optimizers) {
-    auto paramType = [&](Value gradient) {
-      return cast<RankedTensorType>(gradient.getType());
-    };
-    Type element =
-        paramType(isa<SGDOp>(op) ? cast<SGDOp>(op).getGradients()[0]
-                                 : cast<AdamOp>(op).getGradients()[0])
-            .getElementType();
-    bool skips = isa<SGDOp>(op) ? cast<SGDOp>(op).getSkipNonfinite()
-                                : cast<AdamOp>(op).getSkipNonfinite();
-    StringRef prefix =
-        isa<SGDOp>(op) ? cast<SGDOp>(op).getName() : cast<AdamOp>(op).getName();
-    if (skips && failed(declareState(module, op, (prefix + ".skipped").str(),
-                                     RankedTensorType::get({}, element))))
+  for (OptimizerOpInterface op : optimizers) {
+    auto scalar = RankedTensorType::get({}, op.getElementType());
+    if (failed(declareState(module, op, op.getStepName(), scalar, 0.0)))
       return failure();
-    if (auto sgd = dyn_cast<SGDOp>(op)) {
-      if (sgd.getMomentum().isZero())
-        continue;
-      for (auto [ref, g] : llvm::zip(sgd.getParams(), sgd.getGradients()))
-        if (failed(declareState(
-                module, op,
-                sgd.getStateName(cast<FlatSymbolRefAttr>(ref).getValue(),
-                                 "momentum"),
-                paramType(g))))
-          return failure();
-      continue;
-    }
-    auto adam = cast<AdamOp>(op);
-    if (failed(declareState(module, op, adam.getStepName(),
-                            RankedTensorType::get({}, element))))
+    if (op.getSkipNonfinite() &&
+        failed(declareState(module, op, op.getSkippedName(), scalar, 0.0)))
       return failure();
-    for (auto [ref, g] : llvm::zip(adam.getParams(), adam.getGradients())) {
+    for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      for (StringRef slot : {"m", "v"})
-        if (failed(declareState(module, op, adam.getStateName(name, slot),
-                                paramType(g))))
+      auto type = cast<RankedTensorType>(g.getType());
+      for (StringRef slot : op.getStateSlots())
+        if (failed(declareState(module, op, op.getStateName(name, slot), type,
+                                op.getSlotInit(slot))))
           return failure();
     }
   }
@@ -333,9 +469,11 @@ struct GroveExpandTrainingOpsPass
     if (failed(declareOptimizerState(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<ExpandSoftmaxCrossEntropy, ExpandMSELoss, ExpandSGD, ExpandAdam>(
-            &getContext());
+    patterns.add<ExpandSoftmaxCrossEntropy, ExpandMSELoss, ExpandLRSchedule,
+                 ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
+                 ExpandOptimizer<AdagradOp>, ExpandOptimizer<LAMBOp>,
+                 ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
+        &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -53,4 +53,52 @@ def Grove_VJPOpInterface : OpInterface<"VJPOpInterface"> {
   ];
 }
 
+def Grove_OptimizerOpInterface : OpInterface<"OptimizerOpInterface"> {
+  let description = [{
+    An update of params from their gradients, in place, over state the op
+    owns: slots `@<param>.<name>.<slot>` of each param's type, and the
+    scalars `@<name>.step` (steps taken) and, with `skip_nonfinite`,
+    `@<name>.skipped`. grove-expand-training-ops declares that state and
+    expands the update into primitive grove ops; a later pass (the
+    collectives) reads the gradients as values.
+  }];
+  let cppNamespace = "::mlir::grove";
+  let methods = [
+    InterfaceMethod<"The params updated, as flat symbol refs.",
+                    "::mlir::ArrayAttr", "getParams", (ins)>,
+    InterfaceMethod<"One gradient per param.", "::mlir::OperandRange",
+                    "getGradients", (ins)>,
+    InterfaceMethod<"The rank-0 learning rate operand, or null.",
+                    "::mlir::Value", "getLearningRate", (ins)>,
+    InterfaceMethod<"The prefix of the op's state names.", "::llvm::StringRef",
+                    "getName", (ins)>,
+    InterfaceMethod<"Whether a step with a NaN or Inf gradient is skipped.",
+                    "bool", "getSkipNonfinite", (ins)>,
+    InterfaceMethod<"Global-norm clipping bound (0: none).", "::llvm::APFloat",
+                    "getMaxGradNorm", (ins)>,
+    InterfaceMethod<"The slots each param has.",
+                    "::llvm::SmallVector<::llvm::StringRef>", "getStateSlots",
+                    (ins)>,
+    InterfaceMethod<"The value every element of `slot` starts as.", "double",
+                    "getSlotInit", (ins "::llvm::StringRef":$slot), "",
+                    [{ return 0.0; }]>,
+  ];
+  let extraSharedClassDeclaration = [{
+    /// The name of state slot `slot` of param `param`.
+    std::string getStateName(::llvm::StringRef param, ::llvm::StringRef slot) {
+      return (param + "." + $_op.getName() + "." + slot).str();
+    }
+    std::string getStepName() { return ($_op.getName() + ".step").str(); }
+    std::string getSkippedName() {
+      return ($_op.getName() + ".skipped").str();
+    }
+    /// The params' element type (f32 or f64), that of the step counter.
+    ::mlir::Type getElementType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(
+                 $_op.getGradients()[0].getType())
+          .getElementType();
+    }
+  }];
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVEINTERFACES_TD

@@ -64,6 +64,14 @@ def Grove_LogOp : Grove_UnaryOp<"log", "natural logarithm">;
 def Grove_SqrtOp : Grove_UnaryOp<"sqrt", "square root">;
 def Grove_GeluOp : Grove_UnaryOp<"gelu", "x * Phi(x), exact (erf) form">;
 def Grove_ErfOp : Grove_UnaryOp<"erf", "error function">;
+def Grove_SinOp : Grove_UnaryOp<"sin", "sine">;
+def Grove_CosOp : Grove_UnaryOp<"cos", "cosine">;
+def Grove_FloorOp : Grove_UnaryOp<"floor", "largest integer not above x"> {
+  let description = [{
+    Piecewise constant: no cotangent passes through it (schedules and
+    periods count steps with it).
+  }];
+}
 def Grove_StepOp : Grove_UnaryOp<"step", "Heaviside step: 1 where x > 0, else 0"> {
   let description = [{
     The masks of VJPs (relu, max, min, reduce_max) are steps of a

@@ -100,7 +100,14 @@ RankedTensorType inferSplitAttentionType(Value input, int64_t radix);
 
 } // namespace mlir::grove
 
+#include "grove/Dialect/Grove/IR/GroveEnums.h.inc"
 #include "grove/Dialect/Grove/IR/GroveInterfaces.h.inc"
+
+namespace mlir::grove {
+/// The params exist, are float tensors and match their gradients' types.
+LogicalResult verifyOptimizerSymbols(OptimizerOpInterface op,
+                                     SymbolTableCollection &table);
+} // namespace mlir::grove
 
 #define GET_OP_CLASSES
 #include "grove/Dialect/Grove/IR/GroveOps.h.inc"

@@ -9,6 +9,7 @@
 #define GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD
 
 include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -125,41 +126,55 @@ def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 // An update of `params` (f32 or f64, one element type) from their
-// `gradients`, in place, over state the op owns: `@<param>.<name>.<slot>`
-// per param and `@<name>.step`, declared zero-initialised by
+// `gradients`, in place, over state the op owns (OptimizerOpInterface):
+// `@<param>.<name>.<slot>` per param, `@<name>.step` (the steps taken) and
+// with `skip_nonfinite` `@<name>.skipped`, declared zero-initialised by
 // grove-expand-training-ops where the module does not declare them (with
-// the param's type; the step a scalar of the params' element type). Two
+// the param's type; the counters scalars of the params' element type). Two
 // optimizers of one function need different names. Before the update,
 // `max_grad_norm` > 0 scales all gradients by min(1, max_norm / (global
 // L2 norm + 1e-6)) (torch.nn.utils.clip_grad_norm_), and with
 // `skip_nonfinite` a step whose gradients hold a NaN or an infinity
 // changes no param or state but `@<name>.skipped`, which counts such
-// steps. The learning rate is
-// the `lr` attribute, or the rank-0 `learning_rate` operand (of the params'
-// element type) where given: a schedule computed in the model.
-class Grove_OptimizerOp<string mnemonic, string summaryText>
+// steps. The learning rate is the `lr` attribute, or the rank-0
+// `learning_rate` operand (of the params' element type) where given: a
+// schedule computed in the model (grove.lr_schedule).
+class Grove_OptimizerOp<string mnemonic, string summaryText, dag hyperparams,
+                        string defaultName>
     : Grove_Op<mnemonic, [HasParent<"::mlir::func::FuncOp">,
                           MemoryEffects<[MemRead, MemWrite]>,
                           AttrSizedOperandSegments, Grove_NotDifferentiable,
+                          Grove_OptimizerOpInterface,
                           DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = summaryText;
+  let arguments = !con(
+      (ins FlatSymbolRefArrayAttr:$params,
+           Variadic<Grove_FloatTensor>:$gradients,
+           Optional<Grove_FloatTensor>:$learning_rate),
+      hyperparams,
+      (ins DefaultValuedAttr<F64Attr, "0.0">:$max_grad_norm,
+           UnitAttr:$skip_nonfinite,
+           DefaultValuedAttr<StrAttr, "\"" # defaultName # "\"">:$name));
   let assemblyFormat = [{
     $params `(` $gradients `)`
     (`lr` `(` $learning_rate^ `:` type($learning_rate) `)`)? attr-dict `:`
     type($gradients)
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// The name of state slot `slot` of param `param`.
-    std::string getStateName(::llvm::StringRef param, ::llvm::StringRef slot) {
-      return (param + "." + getName() + "." + slot).str();
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &table) {
+      return verifyOptimizerSymbols(*this, table);
     }
-    std::string getStepName() { return (getName() + ".step").str(); }
   }];
 }
 
 def Grove_SGDOp : Grove_OptimizerOp<"sgd",
-    "stochastic gradient descent with momentum (PyTorch's torch.optim.SGD)"> {
+    "stochastic gradient descent with momentum (PyTorch's torch.optim.SGD)",
+    (ins DefaultValuedAttr<F64Attr, "0.01">:$lr,
+         DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+         UnitAttr:$nesterov,
+         DefaultValuedAttr<F64Attr, "0.0">:$weight_decay), "sgd"> {
   let description = [{
     With g' = g + weight_decay · p: buf = momentum · buf + g' (state
     `@<p>.<name>.momentum`, only with a momentum), d = g' + momentum · buf
@@ -173,44 +188,197 @@ def Grove_SGDOp : Grove_OptimizerOp<"sgd",
         : tensor<10x64xf32>, tensor<10xf32>
     ```
   }];
-  let arguments = (ins FlatSymbolRefArrayAttr:$params,
-                       Variadic<Grove_FloatTensor>:$gradients,
-                       Optional<Grove_FloatTensor>:$learning_rate,
-                       DefaultValuedAttr<F64Attr, "0.01">:$lr,
-                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
-                       UnitAttr:$nesterov,
-                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-                       DefaultValuedAttr<F64Attr, "0.0">:$max_grad_norm,
-                       UnitAttr:$skip_nonfinite,
-                       DefaultValuedAttr<StrAttr, "\"sgd\"">:$name);
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getStateSlots() {
+      if (getMomentum().isZero())
+        return {};
+      return {"momentum"};
+    }
+  }];
 }
 
 def Grove_AdamOp : Grove_OptimizerOp<"adam",
-    "Adam and AdamW (PyTorch's torch.optim.Adam / AdamW)"> {
+    "Adam and AdamW (PyTorch's torch.optim.Adam / AdamW)",
+    (ins DefaultValuedAttr<F64Attr, "0.001">:$lr,
+         DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+         DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+         DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
+         DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+         UnitAttr:$decoupled), "adam"> {
   let description = [{
-    With t = step + 1 (state `@<name>.step`), g' = g + weight_decay · p
-    (Adam's L2), or p ·= 1 - lr · weight_decay first with `decoupled`
-    (AdamW): m = β1 m + (1 - β1) g', v = β2 v + (1 - β2) g'² (states
-    `@<p>.<name>.m`, `.v`) and p -= lr / (1 - β1^t) · m / (√v / √(1 - β2^t)
-    + ε), as torch.optim.Adam computes it.
+    With t = step + 1, g' = g + weight_decay · p (Adam's L2), or p ·= 1 -
+    lr · weight_decay first with `decoupled` (AdamW): m = β1 m + (1 - β1)
+    g', v = β2 v + (1 - β2) g'² (states `@<p>.<name>.m`, `.v`) and p -= lr
+    / (1 - β1^t) · m / (√v / √(1 - β2^t) + ε), as torch.optim.Adam
+    computes it.
 
     ```mlir
     grove.adam [@fc.weight] (%gw) {lr = 1.0e-03 : f64, decoupled,
         weight_decay = 1.0e-02 : f64} : tensor<10x64xf32>
     ```
   }];
-  let arguments = (ins FlatSymbolRefArrayAttr:$params,
-                       Variadic<Grove_FloatTensor>:$gradients,
-                       Optional<Grove_FloatTensor>:$learning_rate,
-                       DefaultValuedAttr<F64Attr, "0.001">:$lr,
-                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
-                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
-                       DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
-                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-                       UnitAttr:$decoupled,
-                       DefaultValuedAttr<F64Attr, "0.0">:$max_grad_norm,
-                       UnitAttr:$skip_nonfinite,
-                       DefaultValuedAttr<StrAttr, "\"adam\"">:$name);
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getStateSlots() {
+      return {"m", "v"};
+    }
+  }];
+}
+
+def Grove_AdagradOp : Grove_OptimizerOp<"adagrad",
+    "Adagrad (PyTorch's torch.optim.Adagrad)",
+    (ins DefaultValuedAttr<F64Attr, "0.01">:$lr,
+         DefaultValuedAttr<F64Attr, "0.0">:$lr_decay,
+         DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+         DefaultValuedAttr<F64Attr, "0.0">:$initial_accumulator_value,
+         DefaultValuedAttr<F64Attr, "1.0e-10">:$epsilon), "adagrad"> {
+  let description = [{
+    With t = step + 1 and g' = g + weight_decay · p: s += g'² (state
+    `@<p>.<name>.sum`, starting at `initial_accumulator_value`) and p -=
+    lr / (1 + (t - 1) · lr_decay) · g' / (√s + ε), as torch.optim.Adagrad.
+    Tai et al.'s Tree-LSTM trains with it.
+
+    ```mlir
+    grove.adagrad [@cell.w] (%gw) {lr = 5.0e-02 : f64,
+        weight_decay = 1.0e-04 : f64} : tensor<150x300xf32>
+    ```
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getStateSlots() { return {"sum"}; }
+    double getSlotInit(::llvm::StringRef) {
+      return getInitialAccumulatorValue().convertToDouble();
+    }
+  }];
+}
+
+def Grove_LAMBOp : Grove_OptimizerOp<"lamb",
+    "LAMB, layer-wise adaptive moments (NVIDIA Apex's FusedLAMB)",
+    (ins DefaultValuedAttr<F64Attr, "0.001">:$lr,
+         DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+         DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+         DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon,
+         DefaultValuedAttr<F64Attr, "0.01">:$weight_decay,
+         UnitAttr:$nvlamb), "lamb"> {
+  let description = [{
+    Per param, with t = step + 1: m = β1 m + (1 - β1) g, v = β2 v + (1 -
+    β2) g², u = (m / (1 - β1^t)) / (√(v / (1 - β2^t)) + ε) + weight_decay ·
+    p and p -= r · u, where the trust ratio r = lr · ‖p‖ / ‖u‖ when both
+    norms are non-zero, else lr. As Apex's multi_tensor_lamb (decoupled
+    decay, bias correction, gradient averaging), a param with weight_decay
+    0 gets no trust ratio (r = lr) unless `nvlamb`. Apex clips by the
+    global norm by default; here that is `max_grad_norm`.
+
+    ```mlir
+    grove.lamb [@fc.weight] (%gw) {lr = 1.0e-02 : f64} : tensor<10x64xf32>
+    ```
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getStateSlots() {
+      return {"m", "v"};
+    }
+  }];
+}
+
+def Grove_LANSOp : Grove_OptimizerOp<"lans",
+    "LANS, LAMB with normalized gradients and a Nesterov split (gluon-nlp)",
+    (ins DefaultValuedAttr<F64Attr, "0.001">:$lr,
+         DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+         DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+         DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon,
+         DefaultValuedAttr<F64Attr, "0.01">:$weight_decay), "lans"> {
+  let description = [{
+    The fused kernel of gluon-nlp (`multi_tensor_lans.cu`, decoupled
+    decay), per param, with t = step + 1 and the norms of g and p taken
+    first: ĝ = g / (‖g‖ + ε), or g when ‖g‖ = 0; m = β1 m + (1 - β1) ĝ,
+    v = β2 v + (1 - β2) ĝ²; d = √(v / (1 - β2^t)) + ε; u_m = (m / (1 -
+    β1^t)) / d + λ p and u_g = ĝ / d + λ p (λ the weight_decay); r_x =
+    lr · ‖p‖ / ‖u_x‖ when both norms are non-zero, else lr; p -= β1 r_m u_m
+    + (1 - β1) r_g u_g.
+
+    ```mlir
+    grove.lans [@fc.weight] (%gw) lr(%lr : tensor<f32>) : tensor<10x64xf32>
+    ```
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getStateSlots() {
+      return {"m", "v"};
+    }
+  }];
+}
+
+def Grove_AdaAlterOp : Grove_OptimizerOp<"adaalter",
+    "AdaAlter, Adagrad with a lagged denominator (Xie et al.)",
+    (ins DefaultValuedAttr<F64Attr, "0.01">:$lr,
+         DefaultValuedAttr<F64Attr, "1.0e-7">:$epsilon,
+         DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+         DefaultValuedAttr<I64Attr, "1">:$period), "adaalter"> {
+  let description = [{
+    p -= lr · (g / √(B + ε) + weight_decay · p), then the accumulator
+    B' += g² (state `@<p>.<name>.accumulator`): the current g² never enters
+    its own denominator. B is the accumulator as it was after the last
+    step whose count t is a multiple of `period` (H), so with H = 1 it is
+    gluon-nlp's `adaalter.py` (B lags one step); with H > 1 it is frozen
+    between those steps in `@<p>.<name>.denominator` (Local AdaAlter,
+    seed-papers §4: the averaging of p and B' across workers every H steps
+    comes with the collectives).
+
+    ```mlir
+    grove.adaalter [@fc.weight] (%gw) {lr = 0.5 : f64, period = 4}
+        : tensor<10x64xf32>
+    ```
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::llvm::StringRef> getStateSlots() {
+      if (getPeriod() == 1)
+        return {"accumulator"};
+      return {"accumulator", "denominator"};
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Learning-rate schedules
+//===----------------------------------------------------------------------===//
+
+def Grove_ScheduleKind : I32EnumAttr<"ScheduleKind", "a learning-rate schedule", [
+    I32EnumAttrCase<"Constant", 0, "constant">,
+    I32EnumAttrCase<"Polynomial", 1, "polynomial">,
+    I32EnumAttrCase<"Cosine", 2, "cosine">,
+    I32EnumAttrCase<"StepDecay", 3, "step_decay">]> {
+  let cppNamespace = "::mlir::grove";
+}
+
+def Grove_LRScheduleOp : Grove_Op<"lr_schedule",
+    [Pure, Grove_NotDifferentiable, SameOperandsAndResultType]> {
+  let summary = "a learning rate computed from a step count";
+  let description = [{
+    The learning rate after `step` updates (a rank-0 f32 or f64, usually an
+    optimizer's `@<name>.step`), as Hugging Face transformers' schedules
+    compute it. With W = `warmup_steps` and t < W it is lr · t / W; after
+    that, with T = `total_steps` and progress q = min(1, (t - W) / (T - W)):
+
+    * `constant`: lr;
+    * `polynomial`: end_lr + (lr - end_lr) · (1 - q)^power (power 1 is the
+      linear decay; the LANS/BERT schedule);
+    * `cosine`: end_lr + (lr - end_lr) · (1 + cos(π q)) / 2;
+    * `step_decay`: lr · gamma^⌊(t - W) / step_size⌋ (torch's StepLR).
+
+    ```mlir
+    %t = grove.get_param @lans.step : tensor<f32>
+    %lr = grove.lr_schedule polynomial %t {lr = 5.0e-03 : f64,
+        warmup_steps = 100, total_steps = 1000} : tensor<f32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$step, Grove_ScheduleKind:$kind,
+                       F64Attr:$lr,
+                       DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
+                       DefaultValuedAttr<I64Attr, "0">:$total_steps,
+                       DefaultValuedAttr<F64Attr, "0.0">:$end_lr,
+                       DefaultValuedAttr<F64Attr, "1.0">:$power,
+                       DefaultValuedAttr<I64Attr, "1">:$step_size,
+                       DefaultValuedAttr<F64Attr, "0.1">:$gamma);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$kind $step attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD

@@ -1,0 +1,94 @@
+"""Float64 numpy transcriptions of the optimizers PyTorch does not ship.
+
+Each reads its references' published update rule, not Grove's expansion:
+  * LAMB: NVIDIA Apex's FusedLAMB (multi_tensor_lamb.cu, adam_w_mode, bias
+    correction and gradient averaging on);
+  * LANS: gluon-nlp's fused kernel (src/gluonnlp/torch/clib/
+    multi_tensor_lans.cu, MOMENT_MODE_1);
+  * AdaAlter: gluon-nlp's adaalter.py (period 1), and Local AdaAlter
+    (seed-papers §4) on one worker for a longer period.
+They take torch tensors (whose .grad the caller sets, clipped or not) and
+update them in place, like torch.optim optimizers, keeping their state
+under Grove's slot names in `state[param]`.
+"""
+import numpy as np
+
+
+class _Optimizer:
+    def __init__(self, params, **hyper):
+        self.params = list(params)
+        self.hyper = hyper
+        self.state = {p: {} for p in self.params}
+        self.t = 0
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    def step(self):
+        self.t += 1
+        for p in self.params:
+            w = p.detach().numpy()  # shares p's memory
+            g = p.grad.detach().numpy().astype(np.float64)
+            self.update(w, g, self.state[p])
+
+    def slot(self, st, name, w):
+        return st.setdefault(name, np.zeros_like(w, dtype=np.float64))
+
+
+def _norm(x):
+    return float(np.sqrt(np.sum(np.square(x, dtype=np.float64))))
+
+
+class LAMB(_Optimizer):
+    def update(self, w, g, st):
+        h = self.hyper
+        b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
+        m = self.slot(st, "m", w)
+        v = self.slot(st, "v", w)
+        m[...] = b1 * m + (1 - b1) * g
+        v[...] = b2 * v + (1 - b2) * g * g
+        m_hat = m / (1 - b1 ** self.t)
+        v_hat = v / (1 - b2 ** self.t)
+        u = m_hat / (np.sqrt(v_hat) + eps) + wd * w
+        ratio = h["lr"]
+        if h.get("nvlamb", False) or wd != 0:
+            pn, un = _norm(w), _norm(u)
+            if pn != 0 and un != 0:
+                ratio = h["lr"] * pn / un
+        w -= ratio * u
+
+
+class LANS(_Optimizer):
+    def update(self, w, g, st):
+        h = self.hyper
+        b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
+        m = self.slot(st, "m", w)
+        v = self.slot(st, "v", w)
+        gn, pn = _norm(g), _norm(w)
+        if gn != 0:
+            g = g / (gn + eps)
+        m[...] = b1 * m + (1 - b1) * g
+        v[...] = b2 * v + (1 - b2) * g * g
+        d = np.sqrt(v / (1 - b2 ** self.t)) + eps
+        um = (m / (1 - b1 ** self.t)) / d + wd * w
+        ug = g / d + wd * w
+
+        def ratio(u):
+            un = _norm(u)
+            return h["lr"] * pn / un if pn != 0 and un != 0 else h["lr"]
+
+        rm, rg = b1 * ratio(um), (1 - b1) * ratio(ug)
+        w -= rm * um + rg * ug
+
+
+class AdaAlter(_Optimizer):
+    def update(self, w, g, st):
+        h = self.hyper
+        acc = self.slot(st, "accumulator", w)
+        period = h.get("period", 1)
+        den = acc.copy() if period == 1 else self.slot(st, "denominator", w)
+        w -= h["lr"] * (g / np.sqrt(den + h["eps"]) + h["weight_decay"] * w)
+        acc += g * g
+        if period > 1 and self.t % period == 0:
+            den[...] = acc
