@@ -31,6 +31,12 @@ echo "      train step: forward, backward and Adam in one call per batch):"
   "$ROOT/models/mlp/digits_test.bin" \
   --checkpoint "$BUILD/examples/train_digits/checkpoint.safetensors" \
   --expect-accuracy 0.97
+echo
+echo "demo: the same app with --model cnn (conv, batch norm with running"
+echo "      statistics as state, ReLU, max-pool; Adam):"
+"$BUILD/examples/train_digits/train_digits" \
+  "$BUILD/examples/train_digits/digits_train.bin" \
+  "$ROOT/models/mlp/digits_test.bin" --model cnn --expect-accuracy 0.98
 
 # digits_cuda exists where CMake found a CUDA toolkit.
 if ninja -C "$BUILD" -t query digits_cuda >/dev/null 2>&1; then

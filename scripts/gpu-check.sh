@@ -30,7 +30,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUNDLE="${GROVE_GPU_BUNDLE:-$ROOT/gpu-bundle}"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 CUDA="${CUDA_HOME:-/usr/local/cuda}"
-INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers)
+INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers batch_norm_training schedules)
+# The bundle must fit the device tool's 64 MiB carry: optimizers.py runs
+# one model per optimizer family there (the host runs all of them).
+export GROVE_TEST_MODELS="sgd_nesterov_f64,adamw_f64,adam_clip_skip_f32,adagrad_f32,lamb_f32,lans_clip_skip_f32,adaalter_local_skip_f32,sgd_cosine_f32"
 
 log() { echo "gpu-check: $*"; }
 # The tracked paths a bundle depends on (everything but docs/).
@@ -127,6 +130,13 @@ prepare() {
   { echo "prepared $(date -u +%FT%TZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
     (cd "$BUNDLE" && find . -type f | sort); } >"$BUNDLE/MANIFEST"
   log "bundle ready: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
+  # The device tool carries at most 64 MiB with the working tree.
+  local bytes; bytes="$(du -sb "$BUNDLE" | cut -f1)"
+  if ((bytes > 60 * 1024 * 1024)); then
+    log "bundle is $((bytes >> 20)) MiB, over the 60 MiB that leaves room for" \
+      "the tree in the device tool's 64 MiB carry: trim GROVE_TEST_MODELS"
+    exit 1
+  fi
 }
 
 run() {

@@ -12,6 +12,8 @@
 #  * f64 models against torch in float64: rtol 1e-6, atol 1e-9;
 #  * f32 models against torch in float64: rtol 2e-4, atol 2e-5 (f32
 #    rounding, compounded over the steps).
+import os
+
 import numpy as np
 import reference_optimizers as ref_opt
 import torch
@@ -155,13 +157,23 @@ def main():
     PRECISIONS = (("f64", np.float64, 1e-6, 1e-9), ("f32", np.float32, 2e-4, 2e-5))
     # Every model is compiled before any runs (on a machine without a GPU the
     # CUDA suite only compiles them).
+    # GROVE_TEST_MODELS: a comma-separated subset of the model names (the
+    # GPU check's bundle holds one per optimizer family).
+    only = os.environ.get("GROVE_TEST_MODELS")
+    chosen = {f"{c}_{e[0]}" for e in PRECISIONS for c in CONFIGS}
+    if only:
+        chosen &= set(only.split(","))
+        assert chosen, f"GROVE_TEST_MODELS={only} names no model"
     models = {f"{c}_{e[0]}": Model(source(f"{c}_{e[0]}", spec[0], spec[1],
                                           e[0], *spec[4:]),
                                    name=f"{c}_{e[0]}")
-              for e in PRECISIONS for c, spec in CONFIGS.items()}
+              for e in PRECISIONS for c, spec in CONFIGS.items()
+              if f"{c}_{e[0]}" in chosen}
     for e, dtype, rtol, atol in PRECISIONS:
         for config, (op, attrs, make, *sched) in CONFIGS.items():
             name = f"{config}_{e}"
+            if name not in chosen:
+                continue
             model = models[name]
             init = {p: (np.zeros(s) if p.endswith("bias") else
                         r.standard_normal(s) * 0.5).astype(dtype)

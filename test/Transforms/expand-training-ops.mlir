@@ -101,3 +101,33 @@ module {
     return
   }
 }
+
+// -----
+
+// batch_norm_training: the batch mean and biased variance over every
+// dimension but 1, the inference form over them, and the running
+// statistics' update with momentum (the variance times n / (n - 1), here
+// the constant 8 / 7).
+// CHECK-LABEL: func.func @bn
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[S:.*]]: tensor<3xf32>)
+// CHECK: %[[MEAN:.*]] = grove.reduce_mean %[[X]] {axes = array<i64: 0, 2>}
+// CHECK: %[[COL:.*]] = grove.reshape %[[MEAN]] : tensor<3xf32> -> tensor<3x1xf32>
+// CHECK: %[[C:.*]] = grove.sub %[[X]], %[[COL]]
+// CHECK: %[[SQ:.*]] = grove.mul %[[C]], %[[C]]
+// CHECK: %[[VAR:.*]] = grove.reduce_mean %[[SQ]] {axes = array<i64: 0, 2>}
+// CHECK: %[[Y:.*]] = grove.batch_norm %[[X]], %[[S]], %[[S]], %[[MEAN]], %[[VAR]] {epsilon = 1.000000e-05 : f64}
+// CHECK: grove.constant dense<1.14285719> : tensor<f32>
+// CHECK: %[[RM:.*]] = grove.get_param @rm
+// CHECK: grove.constant dense<0.899999976>
+// CHECK: grove.set_param @rm =
+// CHECK: %[[RV:.*]] = grove.get_param @rv
+// CHECK: grove.set_param @rv =
+// CHECK: return %[[Y]]
+module {
+  grove.param @rm : tensor<3xf32> = 0.0 : f32
+  grove.param @rv : tensor<3xf32> = 1.0 : f32
+  func.func @bn(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>) -> tensor<2x3x4xf32> {
+    %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rv} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+    return %y : tensor<2x3x4xf32>
+  }
+}

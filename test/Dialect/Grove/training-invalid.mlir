@@ -429,3 +429,48 @@ func.func @schedule_kind(%t: tensor<f32>) {
   %lr = grove.lr_schedule exponential %t {lr = 0.1 : f64} : tensor<f32>
   return
 }
+
+// -----
+
+grove.param @rm : tensor<3xf32> = 0.0 : f32
+func.func @bn_missing_state(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'grove.batch_norm_training' op updates @rv, which is not a grove.param}}
+  %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rv} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+grove.param @rm : tensor<4xf32> = 0.0 : f32
+func.func @bn_state_type(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'grove.batch_norm_training' op updates @rm of type 'tensor<4xf32>', expected 'tensor<3xf32>'}}
+  %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rm} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+grove.param @rm : tensor<3xf32> = 0.0 : f32
+func.func @bn_one_value(%x: tensor<1x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'grove.batch_norm_training' op expects more than one value per channel}}
+  %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rm} : (tensor<1x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+grove.param @rm : tensor<3xf32> = 0.0 : f32
+func.func @bn_momentum(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'grove.batch_norm_training' op expects momentum in [0, 1]}}
+  %y = grove.batch_norm_training %x, %s, %s {momentum = 1.5 : f64, running_mean = @rm, running_var = @rm} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+grove.param @rm : tensor<3xf32> = 0.0 : f32
+func.func @bn_scale_shape(%x: tensor<2x3xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.batch_norm_training' op expects scale and bias of shape [3], got 'tensor<4xf32>'}}
+  %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rm} : (tensor<2x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}

@@ -13,9 +13,13 @@
 // CHECK: grove.one_hot %{{.*}} : tensor<?xi32> -> tensor<?x3xf32>
 // CHECK: grove.mse_loss %{{.*}}, %{{.*}} : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<f32>
 // CHECK: return %[[L]] : tensor<f32>
+// CHECK-LABEL: func.func @bn
+// CHECK: grove.batch_norm_training %{{.*}}, %{{.*}}, %{{.*}} {momentum = 2.000000e-01 : f64, running_mean = @rm, running_var = @rv} : (tensor<?x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x3x2x2xf32>
 module @m {
   grove.param @w : tensor<3x4xf32>
   grove.param @b : tensor<3xf32>
+  grove.param @rm : tensor<3xf32> = 0.0 : f32
+  grove.param @rv : tensor<3xf32> = 1.0 : f32
   func.func @f(%x: tensor<?x4xf32>, %y: tensor<?xi32>, %lr: tensor<f32>) -> tensor<f32> {
     %l, %gw, %gb = grove.value_and_grad [@w, @b] {
       %w = grove.get_param @w : tensor<3x4xf32>
@@ -32,5 +36,10 @@ module @m {
     %t = grove.one_hot %y : tensor<?xi32> -> tensor<?x3xf32>
     %m = grove.mse_loss %t, %t : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<f32>
     return %l : tensor<f32>
+  }
+  func.func @bn(%x: tensor<?x3x2x2xf32>) -> tensor<?x3x2x2xf32> {
+    %b = grove.get_param @b : tensor<3xf32>
+    %y = grove.batch_norm_training %x, %b, %b {momentum = 0.2 : f64, running_mean = @rm, running_var = @rv} : (tensor<?x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x3x2x2xf32>
+    return %y : tensor<?x3x2x2xf32>
   }
 }

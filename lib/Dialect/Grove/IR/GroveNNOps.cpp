@@ -228,6 +228,53 @@ LogicalResult BatchNormOp::verify() {
   return success();
 }
 
+LogicalResult BatchNormTrainingOp::verify() {
+  if (failed(checkSameElementType(*this)))
+    return failure();
+  RankedTensorType in = getInput().getType();
+  if (in.getRank() < 2)
+    return emitOpError("expects an input of rank >= 2 (N, C, ...), got rank ")
+           << in.getRank();
+  if (getType() != in)
+    return emitOpError("expects the result type to equal the input type");
+  if (in.isDynamicDim(1))
+    return emitOpError("expects static channels");
+  for (Value v : {getScale(), getBias()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != in.getDimSize(1))
+      return emitOpError("expects scale and bias of shape [")
+             << in.getDimSize(1) << "], got " << t;
+  }
+  // One element per channel has no unbiased variance (torch refuses it).
+  int64_t perChannel = 1;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (d != 1)
+      perChannel = in.isDynamicDim(d) ? 0 : perChannel * in.getDimSize(d);
+  if (perChannel == 1)
+    return emitOpError("expects more than one value per channel");
+  if (!(getEpsilon().convertToDouble() >= 0))
+    return emitOpError("expects epsilon >= 0");
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return emitOpError("expects momentum in [0, 1]");
+  return success();
+}
+
+LogicalResult
+BatchNormTrainingOp::verifySymbolUses(SymbolTableCollection &table) {
+  auto expected = cast<RankedTensorType>(getScale().getType());
+  for (FlatSymbolRefAttr ref : {getRunningMeanAttr(), getRunningVarAttr()}) {
+    auto param = table.lookupNearestSymbolFrom<ParamOp>(*this, ref);
+    if (!param)
+      return emitOpError("updates ") << ref << ", which is not a grove.param";
+    if (param.getTensorType() != expected)
+      return emitOpError("updates ")
+             << ref << " of type " << param.getTensorType() << ", expected "
+             << expected;
+  }
+  return success();
+}
+
 /// Shared by both 2-D pools.
 static LogicalResult verifyPool(Operation *op, Value input, Type result,
                                 ArrayRef<int64_t> kernel,

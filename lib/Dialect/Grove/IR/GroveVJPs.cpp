@@ -404,7 +404,9 @@ LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   VJPBuilder v{b, getLoc()};
   Value y = getResult();
   int64_t rank = tensorOf(y).getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  // The attribute's getter is unsigned; a negative axis counts from the end.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  axis = axis < 0 ? axis + rank : axis;
   Value s = ReduceSumOp::create(b, getLoc(), v.mul(dy[0], y),
                                 ArrayRef<int64_t>{axis}, /*keepdims=*/true);
   out.push_back(v.mul(y, v.sub(dy[0], s)));
@@ -418,7 +420,9 @@ LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   VJPBuilder v{b, getLoc()};
   Value y = getResult();
   int64_t rank = tensorOf(y).getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  // The attribute's getter is unsigned; a negative axis counts from the end.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  axis = axis < 0 ? axis + rank : axis;
   Value s = ReduceSumOp::create(b, getLoc(), dy[0], ArrayRef<int64_t>{axis},
                                 /*keepdims=*/true);
   out.push_back(v.sub(dy[0], v.mul(v.exp(y), s)));
@@ -549,7 +553,9 @@ LogicalResult ConcatOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   Location loc = getLoc();
   VJPBuilder v{b, loc};
   int64_t rank = getType().getRank();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  // The attribute's getter is unsigned; a negative axis counts from the end.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  axis = axis < 0 ? axis + rank : axis;
   OpFoldResult offset = b.getIndexAttr(0);
   for (auto [input, want] : llvm::zip(getInputs(), needed)) {
     RankedTensorType in = cast<RankedTensorType>(input.getType());
@@ -730,40 +736,46 @@ LogicalResult GlobalAvgPoolOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                     ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
-  // y = (x - mean) k + bias with k = scale / sqrt(var + eps), per channel
-  // (dimension 1): the vectors broadcast as C x 1 x ... x 1.
-  Location loc = getLoc();
-  VJPBuilder v{b, loc};
+  // y = (x - mean) k + bias with k = scale / sqrt(var + eps), per channel.
+  ChannelArith v(b, getLoc(), getInput());
   Value x = getInput(), g = dy[0];
-  int64_t rank = tensorOf(x).getRank();
-  int64_t c = getScale().getType().getDimSize(0);
-  SmallVector<int64_t> column(rank - 1, 1);
-  column[0] = c;
-  auto asColumn = [&](Value vec) -> Value {
-    return ReshapeOp::create(b, loc, vec, column);
-  };
-  SmallVector<int64_t> others = {0};
-  for (int64_t d = 2; d < rank; ++d)
-    others.push_back(d);
-  auto sumOthers = [&](Value t) -> Value {
-    return ReduceSumOp::create(b, loc, t, others);
-  };
-  Value inv =
-      v.div(v.scalar(x, 1.0),
-            SqrtOp::create(b, loc,
-                           v.add(getVariance(),
+  Value inv = v.div(v.scalar(x, 1.0),
+                    v.sqrt(v.add(getVariance(),
                                  v.scalar(x, getEpsilon().convertToDouble()))));
   Value k = v.mul(getScale(), inv);
-  Value centered = v.sub(x, asColumn(getMean()));
-  Value sumDy = sumOthers(g);
-  Value sumDyCentered = sumOthers(v.mul(g, centered));
-  out.push_back(v.mul(g, asColumn(k)));      // input
-  out.push_back(v.mul(sumDyCentered, inv));  // scale
-  out.push_back(sumDy);                      // bias
-  out.push_back(v.neg(v.mul(sumDy, k)));     // mean
-  out.push_back(v.scale(v.mul(sumDyCentered, // variance
-                              v.mul(k, v.mul(inv, inv))),
-                        -0.5));
+  Value centered = v.sub(x, v.column(getMean()));
+  Value sumDy = v.sumOthers(g);
+  Value sumDyCentered = v.sumOthers(v.mul(g, centered));
+  out.push_back(v.mul(g, v.column(k)));                     // input
+  out.push_back(v.mul(sumDyCentered, inv));                 // scale
+  out.push_back(sumDy);                                     // bias
+  out.push_back(v.mul(v.mul(sumDy, k), v.scalar(x, -1.0))); // mean
+  Value varCoef = v.mul(k, v.mul(inv, inv));
+  out.push_back(v.mul(v.mul(sumDyCentered, varCoef), // variance
+                      v.scalar(x, -0.5)));
+  return success();
+}
+
+LogicalResult BatchNormTrainingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                            ArrayRef<bool> needed,
+                                            SmallVectorImpl<Value> &out) {
+  // With x̂ = (x - μ_B) inv, inv = 1 / sqrt(σ²_B + eps), the statistics'
+  // own gradients folded in: dx = scale inv (dy - mean(dy) - x̂ mean(dy
+  // x̂)), the means over each channel's elements. The statistics are
+  // recomputed (CSE merges them with the forward's).
+  ChannelArith v(b, getLoc(), getInput());
+  Value x = getInput(), g = dy[0];
+  auto [mean, var] = v.batchStatistics(x);
+  Value inv =
+      v.div(v.scalar(x, 1.0),
+            v.sqrt(v.add(var, v.scalar(x, getEpsilon().convertToDouble()))));
+  Value xhat = v.mul(v.sub(x, v.column(mean)), v.column(inv));
+  Value gxhat = v.mul(g, xhat);
+  Value inner = v.sub(v.sub(g, v.column(v.meanOthers(g))),
+                      v.mul(xhat, v.column(v.meanOthers(gxhat))));
+  out.push_back(v.mul(inner, v.column(v.mul(getScale(), inv)))); // input
+  out.push_back(v.sumOthers(gxhat));                             // scale
+  out.push_back(v.sumOthers(g));                                 // bias
   return success();
 }
 

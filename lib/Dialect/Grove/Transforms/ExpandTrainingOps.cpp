@@ -74,6 +74,48 @@ struct ExpandMSELoss : OpRewritePattern<MSELossOp> {
   }
 };
 
+/// Batch statistics, the inference form over them, and the running
+/// statistics' update (torch.nn.BatchNorm's, with the unbiased variance).
+struct ExpandBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormTrainingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    ChannelArith v(rewriter, loc, x);
+    auto [mean, var] = v.batchStatistics(x);
+    double eps = op.getEpsilon().convertToDouble();
+    Value y = BatchNormOp::create(rewriter, loc, x, op.getScale(), op.getBias(),
+                                  mean, var, eps);
+    // n / (n - 1), n the elements of a channel: a constant, unless a
+    // dimension is dynamic, then counted.
+    RankedTensorType type = op.getInput().getType();
+    int64_t n = 1;
+    for (int64_t d : v.others())
+      n = type.isDynamicDim(d) || n == 0 ? 0 : n * type.getDimSize(d);
+    Value bessel;
+    if (n > 0) {
+      bessel = v.scalar(x, double(n) / double(n - 1));
+    } else {
+      Value count =
+          v.sumOthers(v.add(v.mul(x, v.scalar(x, 0.0)), v.scalar(x, 1.0)));
+      bessel = v.div(count, v.sub(count, v.scalar(x, 1.0)));
+    }
+    double m = op.getMomentum().convertToDouble();
+    auto update = [&](FlatSymbolRefAttr name, Value batch) {
+      Value old =
+          GetParamOp::create(rewriter, loc, op.getScale().getType(), name);
+      Value kept = v.mul(v.scalar(x, 1.0 - m), old);
+      SetParamOp::create(rewriter, loc, name,
+                         v.add(kept, v.mul(v.scalar(x, m), batch)));
+    };
+    update(op.getRunningMeanAttr(), mean);
+    update(op.getRunningVarAttr(), v.mul(var, bessel));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Optimizers
 //===----------------------------------------------------------------------===//
@@ -469,11 +511,12 @@ struct GroveExpandTrainingOpsPass
     if (failed(declareOptimizerState(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandSoftmaxCrossEntropy, ExpandMSELoss, ExpandLRSchedule,
-                 ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
-                 ExpandOptimizer<AdagradOp>, ExpandOptimizer<LAMBOp>,
-                 ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
-        &getContext());
+    patterns
+        .add<ExpandSoftmaxCrossEntropy, ExpandMSELoss, ExpandBatchNormTraining,
+             ExpandLRSchedule, ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
+             ExpandOptimizer<AdagradOp>, ExpandOptimizer<LAMBOp>,
+             ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
+            &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -11,6 +11,7 @@
 #define GROVE_DIALECT_GROVE_IR_GROVENNOPS_TD
 
 include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Grove_Conv2DOp : Grove_DiffOp<"conv2d", [Pure]> {
@@ -86,8 +87,9 @@ def Grove_BatchNormOp : Grove_DiffOp<"batch_norm", [Pure]> {
   let summary = "batch normalisation with running statistics (inference)";
   let description = [{
     `(input - mean[c]) / sqrt(variance[c] + epsilon) · scale[c] + bias[c]`
-    along dimension 1 (channels) of a rank ≥ 2 input. The training form
-    (batch statistics, updated running averages) will be a separate op.
+    along dimension 1 (channels) of a rank ≥ 2 input: the inference form,
+    whose statistics are operands (the running ones, read as state). The
+    training form is `grove.batch_norm_training`.
 
     ```mlir
     %y = grove.batch_norm %x, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f64}
@@ -109,6 +111,44 @@ def Grove_BatchNormOp : Grove_DiffOp<"batch_norm", [Pure]> {
   ];
   let assemblyFormat = [{
     $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_BatchNormTrainingOp : Grove_DiffOp<"batch_norm_training",
+    [MemoryEffects<[MemRead, MemWrite]>,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "batch normalisation with batch statistics (training)";
+  let description = [{
+    Normalises each channel (dimension 1) of a rank ≥ 2 input by the mean
+    and biased variance of the batch over every other dimension, then
+    scales and shifts: `(x - μ_B) / sqrt(σ²_B + epsilon) · scale + bias`.
+    It also updates the running statistics, module state the inference
+    form reads: `running_mean = (1 - momentum) · running_mean + momentum ·
+    μ_B`, and `running_var` likewise with the unbiased variance (n / (n-1)
+    σ²_B, n the elements per channel), as torch.nn.BatchNorm2d in training
+    mode. The update happens once per call, also inside
+    `grove.value_and_grad` (whose forward runs once); the gradient flows
+    through the batch statistics.
+
+    ```mlir
+    %y = grove.batch_norm_training %x, %scale, %bias {epsilon = 1.0e-05 : f64,
+        momentum = 0.1 : f64, running_mean = @bn1.running_mean,
+        running_var = @bn1.running_var}
+        : (tensor<?x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>)
+        -> tensor<?x16x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$scale,
+                       Grove_FloatTensor:$bias,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       FlatSymbolRefAttr:$running_mean,
+                       FlatSymbolRefAttr:$running_var);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
