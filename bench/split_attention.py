@@ -28,7 +28,6 @@ import os
 import re
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "lib"))
 sys.path.insert(0, str(ROOT / "models" / "resnest"))
 from reference import split_attention  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import sample  # noqa: E402
 
 GROVEC_FLAGS = ["--cpu=native"]
 
@@ -101,17 +102,6 @@ def stream(name, c, hw):
     t = f"tensor<?x{c * R}x{hw}x{hw}xf32>"
     return (f"\n  func.func @{name}(%u: {t}) -> {t} {{\n"
             f"    %0 = grove.relu %u : {t}\n    return %0 : {t}\n  }}")
-
-
-def sample(fn, seconds=0.25):
-    fn()
-    times = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(times) < 3:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main():

@@ -42,12 +42,14 @@ import resource
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import sample  # noqa: E402
+
 WORK = ROOT / "build-bench" / "train"
 SEED = 7
 GROVEC_FLAGS = ["-O3", "--cpu=native"]
@@ -57,17 +59,6 @@ CASES = [("mlp", 64), ("mlp", 1024), ("cnn", 16), ("cnn", 256)]
 PEERS = ["grove", "torch1", "torch2", "jax"]
 LABEL = {"grove": "Grove", "torch1": "PyTorch eager, 1 thread",
          "torch2": "PyTorch eager, 2 threads", "jax": "JAX jit"}
-
-
-def sample(fn, seconds):
-    fn()
-    times = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(times) < 3:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def measure(fn, rounds, seconds):

@@ -36,21 +36,28 @@ class _Optimizer:
         return st.setdefault(name, np.zeros_like(w, dtype=np.float64))
 
 
-def _norm(x):
-    return float(np.sqrt(np.sum(np.square(x, dtype=np.float64))))
-
-
-class LAMB(_Optimizer):
-    def update(self, w, g, st):
+class _Adaptive(_Optimizer):
+    def moments(self, w, g, st):
+        """Adam's moments, updated in place; m and √(v / (1 - β2^t)) + ε."""
         h = self.hyper
-        b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
+        b1, b2 = h["beta1"], h["beta2"]
         m = self.slot(st, "m", w)
         v = self.slot(st, "v", w)
         m[...] = b1 * m + (1 - b1) * g
         v[...] = b2 * v + (1 - b2) * g * g
-        m_hat = m / (1 - b1 ** self.t)
-        v_hat = v / (1 - b2 ** self.t)
-        u = m_hat / (np.sqrt(v_hat) + eps) + wd * w
+        return m, np.sqrt(v / (1 - b2 ** self.t)) + h["eps"]
+
+
+def _norm(x):
+    return float(np.sqrt(np.sum(np.square(x, dtype=np.float64))))
+
+
+class LAMB(_Adaptive):
+    def update(self, w, g, st):
+        h = self.hyper
+        b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
+        m, d = self.moments(w, g, st)
+        u = (m / (1 - b1 ** self.t)) / d + wd * w
         ratio = h["lr"]
         if h.get("nvlamb", False) or wd != 0:
             pn, un = _norm(w), _norm(u)
@@ -59,18 +66,14 @@ class LAMB(_Optimizer):
         w -= ratio * u
 
 
-class LANS(_Optimizer):
+class LANS(_Adaptive):
     def update(self, w, g, st):
         h = self.hyper
         b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
-        m = self.slot(st, "m", w)
-        v = self.slot(st, "v", w)
         gn, pn = _norm(g), _norm(w)
         if gn != 0:
             g = g / (gn + eps)
-        m[...] = b1 * m + (1 - b1) * g
-        v[...] = b2 * v + (1 - b2) * g * g
-        d = np.sqrt(v / (1 - b2 ** self.t)) + eps
+        m, d = self.moments(w, g, st)
         um = (m / (1 - b1 ** self.t)) / d + wd * w
         ug = g / d + wd * w
 

@@ -205,46 +205,44 @@ LogicalResult Conv2DWeightGradOp::verify() {
   return success();
 }
 
-LogicalResult BatchNormOp::verify() {
-  Operation *op = getOperation();
+/// Both batch norms: an N x C x ... input with static channels, the result
+/// of its type, per-channel `vectors` (named in `what`) of shape [C].
+static LogicalResult verifyNormalization(Operation *op, ValueRange vectors,
+                                         StringRef what, double epsilon) {
   if (failed(checkSameElementType(op)))
     return failure();
-  RankedTensorType in = getInput().getType();
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
   if (in.getRank() < 2)
-    return emitOpError("expects an input of rank >= 2 (N, C, ...), got rank ")
+    return op->emitOpError(
+               "expects an input of rank >= 2 (N, C, ...), got rank ")
            << in.getRank();
-  if (getType() != in)
-    return emitOpError("expects the result type to equal the input type");
+  if (op->getResult(0).getType() != in)
+    return op->emitOpError("expects the result type to equal the input type");
   if (in.isDynamicDim(1))
-    return emitOpError("expects static channels");
-  for (Value v : {getScale(), getBias(), getMean(), getVariance()}) {
+    return op->emitOpError("expects static channels");
+  for (Value v : vectors) {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getRank() != 1 || t.getDimSize(0) != in.getDimSize(1))
-      return emitOpError("expects scale, bias, mean and variance of shape [")
-             << in.getDimSize(1) << "], got " << t;
+      return op->emitOpError("expects ")
+             << what << " of shape [" << in.getDimSize(1) << "], got " << t;
   }
-  if (!(getEpsilon().convertToDouble() >= 0))
-    return emitOpError("expects epsilon >= 0");
+  if (!(epsilon >= 0))
+    return op->emitOpError("expects epsilon >= 0");
   return success();
 }
 
+LogicalResult BatchNormOp::verify() {
+  return verifyNormalization(
+      *this, {getScale(), getBias(), getMean(), getVariance()},
+      "scale, bias, mean and variance", getEpsilon().convertToDouble());
+}
+
 LogicalResult BatchNormTrainingOp::verify() {
-  if (failed(checkSameElementType(*this)))
+  if (failed(verifyNormalization(*this, {getScale(), getBias()},
+                                 "scale and bias",
+                                 getEpsilon().convertToDouble())))
     return failure();
   RankedTensorType in = getInput().getType();
-  if (in.getRank() < 2)
-    return emitOpError("expects an input of rank >= 2 (N, C, ...), got rank ")
-           << in.getRank();
-  if (getType() != in)
-    return emitOpError("expects the result type to equal the input type");
-  if (in.isDynamicDim(1))
-    return emitOpError("expects static channels");
-  for (Value v : {getScale(), getBias()}) {
-    auto t = cast<RankedTensorType>(v.getType());
-    if (t.getRank() != 1 || t.getDimSize(0) != in.getDimSize(1))
-      return emitOpError("expects scale and bias of shape [")
-             << in.getDimSize(1) << "], got " << t;
-  }
   // One element per channel has no unbiased variance (torch refuses it).
   int64_t perChannel = 1;
   for (int64_t d = 0; d < in.getRank(); ++d)
@@ -252,8 +250,6 @@ LogicalResult BatchNormTrainingOp::verify() {
       perChannel = in.isDynamicDim(d) ? 0 : perChannel * in.getDimSize(d);
   if (perChannel == 1)
     return emitOpError("expects more than one value per channel");
-  if (!(getEpsilon().convertToDouble() >= 0))
-    return emitOpError("expects epsilon >= 0");
   double momentum = getMomentum().convertToDouble();
   if (!(momentum >= 0.0 && momentum <= 1.0))
     return emitOpError("expects momentum in [0, 1]");
