@@ -76,9 +76,13 @@ static int init_layer(grove_context *ctx, const char *weight, const char *bias,
 /* Batch norm's affine part starts as the identity: scale 1, shift 0. */
 static int init_batch_norm(grove_context *ctx, const char *scale,
                            const char *shift, int64_t channels) {
-  float ones[64], zeros[64];
-  if (channels > 64)
+  enum { MAX_CHANNELS = 64 };
+  float ones[MAX_CHANNELS], zeros[MAX_CHANNELS];
+  if (channels > MAX_CHANNELS) {
+    fprintf(stderr, "init_batch_norm: %lld channels, at most %d\n",
+            (long long)channels, MAX_CHANNELS);
     return 1;
+  }
   for (int64_t i = 0; i < channels; ++i) {
     ones[i] = 1.0f;
     zeros[i] = 0.0f;

@@ -131,3 +131,26 @@ module {
     return %y : tensor<2x3x4xf32>
   }
 }
+
+// -----
+
+// With a dynamic batch, n comes from the run-time size (n = 4 · N), not
+// from another pass over the input.
+// CHECK-LABEL: func.func @bn_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x4xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3x4xf32>
+// CHECK: %[[NF:.*]] = tensor.from_elements %{{.*}} : tensor<f32>
+// CHECK: %[[COUNT:.*]] = grove.mul %[[NF]], %{{.*}}
+// CHECK: %[[LESS:.*]] = grove.sub %[[COUNT]], %{{.*}}
+// CHECK: %[[BESSEL:.*]] = grove.div %[[COUNT]], %[[LESS]]
+// CHECK: grove.set_param @rm =
+// CHECK: grove.mul %{{.*}}, %[[BESSEL]]
+// CHECK: grove.set_param @rv =
+module {
+  grove.param @rm : tensor<3xf32> = 0.0 : f32
+  grove.param @rv : tensor<3xf32> = 1.0 : f32
+  func.func @bn_dynamic(%x: tensor<?x3x4xf32>, %s: tensor<3xf32>) -> tensor<?x3x4xf32> {
+    %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rv} : (tensor<?x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x3x4xf32>
+    return %y : tensor<?x3x4xf32>
+  }
+}

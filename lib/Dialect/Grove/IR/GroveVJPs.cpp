@@ -36,31 +36,6 @@ struct VJPBuilder : GroveArith {
   /// 1 - step(x): 1 where x <= 0.
   Value notStep(Value x) { return sub(scalar(x, 1.0), step(x)); }
 
-  Value dim(Value x, int64_t d) { return tensor::DimOp::create(b, loc, x, d); }
-
-  /// The number of elements of `x` along `axes`, as a rank-0 tensor of
-  /// `x`'s element type (from run-time sizes where they are dynamic).
-  Value count(Value x, ArrayRef<int64_t> axes) {
-    RankedTensorType type = tensorOf(x);
-    int64_t known = 1;
-    Value dynamic;
-    for (int64_t a : axes) {
-      if (!type.isDynamicDim(a)) {
-        known *= type.getDimSize(a);
-        continue;
-      }
-      Value d = dim(x, a);
-      dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, d) : d;
-    }
-    if (!dynamic)
-      return scalar(x, static_cast<double>(known));
-    Value n = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dynamic);
-    Value f = arith::UIToFPOp::create(b, loc, type.getElementType(), n);
-    Value t = tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({}, type.getElementType()), f);
-    return known == 1 ? t : scale(t, static_cast<double>(known));
-  }
-
   /// `v` broadcast to the shape of `like` (numpy rules).
   Value broadcastLike(Value v, Value like) {
     RankedTensorType type = tensorOf(like);
@@ -739,9 +714,7 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   // y = (x - mean) k + bias with k = scale / sqrt(var + eps), per channel.
   ChannelArith v(b, getLoc(), getInput());
   Value x = getInput(), g = dy[0];
-  Value inv = v.div(v.scalar(x, 1.0),
-                    v.sqrt(v.add(getVariance(),
-                                 v.scalar(x, getEpsilon().convertToDouble()))));
+  Value inv = v.inverseStd(getVariance(), getEpsilon().convertToDouble());
   Value k = v.mul(getScale(), inv);
   Value centered = v.sub(x, v.column(getMean()));
   Value sumDy = v.sumOthers(g);
@@ -766,9 +739,7 @@ LogicalResult BatchNormTrainingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   ChannelArith v(b, getLoc(), getInput());
   Value x = getInput(), g = dy[0];
   auto [mean, var] = v.batchStatistics(x);
-  Value inv =
-      v.div(v.scalar(x, 1.0),
-            v.sqrt(v.add(var, v.scalar(x, getEpsilon().convertToDouble()))));
+  Value inv = v.inverseStd(var, getEpsilon().convertToDouble());
   Value xhat = v.mul(v.sub(x, v.column(mean)), v.column(inv));
   Value gxhat = v.mul(g, xhat);
   Value inner = v.sub(v.sub(g, v.column(v.meanOthers(g))),

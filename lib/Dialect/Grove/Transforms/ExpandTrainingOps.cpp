@@ -87,19 +87,20 @@ struct ExpandBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
     double eps = op.getEpsilon().convertToDouble();
     Value y = BatchNormOp::create(rewriter, loc, x, op.getScale(), op.getBias(),
                                   mean, var, eps);
-    // n / (n - 1), n the elements of a channel: a constant, unless a
-    // dimension is dynamic, then counted.
+    // n / (n - 1), n the elements of a channel: a constant (computed in
+    // double), or from the run-time sizes where some are dynamic.
     RankedTensorType type = op.getInput().getType();
-    int64_t n = 1;
-    for (int64_t d : v.others())
-      n = type.isDynamicDim(d) || n == 0 ? 0 : n * type.getDimSize(d);
+    SmallVector<int64_t> others = v.others();
     Value bessel;
-    if (n > 0) {
-      bessel = v.scalar(x, double(n) / double(n - 1));
+    if (llvm::none_of(others,
+                      [&](int64_t d) { return type.isDynamicDim(d); })) {
+      double n = 1;
+      for (int64_t d : others)
+        n *= double(type.getDimSize(d));
+      bessel = v.scalar(x, n / (n - 1.0));
     } else {
-      Value count =
-          v.sumOthers(v.add(v.mul(x, v.scalar(x, 0.0)), v.scalar(x, 1.0)));
-      bessel = v.div(count, v.sub(count, v.scalar(x, 1.0)));
+      Value n = v.count(x, others);
+      bessel = v.div(n, v.sub(n, v.scalar(x, 1.0)));
     }
     double m = op.getMomentum().convertToDouble();
     auto update = [&](FlatSymbolRefAttr name, Value batch) {
@@ -166,6 +167,8 @@ struct Step {
   Value ok;
   Value t;
   Value lr;
+  /// 1 - beta^t by beta: one per step, whatever the number of params.
+  SmallVector<std::pair<double, Value>, 2> corrections;
 
   /// Writes `updated` to state `name`, or keeps `old` where the step is
   /// skipped.
@@ -174,7 +177,12 @@ struct Step {
   }
   /// 1 - beta^t, as exp(t log beta).
   Value correction(double beta) {
-    return a.sub(a.c(1.0), a.exp(a.mul(t, a.c(std::log(beta)))));
+    for (auto [known, c] : corrections)
+      if (known == beta)
+        return c;
+    Value c = a.sub(a.c(1.0), a.exp(a.mul(t, a.c(std::log(beta)))));
+    corrections.push_back({beta, c});
+    return c;
   }
   /// lr · ‖p‖ / ‖u‖ where both norms are non-zero, else lr: the trust
   /// ratio of LAMB and LANS.
@@ -192,7 +200,11 @@ struct Step {
 /// skipped).
 Step beginStep(OptimizerOpInterface op, OpBuilder &b) {
   Step s{Arith{{b, op.getLoc()}, op.getElementType()},
-         llvm::to_vector(op.getGradients()), Value(), Value(), Value()};
+         llvm::to_vector(op.getGradients()),
+         Value(),
+         Value(),
+         Value(),
+         {}};
   Arith &a = s.a;
   if (op.getSkipNonfinite()) {
     // g * 0 is NaN exactly where g is NaN or infinite; step(1 + NaN) is 0.
@@ -219,7 +231,8 @@ Step beginStep(OptimizerOpInterface op, OpBuilder &b) {
   Value t0 = a.get(op.getStepName(), scalar);
   s.t = a.add(t0, a.c(1.0));
   s.write(op.getStepName(), s.t, t0);
-  s.lr = op.getLearningRate() ? op.getLearningRate() : Value();
+  s.lr = op.getLearningRate() ? op.getLearningRate()
+                              : a.c(op.getLr().convertToDouble());
   return s;
 }
 
@@ -380,8 +393,6 @@ template <typename Op> struct ExpandOptimizer : OpRewritePattern<Op> {
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
     Step s = beginStep(op, rewriter);
-    if (!s.lr)
-      s.lr = s.a.c(op.getLr().convertToDouble());
     for (auto [ref, g] : llvm::zip(op.getParams(), s.gradients))
       updateParam(op, s, cast<FlatSymbolRefAttr>(ref).getValue(), g);
     countSkip(s, op);

@@ -11,6 +11,9 @@
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 namespace mlir::grove {
 
 struct GroveArith {
@@ -34,6 +37,31 @@ struct GroveArith {
   Value scalar(Value like, double value) {
     return scalarOf(cast<RankedTensorType>(like.getType()).getElementType(),
                     value);
+  }
+
+  Value dim(Value x, int64_t d) { return tensor::DimOp::create(b, loc, x, d); }
+
+  /// The number of elements of `x` along `axes`, as a rank-0 tensor of
+  /// `x`'s element type (from run-time sizes where they are dynamic).
+  Value count(Value x, ArrayRef<int64_t> axes) {
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t known = 1;
+    Value dynamic;
+    for (int64_t a : axes) {
+      if (!type.isDynamicDim(a)) {
+        known *= type.getDimSize(a);
+        continue;
+      }
+      Value d = dim(x, a);
+      dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, d) : d;
+    }
+    if (!dynamic)
+      return scalar(x, static_cast<double>(known));
+    Value n = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dynamic);
+    Value f = arith::UIToFPOp::create(b, loc, type.getElementType(), n);
+    Value t = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, type.getElementType()), f);
+    return known == 1 ? t : mul(t, scalar(t, static_cast<double>(known)));
   }
 };
 
@@ -63,6 +91,11 @@ struct ChannelArith : GroveArith {
   Value sumOthers(Value t) { return ReduceSumOp::create(b, loc, t, others()); }
   Value meanOthers(Value t) {
     return ReduceMeanOp::create(b, loc, t, others());
+  }
+  /// 1 / sqrt(variance + epsilon), per channel.
+  Value inverseStd(Value variance, double epsilon) {
+    return div(scalar(variance, 1.0),
+               sqrt(add(variance, scalar(variance, epsilon))));
   }
   /// The batch mean and biased variance of each channel of `x`. The VJP
   /// and the expansion of batch_norm_training build them alike, so CSE

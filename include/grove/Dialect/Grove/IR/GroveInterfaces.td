@@ -70,6 +70,8 @@ def Grove_OptimizerOpInterface : OpInterface<"OptimizerOpInterface"> {
                     "getGradients", (ins)>,
     InterfaceMethod<"The rank-0 learning rate operand, or null.",
                     "::mlir::Value", "getLearningRate", (ins)>,
+    InterfaceMethod<"The learning rate where there is no operand.",
+                    "::llvm::APFloat", "getLr", (ins)>,
     InterfaceMethod<"The prefix of the op's state names.", "::llvm::StringRef",
                     "getName", (ins)>,
     InterfaceMethod<"Whether a step with a NaN or Inf gradient is skipped.",

@@ -113,13 +113,17 @@ def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
     After grove-autodiff (whose VJPs use the losses' closed forms):
     `grove.softmax_cross_entropy` becomes log_softmax, one_hot (smoothed),
     a product summed per row and the negated mean; `grove.mse_loss` the
-    mean of the squared difference. Each optimizer (`grove.sgd`,
-    `grove.adam`) becomes `grove.get_param` of its state, its formula in
-    elementwise grove ops, and `grove.set_param` of the new state and
-    params; its state params are declared first, zero-initialised, where
-    the module does not declare them.
+    mean of the squared difference. `grove.batch_norm_training` becomes
+    the batch statistics, the inference `grove.batch_norm` over them and
+    the running statistics' update; `grove.lr_schedule` its formula over
+    the step count. Each optimizer (OptimizerOpInterface) becomes
+    `grove.get_param` of its state, its formula in elementwise grove ops
+    and per-tensor norms, and `grove.set_param` of the new state and
+    params; its state params are declared first, with their initial
+    values, where the module does not declare them.
   }];
-  let dependentDialects = ["grove::GroveDialect"];
+  let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
 }
 
 #endif // GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_TD
