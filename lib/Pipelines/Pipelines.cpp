@@ -46,8 +46,9 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
 
 void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
                                         const GrovePipelineOptions &) {
-  // After the input is folded and before fusions hide the primitive ops;
-  // losses expand once their closed-form VJPs are built.
+  // After the fusions, so that fused ops differentiate as one (split
+  // attention's backward is fused too); losses expand once their
+  // closed-form VJPs are built.
   pm.addPass(createGroveAutodiff());
   pm.addPass(createGroveExpandTrainingOps());
   pm.addPass(createCanonicalizerPass());
@@ -114,8 +115,8 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
                                            const GrovePipelineOptions &options,
                                            const TargetPolicy &policy) {
   addInputPhase(pm, options);
-  addDifferentiatePhase(pm, options);
   addFusePhase(pm, options);
+  addDifferentiatePhase(pm, options);
   addABIPhase(pm, options, policy);
   addLinalgPhase(pm, options, policy);
   addBufferizePhase(pm);

@@ -2,7 +2,7 @@
 """Writes ResNeSt models as grove MLIR, the way a frontend would emit them.
 
   generate.py [--depth 50|tiny] [--image N] [--form unfused|fused]
-              [--dtype f32|bf16] > out.mlir
+              [--dtype f32|bf16] [--train] > out.mlir
 
 ResNeSt-50 ("2s1x64d", the authors' resnest50): deep stem 32/32/64 + BN +
 ReLU + 3x3/2 max pool; bottleneck layers [3, 4, 6, 3] of widths 64, 128, 256,
@@ -21,6 +21,16 @@ ReLU, rSoftMax as reshape/transpose/softmax, products, sum), which
 `--dtype bf16` writes the whole model in bf16 - params, image, every
 activation and the logits - as a frontend emits a model cast to bfloat16
 (`model.to(torch.bfloat16)`); the module is then named resnest<depth>_bf16.
+
+`--train` adds `train_step(image, labels) -> loss`: softmax cross-entropy
+and one SGD step (momentum 0.9, weight decay 1e-4) over every weight but
+the BN statistics, in one call. Its forward (the private @logits_train)
+normalises the convolutions' outputs by batch statistics, their running
+ones updated as state (grove.batch_norm_training, PyTorch's train mode);
+the BN inside each split attention keeps its running statistics (frozen,
+as detectron2's FrozenBatchNorm2d), so that the attention still fuses into
+grove.split_attention and differentiates through its fused backward
+(docs/training.md).
 
 Parameters are grove.params named like the PyTorch state_dict of the
 reference implementation (models/resnest/reference.py).
@@ -44,10 +54,16 @@ def arr(values):
     return "array<i64: " + ", ".join(map(str, values)) + ">"
 
 
+# train_step's optimizer (PyTorch's torch.optim.SGD with these arguments).
+SGD = {"lr": 0.05, "momentum": 0.9, "weight_decay": 1e-4}
+
+
 class Emitter:
-    def __init__(self, form, dtype="f32"):
+    def __init__(self, form, dtype="f32", training=False):
         self.form = form
         self.dtype = dtype
+        self.training = training  # BN outside the attention by batch stats
+        self.state = {}  # running statistics written: name -> initial value
         self.params = []  # (name, shape)
         self.lines = []
         self.n = 0
@@ -89,8 +105,17 @@ class Emitter:
             f"{arr([stride, stride])}, padding = {arr([pad] * 4)}, dilations = "
             f"{arr([1, 1])}}} : ({types}) -> {self.t(out)}", out)
 
-    def bn(self, x, shape, name):
+    def bn(self, x, shape, name, frozen=False):
         c = shape[1]
+        if self.training and not frozen:
+            ps = [self.param(f"{name}.{p}", [c]) for p in ("weight", "bias")]
+            self.state[f"{name}.running_mean"] = 0.0
+            self.state[f"{name}.running_var"] = 1.0
+            return self.op(
+                f"grove.batch_norm_training {x}, {', '.join(ps)} {{running_mean"
+                f" = @{name}.running_mean, running_var = @{name}.running_var}} "
+                f": ({self.t(shape)}, {self.t([c])}, {self.t([c])}) -> "
+                f"{self.t(shape)}", shape)
         ps = [self.param(f"{name}.{p}", [c])
               for p in ("weight", "bias", "running_mean", "running_var")]
         return self.op(
@@ -166,7 +191,7 @@ class Emitter:
                             [b, channels, 1, 1])
         g, gshape = self.conv(g, gshape, f"{name}.fc1", inter, 1, groups=card,
                               bias=True)
-        g, gshape = self.bn(g, gshape, f"{name}.bn1")
+        g, gshape = self.bn(g, gshape, f"{name}.bn1", frozen=True)
         g, gshape = self.relu(g, gshape)
         a, ashape = self.conv(g, gshape, f"{name}.fc2", channels * radix, 1,
                               groups=card, bias=True)
@@ -220,9 +245,9 @@ class Emitter:
         return self.relu(out, oshape)
 
 
-def generate(depth, image, form, dtype="f32"):
+def network(e, depth, image):
+    """Emits the network into `e`; returns its logits and their shape."""
     layers, widths, radix, card, stem, classes = CONFIGS[depth]
-    e = Emitter(form, dtype)
     shape = [None, 3, image, image]
     x = "%image"
     x, shape = e.conv(x, shape, "conv1.0", stem, 3, 2, 1)
@@ -255,21 +280,68 @@ def generate(depth, image, form, dtype="f32"):
     x, shape2 = e.op(f"grove.matmul {x}, {w} {{transpose_rhs}} : "
                      f"({e.t(shape)}, {e.t([classes, shape[1]])}) -> "
                      f"{e.t([None, classes])}", [None, classes])
-    x, _ = e.add(x, b, [None, classes]) if False else e.op(
-        f"grove.add {x}, {b} : ({e.t(shape2)}, {e.t([classes])}) -> "
-        f"{e.t(shape2)}", shape2)
+    return e.op(f"grove.add {x}, {b} : ({e.t(shape2)}, {e.t([classes])}) -> "
+                f"{e.t(shape2)}", shape2)
+
+
+def trainable(params):
+    """The params train_step updates: all but the BN statistics."""
+    return [(n, s) for n, s in params if not n.endswith(("running_mean",
+                                                          "running_var"))]
+
+
+def train_step(e, forward_params, image, classes):
+    """train_step over the private @logits_train (emitted by `e`)."""
+    wrt = trainable(forward_params)
+    types = ", ".join(e.t(s) for _, s in wrt)
+    names = ", ".join(f"@{n}" for n, _ in wrt)
+    grads = ", ".join(f"%g#{i}" for i in range(len(wrt)))
+    img, logits = e.t([None, 3, image, image]), e.t([None, classes])
+    sgd = ", ".join(f"{k} = {v:.1e} : f64" for k, v in SGD.items())
+    return [
+        f"  func.func private @logits_train(%image: {img}) -> {logits} {{",
+        *[f"    {line}" for line in e.lines],
+        f"    return {e.result} : {logits}", "  }",
+        f"  func.func @train_step(%image: {img} {{grove.name = \"image\"}},",
+        f"                        %labels: tensor<?xi32> "
+        f"{{grove.name = \"labels\"}})",
+        "      -> (tensor<f32> {grove.name = \"loss\"}) {",
+        f"    %loss, %g:{len(wrt)} = grove.value_and_grad [{names}] {{",
+        f"      %z = func.call @logits_train(%image) : ({img}) -> {logits}",
+        f"      %l = grove.softmax_cross_entropy %z, %labels : ({logits}, "
+        "tensor<?xi32>) -> tensor<f32>",
+        "      grove.yield %l : tensor<f32>",
+        f"    }} : tensor<f32>, {types}",
+        f"    grove.sgd [{names}] ({grads}) {{{sgd}}} : {types}",
+        "    return %loss : tensor<f32>", "  }"]
+
+
+def generate(depth, image, form, dtype="f32", train=False):
+    classes = CONFIGS[depth][5]
+    e = Emitter(form, dtype)
+    x, _ = network(e, depth, image)
     name = f"resnest{depth}" + ("" if dtype == "f32" else f"_{dtype}")
-    out = [f"// Generated by models/resnest/generate.py --depth {depth} "
-           f"--image {image} --form {form}"
-           f"{'' if dtype == 'f32' else ' --dtype ' + dtype}; do not edit.",
-           f"module @{name} {{"]
-    out += [f"  grove.param @{n} : {e.t(s)}" for n, s in e.params]
+    flags = f"--depth {depth} --image {image} --form {form}" + (
+        "" if dtype == "f32" else f" --dtype {dtype}") + (
+        " --train" if train else "")
+    out = [f"// Generated by models/resnest/generate.py {flags}; do not edit.",
+           f"module @{name}{'_train' if train else ''} {{"]
+    state = {}
+    if train:
+        t = Emitter(form, dtype, training=True)
+        t.result, _ = network(t, depth, image)
+        state = t.state
+    for n, s in e.params:
+        init = f" = {state[n]:.1f} : {dtype}" if n in state else ""
+        out.append(f"  grove.param @{n} : {e.t(s)}{init}")
     out.append(f"  func.func @forward(%image: {e.t([None, 3, image, image])}"
                f" {{grove.name = \"image\"}})")
     out.append(f"      -> ({e.t([None, classes])} {{grove.name = \"logits\"}}) {{")
     out += [f"    {line}" for line in e.lines]
     out.append(f"    return {x} : {e.t([None, classes])}")
     out.append("  }")
+    if train:
+        out += train_step(t, e.params, image, classes)
     out.append("}")
     return "\n".join(out) + "\n", e.params
 
@@ -280,8 +352,11 @@ def main():
     ap.add_argument("--image", type=int, default=224)
     ap.add_argument("--form", choices=["unfused", "fused"], default="unfused")
     ap.add_argument("--dtype", choices=["f32", "bf16"], default="f32")
+    ap.add_argument("--train", action="store_true",
+                    help="add train_step (batch-statistics BN, SGD)")
     args = ap.parse_args()
-    text, _ = generate(args.depth, args.image, args.form, args.dtype)
+    text, _ = generate(args.depth, args.image, args.form, args.dtype,
+                       args.train)
     sys.stdout.write(text)
 
 

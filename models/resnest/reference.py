@@ -23,16 +23,20 @@ def conv(p, name, x, stride=1, pad=0, groups=1):
                     pad, 1, groups)
 
 
-def bn(p, name, x):
+def bn(p, name, x, training=False):
+    """BatchNorm2d; `training`: by batch statistics, updating the running
+    ones in place (momentum 0.1), as torch's train mode does."""
     return F.batch_norm(x, p[f"{name}.running_mean"], p[f"{name}.running_var"],
-                        p[f"{name}.weight"], p[f"{name}.bias"], False, 0.0,
+                        p[f"{name}.weight"], p[f"{name}.bias"], training, 0.1,
                         1e-5)
 
 
-def splat(p, name, x, channels, stride, radix, card):
-    """SplAtConv2d: grouped conv, BN, ReLU, then split attention."""
+def splat(p, name, x, channels, stride, radix, card, training=False):
+    """SplAtConv2d: grouped conv, BN, ReLU, then split attention (whose BN
+    stays in inference form when training: generate.py's --train)."""
     x = F.relu(bn(p, f"{name}.bn0",
-                  conv(p, f"{name}.conv", x, stride, 1, card * radix)))
+                  conv(p, f"{name}.conv", x, stride, 1, card * radix),
+                  training))
     return split_attention(p, name, x, channels, radix, card)
 
 
@@ -55,13 +59,18 @@ def split_attention(p, name, x, channels, radix, card):
     return torch.sigmoid(att) * x
 
 
-def resnest(p, x, depth):
+def resnest(p, x, depth, training=False):
     """Logits of ResNeSt `depth` ("50" or "tiny") for images x (B, 3, H, W),
-    with the parameters `p` (name -> tensor of x's dtype)."""
+    with the parameters `p` (name -> tensor of x's dtype). `training`: the
+    forward of generate.py's train_step (BN by batch statistics outside the
+    split attentions)."""
     layers, widths, radix, card, stem, _ = generate.CONFIGS[depth]
-    x = F.relu(bn(p, "conv1.1", conv(p, "conv1.0", x, 2, 1)))
-    x = F.relu(bn(p, "conv1.4", conv(p, "conv1.3", x, 1, 1)))
-    x = F.relu(bn(p, "bn1", conv(p, "conv1.6", x, 1, 1)))
+
+    def norm(name, x):
+        return bn(p, name, x, training)
+    x = F.relu(norm("conv1.1", conv(p, "conv1.0", x, 2, 1)))
+    x = F.relu(norm("conv1.4", conv(p, "conv1.3", x, 1, 1)))
+    x = F.relu(norm("bn1", conv(p, "conv1.6", x, 1, 1)))
     x = F.max_pool2d(x, 3, 2, 1)
     inplanes = stem * 2
     for li, (blocks, planes) in enumerate(zip(layers, widths)):
@@ -70,19 +79,19 @@ def resnest(p, x, depth):
             name = f"layer{li + 1}.{bi}"
             width = planes * card
             avd = stride > 1 or (bi == 0 and li > 0)
-            out = F.relu(bn(p, f"{name}.bn1", conv(p, f"{name}.conv1", x)))
+            out = F.relu(norm(f"{name}.bn1", conv(p, f"{name}.conv1", x)))
             out = splat(p, f"{name}.conv2", out, width, 1 if avd else stride,
-                        radix, card)
+                        radix, card, training)
             if avd:
                 out = F.avg_pool2d(out, 3, stride, 1)
-            out = bn(p, f"{name}.bn3", conv(p, f"{name}.conv3", out))
+            out = norm(f"{name}.bn3", conv(p, f"{name}.conv3", out))
             residual = x
             if bi == 0 and (stride != 1 or inplanes != planes * 4):
                 if stride > 1:
                     residual = F.avg_pool2d(x, stride, stride, ceil_mode=True,
                                             count_include_pad=False)
-                residual = bn(p, f"{name}.downsample.2",
-                              conv(p, f"{name}.downsample.1", residual))
+                residual = norm(f"{name}.downsample.2",
+                                conv(p, f"{name}.downsample.1", residual))
             x = F.relu(out + residual)
             inplanes = planes * 4
     x = torch.flatten(F.adaptive_avg_pool2d(x, 1), 1)

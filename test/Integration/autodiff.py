@@ -26,6 +26,46 @@ def axes(rank):
     return f"array<i64: {listed}>" if rank else "array<i64>"
 
 
+def sa_params(radix, channels, card, inter, **extra):
+    """split_attention's operands (besides U) for C = `channels`."""
+    return {**extra, "w1": (inter, channels // card, 1, 1), "b1": (inter,),
+            "s": (inter,), "beta": (inter,), "m": (inter,), "var": (inter,),
+            "w2": (channels * radix, inter // card, 1, 1),
+            "b2": (channels * radix,)}
+
+
+def sa_body(u, radix, card, utype=None):
+    """split_attention of %`u`, whose type is that of `utype` (else u's)."""
+    utype = utype or u
+    return f"""
+      %y = grove.split_attention %{u}, %w1, %b1, %s, %beta, %m, %var, %w2, %b2
+          {{{{radix = {radix} : i64, cardinality = {card} : i64,
+            epsilon = 1.0e-05 : f64}}}}
+          : ({{{utype}}}, {{w1}}, {{b1}}, {{s}}, {{beta}}, {{m}}, {{var}}, {{w2}},
+             {{b2}}) -> {{y}}"""
+
+
+def sa_torch(t, u, radix, card):
+    """SplAtConv2d's attention, written out (models/resnest/reference.py's
+    structure, the inference BN explicit so its statistics differentiate)."""
+    f = torch.nn.functional
+    channels = u.shape[1] // radix
+    splits = torch.split(u, channels, dim=1)
+    gap = sum(splits).mean((2, 3), keepdim=True)
+    z = f.conv2d(gap, t["w1"], t["b1"], groups=card)
+    col = [t[k][None, :, None, None] for k in ("m", "var", "s", "beta")]
+    hidden = torch.relu((z - col[0]) / torch.sqrt(col[1] + 1e-5) * col[2]
+                        + col[3])
+    att = f.conv2d(hidden, t["w2"], t["b2"], groups=card)
+    if radix == 1:
+        return torch.sigmoid(att) * u
+    b = u.shape[0]
+    att = torch.softmax(att.view(b, card, radix, -1).transpose(1, 2), dim=1)
+    att = att.reshape(b, -1, 1, 1)
+    return sum(a * x for a, x in zip(torch.split(att, channels, dim=1),
+                                     splits))
+
+
 # name: (params {name: shape}, inputs {name: (mlir shape, run shape)},
 #        body building %y, y's mlir shape, torch function of the tensors)
 CASES = {
@@ -224,6 +264,19 @@ CASES = {
                    lambda t: (t["a"] - t["m"][:, None, None])
                    / torch.sqrt(t["var"][:, None, None] + 1e-5)
                    * t["s"][:, None, None] + t["b"][:, None, None]),
+    # The fused op's backward (grove.split_attention_grad), gradients of U
+    # and of every operand, the inner BN's statistics included.
+    "split_attention_r2": (sa_params(2, 4, 1, 4, u=(2, 8, 3, 3)), {},
+                           sa_body("u", 2, 1), (2, 4, 3, 3),
+                           lambda t: sa_torch(t, t["u"], 2, 1)),
+    "split_attention_r1_k2": (sa_params(1, 4, 2, 4, u=(2, 4, 2, 2)), {},
+                              sa_body("u", 1, 2), (2, 4, 2, 2),
+                              lambda t: sa_torch(t, t["u"], 1, 2)),
+    "split_attention_r4_k2_dynamic": (
+        sa_params(4, 4, 2, 4, us=(16, 1, 1)), {"x": ((D, 16, 2, 3),
+                                                     (3, 16, 2, 3))}, """
+      %u = grove.mul %x, %us : ({x}, {us}) -> {x}""" + sa_body("u", 4, 2, "x"),
+        (D, 4, 2, 3), lambda t: sa_torch(t, t["x"] * t["us"], 4, 2)),
     "cross_entropy": ({"a": (4, 5)}, {"labels": ((4,), (4,))}, """
       %y = grove.softmax_cross_entropy %a, %labels {{label_smoothing = 0.1}}
           : ({a}, {labels}) -> {y}""", (),

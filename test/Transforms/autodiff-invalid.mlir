@@ -2,19 +2,33 @@
 
 // grove-autodiff's located errors (Autodiff.cpp).
 
-// An op on the path from a param to the value without a VJP (the fused
-// split attention's is still to come).
-grove.param @u : tensor<1x4x2x2xf32>
-func.func @no_vjp(%w1: tensor<2x2x1x1xf32>, %v: tensor<2xf32>,
-                  %w2: tensor<4x2x1x1xf32>, %b2: tensor<4xf32>) -> tensor<f32> {
+// An op on the path from a param to the value without a VJP (another
+// dialect's), and a grove op declared not differentiable.
+grove.param @u : tensor<4xf32>
+func.func @no_vjp() -> tensor<f32> {
   // expected-note @+1 {{differentiating this grove.value_and_grad}}
   %l, %g = grove.value_and_grad [@u] {
-    %u = grove.get_param @u : tensor<1x4x2x2xf32>
-    // expected-error @+1 {{grove-autodiff: cannot differentiate through 'grove.split_attention', which has no VJP}}
-    %y = grove.split_attention %u, %w1, %v, %v, %v, %v, %v, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<1x4x2x2xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<4x2x1x1xf32>, tensor<4xf32>) -> tensor<1x2x2x2xf32>
-    %s = grove.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>} : tensor<1x2x2x2xf32> -> tensor<f32>
+    %u = grove.get_param @u : tensor<4xf32>
+    // expected-error @+1 {{grove-autodiff: cannot differentiate through 'arith.addf', which has no VJP}}
+    %y = arith.addf %u, %u : tensor<4xf32>
+    %s = grove.reduce_sum %y {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
     grove.yield %s : tensor<f32>
-  } : tensor<f32>, tensor<1x4x2x2xf32>
+  } : tensor<f32>, tensor<4xf32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+grove.param @x : tensor<2x3x8x8xf32>
+func.func @not_differentiable(%dy: tensor<?x4x8x8xf32>) -> tensor<f32> {
+  // expected-note @+1 {{differentiating this grove.value_and_grad}}
+  %l, %g = grove.value_and_grad [@x] {
+    %x = grove.get_param @x : tensor<2x3x8x8xf32>
+    // expected-error @+1 {{grove-autodiff: cannot differentiate through 'grove.conv2d_weight_grad', which is not differentiable}}
+    %w = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x3x3x3xf32>
+    %s = grove.reduce_sum %w {axes = array<i64: 0, 1, 2, 3>} : tensor<4x3x3x3xf32> -> tensor<f32>
+    grove.yield %s : tensor<f32>
+  } : tensor<f32>, tensor<2x3x8x8xf32>
   return %l : tensor<f32>
 }
 

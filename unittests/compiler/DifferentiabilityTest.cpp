@@ -25,9 +25,6 @@ namespace {
 TEST(Differentiability, EveryOpHasAVJPOrIsDeclaredNotDifferentiable) {
   MLIRContext ctx;
   ctx.loadDialect<GroveDialect>();
-  // The fused split attention needs a fused backward of its own (issue 17);
-  // until it lands it is neither.
-  const std::set<std::string> pending = {"grove.split_attention"};
   std::set<std::string> missing;
   int differentiable = 0, declared = 0;
   for (RegisteredOperationName name : ctx.getRegisteredOperations()) {
@@ -42,7 +39,7 @@ TEST(Differentiability, EveryOpHasAVJPOrIsDeclaredNotDifferentiable) {
     if (!vjp && !none)
       missing.insert(name.getStringRef().str());
   }
-  EXPECT_EQ(missing, pending);
+  EXPECT_TRUE(missing.empty()) << *missing.begin() << " is neither";
   EXPECT_GT(differentiable, 30);
   EXPECT_GT(declared, 8);
 }

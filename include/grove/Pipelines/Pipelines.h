@@ -4,8 +4,9 @@
 // the TargetPolicy the target fills differ:
 //
 //   input          what the user wrote, verified and folded
-//   differentiate  (training: grove-autodiff plugs in here)
 //   fuse           the research fusions (grove-fuse-split-attention)
+//   differentiate  grove-autodiff and the training ops' expansion, after
+//                  the fusions so that a fused op's backward is fused too
 //   abi            state to arguments with roles, the model descriptor
 //   linalg         grove to linalg on tensors, elementwise fusion
 //   bufferize      one-shot bufferization to memrefs
@@ -65,9 +66,9 @@ TargetPolicy getCudaPolicy();
 
 /// The phases, in order (see the top of this file).
 void addInputPhase(OpPassManager &pm, const GrovePipelineOptions &options);
+void addFusePhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addDifferentiatePhase(OpPassManager &pm,
                            const GrovePipelineOptions &options);
-void addFusePhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addABIPhase(OpPassManager &pm, const GrovePipelineOptions &options,
                  const TargetPolicy &policy);
 void addLinalgPhase(OpPassManager &pm, const GrovePipelineOptions &options,

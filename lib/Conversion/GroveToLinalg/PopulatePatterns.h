@@ -31,7 +31,10 @@ struct ConvLowering {
 void populateNNPatterns(RewritePatternSet &patterns, const ConvLowering &conv);
 /// `fcGemms`: the FCs of one-group f32 split attention are GEMMs, small ones
 /// at every batch, the others from batch 2 on (see SplitAttention.cpp).
+/// Adds split_attention_grad's lowering too.
 void populateSplitAttentionPatterns(RewritePatternSet &patterns, bool fcGemms);
+void populateSplitAttentionGradPatterns(RewritePatternSet &patterns,
+                                        bool fcGemms);
 
 } // namespace mlir::grove
 

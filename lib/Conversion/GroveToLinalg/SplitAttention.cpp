@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SplitAttention.h"
 #include "PopulatePatterns.h"
-#include "Utils.h"
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,133 +38,13 @@
 using namespace mlir;
 using namespace mlir::grove;
 
-namespace {
-
-using utils::IteratorType;
-
 /// The largest FC weight (elements) that split attention multiplies with the
 /// GEMM library at batch 1 (docs/perf.md, "Split attention").
-constexpr int64_t kLibraryGemvElements = 64 * 1024;
-
-const IteratorType par = IteratorType::parallel, red = IteratorType::reduction;
-
-/// Builds the lowering of one grove.split_attention, step by step (the
-/// table at the top of this file): the sizes and the views every step
-/// shares are members.
-class SplitAttentionBuilder {
-public:
-  SplitAttentionBuilder(SplitAttentionOp op, SplitAttentionOp::Adaptor adaptor,
-                        ConversionPatternRewriter &rewriter, bool fcGemms)
-      : op(op), adaptor(adaptor), rewriter(rewriter), loc(op.getLoc()),
-        ctx(rewriter.getContext()), fcGemms(fcGemms) {
-    Value u = adaptor.getInput();
-    auto inType = cast<RankedTensorType>(u.getType());
-    elt = inType.getElementType();
-    acc = getAccumulatorType(elt);
-    r = op.getRadixAttr().getInt();
-    k = op.getCardinalityAttr().getInt();
-    c = op.getChannels();
-    inter = op.getInterChannels();
-    cg = c / k;
-    ig = inter / k;
-    b = inType.getDimSize(0);
-    h = inType.getDimSize(2);
-    w = inType.getDimSize(3);
-    hw = ShapedType::isDynamic(h) || ShapedType::isDynamic(w)
-             ? ShapedType::kDynamic
-             : h * w;
-    uDims = getDims(rewriter, loc, u);
-    batch = uDims[0];
-  }
-
-  /// U as B x R x K x Cg x (H·W): the radix splits and the cardinal groups
-  /// are dimensions, and the innermost loops below run along the image.
-  Value viewU();
-  /// Pass 1, loops (b, k, c, r, p): the sum over the splits and the image.
-  Value pool(Value u5);
-  /// fc1, loops (k, o, b, c): the batch inside the weights' rows, so each
-  /// row of W1 is reused across the batch from cache.
-  Value fc1(Value pooled);
-  /// The mean (the sums are over H·W and the radix splits; only the image
-  /// is averaged), fc1's bias, BN with running statistics, ReLU.
-  Value bnRelu(Value z);
-  /// fc2, loops (k, r, c, b, o); W2's rows are cardinal-major (K, R, Cg).
-  Value fc2(Value hidden);
-  /// rSoftMax over the R logits of each (b, k, c), read through constant
-  /// radix indices; one result per split.
-  linalg::GenericOp rSoftmax(Value logits);
-  /// Pass 2, loops (b, k, c, p): every output element written once.
-  Value apply(Value u5, linalg::GenericOp softmax);
-  /// B x K x Cg x (H·W) -> B x C x H x W, views only, replacing the op.
-  void replace(Value out);
-
-private:
-  OpFoldResult idx(int64_t v) { return rewriter.getIndexAttr(v); }
-  AffineExpr d(unsigned i) { return getAffineDimExpr(i, ctx); }
-  AffineExpr cst(int64_t v) { return getAffineConstantExpr(v, ctx); }
-  AffineMap map(unsigned numDims, ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(numDims, 0, exprs, ctx);
-  }
-  Value fastAdd(OpBuilder &nb, Location l, Value x, Value y) {
-    return arith::AddFOp::create(nb, l, x, y, getReductionFastMath(ctx));
-  }
-  Value toAcc(OpBuilder &nb, Location l, Value v) {
-    return castFloat(nb, l, v, acc);
-  }
-  /// Weights and per-channel vectors regrouped by cardinal group (static).
-  Value regroup(Value v, ArrayRef<int64_t> shape) {
-    Type t = cast<RankedTensorType>(v.getType()).getElementType();
-    return ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, t), v);
-  }
-  /// Sizes of a B x ... tensor: the batch, then static sizes.
-  SmallVector<OpFoldResult> batchDims(ArrayRef<int64_t> shape) {
-    SmallVector<OpFoldResult> dims = {batch};
-    for (int64_t s : shape.drop_front())
-      dims.push_back(idx(s));
-    return dims;
-  }
-  Value zeros(ArrayRef<int64_t> shape) {
-    return filled(rewriter, loc, RankedTensorType::get(shape, acc),
-                  batchDims(shape), createFloat(rewriter, loc, acc, 0.0));
-  }
-  Value empty(ArrayRef<int64_t> shape) {
-    return createEmpty(rewriter, loc, RankedTensorType::get(shape, acc),
-                       batchDims(shape));
-  }
-  linalg::GenericOp
-  generic(TypeRange results, ValueRange ins, ValueRange outs,
-          ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
-          function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-    return linalg::GenericOp::create(rewriter, loc, results, ins, outs, maps,
-                                     iterators, body);
-  }
-  Value fc(int64_t weightElements, function_ref<Value()> gemm,
-           function_ref<Value()> loops);
-  Value fcGemm(Value x, Value weight, int64_t rows, int64_t cols,
-               ArrayRef<int64_t> resultShape);
-  /// sum_o a[o] * w[o] over the product's terms, accumulated (the FCs' body).
-  void multiplyAdd(OpBuilder &nb, Location l, ValueRange a) {
-    Value p = arith::MulFOp::create(nb, l, a[0], toAcc(nb, l, a[1]));
-    linalg::YieldOp::create(nb, l, fastAdd(nb, l, p, a[2]));
-  }
-
-  SplitAttentionOp op;
-  SplitAttentionOp::Adaptor adaptor;
-  ConversionPatternRewriter &rewriter;
-  Location loc;
-  MLIRContext *ctx;
-  bool fcGemms;
-  Type elt, acc;
-  int64_t r, k, c, inter, cg, ig, b, h, w, hw;
-  SmallVector<OpFoldResult> uDims;
-  OpFoldResult batch;
-  Value several; // batch > 1, for both FCs
-};
+static constexpr int64_t kLibraryGemvElements = 64 * 1024;
 
 Value SplitAttentionBuilder::viewU() {
   Value u6 = tensor::ExpandShapeOp::create(
-      rewriter, loc, RankedTensorType::get({b, r, k, cg, h, w}, elt),
-      adaptor.getInput(),
+      rewriter, loc, RankedTensorType::get({b, r, k, cg, h, w}, elt), in.input,
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}},
       ArrayRef<OpFoldResult>{batch, idx(r), idx(k), idx(cg), uDims[2],
                              uDims[3]});
@@ -240,10 +120,10 @@ Value SplitAttentionBuilder::fc1(Value pooled) {
   return fc(
       inter * cg,
       [&] {
-        return fcGemm(pooled, adaptor.getFc1Weight(), ig, cg, {b, k, ig});
+        return fcGemm(pooled, in.fc1Weight, ig, cg, {b, k, ig});
       },
       [&] {
-        Value w1 = regroup(adaptor.getFc1Weight(), {k, ig, cg});
+        Value w1 = regroup(in.fc1Weight, {k, ig, cg});
         return generic({RankedTensorType::get({b, k, ig}, acc)}, {pooled, w1},
                        {zeros({b, k, ig})},
                        {map(4, {d(2), d(0), d(3)}), map(4, {d(0), d(1), d(3)}),
@@ -256,22 +136,26 @@ Value SplitAttentionBuilder::fc1(Value pooled) {
       });
 }
 
-Value SplitAttentionBuilder::bnRelu(Value z) {
+Value SplitAttentionBuilder::inverseImageSize() {
+  if (invHw)
+    return invHw;
   Value hwIndex = arith::MulIOp::create(
       rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, uDims[2]),
       getValueOrCreateConstantIndexOp(rewriter, loc, uDims[3]));
-  Value invHw = arith::DivFOp::create(
+  invHw = arith::DivFOp::create(
       rewriter, loc, createFloat(rewriter, loc, acc, 1.0),
       arith::SIToFPOp::create(rewriter, loc, acc,
                               arith::IndexCastOp::create(rewriter, loc,
                                                          rewriter.getI64Type(),
                                                          hwIndex)));
-  Value eps =
-      createFloat(rewriter, loc, acc, op.getEpsilonAttr().getValueAsDouble());
+  return invHw;
+}
+
+Value SplitAttentionBuilder::bnRelu(Value z) {
+  Value invHw = inverseImageSize();
+  Value eps = createFloat(rewriter, loc, acc, epsilon);
   SmallVector<Value> hIns = {z};
-  for (Value v :
-       {adaptor.getFc1Bias(), adaptor.getBnMean(), adaptor.getBnVariance(),
-        adaptor.getBnScale(), adaptor.getBnBias()})
+  for (Value v : {in.fc1Bias, in.bnMean, in.bnVariance, in.bnScale, in.bnBias})
     hIns.push_back(regroup(v, {k, ig}));
   AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
   AffineMap perGroup = map(3, {d(1), d(2)});
@@ -302,11 +186,10 @@ Value SplitAttentionBuilder::fc2(Value hidden) {
   return fc(
       r * c * ig,
       [&] {
-        return fcGemm(hidden, adaptor.getFc2Weight(), r * cg, ig,
-                      {b, k, r, cg});
+        return fcGemm(hidden, in.fc2Weight, r * cg, ig, {b, k, r, cg});
       },
       [&] {
-        Value w2 = regroup(adaptor.getFc2Weight(), {k, r, cg, ig});
+        Value w2 = regroup(in.fc2Weight, {k, r, cg, ig});
         return generic({RankedTensorType::get({b, k, r, cg}, acc)},
                        {hidden, w2}, {zeros({b, k, r, cg})},
                        {map(5, {d(3), d(0), d(4)}),
@@ -320,10 +203,8 @@ Value SplitAttentionBuilder::fc2(Value hidden) {
       });
 }
 
-/// The softmax over the radix of the R values `x`, as the rSoftMax body
-/// yields them (a sigmoid for R = 1; one exp for R = 2).
-static void yieldRadixSoftmax(OpBuilder &nb, Location l, Type acc,
-                              ArrayRef<Value> x) {
+SmallVector<Value> mlir::grove::radixSoftmax(OpBuilder &nb, Location l,
+                                             Type acc, ArrayRef<Value> x) {
   int64_t r = x.size();
   Value one = createFloat(nb, l, acc, 1.0);
   // sigmoid(x) = 1 / (1 + exp(-x)); exp overflowing to +inf gives 0.
@@ -332,16 +213,12 @@ static void yieldRadixSoftmax(OpBuilder &nb, Location l, Type acc,
     return arith::DivFOp::create(nb, l, one,
                                  arith::AddFOp::create(nb, l, one, e));
   };
-  if (r == 1) {
-    linalg::YieldOp::create(nb, l, sigmoid(x[0]));
-    return;
-  }
+  if (r == 1)
+    return {sigmoid(x[0])};
   if (r == 2) {
     // The softmax of two logits with one exp: a0 = sigmoid(x0 - x1).
     Value a0 = sigmoid(arith::SubFOp::create(nb, l, x[0], x[1]));
-    linalg::YieldOp::create(
-        nb, l, ValueRange{a0, arith::SubFOp::create(nb, l, one, a0)});
-    return;
+    return {a0, arith::SubFOp::create(nb, l, one, a0)};
   }
   Value m = x[0];
   for (int64_t i = 1; i < r; ++i)
@@ -357,11 +234,11 @@ static void yieldRadixSoftmax(OpBuilder &nb, Location l, Type acc,
   SmallVector<Value> results;
   for (int64_t i = 0; i < r; ++i)
     results.push_back(arith::MulFOp::create(nb, l, e[i], inv));
-  linalg::YieldOp::create(nb, l, results);
+  return results;
 }
 
 linalg::GenericOp SplitAttentionBuilder::rSoftmax(Value logits) {
-  Value b2 = regroup(adaptor.getFc2Bias(), {k, r, cg});
+  Value b2 = regroup(in.fc2Bias, {k, r, cg});
   SmallVector<Value> sIns;
   SmallVector<AffineMap> sMaps;
   for (int64_t i = 0; i < r; ++i) {
@@ -385,7 +262,7 @@ linalg::GenericOp SplitAttentionBuilder::rSoftmax(Value logits) {
                    for (int64_t i = 0; i < r; ++i)
                      x.push_back(arith::AddFOp::create(nb, l, a[i],
                                                        toAcc(nb, l, a[r + i])));
-                   yieldRadixSoftmax(nb, l, acc, x);
+                   linalg::YieldOp::create(nb, l, radixSoftmax(nb, l, acc, x));
                  });
 }
 
@@ -424,9 +301,12 @@ void SplitAttentionBuilder::replace(Value out) {
       rewriter, loc, RankedTensorType::get({b, c, hw}, elt), out,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-      op, op.getType(), flat, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+      op, op->getResult(0).getType(), flat,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
       ArrayRef<OpFoldResult>{batch, idx(c), uDims[2], uDims[3]});
 }
+
+namespace {
 
 struct SplitAttentionLowering : OpConversionPattern<SplitAttentionOp> {
   SplitAttentionLowering(MLIRContext *ctx, bool fcGemms)
@@ -453,4 +333,5 @@ private:
 void mlir::grove::populateSplitAttentionPatterns(RewritePatternSet &patterns,
                                                  bool fcGemms) {
   patterns.add<SplitAttentionLowering>(patterns.getContext(), fcGemms);
+  populateSplitAttentionGradPatterns(patterns, fcGemms);
 }

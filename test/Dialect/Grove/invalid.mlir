@@ -2040,3 +2040,29 @@ func.func @pool_ceil_mode_no_window(%x: tensor<1x2x1x1xf32>) {
       : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
   return
 }
+
+// -----
+
+// grove.split_attention_grad: the forward's checks, then its own.
+
+func.func @sag_radix(%dy: tensor<?x4x3x3xf32>, %u: tensor<?x8x3x3xf32>, %w1: tensor<4x4x1x1xf32>, %v: tensor<4xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) {
+  // expected-error @+1 {{'grove.split_attention_grad' op expects radix and cardinality >= 1, got 0 and 1}}
+  %0:7 = grove.split_attention_grad %dy, %u, %w1, %v, %v, %v, %v, %v, %w2, %b2 {radix = 0 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x4x3x3xf32>, tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> (tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @sag_result_grad_channels(%dy: tensor<?x8x3x3xf32>, %u: tensor<?x8x3x3xf32>, %w1: tensor<4x4x1x1xf32>, %v: tensor<4xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) {
+  // expected-error @+1 {{'grove.split_attention_grad' op expects result_grad channels 4, got 8}}
+  %0:7 = grove.split_attention_grad %dy, %u, %w1, %v, %v, %v, %v, %v, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x8x3x3xf32>, tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> (tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @sag_result_type(%dy: tensor<?x4x3x3xf32>, %u: tensor<?x8x3x3xf32>, %w1: tensor<4x4x1x1xf32>, %v: tensor<4xf32>, %w2: tensor<8x4x1x1xf32>, %b2: tensor<8xf32>) {
+  // expected-error @+1 {{'grove.split_attention_grad' op expects result 5 to have the type of its operand, 'tensor<8x4x1x1xf32>', got 'tensor<4x8x1x1xf32>'}}
+  %0:7 = grove.split_attention_grad %dy, %u, %w1, %v, %v, %v, %v, %v, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x4x3x3xf32>, tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> (tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x8x1x1xf32>, tensor<8xf32>)
+  return
+}

@@ -392,25 +392,39 @@ int64_t SplitAttentionOp::getInterChannels() {
   return getFc1Weight().getType().getDimSize(0);
 }
 
-LogicalResult SplitAttentionOp::verify() {
-  Operation *op = getOperation();
-  if (failed(checkRank(op, "input", getInput().getType(), 4)) ||
-      failed(checkRank(op, "result", getType(), 4)) ||
-      failed(checkSameElementType(op)))
+int64_t SplitAttentionGradOp::getChannels() {
+  return getInput().getType().getDimSize(1) / getRadixAttr().getInt();
+}
+
+int64_t SplitAttentionGradOp::getInterChannels() {
+  return getFc1Weight().getType().getDimSize(0);
+}
+
+/// The checks split_attention and its gradient share: the attributes, U and
+/// the attention's weights; `output` is the type of y (the forward's result,
+/// the gradient's result_grad), named `outputName`.
+template <typename OpT>
+static LogicalResult verifySplitAttention(OpT op, RankedTensorType output,
+                                          StringRef outputName) {
+  Operation *o = op.getOperation();
+  if (failed(checkRank(o, "input", op.getInput().getType(), 4)) ||
+      failed(checkRank(o, outputName, output, 4)) ||
+      failed(checkSameElementType(o)))
     return failure();
-  int64_t r = getRadixAttr().getInt(), k = getCardinalityAttr().getInt();
+  int64_t r = op.getRadixAttr().getInt(), k = op.getCardinalityAttr().getInt();
   if (r < 1 || k < 1)
-    return emitOpError("expects radix and cardinality >= 1, got ")
+    return op.emitOpError("expects radix and cardinality >= 1, got ")
            << r << " and " << k;
   if (r > kMaxSplitAttentionRadix)
-    return emitOpError("expects radix <= ")
+    return op.emitOpError("expects radix <= ")
            << kMaxSplitAttentionRadix << ", got " << r;
-  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> in = op.getInput().getType().getShape();
   if (ShapedType::isDynamic(in[1]) || in[1] % r != 0)
-    return emitOpError("expects static input channels divisible by the radix");
+    return op.emitOpError(
+        "expects static input channels divisible by the radix");
   int64_t c = in[1] / r;
   if (c % k != 0)
-    return emitOpError("expects channels per split (")
+    return op.emitOpError("expects channels per split (")
            << c << ") divisible by the cardinality (" << k << ")";
   auto expect = [&](Value v, StringRef name,
                     ArrayRef<int64_t> shape) -> LogicalResult {
@@ -419,32 +433,55 @@ LogicalResult SplitAttentionOp::verify() {
       std::string want;
       llvm::raw_string_ostream os(want);
       llvm::interleave(shape, os, "x");
-      return emitOpError("expects ")
+      return op.emitOpError("expects ")
              << name << " of shape " << want << ", got " << t;
     }
     return success();
   };
-  ArrayRef<int64_t> w1 = getFc1Weight().getType().getShape();
+  ArrayRef<int64_t> w1 = op.getFc1Weight().getType().getShape();
   if (w1.size() != 4 || ShapedType::isDynamic(w1[0]) || w1[0] % k != 0)
-    return emitOpError("expects fc1_weight of shape I x ")
+    return op.emitOpError("expects fc1_weight of shape I x ")
            << c / k << " x 1 x 1 with I divisible by the cardinality";
   int64_t inter = w1[0];
-  if (failed(expect(getFc1Weight(), "fc1_weight", {inter, c / k, 1, 1})) ||
-      failed(expect(getFc1Bias(), "fc1_bias", {inter})) ||
-      failed(expect(getBnScale(), "bn_scale", {inter})) ||
-      failed(expect(getBnBias(), "bn_bias", {inter})) ||
-      failed(expect(getBnMean(), "bn_mean", {inter})) ||
-      failed(expect(getBnVariance(), "bn_variance", {inter})) ||
-      failed(expect(getFc2Weight(), "fc2_weight", {c * r, inter / k, 1, 1})) ||
-      failed(expect(getFc2Bias(), "fc2_bias", {c * r})))
+  if (failed(expect(op.getFc1Weight(), "fc1_weight", {inter, c / k, 1, 1})) ||
+      failed(expect(op.getFc1Bias(), "fc1_bias", {inter})) ||
+      failed(expect(op.getBnScale(), "bn_scale", {inter})) ||
+      failed(expect(op.getBnBias(), "bn_bias", {inter})) ||
+      failed(expect(op.getBnMean(), "bn_mean", {inter})) ||
+      failed(expect(op.getBnVariance(), "bn_variance", {inter})) ||
+      failed(
+          expect(op.getFc2Weight(), "fc2_weight", {c * r, inter / k, 1, 1})) ||
+      failed(expect(op.getFc2Bias(), "fc2_bias", {c * r})))
     return failure();
-  ArrayRef<int64_t> out = getType().getShape();
-  if (failed(checkSize(op, "result batch", in[0], out[0])) ||
-      failed(checkSize(op, "result channels", c, out[1])) ||
-      failed(checkSize(op, "result height", in[2], out[2])) ||
-      failed(checkSize(op, "result width", in[3], out[3])))
+  ArrayRef<int64_t> out = output.getShape();
+  std::string name = outputName.str();
+  if (failed(checkSize(o, name + " batch", in[0], out[0])) ||
+      failed(checkSize(o, name + " channels", c, out[1])) ||
+      failed(checkSize(o, name + " height", in[2], out[2])) ||
+      failed(checkSize(o, name + " width", in[3], out[3])))
     return failure();
-  if (!(getEpsilon().convertToDouble() >= 0))
-    return emitOpError("expects epsilon >= 0");
+  if (!(op.getEpsilon().convertToDouble() >= 0))
+    return op.emitOpError("expects epsilon >= 0");
+  return success();
+}
+
+LogicalResult SplitAttentionOp::verify() {
+  return verifySplitAttention(*this, getType(), "result");
+}
+
+LogicalResult SplitAttentionGradOp::verify() {
+  if (failed(verifySplitAttention(*this, getResultGrad().getType(),
+                                  "result_grad")))
+    return failure();
+  // Each gradient has its operand's type; operands 1.. are input, fc1_weight,
+  // fc1_bias, bn_scale, bn_bias, then (after the statistics) fc2's two.
+  const unsigned operandOf[] = {1, 2, 3, 4, 5, 8, 9};
+  for (auto [i, result] : llvm::enumerate(getResults())) {
+    Value operand = getOperand(operandOf[i]);
+    if (result.getType() != operand.getType())
+      return emitOpError("expects result ")
+             << i << " to have the type of its operand, " << operand.getType()
+             << ", got " << result.getType();
+  }
   return success();
 }

@@ -750,6 +750,29 @@ LogicalResult BatchNormTrainingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   return success();
 }
 
+LogicalResult SplitAttentionOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                         ArrayRef<bool> needed,
+                                         SmallVectorImpl<Value> &out) {
+  // One fused op (it reads U once); the inner BN's statistics get their
+  // gradients from bn_scale's: with n = (z - mean) k + beta, k = scale inv,
+  // d mean = -k d beta and d var = -scale inv^2 d scale / 2.
+  auto grad = SplitAttentionGradOp::create(b, getLoc(), dy[0], *this);
+  VJPBuilder v{b, getLoc()};
+  Value inv = v.div(
+      v.scalar(getBnVariance(), 1.0),
+      v.sqrt(v.add(getBnVariance(),
+                   v.scalar(getBnVariance(), getEpsilon().convertToDouble()))));
+  Value k = v.mul(getBnScale(), inv);
+  Value dScale = grad.getBnScaleGrad(), dBias = grad.getBnBiasGrad();
+  out.append({grad.getInputGrad(), grad.getFc1WeightGrad(),
+              grad.getFc1BiasGrad(), dScale, dBias});
+  out.push_back(needed[5] ? v.neg(v.mul(k, dBias)) : Value());
+  out.push_back(needed[6] ? v.scale(v.mul(v.mul(k, inv), dScale), -0.5)
+                          : Value());
+  out.append({grad.getFc2WeightGrad(), grad.getFc2BiasGrad()});
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//

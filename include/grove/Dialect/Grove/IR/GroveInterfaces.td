@@ -29,8 +29,7 @@ def Grove_VJPOpInterface : OpInterface<"VJPOpInterface"> {
     A differentiable op: it builds its vector-Jacobian product in grove ops,
     which is how grove-autodiff differentiates a program, op by op in
     reverse. Every grove op implements this interface or carries the
-    NotDifferentiable trait, except those the gtest Differentiability lists
-    as pending.
+    NotDifferentiable trait (the gtest Differentiability checks it).
   }];
   let cppNamespace = "::mlir::grove";
   let methods = [

@@ -283,7 +283,7 @@ def Grove_FlattenOp : Grove_DiffOp<"flatten", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Grove_SplitAttentionOp : Grove_Op<"split_attention", [Pure]> {
+def Grove_SplitAttentionOp : Grove_DiffOp<"split_attention", [Pure]> {
   let summary = "ResNeSt's split attention over radix splits (SplAtConv2d)";
   let description = [{
     The attention part of ResNeSt's `SplAtConv2d` (docs/dialect.md), applied
@@ -302,7 +302,8 @@ def Grove_SplitAttentionOp : Grove_Op<"split_attention", [Pure]> {
     5. result = Σ_r a_r ⊙ U_r (a_r broadcast over H, W): B × C × H × W.
 
     `grove-fuse-split-attention` forms this op from the primitive ops a
-    frontend emits; lowering it reads U twice (pooling, weighted sum).
+    frontend emits; lowering it reads U twice (pooling, weighted sum). Its
+    VJP is one grove.split_attention_grad, which reads U once.
     The radix is at most 16: the lowering unrolls it (every output element
     is written once, each GPU kernel takes the R weights as arguments), and
     ResNeSt uses 1, 2 or 4; a larger radix stays in primitive ops.
@@ -339,6 +340,73 @@ def Grove_SplitAttentionOp : Grove_Op<"split_attention", [Pure]> {
     /// C: output channels (U has C·R).
     int64_t getChannels();
     /// I: the inner width of the attention MLP.
+    int64_t getInterChannels();
+  }];
+}
+
+def Grove_SplitAttentionGradOp : Grove_Op<"split_attention_grad",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "the backward of grove.split_attention, fused";
+  let description = [{
+    For `y = split_attention(input, ...)` with the same operands and
+    attributes and `result_grad` = dL/dy: the gradients of the input (U)
+    and of the six trainable operands, each of its operand's type
+    (split_attention's VJP derives those of `bn_mean` and `bn_variance`
+    from `bn_scale_grad`). Lowering reads U once, in one pass that sums its
+    splits and takes each split's inner product with `result_grad`; the
+    attention MLP is recomputed and differentiated at B x C size, and a
+    second pass writes `input_grad` = a_r ⊙ dL/dy + (the pool's gradient)
+    / (H·W) from `result_grad` alone (docs/training.md).
+
+    ```mlir
+    %du, %dw1, %db1, %dg, %dbeta, %dw2, %db2 = grove.split_attention_grad
+        %dy, %u, %w1, %b1, %g, %beta, %mean, %var, %w2, %b2
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x8x4x4xf32>, tensor<?x16x4x4xf32>, ...) -> (...)
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$result_grad,
+                       Grove_FloatTensor:$input, Grove_FloatTensor:$fc1_weight,
+                       Grove_FloatTensor:$fc1_bias, Grove_FloatTensor:$bn_scale,
+                       Grove_FloatTensor:$bn_bias, Grove_FloatTensor:$bn_mean,
+                       Grove_FloatTensor:$bn_variance,
+                       Grove_FloatTensor:$fc2_weight,
+                       Grove_FloatTensor:$fc2_bias, I64Attr:$radix,
+                       I64Attr:$cardinality, F64Attr:$epsilon);
+  let results = (outs Grove_FloatTensor:$input_grad,
+                      Grove_FloatTensor:$fc1_weight_grad,
+                      Grove_FloatTensor:$fc1_bias_grad,
+                      Grove_FloatTensor:$bn_scale_grad,
+                      Grove_FloatTensor:$bn_bias_grad,
+                      Grove_FloatTensor:$fc2_weight_grad,
+                      Grove_FloatTensor:$fc2_bias_grad);
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$result_grad,
+                   "::mlir::grove::SplitAttentionOp":$forward), [{
+      build($_builder, $_state,
+            ::mlir::TypeRange{forward.getInput().getType(),
+                              forward.getFc1Weight().getType(),
+                              forward.getFc1Bias().getType(),
+                              forward.getBnScale().getType(),
+                              forward.getBnBias().getType(),
+                              forward.getFc2Weight().getType(),
+                              forward.getFc2Bias().getType()},
+            result_grad, forward.getInput(), forward.getFc1Weight(),
+            forward.getFc1Bias(), forward.getBnScale(), forward.getBnBias(),
+            forward.getBnMean(), forward.getBnVariance(),
+            forward.getFc2Weight(), forward.getFc2Bias(),
+            forward.getRadixAttr(), forward.getCardinalityAttr(),
+            forward.getEpsilonAttr());
+    }]>
+  ];
+  let assemblyFormat = [{
+    $result_grad `,` $input `,` $fc1_weight `,` $fc1_bias `,` $bn_scale `,`
+    $bn_bias `,` $bn_mean `,` $bn_variance `,` $fc2_weight `,` $fc2_bias
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getChannels();
     int64_t getInterChannels();
   }];
 }
