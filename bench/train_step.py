@@ -9,13 +9,19 @@
 Part 1, one training step (forward, backward, Adam update of every weight)
 of the digits MLP (models/mlp_train, 64-128-10) at batch 64 and 1024 and of
 the digits CNN (models/cnn_train: conv-BN-ReLU-pool twice, linear) at batch
-16 and 256, each peer in its own process:
+16 and 256, and of the tiny ResNeSt on 32x32 images at batch 16
+(models/resnest/generate.py --train: batch-statistics BN, the split
+attentions fused forward and backward, SGD with momentum 0.9 and weight
+decay 1e-4 in every peer; PyTorch runs models/resnest/reference.py and JAX
+bench/jax_resnest.py, both functional), each peer in its own process:
   * Grove          the model's train_step (grovec -O3 --cpu=native), called
                    through grove_invoke from Python (ctypes), on its 2-thread
                    OpenMP team;
   * PyTorch eager  torch 1.13, the same layers, torch.optim.Adam(foreach=True),
-                   zero_grad(set_to_none=True), on 1 and on 2 threads;
-  * JAX jit        jax 0.4.30 + optax.adam, the whole step under jax.jit with
+                   zero_grad(set_to_none=True), on 1 and on 2 threads
+                   (ResNeSt: torch.optim.SGD(foreach=True));
+  * JAX jit        jax 0.4.30 + optax.adam (ResNeSt: add_decayed_weights
+                   then sgd with momentum), the whole step under jax.jit with
                    params and optimizer state donated, block_until_ready after
                    each step (no asynchronous dispatch in the time).
 All start from the same weights (one seeded generator) and see the same
@@ -54,8 +60,11 @@ WORK = ROOT / "build-bench" / "train"
 SEED = 7
 GROVEC_FLAGS = ["-O3", "--cpu=native"]
 MODELS = {"mlp": ("models/mlp_train/mlp_train.mlir", "mlp_train", 1e-3),
-          "cnn": ("models/cnn_train/cnn_train.mlir", "cnn_train", 2e-3)}
-CASES = [("mlp", 64), ("mlp", 1024), ("cnn", 16), ("cnn", 256)]
+          "cnn": ("models/cnn_train/cnn_train.mlir", "cnn_train", 2e-3),
+          "resnest": (None, "resnesttiny_train", None)}
+CASES = [("mlp", 64), ("mlp", 1024), ("cnn", 16), ("cnn", 256),
+         ("resnest", 16)]
+RESNEST_IMAGE = 32
 PEERS = ["grove", "torch1", "torch2", "jax"]
 LABEL = {"grove": "Grove", "torch1": "PyTorch eager, 1 thread",
          "torch2": "PyTorch eager, 2 threads", "jax": "JAX jit"}
@@ -69,7 +78,27 @@ def measure(fn, rounds, seconds):
 # Shared weights and data
 # ---------------------------------------------------------------------------
 
+def resnest_model():
+    """The tiny ResNeSt with train_step: (its MLIR, its (name, shape)s)."""
+    sys.path.insert(0, str(ROOT / "models" / "resnest"))
+    import generate
+    return generate.generate("tiny", RESNEST_IMAGE, "unfused", train=True)
+
+
+def source(model):
+    src, name, _ = MODELS[model]
+    if src:
+        return str(ROOT / src)
+    path = WORK / name / f"{name}.mlir"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(resnest_model()[0])
+    return str(path)
+
+
 def shapes(model):
+    if model == "resnest":
+        return resnest_model()[1]
     if model == "mlp":
         return [("fc1.weight", (128, 64)), ("fc1.bias", (128,)),
                 ("fc2.weight", (10, 128)), ("fc2.bias", (10,))]
@@ -82,6 +111,11 @@ def shapes(model):
 
 def initial(model):
     g = np.random.default_rng(SEED)
+    if model == "resnest":
+        # Drawn once by the driver (reference.py imports torch, which would
+        # count in every worker's peak RSS).
+        with np.load(WORK / "resnest_initial.npz") as f:
+            return dict(f)
     out = {}
     for name, shape in shapes(model):
         if name.startswith("bn"):
@@ -94,9 +128,11 @@ def initial(model):
     return out
 
 
-def batch(b):
+def batch(model, b):
     g = np.random.default_rng(SEED + b)
-    return (g.uniform(0, 1, (b, 64)).astype(np.float32),
+    shape = (b, 3, RESNEST_IMAGE, RESNEST_IMAGE) if model == "resnest" else (
+        b, 64)
+    return (g.uniform(0, 1, shape).astype(np.float32),
             g.integers(0, 10, b).astype(np.int32))
 
 
@@ -105,24 +141,24 @@ def batch(b):
 # ---------------------------------------------------------------------------
 
 def grove_library(model):
-    src, name, _ = MODELS[model]
+    _, name, _ = MODELS[model]
     from grove_testing import Model
     workdir = WORK / name
     workdir.mkdir(parents=True, exist_ok=True)
-    m = Model(str(ROOT / src), name=name, grovec_flags=GROVEC_FLAGS,
+    m = Model(source(model), name=name, grovec_flags=GROVEC_FLAGS,
               workdir=str(workdir))
     return m, workdir / f"lib{name}.so"
 
 
 def grove_worker(model, b, rounds, seconds):
     from grove_testing import Model
-    src, name, _ = MODELS[model]
+    _, name, _ = MODELS[model]
     so = WORK / name / f"lib{name}.so"
-    m = Model(str(ROOT / src), name=name, workdir=str(WORK / name),
+    m = Model(source(model), name=name, workdir=str(WORK / name),
               library=str(so))
     for k, v in initial(model).items():
         m.set_weight(k, v)
-    x, y = batch(b)
+    x, y = batch(model, b)
     first = float(m.call("train_step", x, y)[0])
     step = m.bind("train_step", x, y)
     return first, measure(step, rounds, seconds), "grove_invoke via ctypes"
@@ -144,9 +180,38 @@ def torch_nets(model):
     return net, names, lambda x: x.reshape(-1, 1, 8, 8)
 
 
+def torch_resnest(b, threads):
+    """The tiny ResNeSt's step, functional (reference.py, training=True)."""
+    import torch
+    import generate
+    from reference import resnest
+    p = {k: torch.from_numpy(v) for k, v in initial("resnest").items()}
+    trained = [n for n, _ in generate.trainable(shapes("resnest"))]
+    for n in trained:
+        p[n].requires_grad_(True)
+    opt = torch.optim.SGD([p[n] for n in trained], foreach=True,
+                          **generate.SGD)
+    x, y = batch("resnest", b)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y).long()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(
+            resnest(p, tx, "tiny", training=True), ty)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def torch_worker(model, b, rounds, seconds, threads):
     import torch
     torch.set_num_threads(threads)
+    if model == "resnest":
+        step = torch_resnest(b, threads)
+        first = float(step())
+        return first, measure(step, rounds, seconds), \
+            f"torch {torch.__version__}, {threads} thread(s)"
     net, names, shape = torch_nets(model)
     params = dict(net.named_parameters())
     with torch.no_grad():
@@ -154,7 +219,7 @@ def torch_worker(model, b, rounds, seconds, threads):
             params[tname].copy_(torch.from_numpy(v))
     opt = torch.optim.Adam(net.parameters(), lr=MODELS[model][2],
                            foreach=True)
-    x, y = batch(b)
+    x, y = batch(model, b)
     tx, ty = shape(torch.from_numpy(x)), torch.from_numpy(y).long()
     loss_fn = torch.nn.CrossEntropyLoss()
 
@@ -214,11 +279,27 @@ def jax_worker(model, b, rounds, seconds):
         h = h.reshape(h.shape[0], -1)
         return h @ p["fc.weight"].T + p["fc.bias"], new
 
+    if model == "resnest":
+        import generate
+        import jax_resnest
+        trained = {n for n, _ in generate.trainable(shapes(model))}
+        full = {k: jnp.asarray(v) for k, v in initial(model).items()}
+        params = {k: v for k, v in full.items() if k in trained}
+        stats = {k: v for k, v in full.items() if k not in trained}
+
+        def logits(p, s, x):
+            z, new = jax_resnest.logits({**p, **s}, x, "tiny")
+            return z, {**s, **new}
+        opt = optax.chain(
+            optax.add_decayed_weights(generate.SGD["weight_decay"]),
+            optax.sgd(generate.SGD["lr"], momentum=generate.SGD["momentum"]))
+    else:
+        opt = optax.adam(MODELS[model][2])
+
     def loss_fn(p, s, x, y):
         z, new = logits(p, s, x)
         return optax.softmax_cross_entropy_with_integer_labels(z, y).mean(), new
 
-    opt = optax.adam(MODELS[model][2])
     state = opt.init(params)
 
     def train_step(p, st, s, x, y):
@@ -227,7 +308,7 @@ def jax_worker(model, b, rounds, seconds):
         return optax.apply_updates(p, updates), st, new, loss
 
     train_step = jax.jit(train_step, donate_argnums=(0, 1, 2))
-    x, y = batch(b)
+    x, y = batch(model, b)
     x, y = jnp.asarray(x), jnp.asarray(y)
     box = {"p": params, "st": state, "s": stats}
 
@@ -344,9 +425,10 @@ def update_worker(peer, kind, rounds, seconds):
 def worker_env(peer):
     sys.path.insert(0, str(ROOT / "bench"))
     from run import GLIBC_TUNABLES  # bench/run.py: one definition
+    paths = [ROOT / "test" / "lib", ROOT / "models" / "resnest", ROOT / "bench"]
     env = {**os.environ, "GLIBC_TUNABLES": GLIBC_TUNABLES,
            "OPENBLAS_NUM_THREADS": "1",
-           "PYTHONPATH": str(ROOT / "test" / "lib"),
+           "PYTHONPATH": os.pathsep.join(map(str, paths)),
            "GROVE_BIN": str(ROOT / "build" / "bin"),
            "GROVE_LIB": str(ROOT / "build" / "lib")}
     if peer == "grove":
@@ -403,6 +485,10 @@ def main():
     for model in sorted({m for m, _ in cases}):
         print(f"compiling {model} ...", flush=True)
         grove_library(model)
+    if any(m == "resnest" for m, _ in cases):
+        from reference import random_params
+        np.savez(WORK / "resnest_initial.npz", **random_params(
+            shapes("resnest"), np.random.default_rng(SEED)))
     steps = {}
     for model, b in cases:
         for peer in PEERS:
@@ -442,7 +528,8 @@ def report(cases, steps, updates):
     lines = ["<!-- train-step: written by bench/train_step.py -->",
              "## Training step, host", "",
              f"{day}, {os.cpu_count()} cores. One train step (forward, "
-             "backward, Adam update of every weight) from the same weights and "
+             "backward, Adam update of every weight; ResNeSt: SGD with "
+             "momentum and weight decay) from the same weights and "
              "batch; median per-step time in µs (5 rounds × median over 0.3 s, "
              "each peer in its own process). Ratio: peer time / Grove time (> 1: "
              "Grove faster). Peak RSS of each process, interpreter and libraries "

@@ -131,8 +131,11 @@ std::string mlir::grove::emitCHeader(const ModelDesc &model,
      << "extern const grove_model_def " << m << "_model;\n\n";
   for (const schema::EntryDesc &e : model.entries) {
     os << "/* " << e.name << "(";
-    for (auto [i, s] : llvm::enumerate(e.inputs))
+    for (auto [i, s] : llvm::enumerate(e.inputs)) {
       os << (i ? ", " : "") << s.name << ": " << shapeString(s);
+      if (s.below > 0)
+        os << " in [0, " << s.below << ")";
+    }
     os << ") -> (";
     for (auto [i, s] : llvm::enumerate(e.outputs))
       os << (i ? ", " : "") << s.name << ": " << shapeString(s);

@@ -42,8 +42,10 @@
 // CHECK: grove.set_param @w =
 
 // The cross-entropy: the smoothed target (0.8 one_hot + 0.02) against
-// log_softmax, summed per row, the negated mean.
+// log_softmax, summed per row, the negated mean. Its labels, an argument,
+// get the class count as their bound (the runtime checks it).
 // CHECK-LABEL: func.func @ce
+// CHECK-SAME: %{{.*}}: tensor<?xi64> {grove.below = 10 : i64}
 // CHECK: %[[LOGP:.*]] = grove.log_softmax %{{.*}} {axis = 1 : i64}
 // CHECK: %[[OH:.*]] = grove.one_hot %{{.*}} : tensor<?xi64> -> tensor<?x10xf32>
 // CHECK: grove.constant dense<8.000000e-01>

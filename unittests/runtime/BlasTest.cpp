@@ -250,7 +250,7 @@ TEST(Blas, BadArgumentsDoNotTouchMemory) {
   _mlir_ciface_grove_rt_matmul_f32(0, 1, 1.0f, 0.0f, &am, &am, &nullC);
   // Clear the service error these calls parked on this thread.
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 2\nmodule m\n", nullptr};
+                           "grove-model 3\nmodule m\n", nullptr};
   grove_context *ctx = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
   grove_context_destroy(ctx);

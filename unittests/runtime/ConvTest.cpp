@@ -220,7 +220,7 @@ TEST(Conv, BadArgumentsDoNotTouchMemory) {
     EXPECT_EQ(v, kGuard);
   // Clear the service error these calls parked on this thread.
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 2\nmodule m\n", nullptr};
+                           "grove-model 3\nmodule m\n", nullptr};
   grove_context *ctx = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
   grove_context_destroy(ctx);

@@ -153,6 +153,35 @@ TEST_F(AddModel, EntryWithoutInputsOrOutputs) {
       grove_rt_invoke(ctx, &addmodel_model, 11, noArgs)));
 }
 
+// Values outside an input's bound are refused before the entry runs.
+TEST_F(AddModel, BoundedInputValues) {
+  std::vector<int32_t> labels = {0, 3, 1};
+  int64_t shape[] = {3};
+  DLTensor t{};
+  t.data = labels.data();
+  t.device = {kDLCPU, 0};
+  t.ndim = 1;
+  t.dtype = {kDLInt, 32, 1};
+  t.shape = shape;
+  const DLTensor *inputs[] = {&t};
+  int calls = boundedCalls();
+  ASSERT_GROVE_OK(grove_invoke(ctx, "bounded", inputs, 1, nullptr, 0));
+  EXPECT_EQ(boundedCalls(), calls + 1);
+  for (int32_t bad : {4, -1}) {
+    labels[2] = bad;
+    EXPECT_EQ(grove_invoke(ctx, "bounded", inputs, 1, nullptr, 0),
+              GROVE_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(grove_last_error())
+                  .find("'labels': element 2 is " + std::to_string(bad) +
+                        ", outside [0, 4)"),
+              std::string::npos)
+        << grove_last_error();
+    EXPECT_EQ(boundedCalls(), calls + 1);
+  }
+  shape[0] = 0; // an empty batch has nothing to check
+  ASSERT_GROVE_OK(grove_invoke(ctx, "bounded", inputs, 1, nullptr, 0));
+}
+
 TEST_F(AddModel, MatmulServiceThroughEntry) {
   F32Tensor a({2, 3}, {1, 2, 3, 4, 5, 6}, f32());
   F32Tensor b({3, 2}, {7, 8, 9, 10, 11, 12}, f32());
@@ -212,7 +241,7 @@ TEST_F(AddModel, RejectsNullContextAndNames) {
       static_cast<grove_status>(grove_rt_invoke(ctx, nullptr, 0, args)),
       GROVE_ERROR_INVALID_ARGUMENT, "model");
   EXPECT_FAILS(static_cast<grove_status>(
-                   grove_rt_invoke(ctx, &addmodel_model, 12, args)),
+                   grove_rt_invoke(ctx, &addmodel_model, 13, args)),
                GROVE_ERROR_INVALID_ARGUMENT, "out of range");
   EXPECT_FAILS(static_cast<grove_status>(
                    grove_rt_invoke(ctx, &addmodel_model, 0, nullptr)),
@@ -394,7 +423,7 @@ void modest(void **) {
 const grove_packed_fn kHogEntries[] = {hog, modest};
 const grove_model_def kHogModel = {
     GROVE_ABI_VERSION, 2, "hogm",
-    "grove-model 2\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
+    "grove-model 3\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
     kHogEntries};
 
 TEST(Invoke, BufferItCannotGetAbandonsTheCall) {

@@ -15,7 +15,8 @@ namespace {
 
 bool equal(const TensorDesc &a, const TensorDesc &b) {
   return a.name == b.name && a.dtype.code == b.dtype.code &&
-         a.dtype.bits == b.dtype.bits && a.shape == b.shape;
+         a.dtype.bits == b.dtype.bits && a.shape == b.shape &&
+         a.below == b.below;
 }
 
 TEST(Schema, PrintParseRoundTrip) {
@@ -41,19 +42,22 @@ TEST(Schema, PrintParseRoundTrip) {
   EntryDesc e;
   e.name = "train";
   e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}});
+  e.inputs.push_back({"labels", {kDLInt, 32, 1}, {-1}, 10});
   e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}});
   e.args = {{true, 1, Access::Write},
             {false, 0, Access::Read},
+            {false, 1, Access::Read},
             {true, 0, Access::Read}};
   model.entries = {e};
 
   std::string text = printModelDescriptor(model);
-  EXPECT_EQ(text, "grove-model 2\nmodule m\ntarget cuda\n"
+  EXPECT_EQ(text, "grove-model 3\nmodule m\ntarget cuda\n"
                   "param w f32 2 2 3\n"
                   "state step i64 0 init 0xfffffffffffffffd\n"
                   "state flag i1 1 4 init 0x01\n"
-                  "entry train 3 1\nwrite step\ninput x bf16 2 -1 3\n"
-                  "read w\noutput loss f32 0\n");
+                  "entry train 4 1\nwrite step\ninput x bf16 2 -1 3\n"
+                  "input labels i32 1 -1 below 10\nread w\n"
+                  "output loss f32 0\n");
   ModelDesc back;
   ParseResult r = parseModelDescriptor(text, back);
   ASSERT_FALSE(r) << r.message;
@@ -67,26 +71,44 @@ TEST(Schema, PrintParseRoundTrip) {
   }
   ASSERT_EQ(back.entries.size(), 1u);
   const EntryDesc &b = back.entries[0];
-  ASSERT_EQ(b.args.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
+  ASSERT_EQ(b.args.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(b.args[i].isState, e.args[i].isState) << i;
     EXPECT_EQ(b.args[i].index, e.args[i].index) << i;
     EXPECT_EQ(b.args[i].access, e.args[i].access) << i;
   }
   EXPECT_TRUE(b.writesState());
   EXPECT_TRUE(equal(b.inputs[0], e.inputs[0]));
+  EXPECT_TRUE(equal(b.inputs[1], e.inputs[1]));
   EXPECT_TRUE(equal(b.outputs[0], e.outputs[0]));
 }
 
 TEST(Schema, ErrorsCarryTheirLine) {
   ModelDesc out;
   ParseResult r =
-      parseModelDescriptor("grove-model 2\nmodule m\nparam w f99 0\n", out);
+      parseModelDescriptor("grove-model 3\nmodule m\nparam w f99 0\n", out);
   EXPECT_EQ(r.status, ParseStatus::Invalid);
   EXPECT_EQ(r.line, 3u);
   EXPECT_NE(r.message.find("f99"), std::string::npos);
   r = parseModelDescriptor("grove-model 7\nmodule m\n", out);
   EXPECT_EQ(r.status, ParseStatus::VersionMismatch);
+}
+
+// `below N` bounds integer inputs only, by N >= 1.
+TEST(Schema, InputBounds) {
+  auto parse = [](const std::string &input) {
+    ModelDesc out;
+    return parseModelDescriptor(
+        "grove-model 3\nmodule m\nentry f 1 0\n" + input + "\n", out);
+  };
+  EXPECT_FALSE(parse("input y i64 1 -1 below 3"));
+  ParseResult r = parse("input y f32 1 -1 below 3");
+  EXPECT_NE(r.message.find("not of an integer dtype"), std::string::npos)
+      << r.message;
+  r = parse("input y i32 1 -1 below 0");
+  EXPECT_NE(r.message.find("N >= 1, got '0'"), std::string::npos) << r.message;
+  r = parse("input y i32 1 -1 above 3");
+  EXPECT_EQ(r.status, ParseStatus::Invalid);
 }
 
 TEST(Schema, NamesAndTokens) {

@@ -8,7 +8,7 @@
 namespace grove::test {
 namespace {
 
-const char kAddDescriptor[] = "grove-model 2\n"
+const char kAddDescriptor[] = "grove-model 3\n"
                               "module addmodel\n"
                               "param w f32 1 4\n"
                               "entry add 2 1\n"
@@ -53,7 +53,9 @@ const char kAddDescriptor[] = "grove-model 2\n"
                               "input b f32 2 -1 -1\n"
                               "output c f32 2 -1 -1\n"
                               "entry nothing 1 0\n"
-                              "read w\n";
+                              "read w\n"
+                              "entry bounded 1 0\n"
+                              "input labels i32 1 -1 below 4\n";
 
 float *allocFloats(int64_t n) {
   return static_cast<float *>(std::malloc(sizeof(float) * (n > 0 ? n : 1)));
@@ -203,21 +205,26 @@ void matmul(void **args) {
 
 void nothing(void **) {}
 
-const grove_packed_fn kAddEntries[] = {
-    add,   identity, constant,    transpose, paramAlias, twice,
-    stats, badShape, wrongStatic, badMatmul, matmul,     nothing};
+int gBoundedCalls = 0;
+void bounded(void **) { ++gBoundedCalls; }
 
-const char kTwoDescriptor[] = "grove-model 2\n"
+const grove_packed_fn kAddEntries[] = {
+    add,      identity,    constant,  transpose, paramAlias, twice,  stats,
+    badShape, wrongStatic, badMatmul, matmul,    nothing,    bounded};
+
+const char kTwoDescriptor[] = "grove-model 3\n"
                               "module two\n"
                               "param a f32 2 2 2\n"
                               "param b i32 1 3\n";
 
 } // namespace
 
-const grove_model_def addmodel_model = {GROVE_ABI_VERSION, 12, "addmodel",
+const grove_model_def addmodel_model = {GROVE_ABI_VERSION, 13, "addmodel",
                                         kAddDescriptor, kAddEntries};
-const grove_model_def addmodel_twin_model = {GROVE_ABI_VERSION, 12, "addmodel",
+const grove_model_def addmodel_twin_model = {GROVE_ABI_VERSION, 13, "addmodel",
                                              kAddDescriptor, kAddEntries};
+
+int boundedCalls() { return gBoundedCalls; }
 const grove_model_def two_model = {GROVE_ABI_VERSION, 0, "two", kTwoDescriptor,
                                    nullptr};
 

@@ -41,6 +41,7 @@ struct Memref0 {
 ///  9 bad_matmul() -> calls grove_rt_matmul_f32 with mismatched shapes
 /// 10 matmul(a: f32[?,?], b: f32[?,?]) -> a @ b via grove_rt_matmul_f32
 /// 11 nothing() -> no inputs, no outputs
+/// 12 bounded(labels: i32[?], every value below 4) -> counts its calls
 extern const grove_model_def addmodel_model;
 
 /// Same descriptor as addmodel but another object: a context created for one
@@ -49,6 +50,9 @@ extern const grove_model_def addmodel_twin_model;
 
 /// `two`: params `a: f32[2,2]`, `b: i32[3]`, no entries. For weight tests.
 extern const grove_model_def two_model;
+
+/// How many times `bounded` ran.
+int boundedCalls();
 
 /// Frees the buffer `bad_shape` leaked (the runtime must not free it).
 void freeBadShapeBuffer();

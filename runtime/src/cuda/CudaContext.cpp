@@ -182,6 +182,20 @@ grove_status CudaContext::downloadWeights(uint8_t *host, size_t bytes) const {
   return GROVE_OK;
 }
 
+grove_status CudaContext::download(void *host, const void *device,
+                                   size_t bytes) const {
+  if (bytes == 0)
+    return GROVE_OK;
+  const Driver &d = device_->driver();
+  CudaDevice::Scope scope(*device_);
+  CUresult r = d.cuStreamSynchronize(stream_);
+  if (r == CUDA_SUCCESS)
+    r = d.cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(device), bytes);
+  if (r != CUDA_SUCCESS)
+    return fail(statusOf(r), "cannot read an input: " + errorText(d, r));
+  return GROVE_OK;
+}
+
 void CudaContext::beginCall() {
   callMutex_.lock(); // released by endCall, which grove_invoke always calls
   tlsCall = this;

@@ -39,6 +39,8 @@ public:
   grove_status updateWeights(const uint8_t *arena, size_t arenaBytes,
                              size_t offset, size_t bytes) override;
   grove_status downloadWeights(uint8_t *host, size_t bytes) const override;
+  grove_status download(void *host, const void *device,
+                        size_t bytes) const override;
   uint8_t *weights() const override {
     return reinterpret_cast<uint8_t *>(weights_);
   }

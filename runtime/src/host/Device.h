@@ -49,6 +49,10 @@ public:
   /// Copies the device weights (which the app may have written through a
   /// view) into `host`.
   virtual grove_status downloadWeights(uint8_t *host, size_t bytes) const = 0;
+  /// Copies `bytes` of a caller's device tensor to `host`, after the work
+  /// queued before (an input's values the runtime must check).
+  virtual grove_status download(void *host, const void *device,
+                                size_t bytes) const = 0;
   /// Device address of the weights (null before the first upload).
   virtual uint8_t *weights() const = 0;
 

@@ -115,6 +115,23 @@ private:
     return "entry '" + entry.name + "' " + (isInput ? "input " : "output ") +
            std::to_string(k) + " '" + t.name + "'";
   }
+  /// The values of input `k` (checked by checkTensor) against its bound,
+  /// read back from the device where they live there.
+  grove_status checkValues(size_t k, const DLTensor &t) const {
+    const TensorDesc &sig = entry.inputs[k];
+    size_t count = 0;
+    elementCount(t.shape, sig.shape.size(), count);
+    const void *values = tensorData(t);
+    std::vector<uint8_t> host;
+    if (t.device.device_type != kDLCPU && ctx.device) {
+      host.resize(count * elementBytes(t.dtype));
+      if (grove_status s =
+              ctx.device->download(host.data(), values, host.size()))
+        return s;
+      values = host.data();
+    }
+    return checkBelow(values, count, t.dtype, sig.below, label(true, k));
+  }
   grove_status decodeResults(const std::vector<int64_t> &words,
                              std::vector<RawResult> &results);
   grove_status wrapResults(std::vector<RawResult> &results,
@@ -305,6 +322,11 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     if (grove_status s = checkTensor(inputs[k], entry.inputs[k], label(true, k),
                                      /*requireCompact=*/true, device))
       return s;
+  // Before any generated code: a rejected call writes no state.
+  for (size_t k = 0; k < entry.inputs.size(); ++k)
+    if (entry.inputs[k].below > 0)
+      if (grove_status s = checkValues(k, *inputs[k]))
+        return s;
 
   // Argument descriptors in the packed function's order (the descriptor's
   // `read`/`write`/`input` lines), all in one word array; args point into

@@ -235,4 +235,49 @@ grove_status checkTensor(const DLTensor *t, const TensorDesc &sig,
   return GROVE_OK;
 }
 
+namespace {
+template <typename T>
+size_t firstOutside(const void *values, size_t count, int64_t below,
+                    int64_t &value) {
+  const T *v = static_cast<const T *>(values);
+  for (size_t i = 0; i < count; ++i) {
+    if (v[i] < 0 || static_cast<int64_t>(v[i]) >= below) {
+      value = static_cast<int64_t>(v[i]);
+      return i;
+    }
+  }
+  return count;
+}
+} // namespace
+
+grove_status checkBelow(const void *values, size_t count, DLDataType dtype,
+                        int64_t below, const std::string &what) {
+  int64_t value = 0;
+  size_t at = count;
+  switch (dtype.bits) {
+  case 8:
+    at = firstOutside<int8_t>(values, count, below, value);
+    break;
+  case 16:
+    at = firstOutside<int16_t>(values, count, below, value);
+    break;
+  case 32:
+    at = firstOutside<int32_t>(values, count, below, value);
+    break;
+  case 64:
+    at = firstOutside<int64_t>(values, count, below, value);
+    break;
+  default:
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                what + ": cannot check the values of a " +
+                    std::to_string(dtype.bits) + "-bit integer");
+  }
+  if (at == count)
+    return GROVE_OK;
+  return fail(GROVE_ERROR_INVALID_ARGUMENT,
+              what + ": element " + std::to_string(at) + " is " +
+                  std::to_string(value) + ", outside [0, " +
+                  std::to_string(below) + ")");
+}
+
 } // namespace grove::rt

@@ -55,6 +55,12 @@ grove_status checkTensor(const DLTensor *tensor, const TensorDesc &sig,
                          const std::string &what, bool requireCompact,
                          DLDevice expected = DLDevice{kDLCPU, 0});
 
+/// Checks that the `count` integers of dtype `dtype` at `values` (host
+/// memory) lie in [0, below): the first that does not is an
+/// INVALID_ARGUMENT naming `what`, its flat index and its value.
+grove_status checkBelow(const void *values, size_t count, DLDataType dtype,
+                        int64_t below, const std::string &what);
+
 /// "kDLCUDA:0" and the like, for messages.
 std::string deviceName(DLDevice device);
 

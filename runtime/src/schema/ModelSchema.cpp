@@ -63,6 +63,7 @@ private:
   ParseResult parseHeader(const std::vector<std::string_view> &lines,
                           size_t &i);
   ParseResult parseState(bool initialized);
+  ParseResult parseInput(TensorDesc &tensor);
   ParseResult parseEntry(const std::vector<std::string_view> &lines, size_t &i);
   ParseResult resolveStateArgs();
   ParseResult next(const std::vector<std::string_view> &lines, size_t &i) {
@@ -149,6 +150,30 @@ ParseResult Parser::parseTensor(const char *keyword, bool allowDynamic,
                    (allowDynamic ? "" : " (params must be static)"));
     tensor.shape.push_back(dim);
   }
+  return {};
+}
+
+// `input NAME DTYPE RANK DIMS... [below N]`.
+ParseResult Parser::parseInput(TensorDesc &tensor) {
+  int64_t rank = 0;
+  bool bounded = tokens.size() >= 4 && parseInt(tokens[3], rank) && rank >= 0 &&
+                 rank <= kMaxRank &&
+                 tokens.size() == 6 + static_cast<size_t>(rank) &&
+                 tokens[4 + rank] == "below";
+  if (ParseResult r =
+          parseTensor("input", /*allowDynamic=*/true, bounded ? 2 : 0, tensor))
+    return r;
+  if (!bounded)
+    return {};
+  if (tensor.dtype.code != kDLInt)
+    return error("input '" + tensor.name +
+                 "' has a bound ('below') but is "
+                 "not of an integer dtype");
+  if (!parseInt(tokens.back(), tensor.below) || tensor.below < 1)
+    return error("input '" + tensor.name +
+                 "' needs 'below N' with N >= 1, "
+                 "got '" +
+                 std::string(tokens.back()) + "'");
   return {};
 }
 
@@ -260,7 +285,7 @@ ParseResult Parser::parseEntry(const std::vector<std::string_view> &lines,
       return error("expected 'input', 'read' or 'write' line, got '" +
                    std::string(tokens[0]) + "'");
     TensorDesc tensor;
-    if (ParseResult r = parseTensor("input", /*allowDynamic=*/true, 0, tensor))
+    if (ParseResult r = parseInput(tensor))
       return r;
     if (!inputNames.insert(tensor.name).second)
       return error("duplicate input '" + tensor.name + "' in entry '" +
@@ -378,6 +403,8 @@ std::string printModelDescriptor(const ModelDesc &model) {
               model.params[a.index].name;
       else
         printTensor(os, "input", e.inputs[a.index]);
+      if (!a.isState && e.inputs[a.index].below > 0)
+        os += " below " + std::to_string(e.inputs[a.index].below);
       os += '\n';
     }
     for (const TensorDesc &t : e.outputs) {

@@ -21,8 +21,8 @@
 
 namespace grove::schema {
 
-/// Version on the descriptor's first line (`grove-model 2`).
-constexpr int64_t kDescriptorVersion = 2;
+/// Version on the descriptor's first line (`grove-model 3`).
+constexpr int64_t kDescriptorVersion = 3;
 /// Upper bound on tensor rank, shared by the dialect's verifier and the
 /// runtime; keeps descriptor sizes and loops bounded.
 constexpr int64_t kMaxRank = 64;
@@ -35,6 +35,9 @@ struct TensorDesc {
   std::string name;
   DLDataType dtype{};
   std::vector<int64_t> shape; // -1 = dynamic (entry inputs and outputs only)
+  /// Integer entry inputs: every value must lie in [0, below) (labels,
+  /// token ids), checked before the entry runs; 0: unchecked.
+  int64_t below = 0;
 };
 
 /// What fills a piece of module state before anything is loaded.

@@ -4,17 +4,26 @@
 // one linalg.generic each, plus an argmax for the max pool.
 // reverse reads index 2 - i along the reversed axes.
 // CHECK-DAG: #[[REV:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, -d2 + 2, -d3 + 2)>
-// The weight gradient: dy at (n, f, y, x) times the padded input at
-// (n, group(f) * Cg + c, y + i, x + j), the batch and positions reduced.
-// CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
-// CHECK-DAG: #[[XP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 4) * 3 + d1, d2 + d5, d3 + d6)>
+// The weight gradient in f32: the padded input's patches gathered once
+// (col[g, n, y, x, c, i, j] = x[n, g * Cg + c, y + i, x + j]), dy regrouped
+// as G x Fg x N x Oh x Ow, then one batched GEMM over the groups, whose
+// contraction (N * Oh * Ow) checks that the two batches agree.
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 * 3 + d4, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[DYG:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d0 * 4 + d1, d3, d4)>
 // CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// The bf16 weight gradient's loops (@weight_grad_bf16 below).
+// CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
+// CHECK-DAG: #[[XP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 2) * 3 + d1, d2 + d5, d3 + d6)>
 // CHECK-LABEL: func.func @gradient_ops
 // CHECK: linalg.generic {indexing_maps = [#[[REV]], #{{.*}}]
 // CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK: linalg.generic {indexing_maps = [#[[DY]], #[[XP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %[[PAD]] :
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// CHECK: %[[C:.*]] = linalg.generic {indexing_maps = [#[[COL]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[PAD]] : tensor<?x3x10x10xf32>) outs(%{{.*}} : tensor<1x?x8x8x3x3x3xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[DYG]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<1x4x?x8x8xf32>)
+// CHECK-DAG: %[[L:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0], [1], [2, 3, 4]] : tensor<1x4x?x8x8xf32> into tensor<1x4x?xf32>
+// CHECK-DAG: %[[R:.*]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] : tensor<1x?x8x8x3x3x3xf32> into tensor<1x?x27xf32>
+// CHECK: grove.agree_dims {{.*}} "gradient-ops.mlir:{{.*}} grove.matmul contracting dimensions"
+// CHECK: linalg.batch_matmul ins({{.*}} : tensor<1x4x?xf32>, tensor<1x?x27xf32>) outs({{.*}} : tensor<1x4x27xf32>)
+// CHECK: tensor.expand_shape {{.*}} output_shape [4, 3, 3, 3]
 // The max pool's winners: strictly greater (the first maximum) or NaN.
 // CHECK: %[[ARG:.*]]:2 = linalg.generic {indexing_maps = [#[[WIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
 // CHECK: arith.cmpf ogt
@@ -40,4 +49,21 @@ func.func @gradient_ops(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xf32>, %w: t
   %mx = grove.max_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
   %av = grove.avg_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, count_include_pad} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
   return %r, %dw, %mx, %av : tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>
+}
+
+// In bf16 (an f32 accumulator) the weight gradient stays one loop nest:
+// dy at (n, f, y, x) times the padded input at (n, group(f) * Cg + c,
+// y + i, x + j), the batch and positions reduced, then narrowed.
+// CHECK-LABEL: func.func @weight_grad_bf16
+// CHECK: %[[PADB:.*]] = tensor.pad
+// CHECK: linalg.generic {indexing_maps = [#[[DY]], #[[XP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %[[PADB]] :
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: -> tensor<4x3x3x3xf32>
+// CHECK: arith.truncf
+// CHECK: -> tensor<4x3x3x3xbf16>
+func.func @weight_grad_bf16(%x: tensor<?x6x8x8xbf16>, %dy: tensor<?x4x8x8xbf16>) -> tensor<4x3x3x3xbf16> {
+  %dw = grove.conv2d_weight_grad %x, %dy {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x6x8x8xbf16>, tensor<?x4x8x8xbf16>) -> tensor<4x3x3x3xbf16>
+  return %dw : tensor<4x3x3x3xbf16>
 }

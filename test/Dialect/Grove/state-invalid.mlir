@@ -127,3 +127,17 @@ func.func @f(%x: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x
   %y = grove.relu %x : tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'grove.below' bounds an integer tensor argument by an integer >= 1, not argument 0 with 3 : i64}}
+func.func @f(%x: tensor<2xf32> {grove.below = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'grove.below' bounds an integer tensor argument by an integer >= 1, not argument 0 with 0 : i64}}
+func.func @f(%y: tensor<2xi32> {grove.below = 0 : i64}) {
+  return
+}

@@ -94,6 +94,22 @@ LogicalResult GroveDialect::verifyRegionArgAttribute(Operation *op,
   }
   if (name == kStateArgAttr)
     return verifyStateArg(op, argIndex, attr.getValue());
+  if (name == kBelowAttr) {
+    auto bound = dyn_cast<IntegerAttr>(attr.getValue());
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    // grove-prepare-abi moves the bound into the descriptor; until then
+    // the argument is a tensor.
+    auto type = func ? dyn_cast<ShapedType>(func.getArgumentTypes()[argIndex])
+                     : ShapedType();
+    if (!bound || bound.getInt() < 1 || !type ||
+        !type.getElementType().isSignlessInteger() ||
+        type.getElementType().isInteger(1))
+      return op->emitError("'")
+             << name << "' bounds an integer tensor argument by an integer "
+             << ">= 1, not argument " << argIndex << " with "
+             << attr.getValue();
+    return success();
+  }
   if (name == kWritesAttr) {
     auto func = dyn_cast<FunctionOpInterface>(op);
     if (!isa<UnitAttr>(attr.getValue()) || !func ||

@@ -8,10 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveArith.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -28,12 +30,33 @@ using namespace mlir::grove;
 
 namespace {
 
+/// Labels that are a function's argument get `grove.below` = the class
+/// count (the smallest, if several losses read them), so that the runtime
+/// rejects a label out of range before the entry writes any state.
+void boundLabels(SoftmaxCrossEntropyOp op, PatternRewriter &rewriter) {
+  auto arg = dyn_cast<BlockArgument>(op.getLabels());
+  auto func =
+      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return;
+  int64_t classes = op.getLogits().getType().getDimSize(1);
+  if (ShapedType::isDynamic(classes) || classes < 1)
+    return;
+  unsigned i = arg.getArgNumber();
+  if (auto old = func.getArgAttrOfType<IntegerAttr>(i, kBelowAttr))
+    classes = std::min(classes, old.getInt());
+  rewriter.modifyOpInPlace(func, [&] {
+    func.setArgAttr(i, kBelowAttr, rewriter.getI64IntegerAttr(classes));
+  });
+}
+
 /// -mean_n sum_c target[n, c] log_softmax(logits)[n, c].
 struct ExpandSoftmaxCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SoftmaxCrossEntropyOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    boundLabels(op, rewriter);
     Value logits = op.getLogits();
     RankedTensorType type = op.getLogits().getType();
     Value logp = LogSoftmaxOp::create(rewriter, loc, logits,

@@ -337,6 +337,11 @@ static LogicalResult describeEntry(func::FuncOp func,
                  entry.inputs.size());
     if (failed(input))
       return failure();
+    // The bound moves into the descriptor (the runtime checks it).
+    if (auto below = func.getArgAttrOfType<IntegerAttr>(i, kBelowAttr)) {
+      input->below = below.getInt();
+      func.removeArgAttr(i, kBelowAttr);
+    }
     entry.args.push_back({false, entry.inputs.size(), Access::Read});
     entry.inputs.push_back(std::move(*input));
     // Inputs are borrowed from the caller: never written in place.

@@ -17,6 +17,9 @@ inline constexpr char kArgNameAttr[] = "grove.name";
 inline constexpr char kStateArgAttr[] = "grove.state";
 /// Argument with grove.state: the function writes that state in place.
 inline constexpr char kWritesAttr[] = "grove.writes";
+/// Integer argument: every value lies in [0, N) (i64 N >= 1), checked by the
+/// runtime before the entry runs (labels, indices).
+inline constexpr char kBelowAttr[] = "grove.below";
 /// Module: the textual model descriptor (docs/abi.md).
 inline constexpr char kDescriptorAttr[] = "grove.abi.descriptor";
 /// Module: the C name of the library (`<module>_<function>`).
