@@ -99,6 +99,8 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
 void mlir::grove::addBufferizePhase(OpPassManager &pm) {
   // Function boundaries get identity-layout memrefs, which is what the
   // runtime passes (compact row-major).
+  pm.addNestedPass<func::FuncOp>(createGroveWriteStateInPlace());
+  pm.addPass(createCSEPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -6,9 +6,16 @@
 // that no BLAS or cuBLAS call can take any more. Grove fuses into generics
 // only and leaves matmuls, batch matmuls and convolutions named.
 //
+// State writes (grove.assign) are sinks of SSA values, so they move to the
+// end of their block first: an elementwise producer whose other users all
+// follow its consumer then fuses too, the fused op keeping its result
+// (FuseIntoLaterUsers: an optimizer's new moments, written as state and read
+// by the parameter's update, become one loop with the update).
+//
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -22,9 +29,55 @@ namespace mlir::grove {
 using namespace mlir;
 
 namespace {
+
+/// Whether `fused` (a generic's operand) reads each element of its producer
+/// once, at the point of the producer's loops: no recomputation when fused.
+bool readsElementwise(OpOperand *fused) {
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  return fused->get().getDefiningOp() && consumer &&
+         consumer.getMatchingIndexingMap(fused).isPermutation();
+}
+
+/// An elementwise producer with users besides `fused`'s owner, all after
+/// it in its block: the fused op keeps the producer's result (upstream's
+/// preserved producer results) and those users read it, so the producer
+/// runs once, inside the consumer's loop. (Upstream's pattern keeps such a
+/// producer and recomputes it in the fused op.)
+struct FuseIntoLaterUsers : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      if (!producer || producer->hasOneUse() || !readsElementwise(&operand) ||
+          !linalg::areElementwiseOpsFusable(&operand) ||
+          !llvm::all_of(producer->getUsers(), [&](Operation *user) {
+            return user == consumer.getOperation() ||
+                   (user->getBlock() == consumer->getBlock() &&
+                    consumer->isBeforeInBlock(user));
+          }))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        return failure();
+      for (auto [from, to] : fused->replacements)
+        rewriter.replaceUsesWithIf(from, to, [&](OpOperand &use) {
+          return use.getOwner() != fused->fusedOp;
+        });
+      rewriter.eraseOp(consumer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct GroveFuseElementwisePass
     : grove::impl::GroveFuseElementwiseBase<GroveFuseElementwisePass> {
   void runOnOperation() override {
+    sinkStateWrites();
     // Upstream's patterns with a policy under which nothing is recomputed:
     // the producer has one use, and for elementwise fusion the consumer (a
     // generic) also reads each of its elements once. A consumer that
@@ -37,17 +90,28 @@ struct GroveFuseElementwisePass
              isa<linalg::GenericOp>(fused->getOwner());
     };
     linalg::ControlFusionFn elementwise = [control](OpOperand *fused) {
-      return control(fused) && cast<linalg::GenericOp>(fused->getOwner())
-                                   .getMatchingIndexingMap(fused)
-                                   .isPermutation();
+      return control(fused) && readsElementwise(fused);
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, elementwise);
+    patterns.add<FuseIntoLaterUsers>(&getContext());
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     linalg::populateConstantFoldLinalgOperations(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+
+  /// Moves every grove.assign to the end of its block, in order.
+  void sinkStateWrites() {
+    getOperation()->walk([](Block *block) {
+      if (block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>())
+        return;
+      Operation *end = &block->back();
+      SmallVector<grove::AssignOp> writes(block->getOps<grove::AssignOp>());
+      for (grove::AssignOp assign : writes)
+        assign->moveBefore(end);
+    });
   }
 };
 } // namespace

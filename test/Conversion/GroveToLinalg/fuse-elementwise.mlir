@@ -91,15 +91,17 @@ func.func @broadcast_consumer(%v: tensor<8xf32>, %w: tensor<4x8xf32>, %init: ten
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// A producer with two users (two consumers) is not duplicated into both.
+// A producer with two users (two consumers) is not duplicated into both:
+// it fuses into the first, which keeps its result for the second, and that
+// one then fuses too. The exp is computed once, in one loop.
 // CHECK-LABEL: func.func @two_users
-// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: %[[F:.*]]:2 = linalg.generic
 // CHECK: math.exp
-// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} :
 // CHECK-NOT: math.exp
-// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} :
-// CHECK-NOT: math.exp
-// CHECK: return
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#0, %[[F]]#1
 func.func @two_users(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %e = tensor.empty() : tensor<4x8xf32>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
@@ -139,4 +141,71 @@ func.func @matmul_consumer(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %init: tens
   } -> tensor<4x8xf32>
   %2 = linalg.matmul ins(%0, %w : tensor<4x8xf32>, tensor<8x2xf32>) outs(%init : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %2 : tensor<4x2xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A state write is moved to the end of its block, after which the new
+// moment m' (written as state and read by the parameter's update) fuses
+// into the update: one generic yields both, computed once, and the writes
+// read its results.
+// CHECK-LABEL: func.func @moment_and_update
+// CHECK-SAME: (%[[P:[^:]*]]: tensor<8xf32> {grove.state = @p, grove.writes}, %[[M:[^:]*]]: tensor<8xf32> {grove.state = @m, grove.writes}
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.subf
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: grove.assign %[[F]]#0 to %[[M]]
+// CHECK: grove.assign %[[F]]#1 to %[[P]]
+func.func @moment_and_update(%p: tensor<8xf32> {grove.state = @p, grove.writes}, %m: tensor<8xf32> {grove.state = @m, grove.writes}, %g: tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %m2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%m, %g : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %c = arith.constant 0.9 : f32
+    %x = arith.mulf %a, %c : f32
+    %y = arith.addf %x, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  grove.assign %m2 to %m : tensor<8xf32>
+  %p2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%p, %m2 : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.subf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  grove.assign %p2 to %p : tensor<8xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// A producer read by another op before its consumer stays: fusing would
+// recompute it (upstream keeps it) or move its result past that reader.
+// CHECK-LABEL: func.func @reader_before
+// CHECK: %[[A:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: tensor.extract %[[A]]
+// CHECK: linalg.generic {{.*}} ins(%[[A]] :
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @reader_before(%x: tensor<8xf32>) -> (f32, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %c0 = arith.constant 0 : index
+  %first = tensor.extract %a[%c0] : tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = arith.negf %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %first, %b : f32, tensor<8xf32>
 }

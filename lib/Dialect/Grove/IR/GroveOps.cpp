@@ -12,6 +12,7 @@
 
 #include "ModelSchema.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -154,8 +155,16 @@ LogicalResult SetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                         "value type ", symbolTable);
 }
 
+BlockArgument AssignOp::getStateArgument() {
+  Value v = getState();
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return dyn_cast<BlockArgument>(v);
+}
+
 LogicalResult AssignOp::verify() {
-  auto arg = dyn_cast<BlockArgument>(getState());
+  BlockArgument arg = getStateArgument();
   auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
                   : nullptr;
   if (!func || !arg.getOwner()->isEntryBlock() ||

@@ -98,7 +98,8 @@ def Grove_AssignOp : Grove_Op<"assign", [MemoryEffects<[MemWrite]>,
   let description = [{
     What `grove-params-to-arguments` makes of a `grove.set_param`: `value`
     is copied into the buffer of `state`, a function argument carrying
-    `grove.state` and `grove.writes`. It survives the lowering to linalg and
+    `grove.state` and `grove.writes` (or a `tensor.collapse_shape` /
+    `expand_shape` view of one, as grove-write-state-in-place makes it). It survives the lowering to linalg and
     bufferizes (BufferizableOpInterface) to a copy into the argument's
     buffer, which must be written in place; a write that bufferization
     could only make out of place (the old value is still read after it) is
@@ -114,6 +115,10 @@ def Grove_AssignOp : Grove_Op<"assign", [MemoryEffects<[MemWrite]>,
   // Writing the state its own value (an update that folded away, a step an
   // optimizer skips) is no write.
   let hasCanonicalizeMethod = 1;
+  let extraClassDeclaration = [{
+    /// The state argument `state` is, or is a view of (null if neither).
+    ::mlir::BlockArgument getStateArgument();
+  }];
 }
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVESTATEOPS_TD

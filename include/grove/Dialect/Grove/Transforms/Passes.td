@@ -61,6 +61,25 @@ def GroveParamsToArguments : Pass<"grove-params-to-arguments", "ModuleOp"> {
   let dependentDialects = ["func::FuncDialect"];
 }
 
+def GroveWriteStateInPlace
+    : Pass<"grove-write-state-in-place", "func::FuncOp"> {
+  let summary = "lets the linalg ops computing state writes write the state";
+  let description = [{
+    A linalg op on tensors each result of which is a state write (through
+    `tensor.expand_shape` / `collapse_shape` to a `grove.assign`), computed
+    into a `tensor.empty` its body never reads, moves to the end of its
+    block, just before the assigns, and each init becomes the state
+    argument's own view; the assign then copies the result onto that view,
+    which bufferizes to a self-copy the canonicalizer drops. An optimizer
+    step is then one pass over each parameter's data, with no allocation.
+    State is still written after every allocation and every read of the old
+    state (docs/design.md). An op whose state another such op reads, or
+    that also computes a value that is not written, stays as it was and its
+    writes stay copies; results never change.
+  }];
+  let dependentDialects = ["tensor::TensorDialect"];
+}
+
 def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
   let summary = "forms grove.split_attention from ResNeSt's primitive ops";
   let description = [{
