@@ -2,7 +2,7 @@
 """Training on the host: Grove's compiled train_step vs PyTorch and JAX.
 
     GROVE_BENCH=1 scripts/setup.sh                 # once: JAX, optax
-    .venv/bin/python bench/train_step.py           # ~5 min; prints the tables
+    .venv/bin/python bench/train_step.py           # ~13 min; prints the tables
                                                    # and writes its section of docs/perf.md
     .venv/bin/python bench/train_step.py --quick   # smoke run, docs untouched
 
@@ -37,8 +37,11 @@ an in-place stream of the same size in the same run (Grove p += g: 12 bytes
 a float, 2 threads).
 
 Method: in each process 5 rounds, each the median per-call time over 0.3 s
-after a warm-up; the median of the rounds is reported. Ratios are peer time
-/ Grove time (> 1: Grove faster).
+after a warm-up; the median of the rounds is the process's time. Each train
+step runs in 3 processes per peer (--repeat), taken in turn with the other
+peers', and the best counts: on this shared 2-core machine one process can
+run up to 2x slower than the next. Ratios are peer time / Grove time (> 1:
+Grove faster).
 """
 import argparse
 import json
@@ -54,6 +57,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "models" / "resnest"))
 from timing import sample  # noqa: E402
 
 WORK = ROOT / "build-bench" / "train"
@@ -80,7 +84,6 @@ def measure(fn, rounds, seconds):
 
 def resnest_model():
     """The tiny ResNeSt with train_step: (its MLIR, its (name, shape)s)."""
-    sys.path.insert(0, str(ROOT / "models" / "resnest"))
     import generate
     return generate.generate("tiny", RESNEST_IMAGE, "unfused", train=True)
 
@@ -454,6 +457,12 @@ def worker_main(argv):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.3)
     a = ap.parse_args(argv)
+    if a.what == "init":
+        from reference import random_params
+        np.savez(WORK / "resnest_initial.npz", **random_params(
+            shapes("resnest"), np.random.default_rng(SEED)))
+        print(json.dumps({}))
+        return
     if a.what == "step":
         model, b = a.case.split(":")
         b = int(b)
@@ -476,6 +485,9 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="2 rounds of 0.1 s, MLP at batch 64 only, no update "
                     "benchmark; docs/perf.md untouched")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="processes per (case, peer), interleaved; the best "
+                    "is reported")
     opts = ap.parse_args()
     os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
     os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
@@ -486,18 +498,28 @@ def main():
         print(f"compiling {model} ...", flush=True)
         grove_library(model)
     if any(m == "resnest" for m, _ in cases):
-        from reference import random_params
-        np.savez(WORK / "resnest_initial.npz", **random_params(
-            shapes("resnest"), np.random.default_rng(SEED)))
+        # In a process of its own: a worker's peak RSS starts at its
+        # parent's, and reference.py imports torch.
+        run_worker(["init", "-", "resnest"], "grove")
     steps = {}
+    # This machine is shared: a process can run up to 2x slower than the
+    # next. Each peer's processes alternate with the others', and each
+    # peer's best process counts.
     for model, b in cases:
-        for peer in PEERS:
-            r = run_worker(["step", peer, f"{model}:{b}", *timing], peer)
-            steps[(model, b, peer)] = r
-            shown = (f"{r['time'] * 1e6:10.1f} us  loss0 {r['first_loss']:.5f}"
-                     f"  peak RSS {r['rss_mb']:.0f} MB" if "time" in r
-                     else r["error"])
-            print(f"{model} b={b:<5d} {LABEL[peer]:26s} {shown}", flush=True)
+        for _ in range(1 if opts.quick else opts.repeat):
+            for peer in PEERS:
+                r = run_worker(["step", peer, f"{model}:{b}", *timing], peer)
+                best = steps.get((model, b, peer))
+                if "time" in r and (not best or "time" not in best or
+                                    r["time"] < best["time"]):
+                    steps[(model, b, peer)] = r
+                elif not best:
+                    steps[(model, b, peer)] = r
+                shown = (f"{r['time'] * 1e6:10.1f} us  loss0 "
+                         f"{r['first_loss']:.5f}  peak RSS {r['rss_mb']:.0f} MB"
+                         if "time" in r else r["error"])
+                print(f"{model} b={b:<5d} {LABEL[peer]:26s} {shown}",
+                      flush=True)
     updates = {}
     if not opts.quick:
         from grove_testing import Model
@@ -515,13 +537,14 @@ def main():
                 print(f"{kind} update {peer:6s} "
                       + (f"{r['time'] * 1e3:8.1f} ms" if "time" in r
                          else r["error"]), flush=True)
-    section = report(cases, steps, updates)
+    section = report(cases, steps, updates,
+                     1 if opts.quick else opts.repeat)
     print("\n" + section)
     if not opts.quick:
         write(section)
 
 
-def report(cases, steps, updates):
+def report(cases, steps, updates, repeat):
     import datetime
     day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     cell = lambda r: f"{r['time'] * 1e6:.0f}" if "time" in r else "n/a"
@@ -531,7 +554,10 @@ def report(cases, steps, updates):
              "backward, Adam update of every weight; ResNeSt: SGD with "
              "momentum and weight decay) from the same weights and "
              "batch; median per-step time in µs (5 rounds × median over 0.3 s, "
-             "each peer in its own process). Ratio: peer time / Grove time (> 1: "
+             f"each peer in its own process; the best of {repeat} such processes "
+             "per peer, run in turn with the other peers', since single processes "
+             "on this shared machine vary by up to 2×). Ratio: peer time / Grove "
+             "time (> 1: "
              "Grove faster). Peak RSS of each process, interpreter and libraries "
              "included. The first step's loss agrees across peers (a check "
              "that they train the same thing).", "",
