@@ -77,7 +77,7 @@ struct FuseIntoLaterUsers : OpRewritePattern<linalg::GenericOp> {
 struct GroveFuseElementwisePass
     : grove::impl::GroveFuseElementwiseBase<GroveFuseElementwisePass> {
   void runOnOperation() override {
-    sinkStateWrites();
+    getOperation()->walk([](Block *block) { grove::sinkStateWrites(*block); });
     // Upstream's patterns with a policy under which nothing is recomputed:
     // the producer has one use, and for elementwise fusion the consumer (a
     // generic) also reads each of its elements once. A consumer that
@@ -100,18 +100,6 @@ struct GroveFuseElementwisePass
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
-  }
-
-  /// Moves every grove.assign to the end of its block, in order.
-  void sinkStateWrites() {
-    getOperation()->walk([](Block *block) {
-      if (block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>())
-        return;
-      Operation *end = &block->back();
-      SmallVector<grove::AssignOp> writes(block->getOps<grove::AssignOp>());
-      for (grove::AssignOp assign : writes)
-        assign->moveBefore(end);
-    });
   }
 };
 } // namespace

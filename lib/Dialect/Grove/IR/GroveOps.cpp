@@ -155,12 +155,24 @@ LogicalResult SetParamOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                         "value type ", symbolTable);
 }
 
-BlockArgument AssignOp::getStateArgument() {
-  Value v = getState();
+Value mlir::grove::getReshapeRoot(Value v) {
   while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
       v.getDefiningOp()))
     v = v.getDefiningOp()->getOperand(0);
-  return dyn_cast<BlockArgument>(v);
+  return v;
+}
+
+void mlir::grove::sinkStateWrites(Block &block) {
+  if (!block.mightHaveTerminator())
+    return;
+  Operation *end = block.getTerminator();
+  SmallVector<AssignOp> writes(block.getOps<AssignOp>());
+  for (AssignOp assign : writes)
+    assign->moveBefore(end);
+}
+
+BlockArgument AssignOp::getStateArgument() {
+  return dyn_cast<BlockArgument>(getReshapeRoot(getState()));
 }
 
 LogicalResult AssignOp::verify() {

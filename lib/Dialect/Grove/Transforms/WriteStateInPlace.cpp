@@ -37,8 +37,7 @@ using namespace mlir::grove;
 namespace {
 
 /// `state` viewed as the source of each reshape in `chain` (from the
-/// assign's side to the producer's), or null where a view needs a dynamic
-/// size.
+/// assign's side to the producer's; collapses of static sources only).
 Value viewThrough(OpBuilder &b, Location loc, Value state,
                   ArrayRef<Operation *> chain) {
   Value view = state;
@@ -49,26 +48,17 @@ Value viewThrough(OpBuilder &b, Location loc, Value state,
       continue;
     }
     auto collapse = cast<tensor::CollapseShapeOp>(op);
-    RankedTensorType src = collapse.getSrcType();
-    if (!src.hasStaticShape())
-      return {};
-    view = tensor::ExpandShapeOp::create(b, loc, src, view,
+    view = tensor::ExpandShapeOp::create(b, loc, collapse.getSrcType(), view,
                                          collapse.getReassociationIndices());
   }
   return view;
 }
 
-/// The value under reshapes.
-Value rootOf(Value v) {
-  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-      v.getDefiningOp()))
-    v = v.getDefiningOp()->getOperand(0);
-  return v;
-}
-
 /// Whether `v` is a tensor.empty, possibly reshaped (grove-collapse-loop-
 /// dims views inits so).
-bool isEmpty(Value v) { return rootOf(v).getDefiningOp<tensor::EmptyOp>(); }
+bool isEmpty(Value v) {
+  return getReshapeRoot(v).getDefiningOp<tensor::EmptyOp>();
+}
 
 /// One result of a producer written to state: the reshapes from the result
 /// to the assign (assign side first), the assign and its state.
@@ -79,8 +69,10 @@ struct StateWrite {
   BlockArgument state;
 };
 
-/// The write of `assign`, if its value is a single-use chain from a result
-/// of a linalg op on tensors whose init is an unread tensor.empty.
+/// The write of `assign`, if its value is a single-use chain of reshapes
+/// (collapses from static shapes, which the state's view can expand to)
+/// from a result of a linalg op on tensors whose init is an unread
+/// tensor.empty.
 std::optional<StateWrite> matchWrite(AssignOp assign) {
   auto state = dyn_cast<BlockArgument>(assign.getState());
   if (!state)
@@ -90,6 +82,9 @@ std::optional<StateWrite> matchWrite(AssignOp assign) {
   while (v.hasOneUse() &&
          isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
              v.getDefiningOp())) {
+    auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>();
+    if (collapse && !collapse.getSrcType().hasStaticShape())
+      return std::nullopt;
     w.chain.push_back(v.getDefiningOp());
     v = v.getDefiningOp()->getOperand(0);
   }
@@ -104,7 +99,7 @@ std::optional<StateWrite> matchWrite(AssignOp assign) {
   // Reading its own state other than where it writes it would need a copy.
   AffineMap written = producer.getMatchingIndexingMap(init);
   for (OpOperand *in : producer.getDpsInputOperands())
-    if (rootOf(in->get()) == state &&
+    if (getReshapeRoot(in->get()) == state &&
         producer.getMatchingIndexingMap(in) != written)
       return std::nullopt;
   return w;
@@ -113,16 +108,15 @@ std::optional<StateWrite> matchWrite(AssignOp assign) {
 /// Whether `op` reads `state` (or a view of it).
 bool readsState(Operation *op, Value state) {
   return llvm::any_of(op->getOperands(),
-                      [&](Value v) { return rootOf(v) == state; });
+                      [&](Value v) { return getReshapeRoot(v) == state; });
 }
 
 void writeStateInPlace(Block &block) {
-  SmallVector<AssignOp> assigns(block.getOps<AssignOp>());
-  if (assigns.empty() || !block.mightHaveTerminator())
-    return;
   // The writes stay last (grove-fuse-elementwise sank them already).
-  for (AssignOp assign : assigns)
-    assign->moveBefore(block.getTerminator());
+  sinkStateWrites(block);
+  SmallVector<AssignOp> assigns(block.getOps<AssignOp>());
+  if (assigns.empty())
+    return;
   // Producers every result of which is a state write.
   llvm::MapVector<Operation *, SmallVector<StateWrite>> producers;
   for (AssignOp assign : assigns)
@@ -149,11 +143,9 @@ void writeStateInPlace(Block &block) {
         reshape->moveBefore(tail);
       OpBuilder b(op);
       Value view = viewThrough(b, w.assign.getLoc(), w.state, w.chain);
-      OpOperand *init = cast<linalg::LinalgOp>(op).getDpsInitOperand(
-          w.result.getResultNumber());
-      if (!view || view.getType() != init->get().getType())
-        continue;
-      init->set(view);
+      cast<linalg::LinalgOp>(op)
+          .getDpsInitOperand(w.result.getResultNumber())
+          ->set(view);
       w.assign.getValueMutable().set(w.result);
       w.assign.getStateMutable().set(view);
     }

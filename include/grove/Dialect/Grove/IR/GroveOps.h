@@ -69,6 +69,13 @@ class NotDifferentiable
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type,
                           double value);
 
+/// `v` under any tensor.expand_shape / collapse_shape (views of it).
+Value getReshapeRoot(Value v);
+
+/// Moves every grove.assign of `block` before its terminator, in order.
+/// State writes are sinks of SSA values: nothing computed changes.
+void sinkStateWrites(Block &block);
+
 /// Result types the ops' type-inferring builders use (GroveTypeInference.cpp):
 /// the verifiers' rules; operands they reject give the first operand's type,
 /// which the verifier then reports.
