@@ -32,9 +32,12 @@ Part 2, the optimizer update alone over ResNeSt-50's trainable parameters
 (263 tensors, 27.5M floats, their gradients given): Adam (Grove, PyTorch's
 foreach Adam, optax) and LAMB (Grove, optax). GB/s counts the bytes an
 update must move per float (Adam and LAMB: read p, g, m, v and write p, m, v:
-28 bytes; LAMB's norms are re-reads Grove's count does not include), against
-an in-place stream of the same size in the same run (Grove p += g: 12 bytes
-a float, 2 threads).
+28 bytes), against an in-place stream of the same size in the same run
+(Grove p += g: 12 bytes a float, 2 threads). LAMB cannot move only those:
+its norms must be known before the update (docs/training.md, "Bytes per
+parameter"); Grove's LAMB moves 48 bytes a float (its loops: the norms'
+reads and the in-place update), and the last column gives the share of the
+stream at the bytes Grove's loops move.
 
 Method: in each process 5 rounds, each the median per-call time over 0.3 s
 after a warm-up; the median of the rounds is the process's time. Each train
@@ -63,6 +66,11 @@ from timing import sample  # noqa: E402
 WORK = ROOT / "build-bench" / "train"
 SEED = 7
 GROVEC_FLAGS = ["-O3", "--cpu=native"]
+# Bytes a float Grove's update loops move (test/Pipelines/
+# optimizer-in-place.mlir and lamb-two-passes.mlir check the loops): Adam
+# one pass (read p, g, m, v; write p, m, v); LAMB the norms of p (read p)
+# and of the update direction (read p, g, m, v), then the update.
+GROVE_BYTES_MOVED = {"adam": 28, "lamb": 4 + 16 + 28}
 MODELS = {"mlp": ("models/mlp_train/mlp_train.mlir", "mlp_train", 1e-3),
           "cnn": ("models/cnn_train/cnn_train.mlir", "cnn_train", 2e-3),
           "resnest": (None, "resnesttiny_train", None)}
@@ -588,16 +596,21 @@ def report(cases, steps, updates, repeat):
                   "m, v; write p, m, v), against Grove's in-place stream p += g "
                   f"over as many floats in the same run: {stream_gbs:.1f} GB/s "
                   "(12 bytes a float, 2 threads).", "",
-                  "| update | peer | ms | GB/s | share of the stream |",
-                  "| --- | --- | --- | --- | --- |"]
+                  "| update | peer | ms | GB/s | share of the stream | bytes "
+                  "a float moved | share of the stream at those |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
         for (kind, peer), r in updates.items():
             if "time" not in r:
                 lines.append(f"| {kind} | {peer} | n/a ({r['error']}) | | |")
                 continue
             gbs = 28 * r["floats"] / r["time"] / 1e9
             share = f"{gbs / stream_gbs:.0%}" if stream_gbs else "n/a"
+            moved = GROVE_BYTES_MOVED[kind] if peer == "grove" else None
+            at_moved = (f"{moved * r['floats'] / r['time'] / 1e9 / stream_gbs:.0%}"
+                        if moved and stream_gbs else "n/a")
             lines.append(f"| {kind} | {peer} | {r['time'] * 1e3:.1f} | "
-                         f"{gbs:.1f} | {share} |")
+                         f"{gbs:.1f} | {share} | {moved or 'n/a'} | "
+                         f"{at_moved} |")
     lines.append("<!-- /train-step -->")
     return "\n".join(lines)
 

@@ -35,6 +35,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.splitAttentionGemm = false;
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
+  policy.splitFullReductions = false;
   return policy;
 }
 
@@ -92,6 +93,8 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createGroveCollapseLoopDims());
+  if (policy.splitFullReductions)
+    pm.addNestedPass<func::FuncOp>(createGroveSplitFullReductions());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 }

@@ -100,6 +100,32 @@ def GroveCollapseLoopDims : Pass<"grove-collapse-loop-dims"> {
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
 }
 
+def GroveSplitFullReductions : Pass<"grove-split-full-reductions"> {
+  let summary = "splits long reductions to a scalar into parallel partial "
+                "sums";
+  let description = [{
+    A reduction of a whole tensor to a scalar (a norm, a loss's sum) has no
+    parallel loop, so the host's thread team would run it on one thread.
+    Upstream's `linalg::splitReduction` rewrites one of N static elements
+    into `parts` partial reductions of N/parts contiguous elements each (a
+    parallel loop the threads share, vectorised inside) and a short final
+    reduction of the partials. `parts` is the largest power of two up to
+    `max-parts` that divides N and leaves each part `min-part` elements or
+    more; reductions of fewer than `min-size` elements, of dynamic size or
+    over more than one loop stay as they are. The sum's association
+    changes (reductions are already reassociated when vectorised).
+  }];
+  let options = [
+    Option<"maxParts", "max-parts", "int64_t", /*default=*/"64",
+           "The most partial reductions">,
+    Option<"minPart", "min-part", "int64_t", /*default=*/"4096",
+           "The fewest elements a partial reduction takes">,
+    Option<"minSize", "min-size", "int64_t", /*default=*/"32768",
+           "Reductions of fewer elements stay on one thread">,
+  ];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
+}
+
 def ConvertGroveChecksToRuntime
     : Pass<"convert-grove-checks-to-runtime", "ModuleOp"> {
   let summary = "lowers grove.agree_dims to a runtime report and a minimum";

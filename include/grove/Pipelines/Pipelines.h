@@ -58,6 +58,10 @@ struct TargetPolicy {
   /// Whether conv-library-max-positions applies (the host's small-image
   /// rule; oneDNN's convolution only).
   bool convLibraryBySize = true;
+  /// Reductions to a scalar get a parallel loop of partial sums for the
+  /// host's threads (grove-split-full-reductions); a GPU reduces a long
+  /// row with a warp instead.
+  bool splitFullReductions = true;
 };
 
 /// The policies of the two targets.

@@ -12,6 +12,13 @@
 // (FuseIntoLaterUsers: an optimizer's new moments, written as state and read
 // by the parameter's update, become one loop with the update).
 //
+// A full reduction to a scalar (a norm, a loss's sum) recomputes the
+// elementwise ops it reads instead of reading their stored results
+// (RecomputeIntoFullReduction): a LAMB step's update direction, both
+// normed and applied, is then never stored; the norms are one pass over
+// the parameter's data and the update a second one that also writes the
+// moments (docs/training.md, "Bytes per parameter").
+//
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
@@ -74,10 +81,67 @@ struct FuseIntoLaterUsers : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Whether `op` is a generic whose every result is a scalar (all its loops
+/// reductions).
+bool isFullReduction(linalg::GenericOp op) {
+  return op.getNumLoops() > 0 &&
+         op.getNumReductionLoops() == op.getNumLoops() &&
+         llvm::all_of(op.getDpsInits(), [](Value init) {
+           return cast<ShapedType>(init.getType()).getRank() == 0;
+         });
+}
+
+/// A full reduction reading an elementwise op's result that other ops read
+/// too: the reduction reads a copy of that op of its own, which the
+/// elementwise fusion then folds into it, so the result need not be stored
+/// for the reduction. The recomputed ops are elementwise (no reduction of
+/// their own), so the copy costs their arithmetic once more, not a pass.
+struct RecomputeIntoFullReduction : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!isFullReduction(consumer))
+      return failure();
+    for (OpOperand *operand : consumer.getDpsInputOperands()) {
+      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() || !readsElementwise(operand) ||
+          producer.getNumParallelLoops() != producer.getNumLoops() ||
+          !linalg::areElementwiseOpsFusable(operand))
+        continue;
+      rewriter.setInsertionPoint(consumer);
+      Operation *copy = rewriter.clone(*producer);
+      rewriter.modifyOpInPlace(consumer, [&] {
+        operand->set(
+            copy->getResult(cast<OpResult>(operand->get()).getResultNumber()));
+      });
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// Full reductions as generics, which elementwise fusion can fold
+/// producers into (it takes no named op).
+void generalizeFullReductions(Operation *root) {
+  IRRewriter rewriter(root->getContext());
+  SmallVector<linalg::ReduceOp> reduces;
+  root->walk([&](linalg::ReduceOp op) {
+    if (llvm::all_of(op.getDpsInits(), [](Value init) {
+          return cast<ShapedType>(init.getType()).getRank() == 0;
+        }))
+      reduces.push_back(op);
+  });
+  for (linalg::ReduceOp op : reduces) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
 struct GroveFuseElementwisePass
     : grove::impl::GroveFuseElementwiseBase<GroveFuseElementwisePass> {
   void runOnOperation() override {
     getOperation()->walk([](Block *block) { grove::sinkStateWrites(*block); });
+    generalizeFullReductions(getOperation());
     // Upstream's patterns with a policy under which nothing is recomputed:
     // the producer has one use, and for elementwise fusion the consumer (a
     // generic) also reads each of its elements once. A consumer that
@@ -94,7 +158,7 @@ struct GroveFuseElementwisePass
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, elementwise);
-    patterns.add<FuseIntoLaterUsers>(&getContext());
+    patterns.add<FuseIntoLaterUsers, RecomputeIntoFullReduction>(&getContext());
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
     linalg::populateConstantFoldLinalgOperations(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -1,8 +1,8 @@
 // RUN: grove-opt %s -split-input-file --grove-fuse-elementwise | FileCheck %s
 
 // grove-fuse-elementwise (FuseElementwise.cpp): upstream's elementwise
-// fusion, but only where nothing is recomputed and no named contraction
-// turns into a generic.
+// fusion, but only where nothing is recomputed (save elementwise ops
+// under a full reduction) and no named contraction turns into a generic.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -208,4 +208,80 @@ func.func @reader_before(%x: tensor<8xf32>) -> (f32, tensor<8xf32>) {
     linalg.yield %y : f32
   } -> tensor<8xf32>
   return %first, %b : f32, tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// A full reduction (a norm) of an elementwise result that an update also
+// reads recomputes it (RecomputeIntoFullReduction): the norm reads %x, the
+// update fuses the rest, and the result is never stored. A linalg.reduce
+// to a scalar is a generic first, which fusion can take.
+// CHECK-LABEL: func.func @norm_and_update
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X:[^ ]*]] : tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]], %[[N]] : tensor<8xf32>, tensor<f32>)
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[U]]
+func.func @norm_and_update(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%u : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = arith.mulf %v, %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<f32>
+  %s = linalg.fill ins(%zero : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+  %n = linalg.reduce ins(%sq : tensor<8xf32>) outs(%s : tensor<f32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %y = arith.addf %a, %b : f32
+      linalg.yield %y : f32
+    }
+  %r = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel"]} ins(%u, %n : tensor<8xf32>, tensor<f32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %d: f32, %o: f32):
+    %y = arith.divf %v, %d : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A reduction that keeps a dimension (per-row sums, as batch statistics)
+// does not recompute: the shared elementwise result is stored once.
+// CHECK-LABEL: func.func @row_sums_keep_producer
+// CHECK: %[[U:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.reduce ins(%[[U]]
+// CHECK: return
+func.func @row_sums_keep_producer(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %u = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<4xf32>
+  %s = linalg.fill ins(%zero : f32) outs(%s0 : tensor<4xf32>) -> tensor<4xf32>
+  %n = linalg.reduce ins(%u : tensor<4x8xf32>) outs(%s : tensor<4xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %y = arith.addf %a, %b : f32
+      linalg.yield %y : f32
+    }
+  return %n, %u : tensor<4xf32>, tensor<4x8xf32>
 }
