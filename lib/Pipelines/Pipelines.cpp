@@ -180,6 +180,7 @@ void mlir::grove::buildGroveToHostPipeline(
   pm.addPass(createConvertGroveChecksToRuntime());
   if (options.useBlas)
     pm.addPass(createConvertLinalgToBlas());
+  pm.addNestedPass<func::FuncOp>(createGroveParallelLoopsFirst());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   // Outermost parallel loops become range functions for the thread team.

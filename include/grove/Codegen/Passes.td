@@ -137,6 +137,29 @@ def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {
                            "memref::MemRefDialect"];
 }
 
+def GroveParallelLoopsFirst
+    : Pass<"grove-parallel-loops-first", "func::FuncOp"> {
+  let summary = "moves a reduction's parallel loops outermost (host)";
+  let description = [{
+    Host target, before `convert-linalg-to-parallel-loops`: a linalg
+    reduction (a generic or `linalg.reduce` on memrefs) whose loops put a
+    reduction before a parallel one - batch norm's per-channel statistics
+    over N x C x H x W reduce N, H and W around C - is interchanged so that
+    its parallel loops come first, each in its order, then its reduction
+    loops in theirs. The loop nest then starts with an `scf.parallel` that
+    `grove-outline-parallel-loops` hands to the thread team; before, it
+    started with the reduction's `scf.for` and ran on one thread. Then
+    adjacent reduction loops that every operand walks contiguously (H and
+    W) merge into one (upstream `collapseOpIterationDims`; not for strided
+    views), a loop long enough to vectorise, which reassociates the sum as
+    every vectorised reduction does. Only where the innermost loop is a
+    reduction: with a parallel loop innermost (a sum over the rows of
+    N x C, C contiguous) the interchange would make the contiguous walk
+    strided.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def GroveWidenLoopAccumulators
     : Pass<"grove-widen-loop-accumulators", "func::FuncOp"> {
   let summary = "carries f16/bf16 loop accumulators in f32 (host)";

@@ -939,7 +939,10 @@ Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
 /// (w + pl - j) / sw) where that is a whole, in-range position, and the
 /// element is what the window pooled (max: its winner; avg: divided by
 /// the window's divisor). One linalg.generic, a thread per input element
-/// on the GPU, no scatter.
+/// on the GPU, no scatter. Windows that tile the input (stride = kernel,
+/// the usual 2x2 pool) hold each element at most once: the one candidate
+/// is ((h + pt) / sh, (w + pl) / sw) at offset ((h + pt) % sh, ...), not
+/// kh · kw candidates each with its divisions and tests.
 template <typename GradOp>
 struct PoolGradLowering : OpConversionPattern<GradOp> {
   using OpConversionPattern<GradOp>::OpConversionPattern;
@@ -969,6 +972,7 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
     bool includePad = false;
     if constexpr (!isMax)
       includePad = op.getCountIncludePad();
+    bool tiles = kernel[0] == strides[0] && kernel[1] == strides[1];
     Value init = createEmpty(rewriter, loc, type, inDims);
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(4, ctx)};
@@ -982,65 +986,93 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
                          linalg::IndexOp::create(b, l, 3)};
           Value zero = indexConst(b, l, 0);
           Value sum = createFloat(b, l, acc, 0.0);
-          for (int64_t i = 0; i < kernel[0]; ++i) {
-            for (int64_t j = 0; j < kernel[1]; ++j) {
-              int64_t offset[2] = {i, j};
-              Value valid, pos[2];
-              for (int d = 0; d < 2; ++d) {
-                Value num = arith::SubIOp::create(
-                    b, l,
-                    arith::AddIOp::create(b, l, at[d],
-                                          indexConst(b, l, pad[d])),
-                    indexConst(b, l, offset[d]));
-                Value q = arith::DivSIOp::create(b, l, num,
-                                                 indexConst(b, l, strides[d]));
-                Value r = arith::RemSIOp::create(b, l, num,
-                                                 indexConst(b, l, strides[d]));
-                Value ok = arith::AndIOp::create(
-                    b, l,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, num,
-                                          zero),
-                    arith::AndIOp::create(
-                        b, l,
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r,
-                                              zero),
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                              q, outSizes[d])));
-                valid = valid
-                            ? arith::AndIOp::create(b, l, valid, ok).getResult()
+          // The gradient element (`pos`, whole and in range where `valid`)
+          // reaches this input element through window offset `offset`.
+          auto addCandidate = [&](Value valid, Value pos[2], Value offset) {
+            for (int d = 0; d < 2; ++d)
+              pos[d] = arith::SelectOp::create(b, l, valid, pos[d], zero);
+            Value g = castFloat(b, l,
+                                tensor::ExtractOp::create(
+                                    b, l, dy, ValueRange{n, c, pos[0], pos[1]}),
+                                acc);
+            Value hit = valid;
+            if constexpr (isMax) {
+              Value winner = tensor::ExtractOp::create(
+                  b, l, argmax, ValueRange{n, c, pos[0], pos[1]});
+              hit = arith::AndIOp::create(
+                  b, l, hit,
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, winner,
+                                        offset));
+            } else {
+              Value count = windowCount(
+                  b, l, [&](int d) { return pos[d]; }, sizes, kernel, strides,
+                  pad, includePad);
+              Value asInt =
+                  arith::IndexCastOp::create(b, l, b.getI64Type(), count);
+              g = arith::DivFOp::create(
+                  b, l, g, arith::SIToFPOp::create(b, l, acc, asInt));
+            }
+            sum = arith::AddFOp::create(
+                b, l, sum,
+                arith::SelectOp::create(b, l, hit, g,
+                                        createFloat(b, l, acc, 0.0)));
+          };
+          if (tiles) {
+            // h + pt is never negative: unsigned divisions (shifts for 2).
+            Value valid, pos[2], rem[2];
+            for (int d = 0; d < 2; ++d) {
+              Value num =
+                  arith::AddIOp::create(b, l, at[d], indexConst(b, l, pad[d]));
+              Value k = indexConst(b, l, strides[d]);
+              pos[d] = arith::DivUIOp::create(b, l, num, k);
+              rem[d] = arith::RemUIOp::create(b, l, num, k);
+              Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                               pos[d], outSizes[d]);
+              valid = valid ? arith::AndIOp::create(b, l, valid, ok).getResult()
                             : ok;
-                pos[d] = q;
+            }
+            Value offset = arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l, rem[0],
+                                      indexConst(b, l, kernel[1])),
+                rem[1]);
+            addCandidate(
+                valid, pos,
+                arith::IndexCastOp::create(b, l, b.getI32Type(), offset));
+          } else {
+            for (int64_t i = 0; i < kernel[0]; ++i) {
+              for (int64_t j = 0; j < kernel[1]; ++j) {
+                int64_t offset[2] = {i, j};
+                Value valid, pos[2];
+                for (int d = 0; d < 2; ++d) {
+                  Value num = arith::SubIOp::create(
+                      b, l,
+                      arith::AddIOp::create(b, l, at[d],
+                                            indexConst(b, l, pad[d])),
+                      indexConst(b, l, offset[d]));
+                  Value q = arith::DivSIOp::create(
+                      b, l, num, indexConst(b, l, strides[d]));
+                  Value r = arith::RemSIOp::create(
+                      b, l, num, indexConst(b, l, strides[d]));
+                  Value ok = arith::AndIOp::create(
+                      b, l,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                            num, zero),
+                      arith::AndIOp::create(
+                          b, l,
+                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                r, zero),
+                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                                q, outSizes[d])));
+                  valid =
+                      valid ? arith::AndIOp::create(b, l, valid, ok).getResult()
+                            : ok;
+                  pos[d] = q;
+                }
+                addCandidate(
+                    valid, pos,
+                    arith::ConstantIntOp::create(b, l, i * kernel[1] + j, 32));
               }
-              for (Value &p : pos)
-                p = arith::SelectOp::create(b, l, valid, p, zero);
-              Value g =
-                  castFloat(b, l,
-                            tensor::ExtractOp::create(
-                                b, l, dy, ValueRange{n, c, pos[0], pos[1]}),
-                            acc);
-              Value hit = valid;
-              if constexpr (isMax) {
-                Value winner = tensor::ExtractOp::create(
-                    b, l, argmax, ValueRange{n, c, pos[0], pos[1]});
-                Value mine =
-                    arith::ConstantIntOp::create(b, l, i * kernel[1] + j, 32);
-                hit = arith::AndIOp::create(
-                    b, l, hit,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                          winner, mine));
-              } else {
-                Value count = windowCount(
-                    b, l, [&](int d) { return pos[d]; }, sizes, kernel, strides,
-                    pad, includePad);
-                Value asInt =
-                    arith::IndexCastOp::create(b, l, b.getI64Type(), count);
-                g = arith::DivFOp::create(
-                    b, l, g, arith::SIToFPOp::create(b, l, acc, asInt));
-              }
-              sum = arith::AddFOp::create(
-                  b, l, sum,
-                  arith::SelectOp::create(b, l, hit, g,
-                                          createFloat(b, l, acc, 0.0)));
             }
           }
           linalg::YieldOp::create(b, l, castFloat(b, l, sum, elt));

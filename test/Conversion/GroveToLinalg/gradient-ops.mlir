@@ -30,25 +30,37 @@
 // CHECK: arith.cmpf uno
 // CHECK: arith.ori
 // CHECK: -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>)
-// Then a gather per input element: a whole, in-range window position, and
-// the winner's index compared with the offset.
+// Then a gather per input element. 2x2 windows at stride 2 tile the
+// input: one candidate, the window h / 2 at offset h % 2 (unsigned), whose
+// winner's index is compared with the offset.
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x8x8xf32>)
-// CHECK: arith.divsi
-// CHECK: arith.remsi
+// CHECK-NOT: arith.divsi
+// CHECK: arith.divui
+// CHECK: arith.remui
 // CHECK: tensor.extract %{{.*}}[
 // CHECK: tensor.extract %[[ARG]]#1[
 // CHECK: arith.cmpi eq
+// CHECK-NOT: tensor.extract %[[ARG]]#1[
+// CHECK: linalg.yield
 // The average pool: each gathered gradient divided by its window's count.
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x8x8xf32>)
 // CHECK: tensor.extract
 // CHECK: arith.sitofp
 // CHECK: arith.divf
-func.func @gradient_ops(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xf32>, %w: tensor<4x3x3x3xf32>, %p: tensor<?x3x4x4xf32>) -> (tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>) {
+// Overlapping 3x3 windows at stride 2: every offset (i, j) is a candidate
+// at ((h + 1 - i) / 2, ...) where that divides and is in range.
+// CHECK: %[[ARG3:.*]]:2 = linalg.generic
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x8x8xf32>)
+// CHECK-COUNT-9: tensor.extract %[[ARG3]]#1[
+// CHECK-NOT: tensor.extract %[[ARG3]]#1[
+// CHECK: linalg.yield
+func.func @gradient_ops(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xf32>, %w: tensor<4x3x3x3xf32>, %p: tensor<?x3x4x4xf32>) -> (tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>) {
   %r = grove.reverse %w [2, 3] : tensor<4x3x3x3xf32>
   %dw = grove.conv2d_weight_grad %x, %dy {groups = 1 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x4x8x8xf32>) -> tensor<4x3x3x3xf32>
   %mx = grove.max_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
   %av = grove.avg_pool2d_grad %x, %p {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, count_include_pad} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
-  return %r, %dw, %mx, %av : tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>
+  %mo = grove.max_pool2d_grad %x, %p {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  return %r, %dw, %mx, %av, %mo : tensor<4x3x3x3xf32>, tensor<4x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>
 }
 
 // In bf16 (an f32 accumulator) the weight gradient stays one loop nest:
