@@ -18,8 +18,7 @@ adam = source("ck_adam", "grove.adam", "{lr = 0.01 : f64}", "f32")
 sgd = source("ck_sgd", "grove.sgd", "{lr = 0.1 : f64, momentum = 0.9 : f64}",
              "f32")
 a = Model(adam, name="ck_adam")
-b = Model(adam, name="ck_adam", workdir=a.workdir,
-          library=os.path.join(a.workdir, "libck_adam.so"))
+b = a.another_context()
 other = Model(sgd, name="ck_sgd")
 
 init = {p: (r.standard_normal(s) * 0.5).astype(np.float32)

@@ -29,8 +29,7 @@ text = text.rstrip().rstrip("}") + """
 }
 """
 a = Model(text, name="labels_adam")
-b = Model(text, name="labels_adam", workdir=a.workdir,
-          library=f"{a.workdir}/liblabels_adam.so")
+b = a.another_context()
 
 r = rng()
 init = {p: r.standard_normal(s).astype(np.float32) for p, s in SHAPES.items()}

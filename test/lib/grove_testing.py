@@ -20,6 +20,7 @@ With GROVE_TEST_COMPILE_ONLY=1 (preparing, here) each CUDA model's shared
 object is also written to DIR/models, linked against DIR/rt's runtime; on
 the GPU machine Model loads it from there instead of running grovec.
 """
+import copy
 import ctypes
 import os
 import subprocess
@@ -237,23 +238,35 @@ class Model:
         self.lib = ctypes.CDLL(so)
         self._bind()
         self.model_def = ctypes.c_char.in_dll(self.lib, name + "_model")
-        self.ctx = ctypes.c_void_p()
-        options = ContextOptions()
-        self.lib.grove_context_options_init(ctypes.byref(options))
         # GROVE_TEST_ASYNC=1: calls return once queued (GROVE_CONTEXT_ASYNC);
         # outputs are read after a device synchronization.
         self.asynchronous = os.environ.get("GROVE_TEST_ASYNC") == "1"
-        if self.asynchronous:
-            options.flags = 1
-        status = self.lib.grove_context_create_with_options(
-            ctypes.byref(self.model_def), ctypes.byref(options),
-            ctypes.byref(self.ctx))
+        status = self._create_context()
         self.compile_only = cuda and compile_only
         if self.compile_only:
             self._compile_only(archive, status)
             return
         self._check(status)
         self.device = CudaMemory() if cuda else None
+
+    def _create_context(self):
+        self.ctx = ctypes.c_void_p()
+        options = ContextOptions()
+        self.lib.grove_context_options_init(ctypes.byref(options))
+        if self.asynchronous:
+            options.flags = 1
+        return self.lib.grove_context_create_with_options(
+            ctypes.byref(self.model_def), ctypes.byref(options),
+            ctypes.byref(self.ctx))
+
+    def another_context(self):
+        """A second context of the same loaded model, with weights and state
+        of its own (as an app holding two instances has): no second
+        library, so it works from the GPU check's bundle too."""
+        other = copy.copy(self)
+        if not self.compile_only:
+            other._check(other._create_context())
+        return other
 
     def _compile_only(self, archive, status):
         """Checks what can be checked without a GPU, then ends the test."""
