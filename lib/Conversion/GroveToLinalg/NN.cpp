@@ -767,6 +767,70 @@ Value windowCount(OpBuilder &b, Location l, function_ref<Value(int)> position,
   return count;
 }
 
+/// For each output position of a max pool, the index (i · kw + j) of the
+/// window element that wins: the first maximum, or the last NaN, as
+/// PyTorch's kernels pick it (`v > max || isnan(v)`). Loops (n, c, y, i, j, x),
+/// as the forward's (PoolLowering): the output row innermost, which the host
+/// vectorizes along (the window's 2 or 3 trips innermost it did not); the GPU's
+/// kernels put parallel loops outermost anyway.
+Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
+                  Value dy) {
+  RankedTensorType inType = op.getInput().getType();
+  RankedTensorType outType = op.getOutputGrad().getType();
+  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                    pad = op.getPadding();
+  Type elt = inType.getElementType();
+  Value negInf = arith::ConstantOp::create(
+      b, loc, elt,
+      b.getFloatAttr(elt, APFloat::getInf(
+                              cast<FloatType>(elt).getFloatSemantics(), true)));
+  SmallVector<int64_t> high = windowedHighPadding(
+      inType, outType, kernel, strides, pad, op.getCeilMode());
+  Value padded = pad2D(b, loc, x, {pad[0], pad[1]}, high, negInf);
+  SmallVector<OpFoldResult> dims = getDims(b, loc, dy);
+  auto indexType = RankedTensorType::get(outType.getShape(), b.getI32Type());
+  Value maxInit = filled(b, loc, outType, dims, negInf);
+  Value idxInit = filled(b, loc, indexType, dims,
+                         arith::ConstantIntOp::create(b, loc, 0, 32));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, c, y, i, j, xx;
+  bindDims(ctx, n, c, y, i, j, xx);
+  // The window's shape, as the named pooling ops take it, bounds (i, j).
+  Value window = tensor::EmptyOp::create(b, loc, kernel, elt);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {n, c, y * strides[0] + i, xx * strides[1] + j},
+                     ctx),
+      AffineMap::get(6, 0, {i, j}, ctx),
+      AffineMap::get(6, 0, {n, c, y, xx}, ctx),
+      AffineMap::get(6, 0, {n, c, y, xx}, ctx)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iters = {
+      IteratorType::parallel,  IteratorType::parallel,  IteratorType::parallel,
+      IteratorType::reduction, IteratorType::reduction, IteratorType::parallel};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType, indexType}, ValueRange{padded, window},
+      ValueRange{maxInit, idxInit}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = args[0], m = args[2];
+        Value greater =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, m);
+        Value nan =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
+        Value better = arith::OrIOp::create(nb, l, greater, nan);
+        Value k = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 3),
+                                  indexConst(nb, l, kernel[1])),
+            linalg::IndexOp::create(nb, l, 4));
+        Value k32 = arith::IndexCastOp::create(nb, l, nb.getI32Type(), k);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, better, v, m),
+                       arith::SelectOp::create(nb, l, better, k32, args[3])});
+      });
+  return generic.getResult(1);
+}
+
 template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   using OpConversionPattern<PoolOp>::OpConversionPattern;
   using OpAdaptor = typename PoolOp::Adaptor;
@@ -874,65 +938,6 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
     return sum;
   }
 };
-
-/// For each output position of a max pool, the index (i · kw + j) of the
-/// window element that wins: the first maximum, or the last NaN, as
-/// PyTorch's backward picks it.
-Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
-                  Value dy) {
-  RankedTensorType inType = op.getInput().getType();
-  RankedTensorType outType = op.getOutputGrad().getType();
-  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
-                    pad = op.getPadding();
-  Type elt = inType.getElementType();
-  Value negInf = arith::ConstantOp::create(
-      b, loc, elt,
-      b.getFloatAttr(elt, APFloat::getInf(
-                              cast<FloatType>(elt).getFloatSemantics(), true)));
-  SmallVector<int64_t> high = windowedHighPadding(
-      inType, outType, kernel, strides, pad, op.getCeilMode());
-  Value padded = pad2D(b, loc, x, {pad[0], pad[1]}, high, negInf);
-  SmallVector<OpFoldResult> dims = getDims(b, loc, dy);
-  auto indexType = RankedTensorType::get(outType.getShape(), b.getI32Type());
-  Value maxInit = filled(b, loc, outType, dims, negInf);
-  Value idxInit = filled(b, loc, indexType, dims,
-                         arith::ConstantIntOp::create(b, loc, 0, 32));
-  MLIRContext *ctx = b.getContext();
-  AffineExpr n, c, y, xx, i, j;
-  bindDims(ctx, n, c, y, xx, i, j);
-  // The window's shape, as the named pooling ops take it, bounds (i, j).
-  Value window = tensor::EmptyOp::create(b, loc, kernel, elt);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {n, c, y * strides[0] + i, xx * strides[1] + j},
-                     ctx),
-      AffineMap::get(6, 0, {i, j}, ctx),
-      AffineMap::get(6, 0, {n, c, y, xx}, ctx),
-      AffineMap::get(6, 0, {n, c, y, xx}, ctx)};
-  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-  iters.append(2, utils::IteratorType::reduction);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{outType, indexType}, ValueRange{padded, window},
-      ValueRange{maxInit, idxInit}, maps, iters,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value v = args[0], m = args[2];
-        Value greater =
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, m);
-        Value nan =
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
-        Value better = arith::OrIOp::create(nb, l, greater, nan);
-        Value k = arith::AddIOp::create(
-            nb, l,
-            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 4),
-                                  indexConst(nb, l, kernel[1])),
-            linalg::IndexOp::create(nb, l, 5));
-        Value k32 = arith::IndexCastOp::create(nb, l, nb.getI32Type(), k);
-        linalg::YieldOp::create(
-            nb, l,
-            ValueRange{arith::SelectOp::create(nb, l, better, v, m),
-                       arith::SelectOp::create(nb, l, better, k32, args[3])});
-      });
-  return generic.getResult(1);
-}
 
 /// A pool's input gradient as a gather: input element (h, w) sums, over
 /// the window offsets (i, j), the output gradient at ((h + pt - i) / sh,

@@ -10,7 +10,7 @@
 // contraction (N * Oh * Ow) checks that the two batches agree.
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d0 * 3 + d4, d2 + d5, d3 + d6)>
 // CHECK-DAG: #[[DYG:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d0 * 4 + d1, d3, d4)>
-// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d3, d5 * 2 + d4)>
 // The bf16 weight gradient's loops (@weight_grad_bf16 below).
 // CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
 // CHECK-DAG: #[[XP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 2) * 3 + d1, d2 + d5, d3 + d6)>
@@ -25,7 +25,7 @@
 // CHECK: linalg.batch_matmul ins({{.*}} : tensor<1x4x?xf32>, tensor<1x?x27xf32>) outs({{.*}} : tensor<1x4x27xf32>)
 // CHECK: tensor.expand_shape {{.*}} output_shape [4, 3, 3, 3]
 // The max pool's winners: strictly greater (the first maximum) or NaN.
-// CHECK: %[[ARG:.*]]:2 = linalg.generic {indexing_maps = [#[[WIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: %[[ARG:.*]]:2 = linalg.generic {indexing_maps = [#[[WIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
 // CHECK: arith.cmpf ogt
 // CHECK: arith.cmpf uno
 // CHECK: arith.ori
