@@ -2,7 +2,7 @@
 # scripts/setup.sh — idempotent set-up of a Debian 12 machine for Grove.
 #
 #   sudo scripts/setup.sh              # system packages + .venv with the test packages
-#   GROVE_BENCH=1 scripts/setup.sh     # ... plus the benchmark peers (IREE), ~0.5 GB
+#   GROVE_BENCH=1 scripts/setup.sh     # ... plus the benchmark peers (IREE, JAX), ~0.5 GB
 #
 # 1. Debian packages: each one is checked with dpkg-query; `apt-get update` and
 #    `apt-get install --no-install-recommends` run only when something is missing
@@ -135,7 +135,7 @@ else
   pip_install
   did_pip=1
 fi
-[[ "$BENCH" == 1 ]] || log "pip: benchmark peers (IREE) not requested; GROVE_BENCH=1 installs them"
+[[ "$BENCH" == 1 ]] || log "pip: benchmark peers (IREE, JAX, optax) not requested; GROVE_BENCH=1 installs them"
 # A numpy inside the venv (installed by hand, say) shadows Debian's: remove it.
 if compgen -G "$VENV/lib/python3*/site-packages/numpy" >/dev/null; then
   log "pip: removing the venv's own numpy, which shadows Debian's $DEB_NUMPY"
@@ -160,6 +160,8 @@ if os.environ.get("GROVE_BENCH") == "1":
     import iree.compiler, iree.runtime
     import iree.runtime.version as irv
     vers.append(f"iree {irv.VERSION}")
+    import jax, optax
+    vers += [f"jax {jax.__version__}", f"optax {optax.__version__}"]
 print(", ".join(vers))
 EOF
 }
