@@ -106,13 +106,16 @@ def GroveSplitFullReductions : Pass<"grove-split-full-reductions"> {
   let description = [{
     A reduction of a whole tensor to a scalar (a norm, a loss's sum) has no
     parallel loop, so the host's thread team would run it on one thread.
-    Upstream's `linalg::splitReduction` rewrites one of N static elements
-    into `parts` partial reductions of N/parts contiguous elements each (a
+    Upstream's `linalg::splitReduction` rewrites a reduction over N static
+    elements into `parts` partial reductions of N/parts contiguous elements
+    each (a
     parallel loop the threads share, vectorised inside) and a short final
     reduction of the partials. `parts` is the largest power of two up to
     `max-parts` that divides N and leaves each part `min-part` elements or
-    more; reductions of fewer than `min-size` elements, of dynamic size or
-    over more than one loop stay as they are. The sum's association
+    more; reductions of fewer than `min-size` elements, of dynamic size,
+    over more than one loop, reading `linalg.index` or through a map that
+    is not a projected permutation (a broadcast's constant index) stay as
+    they are. The sum's association
     changes (reductions are already reassociated when vectorised).
   }];
   let options = [

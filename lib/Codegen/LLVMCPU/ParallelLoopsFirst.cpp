@@ -30,7 +30,13 @@ namespace {
 /// parallel (the contiguous walk would become strided).
 SmallVector<unsigned> getParallelFirstOrder(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  if (iters.empty() || iters.back() != utils::IteratorType::reduction)
+  // The innermost loop that walks memory: unit loops (the 1 x 1 of a
+  // pooled N x C x 1 x 1) do not.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t inner = static_cast<int64_t>(iters.size()) - 1;
+  while (inner >= 0 && ranges[inner] == 1)
+    --inner;
+  if (inner < 0 || iters[inner] != utils::IteratorType::reduction)
     return {};
   SmallVector<unsigned> order;
   for (auto [d, it] : llvm::enumerate(iters))

@@ -30,9 +30,15 @@ struct GroveSplitFullReductionsPass
 
   /// How many parts `op` splits into; 0 when it stays whole.
   int64_t getParts(linalg::GenericOp op) const {
+    // Upstream moves the body as it is under a new outer loop (a
+    // linalg.index would then count parts, not elements) and reads every
+    // map as a permutation (a broadcast's constant index is not one).
     if (!op.hasPureTensorSemantics() || op.getNumLoops() != 1 ||
         op.getNumReductionLoops() != 1 || op.getNumDpsInits() != 1 ||
-        cast<ShapedType>(op.getDpsInits()[0].getType()).getRank() != 0)
+        cast<ShapedType>(op.getDpsInits()[0].getType()).getRank() != 0 ||
+        op.hasIndexSemantics() ||
+        !llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); }))
       return 0;
     int64_t size = op.getStaticLoopRanges()[0];
     if (ShapedType::isDynamic(size) || size < minSize)

@@ -64,3 +64,21 @@ func.func @strided(%x: memref<4x16x8x8xf32, strided<[2048, 128, 16, 1]>>, %s: me
   }
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#out = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// A sum over N of pooled N x C x 1 x 1: the unit loops walk nothing, so the
+// innermost loop that does is C (parallel): left alone.
+// CHECK-LABEL: func.func @unit_loops
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+func.func @unit_loops(%x: memref<?x64x1x1xf32>, %s: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%x : memref<?x64x1x1xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %y = arith.addf %a, %b : f32
+    linalg.yield %y : f32
+  }
+  return
+}

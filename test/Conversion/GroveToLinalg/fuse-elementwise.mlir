@@ -285,3 +285,94 @@ func.func @row_sums_keep_producer(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor
     }
   return %n, %u : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// A sum of exp(x) with exp(x) read later too: the sum recomputes it
+// (RecomputeIntoFullReduction), it does not keep it as a second result
+// (FuseIntoLaterUsers would, in a loop with nothing to share).
+// CHECK-LABEL: func.func @sum_then_reader
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X:[^ ]*]] : tensor<8xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: math.exp
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]], %[[S]] : tensor<8xf32>, tensor<f32>)
+// CHECK: math.exp
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @sum_then_reader(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<f32>
+  %s = linalg.fill ins(%zero : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+  %n = linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]} ins(%u : tensor<8xf32>) outs(%s : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %y = arith.addf %v, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel"]} ins(%u, %n : tensor<8xf32>, tensor<f32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %d: f32, %o: f32):
+    %y = arith.divf %v, %d : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// Not recomputed: exp(x) is also returned (a reader that cannot fuse it,
+// so it is stored anyway). A dot product of sin(x) with itself reads one
+// operand once deduplicated, and recomputes sin once.
+// CHECK-LABEL: func.func @stored_anyway
+// CHECK: %[[U:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[U]] : tensor<8xf32>)
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X:[^ ]*]] : tensor<8xf32>)
+// CHECK: math.sin
+// CHECK-NOT: math.sin
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[X]] : tensor<8xf32>)
+// CHECK: math.sin
+// CHECK: return
+func.func @stored_anyway(%x: tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>, tensor<f32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<f32>
+  %s = linalg.fill ins(%zero : f32) outs(%s0 : tensor<f32>) -> tensor<f32>
+  %n = linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]} ins(%u : tensor<8xf32>) outs(%s : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %y = arith.addf %v, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.sin %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id, #scalar], iterator_types = ["reduction"]} ins(%w, %w : tensor<8xf32>, tensor<8xf32>) outs(%s : tensor<f32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %y = arith.addf %p, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  %neg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%w : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = arith.negf %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %n, %u, %d, %neg : tensor<f32>, tensor<8xf32>, tensor<f32>, tensor<8xf32>
+}

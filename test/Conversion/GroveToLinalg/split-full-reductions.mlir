@@ -94,3 +94,40 @@ func.func @left_alone(%short: tensor<1024xf32>, %dyn: tensor<?xf32>, %odd: tenso
   } -> tensor<64xf32>
   return %a, %b, %c, %d : tensor<f32>, tensor<f32>, tensor<f32>, tensor<64xf32>
 }
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+#first = affine_map<(d0) -> (0)>
+
+// Left whole although long: a body reading linalg.index (split, it would
+// count parts) and a broadcast read through a constant index (not a
+// permutation upstream could split).
+// CHECK-LABEL: func.func @index_and_broadcast
+// CHECK-NOT: tensor.expand_shape
+// CHECK: return
+// SMALL-LABEL: func.func @index_and_broadcast
+// SMALL-NOT: tensor.expand_shape
+// SMALL: return
+func.func @index_and_broadcast(%x: tensor<65536xf32>, %s: tensor<1xf32>) -> (tensor<f32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %a = linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]} ins(%x : tensor<65536xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f32
+    %p = arith.mulf %v, %f : f32
+    %y = arith.addf %p, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  %b = linalg.generic {indexing_maps = [#id, #first, #scalar], iterator_types = ["reduction"]} ins(%x, %s : tensor<65536xf32>, tensor<1xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%v: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %v, %w : f32
+    %y = arith.addf %p, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  return %a, %b : tensor<f32>, tensor<f32>
+}
