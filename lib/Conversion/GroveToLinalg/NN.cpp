@@ -767,70 +767,6 @@ Value windowCount(OpBuilder &b, Location l, function_ref<Value(int)> position,
   return count;
 }
 
-/// For each output position of a max pool, the index (i · kw + j) of the
-/// window element that wins: the first maximum, or the last NaN, as
-/// PyTorch's kernels pick it (`v > max || isnan(v)`). Loops (n, c, y, i, j, x),
-/// as the forward's (PoolLowering): the output row innermost, which the host
-/// vectorizes along (the window's 2 or 3 trips innermost it did not); the GPU's
-/// kernels put parallel loops outermost anyway.
-Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
-                  Value dy) {
-  RankedTensorType inType = op.getInput().getType();
-  RankedTensorType outType = op.getOutputGrad().getType();
-  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
-                    pad = op.getPadding();
-  Type elt = inType.getElementType();
-  Value negInf = arith::ConstantOp::create(
-      b, loc, elt,
-      b.getFloatAttr(elt, APFloat::getInf(
-                              cast<FloatType>(elt).getFloatSemantics(), true)));
-  SmallVector<int64_t> high = windowedHighPadding(
-      inType, outType, kernel, strides, pad, op.getCeilMode());
-  Value padded = pad2D(b, loc, x, {pad[0], pad[1]}, high, negInf);
-  SmallVector<OpFoldResult> dims = getDims(b, loc, dy);
-  auto indexType = RankedTensorType::get(outType.getShape(), b.getI32Type());
-  Value maxInit = filled(b, loc, outType, dims, negInf);
-  Value idxInit = filled(b, loc, indexType, dims,
-                         arith::ConstantIntOp::create(b, loc, 0, 32));
-  MLIRContext *ctx = b.getContext();
-  AffineExpr n, c, y, i, j, xx;
-  bindDims(ctx, n, c, y, i, j, xx);
-  // The window's shape, as the named pooling ops take it, bounds (i, j).
-  Value window = tensor::EmptyOp::create(b, loc, kernel, elt);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {n, c, y * strides[0] + i, xx * strides[1] + j},
-                     ctx),
-      AffineMap::get(6, 0, {i, j}, ctx),
-      AffineMap::get(6, 0, {n, c, y, xx}, ctx),
-      AffineMap::get(6, 0, {n, c, y, xx}, ctx)};
-  using utils::IteratorType;
-  SmallVector<IteratorType> iters = {
-      IteratorType::parallel,  IteratorType::parallel,  IteratorType::parallel,
-      IteratorType::reduction, IteratorType::reduction, IteratorType::parallel};
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{outType, indexType}, ValueRange{padded, window},
-      ValueRange{maxInit, idxInit}, maps, iters,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value v = args[0], m = args[2];
-        Value greater =
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, m);
-        Value nan =
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
-        Value better = arith::OrIOp::create(nb, l, greater, nan);
-        Value k = arith::AddIOp::create(
-            nb, l,
-            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 3),
-                                  indexConst(nb, l, kernel[1])),
-            linalg::IndexOp::create(nb, l, 4));
-        Value k32 = arith::IndexCastOp::create(nb, l, nb.getI32Type(), k);
-        linalg::YieldOp::create(
-            nb, l,
-            ValueRange{arith::SelectOp::create(nb, l, better, v, m),
-                       arith::SelectOp::create(nb, l, better, k32, args[3])});
-      });
-  return generic.getResult(1);
-}
-
 template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   using OpConversionPattern<PoolOp>::OpConversionPattern;
   using OpAdaptor = typename PoolOp::Adaptor;
@@ -939,15 +875,153 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   }
 };
 
+/// For each output position of a max pool, the index (i · kw + j) of the
+/// window element that wins: the first maximum, or the last NaN, as
+/// PyTorch's kernels pick it (`v > max || isnan(v)`). Loops (n, c, y, i, j, x),
+/// as the forward's (PoolLowering): the output row innermost, which the host
+/// vectorizes along (the window's 2 or 3 trips innermost it did not); the GPU's
+/// kernels put parallel loops outermost anyway.
+Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
+                  Value dy) {
+  RankedTensorType inType = op.getInput().getType();
+  RankedTensorType outType = op.getOutputGrad().getType();
+  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                    pad = op.getPadding();
+  Type elt = inType.getElementType();
+  Value negInf = arith::ConstantOp::create(
+      b, loc, elt,
+      b.getFloatAttr(elt, APFloat::getInf(
+                              cast<FloatType>(elt).getFloatSemantics(), true)));
+  SmallVector<int64_t> high = windowedHighPadding(
+      inType, outType, kernel, strides, pad, op.getCeilMode());
+  Value padded = pad2D(b, loc, x, {pad[0], pad[1]}, high, negInf);
+  SmallVector<OpFoldResult> dims = getDims(b, loc, dy);
+  auto indexType = RankedTensorType::get(outType.getShape(), b.getI32Type());
+  Value maxInit = filled(b, loc, outType, dims, negInf);
+  Value idxInit = filled(b, loc, indexType, dims,
+                         arith::ConstantIntOp::create(b, loc, 0, 32));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr n, c, y, i, j, xx;
+  bindDims(ctx, n, c, y, i, j, xx);
+  // The window's shape, as the named pooling ops take it, bounds (i, j).
+  Value window = tensor::EmptyOp::create(b, loc, kernel, elt);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {n, c, y * strides[0] + i, xx * strides[1] + j},
+                     ctx),
+      AffineMap::get(6, 0, {i, j}, ctx),
+      AffineMap::get(6, 0, {n, c, y, xx}, ctx),
+      AffineMap::get(6, 0, {n, c, y, xx}, ctx)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iters = {
+      IteratorType::parallel,  IteratorType::parallel,  IteratorType::parallel,
+      IteratorType::reduction, IteratorType::reduction, IteratorType::parallel};
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType, indexType}, ValueRange{padded, window},
+      ValueRange{maxInit, idxInit}, maps, iters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = args[0], m = args[2];
+        Value greater =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, v, m);
+        Value nan =
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, v, v);
+        Value better = arith::OrIOp::create(nb, l, greater, nan);
+        Value k = arith::AddIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, linalg::IndexOp::create(nb, l, 3),
+                                  indexConst(nb, l, kernel[1])),
+            linalg::IndexOp::create(nb, l, 4));
+        Value k32 = arith::IndexCastOp::create(nb, l, nb.getI32Type(), k);
+        linalg::YieldOp::create(
+            nb, l,
+            ValueRange{arith::SelectOp::create(nb, l, better, v, m),
+                       arith::SelectOp::create(nb, l, better, k32, args[3])});
+      });
+  return generic.getResult(1);
+}
+
+/// A window position that may have pooled input element `at`: the output
+/// gradient's position `pos` (0 where not `valid`) and the element's index
+/// in that window, `offset` (i32, i · kw + j as buildArgmax numbers it).
+struct PoolCandidate {
+  Value valid;
+  Value pos[2];
+  Value offset;
+};
+
+/// `a && b`, or `b` where there is no `a` yet.
+Value andAlso(OpBuilder &b, Location l, Value a, Value c) {
+  return a ? arith::AndIOp::create(b, l, a, c).getResult() : c;
+}
+
+/// Windows that tile the input (stride = kernel) hold each element at most
+/// once: window (h + pt) / sh at offset (h + pt) % sh. h + pt is never
+/// negative, so the divisions are unsigned (shifts for 2).
+PoolCandidate getTiledCandidate(OpBuilder &b, Location l, Value at[2],
+                                ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> pad, Value outSizes[2]) {
+  PoolCandidate c;
+  Value rem[2];
+  for (int d = 0; d < 2; ++d) {
+    Value num = arith::AddIOp::create(b, l, at[d], indexConst(b, l, pad[d]));
+    Value k = indexConst(b, l, strides[d]);
+    c.pos[d] = arith::DivUIOp::create(b, l, num, k);
+    rem[d] = arith::RemUIOp::create(b, l, num, k);
+    c.valid = andAlso(b, l, c.valid,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                            c.pos[d], outSizes[d]));
+  }
+  Value offset = arith::AddIOp::create(
+      b, l, arith::MulIOp::create(b, l, rem[0], indexConst(b, l, kernel[1])),
+      rem[1]);
+  c.offset = arith::IndexCastOp::create(b, l, b.getI32Type(), offset);
+  return c;
+}
+
+/// Every window offset (i, j): window ((h + pt - i) / sh, ...) where that
+/// is whole and in range.
+SmallVector<PoolCandidate>
+getWindowCandidates(OpBuilder &b, Location l, Value at[2],
+                    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                    ArrayRef<int64_t> pad, Value outSizes[2]) {
+  SmallVector<PoolCandidate> candidates;
+  Value zero = indexConst(b, l, 0);
+  for (int64_t i = 0; i < kernel[0]; ++i) {
+    for (int64_t j = 0; j < kernel[1]; ++j) {
+      int64_t offset[2] = {i, j};
+      PoolCandidate c;
+      for (int d = 0; d < 2; ++d) {
+        Value num = arith::SubIOp::create(
+            b, l, arith::AddIOp::create(b, l, at[d], indexConst(b, l, pad[d])),
+            indexConst(b, l, offset[d]));
+        Value stride = indexConst(b, l, strides[d]);
+        c.pos[d] = arith::DivSIOp::create(b, l, num, stride);
+        Value r = arith::RemSIOp::create(b, l, num, stride);
+        Value ok = arith::AndIOp::create(
+            b, l,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, num, zero),
+            arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r, zero),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c.pos[d],
+                                      outSizes[d])));
+        c.valid = andAlso(b, l, c.valid, ok);
+      }
+      c.offset = arith::ConstantIntOp::create(b, l, i * kernel[1] + j, 32);
+      candidates.push_back(c);
+    }
+  }
+  return candidates;
+}
+
 /// A pool's input gradient as a gather: input element (h, w) sums, over
 /// the window offsets (i, j), the output gradient at ((h + pt - i) / sh,
 /// (w + pl - j) / sw) where that is a whole, in-range position, and the
 /// element is what the window pooled (max: its winner; avg: divided by
 /// the window's divisor). One linalg.generic, a thread per input element
-/// on the GPU, no scatter. Windows that tile the input (stride = kernel,
-/// the usual 2x2 pool) hold each element at most once: the one candidate
-/// is ((h + pt) / sh, (w + pl) / sw) at offset ((h + pt) % sh, ...), not
-/// kh · kw candidates each with its divisions and tests.
+/// on the GPU, no scatter. Windows that tile the input (the usual 2x2
+/// pool) give one candidate (getTiledCandidate), not kh · kw each with its
+/// divisions and tests.
 template <typename GradOp>
 struct PoolGradLowering : OpConversionPattern<GradOp> {
   using OpConversionPattern<GradOp>::OpConversionPattern;
@@ -991,23 +1065,28 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
                          linalg::IndexOp::create(b, l, 3)};
           Value zero = indexConst(b, l, 0);
           Value sum = createFloat(b, l, acc, 0.0);
-          // The gradient element (`pos`, whole and in range where `valid`)
-          // reaches this input element through window offset `offset`.
-          auto addCandidate = [&](Value valid, Value pos[2], Value offset) {
+          SmallVector<PoolCandidate> candidates =
+              tiles ? SmallVector<PoolCandidate>{getTiledCandidate(
+                          b, l, at, kernel, strides, pad, outSizes)}
+                    : getWindowCandidates(b, l, at, kernel, strides, pad,
+                                          outSizes);
+          for (PoolCandidate &cand : candidates) {
+            Value pos[2];
             for (int d = 0; d < 2; ++d)
-              pos[d] = arith::SelectOp::create(b, l, valid, pos[d], zero);
+              pos[d] =
+                  arith::SelectOp::create(b, l, cand.valid, cand.pos[d], zero);
             Value g = castFloat(b, l,
                                 tensor::ExtractOp::create(
                                     b, l, dy, ValueRange{n, c, pos[0], pos[1]}),
                                 acc);
-            Value hit = valid;
+            Value hit = cand.valid;
             if constexpr (isMax) {
               Value winner = tensor::ExtractOp::create(
                   b, l, argmax, ValueRange{n, c, pos[0], pos[1]});
               hit = arith::AndIOp::create(
                   b, l, hit,
                   arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, winner,
-                                        offset));
+                                        cand.offset));
             } else {
               Value count = windowCount(
                   b, l, [&](int d) { return pos[d]; }, sizes, kernel, strides,
@@ -1021,64 +1100,6 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
                 b, l, sum,
                 arith::SelectOp::create(b, l, hit, g,
                                         createFloat(b, l, acc, 0.0)));
-          };
-          if (tiles) {
-            // h + pt is never negative: unsigned divisions (shifts for 2).
-            Value valid, pos[2], rem[2];
-            for (int d = 0; d < 2; ++d) {
-              Value num =
-                  arith::AddIOp::create(b, l, at[d], indexConst(b, l, pad[d]));
-              Value k = indexConst(b, l, strides[d]);
-              pos[d] = arith::DivUIOp::create(b, l, num, k);
-              rem[d] = arith::RemUIOp::create(b, l, num, k);
-              Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
-                                               pos[d], outSizes[d]);
-              valid = valid ? arith::AndIOp::create(b, l, valid, ok).getResult()
-                            : ok;
-            }
-            Value offset = arith::AddIOp::create(
-                b, l,
-                arith::MulIOp::create(b, l, rem[0],
-                                      indexConst(b, l, kernel[1])),
-                rem[1]);
-            addCandidate(
-                valid, pos,
-                arith::IndexCastOp::create(b, l, b.getI32Type(), offset));
-          } else {
-            for (int64_t i = 0; i < kernel[0]; ++i) {
-              for (int64_t j = 0; j < kernel[1]; ++j) {
-                int64_t offset[2] = {i, j};
-                Value valid, pos[2];
-                for (int d = 0; d < 2; ++d) {
-                  Value num = arith::SubIOp::create(
-                      b, l,
-                      arith::AddIOp::create(b, l, at[d],
-                                            indexConst(b, l, pad[d])),
-                      indexConst(b, l, offset[d]));
-                  Value q = arith::DivSIOp::create(
-                      b, l, num, indexConst(b, l, strides[d]));
-                  Value r = arith::RemSIOp::create(
-                      b, l, num, indexConst(b, l, strides[d]));
-                  Value ok = arith::AndIOp::create(
-                      b, l,
-                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                            num, zero),
-                      arith::AndIOp::create(
-                          b, l,
-                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                                r, zero),
-                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                                q, outSizes[d])));
-                  valid =
-                      valid ? arith::AndIOp::create(b, l, valid, ok).getResult()
-                            : ok;
-                  pos[d] = q;
-                }
-                addCandidate(
-                    valid, pos,
-                    arith::ConstantIntOp::create(b, l, i * kernel[1] + j, 32));
-              }
-            }
           }
           linalg::YieldOp::create(b, l, castFloat(b, l, sum, elt));
         });
