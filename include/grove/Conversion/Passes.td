@@ -108,15 +108,14 @@ def GroveSplitFullReductions : Pass<"grove-split-full-reductions"> {
     parallel loop, so the host's thread team would run it on one thread.
     Upstream's `linalg::splitReduction` rewrites a reduction over N static
     elements into `parts` partial reductions of N/parts contiguous elements
-    each (a
-    parallel loop the threads share, vectorised inside) and a short final
-    reduction of the partials. `parts` is the largest power of two up to
-    `max-parts` that divides N and leaves each part `min-part` elements or
-    more; reductions of fewer than `min-size` elements, of dynamic size,
+    each (a parallel loop the threads share, vectorised inside) and a short
+    final reduction of the partials. `parts` is the largest power of two up
+    to `max-parts` that divides N and leaves each part `min-part` elements
+    or more; reductions of fewer than `min-size` elements, of dynamic size,
     over more than one loop, reading `linalg.index` or through a map that
     is not a projected permutation (a broadcast's constant index) stay as
-    they are. The sum's association
-    changes (reductions are already reassociated when vectorised).
+    they are. The sum's association changes (reductions are already
+    reassociated when vectorised).
   }];
   let options = [
     Option<"maxParts", "max-parts", "int64_t", /*default=*/"64",

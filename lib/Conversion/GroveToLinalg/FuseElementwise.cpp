@@ -21,7 +21,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "grove/Conversion/Passes.h"
+
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -45,16 +47,6 @@ bool readsElementwise(OpOperand *fused) {
          consumer.getMatchingIndexingMap(fused).isPermutation();
 }
 
-/// Whether `op` is a generic whose every result is a scalar (all its loops
-/// reductions).
-bool isFullReduction(linalg::GenericOp op) {
-  return op.getNumLoops() > 0 &&
-         op.getNumReductionLoops() == op.getNumLoops() &&
-         llvm::all_of(op.getDpsInits(), [](Value init) {
-           return cast<ShapedType>(init.getType()).getRank() == 0;
-         });
-}
-
 /// An elementwise producer with users besides `fused`'s owner, all after
 /// it in its block: the fused op keeps the producer's result (upstream's
 /// preserved producer results) and those users read it, so the producer
@@ -67,7 +59,7 @@ struct FuseIntoLaterUsers : OpRewritePattern<linalg::GenericOp> {
     // A full reduction recomputes instead (RecomputeIntoFullReduction): kept
     // here, the producer's whole result would be written by a loop that has
     // no parallel dimension to share or split.
-    if (isFullReduction(consumer))
+    if (grove::isFullReduction(consumer))
       return failure();
     for (OpOperand &operand : consumer->getOpOperands()) {
       Operation *producer = operand.get().getDefiningOp();
@@ -111,7 +103,7 @@ struct RecomputeIntoFullReduction : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
-    if (!isFullReduction(consumer))
+    if (!grove::isFullReduction(consumer))
       return failure();
     for (OpOperand *operand : consumer.getDpsInputOperands()) {
       auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
@@ -146,9 +138,7 @@ void generalizeFullReductions(Operation *root) {
   IRRewriter rewriter(root->getContext());
   SmallVector<linalg::ReduceOp> reduces;
   root->walk([&](linalg::ReduceOp op) {
-    if (llvm::all_of(op.getDpsInits(), [](Value init) {
-          return cast<ShapedType>(init.getType()).getRank() == 0;
-        }))
+    if (grove::isFullReduction(op))
       reduces.push_back(op);
   });
   for (linalg::ReduceOp op : reduces) {

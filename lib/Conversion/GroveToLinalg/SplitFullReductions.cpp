@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
+
 #include "grove/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -33,9 +35,8 @@ struct GroveSplitFullReductionsPass
     // Upstream moves the body as it is under a new outer loop (a
     // linalg.index would then count parts, not elements) and reads every
     // map as a permutation (a broadcast's constant index is not one).
-    if (!op.hasPureTensorSemantics() || op.getNumLoops() != 1 ||
-        op.getNumReductionLoops() != 1 || op.getNumDpsInits() != 1 ||
-        cast<ShapedType>(op.getDpsInits()[0].getType()).getRank() != 0 ||
+    if (!op.hasPureTensorSemantics() || !grove::isFullReduction(op) ||
+        op.getNumLoops() != 1 || op.getNumDpsInits() != 1 ||
         op.hasIndexSemantics() ||
         !llvm::all_of(op.getIndexingMapsArray(),
                       [](AffineMap m) { return m.isProjectedPermutation(); }))

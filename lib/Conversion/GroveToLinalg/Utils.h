@@ -4,6 +4,7 @@
 #define GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -79,6 +80,11 @@ Value castFloat(OpBuilder &b, Location loc, Value v, Type to);
 /// reduce_mean and global_avg_pool).
 Value buildSumOrMean(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> axes, bool mean);
+
+/// Whether every loop of `op` is a reduction and every result a scalar (a
+/// norm, a loss's sum): grove-fuse-elementwise recomputes into such ops,
+/// grove-split-full-reductions splits them.
+bool isFullReduction(linalg::LinalgOp op);
 
 } // namespace mlir::grove
 

@@ -99,9 +99,10 @@ def Grove_AssignOp : Grove_Op<"assign", [MemoryEffects<[MemWrite]>,
     What `grove-params-to-arguments` makes of a `grove.set_param`: `value`
     is copied into the buffer of `state`, a function argument carrying
     `grove.state` and `grove.writes` (or a `tensor.collapse_shape` /
-    `expand_shape` view of one, as grove-write-state-in-place makes it). It survives the lowering to linalg and
-    bufferizes (BufferizableOpInterface) to a copy into the argument's
-    buffer, which must be written in place; a write that bufferization
+    `expand_shape` view of one, as grove-write-state-in-place makes it).
+    It survives the lowering to linalg and bufferizes
+    (BufferizableOpInterface) to a copy into the argument's buffer, which
+    must be written in place; a write that bufferization
     could only make out of place (the old value is still read after it) is
     a located error, never a silent copy.
 
