@@ -273,6 +273,17 @@ def GroveOutlineParallelLoops
     team. Constants and views (subviews, reshapes, casts) are rebuilt in the
     body rather than captured, so views of one buffer stay recognizably one
     buffer there. Empty nested loops do not count as zero work.
+
+    The function records which of its memref captures no other capture may
+    overlap unless neither is written in it (`grove.noalias_args`, with its
+    memref-level signature in `grove.memref_signature`), for
+    `grove-dispatch-parallel-calls` to mark their pointers `noalias`:
+    without that LLVM reloads an accumulator after every load of the input
+    it reduces and guards vector loops with overlap checks. Buffers are
+    distinct when they come, through views, from different allocations or
+    globals, or from different state arguments of an entry function; an
+    entry's inputs may overlap each other and its state, and the arguments
+    of other functions anything. A body that calls out records nothing.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
@@ -296,7 +307,11 @@ def GroveDispatchParallelCalls
     thunk `void(ptr ctx, i64 lo, i64 hi)` unpacks them and calls the body.
     The runtime splits [lo, hi) over the OpenMP team that also runs
     oneDNN's GEMMs (one team, so the two never spin against each other on
-    the same cores) and runs small ranges inline.
+    the same cores) and runs small ranges inline. The aligned pointers of
+    the memrefs the body's `grove.noalias_args` names become `noalias`
+    (the LLVM lowering drops the argument attributes of memrefs; the
+    recorded `grove.memref_signature` says where each memref's
+    descriptor lies among the body's arguments).
   }];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }

@@ -22,6 +22,8 @@ namespace mlir::grove {
 using namespace mlir;
 
 namespace {
+using grove::kMemRefSignatureAttr;
+using grove::kNoAliasArgsAttr;
 using grove::kParallelBodyAttr;
 constexpr StringLiteral kParallelFor = "grove_rt_parallel_for";
 
@@ -55,6 +57,9 @@ struct GroveDispatchParallelCallsPass
       return signalPassFailure();
 
     DenseMap<Operation *, LLVM::LLVMFuncOp> thunks;
+    for (auto [call, body] : calls)
+      if (failed(markNoAlias(body)))
+        return signalPassFailure();
     for (auto [call, body] : calls) {
       Location loc = call.getLoc();
       auto bodyType = body.getFunctionType();
@@ -112,6 +117,47 @@ struct GroveDispatchParallelCallsPass
     // plain LLVM dialect.
     for (auto [call, body] : calls)
       body->removeAttr(kParallelBodyAttr);
+  }
+
+  /// Marks noalias the aligned pointers of the memrefs the outliner found
+  /// unaliased (grove.noalias_args, NoAliasCaptures.cpp). The LLVM lowering
+  /// exploded each memref of the recorded signature into (allocated,
+  /// aligned, offset, sizes..., strides...); every other argument is one.
+  LogicalResult markNoAlias(LLVM::LLVMFuncOp body) {
+    auto indices = body->getAttrOfType<DenseI64ArrayAttr>(kNoAliasArgsAttr);
+    auto signature = body->getAttrOfType<TypeAttr>(kMemRefSignatureAttr);
+    if (!indices)
+      return success();
+    body->removeAttr(kNoAliasArgsAttr);
+    body->removeAttr(kMemRefSignatureAttr);
+    auto memrefType =
+        signature ? dyn_cast<FunctionType>(signature.getValue()) : nullptr;
+    if (!memrefType)
+      return body.emitOpError("has ")
+             << kNoAliasArgsAttr << " without a function type as "
+             << kMemRefSignatureAttr;
+    SmallVector<unsigned> first;
+    unsigned next = 0;
+    for (Type type : memrefType.getInputs()) {
+      first.push_back(next);
+      auto memref = dyn_cast<MemRefType>(type);
+      next += memref ? 3 + 2 * memref.getRank() : 1;
+    }
+    ArrayRef<Type> params = body.getFunctionType().getParams();
+    if (next != params.size())
+      return body.emitOpError("has ")
+             << params.size() << " arguments where its memref signature "
+             << memrefType << " explodes into " << next;
+    for (int64_t i : indices.asArrayRef()) {
+      if (i < 0 || i >= static_cast<int64_t>(first.size()) ||
+          !isa<MemRefType>(memrefType.getInput(i)) ||
+          !isa<LLVM::LLVMPointerType>(params[first[i] + 1]))
+        return body.emitOpError("has no memref argument ")
+               << i << " to mark noalias";
+      body.setArgAttr(first[i] + 1, LLVM::LLVMDialect::getNoAliasAttrName(),
+                      UnitAttr::get(body.getContext()));
+    }
+    return success();
   }
 
   /// `void <body>__thunk(ptr ctx, i64 lo, i64 hi)`: loads the captures and

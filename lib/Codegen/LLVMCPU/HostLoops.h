@@ -2,13 +2,15 @@
 //
 // What grove-outline-parallel-loops, grove-host-loop-hints and
 // grove-dispatch-parallel-calls agree on: the marker of range functions, what
-// counts as a loop's constant trip count, and what counts as a view.
+// counts as a loop's constant trip count, what counts as a view, and which
+// captures may be marked noalias.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GROVE_LIB_CONVERSION_HOSTLOOPS_HOSTLOOPS_H
 #define GROVE_LIB_CONVERSION_HOSTLOOPS_HOSTLOOPS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -44,6 +46,16 @@ inline Value getViewedMemRef(Operation *op) {
     return transpose.getIn();
   return nullptr;
 }
+
+/// The arguments of range function `body`, `captures` in the caller from
+/// index `firstCapture` on, that LLVM may take as noalias: memrefs that no
+/// other capture may overlap unless neither is written in `body`. Buffers
+/// count as distinct when they come (through views) from different
+/// allocations or globals, or from different state arguments of an entry
+/// function; an entry's inputs may overlap each other and its state. None
+/// when `body` calls out or writes memory it does not name.
+SmallVector<int64_t> getNoAliasCaptures(func::FuncOp body, ValueRange captures,
+                                        unsigned firstCapture);
 
 } // namespace mlir::grove
 

@@ -265,6 +265,14 @@ struct GroveOutlineParallelLoopsPass
           });
     }
 
+    SmallVector<int64_t> noalias =
+        grove::getNoAliasCaptures(fn, args.getArrayRef(), /*firstCapture=*/2);
+    if (!noalias.empty()) {
+      fn->setAttr(grove::kNoAliasArgsAttr, mb.getDenseI64ArrayAttr(noalias));
+      fn->setAttr(grove::kMemRefSignatureAttr,
+                  TypeAttr::get(fn.getFunctionType()));
+    }
+
     SmallVector<Value> callArgs = {zero, total};
     callArgs.append(args.begin(), args.end());
     func::CallOp::create(b, loc, fn, callArgs);

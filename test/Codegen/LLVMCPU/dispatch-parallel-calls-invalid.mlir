@@ -131,3 +131,46 @@ module {
     llvm.return
   }
 }
+
+// -----
+
+// Unaliased arguments recorded without the memref-level signature.
+module {
+  // expected-error @+1 {{has grove.noalias_args without a function type as grove.memref_signature}}
+  llvm.func internal @body(%lo: i64, %hi: i64, %p: !llvm.ptr) attributes {grove.parallel_body = 1 : i64, grove.noalias_args = array<i64: 2>} {
+    llvm.return
+  }
+  llvm.func @f(%n: i64, %p: !llvm.ptr) {
+    llvm.call @body(%n, %n, %p) : (i64, i64, !llvm.ptr) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// A signature that does not explode into the body's arguments (a rank-1
+// memref is five).
+module {
+  // expected-error @+1 {{has 3 arguments where its memref signature '(index, index, memref<?xf32>) -> ()' explodes into 7}}
+  llvm.func internal @body(%lo: i64, %hi: i64, %p: !llvm.ptr) attributes {grove.parallel_body = 1 : i64, grove.noalias_args = array<i64: 2>, grove.memref_signature = (index, index, memref<?xf32>) -> ()} {
+    llvm.return
+  }
+  llvm.func @f(%n: i64, %p: !llvm.ptr) {
+    llvm.call @body(%n, %n, %p) : (i64, i64, !llvm.ptr) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// An index that names no memref of the signature.
+module {
+  // expected-error @+1 {{has no memref argument 1 to mark noalias}}
+  llvm.func internal @body(%lo: i64, %hi: i64, %p: !llvm.ptr) attributes {grove.parallel_body = 1 : i64, grove.noalias_args = array<i64: 1>, grove.memref_signature = (index, index, !llvm.ptr) -> ()} {
+    llvm.return
+  }
+  llvm.func @f(%n: i64, %p: !llvm.ptr) {
+    llvm.call @body(%n, %n, %p) : (i64, i64, !llvm.ptr) -> ()
+    llvm.return
+  }
+}

@@ -43,7 +43,7 @@
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func private @one_d__parallel_0(
 // CHECK-SAME: %[[LO:[^:]*]]: index, %[[HI:[^:]*]]: index, %[[PA:[^:]*]]: memref<?xf32>, %[[PB:[^:]*]]: memref<?xf32>)
-// CHECK-SAME: attributes {grove.parallel_body = 1 : i64} {
+// CHECK-SAME: grove.parallel_body = 1 : i64} {
 // CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK-DAG: %[[PLB:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[PSTEP:.*]] = arith.constant 3 : index
@@ -89,7 +89,7 @@ func.func @one_d(%a: memref<?xf32>, %b: memref<?xf32>) {
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func private @four_d__parallel_0(
 // CHECK-SAME: %[[LO:[^:]*]]: index, %[[HI:[^:]*]]: index, %[[PA:[^:]*]]: memref<?x?x?x?xf32>, %[[PX:[^:]*]]: f32, %[[PB:[^:]*]]: memref<?x?x?x?xf32>)
-// CHECK-SAME: attributes {grove.parallel_body = 64 : i64} {
+// CHECK-SAME: grove.parallel_body = 64 : i64} {
 // CHECK-DAG: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-DAG: %[[PLB0:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[PLB1:.*]] = arith.constant 3 : index
@@ -159,8 +159,8 @@ func.func @four_d(%a: memref<?x?x?x?xf32>, %b: memref<?x?x?x?xf32>, %s: f32) {
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c99) step (%c1) {
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c100) step (%c1) {
 // CHECK: return
-// CHECK-DAG: func.func private @threshold__parallel_0({{.*}}) attributes {grove.parallel_body = 1 : i64}
-// CHECK-DAG: func.func private @threshold__parallel_1({{.*}}) attributes {grove.parallel_body = 256 : i64}
+// CHECK-DAG: func.func private @threshold__parallel_0({{.*}}) {{.*}}grove.parallel_body = 1 : i64}
+// CHECK-DAG: func.func private @threshold__parallel_1({{.*}}) {{.*}}grove.parallel_body = 256 : i64}
 // MIN100-LABEL: func.func @threshold(
 // MIN100: call @threshold__parallel_0(
 // MIN100: call @threshold__parallel_1(
@@ -236,7 +236,7 @@ func.func @reduction(%a: memref<?xf32>, %b: memref<?xf32>) -> f32 {
 // CHECK: return
 // CHECK-NOT: @nested__parallel_1
 // CHECK-LABEL: func.func private @nested__parallel_0(
-// CHECK-SAME: attributes {grove.parallel_body = 1000 : i64}
+// CHECK-SAME: grove.parallel_body = 1000 : i64}
 // CHECK: scf.for
 // CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1000{{.*}}) step (%c1{{.*}}) {
 // CHECK: memref.store
@@ -263,7 +263,7 @@ func.func @nested(%a: memref<?x?xf32>) {
 // CHECK: call @few_outer__parallel_0(%c0{{(_[0-9]+)?}}, %c600000{{(_[0-9]+)?}}, %{{[^,)]*}}) : (index, index, memref<?x?x?xf32>) -> ()
 // CHECK-LABEL: func.func private @few_outer__parallel_0(
 // CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %[[PA:[^:]*]]: memref<?x?x?xf32>)
-// CHECK-SAME: attributes {grove.parallel_body = 1 : i64}
+// CHECK-SAME: grove.parallel_body = 1 : i64}
 // CHECK-DAG: %[[PN1:.*]] = arith.constant 3 : index
 // CHECK-DAG: %[[PN2:.*]] = arith.constant 100000 : index
 // CHECK: scf.parallel (%[[R:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
@@ -292,12 +292,12 @@ func.func @few_outer(%a: memref<?x?x?xf32>) {
 // With 8 outer iterations the last dimension stays a loop (work 4096 per
 // linear iteration); with 4 they are all linearized (work 1).
 // CHECK-LABEL: func.func private @eight_outer__parallel_0(
-// CHECK-SAME: attributes {grove.parallel_body = 4096 : i64}
+// CHECK-SAME: grove.parallel_body = 4096 : i64}
 // CHECK: scf.for
 // CHECK: scf.parallel
 // CHECK: return
 // CHECK-LABEL: func.func private @four_outer__parallel_0(
-// CHECK-SAME: attributes {grove.parallel_body = 1 : i64}
+// CHECK-SAME: grove.parallel_body = 1 : i64}
 // CHECK-NOT: scf.for
 // CHECK: scf.parallel
 // CHECK-NOT: scf.parallel
@@ -346,7 +346,7 @@ func.func @four_outer(%a: memref<?x?xf32>) {
 // CHECK-NEXT: call @dynamic__parallel_1(%[[Z1]], %[[TOTAL1]], %[[A]]) : (index, index, memref<?x?xf32>) -> ()
 // CHECK: return
 // CHECK-LABEL: func.func private @dynamic__parallel_1(
-// CHECK-SAME: attributes {grove.parallel_body = 3 : i64}
+// CHECK-SAME: grove.parallel_body = 3 : i64}
 // CHECK-NOT: scf.parallel
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: arith.remui %[[R]], %c1024 : index
@@ -356,7 +356,7 @@ func.func @four_outer(%a: memref<?x?xf32>) {
 // The nested loop's bound %m is passed.
 // CHECK-LABEL: func.func private @dynamic__parallel_0(
 // CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: memref<?x?xf32>, %[[PM:[^:]*]]: index)
-// CHECK-SAME: attributes {grove.parallel_body = 0 : i64}
+// CHECK-SAME: grove.parallel_body = 0 : i64}
 // CHECK: scf.for
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[PM]] step
 func.func @dynamic(%a: memref<?x?xf32>, %n: index, %m: index) {
@@ -412,7 +412,7 @@ func.func @in_for(%a: memref<?x?xf32>, %n: index) {
 // CHECK-NEXT: call @dynamic_middle__parallel_0(%[[Z]], %[[TOTAL]], %[[A]], %[[N1]]) : (index, index, memref<?x?x?xf32>, index) -> ()
 // CHECK-LABEL: func.func private @dynamic_middle__parallel_0(
 // CHECK-SAME: %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: memref<?x?x?xf32>, %[[PN1:[^:]*]]: index)
-// CHECK-SAME: attributes {grove.parallel_body = 1024 : i64}
+// CHECK-SAME: grove.parallel_body = 1024 : i64}
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: arith.remui %[[R]], %[[PN1]] : index
 // CHECK-NEXT: arith.divui %[[R]], %[[PN1]] : index
@@ -479,17 +479,17 @@ func.func @no_work(%a: memref<?x?xf32>, %n: index) {
 // CHECK: call @zero_sibling__parallel_3(%c0{{(_[0-9]+)?}}, %{{.*}}, %[[A]])
 // CHECK-NEXT: return
 // CHECK-NOT: @zero_sibling__parallel_4
-// CHECK-DAG: func.func private @zero_sibling__parallel_0({{.*}}) attributes {grove.parallel_body = 1 : i64}
-// CHECK-DAG: func.func private @zero_sibling__parallel_1({{.*}}) attributes {grove.parallel_body = 256 : i64}
-// CHECK-DAG: func.func private @zero_sibling__parallel_2({{.*}}) attributes {grove.parallel_body = 64 : i64}
-// CHECK-DAG: func.func private @zero_sibling__parallel_3({{.*}}) attributes {grove.parallel_body = 1 : i64}
+// CHECK-DAG: func.func private @zero_sibling__parallel_0({{.*}}) {{.*}}grove.parallel_body = 1 : i64}
+// CHECK-DAG: func.func private @zero_sibling__parallel_1({{.*}}) {{.*}}grove.parallel_body = 256 : i64}
+// CHECK-DAG: func.func private @zero_sibling__parallel_2({{.*}}) {{.*}}grove.parallel_body = 64 : i64}
+// CHECK-DAG: func.func private @zero_sibling__parallel_3({{.*}}) {{.*}}grove.parallel_body = 1 : i64}
 // MIN100-LABEL: func.func @zero_sibling(
 // MIN100-NOT: scf.parallel
 // MIN100: call @zero_sibling__parallel_2(%c0{{(_[0-9]+)?}}, %c127{{(_[0-9]+)?}},
 // MIN100-NOT: scf.parallel
 // MIN100: call @zero_sibling__parallel_4(
 // MIN100-NEXT: return
-// MIN100-DAG: func.func private @zero_sibling__parallel_2({{.*}}) attributes {grove.parallel_body = 256 : i64}
+// MIN100-DAG: func.func private @zero_sibling__parallel_2({{.*}}) {{.*}}grove.parallel_body = 256 : i64}
 func.func @zero_sibling(%a: memref<?xf32>, %b: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -542,7 +542,7 @@ func.func @zero_sibling(%a: memref<?xf32>, %b: memref<?xf32>, %n: index) {
 // A work of one iteration that overflows saturates at the largest i64.
 // (2^40 x 2^40 iterations of two nested loops.)
 // CHECK-LABEL: func.func private @huge__parallel_0(
-// CHECK-SAME: attributes {grove.parallel_body = 9223372036854775807 : i64}
+// CHECK-SAME: grove.parallel_body = 9223372036854775807 : i64}
 func.func @huge(%a: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

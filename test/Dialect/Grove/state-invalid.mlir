@@ -107,6 +107,20 @@ func.func @f() attributes {grove.abi.entry = "0"} {
 
 // -----
 
+// expected-error @+1 {{'grove.noalias_args' must be an array of argument indices, got [2]}}
+func.func @f() attributes {grove.noalias_args = [2]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'grove.memref_signature' must be a function type, got memref<2xf32>}}
+func.func @f() attributes {grove.memref_signature = memref<2xf32>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'grove.abi.descriptor' must be a string on a module}}
 func.func @f() attributes {grove.abi.descriptor = "x"} {
   return

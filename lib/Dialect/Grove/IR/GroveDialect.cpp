@@ -54,6 +54,14 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
   if (name == kEntryIndexAttr || name == kEntryInputsAttr ||
       name == kParallelBodyAttr)
     return expect(isa<IntegerAttr>(attr.getValue()), "an integer");
+  if (name == kNoAliasArgsAttr)
+    return expect(isa<DenseI64ArrayAttr>(attr.getValue()),
+                  "an array of argument indices");
+  if (name == kMemRefSignatureAttr) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    return expect(type && isa<FunctionType>(type.getValue()),
+                  "a function type");
+  }
   return op->emitError("unknown grove attribute '") << name << "'";
 }
 

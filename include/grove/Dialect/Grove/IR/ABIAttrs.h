@@ -34,6 +34,12 @@ inline constexpr char kEntryInputsAttr[] = "grove.abi.inputs";
 /// Function: an outlined parallel loop body and its work per iteration
 /// (lib/Codegen/LLVMCPU).
 inline constexpr char kParallelBodyAttr[] = "grove.parallel_body";
+/// Range function: the arguments (memref-level indices) whose buffers no
+/// other argument reaches while it runs, and its memref-level signature, to
+/// find their pointers once memrefs are exploded into descriptors
+/// (lib/Codegen/LLVMCPU/NoAliasCaptures.cpp).
+inline constexpr char kNoAliasArgsAttr[] = "grove.noalias_args";
+inline constexpr char kMemRefSignatureAttr[] = "grove.memref_signature";
 } // namespace mlir::grove
 
 #endif // GROVE_DIALECT_GROVE_IR_ABIATTRS_H
