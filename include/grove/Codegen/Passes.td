@@ -266,7 +266,12 @@ def GroveOutlineParallelLoops
     (all but the innermost dimension, which stays a loop of its own for the
     vectorizer; all dimensions when the body loops again, as a reduction
     does, or when the outer ones are known to have fewer than 8
-    iterations). `<work>` is the constant work of one linear
+    iterations), fewer while one linear iteration would be less work
+    than `min-iteration-work`: static inner dimensions then join the body
+    as nested loops, innermost first, as long as the range keeps at least
+    8 (or an unknown number of) iterations, so that an im2col's short
+    rows or a pool's small windows do not pay a division per dimension
+    every few elements. `<work>` is the constant work of one linear
     iteration, 0 when unknown. The loop is replaced by a call over the whole range,
     so the IR stays correct and sequential until
     `grove-dispatch-parallel-calls` hands the range to the runtime's thread
@@ -287,7 +292,11 @@ def GroveOutlineParallelLoops
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
-           "smallest constant iteration count worth a parallel region">
+           "smallest constant iteration count worth a parallel region">,
+    Option<"minIterationWork", "min-iteration-work", "int64_t",
+           /*default=*/"256",
+           "static inner dimensions join the body as nested loops while "
+           "one linear iteration is less work than this (0: never)">
   ];
   let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
                            "scf::SCFDialect"];

@@ -92,8 +92,11 @@ def GroveCollapseLoopDims : Pass<"grove-collapse-loop-dims"> {
     from it: a broadcast). An elementwise op on N x C x 7 x 7 then has one
     loop of C·49 or N·C·49 iterations instead of an innermost loop of 7: the
     host vectorizer gets long loops, GPU threads fewer index computations.
-    Only ops whose indexing maps are all projected permutations are
-    considered (no windows, no constant indices); ops reading a
+    A broadcast operand of static size 1 read at constant 0 (a C x 1 x 1
+    per-channel operand, as NumPy broadcasting spells it) is first
+    collapsed to the dimensions it is read along, so it no longer keeps
+    H and W apart. Only ops whose indexing maps are then all projected
+    permutations are considered (no windows, no indexed rows); ops reading a
     `tensor.extract_slice` are left alone, since a slice may not be
     collapsible as a buffer and bufferization would copy it.
   }];

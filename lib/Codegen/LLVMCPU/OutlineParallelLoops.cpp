@@ -99,6 +99,33 @@ struct GroveOutlineParallelLoopsPass
     }
   }
 
+  /// The outer dimensions to linearize, fewer than `numOuter` where one
+  /// linear iteration would be less work than `minIterationWork` (the
+  /// delinearization of the range index, a division per dimension, would
+  /// then cost as much as the work): static dimensions move into the
+  /// body, innermost first, as long as the range keeps at least
+  /// kMinOuterIterations (or an unknown number of) iterations. An im2col's
+  /// rows of kw elements, a pool's windows over a few channels of a small
+  /// image, then run as nested loops instead of dividing the range index
+  /// every few elements.
+  unsigned nestShortInnerDims(scf::ParallelOp loop, unsigned numOuter,
+                              std::optional<int64_t> body) {
+    const unsigned rank = loop.getNumLoops();
+    while (numOuter > 1 && body) {
+      std::optional<int64_t> inner = dimsProduct(loop, numOuter, rank);
+      int64_t work;
+      if (!inner || llvm::MulOverflow(*inner, *body, work) ||
+          work >= minIterationWork)
+        break;
+      std::optional<int64_t> rest = dimsProduct(loop, 0, numOuter - 1);
+      if (!dimsProduct(loop, numOuter - 1, numOuter) ||
+          (rest && *rest < kMinOuterIterations))
+        break;
+      --numOuter;
+    }
+    return numOuter;
+  }
+
   void outline(scf::ParallelOp loop, func::FuncOp parent, unsigned &counter,
                SymbolTable &symbols) {
     const unsigned rank = loop.getNumLoops();
@@ -112,10 +139,12 @@ struct GroveOutlineParallelLoopsPass
       numOuter = rank;
       outer = dimsProduct(loop, 0, rank);
     }
+    std::optional<int64_t> body = bodyWork(loop);
+    numOuter = nestShortInnerDims(loop, numOuter, body);
+    outer = dimsProduct(loop, 0, numOuter);
     // Work of one linear iteration, 0 when unknown (the runtime then
     // parallelizes whatever the range).
     std::optional<int64_t> inner = dimsProduct(loop, numOuter, rank);
-    std::optional<int64_t> body = bodyWork(loop);
     int64_t perIteration = 0;
     if (inner && body) {
       if (llvm::MulOverflow(*inner, *body, perIteration))

@@ -66,10 +66,73 @@ SmallVector<ReassociationIndices> getCollapsibleRuns(linalg::LinalgOp op) {
   return runs;
 }
 
+/// A broadcast operand of static size 1 read at constant 0 (a per-channel
+/// C x 1 x 1 against N x C x H x W, as NumPy broadcasting spells it) is not
+/// a projected permutation, so it kept every run from merging: the same
+/// operand collapsed to the dimensions it is read along is.
+struct DropBroadcastUnitDims : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<Value> inputs(op.getInputs());
+    bool changed = false;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+      AffineMap map = maps[operand->getOperandNumber()];
+      if (!type)
+        continue;
+      SmallVector<int64_t> kept;
+      for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+        auto constant = dyn_cast<AffineConstantExpr>(expr);
+        if (!constant || constant.getValue() != 0 || type.getDimSize(d) != 1)
+          kept.push_back(d);
+      }
+      if (kept.size() == map.getNumResults())
+        continue;
+      // Each dropped unit dimension joins the group of a kept neighbour
+      // (the next one; the last group takes trailing ones).
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+        pending.push_back(d);
+        if (llvm::is_contained(kept, d)) {
+          groups.push_back(pending);
+          pending.clear();
+        }
+      }
+      if (!groups.empty())
+        groups.back().append(pending.begin(), pending.end());
+      SmallVector<int64_t> shape;
+      SmallVector<AffineExpr> exprs;
+      for (int64_t d : kept) {
+        shape.push_back(type.getDimSize(d));
+        exprs.push_back(map.getResult(d));
+      }
+      inputs[operand->getOperandNumber()] = tensor::CollapseShapeOp::create(
+          rewriter, op.getLoc(), type.clone(shape), operand->get(), groups);
+      maps[operand->getOperandNumber()] =
+          AffineMap::get(map.getNumDims(), 0, exprs, op.getContext());
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(inputs);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
 struct GroveCollapseLoopDimsPass
     : grove::impl::GroveCollapseLoopDimsBase<GroveCollapseLoopDimsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    patterns.add<DropBroadcastUnitDims>(&getContext());
     linalg::populateCollapseDimensions(patterns, getCollapsibleRuns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -1,6 +1,10 @@
-// RUN: grove-opt %s --grove-outline-parallel-loops | FileCheck %s
-// RUN: grove-opt %s --grove-outline-parallel-loops="min-work=100" | FileCheck %s --check-prefix=MIN100
-// RUN: grove-opt %s --grove-outline-parallel-loops | grove-opt --grove-outline-parallel-loops | FileCheck %s --check-prefix=TWICE
+// RUN: grove-opt %s --grove-outline-parallel-loops="min-iteration-work=0" | FileCheck %s
+// RUN: grove-opt %s --grove-outline-parallel-loops="min-work=100 min-iteration-work=0" | FileCheck %s --check-prefix=MIN100
+// RUN: grove-opt %s --grove-outline-parallel-loops="min-iteration-work=0" | grove-opt --grove-outline-parallel-loops | FileCheck %s --check-prefix=TWICE
+
+// Here every outer dimension is linearized (min-iteration-work=0); how
+// short inner dimensions join the body instead is in
+// outline-nest-inner-dims.mlir.
 
 // grove-outline-parallel-loops (OutlineParallelLoops.cpp): each outermost
 // scf.parallel without results whose work (constant trip counts, its own

@@ -146,3 +146,54 @@ func.func @zero_loop(%x: tensor<?x0xf32>) -> tensor<?x0xf32> {
   } -> tensor<?x0xf32>
   return %r : tensor<?x0xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#c11 = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+
+// A per-channel operand as NumPy broadcasting spells it, C x 1 x 1 read
+// at constant 0: its unit dimensions are dropped (collapse_shape to C, the
+// map to (d1)), after which H·W merge as for a plain per-channel operand.
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[C3:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @unit_broadcast
+// CHECK-SAME: (%[[X:.*]]: tensor<?x16x8x8xf32>, %[[S:.*]]: tensor<16x1x1xf32>)
+// CHECK: %[[SC:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1, 2]] : tensor<16x1x1xf32> into tensor<16xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[ID3]], #[[C3]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}}, %[[SC]] : tensor<?x16x64xf32>, tensor<16xf32>)
+func.func @unit_broadcast(%x: tensor<?x16x8x8xf32>, %s: tensor<16x1x1xf32>) -> tensor<?x16x8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x16x8x8xf32>
+  %e = tensor.empty(%n) : tensor<?x16x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #c11, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %s : tensor<?x16x8x8xf32>, tensor<16x1x1xf32>) outs(%e : tensor<?x16x8x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %1 = arith.mulf %a, %c : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x16x8x8xf32>
+  return %0 : tensor<?x16x8x8xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#zero = affine_map<(d0, d1) -> (0, 0)>
+#mixed = affine_map<(d0, d1) -> (0, d1)>
+
+// All unit dimensions dropped: a 1 x 1 operand becomes a rank-0 tensor
+// read by every iteration. A constant 0 on a dimension that is not of size
+// 1 (here the 4 x 8 operand's first) is an indexed row, not a broadcast:
+// left alone, and that operand keeps the loops from merging.
+// CHECK-LABEL: func.func @scalar_and_row
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<1x1xf32>, %[[R:.*]]: tensor<4x8xf32>)
+// CHECK: %[[SC:.*]] = tensor.collapse_shape %[[S]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[SC]], %[[R]] : tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>)
+func.func @scalar_and_row(%x: tensor<4x8xf32>, %s: tensor<1x1xf32>, %r: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #zero, #mixed, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %s, %r : tensor<4x8xf32>, tensor<1x1xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %1 = arith.mulf %a, %b : f32
+    %2 = arith.addf %1, %c : f32
+    linalg.yield %2 : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
