@@ -314,4 +314,63 @@ TEST(Blas, BatchedRejectsMismatchedBatchWithoutWriting) {
     EXPECT_EQ(x, kGuard);
 }
 
+// A batch of products each under a MFLOP but together over one is spread
+// over the OpenMP team, a product a thread (scripts/test.sh runs the
+// ParallelFor* suites again on two threads). A is strided in both
+// dimensions, so each team thread also makes its own compact copy, and C is
+// column-major with beta != 0.
+TEST(ParallelForBatchedGemm, SmallProductsSpreadOverTheTeamMatch) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const int64_t batch = 8, m = 48, n = 40, k = 50;
+  const int64_t aRow = 2 * (2 * k + 1), aBatch = m * aRow; // st0, batch
+  std::vector<float> a(batch * aBatch, kGuard), b(batch * k * n),
+      c(batch * m * n);
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        a[q * aBatch + i * aRow + 2 * p] = dist(rng);
+  for (float &x : b)
+    x = dist(rng);
+  for (float &x : c)
+    x = dist(rng);
+  const std::vector<float> c0 = c;
+  grove_memref_f32_3 am = memref3(a.data(), 0, batch, m, k, aBatch, aRow, 2),
+                     bm = memref3(b.data(), 0, batch, k, n, k * n, n, 1),
+                     cm = memref3(c.data(), 0, batch, m, n, m * n, 1, m);
+  _mlir_ciface_grove_rt_batch_matmul_f32(0, 0, 0.5f, 2.0f, &am, &bm, &cm);
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += double(a[q * aBatch + i * aRow + 2 * p]) *
+                 double(b[q * k * n + p * n + j]);
+        const int64_t at = q * m * n + j * m + i;
+        ASSERT_NEAR(c[at], 0.5 * sum + 2.0 * c0[at], 1e-4)
+            << "batch " << q << " (" << i << ", " << j << ")";
+      }
+}
+
+// The same batch with mismatched inner sizes is rejected before the team
+// starts, and C is left as it was.
+TEST(ParallelForBatchedGemm, MismatchIsRejectedWithoutWriting) {
+  const int64_t batch = 8, m = 48, n = 40, k = 50;
+  std::vector<float> a(batch * m * k, 1.0f), b(batch * (k + 1) * n, 1.0f),
+      c(batch * m * n, kGuard);
+  grove_memref_f32_3 am = memref3(a.data(), 0, batch, m, k, m * k, k, 1),
+                     bm = memref3(b.data(), 0, batch, k + 1, n, (k + 1) * n, n,
+                                  1),
+                     cm = memref3(c.data(), 0, batch, m, n, m * n, n, 1);
+  _mlir_ciface_grove_rt_batch_matmul_f32(0, 0, 1.0f, 0.0f, &am, &bm, &cm);
+  for (float x : c)
+    EXPECT_EQ(x, kGuard);
+  // Clear the service error the call parked on this thread.
+  grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
+                           "grove-model 3\nmodule m\n", nullptr};
+  grove_context *ctx = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
+  grove_context_destroy(ctx);
+}
+
 } // namespace

@@ -30,6 +30,13 @@ using namespace grove::rt;
 
 namespace {
 
+/// Below this many flops a GEMM runs on one thread (see sgemmRowMajor).
+constexpr double kParallelFlops = 1 << 20;
+
+double gemmFlops(int64_t m, int64_t n, int64_t k) {
+  return 2.0 * double(m) * double(n) * double(k);
+}
+
 /// Row-major C = alpha op(A) op(B) + beta C on the GEMM library Grove was
 /// built with. oneDNN (Debian libdnnl-dev) is preferred: its JIT kernels and
 /// OpenMP threading beat OpenBLAS on the small-K and small-N shapes of
@@ -71,9 +78,8 @@ bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
   // Waking the OpenMP team costs about a microsecond: below ~1 MFLOP one
   // thread is faster (docs/perf.md, "Design measurements"). The caller's own
   // thread count is restored afterwards.
-  constexpr double kParallelFlops = 1 << 20;
   int saved = omp_get_max_threads();
-  bool serial = 2.0 * double(m) * double(n) * double(k) < kParallelFlops;
+  bool serial = gemmFlops(m, n, k) < kParallelFlops;
   if (serial)
     omp_set_num_threads(1);
   dnnl_status_t status = dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m,
@@ -264,6 +270,24 @@ void matmul(int32_t transA, int32_t transB, float alpha, float beta,
   }
 }
 
+/// Whether a batch of products each as small as C = op(A) (given by batch
+/// element 0) is better spread over the OpenMP team, one product a thread:
+/// each would run on one thread anyway (kParallelFlops), there are several,
+/// and their sum is worth waking the team for.
+bool spreadOverTeam(int32_t transA, int32_t transB, int64_t batch,
+                    const Matrix &a, const Matrix &c) {
+  (void)transB;
+  const double flops = gemmFlops(c.rows, c.cols, transA ? a.rows : a.cols);
+  const bool worth = batch >= 2 && flops < kParallelFlops &&
+                     flops * double(batch) >= kParallelFlops;
+#if GROVE_HAVE_DNNL
+  return worth && omp_get_max_threads() > 1 && !omp_in_parallel();
+#else
+  (void)worth;
+  return false;
+#endif
+}
+
 } // namespace
 
 extern "C" {
@@ -296,14 +320,43 @@ GROVE_API void _mlir_ciface_grove_rt_batch_matmul_f32(
     reportServiceError(message);
     return;
   }
+  auto element = [&](const grove_memref_f32_3 *m, int64_t i) {
+    return matrixOf(m->aligned, m->offset + i * m->strides[0], m->sizes + 1,
+                    m->strides + 1);
+  };
+  if (!spreadOverTeam(trans_a, trans_b, batch, element(a, 0), element(c, 0))) {
+    for (int64_t i = 0; i < batch; ++i)
+      matmul(trans_a, trans_b, alpha, beta, element(a, i), element(b, i),
+             element(c, i));
+    return;
+  }
+  // Every shape is checked here, so that a bad one is reported on the
+  // caller's thread; the team only multiplies.
   for (int64_t i = 0; i < batch; ++i)
-    matmul(trans_a, trans_b, alpha, beta,
-           matrixOf(a->aligned, a->offset + i * a->strides[0], a->sizes + 1,
-                    a->strides + 1),
-           matrixOf(b->aligned, b->offset + i * b->strides[0], b->sizes + 1,
-                    b->strides + 1),
-           matrixOf(c->aligned, c->offset + i * c->strides[0], c->sizes + 1,
-                    c->strides + 1));
+    if (!checkShapes(trans_a, trans_b, element(a, i), element(b, i),
+                     element(c, i)))
+      return;
+  std::string failure;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < batch; ++i) {
+    try {
+      gemm(trans_a, trans_b, alpha, beta, element(a, i), element(b, i),
+           element(c, i));
+    } catch (...) {
+      reportServiceError("grove_rt_matmul_f32: unexpected internal exception");
+    }
+    // A team thread's error is its own (thread-local): hand the first one
+    // to the caller's thread.
+    std::string message;
+    grove_status status;
+    if (takeServiceError(message, status)) {
+#pragma omp critical(grove_batch_matmul_error)
+      if (failure.empty())
+        failure = message;
+    }
+  }
+  if (!failure.empty())
+    reportServiceError(failure.c_str());
 }
 
 } // extern "C"
