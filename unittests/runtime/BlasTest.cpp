@@ -314,15 +314,15 @@ TEST(Blas, BatchedRejectsMismatchedBatchWithoutWriting) {
     EXPECT_EQ(x, kGuard);
 }
 
-// A batch of products each under a MFLOP but together over one is spread
-// over the OpenMP team, a product a thread (scripts/test.sh runs the
-// ParallelFor* suites again on two threads). A is strided in both
-// dimensions, so each team thread also makes its own compact copy, and C is
-// column-major with beta != 0.
+// A batch of products each under the one-thread size (4 MFLOP; these are
+// 0.19) but together over it is spread over the OpenMP team, a product a thread
+// (scripts/test.sh runs the ParallelFor* suites again on two threads). A is
+// strided in both dimensions, so each team thread also makes its own compact
+// copy, and C is column-major with beta != 0.
 TEST(ParallelForBatchedGemm, SmallProductsSpreadOverTheTeamMatch) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1, 1);
-  const int64_t batch = 8, m = 48, n = 40, k = 50;
+  const int64_t batch = 24, m = 48, n = 40, k = 50;
   const int64_t aRow = 2 * (2 * k + 1), aBatch = m * aRow; // st0, batch
   std::vector<float> a(batch * aBatch, kGuard), b(batch * k * n),
       c(batch * m * n);
@@ -355,7 +355,7 @@ TEST(ParallelForBatchedGemm, SmallProductsSpreadOverTheTeamMatch) {
 // The same batch with mismatched inner sizes is rejected before the team
 // starts, and C is left as it was.
 TEST(ParallelForBatchedGemm, MismatchIsRejectedWithoutWriting) {
-  const int64_t batch = 8, m = 48, n = 40, k = 50;
+  const int64_t batch = 24, m = 48, n = 40, k = 50;
   std::vector<float> a(batch * m * k, 1.0f), b(batch * (k + 1) * n, 1.0f),
       c(batch * m * n, kGuard);
   grove_memref_f32_3 am = memref3(a.data(), 0, batch, m, k, m * k, k, 1),

@@ -30,8 +30,13 @@ using namespace grove::rt;
 
 namespace {
 
-/// Below this many flops a GEMM runs on one thread (see sgemmRowMajor).
-constexpr double kParallelFlops = 1 << 20;
+/// Below this many flops a GEMM runs on one thread. Waking the OpenMP team
+/// costs about a microsecond, and a product the team computed is then half
+/// in the other core's cache: the bias and activation loop that follows it
+/// (small, so on the calling thread) waits on those lines. A lone GEMM of 1
+/// to 4 MFLOP is faster on two threads, the training step around it is not
+/// (docs/perf.md, "Design measurements").
+constexpr double kParallelFlops = 1 << 22;
 
 double gemmFlops(int64_t m, int64_t n, int64_t k) {
   return 2.0 * double(m) * double(n) * double(k);
@@ -75,9 +80,8 @@ bool sgemmRowMajor(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     }
     return true;
   }
-  // Waking the OpenMP team costs about a microsecond: below ~1 MFLOP one
-  // thread is faster (docs/perf.md, "Design measurements"). The caller's own
-  // thread count is restored afterwards.
+  // Small products on one thread (kParallelFlops); the caller's own thread
+  // count is restored afterwards.
   int saved = omp_get_max_threads();
   bool serial = gemmFlops(m, n, k) < kParallelFlops;
   if (serial)
