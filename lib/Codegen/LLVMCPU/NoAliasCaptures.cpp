@@ -25,7 +25,7 @@ namespace {
 enum class RootKind {
   Allocation, // memref.alloc/alloca: memory no other buffer has
   Global,     // memref.get_global: the library's own data
-  State,      // an entry's state argument: a context-owned buffer
+  State,      // an entry's state argument: a slot of the context's arena
   Input,      // an entry's input: any memory the caller has
   Unknown,    // anything else: may be any buffer
 };
@@ -67,8 +67,9 @@ Root getRoot(Value v) {
 }
 
 /// Whether two distinct captures may share memory. State buffers are
-/// allocated one by one by the runtime; the caller's inputs may overlap
-/// each other and, for all the compiler knows, the state.
+/// disjoint slots of the context's state arena (runtime/src/host/
+/// Context.cpp); the caller's inputs may overlap each other and, for all
+/// the compiler knows, the state.
 bool mayOverlap(const Root &a, const Root &b) {
   if (a.kind == RootKind::Unknown || b.kind == RootKind::Unknown)
     return true;

@@ -58,8 +58,8 @@ func.func @state_and_input(%s: memref<65536xf32> {grove.state = @w},
 // -----
 
 // Captures (p, m, x, y, out): state p written in place, state m and inputs
-// x and y read, allocation out written. The state buffers are the
-// runtime's, one allocation each, so m (read) is recorded: it is distinct
+// x and y read, allocation out written. The state buffers are disjoint
+// slots of the runtime's arena, so m (read) is recorded: it is distinct
 // from p, and the inputs that may overlap it are only read. p is not (an
 // input may overlap it), nor are x and y (they may overlap p); out is.
 // CHECK-LABEL: func.func private @states_and_read_inputs__parallel_0(
