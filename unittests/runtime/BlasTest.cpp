@@ -352,6 +352,31 @@ TEST(ParallelForBatchedGemm, SmallProductsSpreadOverTheTeamMatch) {
       }
 }
 
+// Products that all write one C (batch stride 0) accumulate in order with
+// beta = 1, as before the team could take a batch: they are not spread.
+TEST(ParallelForBatchedGemm, SharedResultIsNotSpread) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const int64_t batch = 24, m = 48, n = 40, k = 50;
+  std::vector<float> a(batch * m * k), b(batch * k * n), c(m * n);
+  for (std::vector<float> *v : {&a, &b, &c})
+    for (float &x : *v)
+      x = dist(rng);
+  std::vector<double> expected(c.begin(), c.end());
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t p = 0; p < k; ++p)
+          expected[i * n + j] += double(a[q * m * k + i * k + p]) *
+                                 double(b[q * k * n + p * n + j]);
+  grove_memref_f32_3 am = memref3(a.data(), 0, batch, m, k, m * k, k, 1),
+                     bm = memref3(b.data(), 0, batch, k, n, k * n, n, 1),
+                     cm = memref3(c.data(), 0, batch, m, n, 0, n, 1);
+  _mlir_ciface_grove_rt_batch_matmul_f32(0, 0, 1.0f, 1.0f, &am, &bm, &cm);
+  for (int64_t i = 0; i < m * n; ++i)
+    ASSERT_NEAR(c[i], expected[i], 1e-3) << "element " << i;
+}
+
 // The same batch with mismatched inner sizes is rejected before the team
 // starts, and C is left as it was.
 TEST(ParallelForBatchedGemm, MismatchIsRejectedWithoutWriting) {

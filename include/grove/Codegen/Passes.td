@@ -288,7 +288,9 @@ def GroveOutlineParallelLoops
     distinct when they come, through views, from different allocations or
     globals, or from different state arguments of an entry function; an
     entry's inputs may overlap each other and its state, and the arguments
-    of other functions anything. A body that calls out records nothing.
+    of other functions anything. A body that calls out, frees, writes a
+    buffer it cannot trace to a capture or its own allocation, or captures
+    an unranked memref or a pointer records nothing.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"32768",

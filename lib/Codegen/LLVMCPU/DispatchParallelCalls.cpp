@@ -122,7 +122,8 @@ struct GroveDispatchParallelCallsPass
   /// Marks noalias the aligned pointers of the memrefs the outliner found
   /// unaliased (grove.noalias_args, NoAliasCaptures.cpp). The LLVM lowering
   /// exploded each memref of the recorded signature into (allocated,
-  /// aligned, offset, sizes..., strides...); every other argument is one.
+  /// aligned, offset, sizes..., strides...), an unranked one into (rank,
+  /// descriptor); every other argument is one.
   LogicalResult markNoAlias(LLVM::LLVMFuncOp body) {
     auto indices = body->getAttrOfType<DenseI64ArrayAttr>(kNoAliasArgsAttr);
     auto signature = body->getAttrOfType<TypeAttr>(kMemRefSignatureAttr);
@@ -140,8 +141,10 @@ struct GroveDispatchParallelCallsPass
     unsigned next = 0;
     for (Type type : memrefType.getInputs()) {
       first.push_back(next);
-      auto memref = dyn_cast<MemRefType>(type);
-      next += memref ? 3 + 2 * memref.getRank() : 1;
+      if (auto memref = dyn_cast<MemRefType>(type))
+        next += 3 + 2 * memref.getRank();
+      else
+        next += isa<UnrankedMemRefType>(type) ? 2 : 1; // (rank, descriptor)
     }
     ArrayRef<Type> params = body.getFunctionType().getParams();
     if (next != params.size())

@@ -53,7 +53,8 @@ inline Value getViewedMemRef(Operation *op) {
 /// count as distinct when they come (through views) from different
 /// allocations or globals, or from different state arguments of an entry
 /// function; an entry's inputs may overlap each other and its state. None
-/// when `body` calls out or writes memory it does not name.
+/// when `body` calls out, frees, writes memory it cannot trace to a capture
+/// or to its own allocation, or captures an unranked memref or a pointer.
 SmallVector<int64_t> getNoAliasCaptures(func::FuncOp body, ValueRange captures,
                                         unsigned firstCapture);
 

@@ -13,6 +13,7 @@
 #include "HostLoops.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
@@ -105,10 +106,17 @@ getWrittenArguments(func::FuncOp body) {
         continue;
       if (!isa<MemoryEffects::Write>(e.getEffect()) || !e.getValue())
         return WalkResult::interrupt();
-      // Writes to the body's own buffers (an alloca) alias no argument.
-      auto arg = dyn_cast<BlockArgument>(stripViews(e.getValue()));
-      if (arg && arg.getOwner() == entry)
+      Value target = stripViews(e.getValue());
+      auto arg = dyn_cast<BlockArgument>(target);
+      if (arg && arg.getOwner() == entry) {
         written.insert(arg.getArgNumber());
+        continue;
+      }
+      // A buffer the body allocates aliases no argument; anything else (a
+      // select between arguments, a loop's iter_arg) may be any of them.
+      if (!target.getDefiningOp<memref::AllocaOp>() &&
+          !target.getDefiningOp<memref::AllocOp>())
+        return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
@@ -127,9 +135,14 @@ SmallVector<int64_t> grove::getNoAliasCaptures(func::FuncOp body,
   if (!written)
     return {};
   SmallVector<std::pair<unsigned, Root>> buffers;
-  for (auto [i, v] : llvm::enumerate(captures))
+  for (auto [i, v] : llvm::enumerate(captures)) {
+    // Memory this analysis does not follow (an unranked memref, a raw
+    // pointer) might be any buffer: promise nothing.
+    if (isa<UnrankedMemRefType, LLVM::LLVMPointerType>(v.getType()))
+      return {};
     if (isa<MemRefType>(v.getType()))
       buffers.push_back({firstCapture + i, getRoot(v)});
+  }
   SmallVector<int64_t> noalias;
   for (auto &[i, root] : buffers) {
     // noalias promises that memory reached through this pointer is reached

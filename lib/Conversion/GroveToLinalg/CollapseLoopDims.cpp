@@ -83,7 +83,8 @@ struct DropBroadcastUnitDims : OpRewritePattern<linalg::GenericOp> {
     for (OpOperand *operand : op.getDpsInputOperands()) {
       auto type = dyn_cast<RankedTensorType>(operand->get().getType());
       AffineMap map = maps[operand->getOperandNumber()];
-      if (!type)
+      // A slice stays as it is, for the reason getCollapsibleRuns gives.
+      if (!type || operand->get().getDefiningOp<tensor::ExtractSliceOp>())
         continue;
       SmallVector<int64_t> kept;
       for (auto [d, expr] : llvm::enumerate(map.getResults())) {

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -277,13 +278,17 @@ void matmul(int32_t transA, int32_t transB, float alpha, float beta,
 /// Whether a batch of products each as small as C = op(A) (given by batch
 /// element 0) is better spread over the OpenMP team, one product a thread:
 /// each would run on one thread anyway (kParallelFlops), there are several,
-/// and their sum is worth waking the team for.
-bool spreadOverTeam(int32_t transA, int32_t transB, int64_t batch,
-                    const Matrix &a, const Matrix &c) {
-  (void)transB;
+/// their sum is worth waking the team for, and the products write disjoint
+/// memory (C's batch stride clears a whole matrix; a stride of 0 or
+/// overlapping ones accumulate in order).
+bool spreadOverTeam(int32_t transA, int64_t batch, const Matrix &a,
+                    const Matrix &c, int64_t cBatchStride) {
   const double flops = gemmFlops(c.rows, c.cols, transA ? a.rows : a.cols);
+  const int64_t extent =
+      (c.rows - 1) * std::abs(c.st0) + (c.cols - 1) * std::abs(c.st1) + 1;
   const bool worth = batch >= 2 && flops < kParallelFlops &&
-                     flops * double(batch) >= kParallelFlops;
+                     flops * double(batch) >= kParallelFlops &&
+                     std::abs(cBatchStride) >= extent;
 #if GROVE_HAVE_DNNL
   return worth && omp_get_max_threads() > 1 && !omp_in_parallel();
 #else
@@ -328,39 +333,53 @@ GROVE_API void _mlir_ciface_grove_rt_batch_matmul_f32(
     return matrixOf(m->aligned, m->offset + i * m->strides[0], m->sizes + 1,
                     m->strides + 1);
   };
-  if (!spreadOverTeam(trans_a, trans_b, batch, element(a, 0), element(c, 0))) {
+  if (!spreadOverTeam(trans_a, batch, element(a, 0), element(c, 0),
+                      c->strides[0])) {
     for (int64_t i = 0; i < batch; ++i)
       matmul(trans_a, trans_b, alpha, beta, element(a, i), element(b, i),
              element(c, i));
     return;
   }
+#if GROVE_HAVE_DNNL
   // Every shape is checked here, so that a bad one is reported on the
   // caller's thread; the team only multiplies.
   for (int64_t i = 0; i < batch; ++i)
     if (!checkShapes(trans_a, trans_b, element(a, i), element(b, i),
                      element(c, i)))
       return;
-  std::string failure;
+  // A team thread's error is its own (thread-local): the first one goes to
+  // the calling thread with its status, which keeps its own errors where
+  // they are (one parked before this call included). Nothing here may
+  // throw out of the region.
+  char failure[256] = "";
+  grove_status failureStatus = GROVE_ERROR_INTERNAL;
+  bool failed = false;
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < batch; ++i) {
+    const char *what = nullptr;
+    grove_status status = GROVE_ERROR_INTERNAL;
+    std::string message;
     try {
       gemm(trans_a, trans_b, alpha, beta, element(a, i), element(b, i),
            element(c, i));
+      if (omp_get_thread_num() != 0 && takeServiceError(message, status))
+        what = message.c_str();
     } catch (...) {
-      reportServiceError("grove_rt_matmul_f32: unexpected internal exception");
+      what = "grove_rt_matmul_f32: unexpected internal exception";
+      status = GROVE_ERROR_INTERNAL;
     }
-    // A team thread's error is its own (thread-local): hand the first one
-    // to the caller's thread.
-    std::string message;
-    grove_status status;
-    if (takeServiceError(message, status)) {
+    if (what) {
 #pragma omp critical(grove_batch_matmul_error)
-      if (failure.empty())
-        failure = message;
+      if (!failed) {
+        failed = true;
+        failureStatus = status;
+        std::snprintf(failure, sizeof(failure), "%s", what);
+      }
     }
   }
-  if (!failure.empty())
-    reportServiceError(failure.c_str());
+  if (failed)
+    reportServiceError(failure, failureStatus);
+#endif
 }
 
 } // extern "C"

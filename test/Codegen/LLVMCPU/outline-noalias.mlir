@@ -198,3 +198,56 @@ func.func @calls() -> memref<65536xf32> {
   memref.dealloc %a : memref<65536xf32>
   return %b : memref<65536xf32>
 }
+
+// -----
+
+// A store through a value the body computes from its captures (a select
+// between two state buffers) may write either: the body records nothing,
+// not even for the input it only reads or the allocation.
+// CHECK-LABEL: func.func private @computed_target__parallel_0(
+// CHECK-NOT: grove.noalias_args
+// CHECK-SAME: {grove.parallel_body = 1 : i64}
+func.func @computed_target(%p: memref<65536xf32> {grove.state = @p},
+                           %q: memref<65536xf32> {grove.state = @q},
+                           %x: memref<65536xf32> {grove.name = "x"},
+                           %c: i1) attributes {grove.abi.entry = 0 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 65536 : index
+  %g = memref.alloc() : memref<65536xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = memref.load %x[%i] : memref<65536xf32>
+    %u = memref.load %g[%i] : memref<65536xf32>
+    %w = arith.addf %v, %u : f32
+    %either = arith.select %c, %p, %q : memref<65536xf32>
+    memref.store %w, %either[%i] : memref<65536xf32>
+    scf.reduce
+  }
+  memref.dealloc %g : memref<65536xf32>
+  return
+}
+
+// -----
+
+// A buffer the body allocates itself aliases no capture: writing it keeps
+// the captures' record (both only read here).
+// CHECK-LABEL: func.func private @local_buffer__parallel_0(
+// CHECK-SAME: grove.noalias_args = array<i64: 2, 3>
+func.func @local_buffer() -> memref<65536xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 65536 : index
+  %a = memref.alloc() : memref<65536xf32>
+  %b = memref.alloc() : memref<65536xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %t = memref.alloca() : memref<1xf32>
+    %v = memref.load %a[%i] : memref<65536xf32>
+    memref.store %v, %t[%c0] : memref<1xf32>
+    %w = memref.load %t[%c0] : memref<1xf32>
+    %u = memref.load %b[%i] : memref<65536xf32>
+    %s = arith.addf %w, %u : f32
+    scf.reduce
+  }
+  memref.dealloc %a : memref<65536xf32>
+  return %b : memref<65536xf32>
+}
