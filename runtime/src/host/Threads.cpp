@@ -19,13 +19,17 @@ void TeamPolicy::observe(double now, int team, double cpu, double wall) {
     return;
   if (cpu >= kContendedShare * team * wall) {
     strikes = 0; // the team ran undisturbed
+    starvedSeconds = 0;
     backoff = kFirstBackoffSeconds;
     return;
   }
   // One starved call may be a cold one (oneDNN creating its primitives on
-  // one thread); two in a row are contention. While it lasts, every probe
-  // that is starved narrows again.
-  if (++strikes < kStrikes)
+  // one thread), a few short ones the VM's noise; two in a row over
+  // kMinStarvedSeconds are contention. While it lasts, every probe that is
+  // starved narrows again.
+  double starved = starvedSeconds.load() + wall;
+  starvedSeconds = starved;
+  if (++strikes < kStrikes || starved < kMinStarvedSeconds)
     return;
   double wait = backoff.load();
   narrowUntil = now + wait;

@@ -4,10 +4,11 @@
 // Host calls run on the OpenMP team oneDNN uses. On a machine where other
 // processes hold the cores, a team thread that the kernel deschedules
 // stalls every barrier its peers spin at, and a call takes several times
-// its fair share. CallThreads watches for that - a call of the team that
-// got clearly less CPU time than the team's cores over its wall time - and
-// then runs the following calls on the calling thread alone for a while,
-// probing the whole team again with a growing back-off (TeamPolicy).
+// its fair share. CallThreads watches for that - calls of the team in a row
+// that got clearly less CPU time than the team's cores over their wall
+// time - and then runs the following calls on the calling thread alone for
+// a while, probing the whole team again with a growing back-off
+// (TeamPolicy).
 // GROVE_HOST_ADAPTIVE_THREADS=0 turns it off (the team size is then
 // OpenMP's, OMP_NUM_THREADS).
 //
@@ -35,8 +36,12 @@ public:
   /// again; doubled each time the team is still contended, up to the limit.
   static constexpr double kFirstBackoffSeconds = 0.2;
   static constexpr double kMaxBackoffSeconds = 3.2;
-  /// Starved calls of the team in a row that mean contention.
+  /// Starved calls of the team in a row that mean contention: at least
+  /// this many, and together at least kMinStarvedSeconds of wall time. A
+  /// shared VM starves a few milliseconds here and there; a busy process
+  /// on a core starves every call.
   static constexpr int kStrikes = 2;
+  static constexpr double kMinStarvedSeconds = 0.05;
 
   /// The team for a call starting at `now` when OpenMP would use `max`.
   int team(double now, int max) const {
@@ -50,6 +55,7 @@ private:
   std::atomic<double> narrowUntil{0};
   std::atomic<double> backoff{kFirstBackoffSeconds};
   std::atomic<int> strikes{0};
+  std::atomic<double> starvedSeconds{0};
 };
 
 /// Brackets one host call: sets the calling thread's team for it, and
