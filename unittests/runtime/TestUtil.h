@@ -49,6 +49,19 @@ inline grove_memref_f32_3 memref3(float *p, int64_t off, int64_t s0, int64_t s1,
   return {p, p, off, {s0, s1, s2}, {st0, st1, st2}};
 }
 
+/// Drops the service error a direct call of a runtime service parked on
+/// this thread (the next runtime entry point clears it: here a context of
+/// an empty model). Returns whether that entry point succeeded.
+inline bool clearParkedServiceError() {
+  grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
+                           "grove-model 3\nmodule m\n", nullptr};
+  grove_context *ctx = nullptr;
+  if (grove_context_create(&model, &ctx) != GROVE_OK)
+    return false;
+  grove_context_destroy(ctx);
+  return true;
+}
+
 inline DLDataType f32() { return {kDLFloat, 32, 1}; }
 inline DLDataType i32() { return {kDLInt, 32, 1}; }
 

@@ -47,6 +47,18 @@ inline Value getViewedMemRef(Operation *op) {
   return nullptr;
 }
 
+/// The buffer `memref` views, through every view (getViewedMemRef) as far
+/// as its function shows.
+inline Value getViewRoot(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    Value source = getViewedMemRef(def);
+    if (!source)
+      break;
+    memref = source;
+  }
+  return memref;
+}
+
 /// The arguments of range function `body`, `captures` in the caller from
 /// index `firstCapture` on, that LLVM may take as noalias: memrefs that no
 /// other capture may overlap unless neither is written in `body`. Buffers

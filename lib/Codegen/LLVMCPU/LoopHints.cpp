@@ -133,17 +133,6 @@ void toAnnotatedFors(scf::ParallelOp loop,
   loop.erase();
 }
 
-/// The buffer `memref` views, as far as this function shows.
-Value viewRoot(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    Value source = grove::getViewedMemRef(def);
-    if (!source)
-      break;
-    memref = source;
-  }
-  return memref;
-}
-
 /// The single store of `loop` whose accumulator can live in a register:
 /// `for { x = load M[I]; ...; store y, M[I] }` with M and I defined outside
 /// the loop, that load the only access to M, and nothing else in the loop
@@ -172,14 +161,15 @@ findAccumulator(scf::ForOp loop) {
                     [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }))
     return std::nullopt;
   memref::LoadOp load;
-  Value root = viewRoot(store.getMemRef());
+  Value root = grove::getViewRoot(store.getMemRef());
   WalkResult result = body->walk([&](Operation *op) {
     if (auto s = dyn_cast<memref::StoreOp>(op))
       return s == store ? WalkResult::advance() : WalkResult::interrupt();
     if (auto l = dyn_cast<memref::LoadOp>(op)) {
       if (l.getMemRef() != store.getMemRef())
-        return viewRoot(l.getMemRef()) == root ? WalkResult::interrupt()
-                                               : WalkResult::advance();
+        return grove::getViewRoot(l.getMemRef()) == root
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
       if (load || l->getBlock() != body || !l->isBeforeInBlock(store) ||
           l.getIndices() != store.getIndices())
         return WalkResult::interrupt();

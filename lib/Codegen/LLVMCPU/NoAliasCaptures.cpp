@@ -37,18 +37,8 @@ struct Root {
   Attribute global;
 };
 
-Value stripViews(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    Value source = grove::getViewedMemRef(def);
-    if (!source)
-      break;
-    v = source;
-  }
-  return v;
-}
-
 Root getRoot(Value v) {
-  v = stripViews(v);
+  v = grove::getViewRoot(v);
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     // A private function's arguments are whatever its callers pass.
@@ -106,7 +96,7 @@ getWrittenArguments(func::FuncOp body) {
         continue;
       if (!isa<MemoryEffects::Write>(e.getEffect()) || !e.getValue())
         return WalkResult::interrupt();
-      Value target = stripViews(e.getValue());
+      Value target = grove::getViewRoot(e.getValue());
       auto arg = dyn_cast<BlockArgument>(target);
       if (arg && arg.getOwner() == entry) {
         written.insert(arg.getArgNumber());
