@@ -12,6 +12,7 @@
 #include "grove/Codegen/Passes.h"
 #include "grove/Conversion/RuntimeCalls.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::grove {
@@ -142,9 +143,11 @@ struct GroveDispatchParallelCallsPass
     for (Type type : memrefType.getInputs()) {
       first.push_back(next);
       if (auto memref = dyn_cast<MemRefType>(type))
-        next += 3 + 2 * memref.getRank();
+        next += MemRefDescriptor::getNumUnpackedValues(memref);
+      else if (isa<UnrankedMemRefType>(type))
+        next += UnrankedMemRefDescriptor::getNumUnpackedValues();
       else
-        next += isa<UnrankedMemRefType>(type) ? 2 : 1; // (rank, descriptor)
+        next += 1;
     }
     ArrayRef<Type> params = body.getFunctionType().getParams();
     if (next != params.size())

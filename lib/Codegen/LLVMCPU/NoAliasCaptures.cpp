@@ -104,8 +104,7 @@ getWrittenArguments(func::FuncOp body) {
       }
       // A buffer the body allocates aliases no argument; anything else (a
       // select between arguments, a loop's iter_arg) may be any of them.
-      if (!target.getDefiningOp<memref::AllocaOp>() &&
-          !target.getDefiningOp<memref::AllocOp>())
+      if (getRoot(target).kind != RootKind::Allocation)
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
