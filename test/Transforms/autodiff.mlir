@@ -1,5 +1,6 @@
 // RUN: grove-opt %s -split-input-file --grove-autodiff | FileCheck %s
 // RUN: grove-opt %s -split-input-file --grove-autodiff --canonicalize | FileCheck %s --check-prefix=DCE
+// RUN: grove-opt %s -split-input-file --grove-autodiff --grove-expand-training-ops --cse | FileCheck %s --check-prefix=EXPANDED
 
 // grove-autodiff (Autodiff.cpp): the call is inlined, the body's ops come
 // first (the forward), then the backward from the seed 1 in reverse: the
@@ -73,4 +74,36 @@ func.func @constant_value(%x: tensor<f32>) -> (tensor<f32>, tensor<4xf32>) {
     grove.yield %x : tensor<f32>
   } : tensor<f32>, tensor<4xf32>
   return %l, %g : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// The cross-entropy's cotangent: (exp(log_softmax(z)) - one_hot) dy / N.
+// Softmax is spelled through log_softmax so that, once the loss itself is
+// expanded to log_softmax (grove-expand-training-ops), CSE leaves one.
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[Y:.*]]: tensor<?xi32>)
+// CHECK: %[[Z:.*]] = grove.matmul
+// CHECK: %[[L:.*]] = grove.softmax_cross_entropy %[[Z]], %[[Y]]
+// CHECK-DAG: %[[OH:.*]] = grove.one_hot %[[Y]]
+// CHECK-DAG: %[[LOGP:.*]] = grove.log_softmax %[[Z]] {axis = 1 : i64}
+// CHECK: %[[P:.*]] = grove.exp %[[LOGP]]
+// CHECK: %[[D:.*]] = grove.sub %[[P]], %[[OH]]
+// CHECK: %[[DZ:.*]] = grove.mul %[[D]], %{{.*}} : (tensor<?x10xf32>, tensor<f32>)
+// CHECK: grove.matmul %[[DZ]], %[[X]] {transpose_lhs}
+// CHECK-NOT: grove.softmax
+// DCE-LABEL: func.func @cross_entropy
+// EXPANDED-LABEL: func.func @cross_entropy
+// EXPANDED-COUNT-1: grove.log_softmax
+// EXPANDED-NOT: grove.log_softmax
+// EXPANDED-NOT: grove.softmax
+grove.param @w : tensor<10x4xf32>
+func.func @cross_entropy(%x: tensor<?x4xf32>, %y: tensor<?xi32>) -> (tensor<f32>, tensor<10x4xf32>) {
+  %l, %g = grove.value_and_grad [@w] {
+    %w = grove.get_param @w : tensor<10x4xf32>
+    %z = grove.matmul %x, %w {transpose_rhs} : (tensor<?x4xf32>, tensor<10x4xf32>) -> tensor<?x10xf32>
+    %s = grove.softmax_cross_entropy %z, %y : (tensor<?x10xf32>, tensor<?xi32>) -> tensor<f32>
+    grove.yield %s : tensor<f32>
+  } : tensor<f32>, tensor<10x4xf32>
+  return %l, %g : tensor<f32>, tensor<10x4xf32>
 }

@@ -4,8 +4,9 @@
 // declared zero-initialised after the last param, except what the module
 // declares itself (@w.adam.v); every optimizer counts its steps; SGD's
 // momentum buffer is updated and written before the param; Adam corrects
-// the moments' bias through exp(t log beta) and takes the learning-rate
-// operand.
+// the moments' bias through exp(t log beta), multiplies √v by the rank-0
+// 1/√(1 - β2^t) (one division per step, not per element), and takes the
+// learning-rate operand.
 // CHECK: grove.param @w : tensor<4xf32>
 // CHECK-NEXT: grove.param @w.adam.v : tensor<4xf32> = 0.000000e+00 : f32
 // CHECK-NEXT: grove.param @sgd.step : tensor<f32> = 0.000000e+00 : f32
@@ -37,7 +38,13 @@
 // CHECK: grove.mul %[[T]], %[[LOGB1]]
 // CHECK: %[[C1:.*]] = grove.sub %{{.*}}, %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK: %[[STEPSIZE:.*]] = grove.div %[[LR]], %[[C1]]
-// CHECK: %[[UPD:.*]] = grove.mul %[[STEPSIZE]], %{{.*}}
+// CHECK: %[[ROOTC2:.*]] = grove.sqrt %{{.*}} : tensor<f32>
+// CHECK: %[[INVC2:.*]] = grove.div %{{.*}}, %[[ROOTC2]] : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK: %[[ROOTV:.*]] = grove.sqrt %{{.*}} : tensor<4xf32>
+// CHECK: %[[SCALED:.*]] = grove.mul %[[ROOTV]], %[[INVC2]] : (tensor<4xf32>, tensor<f32>)
+// CHECK: %[[DENOM:.*]] = grove.add %[[SCALED]], %{{.*}}
+// CHECK: %[[RATIO:.*]] = grove.div %{{.*}}, %[[DENOM]] : (tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[UPD:.*]] = grove.mul %[[STEPSIZE]], %[[RATIO]]
 // CHECK: grove.sub %{{.*}}, %[[UPD]]
 // CHECK: grove.set_param @w =
 

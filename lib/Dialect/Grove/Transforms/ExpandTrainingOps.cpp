@@ -207,6 +207,16 @@ struct Step {
     corrections.push_back({beta, c});
     return c;
   }
+  /// 1 / (1 - beta^t), or its square root: per-element loops multiply by
+  /// these scalars instead of dividing by the corrections (a division is
+  /// several times a multiply's cost in the update loops; the result
+  /// differs by rounding only).
+  Value inverseCorrection(double beta) {
+    return a.div(a.c(1.0), correction(beta));
+  }
+  Value inverseSqrtCorrection(double beta) {
+    return a.div(a.c(1.0), a.sqrt(correction(beta)));
+  }
   /// lr · ‖p‖ / ‖u‖ where both norms are non-zero, else lr: the trust
   /// ratio of LAMB and LANS.
   Value trustRatio(Value paramNorm, Value updateNorm) {
@@ -305,7 +315,7 @@ void updateParam(AdamOp op, Step &s, StringRef p, Value g) {
   s.write(mName, m, m0);
   s.write(vName, v, v0);
   Value stepSize = a.div(s.lr, s.correction(b1));
-  Value denom = a.add(a.div(a.sqrt(v), a.sqrt(s.correction(b2))),
+  Value denom = a.add(a.mul(a.sqrt(v), s.inverseSqrtCorrection(b2)),
                       a.c(op.getEpsilon().convertToDouble()));
   s.write(p, a.sub(w, a.mul(stepSize, a.div(m, denom))), old);
 }
@@ -341,7 +351,7 @@ std::pair<Value, Value> adaptiveMoments(Op op, Step &s, StringRef p, Value g) {
   Value v = a.add(a.mul(a.c(b2), v0), a.mul(a.c(1.0 - b2), a.mul(g, g)));
   s.write(mName, m, m0);
   s.write(vName, v, v0);
-  Value denom = a.add(a.sqrt(a.div(v, s.correction(b2))),
+  Value denom = a.add(a.sqrt(a.mul(v, s.inverseCorrection(b2))),
                       a.c(op.getEpsilon().convertToDouble()));
   return {denom, m};
 }
@@ -351,8 +361,8 @@ void updateParam(LAMBOp op, Step &s, StringRef p, Value g) {
   double decay = op.getWeightDecay().convertToDouble();
   Value w = a.get(p, g.getType());
   auto [denom, m] = adaptiveMoments(op, s, p, g);
-  Value u =
-      a.div(a.div(m, s.correction(op.getBeta1().convertToDouble())), denom);
+  Value u = a.div(
+      a.mul(m, s.inverseCorrection(op.getBeta1().convertToDouble())), denom);
   if (decay != 0.0)
     u = a.add(u, a.mul(a.c(decay), w));
   // Apex applies the trust ratio only to decayed params unless nvlamb.
@@ -373,7 +383,7 @@ void updateParam(LANSOp op, Step &s, StringRef p, Value g) {
   Value gradNorm = a.norm(g), paramNorm = a.norm(w);
   g = a.select(a.step(gradNorm), a.div(g, a.add(gradNorm, a.c(eps))), g);
   auto [denom, m] = adaptiveMoments(op, s, p, g);
-  Value um = a.div(a.div(m, s.correction(b1)), denom);
+  Value um = a.div(a.mul(m, s.inverseCorrection(b1)), denom);
   Value ug = a.div(g, denom);
   if (decay != 0.0) {
     Value decayed = a.mul(a.c(decay), w);
