@@ -34,6 +34,13 @@ for op in UNARY:
     %0 = grove.{op} %a : tensor<?x7xf32>
     return %0 : tensor<?x7xf32>
   }}""")
+# The two sizes of one square input: checked by the generated code.
+funcs.append("""
+  func.func @add_transposed(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+    %t = grove.transpose %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+    %0 = grove.add %a, %t : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    return %0 : tensor<?x?xf32>
+  }""")
 # A fused chain: bias add, gelu, scale - one loop nest after fusion.
 funcs.append("""
   func.func @chain(%x: tensor<?x16xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
@@ -81,7 +88,9 @@ assert np.isnan(got).all(), got
 print(f"elementwise: {checked} comparisons passed")
 
 # Dynamic sizes the types cannot relate are checked at run time: a mismatch
-# is an INVALID_ARGUMENT error naming the op, never an out-of-bounds read.
+# is an INVALID_ARGUMENT error, never an out-of-bounds read. Sizes of two
+# inputs are the entry's precondition, checked by the runtime before the
+# code runs (naming both inputs); others by the code (naming the op).
 from grove_testing import GroveError
 try:
     model.call("add_same", np.ones((3, 6), np.float32),
@@ -89,8 +98,18 @@ try:
     raise AssertionError("mismatched dynamic sizes were accepted")
 except GroveError as e:
     assert e.status == 1, e
+    assert ("input 1 'arg1': dimension 0 is 4 but must equal dimension 0 of "
+            "input 0 'arg0' (3)") in e.message, e.message
+    print("mismatch:", e.message)
+try:
+    model.call("add_transposed", np.ones((3, 4), np.float32))
+    raise AssertionError("a non-square input was accepted")
+except GroveError as e:
+    assert e.status == 1, e
     assert "dynamic sizes must agree" in e.message and "grove.add" in e.message, e.message
     print("mismatch:", e.message)
+(got,) = model.call("add_transposed", np.arange(4, dtype=np.float32).reshape(2, 2))
+assert (got == np.array([[0, 3], [3, 6]], np.float32)).all(), got
 # The context stays usable after the failed call.
 (got,) = model.call("add_same", np.ones((2, 2), np.float32),
                     np.ones((2, 2), np.float32))

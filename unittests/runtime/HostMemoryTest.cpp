@@ -2,9 +2,9 @@
 //
 // The allocation functions generated host code calls (abi.h; MLIR's generic
 // memref allocation names): blocks of at least 1 MiB come back from a cache
-// (best fit, at most twice the request), smaller ones from malloc; every
-// block is usable over its whole size, aligned as asked, and never handed out
-// twice while live.
+// (best fit, at most twice the request), smaller ones from the freeing
+// thread's cache of size classes; every block is usable over its whole
+// size, aligned as asked, and never handed out twice while live.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +94,63 @@ TEST(HostMemory, SmallBlocksAndNull) {
   std::memset(p, 7, 100);
   _mlir_memref_to_llvm_free(p);
   _mlir_memref_to_llvm_free(nullptr); // a no-op, like free(NULL)
+}
+
+TEST(HostMemory, SmallBlockIsReusedByItsClass) {
+  // 1000 and 900 bytes share the 1 KiB class (four classes an octave); the
+  // last block freed is the first handed out again.
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 1000);
+  ASSERT_NE(a, nullptr);
+  _mlir_memref_to_llvm_free(a);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, 900);
+  EXPECT_EQ(a, b);
+  // 1100 bytes do not fit it.
+  void *c = _mlir_memref_to_llvm_aligned_alloc(64, 1100);
+  EXPECT_NE(c, b);
+  _mlir_memref_to_llvm_free(b);
+  _mlir_memref_to_llvm_free(c);
+}
+
+TEST(HostMemory, SmallBlocksAreUsableOverTheirSize) {
+  // Every size class boundary and its neighbours, live at once: each block
+  // holds its own tag over all its bytes and 64-byte alignment.
+  std::vector<std::pair<unsigned char *, size_t>> blocks;
+  for (size_t octave = 64; octave < kMiB; octave *= 2)
+    for (size_t j = 0; j < 4; ++j)
+      for (size_t delta : {size_t(0), size_t(1)}) {
+        size_t bytes = octave + j * octave / 4 + delta;
+        auto *p = static_cast<unsigned char *>(
+            _mlir_memref_to_llvm_aligned_alloc(64, bytes));
+        ASSERT_NE(p, nullptr) << bytes;
+        EXPECT_TRUE(alignedTo(p, 64)) << bytes;
+        std::memset(p, int(blocks.size() % 251), bytes);
+        blocks.push_back({p, bytes});
+      }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    auto [p, bytes] = blocks[i];
+    EXPECT_EQ(p[0], i % 251) << bytes;
+    EXPECT_EQ(p[bytes - 1], i % 251) << bytes;
+  }
+  for (auto [p, bytes] : blocks)
+    _mlir_memref_to_llvm_free(p);
+}
+
+TEST(HostMemory, SmallBlockFreedOnAnotherThread) {
+  // A result may be freed by any thread: the block joins that thread's
+  // cache, and the allocating thread gets a fresh one.
+  void *a = _mlir_memref_to_llvm_aligned_alloc(64, 4000);
+  ASSERT_NE(a, nullptr);
+  void *reused = nullptr;
+  std::thread([&] {
+    _mlir_memref_to_llvm_free(a);
+    reused = _mlir_memref_to_llvm_aligned_alloc(64, 4000);
+    _mlir_memref_to_llvm_free(reused);
+  }).join();
+  EXPECT_EQ(reused, a);
+  void *b = _mlir_memref_to_llvm_aligned_alloc(64, 4000);
+  ASSERT_NE(b, nullptr);
+  std::memset(b, 1, 4000);
+  _mlir_memref_to_llvm_free(b);
 }
 
 TEST(HostMemory, AlignedAllocation) {

@@ -406,8 +406,10 @@ TEST(Invoke, RejectsCallsBeforeWeightsAreLoaded) {
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes);
 extern "C" void _mlir_memref_to_llvm_free(void *p);
 std::atomic<int> hogReturns{0}, hogNulls{0};
+void *hogSmall = nullptr;
 void hog(void **) {
   void *small = _mlir_memref_to_llvm_alloc(64); // freed by the abandon
+  hogSmall = small;
   auto *huge = static_cast<char *>(_mlir_memref_to_llvm_alloc(size_t(1) << 50));
   if (!huge)
     ++hogNulls;
@@ -423,7 +425,7 @@ void modest(void **) {
 const grove_packed_fn kHogEntries[] = {hog, modest};
 const grove_model_def kHogModel = {
     GROVE_ABI_VERSION, 2, "hogm",
-    "grove-model 3\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
+    "grove-model 4\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
     kHogEntries};
 
 TEST(Invoke, BufferItCannotGetAbandonsTheCall) {
@@ -436,9 +438,43 @@ TEST(Invoke, BufferItCannotGetAbandonsTheCall) {
                "1125899906842624-byte buffer");
   EXPECT_EQ(hogNulls, 0) << "the code was handed a NULL buffer";
   EXPECT_EQ(hogReturns, 0) << "the code ran on after the failed allocation";
+  // The abandon freed the block the call held: it is this thread's next
+  // block of its size class.
+  void *again = _mlir_memref_to_llvm_alloc(64);
+  EXPECT_EQ(again, hogSmall) << "the abandoned call's block was not freed";
+  _mlir_memref_to_llvm_free(again);
   // The context and the thread are fine afterwards.
   ASSERT_GROVE_OK(grove_invoke(ctx, "modest", nullptr, 0, nullptr, 0));
   EXPECT_EQ(hogReturns, 1);
+  grove_context_destroy(ctx);
+}
+
+// Sizes the descriptor says are equal (`equal` clauses) are checked before
+// the code runs: a mismatch never reaches it.
+std::atomic<int> pairCalls{0};
+void pairCode(void **) { ++pairCalls; }
+const grove_packed_fn kPairEntries[] = {pairCode};
+const grove_model_def kPairModel = {
+    GROVE_ABI_VERSION, 1, "pairm",
+    "grove-model 4\nmodule pairm\nentry pair 2 0\n"
+    "input x f32 2 -1 3\ninput labels f32 1 -1 equal 0 0 0\n",
+    kPairEntries};
+
+TEST(Invoke, UnequalSizesAreRejectedBeforeTheCode) {
+  grove_context *ctx = nullptr;
+  ASSERT_GROVE_OK(grove_context_create(&kPairModel, &ctx));
+  pairCalls = 0;
+  F32Tensor x({2, 3}, {1, 2, 3, 4, 5, 6}, f32());
+  F32Tensor three({3}, {1, 2, 3}, f32()), two({2}, {1, 2}, f32());
+  const DLTensor *bad[] = {x.get(), three.get()};
+  EXPECT_FAILS(grove_invoke(ctx, "pair", bad, 2, nullptr, 0),
+               GROVE_ERROR_INVALID_ARGUMENT,
+               "entry 'pair' input 1 'labels': dimension 0 is 3 but must "
+               "equal dimension 0 of input 0 'x' (2)");
+  EXPECT_EQ(pairCalls, 0);
+  const DLTensor *good[] = {x.get(), two.get()};
+  ASSERT_GROVE_OK(grove_invoke(ctx, "pair", good, 2, nullptr, 0));
+  EXPECT_EQ(pairCalls, 1);
   grove_context_destroy(ctx);
 }
 

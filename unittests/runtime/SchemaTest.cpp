@@ -51,7 +51,7 @@ TEST(Schema, PrintParseRoundTrip) {
   model.entries = {e};
 
   std::string text = printModelDescriptor(model);
-  EXPECT_EQ(text, "grove-model 3\nmodule m\ntarget cuda\n"
+  EXPECT_EQ(text, "grove-model 4\nmodule m\ntarget cuda\n"
                   "param w f32 2 2 3\n"
                   "state step i64 0 init 0xfffffffffffffffd\n"
                   "state flag i1 1 4 init 0x01\n"
@@ -86,7 +86,7 @@ TEST(Schema, PrintParseRoundTrip) {
 TEST(Schema, ErrorsCarryTheirLine) {
   ModelDesc out;
   ParseResult r =
-      parseModelDescriptor("grove-model 3\nmodule m\nparam w f99 0\n", out);
+      parseModelDescriptor("grove-model 4\nmodule m\nparam w f99 0\n", out);
   EXPECT_EQ(r.status, ParseStatus::Invalid);
   EXPECT_EQ(r.line, 3u);
   EXPECT_NE(r.message.find("f99"), std::string::npos);
@@ -99,7 +99,7 @@ TEST(Schema, InputBounds) {
   auto parse = [](const std::string &input) {
     ModelDesc out;
     return parseModelDescriptor(
-        "grove-model 3\nmodule m\nentry f 1 0\n" + input + "\n", out);
+        "grove-model 4\nmodule m\nentry f 1 0\n" + input + "\n", out);
   };
   EXPECT_FALSE(parse("input y i64 1 -1 below 3"));
   ParseResult r = parse("input y f32 1 -1 below 3");
@@ -109,6 +109,46 @@ TEST(Schema, InputBounds) {
   EXPECT_NE(r.message.find("N >= 1, got '0'"), std::string::npos) << r.message;
   r = parse("input y i32 1 -1 above 3");
   EXPECT_EQ(r.status, ParseStatus::Invalid);
+}
+
+// `equal D I E`: this input's dynamic dimension D is dimension E of the
+// earlier input I; clauses follow `below` in any number, and round-trip.
+TEST(Schema, InputEqualities) {
+  auto parse = [](const std::string &inputs, ModelDesc &out) {
+    return parseModelDescriptor("grove-model 4\nmodule m\nentry f 2 0\n"
+                                "input x f32 2 -1 -1\n" +
+                                    inputs + "\n",
+                                out);
+  };
+  ModelDesc out;
+  ASSERT_FALSE(
+      parse("input y i32 2 -1 -1 below 10 equal 0 0 0 equal 1 0 1", out));
+  const std::vector<DimEquality> &eq = out.entries[0].inputs[1].equalDims;
+  ASSERT_EQ(eq.size(), 2u);
+  EXPECT_EQ(eq[0], (DimEquality{0, 0, 0}));
+  EXPECT_EQ(eq[1], (DimEquality{1, 0, 1}));
+  EXPECT_EQ(out.entries[0].inputs[1].below, 10);
+  ModelDesc again;
+  ASSERT_FALSE(parseModelDescriptor(printModelDescriptor(out), again));
+  EXPECT_EQ(again.entries[0].inputs[1].equalDims, eq);
+
+  // Only dynamic dimensions, of this input and of an earlier one.
+  for (const char *bad :
+       {"input y f32 1 4 equal 0 0 0", "input y f32 1 -1 equal 1 0 0",
+        "input y f32 1 -1 equal 0 1 0", "input y f32 1 -1 equal 0 0 2",
+        "input y f32 1 -1 equal 0 0", "input y f32 1 -1 equal 0 -1 0"}) {
+    ParseResult r = parse(bad, out);
+    EXPECT_EQ(r.status, ParseStatus::Invalid) << bad;
+    EXPECT_EQ(r.line, 5u) << bad;
+  }
+  ModelDesc staticFirst;
+  ParseResult r = parseModelDescriptor(
+      "grove-model 4\nmodule m\nentry f 2 0\ninput x f32 1 3\n"
+      "input y f32 1 -1 equal 0 0 0\n",
+      staticFirst);
+  EXPECT_NE(r.message.find("no dynamic dimension of an earlier input"),
+            std::string::npos)
+      << r.message;
 }
 
 TEST(Schema, NamesAndTokens) {

@@ -12,6 +12,8 @@
 #include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
 
+#include "ModelSchema.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -105,10 +107,45 @@ static void createTyped(OpBuilder &b, Location loc, StringRef name,
   LLVM::ReturnOp::create(b, loc, status.getResult());
 }
 
+/// The descriptor with the sizes the entries' code assumes equal
+/// (kEqualDimsAttr, by entry index) as `equal` clauses of their inputs.
+FailureOr<std::string>
+withEqualDims(ModuleOp module, StringRef descriptor,
+              const DenseMap<int64_t, DenseI64ArrayAttr> &equalDims) {
+  if (equalDims.empty())
+    return descriptor.str();
+  namespace schema = ::grove::schema;
+  schema::ModelDesc model;
+  schema::ParseResult parsed = schema::parseModelDescriptor(
+      std::string_view(descriptor.data(), descriptor.size()), model);
+  if (parsed) {
+    module.emitError("the model descriptor does not parse: ") << parsed.message;
+    return failure();
+  }
+  for (auto [index, quads] : equalDims) {
+    ArrayRef<int64_t> q = quads.asArrayRef();
+    if (index < 0 || index >= static_cast<int64_t>(model.entries.size()))
+      return module.emitError("equal sizes recorded for an unknown entry"),
+             failure();
+    std::vector<schema::TensorDesc> &inputs = model.entries[index].inputs;
+    for (size_t i = 0; i + 3 < q.size(); i += 4) {
+      schema::DimEquality eq{q[i + 1], q[i + 2], q[i + 3]};
+      if (q[i] >= static_cast<int64_t>(inputs.size()) || eq.other >= q[i])
+        return module.emitError("equal sizes name inputs out of order or "
+                                "out of range"),
+               failure();
+      std::vector<schema::DimEquality> &list = inputs[q[i]].equalDims;
+      if (std::find(list.begin(), list.end(), eq) == list.end())
+        list.push_back(eq);
+    }
+  }
+  return schema::printModelDescriptor(model);
+}
+
 // Generated helpers are named `_grove.<module>.<what>`: the dots keep them
 // apart from every C identifier a user symbol or entry point can have.
 struct GroveEmitEntryPointsPass
-    : grove::impl::GroveEmitEntryPointsBase<GroveEmitEntryPointsPass> {
+    : mlir::grove::impl::GroveEmitEntryPointsBase<GroveEmitEntryPointsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto descriptor = module->getAttrOfType<StringAttr>(kDescriptorAttr);
@@ -120,11 +157,14 @@ struct GroveEmitEntryPointsPass
     std::string prefix = moduleName.str();
 
     SmallVector<Entry> entries;
+    DenseMap<int64_t, DenseI64ArrayAttr> equalDims;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
       // func-to-llvm copies the entry attributes onto the ciface wrapper.
       auto index = fn->getAttrOfType<IntegerAttr>(kEntryIndexAttr);
       if (!index || fn.getName().starts_with("_mlir_ciface_"))
         continue;
+      if (auto quads = fn->getAttrOfType<DenseI64ArrayAttr>(kEqualDimsAttr))
+        equalDims[index.getInt()] = quads;
       auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(
           ("_mlir_ciface_" + fn.getName()).str());
       auto name = fn->getAttrOfType<StringAttr>(kEntryNameAttr);
@@ -194,8 +234,12 @@ struct GroveEmitEntryPointsPass
     static_assert(sizeof(grove_model_def) == 32, "layout emitted below");
     LLVM::GlobalOp nameStr =
         createCStringGlobal(b, loc, "_grove." + prefix + ".name", prefix);
-    LLVM::GlobalOp descStr = createCStringGlobal(
-        b, loc, "_grove." + prefix + ".desc", descriptor.getValue());
+    FailureOr<std::string> text =
+        withEqualDims(module, descriptor.getValue(), equalDims);
+    if (failed(text))
+      return signalPassFailure();
+    LLVM::GlobalOp descStr =
+        createCStringGlobal(b, loc, "_grove." + prefix + ".desc", *text);
     auto tableType = LLVM::LLVMArrayType::get(ptr, entries.size());
     auto table =
         LLVM::GlobalOp::create(b, loc, tableType, true, LLVM::Linkage::Internal,
@@ -238,6 +282,7 @@ struct GroveEmitEntryPointsPass
       fn->removeAttr(kEntryIndexAttr);
       fn->removeAttr(kEntryNameAttr);
       fn->removeAttr(kEntryInputsAttr);
+      fn->removeAttr(kEqualDimsAttr);
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.removeArgAttr(i, kArgNameAttr);
         fn.removeArgAttr(i, kStateArgAttr);

@@ -3,8 +3,10 @@
 #include "PopulatePatterns.h"
 
 #include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -40,6 +42,58 @@ struct FoldProvenAgreement : OpRewritePattern<AgreeDimsOp> {
       return rewriter.notifyMatchFailure(op, "sizes not provably equal");
     rewriter.replaceOp(op, op.getLhs());
     return success();
+  }
+};
+
+/// `grove.agree_dims` of dynamic sizes of two inputs of an entry point (a
+/// batch and its labels) becomes a precondition of the call: recorded on the
+/// function (kEqualDimsAttr) for the runtime to check before the code runs,
+/// so the code can take the sizes as equal. Everything computed from either
+/// input then has the same sizes, and chains that mix them (a loss's
+/// backward against the forward's activations) fuse without checks and
+/// slices; a mismatch is rejected before any state is written.
+struct HoistInputAgreement : OpRewritePattern<AgreeDimsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AgreeDimsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (op.getAtLeast() || !func || !func->hasAttr(kEntryIndexAttr))
+      return rewriter.notifyMatchFailure(op, "not an entry's equality");
+    std::optional<std::pair<int64_t, int64_t>> lhs =
+        inputDim(func, op.getLhs());
+    std::optional<std::pair<int64_t, int64_t>> rhs =
+        inputDim(func, op.getRhs());
+    if (!lhs || !rhs || lhs->first == rhs->first)
+      return rewriter.notifyMatchFailure(op, "not sizes of two inputs");
+    auto later = std::max(*lhs, *rhs), earlier = std::min(*lhs, *rhs);
+    SmallVector<int64_t> quads;
+    if (auto old = func->getAttrOfType<DenseI64ArrayAttr>(kEqualDimsAttr))
+      quads.assign(old.asArrayRef().begin(), old.asArrayRef().end());
+    quads.append({later.first, later.second, earlier.first, earlier.second});
+    rewriter.modifyOpInPlace(func, [&] {
+      func->setAttr(kEqualDimsAttr, rewriter.getDenseI64ArrayAttr(quads));
+    });
+    // One representative, the earlier input's size, so that values from
+    // either input get the same sizes and later agreements fold.
+    rewriter.replaceOp(op, *lhs < *rhs ? op.getLhs() : op.getRhs());
+    return success();
+  }
+
+private:
+  /// (input index, dimension) where `size` is a dynamic size of one of the
+  /// entry's inputs (the arguments that are not state).
+  static std::optional<std::pair<int64_t, int64_t>> inputDim(func::FuncOp func,
+                                                             Value size) {
+    auto dim = size.getDefiningOp<tensor::DimOp>();
+    auto arg = dim ? dyn_cast<BlockArgument>(dim.getSource()) : nullptr;
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    if (!arg || !index || arg.getOwner() != &func.getBody().front() ||
+        func.getArgAttr(arg.getArgNumber(), kStateArgAttr))
+      return std::nullopt;
+    int64_t input = 0;
+    for (unsigned i = 0; i < arg.getArgNumber(); ++i)
+      input += func.getArgAttr(i, kStateArgAttr) ? 0 : 1;
+    return std::make_pair(input, *index);
   }
 };
 
@@ -119,6 +173,7 @@ struct ConvertGroveToLinalgPass
 
     RewritePatternSet cleanup(ctx);
     cleanup.add<FoldProvenAgreement, DropFullSlice>(ctx);
+    cleanup.add<HoistInputAgreement>(ctx, /*benefit=*/0);
     tensor::CastOp::getCanonicalizationPatterns(cleanup, ctx);
     // Only these rewrites: no folding or constant hoisting, so the lowering
     // stays as written (the canonicalizer runs next in the pipelines).

@@ -107,7 +107,8 @@ void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo, int64_t hi,
  * its deallocation; results returned by a call are such buffers and the
  * runtime frees them the same way. Freed blocks of at least 1 MiB are
  * cached for the next call, best fit (GROVE_HOST_CACHE_MB bounds the cache,
- * default 2048; 0 disables it); smaller ones use malloc/free. One that
+ * default 2048; 0 disables it and the per-thread caches of smaller blocks).
+ * Only these functions may free what they allocate. One that
  * cannot be allocated abandons the call (grove_rt_invoke returns
  * GROVE_ERROR_OUT_OF_MEMORY) instead of returning NULL. */
 void *_mlir_memref_to_llvm_alloc(size_t bytes);

@@ -16,6 +16,7 @@ namespace grove::rt {
 
 using schema::Access;
 using schema::ArgDesc;
+using schema::DimEquality;
 using schema::EntryDesc;
 using schema::kDescriptorVersion;
 using schema::kMaxRank;

@@ -55,10 +55,13 @@ struct Range {
 /// How result buffers are freed: as the generated code frees its buffers
 /// on the host (Memory.cpp), the device allocator for device models.
 struct Releaser {
-  DeviceReleaser device; // empty: host
+  DeviceReleaser device;    // empty: host
+  bool runtimeCopy = false; // allocateBuffer's, not the generated code's
   void operator()(void *p) const {
     if (device.fn)
       device(p);
+    else if (runtimeCopy)
+      std::free(p);
     else
       hostFree(p);
   }
@@ -111,9 +114,30 @@ public:
 
 private:
   std::string label(bool isInput, size_t k) const {
+    return "entry '" + entry.name + "' " + tensorLabel(isInput, k);
+  }
+  std::string tensorLabel(bool isInput, size_t k) const {
     const TensorDesc &t = isInput ? entry.inputs[k] : entry.outputs[k];
-    return "entry '" + entry.name + "' " + (isInput ? "input " : "output ") +
-           std::to_string(k) + " '" + t.name + "'";
+    return (isInput ? "input " : "output ") + std::to_string(k) + " '" +
+           t.name + "'";
+  }
+  /// The dynamic sizes the generated code assumes equal (the descriptor's
+  /// `equal` clauses; the inputs passed checkTensor).
+  grove_status checkEqualDims(const DLTensor *const *inputs) const {
+    for (size_t k = 0; k < entry.inputs.size(); ++k)
+      for (const DimEquality &eq : entry.inputs[k].equalDims) {
+        int64_t size = inputs[k]->shape[eq.dim];
+        int64_t other = inputs[eq.other]->shape[eq.otherDim];
+        if (size != other)
+          return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                      label(true, k) + ": dimension " + std::to_string(eq.dim) +
+                          " is " + std::to_string(size) +
+                          " but must equal dimension " +
+                          std::to_string(eq.otherDim) + " of " +
+                          tensorLabel(true, size_t(eq.other)) + " (" +
+                          std::to_string(other) + ")");
+      }
+    return GROVE_OK;
   }
   /// The values of input `k` (checked by checkTensor) against its bound,
   /// read back from the device where they live there.
@@ -274,6 +298,7 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
                     elemBytes);
       data = copy.get();
       holder->allocation = copy.release();
+      holder->release.runtimeCopy = true;
     }
     DLTensor &t = holder->managed.dl_tensor;
     t.data = data;
@@ -323,6 +348,8 @@ grove_status Invocation::run(const DLTensor *const *inputs,
                                      /*requireCompact=*/true, device))
       return s;
   // Before any generated code: a rejected call writes no state.
+  if (grove_status s = checkEqualDims(inputs))
+    return s;
   for (size_t k = 0; k < entry.inputs.size(); ++k)
     if (entry.inputs[k].below > 0)
       if (grove_status s = checkValues(k, *inputs[k]))

@@ -1,19 +1,22 @@
-//===- Memory.cpp - A cache of large buffers for generated host code ------===//
+//===- Memory.cpp - Buffers of generated host code ------------------------===//
 //
-// A forward pass allocates the same large activations on every call. glibc
-// serves blocks above its mmap threshold with fresh mappings and trims the
-// top of its heap, so each call pays page faults and the kernel's zeroing of
-// every page: ResNeSt-50 at batch 16 took 1.55-1.73 s per call with glibc's
-// defaults and 1.08-1.11 s with this cache (about the same as glibc tuned
-// with the GLIBC_TUNABLES of toolchain.md, which a library cannot ask its
-// users for). Freed blocks of at least 1 MiB are therefore kept and handed
-// out again, best fit, to a request of at least half their size (the policy
-// of the CUDA caching allocator). After the first call every large block
-// comes from the cache, which holds about what the call's peak holds anyway
-// (1.8 GB for that model; peak resident set unchanged). The cache is bounded
-// (GROVE_HOST_CACHE_MB, default 2048; 0 turns it off) and sheds its oldest
-// blocks beyond that, or all of them when an allocation fails. Smaller
-// blocks go to malloc.
+// Every call of a model allocates the same buffers again, so freed ones are
+// kept and handed out again:
+// - Blocks of at least 1 MiB go to one process-wide cache, best fit, to a
+//   request of at least half their size (the CUDA caching allocator's
+//   policy). glibc serves such blocks with fresh mappings and trims the top
+//   of its heap, so without it each call paid page faults and the kernel's
+//   zeroing of every page (docs/abi.md has the measurement). The cache is
+//   bounded (GROVE_HOST_CACHE_MB, default 2048; 0 turns every cache off) and
+//   sheds its oldest blocks beyond that, or all of them when an allocation
+//   fails.
+// - Smaller blocks go to a cache of the freeing thread, four size classes
+//   an octave, without a lock: a training step allocates dozens of small
+//   temporaries, and malloc, memalign and a shared lock cost as much as the
+//   loops that use them.
+// Each block carries a header in the 64 bytes before it: where it came from,
+// its size, and its place in the list of the call that allocated it, so that
+// an abandoned call frees its blocks without allocating to track them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,20 +33,20 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <iterator>
 #include <list>
 #include <map>
 #include <mutex>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
 
 namespace grove::rt {
 namespace {
 
-/// Large blocks are page-aligned and a whole number of pages, so one cached
-/// block serves any alignment up to a page.
 constexpr size_t kPage = 4096;
+/// The header's room in front of a block, and every block's alignment.
+constexpr size_t kHeaderBytes = 64;
+
+size_t roundUp(size_t bytes, size_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
 
 size_t readLimit() {
   if (std::optional<unsigned long long> mb =
@@ -52,56 +55,174 @@ size_t readLimit() {
   return size_t(2048) << 20;
 }
 
+/// The bound of every cache (GROVE_HOST_CACHE_MB), read once.
+size_t cacheLimit() {
+  static const size_t limit = readLimit();
+  return limit;
+}
+
+struct CallFrame;
+
+enum class Origin : uint32_t {
+  Small,  // a size class of the thread caches
+  Large,  // the process-wide cache of blocks of at least 1 MiB
+  Direct, // alignment above kHeaderBytes: the system allocator's, uncached
+};
+
+/// What sits in the kHeaderBytes before each block.
+struct Header {
+  Header *prev, *next; // `frame`'s live blocks
+  CallFrame *frame;    // the running call that allocated it, if any
+  void *base;          // what the system allocator returned
+  size_t capacity;     // usable bytes from the block's start
+  uint64_t magic;
+  Origin origin;
+  uint32_t sizeClass; // of a small block
+};
+static_assert(sizeof(Header) <= kHeaderBytes, "header outgrows its room");
+constexpr uint64_t kMagic = 0x67726f76655f626bull;
+
+Header *headerOf(void *block) {
+  return reinterpret_cast<Header *>(static_cast<char *>(block) - kHeaderBytes);
+}
+void *blockOf(Header *h) { return reinterpret_cast<char *>(h) + kHeaderBytes; }
+
+Header *initHeader(void *at, void *base, size_t capacity, Origin origin,
+                   uint32_t sizeClass = 0) {
+  auto *h = static_cast<Header *>(at);
+  *h = Header{nullptr,  nullptr, nullptr, base,
+              capacity, kMagic,  origin,  sizeClass};
+  return h;
+}
+
+//===----------------------------------------------------------------------===//
+// Small blocks: size classes of the freeing thread
+//===----------------------------------------------------------------------===//
+
+/// 64 B, then 2^k + j 2^(k-2) for j = 1..4 and k = 6..19: every request
+/// below 1 MiB wastes under a quarter of its class.
+constexpr unsigned kNumClasses = 1 + 4 * 14;
+
+unsigned sizeClassOf(size_t bytes) {
+  if (bytes <= kHeaderBytes)
+    return 0;
+  unsigned k = 63 - __builtin_clzll(bytes - 1); // 2^k < bytes <= 2^(k+1)
+  size_t quarter = size_t(1) << (k - 2);
+  unsigned j = unsigned((bytes - (size_t(1) << k) + quarter - 1) / quarter);
+  return (k - 6) * 4 + j;
+}
+
+size_t classBytes(unsigned c) {
+  if (c == 0)
+    return kHeaderBytes;
+  unsigned k = 6 + (c - 1) / 4, j = (c - 1) % 4 + 1;
+  return (size_t(1) << k) + j * (size_t(1) << (k - 2));
+}
+
+/// Bytes a thread keeps in its small blocks at most (within cacheLimit()).
+constexpr size_t kThreadCacheBytes = size_t(16) << 20;
+
+/// Free small blocks, one LIFO list a class (linked through `next`).
+class ThreadCache {
+public:
+  ThreadCache() : limit(std::min(kThreadCacheBytes, cacheLimit())) {}
+  ~ThreadCache() {
+    for (Header *&head : free)
+      while (Header *h = head) {
+        head = h->next;
+        std::free(h->base);
+      }
+    gone = true;
+  }
+  Header *take(unsigned c) {
+    Header *h = free[c];
+    if (h) {
+      free[c] = h->next;
+      cached -= h->capacity;
+      h->next = nullptr;
+    }
+    return h;
+  }
+  bool keep(Header *h) {
+    if (cached + h->capacity > limit)
+      return false;
+    h->next = free[h->sizeClass];
+    free[h->sizeClass] = h;
+    cached += h->capacity;
+    return true;
+  }
+  /// Set once this thread's cache is destroyed: blocks freed later (by
+  /// static destructors, at thread exit) go straight back to the system.
+  static thread_local bool gone;
+
+private:
+  Header *free[kNumClasses] = {};
+  size_t cached = 0;
+  const size_t limit;
+};
+thread_local bool ThreadCache::gone = false;
+
+ThreadCache *threadCache() {
+  if (ThreadCache::gone)
+    return nullptr;
+  static thread_local ThreadCache cache;
+  return &cache;
+}
+
+Header *allocateSmall(size_t bytes) {
+  unsigned c = sizeClassOf(bytes);
+  if (ThreadCache *cache = threadCache())
+    if (Header *h = cache->take(c))
+      return h;
+  size_t capacity = classBytes(c);
+  void *base = std::aligned_alloc(kHeaderBytes, kHeaderBytes + capacity);
+  return base ? initHeader(base, base, capacity, Origin::Small, c) : nullptr;
+}
+
+void releaseSmall(Header *h) {
+  ThreadCache *cache = threadCache();
+  if (!cache || !cache->keep(h))
+    std::free(h->base);
+}
+
+//===----------------------------------------------------------------------===//
+// Large blocks: one cache for the process
+//===----------------------------------------------------------------------===//
+
 class BlockCache {
 public:
-  void *allocate(size_t bytes, size_t alignment) {
-    if (bytes < kMinCachedBytes || alignment > kPage)
-      return alignment <= alignof(std::max_align_t)
-                 ? std::malloc(bytes)
-                 : std::aligned_alloc(alignment, roundUp(bytes, alignment));
-    size_t size = roundUp(bytes, kPage);
+  /// A page-aligned block of at least `bytes` plus its header.
+  Header *allocate(size_t bytes) {
+    size_t size = roundUp(bytes + kHeaderBytes, kPage);
     std::lock_guard<std::mutex> lock(mutex);
-    void *p = nullptr;
     // Best fit, wasting at most half of the block (as the CUDA allocator).
     auto it = bySize.lower_bound(size);
     if (it != bySize.end() && it->first <= 2 * size) {
-      p = it->second.block;
-      size = it->first;
+      Header *h = it->second.block;
       age.erase(it->second.age);
       bySize.erase(it);
-      cached -= size;
-    } else {
-      p = std::aligned_alloc(kPage, size);
-      if (!p && !age.empty()) {
-        // Out of memory: give the cached blocks back and try once more.
-        for (auto &entry : bySize)
-          std::free(entry.second.block);
-        bySize.clear();
-        age.clear();
-        cached = 0;
-        p = std::aligned_alloc(kPage, size);
-      }
+      cached -= h->capacity + kHeaderBytes;
+      return h;
     }
-    if (p)
-      live[p] = size;
-    return p;
+    void *base = std::aligned_alloc(kPage, size);
+    if (!base && !age.empty()) {
+      // Out of memory: give the cached blocks back and try once more.
+      for (auto &entry : bySize)
+        std::free(entry.second.block->base);
+      bySize.clear();
+      age.clear();
+      cached = 0;
+      base = std::aligned_alloc(kPage, size);
+    }
+    return base ? initHeader(base, base, size - kHeaderBytes, Origin::Large)
+                : nullptr;
   }
 
-  void release(void *p) {
-    if (!p)
-      return;
-    std::unique_lock<std::mutex> lock(mutex);
-    auto it = live.find(p);
-    if (it == live.end()) {
-      lock.unlock();
-      std::free(p); // a small block
-      return;
-    }
-    size_t size = it->second;
-    live.erase(it);
+  void release(Header *h) {
+    size_t size = h->capacity + kHeaderBytes;
+    std::lock_guard<std::mutex> lock(mutex);
     if (size > limit) {
-      lock.unlock();
-      std::free(p);
+      std::free(h->base);
       return;
     }
     // Make room, oldest first.
@@ -109,53 +230,114 @@ public:
       auto oldest = age.front();
       age.pop_front();
       cached -= oldest->first;
-      std::free(oldest->second.block);
+      std::free(oldest->second.block->base);
       bySize.erase(oldest);
     }
-    auto entry = bySize.emplace(size, Entry{p, {}});
+    auto entry = bySize.emplace(size, Entry{h, {}});
     entry->second.age = age.insert(age.end(), entry);
     cached += size;
   }
 
 private:
-  static size_t roundUp(size_t bytes, size_t alignment) {
-    return (bytes + alignment - 1) / alignment * alignment;
-  }
-
   struct Entry;
   using BySize = std::multimap<size_t, Entry>;
   struct Entry {
-    void *block;
+    Header *block;
     std::list<BySize::iterator>::iterator age;
   };
   std::mutex mutex;
-  std::unordered_map<void *, size_t> live; // large blocks handed out
-  BySize bySize;                           // cached blocks
-  std::list<BySize::iterator> age;         // cached blocks, oldest first
+  BySize bySize;                   // cached blocks by their whole size
+  std::list<BySize::iterator> age; // cached blocks, oldest first
   size_t cached = 0;
-  const size_t limit = readLimit();
+  const size_t limit = cacheLimit();
 };
 
-BlockCache &cache() {
+BlockCache &largeCache() {
   // Never destroyed: buffers may be freed from static destructors of the
   // application after this library's own have run.
   static BlockCache *instance = new BlockCache;
   return *instance;
 }
 
-} // namespace
+/// A block aligned to more than kHeaderBytes, header just before it.
+Header *allocateDirect(size_t bytes, size_t alignment) {
+  size_t size = 0;
+  if (__builtin_add_overflow(bytes, alignment, &size))
+    return nullptr;
+  void *base = std::aligned_alloc(alignment, roundUp(size, alignment));
+  if (!base)
+    return nullptr;
+  void *at = static_cast<char *>(base) + alignment - kHeaderBytes;
+  return initHeader(at, base, bytes, Origin::Direct);
+}
 
-void hostFree(void *p) { cache().release(p); }
+Header *allocateBlock(size_t bytes, size_t alignment) {
+  if (bytes > SIZE_MAX / 2)
+    return nullptr; // no system serves it; rounding must not overflow
+  if (alignment > kHeaderBytes)
+    return allocateDirect(bytes, alignment);
+  if (bytes < kMinCachedBytes)
+    return allocateSmall(bytes);
+  return largeCache().allocate(bytes);
+}
 
-namespace {
+void releaseBlock(Header *h) {
+  switch (h->origin) {
+  case Origin::Small:
+    return releaseSmall(h);
+  case Origin::Large:
+    return largeCache().release(h);
+  case Origin::Direct:
+    return std::free(h->base);
+  }
+}
 
-/// The call runAbandonable is running on this thread.
+//===----------------------------------------------------------------------===//
+// Calls that can be abandoned
+//===----------------------------------------------------------------------===//
+
+/// The call runAbandonable is running on this thread, and the blocks it
+/// allocated that are still live (a circular list through `live`).
 struct CallFrame {
   std::jmp_buf resume;
-  std::unordered_set<void *> live; // allocated by the call, not yet freed
+  Header live{};
+  CallFrame *outer; // the call this one runs inside, on the same thread
   int parallelDepth = 0;
+  explicit CallFrame(CallFrame *outer) : outer(outer) {
+    live.prev = live.next = &live;
+  }
+
+  void track(Header *h) {
+    h->frame = this;
+    h->prev = &live;
+    h->next = live.next;
+    live.next->prev = h;
+    live.next = h;
+  }
+  static void untrack(Header *h) {
+    h->prev->next = h->next;
+    h->next->prev = h->prev;
+    h->prev = h->next = nullptr;
+    h->frame = nullptr;
+  }
+  /// Ends the call: its live blocks are freed (abandoned) or outlive it.
+  void finish(bool abandoned) {
+    while (live.next != &live) {
+      Header *h = live.next;
+      untrack(h);
+      if (abandoned)
+        releaseBlock(h);
+    }
+  }
 };
 thread_local CallFrame *tlsFrame = nullptr;
+
+bool runsOnThisThread(const CallFrame *frame) {
+  for (const CallFrame *f = tlsFrame; f; f = f->outer)
+    if (f == frame)
+      return true;
+  return false;
+}
 
 /// Returns to runAbandonable's setjmp with an out-of-memory error pending.
 /// Nothing with a destructor is live here or in the generated code's
@@ -163,19 +345,12 @@ thread_local CallFrame *tlsFrame = nullptr;
 [[noreturn]] void abandon(CallFrame &frame) { std::longjmp(frame.resume, 1); }
 
 void *allocateForCode(size_t bytes, size_t alignment) {
-  void *p = cache().allocate(bytes, alignment);
   CallFrame *frame = tlsFrame;
-  if (p && frame) {
-    try {
-      frame->live.insert(p);
-      return p;
-    } catch (...) { // no memory to track it: as if the block were missing
-      hostFree(p);
-      p = nullptr;
-    }
+  if (Header *h = allocateBlock(bytes, alignment)) {
+    if (frame)
+      frame->track(h);
+    return blockOf(h);
   }
-  if (p || bytes == 0)
-    return p;
   char message[96];
   std::snprintf(message, sizeof(message),
                 "out of memory: cannot allocate a %zu-byte buffer", bytes);
@@ -195,15 +370,32 @@ __attribute__((noinline)) bool runUnder(CallFrame &frame, void (*fn)(void **),
 
 } // namespace
 
+void hostFree(void *p) {
+  if (!p)
+    return;
+  Header *h = headerOf(p);
+  if (h->magic != kMagic) {
+    reportServiceError("freeing a buffer the runtime did not allocate");
+    return; // leaked rather than handed to the wrong allocator
+  }
+  if (h->frame) {
+    // Generated code frees a block on the thread that allocated it; one
+    // tracked by another thread's running call cannot be unlinked here.
+    if (!runsOnThisThread(h->frame)) {
+      reportServiceError("freeing a buffer another thread's call owns");
+      return;
+    }
+    CallFrame::untrack(h);
+  }
+  releaseBlock(h);
+}
+
 bool runAbandonable(void (*fn)(void **), void **args) {
-  CallFrame frame;
-  CallFrame *outer = tlsFrame;
+  CallFrame frame(tlsFrame);
   tlsFrame = &frame;
   const bool completed = runUnder(frame, fn, args);
-  tlsFrame = outer;
-  if (!completed)
-    for (void *p : frame.live)
-      hostFree(p);
+  tlsFrame = frame.outer;
+  frame.finish(/*abandoned=*/!completed);
   return completed;
 }
 
@@ -230,8 +422,4 @@ GROVE_API void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
   return allocateForCode(bytes, alignment);
 }
 
-GROVE_API void _mlir_memref_to_llvm_free(void *p) {
-  if (tlsFrame)
-    tlsFrame->live.erase(p);
-  hostFree(p);
-}
+GROVE_API void _mlir_memref_to_llvm_free(void *p) { hostFree(p); }

@@ -64,6 +64,7 @@ private:
                           size_t &i);
   ParseResult parseState(bool initialized);
   ParseResult parseInput(TensorDesc &tensor);
+  ParseResult checkEqualDims(const EntryDesc &entry, const TensorDesc &tensor);
   ParseResult parseEntry(const std::vector<std::string_view> &lines, size_t &i);
   ParseResult resolveStateArgs();
   ParseResult next(const std::vector<std::string_view> &lines, size_t &i) {
@@ -153,27 +154,64 @@ ParseResult Parser::parseTensor(const char *keyword, bool allowDynamic,
   return {};
 }
 
-// `input NAME DTYPE RANK DIMS... [below N]`.
+// `input NAME DTYPE RANK DIMS... [below N] [equal D INPUT E]...`.
 ParseResult Parser::parseInput(TensorDesc &tensor) {
   int64_t rank = 0;
-  bool bounded = tokens.size() >= 4 && parseInt(tokens[3], rank) && rank >= 0 &&
-                 rank <= kMaxRank &&
-                 tokens.size() == 6 + static_cast<size_t>(rank) &&
-                 tokens[4 + rank] == "below";
+  size_t extra = 0;
+  if (tokens.size() >= 4 && parseInt(tokens[3], rank) && rank >= 0 &&
+      rank <= kMaxRank && tokens.size() > 4 + static_cast<size_t>(rank))
+    extra = tokens.size() - 4 - static_cast<size_t>(rank);
   if (ParseResult r =
-          parseTensor("input", /*allowDynamic=*/true, bounded ? 2 : 0, tensor))
+          parseTensor("input", /*allowDynamic=*/true, extra, tensor))
     return r;
-  if (!bounded)
-    return {};
-  if (tensor.dtype.code != kDLInt)
+  for (size_t t = 4 + static_cast<size_t>(rank); t < tokens.size();) {
+    std::string_view clause = tokens[t];
+    if (clause == "below" && t + 2 <= tokens.size() && tensor.below == 0) {
+      if (tensor.dtype.code != kDLInt)
+        return error("input '" + tensor.name +
+                     "' has a bound ('below') but is not of an integer dtype");
+      if (!parseInt(tokens[t + 1], tensor.below) || tensor.below < 1)
+        return error("input '" + tensor.name +
+                     "' needs 'below N' with N >= 1, got '" +
+                     std::string(tokens[t + 1]) + "'");
+      t += 2;
+      continue;
+    }
+    DimEquality eq;
+    if (clause == "equal" && t + 4 <= tokens.size() &&
+        parseInt(tokens[t + 1], eq.dim) && parseInt(tokens[t + 2], eq.other) &&
+        parseInt(tokens[t + 3], eq.otherDim)) {
+      if (eq.dim < 0 || eq.dim >= rank || tensor.shape[eq.dim] != -1)
+        return error("input '" + tensor.name + "': 'equal " +
+                     std::string(tokens[t + 1]) +
+                     " ...' names no dynamic dimension of it");
+      tensor.equalDims.push_back(eq);
+      t += 4;
+      continue;
+    }
     return error("input '" + tensor.name +
-                 "' has a bound ('below') but is "
-                 "not of an integer dtype");
-  if (!parseInt(tokens.back(), tensor.below) || tensor.below < 1)
-    return error("input '" + tensor.name +
-                 "' needs 'below N' with N >= 1, "
-                 "got '" +
-                 std::string(tokens.back()) + "'");
+                 "': expected 'below N' or "
+                 "'equal DIM INPUT DIM', got '" +
+                 std::string(clause) + "'");
+  }
+  return {};
+}
+
+// An input's `equal` clauses name a dynamic dimension of an earlier input.
+ParseResult Parser::checkEqualDims(const EntryDesc &entry,
+                                   const TensorDesc &tensor) {
+  for (const DimEquality &eq : tensor.equalDims) {
+    const bool known =
+        eq.other >= 0 && eq.other < static_cast<int64_t>(entry.inputs.size());
+    const TensorDesc *other = known ? &entry.inputs[eq.other] : nullptr;
+    if (!other || eq.otherDim < 0 ||
+        eq.otherDim >= static_cast<int64_t>(other->shape.size()) ||
+        other->shape[eq.otherDim] != -1)
+      return error("input '" + tensor.name + "': 'equal' names input " +
+                   std::to_string(eq.other) + " dimension " +
+                   std::to_string(eq.otherDim) +
+                   ", which is no dynamic dimension of an earlier input");
+  }
   return {};
 }
 
@@ -286,6 +324,8 @@ ParseResult Parser::parseEntry(const std::vector<std::string_view> &lines,
                    std::string(tokens[0]) + "'");
     TensorDesc tensor;
     if (ParseResult r = parseInput(tensor))
+      return r;
+    if (ParseResult r = checkEqualDims(entry, tensor))
       return r;
     if (!inputNames.insert(tensor.name).second)
       return error("duplicate input '" + tensor.name + "' in entry '" +
@@ -405,6 +445,10 @@ std::string printModelDescriptor(const ModelDesc &model) {
         printTensor(os, "input", e.inputs[a.index]);
       if (!a.isState && e.inputs[a.index].below > 0)
         os += " below " + std::to_string(e.inputs[a.index].below);
+      if (!a.isState)
+        for (const DimEquality &eq : e.inputs[a.index].equalDims)
+          os += " equal " + std::to_string(eq.dim) + ' ' +
+                std::to_string(eq.other) + ' ' + std::to_string(eq.otherDim);
       os += '\n';
     }
     for (const TensorDesc &t : e.outputs) {

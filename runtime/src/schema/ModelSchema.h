@@ -21,8 +21,8 @@
 
 namespace grove::schema {
 
-/// Version on the descriptor's first line (`grove-model 3`).
-constexpr int64_t kDescriptorVersion = 3;
+/// Version on the descriptor's first line (`grove-model 4`).
+constexpr int64_t kDescriptorVersion = 4;
 /// Upper bound on tensor rank, shared by the dialect's verifier and the
 /// runtime; keeps descriptor sizes and loops bounded.
 constexpr int64_t kMaxRank = 64;
@@ -31,6 +31,18 @@ constexpr int64_t kMaxEntryTensors = 65535;
 /// DLPack's bool code (kDLBool in dlpack.h 0.8+; Debian 12 ships 0.6).
 constexpr uint8_t kDLBoolCode = 6;
 
+/// An entry input's dynamic dimension `dim` must equal dimension
+/// `otherDim` of the entry's earlier input `other` (a batch of images and
+/// its labels), checked before the entry runs.
+struct DimEquality {
+  int64_t dim = 0;
+  int64_t other = 0;
+  int64_t otherDim = 0;
+  bool operator==(const DimEquality &o) const {
+    return dim == o.dim && other == o.other && otherDim == o.otherDim;
+  }
+};
+
 struct TensorDesc {
   std::string name;
   DLDataType dtype{};
@@ -38,6 +50,9 @@ struct TensorDesc {
   /// Integer entry inputs: every value must lie in [0, below) (labels,
   /// token ids), checked before the entry runs; 0: unchecked.
   int64_t below = 0;
+  /// Entry inputs: dimensions the generated code assumes equal to an
+  /// earlier input's.
+  std::vector<DimEquality> equalDims;
 };
 
 /// What fills a piece of module state before anything is loaded.

@@ -107,6 +107,13 @@ func.func @f() attributes {grove.abi.entry = "0"} {
 
 // -----
 
+// expected-error @+1 {{'grove.abi.equal_dims' must be quadruples (input, dim, earlier input, dim) of non-negative indices, got array<i64: 1, 0, 0>}}
+func.func @f() attributes {grove.abi.equal_dims = array<i64: 1, 0, 0>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'grove.noalias_args' must be an array of argument indices, got [2]}}
 func.func @f() attributes {grove.noalias_args = [2]} {
   return

@@ -54,6 +54,14 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
   if (name == kEntryIndexAttr || name == kEntryInputsAttr ||
       name == kParallelBodyAttr)
     return expect(isa<IntegerAttr>(attr.getValue()), "an integer");
+  if (name == kEqualDimsAttr) {
+    auto quads = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    return expect(
+        quads && quads.size() % 4 == 0 &&
+            llvm::all_of(quads.asArrayRef(), [](int64_t v) { return v >= 0; }),
+        "quadruples (input, dim, earlier input, dim) of "
+        "non-negative indices");
+  }
   if (name == kNoAliasArgsAttr)
     return expect(isa<DenseI64ArrayAttr>(attr.getValue()),
                   "an array of argument indices");

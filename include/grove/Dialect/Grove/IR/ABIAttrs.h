@@ -31,6 +31,11 @@ inline constexpr char kEntryNameAttr[] = "grove.abi.name";
 /// Function: how many of its arguments are the caller's inputs (the rest
 /// are state).
 inline constexpr char kEntryInputsAttr[] = "grove.abi.inputs";
+/// Entry function: dynamic input sizes its code assumes equal, as
+/// quadruples (input, dim, earlier input, its dim) of input indices; the
+/// runtime checks them before the call (grove-emit-entry-points moves them
+/// into the descriptor).
+inline constexpr char kEqualDimsAttr[] = "grove.abi.equal_dims";
 /// Function: an outlined parallel loop body and its work per iteration
 /// (lib/Codegen/LLVMCPU).
 inline constexpr char kParallelBodyAttr[] = "grove.parallel_body";
