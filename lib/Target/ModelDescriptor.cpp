@@ -135,6 +135,9 @@ std::string mlir::grove::emitCHeader(const ModelDesc &model,
       os << (i ? ", " : "") << s.name << ": " << shapeString(s);
       if (s.below > 0)
         os << " in [0, " << s.below << ")";
+      for (const schema::DimEquality &eq : s.equalDims)
+        os << ", dim " << eq.dim << " = " << e.inputs[eq.other].name << " dim "
+           << eq.otherDim;
     }
     os << ") -> (";
     for (auto [i, s] : llvm::enumerate(e.outputs))

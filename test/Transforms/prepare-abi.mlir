@@ -81,14 +81,18 @@ func.func @source() -> tensor<4xf32> {
 // -----
 
 // Calls to a renamed entry point follow the rename (a call to a function
-// without a body is an error: prepare-abi-invalid.mlir).
+// without a body is an error: prepare-abi-invalid.mlir); an entry another
+// function calls is marked grove.abi.called (its inputs do not all pass the
+// runtime's checks), the caller is not.
 // CHECK-LABEL: module @calls attributes {
 // CHECK-SAME: grove.abi.descriptor = "grove-model 4\0Amodule calls\0Aentry outer 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0Aentry inner 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
 // CHECK: func.func @_grove_calls_outer(%[[X:.*]]: tensor<4xf32> {bufferization.writable = false})
+// CHECK-NOT: grove.abi.called
 // CHECK-SAME: grove.abi.entry = 0 : i64
 // CHECK: %[[R:.*]] = call @_grove_calls_inner(%[[X]])
 // CHECK: return %[[R]]
 // CHECK: func.func @_grove_calls_inner(
+// CHECK-SAME: grove.abi.called
 // CHECK-SAME: grove.abi.entry = 1 : i64
 
 // NAMED-LABEL: module @calls attributes {

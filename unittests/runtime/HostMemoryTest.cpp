@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestUtil.h"
 #include "grove/abi.h"
 
 #include <gtest/gtest.h>
@@ -44,7 +45,8 @@ TEST(HostMemory, CachingStartsAtOneMiB) {
   void *a = _mlir_memref_to_llvm_alloc(kMiB);
   ASSERT_NE(a, nullptr);
   _mlir_memref_to_llvm_free(a);
-  // Below 1 MiB a request is malloc's, even where a cached block would fit.
+  // Below 1 MiB a request is a small block's, even where a cached large
+  // block would fit.
   void *small = _mlir_memref_to_llvm_alloc(kMiB - 4096);
   EXPECT_NE(small, a);
   _mlir_memref_to_llvm_free(small);
@@ -131,8 +133,32 @@ TEST(HostMemory, SmallBlocksAreUsableOverTheirSize) {
     EXPECT_EQ(p[0], i % 251) << bytes;
     EXPECT_EQ(p[bytes - 1], i % 251) << bytes;
   }
+  // The largest class, just below the large blocks.
+  auto *top = static_cast<unsigned char *>(
+      _mlir_memref_to_llvm_aligned_alloc(64, kMiB - 1));
+  ASSERT_NE(top, nullptr);
+  std::memset(top, 9, kMiB - 1);
+  EXPECT_EQ(top[kMiB - 2], 9);
+  _mlir_memref_to_llvm_free(top);
   for (auto [p, bytes] : blocks)
     _mlir_memref_to_llvm_free(p);
+}
+
+TEST(HostMemory, BlockFreedTwiceIsReportedNotReused) {
+  // The second free is an error, not a second entry in the cache: the
+  // next two blocks of the class are distinct.
+  for (size_t bytes : {size_t(3000), 3 * kMiB}) {
+    void *a = _mlir_memref_to_llvm_aligned_alloc(64, bytes);
+    ASSERT_NE(a, nullptr);
+    _mlir_memref_to_llvm_free(a);
+    _mlir_memref_to_llvm_free(a);
+    void *b = _mlir_memref_to_llvm_aligned_alloc(64, bytes);
+    void *c = _mlir_memref_to_llvm_aligned_alloc(64, bytes);
+    EXPECT_NE(b, c) << bytes;
+    _mlir_memref_to_llvm_free(b);
+    _mlir_memref_to_llvm_free(c);
+  }
+  EXPECT_TRUE(grove::test::clearParkedServiceError());
 }
 
 TEST(HostMemory, SmallBlockFreedOnAnotherThread) {

@@ -139,7 +139,13 @@ withEqualDims(ModuleOp module, StringRef descriptor,
         list.push_back(eq);
     }
   }
-  return schema::printModelDescriptor(model);
+  std::string text = schema::printModelDescriptor(model);
+  schema::ModelDesc check;
+  if (schema::ParseResult r = schema::parseModelDescriptor(text, check)) {
+    module.emitError("equal sizes make an invalid descriptor: ") << r.message;
+    return failure();
+  }
+  return text;
 }
 
 // Generated helpers are named `_grove.<module>.<what>`: the dots keep them
@@ -283,6 +289,7 @@ struct GroveEmitEntryPointsPass
       fn->removeAttr(kEntryNameAttr);
       fn->removeAttr(kEntryInputsAttr);
       fn->removeAttr(kEqualDimsAttr);
+      fn->removeAttr(kEntryCalledAttr);
       for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
         fn.removeArgAttr(i, kArgNameAttr);
         fn.removeArgAttr(i, kStateArgAttr);

@@ -56,8 +56,12 @@ struct HoistInputAgreement : OpRewritePattern<AgreeDimsOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AgreeDimsOp op,
                                 PatternRewriter &rewriter) const override {
-    auto func = op->getParentOfType<func::FuncOp>();
-    if (op.getAtLeast() || !func || !func->hasAttr(kEntryIndexAttr))
+    // Only in the entry's own block: a check under an scf.if or a loop
+    // that may not run is no precondition of the call. Only where every
+    // call comes through the runtime, not from another function.
+    auto func = dyn_cast<func::FuncOp>(op->getParentOp());
+    if (op.getAtLeast() || !func || !func->hasAttr(kEntryIndexAttr) ||
+        func->hasAttr(kEntryCalledAttr))
       return rewriter.notifyMatchFailure(op, "not an entry's equality");
     std::optional<std::pair<int64_t, int64_t>> lhs =
         inputDim(func, op.getLhs());
@@ -69,10 +73,16 @@ struct HoistInputAgreement : OpRewritePattern<AgreeDimsOp> {
     SmallVector<int64_t> quads;
     if (auto old = func->getAttrOfType<DenseI64ArrayAttr>(kEqualDimsAttr))
       quads.assign(old.asArrayRef().begin(), old.asArrayRef().end());
-    quads.append({later.first, later.second, earlier.first, earlier.second});
-    rewriter.modifyOpInPlace(func, [&] {
-      func->setAttr(kEqualDimsAttr, rewriter.getDenseI64ArrayAttr(quads));
-    });
+    int64_t quad[] = {later.first, later.second, earlier.first, earlier.second};
+    bool known = false;
+    for (size_t i = 0; i + 3 < quads.size(); i += 4)
+      known |= ArrayRef<int64_t>(quads).slice(i, 4) == ArrayRef<int64_t>(quad);
+    if (!known) {
+      quads.append(std::begin(quad), std::end(quad));
+      rewriter.modifyOpInPlace(func, [&] {
+        func->setAttr(kEqualDimsAttr, rewriter.getDenseI64ArrayAttr(quads));
+      });
+    }
     // One representative, the earlier input's size, so that values from
     // either input get the same sizes and later agreements fold.
     rewriter.replaceOp(op, *lhs < *rhs ? op.getLhs() : op.getRhs());
@@ -81,7 +91,8 @@ struct HoistInputAgreement : OpRewritePattern<AgreeDimsOp> {
 
 private:
   /// (input index, dimension) where `size` is a dynamic size of one of the
-  /// entry's inputs (the arguments that are not state).
+  /// entry's inputs (the arguments that are not state, numbered as
+  /// grove-prepare-abi numbers them).
   static std::optional<std::pair<int64_t, int64_t>> inputDim(func::FuncOp func,
                                                              Value size) {
     auto dim = size.getDefiningOp<tensor::DimOp>();
@@ -89,6 +100,10 @@ private:
     std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
     if (!arg || !index || arg.getOwner() != &func.getBody().front() ||
         func.getArgAttr(arg.getArgNumber(), kStateArgAttr))
+      return std::nullopt;
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || *index < 0 || *index >= type.getRank() ||
+        !type.isDynamicDim(*index))
       return std::nullopt;
     int64_t input = 0;
     for (unsigned i = 0; i < arg.getArgNumber(); ++i)

@@ -11,9 +11,9 @@
 //   sheds its oldest blocks beyond that, or all of them when an allocation
 //   fails.
 // - Smaller blocks go to a cache of the freeing thread, four size classes
-//   an octave, without a lock: a training step allocates dozens of small
-//   temporaries, and malloc, memalign and a shared lock cost as much as the
-//   loops that use them.
+//   an octave, at most 16 MiB a thread, without a lock: a training step
+//   allocates dozens of small temporaries, and malloc, memalign and a shared
+//   lock cost as much as the loops that use them.
 // Each block carries a header in the 64 bytes before it: where it came from,
 // its size, and its place in the list of the call that allocated it, so that
 // an abandoned call frees its blocks without allocating to track them.
@@ -28,6 +28,7 @@
 #include "grove/abi.h"
 #include "grove/runtime.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
@@ -81,6 +82,8 @@ struct Header {
 };
 static_assert(sizeof(Header) <= kHeaderBytes, "header outgrows its room");
 constexpr uint64_t kMagic = 0x67726f76655f626bull;
+/// A block in a cache: freeing it again is reported, not a second entry.
+constexpr uint64_t kCachedMagic = 0x67726f76655f6663ull;
 
 Header *headerOf(void *block) {
   return reinterpret_cast<Header *>(static_cast<char *>(block) - kHeaderBytes);
@@ -127,11 +130,7 @@ class ThreadCache {
 public:
   ThreadCache() : limit(std::min(kThreadCacheBytes, cacheLimit())) {}
   ~ThreadCache() {
-    for (Header *&head : free)
-      while (Header *h = head) {
-        head = h->next;
-        std::free(h->base);
-      }
+    flush();
     gone = true;
   }
   Header *take(unsigned c) {
@@ -140,16 +139,27 @@ public:
       free[c] = h->next;
       cached -= h->capacity;
       h->next = nullptr;
+      h->magic = kMagic;
     }
     return h;
   }
   bool keep(Header *h) {
     if (cached + h->capacity > limit)
       return false;
+    h->magic = kCachedMagic;
     h->next = free[h->sizeClass];
     free[h->sizeClass] = h;
     cached += h->capacity;
     return true;
+  }
+  /// Gives every cached block back (an allocation failed).
+  void flush() {
+    for (Header *&head : free)
+      while (Header *h = head) {
+        head = h->next;
+        std::free(h->base);
+      }
+    cached = 0;
   }
   /// Set once this thread's cache is destroyed: blocks freed later (by
   /// static destructors, at thread exit) go straight back to the system.
@@ -171,11 +181,18 @@ ThreadCache *threadCache() {
 
 Header *allocateSmall(size_t bytes) {
   unsigned c = sizeClassOf(bytes);
-  if (ThreadCache *cache = threadCache())
+  ThreadCache *cache = threadCache();
+  if (cache)
     if (Header *h = cache->take(c))
       return h;
   size_t capacity = classBytes(c);
-  void *base = std::aligned_alloc(kHeaderBytes, kHeaderBytes + capacity);
+  // aligned_alloc wants a multiple of the alignment.
+  size_t size = roundUp(kHeaderBytes + capacity, kHeaderBytes);
+  void *base = std::aligned_alloc(kHeaderBytes, size);
+  if (!base && cache) {
+    cache->flush(); // out of memory: give the cached blocks back first
+    base = std::aligned_alloc(kHeaderBytes, size);
+  }
   return base ? initHeader(base, base, capacity, Origin::Small, c) : nullptr;
 }
 
@@ -202,6 +219,7 @@ public:
       age.erase(it->second.age);
       bySize.erase(it);
       cached -= h->capacity + kHeaderBytes;
+      h->magic = kMagic;
       return h;
     }
     void *base = std::aligned_alloc(kPage, size);
@@ -233,6 +251,7 @@ public:
       std::free(oldest->second.block->base);
       bySize.erase(oldest);
     }
+    h->magic = kCachedMagic;
     auto entry = bySize.emplace(size, Entry{h, {}});
     entry->second.age = age.insert(age.end(), entry);
     cached += size;
@@ -297,7 +316,10 @@ void releaseBlock(Header *h) {
 //===----------------------------------------------------------------------===//
 
 /// The call runAbandonable is running on this thread, and the blocks it
-/// allocated that are still live (a circular list through `live`).
+/// allocated that are still live (a circular list through `live`). A call
+/// that finishes hands its live blocks (its results) to nobody: a nested
+/// call's results are not the outer call's to free if that one is
+/// abandoned (the runtime makes no nested calls).
 struct CallFrame {
   std::jmp_buf resume;
   Header live{};
@@ -375,8 +397,10 @@ void hostFree(void *p) {
     return;
   Header *h = headerOf(p);
   if (h->magic != kMagic) {
-    reportServiceError("freeing a buffer the runtime did not allocate");
-    return; // leaked rather than handed to the wrong allocator
+    reportServiceError(h->magic == kCachedMagic
+                           ? "freeing a buffer that is already free"
+                           : "freeing a buffer the runtime did not allocate");
+    return; // leaked rather than handed out twice or to the wrong allocator
   }
   if (h->frame) {
     // Generated code frees a block on the thread that allocated it; one

@@ -54,6 +54,8 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
   if (name == kEntryIndexAttr || name == kEntryInputsAttr ||
       name == kParallelBodyAttr)
     return expect(isa<IntegerAttr>(attr.getValue()), "an integer");
+  if (name == kEntryCalledAttr)
+    return expect(isa<UnitAttr>(attr.getValue()), "a unit attribute");
   if (name == kEqualDimsAttr) {
     auto quads = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     return expect(

@@ -791,9 +791,12 @@ LogicalResult SoftmaxCrossEntropyOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
     target = v.add(v.scale(target, 1.0 - eps),
                    v.scalar(logits, eps / double(lt.getDimSize(1))));
   // softmax as exp(log_softmax): the loss's expansion computes the same
-  // log_softmax, so CSE leaves one row max and one row sum for both.
+  // log_softmax, so CSE leaves one row max and one row sum for both. Below
+  // f32 the rounded log would cost p |log p| of precision.
   Value probs =
-      v.exp(LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1)));
+      lt.getElementType().getIntOrFloatBitWidth() >= 32
+          ? v.exp(LogSoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1)))
+          : SoftmaxOp::create(b, loc, logits, b.getI64IntegerAttr(1));
   Value perRow = v.div(dy[0], v.count(logits, {0}));
   out.push_back(v.mul(v.sub(probs, target), perRow));
   out.push_back(Value());

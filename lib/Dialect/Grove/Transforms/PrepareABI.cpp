@@ -366,6 +366,10 @@ static LogicalResult markEntry(func::FuncOp func, StringRef module,
   func->setAttr(kEntryNameAttr, b.getStringAttr(func.getName()));
   func->setAttr(kEntryInputsAttr, b.getI64IntegerAttr(numInputs));
   func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  // Sizes of its inputs are the runtime's to check only where every call
+  // comes through the runtime (convert-grove-to-linalg, docs/abi.md).
+  if (!SymbolTable::symbolKnownUseEmpty(func, symbols.getOp()))
+    func->setAttr(kEntryCalledAttr, b.getUnitAttr());
   std::string cName = (module + "_" + func.getName()).str();
   if (Operation *clash = symbols.lookup(cName))
     return clash->emitError("symbol @")

@@ -31,6 +31,9 @@ inline constexpr char kEntryNameAttr[] = "grove.abi.name";
 /// Function: how many of its arguments are the caller's inputs (the rest
 /// are state).
 inline constexpr char kEntryInputsAttr[] = "grove.abi.inputs";
+/// Entry function: another function of the module calls it, so its inputs
+/// do not all come through the runtime's checks (unit).
+inline constexpr char kEntryCalledAttr[] = "grove.abi.called";
 /// Entry function: dynamic input sizes its code assumes equal, as
 /// quadruples (input, dim, earlier input, its dim) of input indices; the
 /// runtime checks them before the call (grove-emit-entry-points moves them
