@@ -163,3 +163,26 @@ module {
     return %y : tensor<?x3x4xf32>
   }
 }
+
+// -----
+
+// A max pool whose gradient follows it in the block gives the gradient its
+// winners: one max_pool2d_with_indices, read by max_pool2d_grad, for two
+// gradients of it; a pool without a gradient, and a gradient without its
+// pool, are left alone.
+// CHECK-LABEL: func.func @pool_winners
+// CHECK: %[[Y:.*]], %[[I:.*]] = grove.max_pool2d_with_indices %[[X:.*]] {kernel = array<i64: 2, 2>
+// CHECK: grove.max_pool2d %[[X]] {kernel = array<i64: 3, 3>
+// CHECK: grove.max_pool2d_grad %[[X]], %{{.*}} indices %[[I]]
+// CHECK: grove.max_pool2d_grad %[[X]], %{{.*}} indices %[[I]]
+// CHECK: grove.max_pool2d_grad %[[X]], %{{.*}} {kernel = array<i64: 3, 3>
+// CHECK-SAME: -> tensor<?x3x8x8xf32>
+// CHECK: return %[[Y]]
+func.func @pool_winners(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x3x4x4xf32>, %dz: tensor<?x3x3x3xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>) {
+  %y = grove.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32>
+  %z = grove.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x3x3xf32>
+  %d1 = grove.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  %d2 = grove.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  %d3 = grove.max_pool2d_grad %x, %dy {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>) -> tensor<?x3x8x8xf32>
+  return %y, %z, %d1, %d2, %d3 : tensor<?x3x4x4xf32>, tensor<?x3x3x3xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>, tensor<?x3x8x8xf32>
+}

@@ -875,27 +875,33 @@ template <typename PoolOp> struct PoolLowering : OpConversionPattern<PoolOp> {
   }
 };
 
-/// For each output position of a max pool, the index (i · kw + j) of the
-/// window element that wins: the first maximum, or the last NaN, as
-/// PyTorch's kernels pick it (`v > max || isnan(v)`). Loops (n, c, y, i, j, x),
-/// as the forward's (PoolLowering): the output row innermost, which the host
-/// vectorizes along (the window's 2 or 3 trips innermost it did not); the GPU's
-/// kernels put parallel loops outermost anyway.
-Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
-                  Value dy) {
-  RankedTensorType inType = op.getInput().getType();
-  RankedTensorType outType = op.getOutputGrad().getType();
-  ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
-                    pad = op.getPadding();
+/// A max pool's windows.
+struct MaxPoolWindows {
+  RankedTensorType inType, outType;
+  ArrayRef<int64_t> kernel, strides, pad;
+  bool ceilMode;
+};
+
+/// For each output position of a max pool of `x`, the maximum and the index
+/// (i · kw + j) of the window element that wins: the first maximum, or the
+/// last NaN, as PyTorch's kernels pick it (`v > max || isnan(v)`). `dims`:
+/// the output's sizes. Loops (n, c, y, i, j, x), as the forward's
+/// (PoolLowering): the output row innermost, which the host vectorizes along
+/// (the window's 2 or 3 trips innermost it did not); the GPU's kernels put
+/// parallel loops outermost anyway.
+linalg::GenericOp buildMaxAndArgmax(OpBuilder &b, Location loc,
+                                    const MaxPoolWindows &w, Value x,
+                                    ArrayRef<OpFoldResult> dims) {
+  RankedTensorType inType = w.inType, outType = w.outType;
+  ArrayRef<int64_t> kernel = w.kernel, strides = w.strides, pad = w.pad;
   Type elt = inType.getElementType();
   Value negInf = arith::ConstantOp::create(
       b, loc, elt,
       b.getFloatAttr(elt, APFloat::getInf(
                               cast<FloatType>(elt).getFloatSemantics(), true)));
-  SmallVector<int64_t> high = windowedHighPadding(
-      inType, outType, kernel, strides, pad, op.getCeilMode());
+  SmallVector<int64_t> high =
+      windowedHighPadding(inType, outType, kernel, strides, pad, w.ceilMode);
   Value padded = pad2D(b, loc, x, {pad[0], pad[1]}, high, negInf);
-  SmallVector<OpFoldResult> dims = getDims(b, loc, dy);
   auto indexType = RankedTensorType::get(outType.getShape(), b.getI32Type());
   Value maxInit = filled(b, loc, outType, dims, negInf);
   Value idxInit = filled(b, loc, indexType, dims,
@@ -936,8 +942,48 @@ Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
             ValueRange{arith::SelectOp::create(nb, l, better, v, m),
                        arith::SelectOp::create(nb, l, better, k32, args[3])});
       });
-  return generic.getResult(1);
+  return generic;
 }
+
+/// The winners a max pool's gradient routes to: its own indices, or found
+/// again in the input.
+Value buildArgmax(OpBuilder &b, Location loc, MaxPool2DGradOp op, Value x,
+                  Value dy, Value indices) {
+  if (indices)
+    return indices;
+  MaxPoolWindows w{op.getInput().getType(), op.getOutputGrad().getType(),
+                   op.getKernel(),          op.getStrides(),
+                   op.getPadding(),         op.getCeilMode()};
+  return buildMaxAndArgmax(b, loc, w, x, getDims(b, loc, dy)).getResult(1);
+}
+
+/// grove.max_pool2d_with_indices: the argmax's generic, both its results.
+struct MaxPoolWithIndicesLowering
+    : OpConversionPattern<MaxPool2DWithIndicesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPool2DWithIndicesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResult().getType();
+    MaxPoolWindows w{op.getInput().getType(), resultType,
+                     op.getKernel(),          op.getStrides(),
+                     op.getPadding(),         op.getCeilMode()};
+    SmallVector<OpFoldResult> dims = windowedResultDims(
+        rewriter, loc, op->getName().getStringRef(), resultType,
+        adaptor.getInput(), w.kernel, w.strides, w.pad, w.ceilMode);
+    if (llvm::is_contained(resultType.getShape(), 0)) {
+      rewriter.replaceOp(
+          op, {createEmpty(rewriter, loc, resultType, dims),
+               createEmpty(rewriter, loc, op.getIndices().getType(), dims)});
+      return success();
+    }
+    rewriter.replaceOp(
+        op, buildMaxAndArgmax(rewriter, loc, w, adaptor.getInput(), dims)
+                .getResults());
+    return success();
+  }
+};
 
 /// A window position that may have pooled input element `at`: the output
 /// gradient's position `pos` (0 where not `valid`) and the element's index
@@ -1039,7 +1085,7 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
     Value x = adaptor.getInput(), dy = adaptor.getOutputGrad();
     Value argmax;
     if constexpr (isMax)
-      argmax = buildArgmax(rewriter, loc, op, x, dy);
+      argmax = buildArgmax(rewriter, loc, op, x, dy, adaptor.getIndices());
     SmallVector<OpFoldResult> inDims = getDims(rewriter, loc, x);
     SmallVector<OpFoldResult> outDims = getDims(rewriter, loc, dy);
     Value sizes[2], outSizes[2];
@@ -1163,8 +1209,10 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
                                      const ConvLowering &conv) {
   patterns.add<Conv2DLowering>(patterns.getContext(), conv);
-  patterns.add<BatchNormLowering, Conv2DWeightGradLowering,
-               PoolLowering<MaxPool2DOp>, PoolGradLowering<MaxPool2DGradOp>,
-               PoolGradLowering<AvgPool2DGradOp>, PoolLowering<AvgPool2DOp>,
-               GlobalAvgPoolLowering, FlattenLowering>(patterns.getContext());
+  patterns
+      .add<BatchNormLowering, Conv2DWeightGradLowering,
+           PoolLowering<MaxPool2DOp>, MaxPoolWithIndicesLowering,
+           PoolGradLowering<MaxPool2DGradOp>, PoolGradLowering<AvgPool2DGradOp>,
+           PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering, FlattenLowering>(
+          patterns.getContext());
 }

@@ -79,3 +79,19 @@ func.func @weight_grad_bf16(%x: tensor<?x6x8x8xbf16>, %dy: tensor<?x4x8x8xbf16>)
   %dw = grove.conv2d_weight_grad %x, %dy {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x6x8x8xbf16>, tensor<?x4x8x8xbf16>) -> tensor<4x3x3x3xbf16>
   return %dw : tensor<4x3x3x3xbf16>
 }
+
+// A pool with its winners is the argmax generic alone (both results); the
+// gradient that reads them searches no window again.
+// CHECK-LABEL: func.func @pool_with_indices
+// CHECK: %[[BOTH:.*]]:2 = linalg.generic
+// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>)
+// CHECK: arith.cmpf uno
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x8x8xf32>)
+// CHECK: tensor.extract %[[BOTH]]#1[
+// CHECK-NOT: arith.cmpf uno
+// CHECK: return %[[BOTH]]#0
+func.func @pool_with_indices(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x3x4x4xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x8x8xf32>) {
+  %y, %i = grove.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>)
+  %dx = grove.max_pool2d_grad %x, %dy indices %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>) -> tensor<?x3x8x8xf32>
+  return %y, %dx : tensor<?x3x4x4xf32>, tensor<?x3x8x8xf32>
+}

@@ -20,3 +20,14 @@ func.func @split_attention_grad(%dy: tensor<?x4x3x3xf32>, %u: tensor<?x8x3x3xf32
   %du, %dw1, %db1, %dg, %dbeta, %dw2, %db2 = grove.split_attention_grad %dy, %u, %w1, %v, %v, %v, %v, %v, %w2, %b2 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x4x3x3xf32>, tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> (tensor<?x8x3x3xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>)
   return %du : tensor<?x8x3x3xf32>
 }
+
+// A max pool with its winners, and the gradient that reads them.
+// CHECK-LABEL: func.func @pool_with_indices
+// CHECK: %[[Y:.*]], %[[I:.*]] = grove.max_pool2d_with_indices %{{.*}} {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>)
+// CHECK: grove.max_pool2d_grad %{{.*}}, %[[Y]] indices %[[I]] {kernel
+// CHECK-SAME: : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>) -> tensor<?x3x8x8xf32>
+func.func @pool_with_indices(%x: tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32> {
+  %y, %i = grove.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>)
+  %dx = grove.max_pool2d_grad %x, %y indices %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>) -> tensor<?x3x8x8xf32>
+  return %dx : tensor<?x3x8x8xf32>
+}

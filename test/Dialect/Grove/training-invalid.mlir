@@ -474,3 +474,19 @@ func.func @bn_scale_shape(%x: tensor<2x3xf32>, %s: tensor<4xf32>) {
   %y = grove.batch_norm_training %x, %s, %s {running_mean = @rm, running_var = @rm} : (tensor<2x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @pool_indices_shape(%x: tensor<1x2x4x4xf32>, %dy: tensor<1x2x2x2xf32>, %i: tensor<1x2x2x3xi32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'grove.max_pool2d_grad' op expects indices dimension 2, got 3}}
+  %dx = grove.max_pool2d_grad %x, %dy indices %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x3xi32>) -> tensor<1x2x4x4xf32>
+  return %dx : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+func.func @pool_with_indices_rank(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'grove.max_pool2d_with_indices' op expects indices of rank 4, got 3}}
+  %y, %i = grove.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2xi32>)
+  return %y : tensor<1x2x2x2xf32>
+}

@@ -271,15 +271,20 @@ BatchNormTrainingOp::verifySymbolUses(SymbolTableCollection &table) {
   return success();
 }
 
-/// Shared by both 2-D pools.
+/// Shared by the 2-D pools and their gradients.
 static LogicalResult verifyPool(Operation *op, Value input, Type result,
                                 ArrayRef<int64_t> kernel,
                                 ArrayRef<int64_t> strides,
                                 ArrayRef<int64_t> padding, bool ceilMode) {
   if (failed(checkRank(op, "input", input.getType(), 4)) ||
-      failed(checkRank(op, "result", result, 4)) ||
-      failed(checkSameElementType(op)) ||
-      failed(checkArray(op, "kernel", kernel, 2, 1)) ||
+      failed(checkRank(op, "result", result, 4)))
+    return failure();
+  Type inElt = cast<ShapedType>(input.getType()).getElementType();
+  Type outElt = cast<ShapedType>(result).getElementType();
+  if (inElt != outElt)
+    return op->emitOpError("expects one element type, got ")
+           << inElt << " and " << outElt;
+  if (failed(checkArray(op, "kernel", kernel, 2, 1)) ||
       failed(checkArray(op, "strides", strides, 2, 1)) ||
       failed(checkArray(op, "padding", padding, 4, 0)))
     return failure();
@@ -311,6 +316,29 @@ LogicalResult MaxPool2DOp::verify() {
                     getStrides(), getPadding(), getCeilMode());
 }
 
+/// Winners (`indices`) have the pooled result's shape, as i32.
+static LogicalResult checkIndicesShape(Operation *op, Value indices,
+                                       Type pooled) {
+  auto idx = cast<RankedTensorType>(indices.getType());
+  auto out = cast<RankedTensorType>(pooled);
+  if (idx.getRank() != out.getRank())
+    return op->emitOpError("expects indices of rank ")
+           << out.getRank() << ", got " << idx.getRank();
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (failed(checkSize(op, "indices dimension", out.getDimSize(d),
+                         idx.getDimSize(d))))
+      return failure();
+  return success();
+}
+
+LogicalResult MaxPool2DWithIndicesOp::verify() {
+  if (failed(verifyPool(getOperation(), getInput(), getResult().getType(),
+                        getKernel(), getStrides(), getPadding(),
+                        getCeilMode())))
+    return failure();
+  return checkIndicesShape(getOperation(), getIndices(), getResult().getType());
+}
+
 LogicalResult AvgPool2DOp::verify() {
   return verifyPool(getOperation(), getInput(), getType(), getKernel(),
                     getStrides(), getPadding(), getCeilMode());
@@ -329,8 +357,13 @@ static LogicalResult verifyPoolGrad(Operation *op, Value input,
 }
 
 LogicalResult MaxPool2DGradOp::verify() {
-  return verifyPoolGrad(*this, getInput(), getOutputGrad(), getType(),
-                        getKernel(), getStrides(), getPadding(), getCeilMode());
+  if (failed(verifyPoolGrad(*this, getInput(), getOutputGrad(), getType(),
+                            getKernel(), getStrides(), getPadding(),
+                            getCeilMode())))
+    return failure();
+  return getIndices()
+             ? checkIndicesShape(*this, getIndices(), getOutputGrad().getType())
+             : success();
 }
 
 LogicalResult AvgPool2DGradOp::verify() {

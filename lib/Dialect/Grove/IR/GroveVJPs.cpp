@@ -675,9 +675,11 @@ LogicalResult Conv2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 LogicalResult MaxPool2DOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                     ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &out) {
+  // The winners are searched for again unless grove-expand-training-ops
+  // finds this pool to take them from (max_pool2d_with_indices).
   out.push_back(MaxPool2DGradOp::create(
-      b, getLoc(), getInput().getType(), getInput(), dy[0], getKernelAttr(),
-      getStridesAttr(), getPaddingAttr(), getCeilModeAttr()));
+      b, getLoc(), getInput().getType(), getInput(), dy[0], Value(),
+      getKernelAttr(), getStridesAttr(), getPaddingAttr(), getCeilModeAttr()));
   return success();
 }
 

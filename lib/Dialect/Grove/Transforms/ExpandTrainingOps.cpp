@@ -549,6 +549,50 @@ LogicalResult declareOptimizerState(ModuleOp module) {
   return success();
 }
 
+/// A max pool's gradient reads the winners the forward pool found: the
+/// pool becomes max_pool2d_with_indices (one pass over each window for the
+/// maximum and its place) and the gradient takes its indices, instead of
+/// searching every window again in the backward.
+void shareMaxPoolWinners(MaxPool2DGradOp grad, RewriterBase &rewriter) {
+  if (grad.getIndices())
+    return;
+  // The pool of the same input and windows, before the gradient.
+  auto sameWindows = [&](auto pool) {
+    return pool->getBlock() == grad->getBlock() &&
+           pool->isBeforeInBlock(grad) &&
+           pool.getKernel() == grad.getKernel() &&
+           pool.getStrides() == grad.getStrides() &&
+           pool.getPadding() == grad.getPadding() &&
+           pool.getCeilMode() == grad.getCeilMode() &&
+           pool.getResult().getType().getShape() ==
+               grad.getOutputGrad().getType().getShape();
+  };
+  Value indices;
+  for (Operation *user : grad.getInput().getUsers()) {
+    if (auto both = dyn_cast<MaxPool2DWithIndicesOp>(user);
+        both && sameWindows(both)) {
+      indices = both.getIndices();
+      break;
+    }
+    auto pool = dyn_cast<MaxPool2DOp>(user);
+    if (!pool || !sameWindows(pool))
+      continue;
+    rewriter.setInsertionPoint(pool);
+    auto indicesType =
+        RankedTensorType::get(pool.getType().getShape(), rewriter.getI32Type());
+    auto both = MaxPool2DWithIndicesOp::create(
+        rewriter, pool.getLoc(), TypeRange{pool.getType(), indicesType},
+        pool.getInput(), pool.getKernelAttr(), pool.getStridesAttr(),
+        pool.getPaddingAttr(), pool.getCeilModeAttr());
+    rewriter.replaceOp(pool, both.getResult());
+    indices = both.getIndices();
+    break;
+  }
+  if (indices)
+    rewriter.modifyOpInPlace(grad,
+                             [&] { grad.getIndicesMutable().assign(indices); });
+}
+
 struct GroveExpandTrainingOpsPass
     : grove::impl::GroveExpandTrainingOpsBase<GroveExpandTrainingOpsPass> {
   void runOnOperation() override {
@@ -562,6 +606,12 @@ struct GroveExpandTrainingOpsPass
              ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
             &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // Not a pattern: it replaces an op before the one it looks at.
+    SmallVector<MaxPool2DGradOp> grads;
+    getOperation()->walk([&](MaxPool2DGradOp op) { grads.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (MaxPool2DGradOp grad : grads)
+      shareMaxPoolWinners(grad, rewriter);
   }
 };
 

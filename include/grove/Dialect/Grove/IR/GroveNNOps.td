@@ -186,6 +186,31 @@ def Grove_MaxPool2DOp : Grove_Pool2DOp<"max_pool2d", "maximum"> {
   ];
 }
 
+def Grove_MaxPool2DWithIndicesOp
+    : Grove_Op<"max_pool2d_with_indices", [Pure, Grove_NotDifferentiable]> {
+  let summary = "maximum pooling that also gives each window's winner";
+  let description = [{
+    `grove.max_pool2d`, and for each output element the place of the window
+    element that won, `i · kw + j`: the first maximum, or the last NaN
+    (PyTorch's rule; the result is that element too). The pool's gradient
+    reads them (`grove.max_pool2d_grad ... indices`) instead of searching
+    each window again; grove-expand-training-ops forms the pair.
+
+    ```mlir
+    %y, %idx = grove.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>,
+        strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>}
+        : (tensor<?x16x8x8xf32>) -> (tensor<?x16x4x4xf32>, tensor<?x16x4x4xi32>)
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$ceil_mode);
+  let results = (outs Grove_FloatTensor:$result,
+                      RankedTensorOf<[I32]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Grove_AvgPool2DOp : Grove_Pool2DOp<"avg_pool2d", "average"> {
   let description = [{
     As `max_pool2d` for the windows. The divisor is the window size with
@@ -227,17 +252,27 @@ def Grove_MaxPool2DGradOp : Grove_Pool2DGradOp<"max_pool2d_grad",
   let description = [{
     Each window's output gradient goes to the first element (row-major in
     the window) holding the window's maximum, or its last NaN, as PyTorch's
-    max_pool2d backward does; the attributes are the pool's.
+    max_pool2d backward does; the attributes are the pool's. With
+    `indices` (`grove.max_pool2d_with_indices`'s, the output's shape) the
+    winners are read, not searched for.
 
     ```mlir
     %dx = grove.max_pool2d_grad %x, %dy {kernel = array<i64: 3, 3>,
         strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}
         : (tensor<?x64x112x112xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x112x112xf32>
+    %dx2 = grove.max_pool2d_grad %x, %dy indices %idx {...}
+        : (tensor<?x64x112x112xf32>, tensor<?x64x56x56xf32>, tensor<?x64x56x56xi32>)
+        -> tensor<?x64x112x112xf32>
     ```
   }];
   let arguments = (ins Grove_FloatTensor:$input, Grove_FloatTensor:$output_grad,
+                       Optional<RankedTensorOf<[I32]>>:$indices,
                        DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$padding, UnitAttr:$ceil_mode);
+  let assemblyFormat = [{
+    $input `,` $output_grad (`indices` $indices^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
 }
 
 def Grove_AvgPool2DGradOp : Grove_Pool2DGradOp<"avg_pool2d_grad",
