@@ -41,9 +41,9 @@ TEST(Schema, PrintParseRoundTrip) {
   model.params = {w, step, flag};
   EntryDesc e;
   e.name = "train";
-  e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}});
-  e.inputs.push_back({"labels", {kDLInt, 32, 1}, {-1}, 10});
-  e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}});
+  e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}, 0, {}});
+  e.inputs.push_back({"labels", {kDLInt, 32, 1}, {-1}, 10, {{0, 0, 0}}});
+  e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}, 0, {}});
   e.args = {{true, 1, Access::Write},
             {false, 0, Access::Read},
             {false, 1, Access::Read},
@@ -56,7 +56,7 @@ TEST(Schema, PrintParseRoundTrip) {
                   "state step i64 0 init 0xfffffffffffffffd\n"
                   "state flag i1 1 4 init 0x01\n"
                   "entry train 4 1\nwrite step\ninput x bf16 2 -1 3\n"
-                  "input labels i32 1 -1 below 10\nread w\n"
+                  "input labels i32 1 -1 below 10 equal 0 0 0\nread w\n"
                   "output loss f32 0\n");
   ModelDesc back;
   ParseResult r = parseModelDescriptor(text, back);

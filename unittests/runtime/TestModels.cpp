@@ -2,6 +2,8 @@
 
 #include "TestModels.h"
 
+#include "grove/abi.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -57,8 +59,11 @@ const char kAddDescriptor[] = "grove-model 4\n"
                               "entry bounded 1 0\n"
                               "input labels i32 1 -1 below 4\n";
 
+/// Results come from the runtime's allocator, as generated code's do (the
+/// runtime frees them with it).
 float *allocFloats(int64_t n) {
-  return static_cast<float *>(std::malloc(sizeof(float) * (n > 0 ? n : 1)));
+  return static_cast<float *>(
+      _mlir_memref_to_llvm_alloc(sizeof(float) * (n > 0 ? n : 1)));
 }
 
 template <int R>
@@ -229,7 +234,7 @@ const grove_model_def two_model = {GROVE_ABI_VERSION, 0, "two", kTwoDescriptor,
                                    nullptr};
 
 void freeBadShapeBuffer() {
-  std::free(gBadShapeBuffer);
+  _mlir_memref_to_llvm_free(gBadShapeBuffer);
   gBadShapeBuffer = nullptr;
 }
 

@@ -34,7 +34,7 @@ struct Memref0 {
 ///  2 constant() -> f32[3] backed by a global (0xdeadbeef sentinel)
 ///  3 transpose(x: f32[2,3]) -> f32[3,2] as a strided view of a fresh buffer
 ///  4 param_alias() -> w itself (returns the param buffer)
-///  5 twice(x: f32[?]) -> (a, b): the same malloc'd buffer returned twice
+///  5 twice(x: f32[?]) -> (a, b): the same buffer returned twice
 ///  6 stats(x: f32[?,4]) -> (rowsum: f32[?], total: f32[]) mixed ranks
 ///  7 bad_shape() -> f32[3] but reports size -5
 ///  8 wrong_static() -> f32[3] but reports size 4
