@@ -118,14 +118,19 @@ windowedResultDims(OpBuilder &b, Location loc, StringRef opName,
   return dims;
 }
 
-/// Replaces `op` by an empty tensor when its result has a static zero size
-/// (a batch or channels of 0): nothing to compute, and padding a tensor
-/// with a zero size trips memref.subview's bounds rules.
+/// Replaces `op`'s results by empty tensors when its result has a static
+/// zero size (a batch or channels of 0): nothing to compute, and padding a
+/// tensor with a zero size trips memref.subview's bounds rules. Every result
+/// has the sizes `dims` (a pool's values and their winners).
 bool isEmpty(ConversionPatternRewriter &rewriter, Operation *op,
              RankedTensorType resultType, ArrayRef<OpFoldResult> dims) {
   if (!llvm::is_contained(resultType.getShape(), 0))
     return false;
-  rewriter.replaceOp(op, createEmpty(rewriter, op->getLoc(), resultType, dims));
+  SmallVector<Value> empties;
+  for (Type type : op->getResultTypes())
+    empties.push_back(createEmpty(rewriter, op->getLoc(),
+                                  cast<RankedTensorType>(type), dims));
+  rewriter.replaceOp(op, empties);
   return true;
 }
 
@@ -972,12 +977,8 @@ struct MaxPoolWithIndicesLowering
     SmallVector<OpFoldResult> dims = windowedResultDims(
         rewriter, loc, op->getName().getStringRef(), resultType,
         adaptor.getInput(), w.kernel, w.strides, w.pad, w.ceilMode);
-    if (llvm::is_contained(resultType.getShape(), 0)) {
-      rewriter.replaceOp(
-          op, {createEmpty(rewriter, loc, resultType, dims),
-               createEmpty(rewriter, loc, op.getIndices().getType(), dims)});
+    if (isEmpty(rewriter, op, resultType, dims))
       return success();
-    }
     rewriter.replaceOp(
         op, buildMaxAndArgmax(rewriter, loc, w, adaptor.getInput(), dims)
                 .getResults());

@@ -95,3 +95,14 @@ func.func @pool_with_indices(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x3x4x4xf32>) 
   %dx = grove.max_pool2d_grad %x, %dy indices %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x3x8x8xf32>, tensor<?x3x4x4xf32>, tensor<?x3x4x4xi32>) -> tensor<?x3x8x8xf32>
   return %y, %dx : tensor<?x3x4x4xf32>, tensor<?x3x8x8xf32>
 }
+
+// A batch of 0: both results are empty tensors, nothing is computed.
+// CHECK-LABEL: func.func @pool_with_indices_empty
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: tensor.empty() : tensor<0x3x4x4xf32>
+// CHECK-DAG: tensor.empty() : tensor<0x3x4x4xi32>
+// CHECK: return
+func.func @pool_with_indices_empty(%x: tensor<0x3x8x8xf32>) -> (tensor<0x3x4x4xf32>, tensor<0x3x4x4xi32>) {
+  %y, %i = grove.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<0x3x8x8xf32>) -> (tensor<0x3x4x4xf32>, tensor<0x3x4x4xi32>)
+  return %y, %i : tensor<0x3x4x4xf32>, tensor<0x3x4x4xi32>
+}

@@ -139,7 +139,9 @@ def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
     `grove.get_param` of its state, its formula in elementwise grove ops
     and per-tensor norms, and `grove.set_param` of the new state and
     params; its state params are declared first, with their initial
-    values, where the module does not declare them.
+    values, where the module does not declare them. A max pool whose
+    gradient follows it in its block becomes
+    `grove.max_pool2d_with_indices`, and the gradient reads its winners.
   }];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect"];
