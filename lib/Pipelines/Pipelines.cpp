@@ -46,12 +46,19 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
 }
 
 void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
-                                        const GrovePipelineOptions &) {
+                                        const GrovePipelineOptions &options) {
   // After the fusions, so that fused ops differentiate as one (split
   // attention's backward is fused too); losses expand once their
   // closed-form VJPs are built.
   pm.addPass(createGroveAutodiff());
   pm.addPass(createGroveExpandTrainingOps());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Tree folds and their gradients become loops over the runtime's
+  // schedule; CSE then shares one schedule between the two.
+  GroveBatchDynamicTreesOptions trees;
+  trees.mode = options.treeBatching;
+  pm.addPass(createGroveBatchDynamicTrees(trees));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -109,6 +116,9 @@ void mlir::grove::addBufferizePhase(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A tree fold's gradient sums the captures' cotangents across its loop
+  // over the groups: each iteration yields a new (weight-sized) sum.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // An in-place insert_slice bufferizes to a copy between two equal
   // subviews: CSE makes them one value, and the canonicalizer drops the copy.

@@ -114,7 +114,7 @@
 // The runtime's GEMM on rank-3 descriptors by pointer, and the descriptor
 // says which runtime the library needs.
 // HOST: llvm.func @_mlir_ciface_grove_rt_cuda_gemm_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
-// HOST: @_grove.mlp.desc("grove-model 4\0Amodule mlp\0Atarget cuda\0Aparam fc1.weight f32 2 128 64\0A
+// HOST: @_grove.mlp.desc("grove-model 5\0Amodule mlp\0Atarget cuda\0Aparam fc1.weight f32 2 128 64\0A
 // HOST-SAME: \0Aentry forward 5 1\0Aread fc1.weight\0A
 // HOST-SAME: \0Aentry probs 1 2\0A
 

@@ -11,7 +11,7 @@
 
 static const grove_model_def kCModel = {
     GROVE_ABI_VERSION, 0, "cmodel",
-    "grove-model 4\nmodule cmodel\nparam k i32 1 2\n", NULL};
+    "grove-model 5\nmodule cmodel\nparam k i32 1 2\n", NULL};
 
 /* Returns 0 on success, else the number of the failed step. */
 int grove_test_c_api(void) {

@@ -127,7 +127,7 @@ grove_status runCase(std::vector<double> &got, std::vector<double> &ref,
   const char *type = gBf16 ? "bf16" : "f32";
   const size_t elem = gBf16 ? 2 : 4;
   int64_t c = s.g * s.cg, f = s.g * s.fg, oh = s.oh(), ow = s.ow();
-  std::string desc = "grove-model 4\nmodule convm\ntarget cuda\n"
+  std::string desc = "grove-model 5\nmodule convm\ntarget cuda\n"
                      "entry conv 3 0\n";
   auto dims = [](std::initializer_list<int64_t> d) {
     std::string out = " 4";

@@ -28,7 +28,7 @@ namespace {
 void noop(void **) {}
 const grove_packed_fn kEntries[1] = {noop};
 
-const char *kCudaDescriptor = "grove-model 4\n"
+const char *kCudaDescriptor = "grove-model 5\n"
                               "module cudamodel\n"
                               "target cuda\n"
                               "param w f32 1 4\n"
@@ -154,7 +154,7 @@ void meet(void **) {
   mostInside = std::max(int(mostInside), seen);
 }
 const grove_packed_fn kTrack[1] = {track}, kMeet[1] = {meet};
-const char *kEntryOnly = "grove-model 4\nmodule conc\ntarget cuda\n"
+const char *kEntryOnly = "grove-model 5\nmodule conc\ntarget cuda\n"
                          "entry f 0 0\n";
 
 TEST_F(CudaRuntimeGpu, CallsOnOneContextRunOneAtATime) {
@@ -252,7 +252,7 @@ TEST(CudaRuntimeNoGpu, OptionsMustBeInitialised) {
 }
 
 TEST(CudaRuntimeNoGpu, HostModelsStillRunOnTheHost) {
-  const char *desc = "grove-model 4\nmodule hostm\nentry f 0 0\n";
+  const char *desc = "grove-model 5\nmodule hostm\nentry f 0 0\n";
   grove_model_def host = {GROVE_ABI_VERSION, 1, "hostm", desc, kEntries};
   grove_context *ctx = nullptr;
   ASSERT_EQ(grove_context_create(&host, &ctx), GROVE_OK);

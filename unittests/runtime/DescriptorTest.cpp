@@ -19,7 +19,7 @@ grove_model_def modelFor(const char *name, const std::string &descriptor,
   return {GROVE_ABI_VERSION, entries, name, descriptor.c_str(), kNoops};
 }
 
-const std::string kMlp = "grove-model 4\n"
+const std::string kMlp = "grove-model 5\n"
                          "module mlp\n"
                          "param fc1.weight f32 2 128 64\n"
                          "param fc1.bias f32 1 128\n"
@@ -69,7 +69,7 @@ TEST(Descriptor, ParsesDocumentedExample) {
 }
 
 TEST(Descriptor, AllDTypesAndRankZero) {
-  std::string text = "grove-model 4\nmodule m\n"
+  std::string text = "grove-model 5\nmodule m\n"
                      "param a f32 0\nparam b f16 1 2\nparam c bf16 1 2\n"
                      "param d f64 1 2\nparam e i8 1 2\nparam f i16 1 2\n"
                      "param g i32 1 2\nparam h i64 1 2\nparam i i1 1 2\n";
@@ -94,7 +94,7 @@ TEST(Descriptor, AllDTypesAndRankZero) {
 }
 
 TEST(Descriptor, EntriesWithoutInputsOrOutputsAndInterleavedParams) {
-  std::string text = "grove-model 4\nmodule m\n"
+  std::string text = "grove-model 5\nmodule m\n"
                      "entry a 0 0\n"
                      "param p i64 2 0 3\n"
                      "entry b 0 1\noutput o i1 1 -1\n";
@@ -107,7 +107,7 @@ TEST(Descriptor, EntriesWithoutInputsOrOutputsAndInterleavedParams) {
 
 TEST(Descriptor, NoParamsNoEntries) {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 4\nmodule m\n", nullptr};
+                           "grove-model 5\nmodule m\n", nullptr};
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
   EXPECT_EQ(grove_context_weights_ready(c.ctx), 1); // nothing to load
@@ -116,7 +116,7 @@ TEST(Descriptor, NoParamsNoEntries) {
 // State kinds and access: initialised state, and entries that read and
 // write it, in argument order; state may be declared after its users.
 TEST(Descriptor, StateKindsAndAccess) {
-  std::string text = "grove-model 4\nmodule m\n"
+  std::string text = "grove-model 5\nmodule m\n"
                      "entry step 3 0\nwrite m\ninput x f32 1 -1\nread w\n"
                      "entry look 1 0\nread m\n"
                      "param w f32 1 4\nstate m f32 1 4 init 0x3f800000\n";
@@ -151,7 +151,7 @@ TEST(Descriptor, StateKindsAndAccess) {
 }
 
 TEST(Descriptor, OnlyInitializedStateIsReadyAtCreation) {
-  std::string text = "grove-model 4\nmodule m\n"
+  std::string text = "grove-model 5\nmodule m\n"
                      "state s f32 1 3 init 0x40490fdb\n"
                      "state k i16 1 2 init 0xfffe\n";
   grove_model_def model = modelFor("m", text, 0);
@@ -167,7 +167,7 @@ TEST(Descriptor, OnlyInitializedStateIsReadyAtCreation) {
 }
 
 TEST(Descriptor, Utf8NamesAccepted) {
-  std::string text = "grove-model 4\nmodule m\nparam caf\xc3\xa9 f32 1 1\n";
+  std::string text = "grove-model 5\nmodule m\nparam caf\xc3\xa9 f32 1 1\n";
   grove_model_def model = modelFor("m", text, 0);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -265,8 +265,8 @@ TEST_P(MalformedDescriptor, IsRejected) {
   EXPECT_EQ(ctx, nullptr);
 }
 
-const std::string H = "grove-model 4\nmodule m\n";
-const char kEmbeddedNul[] = "grove-model 4\nmodule m\0x\n";
+const std::string H = "grove-model 5\nmodule m\n";
+const char kEmbeddedNul[] = "grove-model 5\nmodule m\0x\n";
 
 std::string repeat(const std::string &s, int n) {
   std::string out;
@@ -280,29 +280,29 @@ INSTANTIATE_TEST_SUITE_P(
     Runtime, MalformedDescriptor,
     ::testing::Values(
         BadDescriptor{"Empty", "", 0, INV, "empty"},
-        BadDescriptor{"NoFinalNewline", "grove-model 4\nmodule m", 0, INV,
+        BadDescriptor{"NoFinalNewline", "grove-model 5\nmodule m", 0, INV,
                       "newline"},
-        BadDescriptor{"OnlyHeader", "grove-model 4\n", 0, INV, "module"},
-        BadDescriptor{"FutureVersion", "grove-model 5\nmodule m\n", 0,
-                      GROVE_ERROR_ABI_MISMATCH, "version 5"},
-        BadDescriptor{"PastVersion", "grove-model 3\nmodule m\n", 0,
-                      GROVE_ERROR_ABI_MISMATCH, "version 3"},
+        BadDescriptor{"OnlyHeader", "grove-model 5\n", 0, INV, "module"},
+        BadDescriptor{"FutureVersion", "grove-model 6\nmodule m\n", 0,
+                      GROVE_ERROR_ABI_MISMATCH, "version 6"},
+        BadDescriptor{"PastVersion", "grove-model 4\nmodule m\n", 0,
+                      GROVE_ERROR_ABI_MISMATCH, "version 4"},
         BadDescriptor{"VersionNotNumber", "grove-model one\nmodule m\n", 0, INV,
                       "grove-model"},
         BadDescriptor{"WrongMagic", "grove 1\nmodule m\n", 0, INV,
                       "grove-model"},
-        BadDescriptor{"MissingModuleKeyword", "grove-model 4\nmod m\n", 0, INV,
+        BadDescriptor{"MissingModuleKeyword", "grove-model 5\nmod m\n", 0, INV,
                       "module"},
-        BadDescriptor{"ModuleNoName", "grove-model 4\nmodule\n", 0, INV,
+        BadDescriptor{"ModuleNoName", "grove-model 5\nmodule\n", 0, INV,
                       "module"},
-        BadDescriptor{"DoubleSpace", "grove-model 4\nmodule  m\n", 0, INV,
+        BadDescriptor{"DoubleSpace", "grove-model 5\nmodule  m\n", 0, INV,
                       "one space"},
-        BadDescriptor{"LeadingSpace", " grove-model 4\nmodule m\n", 0, INV,
+        BadDescriptor{"LeadingSpace", " grove-model 5\nmodule m\n", 0, INV,
                       "one space"},
         BadDescriptor{"TrailingSpace", H + "param a f32 1 2 \n", 0, INV,
                       "one space"},
         BadDescriptor{"Tab", H + "param\ta f32 1 2\n", 0, INV, "control"},
-        BadDescriptor{"CRLF", "grove-model 4\r\nmodule m\r\n", 0, INV, ""},
+        BadDescriptor{"CRLF", "grove-model 5\r\nmodule m\r\n", 0, INV, ""},
         BadDescriptor{"EmptyLine", H + "\nparam a f32 1 2\n", 0, INV,
                       "empty line"},
         BadDescriptor{"UnknownKeyword", H + "buffer a f32 1 2\n", 0, INV,

@@ -425,7 +425,7 @@ void modest(void **) {
 const grove_packed_fn kHogEntries[] = {hog, modest};
 const grove_model_def kHogModel = {
     GROVE_ABI_VERSION, 2, "hogm",
-    "grove-model 4\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
+    "grove-model 5\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
     kHogEntries};
 
 TEST(Invoke, BufferItCannotGetAbandonsTheCall) {
@@ -456,7 +456,7 @@ void pairCode(void **) { ++pairCalls; }
 const grove_packed_fn kPairEntries[] = {pairCode};
 const grove_model_def kPairModel = {
     GROVE_ABI_VERSION, 1, "pairm",
-    "grove-model 4\nmodule pairm\nentry pair 2 0\n"
+    "grove-model 5\nmodule pairm\nentry pair 2 0\n"
     "input x f32 2 -1 3\ninput labels f32 1 -1 equal 0 0 0\n",
     kPairEntries};
 

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 using namespace grove::schema;
 
 namespace {
@@ -51,7 +53,7 @@ TEST(Schema, PrintParseRoundTrip) {
   model.entries = {e};
 
   std::string text = printModelDescriptor(model);
-  EXPECT_EQ(text, "grove-model 4\nmodule m\ntarget cuda\n"
+  EXPECT_EQ(text, "grove-model 5\nmodule m\ntarget cuda\n"
                   "param w f32 2 2 3\n"
                   "state step i64 0 init 0xfffffffffffffffd\n"
                   "state flag i1 1 4 init 0x01\n"
@@ -86,7 +88,7 @@ TEST(Schema, PrintParseRoundTrip) {
 TEST(Schema, ErrorsCarryTheirLine) {
   ModelDesc out;
   ParseResult r =
-      parseModelDescriptor("grove-model 4\nmodule m\nparam w f99 0\n", out);
+      parseModelDescriptor("grove-model 5\nmodule m\nparam w f99 0\n", out);
   EXPECT_EQ(r.status, ParseStatus::Invalid);
   EXPECT_EQ(r.line, 3u);
   EXPECT_NE(r.message.find("f99"), std::string::npos);
@@ -99,7 +101,7 @@ TEST(Schema, InputBounds) {
   auto parse = [](const std::string &input) {
     ModelDesc out;
     return parseModelDescriptor(
-        "grove-model 4\nmodule m\nentry f 1 0\n" + input + "\n", out);
+        "grove-model 5\nmodule m\nentry f 1 0\n" + input + "\n", out);
   };
   EXPECT_FALSE(parse("input y i64 1 -1 below 3"));
   ParseResult r = parse("input y f32 1 -1 below 3");
@@ -115,7 +117,7 @@ TEST(Schema, InputBounds) {
 // earlier input I; clauses follow `below` in any number, and round-trip.
 TEST(Schema, InputEqualities) {
   auto parse = [](const std::string &inputs, ModelDesc &out) {
-    return parseModelDescriptor("grove-model 4\nmodule m\nentry f 2 0\n"
+    return parseModelDescriptor("grove-model 5\nmodule m\nentry f 2 0\n"
                                 "input x f32 2 -1 -1\n" +
                                     inputs + "\n",
                                 out);
@@ -143,12 +145,57 @@ TEST(Schema, InputEqualities) {
   }
   ModelDesc staticFirst;
   ParseResult r = parseModelDescriptor(
-      "grove-model 4\nmodule m\nentry f 2 0\ninput x f32 1 3\n"
+      "grove-model 5\nmodule m\nentry f 2 0\ninput x f32 1 3\n"
       "input y f32 1 -1 equal 0 0 0\n",
       staticFirst);
   EXPECT_NE(r.message.find("no dynamic dimension of an earlier input"),
             std::string::npos)
       << r.message;
+}
+
+// `forest C R A` on a forest's offsets names its children and roots inputs
+// (any order) and its arity; `nodes O` an input with a row per node.
+TEST(Schema, Forests) {
+  auto parse = [](const std::string &offsets, const std::string &tokens,
+                  ModelDesc &out) {
+    return parseModelDescriptor("grove-model 5\nmodule m\nentry f 4 0\n" +
+                                    offsets +
+                                    "\ninput children i32 1 -1\n"
+                                    "input roots i32 1 -1\n" +
+                                    tokens + "\n",
+                                out);
+  };
+  ModelDesc out;
+  ASSERT_FALSE(parse("input offsets i32 1 -1 forest 1 2 2",
+                     "input tokens i32 1 -1 below 9 nodes 0", out));
+  const TensorDesc &off = out.entries[0].inputs[0];
+  EXPECT_TRUE(off.isForest());
+  EXPECT_EQ(off.forestChildren, 1);
+  EXPECT_EQ(off.forestRoots, 2);
+  EXPECT_EQ(off.forestArity, 2);
+  EXPECT_EQ(out.entries[0].inputs[3].nodesOf, 0);
+  ModelDesc again;
+  ASSERT_FALSE(parseModelDescriptor(printModelDescriptor(out), again));
+  EXPECT_EQ(printModelDescriptor(again), printModelDescriptor(out));
+
+  const char *ok = "input tokens i32 1 -1";
+  for (auto [offsets, tokens, needle] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"input offsets i32 1 -1 forest 1 2", ok, "forest CHILDREN"},
+           {"input offsets i32 1 -1 forest 1 2 -1", ok, "arity >= 0"},
+           {"input offsets i32 1 -1 forest 1 1 0", ok, "three distinct"},
+           {"input offsets i32 1 -1 forest 1 7 0", ok, "three distinct"},
+           {"input offsets i64 1 -1 forest 1 2 0", ok, "three distinct"},
+           {"input offsets i32 1 -1 forest 1 3 0", "input tokens f32 1 -1",
+            "three distinct"},
+           {"input offsets i32 1 -1", "input tokens i32 1 -1 nodes 0",
+            "a forest clause"},
+           {"input offsets i32 1 -1 forest 1 2 0",
+            "input tokens i32 1 4 nodes 0", "dynamic dimension 0"}}) {
+    ParseResult r = parse(offsets, tokens, out);
+    EXPECT_EQ(r.status, ParseStatus::Invalid) << offsets << " / " << tokens;
+    EXPECT_NE(r.message.find(needle), std::string::npos) << r.message;
+  }
 }
 
 TEST(Schema, NamesAndTokens) {

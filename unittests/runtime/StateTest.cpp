@@ -70,7 +70,7 @@ void bumpOom(void **args) {
 }
 
 const grove_packed_fn kEntries[] = {peek, bump, bumpOom};
-const char kDescriptor[] = "grove-model 4\n"
+const char kDescriptor[] = "grove-model 5\n"
                            "module statem\n"
                            "state acc f32 1 4 init 0x3f800000\n"
                            "entry peek 1 1\nread acc\noutput y f32 1 4\n"
@@ -252,7 +252,7 @@ TEST(State, ServicesFindTheirContextThroughTheCurrentCall) {
   static const grove_packed_fn entries[] = {countCall, countCall};
   static const grove_model_def model = {
       GROVE_ABI_VERSION, 2, "svc",
-      "grove-model 4\nmodule svc\nentry a 0 0\nentry b 0 0\n", entries};
+      "grove-model 5\nmodule svc\nentry a 0 0\nentry b 0 0\n", entries};
   grove_context *one = nullptr, *two = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &one));
   ASSERT_GROVE_OK(grove_context_create(&model, &two));

@@ -10,7 +10,7 @@
 namespace grove::test {
 namespace {
 
-const char kAddDescriptor[] = "grove-model 4\n"
+const char kAddDescriptor[] = "grove-model 5\n"
                               "module addmodel\n"
                               "param w f32 1 4\n"
                               "entry add 2 1\n"
@@ -217,7 +217,7 @@ const grove_packed_fn kAddEntries[] = {
     add,      identity,    constant,  transpose, paramAlias, twice,  stats,
     badShape, wrongStatic, badMatmul, matmul,    nothing,    bounded};
 
-const char kTwoDescriptor[] = "grove-model 4\n"
+const char kTwoDescriptor[] = "grove-model 5\n"
                               "module two\n"
                               "param a f32 2 2 2\n"
                               "param b i32 1 3\n";

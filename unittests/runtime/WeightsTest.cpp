@@ -184,7 +184,7 @@ TEST_F(TwoWeights, SaveFailures) {
 
 TEST(Weights, ModelWithoutParamsSavesAndLoadsEmptyFile) {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "empty",
-                           "grove-model 4\nmodule empty\n", nullptr};
+                           "grove-model 5\nmodule empty\n", nullptr};
   grove_context *ctx = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
   TempDir dir;
@@ -195,7 +195,7 @@ TEST(Weights, ModelWithoutParamsSavesAndLoadsEmptyFile) {
 
 TEST(Weights, AllDTypesRoundTrip) {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 4\nmodule m\n"
+                           "grove-model 5\nmodule m\n"
                            "param a f16 1 3\nparam b bf16 1 1\n"
                            "param c f64 1 2\nparam d i8 1 5\n"
                            "param e i16 1 1\nparam f i64 1 1\n"

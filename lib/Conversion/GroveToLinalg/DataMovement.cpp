@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -405,11 +406,67 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
   }
 };
 
+/// One linalg.generic over the result: each row reads its index and then
+/// the input's element (tensor.extract), or zero where the index is
+/// negative or past the input's rows.
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = type.getRank();
+    Value input = adaptor.getInput();
+    Value rows = tensor::DimOp::create(rewriter, loc, input, 0);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
+    dims[0] = tensor::DimOp::create(rewriter, loc, adaptor.getIndices(), 0)
+                  .getResult();
+    Value init = createEmpty(rewriter, loc, type, dims);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Type element = type.getElementType();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, adaptor.getIndices(), init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i, zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, rows));
+          // linalg.index must be the generic's own child.
+          SmallVector<Value> at = {i};
+          for (int64_t d = 1; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          auto branch = scf::IfOp::create(
+              b, l, inRange,
+              [&](OpBuilder &t, Location tl) {
+                scf::YieldOp::create(
+                    t, tl,
+                    tensor::ExtractOp::create(t, tl, input, at).getResult());
+              },
+              [&](OpBuilder &e, Location el) {
+                scf::YieldOp::create(
+                    e, el,
+                    arith::ConstantOp::create(e, el, e.getZeroAttr(element))
+                        .getResult());
+              });
+          linalg::YieldOp::create(b, l, branch.getResult(0));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::populateDataMovementPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ConstantLowering, ReshapeLowering, TransposeLowering,
-           ReverseLowering, ConcatLowering, SliceLowering, BroadcastToLowering>(
-          patterns.getContext());
+  patterns.add<ConstantLowering, ReshapeLowering, TransposeLowering,
+               ReverseLowering, ConcatLowering, SliceLowering,
+               BroadcastToLowering, GatherLowering>(patterns.getContext());
 }

@@ -150,6 +150,8 @@ struct ConvertGroveToLinalgPass
     // State is the ABI passes' business; run-time checks are lowered by
     // convert-grove-checks-to-runtime.
     target.addLegalOp<ParamOp, GetParamOp, SetParamOp, AgreeDimsOp>();
+    // A runtime call, made at bufferization (its buffers are the call's).
+    target.addLegalOp<TreeScheduleOp>();
     // In-place state writes survive to bufferization, which lowers them.
     target.addLegalOp<AssignOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

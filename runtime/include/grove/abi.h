@@ -60,6 +60,8 @@ typedef GROVE_MEMREF(float, 5) grove_memref_f32_5;
 /* f16 and bf16 as raw 16-bit words. */
 typedef GROVE_MEMREF(uint16_t, 3) grove_memref_u16_3;
 typedef GROVE_MEMREF(uint16_t, 5) grove_memref_u16_5;
+typedef GROVE_MEMREF(int32_t, 1) grove_memref_i32_1;
+typedef GROVE_MEMREF(int32_t, 2) grove_memref_i32_2;
 
 /* Host GEMM service (`grove_rt_matmul_f32` in generated code):
  * C = alpha * op(A) * op(B) + beta * C on 2-D memrefs. trans_x != 0 means
@@ -148,6 +150,27 @@ GROVE_CUDA_CONV_DECL(f32, grove_memref_f32_5)
 GROVE_CUDA_CONV_DECL(f16, grove_memref_u16_5)
 GROVE_CUDA_CONV_DECL(bf16, grove_memref_u16_5)
 #undef GROVE_CUDA_CONV_DECL
+
+/* Tree schedule service (`grove_rt_tree_schedule`, emitted by
+ * grove-batch-dynamic-trees; docs/trees.md). Validates the forest given as
+ * CSR child lists (`offsets`: N + 1, `children`: E, `roots`: B; at most
+ * `max_arity` children a node, 0: any) and orders its nodes children first:
+ * `mode` 0 groups them by (level, arity), 1 makes one group a node in
+ * post-order. Writes `order` (position -> node), `position` (node ->
+ * position), `groups` (N x 4: first position, node count, arity, first
+ * edge; edges are numbered in their parents' position order), `edge_child`
+ * (edge -> child position), `parent_edge` (position -> edge, -1 at roots),
+ * `root_of` (position -> index in roots or -1) and `root_position`, and
+ * returns the number of groups. A malformed forest records a message
+ * naming the node (the call fails with GROVE_ERROR_INVALID_ARGUMENT) and
+ * returns 0 groups with every index -1. */
+int64_t _mlir_ciface_grove_rt_tree_schedule(
+    const grove_memref_i32_1 *offsets, const grove_memref_i32_1 *children,
+    const grove_memref_i32_1 *roots, int32_t max_arity, int32_t mode,
+    grove_memref_i32_1 *order, grove_memref_i32_1 *position,
+    grove_memref_i32_2 *groups, grove_memref_i32_1 *edge_child,
+    grove_memref_i32_1 *parent_edge, grove_memref_i32_1 *root_of,
+    grove_memref_i32_1 *root_position);
 
 /* Shape check emitted by the compiler where two dynamic sizes must agree
  * (elementwise operands, contraction and batch dimensions, concat inputs) and

@@ -10,6 +10,7 @@
 
 #include "DType.h"
 #include "Error.h"
+#include "Forest.h"
 #include "Memory.h"
 #include "Threads.h"
 
@@ -139,14 +140,14 @@ private:
       }
     return GROVE_OK;
   }
-  /// The values of input `k` (checked by checkTensor) against its bound,
-  /// read back from the device where they live there.
-  grove_status checkValues(size_t k, const DLTensor &t) const {
-    const TensorDesc &sig = entry.inputs[k];
-    size_t count = 0;
-    elementCount(t.shape, sig.shape.size(), count);
-    const void *values = tensorData(t);
-    std::vector<uint8_t> host;
+  /// The values of input `k` (checked by checkTensor) on the host: read
+  /// back from the device into `host` where they live there.
+  grove_status hostValues(size_t k, const DLTensor &t, size_t &count,
+                          std::vector<uint8_t> &host,
+                          const void *&values) const {
+    count = 0;
+    elementCount(t.shape, entry.inputs[k].shape.size(), count);
+    values = tensorData(t);
     if (t.device.device_type != kDLCPU && ctx.device) {
       host.resize(count * elementBytes(t.dtype));
       if (grove_status s =
@@ -154,7 +155,59 @@ private:
         return s;
       values = host.data();
     }
-    return checkBelow(values, count, t.dtype, sig.below, label(true, k));
+    return GROVE_OK;
+  }
+  /// The values of input `k` against its bound.
+  grove_status checkValues(size_t k, const DLTensor &t) const {
+    size_t count = 0;
+    std::vector<uint8_t> host;
+    const void *values = nullptr;
+    if (grove_status s = hostValues(k, t, count, host, values))
+      return s;
+    return checkBelow(values, count, t.dtype, entry.inputs[k].below,
+                      label(true, k));
+  }
+  /// The forest whose child offsets are input `k`, and the inputs with a
+  /// row per node of it (docs/trees.md).
+  grove_status checkForest(size_t k, const DLTensor *const *inputs) const {
+    const TensorDesc &sig = entry.inputs[k];
+    const size_t parts[3] = {k, size_t(sig.forestChildren),
+                             size_t(sig.forestRoots)};
+    std::vector<uint8_t> host[3];
+    const void *values[3];
+    size_t counts[3];
+    for (int i = 0; i < 3; ++i)
+      if (grove_status s = hostValues(parts[i], *inputs[parts[i]], counts[i],
+                                      host[i], values[i]))
+        return s;
+    if (counts[0] == 0)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  label(true, k) +
+                      ": a forest's child offsets hold N + 1 values, got 0");
+    ForestView forest;
+    forest.numNodes = int64_t(counts[0]) - 1;
+    forest.offsets = static_cast<const int32_t *>(values[0]);
+    forest.numEdges = int64_t(counts[1]);
+    forest.children = static_cast<const int32_t *>(values[1]);
+    forest.numRoots = int64_t(counts[2]);
+    forest.roots = static_cast<const int32_t *>(values[2]);
+    forest.maxArity = sig.forestArity;
+    std::string error;
+    if (!validateForest(forest, error))
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "entry '" + entry.name + "': the forest of inputs '" +
+                      sig.name + "', '" + entry.inputs[parts[1]].name +
+                      "' and '" + entry.inputs[parts[2]].name +
+                      "' is malformed: " + error);
+    for (size_t n = 0; n < entry.inputs.size(); ++n)
+      if (entry.inputs[n].nodesOf == int64_t(k) &&
+          inputs[n]->shape[0] != forest.numNodes)
+        return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                    label(true, n) + ": dimension 0 is " +
+                        std::to_string(inputs[n]->shape[0]) +
+                        " but the forest of " + tensorLabel(true, k) + " has " +
+                        std::to_string(forest.numNodes) + " nodes");
+    return GROVE_OK;
   }
   grove_status decodeResults(const std::vector<int64_t> &words,
                              std::vector<RawResult> &results);
@@ -353,6 +406,10 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   for (size_t k = 0; k < entry.inputs.size(); ++k)
     if (entry.inputs[k].below > 0)
       if (grove_status s = checkValues(k, *inputs[k]))
+        return s;
+  for (size_t k = 0; k < entry.inputs.size(); ++k)
+    if (entry.inputs[k].isForest())
+      if (grove_status s = checkForest(k, inputs))
         return s;
 
   // Argument descriptors in the packed function's order (the descriptor's

@@ -65,6 +65,7 @@ private:
   ParseResult parseState(bool initialized);
   ParseResult parseInput(TensorDesc &tensor);
   ParseResult checkEqualDims(const EntryDesc &entry, const TensorDesc &tensor);
+  ParseResult checkForests(const EntryDesc &entry);
   ParseResult parseEntry(const std::vector<std::string_view> &lines, size_t &i);
   ParseResult resolveStateArgs();
   ParseResult next(const std::vector<std::string_view> &lines, size_t &i) {
@@ -177,6 +178,25 @@ ParseResult Parser::parseInput(TensorDesc &tensor) {
       t += 2;
       continue;
     }
+    if (clause == "forest" && t + 4 <= tokens.size() && !tensor.isForest()) {
+      if (!parseInt(tokens[t + 1], tensor.forestChildren) ||
+          !parseInt(tokens[t + 2], tensor.forestRoots) ||
+          !parseInt(tokens[t + 3], tensor.forestArity) ||
+          tensor.forestChildren < 0 || tensor.forestRoots < 0 ||
+          tensor.forestArity < 0)
+        return error("input '" + tensor.name +
+                     "' needs 'forest CHILDREN ROOTS ARITY' with input "
+                     "indices and an arity >= 0");
+      t += 4;
+      continue;
+    }
+    if (clause == "nodes" && t + 2 <= tokens.size() && tensor.nodesOf < 0) {
+      if (!parseInt(tokens[t + 1], tensor.nodesOf) || tensor.nodesOf < 0)
+        return error("input '" + tensor.name +
+                     "' needs 'nodes OFFSETS' with an input index");
+      t += 2;
+      continue;
+    }
     DimEquality eq;
     if (clause == "equal" && t + 4 <= tokens.size() &&
         parseInt(tokens[t + 1], eq.dim) && parseInt(tokens[t + 2], eq.other) &&
@@ -190,8 +210,8 @@ ParseResult Parser::parseInput(TensorDesc &tensor) {
       continue;
     }
     return error("input '" + tensor.name +
-                 "': expected 'below N' or "
-                 "'equal DIM INPUT DIM', got '" +
+                 "': expected 'below N', 'equal DIM INPUT DIM', "
+                 "'forest CHILDREN ROOTS ARITY' or 'nodes OFFSETS', got '" +
                  std::string(clause) + "'");
   }
   return {};
@@ -211,6 +231,39 @@ ParseResult Parser::checkEqualDims(const EntryDesc &entry,
                    std::to_string(eq.other) + " dimension " +
                    std::to_string(eq.otherDim) +
                    ", which is no dynamic dimension of an earlier input");
+  }
+  return {};
+}
+
+// A forest's offsets, children and roots are distinct rank-1 i32 inputs
+// of dynamic size; a `nodes` input has a dynamic dimension 0 and names
+// such offsets.
+ParseResult Parser::checkForests(const EntryDesc &entry) {
+  const int64_t count = static_cast<int64_t>(entry.inputs.size());
+  auto isIndexList = [&](int64_t k) {
+    if (k < 0 || k >= count)
+      return false;
+    const TensorDesc &t = entry.inputs[k];
+    return t.dtype.code == kDLInt && t.dtype.bits == 32 && t.dtype.lanes == 1 &&
+           t.shape.size() == 1 && t.shape[0] == -1;
+  };
+  for (int64_t k = 0; k < count; ++k) {
+    const TensorDesc &t = entry.inputs[k];
+    if (t.isForest() &&
+        (!isIndexList(k) || !isIndexList(t.forestChildren) ||
+         !isIndexList(t.forestRoots) || t.forestChildren == k ||
+         t.forestRoots == k || t.forestChildren == t.forestRoots))
+      return error("entry '" + entry.name + "': the forest of input '" +
+                   t.name +
+                   "' needs three distinct i32 inputs of one dynamic "
+                   "dimension (offsets, children, roots)");
+    if (t.nodesOf >= 0 &&
+        (t.nodesOf >= count || !entry.inputs[t.nodesOf].isForest() ||
+         t.shape.empty() || t.shape[0] != -1))
+      return error("entry '" + entry.name + "': input '" + t.name +
+                   "' has 'nodes " + std::to_string(t.nodesOf) +
+                   "', which needs a dynamic dimension 0 and an input with "
+                   "a forest clause");
   }
   return {};
 }
@@ -344,6 +397,8 @@ ParseResult Parser::parseEntry(const std::vector<std::string_view> &lines,
                    entry.name + "'");
     entry.outputs.push_back(std::move(tensor));
   }
+  if (ParseResult r = checkForests(entry))
+    return r;
   out.entries.push_back(std::move(entry));
   return {};
 }
@@ -445,6 +500,14 @@ std::string printModelDescriptor(const ModelDesc &model) {
         printTensor(os, "input", e.inputs[a.index]);
       if (!a.isState && e.inputs[a.index].below > 0)
         os += " below " + std::to_string(e.inputs[a.index].below);
+      if (!a.isState && e.inputs[a.index].isForest()) {
+        const TensorDesc &t = e.inputs[a.index];
+        os += " forest " + std::to_string(t.forestChildren) + ' ' +
+              std::to_string(t.forestRoots) + ' ' +
+              std::to_string(t.forestArity);
+      }
+      if (!a.isState && e.inputs[a.index].nodesOf >= 0)
+        os += " nodes " + std::to_string(e.inputs[a.index].nodesOf);
       if (!a.isState)
         for (const DimEquality &eq : e.inputs[a.index].equalDims)
           os += " equal " + std::to_string(eq.dim) + ' ' +

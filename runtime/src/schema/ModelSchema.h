@@ -22,7 +22,7 @@
 namespace grove::schema {
 
 /// Version on the descriptor's first line (`grove-model 4`).
-constexpr int64_t kDescriptorVersion = 4;
+constexpr int64_t kDescriptorVersion = 5;
 /// Upper bound on tensor rank, shared by the dialect's verifier and the
 /// runtime; keeps descriptor sizes and loops bounded.
 constexpr int64_t kMaxRank = 64;
@@ -53,6 +53,17 @@ struct TensorDesc {
   /// Entry inputs: dimensions the generated code assumes equal to an
   /// earlier input's.
   std::vector<DimEquality> equalDims;
+  /// Entry inputs that are a forest's child offsets (docs/trees.md): the
+  /// inputs holding its children and its roots, and the most children a
+  /// node may have (0: any). The runtime validates the forest before the
+  /// entry runs. -1: not a forest.
+  int64_t forestChildren = -1;
+  int64_t forestRoots = -1;
+  int64_t forestArity = 0;
+  /// Entry inputs with one row per node of a forest: the input holding its
+  /// child offsets, whose dimension 0 is one more than this one's. -1: none.
+  int64_t nodesOf = -1;
+  bool isForest() const { return forestChildren >= 0; }
 };
 
 /// What fills a piece of module state before anything is loaded.

@@ -51,7 +51,7 @@
 // CHECK-NEXT: llvm.return
 
 // CHECK: llvm.mlir.global internal constant @_grove.tiny.name("tiny\00")
-// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("grove-model 4\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 2 1\0Aread w\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 3 2\0Aread w\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
+// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("grove-model 5\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 2 1\0Aread w\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 3 2\0Aread w\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
 
 // The entry table, in descriptor order.
 // CHECK-LABEL: llvm.mlir.global internal constant @_grove.tiny.entries() {{.*}} : !llvm.array<2 x ptr> {
@@ -138,7 +138,7 @@ module @tiny {
 // CHECK-NEXT: %[[S1:.*]] = llvm.getelementptr %[[ARGS]][1]
 // CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S1]]
 // CHECK: llvm.call @_mlir_ciface__grove_edge_total(%[[RES]], %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
-// CHECK: @_grove.edge.desc("grove-model 4\0Amodule edge\0Astate w f32 1 4 init 0x00000000\0Aentry reset 1 0\0Awrite w\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
+// CHECK: @_grove.edge.desc("grove-model 5\0Amodule edge\0Astate w f32 1 4 init 0x00000000\0Aentry reset 1 0\0Awrite w\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
 // CHECK-LABEL: llvm.func @edge_reset(
 // CHECK-SAME: %[[CTX:.*]]: !llvm.ptr) -> i32 {
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(1 : i64) : i64

@@ -128,6 +128,29 @@ LogicalResult GroveDialect::verifyRegionArgAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (name == kForestAttr || name == kForestNodesAttr) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    auto type =
+        func ? dyn_cast<RankedTensorType>(func.getArgumentTypes()[argIndex])
+             : RankedTensorType();
+    auto forest = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    auto nodes = dyn_cast<IntegerAttr>(attr.getValue());
+    bool ok = name == kForestAttr
+                  ? forest && forest.size() == 3 && forest[0] >= 0 &&
+                        forest[1] >= 0 && forest[2] >= 0 && type &&
+                        type.getRank() == 1 &&
+                        type.getElementType().isInteger(32)
+                  : nodes && nodes.getInt() >= 0 && type && type.getRank() >= 1;
+    if (!ok)
+      return op->emitError("'")
+             << name << "' on argument " << argIndex
+             << (name == kForestAttr
+                     ? " needs [children, roots, arity] (input indices, an "
+                       "arity >= 0) on an i32 vector"
+                     : " needs the index of the forest's offsets input")
+             << ", got " << attr.getValue();
+    return success();
+  }
   if (name == kWritesAttr) {
     auto func = dyn_cast<FunctionOpInterface>(op);
     if (!isa<UnitAttr>(attr.getValue()) || !func ||

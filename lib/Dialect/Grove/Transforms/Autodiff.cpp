@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/IR/ReverseSweep.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -58,93 +59,13 @@ LogicalResult inlineCalls(ValueAndGradOp op, ModuleOp module) {
   }
 }
 
-class Differentiation {
-public:
-  Differentiation(ValueAndGradOp op) : op(op), b(op) {}
-
-  LogicalResult run();
-
-private:
-  void markActive(ArrayRef<Operation *> forward);
-  LogicalResult propagate(Operation *fwd);
-  void accumulate(Value forward, Value cotangent);
-
-  ValueAndGradOp op;
-  OpBuilder b;
-  llvm::DenseSet<Value> active;
-  llvm::DenseMap<Value, Value> cotangents;
-};
-
-/// Values that depend on a differentiated param, in program order.
-void Differentiation::markActive(ArrayRef<Operation *> forward) {
-  llvm::DenseSet<Attribute> wrt(op.getWrt().begin(), op.getWrt().end());
-  for (Operation *fwd : forward) {
-    auto get = dyn_cast<GetParamOp>(fwd);
-    bool isActive = get ? wrt.contains(get.getNameAttr())
-                        : llvm::any_of(fwd->getOperands(), [&](Value v) {
-                            return active.contains(v);
-                          });
-    if (isActive)
-      active.insert(fwd->result_begin(), fwd->result_end());
-  }
-}
-
-void Differentiation::accumulate(Value forward, Value cotangent) {
-  Value &sum = cotangents[forward];
-  sum = sum ? AddOp::create(b, cotangent.getLoc(), sum, cotangent).getResult()
-            : cotangent;
-}
-
-/// Builds the cotangents of `fwd`'s active operands from its results'.
-LogicalResult Differentiation::propagate(Operation *fwd) {
-  if (isa<GetParamOp>(fwd) || fwd->getNumResults() == 0 ||
-      !active.contains(fwd->getResult(0)))
-    return success();
-  SmallVector<Value> resultCotangents;
-  for (Value r : fwd->getResults())
-    resultCotangents.push_back(cotangents.lookup(r));
-  if (llvm::all_of(resultCotangents, [](Value v) { return !v; }))
-    return success();
-  auto vjp = dyn_cast<VJPOpInterface>(fwd);
-  if (!vjp) {
-    InFlightDiagnostic diag =
-        fwd->emitError("grove-autodiff: cannot differentiate through '")
-        << fwd->getName() << "'"
-        << (fwd->hasTrait<NotDifferentiable>() ? ", which is not differentiable"
-                                               : ", which has no VJP");
-    diag.attachNote(op.getLoc()) << "differentiating this grove.value_and_grad";
-    return diag;
-  }
-  SmallVector<bool> needed;
-  for (Value operand : fwd->getOperands())
-    needed.push_back(active.contains(operand));
-  SmallVector<Value> operandCotangents;
-  if (failed(vjp.buildVJP(b, resultCotangents, needed, operandCotangents)))
-    return failure();
-  if (operandCotangents.size() != fwd->getNumOperands())
-    return fwd->emitError("grove-autodiff: the VJP of '")
-           << fwd->getName() << "' gave " << operandCotangents.size()
-           << " cotangents for " << fwd->getNumOperands() << " operands";
-  for (auto [operand, cotangent] :
-       llvm::zip(fwd->getOperands(), operandCotangents)) {
-    if (!cotangent || !active.contains(operand))
-      continue;
-    if (cotangent.getType() != operand.getType())
-      return fwd->emitError("grove-autodiff: the VJP of '")
-             << fwd->getName() << "' gave a cotangent of type "
-             << cotangent.getType() << " for an operand of type "
-             << operand.getType();
-    accumulate(operand, cotangent);
-  }
-  return success();
-}
-
 /// After inlining, the body is straight-line grove code: a nested region,
 /// a state write or an optimizer (from an inlined callee) cannot be
 /// differentiated or moved into the forward.
 LogicalResult checkBody(ValueAndGradOp op) {
   for (Operation &inner : op.getBody().front().without_terminator()) {
-    if (inner.getNumRegions() == 0 &&
+    bool regionWithVJP = isa<VJPOpInterface>(inner);
+    if ((inner.getNumRegions() == 0 || regionWithVJP) &&
         !isa<SetParamOp, OptimizerOpInterface>(inner))
       continue;
     InFlightDiagnostic d =
@@ -159,7 +80,8 @@ LogicalResult checkBody(ValueAndGradOp op) {
   return success();
 }
 
-LogicalResult Differentiation::run() {
+/// Replaces `op` by its body (the forward) and the backward.
+LogicalResult differentiate(ValueAndGradOp op) {
   // The body's ops now precede the op: they are the forward.
   Block &body = op.getBody().front();
   Value value = op.getYield().getValues()[0];
@@ -169,15 +91,22 @@ LogicalResult Differentiation::run() {
   op->getBlock()->getOperations().splice(Block::iterator(op),
                                          body.getOperations(), body.begin(),
                                          std::prev(body.end()));
-  markActive(forward);
+  OpBuilder b(op);
+  ReverseSweep sweep(b, op.getLoc(),
+                     "differentiating this grove.value_and_grad");
+  llvm::DenseSet<Attribute> wrt(op.getWrt().begin(), op.getWrt().end());
+  for (Operation *fwd : forward)
+    if (auto get = dyn_cast<GetParamOp>(fwd))
+      if (wrt.contains(get.getNameAttr()))
+        sweep.markActive(get.getResult());
+  sweep.propagateActivity(forward);
 
-  b.setInsertionPoint(op);
-  if (active.contains(value))
-    cotangents[value] = createSplatConstant(
-        b, op.getLoc(), cast<RankedTensorType>(value.getType()), 1.0);
-  for (Operation *fwd : llvm::reverse(forward))
-    if (failed(propagate(fwd)))
-      return failure();
+  if (sweep.isActive(value))
+    sweep.accumulate(value, createSplatConstant(
+                                b, op.getLoc(),
+                                cast<RankedTensorType>(value.getType()), 1.0));
+  if (failed(sweep.run(forward)))
+    return failure();
 
   // A param's gradient: the sum over its reads.
   SmallVector<Value> results = {value};
@@ -187,7 +116,7 @@ LogicalResult Differentiation::run() {
       auto get = dyn_cast<GetParamOp>(fwd);
       if (!get || get.getNameAttr() != name)
         continue;
-      if (Value c = cotangents.lookup(get.getResult()))
+      if (Value c = sweep.getCotangent(get.getResult()))
         sum = sum ? AddOp::create(b, op.getLoc(), sum, c).getResult() : c;
     }
     results.push_back(
@@ -208,7 +137,7 @@ struct GroveAutodiffPass : grove::impl::GroveAutodiffBase<GroveAutodiffPass> {
     module.walk([&](ValueAndGradOp op) { ops.push_back(op); });
     for (ValueAndGradOp op : ops)
       if (failed(inlineCalls(op, module)) || failed(checkBody(op)) ||
-          failed(Differentiation(op).run()))
+          failed(differentiate(op)))
         return signalPassFailure();
   }
 };

@@ -12,8 +12,10 @@
 
 #include "grove/Dialect/Grove/Transforms/BufferizableOpInterfaceImpl.h"
 
+#include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -81,11 +83,112 @@ struct AssignOpInterface
   }
 };
 
+/// A fully dynamic strided memref of i32, what the runtime's schedule
+/// service takes (a view of any layout casts to it).
+MemRefType getDynamicStridedI32(MLIRContext *ctx, int64_t rank) {
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  return MemRefType::get(
+      shape, IntegerType::get(ctx, 32),
+      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, shape));
+}
+
+/// grove.tree_schedule reads its forest and writes new buffers the code
+/// allocates, through one call of grove_rt_tree_schedule (abi.h).
+struct TreeScheduleOpInterface
+    : BufferizableOpInterface::ExternalModel<TreeScheduleOpInterface,
+                                             TreeScheduleOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto schedule = cast<TreeScheduleOp>(op);
+    Location loc = op->getLoc();
+    MLIRContext *ctx = op->getContext();
+    SmallVector<Value> args;
+    for (Value v : op->getOperands()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, v, options, state);
+      if (failed(buffer))
+        return failure();
+      args.push_back(*buffer);
+    }
+    // N = offsets - 1 (0 for empty offsets, which the service reports).
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value n = arith::MaxSIOp::create(
+        rewriter, loc,
+        arith::SubIOp::create(rewriter, loc,
+                              memref::DimOp::create(rewriter, loc, args[0], 0),
+                              one),
+        zero);
+    Value e = memref::DimOp::create(rewriter, loc, args[1], 0);
+    Value b = memref::DimOp::create(rewriter, loc, args[2], 0);
+    Type i32 = rewriter.getI32Type();
+    auto list = MemRefType::get({ShapedType::kDynamic}, i32);
+    auto groups = MemRefType::get({ShapedType::kDynamic, 4}, i32);
+    SmallVector<Value> buffers;
+    for (auto [type, size] :
+         llvm::zip(SmallVector<MemRefType>{list, list, groups, list, list, list,
+                                           list},
+                   SmallVector<Value>{n, n, n, e, n, n, b})) {
+      FailureOr<Value> alloc =
+          options.createAlloc(rewriter, loc, type, ValueRange{size});
+      if (failed(alloc))
+        return failure();
+      buffers.push_back(*alloc);
+    }
+    auto module = op->getParentOfType<ModuleOp>();
+    MemRefType dyn1 = getDynamicStridedI32(ctx, 1),
+               dyn2 = getDynamicStridedI32(ctx, 2);
+    FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
+        module, "grove_rt_tree_schedule",
+        FunctionType::get(ctx,
+                          {dyn1, dyn1, dyn1, i32, i32, dyn1, dyn1, dyn2, dyn1,
+                           dyn1, dyn1, dyn1},
+                          {rewriter.getI64Type()}));
+    if (failed(fn))
+      return failure();
+    SmallVector<Value> callArgs;
+    auto cast = [&](Value v, MemRefType to) {
+      callArgs.push_back(
+          v.getType() == to ? v : memref::CastOp::create(rewriter, loc, to, v));
+    };
+    for (Value v : args)
+      cast(v, dyn1);
+    callArgs.push_back(
+        arith::ConstantIntOp::create(rewriter, loc, schedule.getArity(), 32));
+    callArgs.push_back(
+        arith::ConstantIntOp::create(rewriter, loc, schedule.getMode(), 32));
+    for (auto [i, v] : llvm::enumerate(buffers))
+      cast(v, i == 2 ? dyn2 : dyn1);
+    auto call = func::CallOp::create(rewriter, loc, *fn, callArgs);
+    Value count = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(), call.getResult(0));
+    SmallVector<Value> results(buffers);
+    results.push_back(count);
+    replaceOpWithBufferizedValues(rewriter, op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GroveDialect *) {
     AssignOp::attachInterface<AssignOpInterface>(*ctx);
+    TreeScheduleOp::attachInterface<TreeScheduleOpInterface>(*ctx);
   });
 }

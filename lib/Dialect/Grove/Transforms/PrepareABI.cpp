@@ -342,6 +342,18 @@ static LogicalResult describeEntry(func::FuncOp func,
       input->below = below.getInt();
       func.removeArgAttr(i, kBelowAttr);
     }
+    // So does a forest's (input indices: arguments before the state).
+    if (auto forest =
+            func.getArgAttrOfType<DenseI64ArrayAttr>(i, kForestAttr)) {
+      input->forestChildren = forest[0];
+      input->forestRoots = forest[1];
+      input->forestArity = forest[2];
+      func.removeArgAttr(i, kForestAttr);
+    }
+    if (auto nodes = func.getArgAttrOfType<IntegerAttr>(i, kForestNodesAttr)) {
+      input->nodesOf = nodes.getInt();
+      func.removeArgAttr(i, kForestNodesAttr);
+    }
     entry.args.push_back({false, entry.inputs.size(), Access::Read});
     entry.inputs.push_back(std::move(*input));
     // Inputs are borrowed from the caller: never written in place.

@@ -20,6 +20,14 @@ inline constexpr char kWritesAttr[] = "grove.writes";
 /// Integer argument: every value lies in [0, N) (i64 N >= 1), checked by the
 /// runtime before the entry runs (labels, indices).
 inline constexpr char kBelowAttr[] = "grove.below";
+/// Argument: the child offsets of a forest the runtime validates before
+/// the entry runs, as [children argument, roots argument, arity] (i64
+/// array; arity 0: any number of children). Set by
+/// grove-batch-dynamic-trees; docs/trees.md.
+inline constexpr char kForestAttr[] = "grove.forest";
+/// Argument: one row per node of the forest whose offsets are argument N
+/// (i64): its dimension 0 is that argument's minus one.
+inline constexpr char kForestNodesAttr[] = "grove.forest_nodes";
 /// Module: the textual model descriptor (docs/abi.md).
 inline constexpr char kDescriptorAttr[] = "grove.abi.descriptor";
 /// Module: the C name of the library (`<module>_<function>`).

@@ -15,7 +15,8 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Grove_YieldOp : Grove_Op<"yield",
-    [Pure, Terminator, ReturnLike, HasParent<"ValueAndGradOp">,
+    [Pure, Terminator, ReturnLike,
+     ParentOneOf<["ValueAndGradOp", "TreeFoldOp", "TreeFoldGradOp"]>,
      Grove_NotDifferentiable]> {
   let summary = "ends a grove region op's body with its value";
   let arguments = (ins Variadic<Grove_AnyTensor>:$values);

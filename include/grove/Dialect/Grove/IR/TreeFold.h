@@ -1,0 +1,47 @@
+//===- TreeFold.h - Cells of grove.tree_fold --------------------*- C++ -*-===//
+//
+// What the tree ops' verifiers, their VJP and grove-batch-dynamic-trees
+// agree on: the block arguments of a fold's cells (GroveTreeOps.td).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GROVE_DIALECT_GROVE_IR_TREEFOLD_H
+#define GROVE_DIALECT_GROVE_IR_TREEFOLD_H
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+
+namespace mlir::grove {
+
+/// The most child slots an N-ary fold may have: its lowering gathers each
+/// slot separately.
+constexpr int64_t kMaxTreeArity = 64;
+
+/// The block arguments a fold's cells take, from its operand and result
+/// types: inputs, then what the children give, then captures.
+struct TreeCellTypes {
+  SmallVector<Type> inputs;   // one row per node
+  SmallVector<Type> states;   // one row per node
+  SmallVector<Type> captures; // as passed
+  SmallVector<Type> messages; // child-sum with an edge cell: its results
+  int64_t arity = 0;
+
+  /// The child arguments of the node cell: the messages' (or states')
+  /// sums, or K slots of states.
+  SmallVector<Type> getNodeChildTypes() const;
+  SmallVector<Type> getNodeCellTypes() const;
+  SmallVector<Type> getEdgeCellTypes() const;
+};
+
+TreeCellTypes getTreeCellTypes(TreeFoldOp op);
+
+/// A tensor of `like`'s type (dynamic sizes from `like`) filled with zeros.
+Value createZerosLike(OpBuilder &b, Location loc, Value like);
+
+/// Builds in the empty `dest` a cell's VJP: `cell`'s arguments followed by
+/// one cotangent per result; it recomputes the cell and yields the
+/// cotangent of every argument (zeros where none reaches it).
+LogicalResult buildCellVJP(OpBuilder &b, Location loc, Region &cell,
+                           Region &dest);
+
+} // namespace mlir::grove
+
+#endif // GROVE_DIALECT_GROVE_IR_TREEFOLD_H

@@ -1,0 +1,429 @@
+//===- GroveTreeOps.cpp - grove.tree_fold and its companions --------------===//
+//
+// Verifiers of the tree ops (GroveTreeOps.td), the fold's VJP and the cell
+// helpers of TreeFold.h. A cell is checked to be row-wise, since every
+// lowering runs it on a batch of nodes whose rows must not mix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/TreeFold.h"
+
+#include "grove/Dialect/Grove/IR/ReverseSweep.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+//===----------------------------------------------------------------------===//
+// Cell types
+//===----------------------------------------------------------------------===//
+
+SmallVector<Type> TreeCellTypes::getNodeChildTypes() const {
+  if (arity == 0)
+    return messages.empty() ? states : messages;
+  SmallVector<Type> slots;
+  for (int64_t k = 0; k < arity; ++k)
+    slots.append(states.begin(), states.end());
+  return slots;
+}
+
+SmallVector<Type> TreeCellTypes::getNodeCellTypes() const {
+  SmallVector<Type> types(inputs);
+  llvm::append_range(types, getNodeChildTypes());
+  llvm::append_range(types, captures);
+  return types;
+}
+
+SmallVector<Type> TreeCellTypes::getEdgeCellTypes() const {
+  SmallVector<Type> types(inputs);
+  llvm::append_range(types, states);
+  llvm::append_range(types, captures);
+  return types;
+}
+
+TreeCellTypes mlir::grove::getTreeCellTypes(TreeFoldOp op) {
+  TreeCellTypes t;
+  t.inputs = llvm::to_vector(op.getInputs().getTypes());
+  t.states = llvm::to_vector(op.getNodeStates().getTypes());
+  t.captures = llvm::to_vector(op.getCaptures().getTypes());
+  t.arity = op.getArityAttr().getInt();
+  if (op.hasEdgeRegion())
+    if (auto yield = dyn_cast<YieldOp>(op.getEdge().front().getTerminator()))
+      t.messages = llvm::to_vector(yield.getValues().getTypes());
+  return t;
+}
+
+Value mlir::grove::createZerosLike(OpBuilder &b, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  Value zero = createSplatConstant(
+      b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
+  if (type.hasStaticShape())
+    return createSplatConstant(b, loc, type, 0.0);
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, like, d));
+  return BroadcastToOp::create(b, loc, zero, type.getShape(), sizes);
+}
+
+//===----------------------------------------------------------------------===//
+// Row-wise cells
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool hasDynamicRows(Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  return type && type.getRank() >= 1 && type.isDynamicDim(0);
+}
+
+/// Rows of a static shape: a dynamic dimension 0, the rest static.
+bool hasStaticRows(Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  return hasDynamicRows(t) &&
+         llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Whether the operands other than rows broadcast along the rows (a lower
+/// rank, or a static 1 in dimension 0).
+bool othersBroadcast(Operation *op, const llvm::DenseSet<Value> &rows) {
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  return llvm::all_of(op->getOperands(), [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return rows.contains(v) || type.getRank() < result.getRank() ||
+           type.getDimSize(0) == 1;
+  });
+}
+
+/// Whether only the operand `first` is a row.
+bool onlyFirstIsRow(Operation *op, const llvm::DenseSet<Value> &rows,
+                    unsigned first = 0) {
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (rows.contains(v) != (i == first))
+      return false;
+  return true;
+}
+
+/// Whether `op`, with at least one row operand, keeps each row to itself.
+bool isRowWise(Operation *op, const llvm::DenseSet<Value> &rows) {
+  if (isa<tensor::DimOp>(op))
+    return true;
+  if (op->hasTrait<Broadcasting>() || isa<SelectOp>(op))
+    return othersBroadcast(op, rows);
+  if (auto reverse = dyn_cast<ReverseOp>(op))
+    return !llvm::is_contained(reverse.getAxes(), 0);
+  if (op->getNumOperands() == 1 &&
+      op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
+      !isa<SoftmaxOp, LogSoftmaxOp>(op))
+    return true;
+  if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
+    int64_t rank =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+    auto axis = op->getAttrOfType<IntegerAttr>("axis");
+    return axis && normalizeAxis(axis.getInt(), rank) != 0;
+  }
+  if (auto matmul = dyn_cast<MatmulOp>(op))
+    return onlyFirstIsRow(op, rows) && !matmul.getTransposeLhs() &&
+           matmul.getLhs().getType().getRank() == 2;
+  if (op->hasTrait<ReducesAxes>()) {
+    int64_t rank =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
+    auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+    return axes && llvm::none_of(axes.asArrayRef(), [&](int64_t a) {
+             return normalizeAxis(a, rank) == 0;
+           });
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return concat.getAxis() != 0 &&
+           llvm::all_of(op->getOperands(),
+                        [&](Value v) { return rows.contains(v); });
+  if (auto slice = dyn_cast<SliceOp>(op))
+    return slice.getStarts()[0] == 0 && slice.getLimits()[0] == -1 &&
+           slice.getStrides()[0] == 1;
+  if (auto transpose = dyn_cast<TransposeOp>(op))
+    return transpose.getPermutation()[0] == 0;
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    auto in = reshape.getInput().getType(), out = reshape.getType();
+    auto tail = [](RankedTensorType t) {
+      return RankedTensorType::get(t.getShape().drop_front(),
+                                   t.getElementType());
+    };
+    return tail(in).hasStaticShape() && tail(out).hasStaticShape() &&
+           tail(in).getNumElements() == tail(out).getNumElements();
+  }
+  if (auto broadcast = dyn_cast<BroadcastToOp>(op))
+    return broadcast.getInput().getType().getRank() ==
+           broadcast.getType().getRank();
+  if (isa<OneHotOp, FlattenOp, GlobalAvgPoolOp, MaxPool2DOp, AvgPool2DOp,
+          Conv2DOp, BatchNormOp>(op))
+    return onlyFirstIsRow(op, rows);
+  return false;
+}
+
+/// The first `numRows` arguments of `block` have a row per node; every
+/// value computed from them must keep rows apart.
+LogicalResult verifyRowWise(Operation *owner, Block &block, unsigned numRows,
+                            StringRef cell) {
+  llvm::DenseSet<Value> rows;
+  for (BlockArgument arg : block.getArguments().take_front(numRows))
+    rows.insert(arg);
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumRegions() ||
+        isa<StateAccessOpInterface, ValueAndGradOp, OptimizerOpInterface>(op))
+      return op.emitOpError("cannot be in the ")
+             << cell << " cell of " << owner->getName()
+             << (isa<StateAccessOpInterface>(op)
+                     ? ": pass params to the cell as captures"
+                     : ": a cell is straight-line and stateless");
+    if (llvm::none_of(op.getOperands(),
+                      [&](Value v) { return rows.contains(v); }))
+      continue;
+    if (!isRowWise(&op, rows))
+      return op.emitOpError("mixes the rows of different nodes in the ")
+             << cell << " cell of " << owner->getName()
+             << " (each row of a cell's results may depend only on the "
+                "same row of its per-node arguments)";
+    if (isa<tensor::DimOp>(op))
+      continue;
+    for (Value r : op.getResults()) {
+      if (!hasDynamicRows(r.getType()))
+        return op.emitOpError("in the ")
+               << cell << " cell of " << owner->getName()
+               << " must keep a dynamic dimension 0 (one row per node)";
+      rows.insert(r);
+    }
+  }
+  return success();
+}
+
+/// `region`'s one block takes `types` and yields values of `yields` types
+/// (any float tensors with dynamic rows where `yields` is null).
+LogicalResult verifyCell(Operation *owner, Region &region, StringRef cell,
+                         ArrayRef<Type> types,
+                         std::optional<ArrayRef<Type>> yields) {
+  Block &block = region.front();
+  if (block.getArgumentTypes() != TypeRange(types)) {
+    InFlightDiagnostic d = owner->emitOpError("the ")
+                           << cell << " cell must take (";
+    llvm::interleaveComma(types, d);
+    d << ") (inputs, what the children give, captures), got (";
+    llvm::interleaveComma(block.getArgumentTypes(), d);
+    return d << ")";
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return owner->emitOpError("the ")
+           << cell << " cell must end in grove.yield";
+  if (yields && yield.getValues().getTypes() != TypeRange(*yields)) {
+    InFlightDiagnostic d = owner->emitOpError("the ")
+                           << cell << " cell must yield the states' types (";
+    llvm::interleaveComma(*yields, d);
+    return d << ")";
+  }
+  if (!yields) {
+    if (yield.getValues().empty())
+      return owner->emitOpError("the ")
+             << cell << " cell must yield at least one message";
+    for (Type t : yield.getValues().getTypes())
+      if (!hasStaticRows(t) ||
+          !isa<FloatType>(cast<RankedTensorType>(t).getElementType()))
+        return owner->emitOpError("the ")
+               << cell
+               << " cell's messages must be float tensors with a "
+                  "dynamic dimension 0 and static others, got "
+               << t;
+  }
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// grove.tree_fold
+//===----------------------------------------------------------------------===//
+
+LogicalResult TreeFoldOp::verify() {
+  int64_t arity = getArityAttr().getInt();
+  if (arity < 0)
+    return emitOpError("arity must be 0 (child-sum) or the most children a "
+                       "node has, got ")
+           << arity;
+  if (arity > kMaxTreeArity)
+    return emitOpError("arity ") << arity << " is above " << kMaxTreeArity;
+  if (getResults().empty() || getResults().size() % 2)
+    return emitOpError("needs a pair of results per state (every node's, "
+                       "then the roots'), got ")
+           << getResults().size() << " results";
+  for (unsigned i = 0; i < getNumStates(); ++i) {
+    Type node = getNodeStates()[i].getType(),
+         root = getRootStates()[i].getType();
+    if (node != root || !hasStaticRows(node))
+      return emitOpError("state ")
+             << i << " must have one type for nodes and roots, with a "
+             << "dynamic dimension 0 and static others; got " << node << " and "
+             << root;
+  }
+  for (Value in : getInputs())
+    if (!hasStaticRows(in.getType()))
+      return emitOpError("inputs must have a dynamic dimension 0 (one row a "
+                         "node) and static others, got ")
+             << in.getType();
+  if (arity > 0 && hasEdgeRegion())
+    return emitOpError("an edge cell needs the child-sum form (arity 0)");
+  return success();
+}
+
+LogicalResult TreeFoldOp::verifyRegions() {
+  TreeCellTypes types = getTreeCellTypes(*this);
+  unsigned numInputs = types.inputs.size();
+  if (hasEdgeRegion()) {
+    if (!getEdge().hasOneBlock())
+      return emitOpError("the edge cell must have one block");
+    if (failed(verifyCell(*this, getEdge(), "edge", types.getEdgeCellTypes(),
+                          std::nullopt)) ||
+        failed(verifyRowWise(*this, getEdge().front(),
+                             numInputs + types.states.size(), "edge")))
+      return failure();
+  }
+  SmallVector<Type> nodeTypes = types.getNodeCellTypes();
+  if (failed(verifyCell(*this, getNode(), "node", nodeTypes,
+                        ArrayRef<Type>(types.states))))
+    return failure();
+  return verifyRowWise(*this, getNode().front(),
+                       nodeTypes.size() - types.captures.size(), "node");
+}
+
+//===----------------------------------------------------------------------===//
+// The VJP: a grove.tree_fold_grad over cells' VJPs
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::grove::buildCellVJP(OpBuilder &b, Location loc,
+                                        Region &cell, Region &dest) {
+  OpBuilder::InsertionGuard guard(b);
+  Block &src = cell.front();
+  auto yield = cast<YieldOp>(src.getTerminator());
+  SmallVector<Type> types = llvm::to_vector(src.getArgumentTypes());
+  llvm::append_range(types, yield.getValues().getTypes());
+  Block *block =
+      b.createBlock(&dest, {}, types, SmallVector<Location>(types.size(), loc));
+  IRMapping map;
+  unsigned numArgs = src.getNumArguments();
+  for (unsigned i = 0; i < numArgs; ++i)
+    map.map(src.getArgument(i), block->getArgument(i));
+  SmallVector<Operation *> forward;
+  for (Operation &op : src.without_terminator())
+    forward.push_back(b.clone(op, map));
+
+  ReverseSweep sweep(b, loc,
+                     "differentiating the cell of this grove.tree_fold");
+  for (unsigned i = 0; i < numArgs; ++i)
+    sweep.markActive(block->getArgument(i));
+  sweep.propagateActivity(forward);
+  for (auto [j, y] : llvm::enumerate(yield.getValues()))
+    sweep.accumulate(map.lookupOrDefault(y), block->getArgument(numArgs + j));
+  if (failed(sweep.run(forward)))
+    return failure();
+  SmallVector<Value> cotangents;
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Value arg = block->getArgument(i);
+    Value c = sweep.getCotangent(arg);
+    cotangents.push_back(c ? c : createZerosLike(b, loc, arg));
+  }
+  YieldOp::create(b, loc, cotangents);
+  return success();
+}
+
+LogicalResult TreeFoldOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                   ArrayRef<bool> needed,
+                                   SmallVectorImpl<Value> &out) {
+  Location loc = getLoc();
+  for (Value v : llvm::concat<Value>(getInputs(), getCaptures()))
+    if (!isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()))
+      return emitOpError("cannot be differentiated: its inputs and captures "
+                         "must be float tensors (look integer ids up before "
+                         "the fold), got ")
+             << v.getType();
+  unsigned numStates = getNumStates();
+  SmallVector<Value> dNodes, dRoots;
+  for (unsigned i = 0; i < numStates; ++i) {
+    Value n = getNodeStates()[i], r = getRootStates()[i];
+    dNodes.push_back(dy[i] ? dy[i] : createZerosLike(b, loc, n));
+    dRoots.push_back(dy[numStates + i] ? dy[numStates + i]
+                                       : createZerosLike(b, loc, r));
+  }
+  SmallVector<Type> types = llvm::to_vector(getInputs().getTypes());
+  llvm::append_range(types, getCaptures().getTypes());
+  auto grad = TreeFoldGradOp::create(
+      b, loc, types, getOffsets(), getChildren(), getRoots(), getInputs(),
+      getCaptures(), getNodeStates(), dNodes, dRoots, getArityAttr());
+  if (hasEdgeRegion()) {
+    IRMapping map;
+    getEdge().cloneInto(&grad.getEdge(), map);
+    if (failed(buildCellVJP(b, loc, getEdge(), grad.getEdgeGrad())))
+      return failure();
+  }
+  if (failed(buildCellVJP(b, loc, getNode(), grad.getNodeGrad())))
+    return failure();
+  out.append(3, Value());
+  llvm::append_range(out, grad.getResults());
+  (void)needed;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// grove.tree_fold_grad, grove.tree_schedule, grove.gather
+//===----------------------------------------------------------------------===//
+
+LogicalResult TreeFoldGradOp::verify() {
+  unsigned numStates = getNodeStates().size();
+  if (numStates == 0 || getNodeCotangents().size() != numStates ||
+      getRootCotangents().size() != numStates)
+    return emitOpError("needs one node state, node cotangent and root "
+                       "cotangent per state");
+  SmallVector<Type> types = llvm::to_vector(getInputs().getTypes());
+  llvm::append_range(types, getCaptures().getTypes());
+  if (getResultTypes() != TypeRange(types))
+    return emitOpError("must give one cotangent per input and capture, of "
+                       "its type");
+  if (hasEdgeRegion() != !getEdgeGrad().empty())
+    return emitOpError("has an edge cell and an edge_grad cell, or neither");
+  return success();
+}
+
+void TreeScheduleOp::build(OpBuilder &b, OperationState &state, Value offsets,
+                           Value children, Value roots, int64_t arity,
+                           int64_t mode) {
+  auto list = RankedTensorType::get({ShapedType::kDynamic}, b.getI32Type());
+  auto groups =
+      RankedTensorType::get({ShapedType::kDynamic, 4}, b.getI32Type());
+  build(b, state,
+        {list, list, groups, list, list, list, list, b.getIndexType()}, offsets,
+        children, roots, b.getI64IntegerAttr(arity), b.getI64IntegerAttr(mode));
+}
+
+void GatherOp::build(OpBuilder &b, OperationState &state, Value input,
+                     Value indices) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = cast<RankedTensorType>(indices.getType()).getDimSize(0);
+  build(b, state, RankedTensorType::get(shape, type.getElementType()), input,
+        indices);
+}
+
+LogicalResult GatherOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getType();
+  if (in.getRank() < 1 || in.getElementType() != out.getElementType() ||
+      in.getShape().drop_front() != out.getShape().drop_front() ||
+      out.getDimSize(0) != getIndices().getType().getDimSize(0))
+    return emitOpError("result must be the input's rows, one per index: "
+                       "expected the shape of ")
+           << in << " with dimension 0 of " << getIndices().getType()
+           << ", got " << out;
+  return success();
+}

@@ -1,0 +1,510 @@
+//===- BatchDynamicTrees.cpp - grove.tree_fold as a loop over groups ------===//
+//
+// Lowers grove.tree_fold and grove.tree_fold_grad (docs/trees.md). The
+// runtime schedules the batch's nodes (grove.tree_schedule): it renumbers
+// them into positions, children first, in groups of one arity. The fold is
+// then one scf.for over the groups whose body takes the group's rows of
+// the inputs (a slice: positions are consecutive), gathers the children's
+// states by their positions, runs the cell once on the whole group and
+// writes the group's states back as a slice. Grouping by arity is what
+// makes the children of a group's nodes a dense `count x arity` block of
+// edges, so summing over them is a reshape and a reduction. The gradient
+// runs the same groups in reverse, recomputing each cell from the saved
+// node states; a child's state cotangent arrives through its one parent
+// edge, which a later group wrote.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/IR/TreeFold.h"
+#include "grove/Dialect/Grove/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEBATCHDYNAMICTREES
+#include "grove/Dialect/Grove/Transforms/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+/// One group of the schedule, read inside the loop.
+struct Group {
+  Value first, count, arity, firstEdge; // index
+  Value numEdges;                       // count * arity
+};
+
+/// Builders over the schedule of one fold.
+class TreeLowering {
+public:
+  TreeLowering(OpBuilder &b, Location loc, ValueRange forest, int64_t arity,
+               int64_t mode)
+      : b(b), loc(loc), arity(arity) {
+    schedule = TreeScheduleOp::create(b, loc, forest[0], forest[1], forest[2],
+                                      arity, mode);
+  }
+
+  TreeScheduleOp schedule;
+
+  Value constant(int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value addI(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+
+  /// Element `i` (`j`) of an int32 tensor, as an index.
+  Value element(Value t, ValueRange at) {
+    Value v = tensor::ExtractOp::create(b, loc, t, at);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+
+  Group readGroup(Value g) {
+    Group group;
+    Value at[4];
+    for (int64_t j = 0; j < 4; ++j)
+      at[j] = element(schedule.getGroups(), {g, constant(j)});
+    group.first = at[0];
+    group.count = at[1];
+    group.arity = at[2];
+    group.firstEdge = at[3];
+    group.numEdges = mul(at[1], at[2]);
+    return group;
+  }
+
+  /// Rows [start, start + len) of `t` (a stride: every `stride`-th row).
+  Value rows(Value t, Value start, Value len, Value stride = {}) {
+    auto type = cast<RankedTensorType>(t.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
+    offsets[0] = start;
+    sizes.push_back(len);
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+    if (stride)
+      strides[0] = stride;
+    auto result = RankedTensorType::get(withDynamicRows(type.getShape()),
+                                        type.getElementType());
+    return tensor::ExtractSliceOp::create(b, loc, result, t, offsets, sizes,
+                                          strides);
+  }
+
+  /// `dest` with rows from `start` (every `stride`-th) replaced by `src`.
+  Value insertRows(Value src, Value dest, Value start, Value stride = {}) {
+    auto type = cast<RankedTensorType>(dest.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    offsets[0] = start;
+    if (stride)
+      strides[0] = stride;
+    SmallVector<OpFoldResult> sizes = {
+        OpFoldResult(tensor::DimOp::create(b, loc, src, 0).getResult())};
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+    return tensor::InsertSliceOp::create(b, loc, src, dest, offsets, sizes,
+                                         strides);
+  }
+
+  Value gather(Value t, Value indices) {
+    return GatherOp::create(b, loc, t, indices);
+  }
+
+  /// `in` (a row per node) permuted into positions; a row count other
+  /// than the forest's node count fails the call.
+  Value toPositions(Value in, Value numNodes, StringRef what) {
+    Value rows = tensor::DimOp::create(b, loc, in, 0);
+    b.createOrFold<AgreeDimsOp>(loc, b.getIndexType(), numNodes, rows,
+                                b.getStringAttr(what));
+    return gather(in, schedule.getOrder());
+  }
+
+  /// Zeros of `type` (dynamic rows) with `n` rows.
+  Value zeros(Type t, Value n) {
+    auto type = cast<RankedTensorType>(t);
+    Value zero = createSplatConstant(
+        b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
+    return BroadcastToOp::create(b, loc, zero, type.getShape(), ValueRange{n});
+  }
+
+  /// [count, ...] -> [count * arity, ...]: each row repeated arity times.
+  Value repeatRows(Value t, const Group &g) {
+    auto type = cast<RankedTensorType>(t.getType());
+    SmallVector<int64_t> wide = {ShapedType::kDynamic, ShapedType::kDynamic};
+    llvm::append_range(wide, type.getShape().drop_front());
+    SmallVector<int64_t> one = {ShapedType::kDynamic, 1};
+    llvm::append_range(one, type.getShape().drop_front());
+    Value col = ReshapeOp::create(b, loc, t, one);
+    Value spread =
+        BroadcastToOp::create(b, loc, col, wide, ValueRange{g.count, g.arity});
+    return tensor::CollapseShapeOp::create(b, loc, spread,
+                                           collapseFirstTwo(type.getRank()));
+  }
+
+  /// [count * arity, ...] -> [count, ...]: the sum of each row's block.
+  Value sumBlocks(Value t, const Group &g) {
+    auto type = cast<RankedTensorType>(t.getType());
+    SmallVector<int64_t> wide = {ShapedType::kDynamic, ShapedType::kDynamic};
+    llvm::append_range(wide, type.getShape().drop_front());
+    SmallVector<OpFoldResult> shape = {g.count, g.arity};
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      shape.push_back(b.getIndexAttr(type.getDimSize(d)));
+    Value blocks = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(wide, type.getElementType()), t,
+        collapseFirstTwo(type.getRank()), shape);
+    return ReduceSumOp::create(b, loc, blocks, ArrayRef<int64_t>{1}, false);
+  }
+
+  /// The cell's results on `args`, its ops cloned here.
+  SmallVector<Value> inlineCell(Region &cell, ValueRange args) {
+    IRMapping map;
+    map.map(cell.getArguments(), args);
+    for (Operation &op : cell.front().without_terminator())
+      b.clone(op, map);
+    auto yield = cast<YieldOp>(cell.front().getTerminator());
+    return llvm::map_to_vector(yield.getValues(),
+                               [&](Value v) { return map.lookupOrDefault(v); });
+  }
+
+  /// What a group's children give the node cell, from the states of every
+  /// position (`states`): the N-ary form's slots, or the child-sum form's
+  /// sums of messages (per edge, `edgeInputs`/`edgeStates` are the edge
+  /// cell's row arguments, kept for its gradient).
+  SmallVector<Value> childArgs(const Group &g, ValueRange groupInputs,
+                               ValueRange states, ValueRange captures,
+                               Region *edgeCell,
+                               SmallVectorImpl<Value> &edgeArgs) {
+    SmallVector<Value> out;
+    if (arity > 0) {
+      for (int64_t k = 0; k < arity; ++k)
+        for (Value s : states)
+          out.push_back(slot(g, k, s));
+      return out;
+    }
+    Value children = rows(schedule.getEdgeChild(), g.firstEdge, g.numEdges);
+    SmallVector<Value> childStates;
+    for (Value s : states)
+      childStates.push_back(gather(s, children));
+    SmallVector<Value> messages = childStates;
+    if (edgeCell) {
+      for (Value in : groupInputs)
+        edgeArgs.push_back(repeatRows(in, g));
+      llvm::append_range(edgeArgs, childStates);
+      llvm::append_range(edgeArgs, captures);
+      messages = inlineCell(*edgeCell, edgeArgs);
+    }
+    for (Value m : messages)
+      out.push_back(sumBlocks(m, g));
+    return out;
+  }
+
+  /// The states `s` of each group node's child `k`, zeros past its arity.
+  Value slot(const Group &g, int64_t k, Value s) {
+    Value kth = constant(k);
+    Value has =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kth, g.arity);
+    Type type = RankedTensorType::get(
+        withDynamicRows(cast<RankedTensorType>(s.getType()).getShape()),
+        cast<RankedTensorType>(s.getType()).getElementType());
+    auto branch = scf::IfOp::create(b, loc, TypeRange{type}, has, true, true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    Value idx =
+        rows(schedule.getEdgeChild(), addI(g.firstEdge, kth), g.count, g.arity);
+    scf::YieldOp::create(b, loc, gather(s, idx));
+    b.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(b, loc, zeros(type, g.count));
+    return branch.getResult(0);
+  }
+
+  static SmallVector<int64_t> withDynamicRows(ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> out(shape);
+    out[0] = ShapedType::kDynamic;
+    return out;
+  }
+  static SmallVector<ReassociationIndices> collapseFirstTwo(int64_t rank) {
+    SmallVector<ReassociationIndices> groups = {{0, 1}};
+    for (int64_t d = 1; d < rank; ++d)
+      groups.push_back({d + 1});
+    return groups;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  int64_t arity;
+};
+
+/// An scf.for over the schedule's groups, forward or (`reverse`) backward,
+/// carrying `init`; `body` builds an iteration from the group and the
+/// carried values and returns the next ones.
+SmallVector<Value> loopOverGroups(
+    TreeLowering &t, ValueRange init, bool reverse,
+    function_ref<SmallVector<Value>(const Group &, ValueRange)> body) {
+  OpBuilder &b = t.b;
+  Value count = t.schedule.getCount();
+  auto loop = scf::ForOp::create(
+      b, t.loc, t.constant(0), count, t.constant(1), init,
+      [&](OpBuilder &nested, Location, Value i, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(nested.getInsertionBlock());
+        Value g = i;
+        if (reverse)
+          g = arith::SubIOp::create(b, t.loc,
+                                    arith::SubIOp::create(b, t.loc, count, i),
+                                    t.constant(1));
+        SmallVector<Value> next = body(t.readGroup(g), carried);
+        scf::YieldOp::create(b, t.loc, next);
+      });
+  return loop.getResults();
+}
+
+Value insertSlot(TreeLowering &t, const Group &g, int64_t k, Value d,
+                 Value dest);
+
+void lowerFold(TreeFoldOp op, int64_t mode) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  TreeLowering t(b, loc, {op.getOffsets(), op.getChildren(), op.getRoots()},
+                 op.getArity(), mode);
+  Value n = tensor::DimOp::create(b, loc, t.schedule.getOrder(), 0);
+  SmallVector<Value> inputs, init;
+  for (Value in : op.getInputs())
+    inputs.push_back(t.toPositions(
+        in, n, "grove.tree_fold: an input's rows and the forest's nodes"));
+  for (Value s : op.getNodeStates())
+    init.push_back(t.zeros(s.getType(), n));
+  Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
+  SmallVector<Value> states = loopOverGroups(
+      t, init, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
+        SmallVector<Value> args, edgeArgs;
+        for (Value in : inputs)
+          args.push_back(t.rows(in, g.first, g.count));
+        SmallVector<Value> groupInputs = args;
+        llvm::append_range(args, t.childArgs(g, groupInputs, carried,
+                                             op.getCaptures(), edge, edgeArgs));
+        llvm::append_range(args, op.getCaptures());
+        SmallVector<Value> next;
+        for (auto [s, dest] :
+             llvm::zip(t.inlineCell(op.getNode(), args), carried))
+          next.push_back(t.insertRows(s, dest, g.first));
+        return next;
+      });
+  SmallVector<Value> results;
+  for (Value s : states)
+    results.push_back(t.gather(s, t.schedule.getPosition()));
+  for (Value s : states)
+    results.push_back(t.gather(s, t.schedule.getRootPosition()));
+  op.replaceAllUsesWith(results);
+  op.erase();
+}
+
+void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t arity = op.getArity();
+  TreeLowering t(b, loc, {op.getOffsets(), op.getChildren(), op.getRoots()},
+                 arity, mode);
+  TreeScheduleOp s = t.schedule;
+  Value n = tensor::DimOp::create(b, loc, s.getOrder(), 0);
+  Value e = tensor::DimOp::create(b, loc, s.getEdgeChild(), 0);
+  SmallVector<Value> inputs, states, dStates, init;
+  for (Value in : op.getInputs())
+    inputs.push_back(t.toPositions(
+        in, n, "grove.tree_fold_grad: an input's rows and the forest's nodes"));
+  for (auto [st, dn, dr] : llvm::zip(op.getNodeStates(), op.getNodeCotangents(),
+                                     op.getRootCotangents())) {
+    states.push_back(t.gather(st, s.getOrder()));
+    dStates.push_back(AddOp::create(b, loc, t.gather(dn, s.getOrder()),
+                                    t.gather(dr, s.getRootOf())));
+  }
+  unsigned numInputs = inputs.size(), numStates = states.size(),
+           numCaptures = op.getCaptures().size();
+  // Carried: the cotangents of each edge's child states, of the inputs (by
+  // position) and of the captures.
+  for (Value st : states)
+    init.push_back(t.zeros(st.getType(), e));
+  for (Value in : inputs)
+    init.push_back(t.zeros(in.getType(), n));
+  for (Value c : op.getCaptures())
+    init.push_back(createZerosLike(b, loc, c));
+  Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
+
+  SmallVector<Value> done = loopOverGroups(
+      t, init, /*reverse=*/true, [&](const Group &g, ValueRange carried) {
+        ValueRange dEdges = carried.take_front(numStates);
+        ValueRange dInputs = carried.slice(numStates, numInputs);
+        SmallVector<Value> dCaptures(carried.take_back(numCaptures));
+        SmallVector<Value> args, edgeArgs;
+        for (Value in : inputs)
+          args.push_back(t.rows(in, g.first, g.count));
+        SmallVector<Value> groupInputs = args;
+        SmallVector<Value> children = t.childArgs(
+            g, groupInputs, states, op.getCaptures(), edge, edgeArgs);
+        llvm::append_range(args, children);
+        llvm::append_range(args, op.getCaptures());
+        Value parents = t.rows(s.getParentEdge(), g.first, g.count);
+        for (auto [ds, de] : llvm::zip(dStates, dEdges))
+          args.push_back(AddOp::create(b, loc, t.rows(ds, g.first, g.count),
+                                       t.gather(de, parents)));
+        SmallVector<Value> grads = t.inlineCell(op.getNodeGrad(), args);
+        SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
+        ArrayRef<Value> dChildren =
+            ArrayRef<Value>(grads).slice(numInputs, children.size());
+        auto addCaptures = [&](ArrayRef<Value> more) {
+          for (auto [sum, d] : llvm::zip(dCaptures, more))
+            sum = AddOp::create(b, loc, sum, d);
+        };
+        addCaptures(ArrayRef<Value>(grads).take_back(numCaptures));
+
+        SmallVector<Value> nextEdges(dEdges);
+        if (arity == 0) {
+          SmallVector<Value> dMessages;
+          for (Value d : dChildren)
+            dMessages.push_back(t.repeatRows(d, g));
+          SmallVector<Value> dChildStates = dMessages;
+          if (edge) {
+            llvm::append_range(edgeArgs, dMessages);
+            SmallVector<Value> eg = t.inlineCell(op.getEdgeGrad(), edgeArgs);
+            for (unsigned i = 0; i < numInputs; ++i)
+              dRows[i] = AddOp::create(b, loc, dRows[i], t.sumBlocks(eg[i], g));
+            dChildStates.assign(eg.begin() + numInputs,
+                                eg.begin() + numInputs + numStates);
+            addCaptures(ArrayRef<Value>(eg).take_back(numCaptures));
+          }
+          for (unsigned i = 0; i < numStates; ++i)
+            nextEdges[i] =
+                t.insertRows(dChildStates[i], nextEdges[i], g.firstEdge);
+        } else {
+          for (int64_t k = 0; k < arity; ++k)
+            for (unsigned i = 0; i < numStates; ++i)
+              nextEdges[i] = insertSlot(t, g, k, dChildren[k * numStates + i],
+                                        nextEdges[i]);
+        }
+        SmallVector<Value> next = nextEdges;
+        for (auto [d, dest] : llvm::zip(dRows, dInputs))
+          next.push_back(t.insertRows(d, dest, g.first));
+        llvm::append_range(next, dCaptures);
+        return next;
+      });
+  SmallVector<Value> results;
+  for (Value d : ArrayRef<Value>(done).slice(numStates, numInputs))
+    results.push_back(t.gather(d, s.getPosition()));
+  llvm::append_range(results, ArrayRef<Value>(done).take_back(numCaptures));
+  op.replaceAllUsesWith(results);
+  op.erase();
+}
+
+} // namespace
+
+namespace {
+
+/// `dest` with `d` in the edges of each group node's child `k` (edge
+/// firstEdge + row * arity + k), unchanged past the group's arity.
+Value insertSlot(TreeLowering &t, const Group &g, int64_t k, Value d,
+                 Value dest) {
+  OpBuilder &b = t.b;
+  Value kth = t.constant(k);
+  Value has =
+      arith::CmpIOp::create(b, t.loc, arith::CmpIPredicate::slt, kth, g.arity);
+  auto branch =
+      scf::IfOp::create(b, t.loc, TypeRange{dest.getType()}, has, true, true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(
+      b, t.loc, t.insertRows(d, dest, t.addI(g.firstEdge, kth), g.arity));
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, t.loc, dest);
+  return branch.getResult(0);
+}
+
+/// The entry argument `v` is, if any: a block argument of a function's
+/// entry block.
+std::optional<unsigned> entryArgument(Value v, func::FuncOp func) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+/// What `v`'s rows are one-to-one with, looking through the ops a node
+/// input is typically made with (an embedding lookup: one_hot, a matmul
+/// of rows, elementwise functions).
+Value getRowSource(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto matmul = dyn_cast<MatmulOp>(def);
+    bool rowWise = isa<OneHotOp>(def) ||
+                   (matmul && !matmul.getTransposeLhs() &&
+                    matmul.getLhs().getType().getRank() == 2) ||
+                   (def->getNumOperands() == 1 &&
+                    def->hasTrait<OpTrait::SameOperandsAndResultType>());
+    if (!rowWise)
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Forests passed straight from a function's arguments are checked by the
+/// runtime before the function runs (the descriptor's `forest` and `nodes`
+/// clauses, docs/abi.md): the offsets argument gets grove.forest =
+/// [children, roots, arity] and each per-node input grove.forest_nodes.
+void markForestArguments(Operation *fold, ValueRange forest, ValueRange inputs,
+                         int64_t arity) {
+  auto func = fold->getParentOfType<func::FuncOp>();
+  if (!func)
+    return;
+  std::optional<unsigned> parts[3];
+  for (int i = 0; i < 3; ++i)
+    if (!(parts[i] = entryArgument(forest[i], func)))
+      return;
+  Builder b(fold->getContext());
+  if (auto old =
+          func.getArgAttrOfType<DenseI64ArrayAttr>(*parts[0], kForestAttr)) {
+    // Two folds over one forest: the smaller arity bound holds for both.
+    if (old[0] != *parts[1] || old[1] != *parts[2])
+      return;
+    if (old[2] > 0 && (arity == 0 || old[2] < arity))
+      arity = old[2];
+  }
+  func.setArgAttr(*parts[0], kForestAttr,
+                  b.getDenseI64ArrayAttr({*parts[1], *parts[2], arity}));
+  for (Value in : inputs)
+    if (std::optional<unsigned> i = entryArgument(getRowSource(in), func))
+      func.setArgAttr(*i, kForestNodesAttr, b.getI64IntegerAttr(*parts[0]));
+}
+
+struct GroveBatchDynamicTreesPass
+    : grove::impl::GroveBatchDynamicTreesBase<GroveBatchDynamicTreesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    int64_t modeValue = mode == "levels" ? 0 : mode == "nodes" ? 1 : -1;
+    if (modeValue < 0) {
+      getOperation().emitError("grove-batch-dynamic-trees: mode must be "
+                               "'levels' or 'nodes', got '")
+          << mode << "'";
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<TreeFoldOp, TreeFoldGradOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto fold = dyn_cast<TreeFoldOp>(op)) {
+        markForestArguments(
+            fold, {fold.getOffsets(), fold.getChildren(), fold.getRoots()},
+            fold.getInputs(), fold.getArity());
+        lowerFold(fold, modeValue);
+        continue;
+      }
+      lowerFoldGrad(cast<TreeFoldGradOp>(op), modeValue);
+    }
+  }
+};
+
+} // namespace

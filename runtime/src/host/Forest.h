@@ -1,0 +1,73 @@
+//===- Forest.h - Batches of trees: validation and level schedule -*- C++
+//-*-===//
+//
+// A batch of trees crosses the ABI as CSR child lists (docs/trees.md):
+// `offsets` (N + 1 int32: node i's children are children[offsets[i] ..
+// offsets[i+1]) ), `children` (E int32 node ids) and `roots` (B int32, one
+// per sample). validateForest checks everything compiled code relies on,
+// so that a malformed forest is an error that names a node, never an
+// out-of-bounds read or a loop that does not end. scheduleForest then
+// orders the nodes for grove-batch-dynamic-trees: children before parents,
+// grouped by (level, arity), in O(nodes + edges) without recursion (chains
+// of any depth).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GROVE_RUNTIME_HOST_FOREST_H
+#define GROVE_RUNTIME_HOST_FOREST_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace grove::rt {
+
+/// A forest as the ABI passes it; the arrays are borrowed.
+struct ForestView {
+  int64_t numNodes = 0;              // N
+  const int32_t *offsets = nullptr;  // N + 1
+  int64_t numEdges = 0;              // E
+  const int32_t *children = nullptr; // E
+  int64_t numRoots = 0;              // B
+  const int32_t *roots = nullptr;    // B
+  /// Most children a node may have (the model's N-ary cell); 0: any.
+  int64_t maxArity = 0;
+};
+
+/// Whether `f` is a well-formed forest: offsets start at 0, never decrease
+/// and end at E; every child is a node; no node has two parents or is its
+/// own ancestor; no node has more than maxArity children; the roots are
+/// distinct nodes without a parent, and every node without one is a root.
+/// On failure `error` says what is wrong and names the node.
+bool validateForest(const ForestView &f, std::string &error);
+
+/// How nodes are grouped; each group runs the cell once.
+enum class ScheduleMode : int32_t {
+  /// By (level, arity), level = 1 + the highest child level (leaves: 0).
+  Levels = 0,
+  /// One node a group, in post-order: the unbatched reference.
+  Nodes = 1,
+};
+
+/// A schedule over node positions 0..N-1: the nodes of one group are
+/// consecutive positions and have the same arity; children come before
+/// their parents. Edges are numbered in the order of their parents'
+/// positions (a node's children in its given order), so a group of P
+/// nodes of arity a owns the consecutive edges firstEdge .. + P * a.
+struct Schedule {
+  std::vector<int32_t> order;    // position -> node
+  std::vector<int32_t> position; // node -> position
+  /// Per group: first position, node count, arity, first edge.
+  std::vector<int32_t> groups;
+  std::vector<int32_t> edgeChild;    // edge -> child's position
+  std::vector<int32_t> parentEdge;   // position -> edge to its parent, or -1
+  std::vector<int32_t> rootOf;       // position -> index in roots, or -1
+  std::vector<int32_t> rootPosition; // root index -> position
+  int64_t numGroups() const { return int64_t(groups.size() / 4); }
+};
+
+/// Schedules a forest validateForest accepted.
+void scheduleForest(const ForestView &f, ScheduleMode mode, Schedule &out);
+
+} // namespace grove::rt
+
+#endif // GROVE_RUNTIME_HOST_FOREST_H

@@ -1,0 +1,103 @@
+//===- TreeSchedule.cpp - The tree schedule service -----------------------===//
+//
+// grove_rt_tree_schedule, which grove-batch-dynamic-trees calls once per
+// batch of trees: it validates the forest again (the entry's own check sees
+// only forests that are entry inputs) and writes the schedule of Forest.h
+// into buffers the generated code allocated. A malformed forest is a
+// service error; the buffers are then filled with -1 and no group is
+// returned, so the code that follows reads nothing out of bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Error.h"
+#include "Forest.h"
+
+#include "grove/abi.h"
+
+#include <algorithm>
+#include <new>
+
+using namespace grove::rt;
+
+namespace {
+
+/// A rank-1 memref's elements, copied out (the view may be strided).
+std::vector<int32_t> read(const grove_memref_i32_1 *m) {
+  std::vector<int32_t> values(size_t(std::max<int64_t>(m->sizes[0], 0)));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = m->aligned[m->offset + int64_t(i) * m->strides[0]];
+  return values;
+}
+
+/// Writes `values` into a rank-1 memref of at least their size; -1 after.
+void write(grove_memref_i32_1 *m, const std::vector<int32_t> &values) {
+  for (int64_t i = 0; i < m->sizes[0]; ++i)
+    m->aligned[m->offset + i * m->strides[0]] =
+        size_t(i) < values.size() ? values[size_t(i)] : -1;
+}
+
+int64_t schedule(const grove_memref_i32_1 *offsets,
+                 const grove_memref_i32_1 *children,
+                 const grove_memref_i32_1 *roots, int32_t maxArity,
+                 int32_t mode, grove_memref_i32_1 *order,
+                 grove_memref_i32_1 *position, grove_memref_i32_2 *groups,
+                 grove_memref_i32_1 *edgeChild, grove_memref_i32_1 *parentEdge,
+                 grove_memref_i32_1 *rootOf, grove_memref_i32_1 *rootPosition) {
+  std::vector<int32_t> off = read(offsets), kids = read(children),
+                       rts = read(roots);
+  Schedule s;
+  std::string error;
+  ForestView f;
+  f.numNodes = int64_t(off.size()) - 1;
+  f.offsets = off.data();
+  f.numEdges = int64_t(kids.size());
+  f.children = kids.data();
+  f.numRoots = int64_t(rts.size());
+  f.roots = rts.data();
+  f.maxArity = maxArity;
+  bool sized =
+      order->sizes[0] == f.numNodes && position->sizes[0] == f.numNodes &&
+      groups->sizes[0] >= f.numNodes && groups->sizes[1] == 4 &&
+      edgeChild->sizes[0] == f.numEdges && parentEdge->sizes[0] == f.numNodes &&
+      rootOf->sizes[0] == f.numNodes && rootPosition->sizes[0] == f.numRoots;
+  if (off.empty())
+    error = "a forest's child offsets hold N + 1 values, got 0";
+  else if (!sized)
+    error = "the schedule's buffers do not fit the forest";
+  else if (validateForest(f, error))
+    scheduleForest(f, ScheduleMode(mode == 1 ? 1 : 0), s);
+  if (!error.empty())
+    reportServiceError(("malformed forest: " + error).c_str(),
+                       GROVE_ERROR_INVALID_ARGUMENT);
+  write(order, s.order);
+  write(position, s.position);
+  write(edgeChild, s.edgeChild);
+  write(parentEdge, s.parentEdge);
+  write(rootOf, s.rootOf);
+  write(rootPosition, s.rootPosition);
+  for (int64_t g = 0; g < groups->sizes[0]; ++g)
+    for (int64_t j = 0; j < groups->sizes[1]; ++j)
+      groups->aligned[groups->offset + g * groups->strides[0] +
+                      j * groups->strides[1]] =
+          size_t(g * 4 + j) < s.groups.size() ? s.groups[size_t(g * 4 + j)] : 0;
+  return s.numGroups();
+}
+
+} // namespace
+
+extern "C" GROVE_API int64_t _mlir_ciface_grove_rt_tree_schedule(
+    const grove_memref_i32_1 *offsets, const grove_memref_i32_1 *children,
+    const grove_memref_i32_1 *roots, int32_t maxArity, int32_t mode,
+    grove_memref_i32_1 *order, grove_memref_i32_1 *position,
+    grove_memref_i32_2 *groups, grove_memref_i32_1 *edgeChild,
+    grove_memref_i32_1 *parentEdge, grove_memref_i32_1 *rootOf,
+    grove_memref_i32_1 *rootPosition) {
+  try {
+    return schedule(offsets, children, roots, maxArity, mode, order, position,
+                    groups, edgeChild, parentEdge, rootOf, rootPosition);
+  } catch (const std::bad_alloc &) {
+    reportServiceError("out of memory computing a tree schedule",
+                       GROVE_ERROR_OUT_OF_MEMORY);
+    return 0;
+  }
+}

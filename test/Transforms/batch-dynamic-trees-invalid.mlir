@@ -1,0 +1,5 @@
+// RUN: grove-opt %s -grove-batch-dynamic-trees=mode=depth -verify-diagnostics
+
+// expected-error @+1 {{grove-batch-dynamic-trees: mode must be 'levels' or 'nodes', got 'depth'}}
+module {
+}

@@ -1,0 +1,209 @@
+//===- ForestTest.cpp - Forest validation and the tree schedule -----------===//
+
+#include "Forest.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+using namespace grove::rt;
+
+namespace {
+
+/// A forest built from a parent array (-1: root, in order of ids).
+struct Forest {
+  std::vector<int32_t> offsets, children, roots;
+  int64_t maxArity = 0;
+
+  static Forest fromParents(const std::vector<int32_t> &parent) {
+    Forest f;
+    size_t n = parent.size();
+    std::vector<std::vector<int32_t>> kids(n);
+    for (size_t i = 0; i < n; ++i)
+      if (parent[i] < 0)
+        f.roots.push_back(int32_t(i));
+      else
+        kids[size_t(parent[i])].push_back(int32_t(i));
+    f.offsets.push_back(0);
+    for (auto &k : kids) {
+      f.children.insert(f.children.end(), k.begin(), k.end());
+      f.offsets.push_back(int32_t(f.children.size()));
+    }
+    return f;
+  }
+  ForestView view() const {
+    ForestView v;
+    v.numNodes = int64_t(offsets.size()) - 1;
+    v.offsets = offsets.data();
+    v.numEdges = int64_t(children.size());
+    v.children = children.data();
+    v.numRoots = int64_t(roots.size());
+    v.roots = roots.data();
+    v.maxArity = maxArity;
+    return v;
+  }
+  std::string error() const {
+    std::string e;
+    EXPECT_FALSE(validateForest(view(), e));
+    return e;
+  }
+};
+
+/// Checks every promise Schedule makes about `f`.
+void expectValidSchedule(const Forest &f, ScheduleMode mode) {
+  ForestView v = f.view();
+  std::string e;
+  ASSERT_TRUE(validateForest(v, e)) << e;
+  Schedule s;
+  scheduleForest(v, mode, s);
+  size_t n = size_t(v.numNodes);
+  ASSERT_EQ(s.order.size(), n);
+  std::vector<int32_t> sorted = s.order;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(sorted[i], int32_t(i)) << "order is not a permutation";
+  for (size_t p = 0; p < n; ++p)
+    ASSERT_EQ(s.position[size_t(s.order[p])], int32_t(p));
+  // Groups tile the positions; a group's nodes share an arity and own
+  // consecutive edges whose children come before the group.
+  int32_t nextPos = 0, nextEdge = 0;
+  for (int64_t g = 0; g < s.numGroups(); ++g) {
+    int32_t first = s.groups[g * 4], count = s.groups[g * 4 + 1],
+            arity = s.groups[g * 4 + 2], edge = s.groups[g * 4 + 3];
+    ASSERT_EQ(first, nextPos);
+    ASSERT_GE(count, 1);
+    ASSERT_EQ(edge, nextEdge);
+    if (mode == ScheduleMode::Nodes)
+      ASSERT_EQ(count, 1);
+    for (int32_t p = first; p < first + count; ++p) {
+      int32_t node = s.order[size_t(p)];
+      ASSERT_EQ(f.offsets[node + 1] - f.offsets[node], arity);
+      for (int32_t k = 0; k < arity; ++k) {
+        int32_t e = edge + (p - first) * arity + k;
+        int32_t child = s.edgeChild[size_t(e)];
+        ASSERT_EQ(child, s.position[f.children[f.offsets[node] + k]]);
+        ASSERT_LT(child, first) << "a child in or after its parent's group";
+        ASSERT_EQ(s.parentEdge[size_t(child)], e);
+      }
+    }
+    nextPos = first + count;
+    nextEdge = edge + count * arity;
+  }
+  ASSERT_EQ(nextPos, int32_t(n));
+  ASSERT_EQ(nextEdge, int32_t(v.numEdges));
+  for (size_t b = 0; b < f.roots.size(); ++b) {
+    int32_t p = s.rootPosition[b];
+    ASSERT_EQ(s.order[size_t(p)], f.roots[b]);
+    ASSERT_EQ(s.rootOf[size_t(p)], int32_t(b));
+    ASSERT_EQ(s.parentEdge[size_t(p)], -1);
+  }
+}
+
+TEST(ForestTest, RandomForestsScheduleChildrenFirst) {
+  std::mt19937 gen(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    size_t n = 1 + gen() % 200;
+    std::vector<int32_t> parent(n);
+    for (size_t i = 0; i < n; ++i)
+      parent[i] = (i == 0 || gen() % 8 == 0) ? -1 : int32_t(gen() % i);
+    Forest f = Forest::fromParents(parent);
+    expectValidSchedule(f, ScheduleMode::Levels);
+    expectValidSchedule(f, ScheduleMode::Nodes);
+  }
+}
+
+TEST(ForestTest, LevelsGroupByLevelThenArity) {
+  // 0 <- {1, 2}, 1 <- {3}, 2 <- {4}, 5 alone: levels 2, 1, 1, 0, 0, 0.
+  Forest f = Forest::fromParents({-1, 0, 0, 1, 2, -1});
+  Schedule s;
+  scheduleForest(f.view(), ScheduleMode::Levels, s);
+  EXPECT_EQ(s.order, (std::vector<int32_t>{3, 4, 5, 1, 2, 0}));
+  EXPECT_EQ(s.groups,
+            (std::vector<int32_t>{0, 3, 0, 0, 3, 2, 1, 0, 5, 1, 2, 2}));
+}
+
+TEST(ForestTest, EdgeCases) {
+  Forest empty;
+  empty.offsets = {0};
+  expectValidSchedule(empty, ScheduleMode::Levels);
+  Schedule s;
+  scheduleForest(empty.view(), ScheduleMode::Levels, s);
+  EXPECT_EQ(s.numGroups(), 0);
+
+  Forest singles = Forest::fromParents({-1, -1, -1});
+  expectValidSchedule(singles, ScheduleMode::Levels);
+  scheduleForest(singles.view(), ScheduleMode::Levels, s);
+  EXPECT_EQ(s.numGroups(), 1);
+
+  // A chain far deeper than any recursion would survive.
+  std::vector<int32_t> chain(200000);
+  for (size_t i = 0; i < chain.size(); ++i)
+    chain[i] = int32_t(i) - 1;
+  expectValidSchedule(Forest::fromParents(chain), ScheduleMode::Levels);
+  expectValidSchedule(Forest::fromParents(chain), ScheduleMode::Nodes);
+
+  std::vector<int32_t> wide(301, 0);
+  wide[0] = -1;
+  expectValidSchedule(Forest::fromParents(wide), ScheduleMode::Levels);
+}
+
+TEST(ForestTest, MalformedForestsNameTheNode) {
+  Forest f = Forest::fromParents({-1, 0, 0, 1});
+  Forest bad = f;
+  bad.offsets[0] = 1;
+  EXPECT_NE(bad.error().find("child_offsets[0] is 1"), std::string::npos);
+  bad = f;
+  bad.offsets[2] = 0;
+  EXPECT_NE(bad.error().find("node 1: child_offsets[2] = 0 is below"),
+            std::string::npos);
+  bad = f;
+  bad.children.push_back(3);
+  EXPECT_NE(bad.error().find("child_offsets[4] is 3 but there are 4 children"),
+            std::string::npos);
+  bad = f;
+  bad.children[2] = 9;
+  EXPECT_NE(bad.error().find("node 1: child 0 is 9, not a node"),
+            std::string::npos);
+  bad = f;
+  bad.children[2] = 1;
+  EXPECT_NE(bad.error().find("node 1 is its own child"), std::string::npos);
+  bad = f;
+  bad.children[2] = 2;
+  EXPECT_NE(bad.error().find("node 2 has two parents: nodes 0 and 1"),
+            std::string::npos);
+  bad = f;
+  bad.roots = {1};
+  EXPECT_NE(bad.error().find("roots[0] is node 1, which is a child of node 0"),
+            std::string::npos);
+  bad = f;
+  bad.roots = {0, 0};
+  EXPECT_NE(bad.error().find("roots[0] and roots[1] are both node 0"),
+            std::string::npos);
+  bad = f;
+  bad.roots = {-3};
+  EXPECT_NE(bad.error().find("roots[0] is -3, not a node"), std::string::npos);
+  bad = f;
+  bad.roots = {};
+  EXPECT_NE(bad.error().find("node 0 has no parent but is not in roots"),
+            std::string::npos);
+  bad = f;
+  bad.maxArity = 1;
+  EXPECT_NE(bad.error().find("node 0 has 2 children; the model allows at "
+                             "most 1"),
+            std::string::npos);
+  // 0 -> 1 -> 2 -> 1: node 1 and 2 are each other's ancestors, 3 is fine.
+  Forest cycle;
+  cycle.offsets = {0, 1, 2, 3, 3};
+  cycle.children = {1, 2, 1};
+  cycle.roots = {0, 3};
+  EXPECT_NE(cycle.error().find("two parents"), std::string::npos);
+  // A cycle without a node of two parents: 1 -> 2 -> 1, apart from root 0.
+  cycle.offsets = {0, 0, 1, 2};
+  cycle.children = {2, 1};
+  cycle.roots = {0};
+  std::string e = cycle.error();
+  EXPECT_NE(e.find("is its own ancestor"), std::string::npos) << e;
+}
+
+} // namespace
