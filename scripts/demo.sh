@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 
 "$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh" grovec grove_rt digits train_digits
+"$ROOT/scripts/build.sh" grovec grove_rt digits train_digits train_trees
 
 echo
 echo "demo: grovec models/mlp/mlp.mlir -> $BUILD/examples/digits/grove_mlp_model/"
@@ -37,6 +37,15 @@ echo "      statistics as state, ReLU, max-pool; Adam):"
 "$BUILD/examples/train_digits/train_digits" \
   "$BUILD/examples/train_digits/digits_train.bin" \
   "$ROOT/models/mlp/digits_test.bin" --model cnn --expect-accuracy 0.98
+
+echo
+echo "demo: examples/train_trees (a child-sum Tree-LSTM trained from scratch on"
+echo "      the syntax trees of Python's standard library, one compiled train"
+echo "      step per batch of trees, batched level by level; docs/trees.md):"
+"$ROOT/.venv/bin/python" "$ROOT/examples/train_trees/make_data.py" \
+  "$BUILD/examples/train_trees/trees.bin"
+"$BUILD/examples/train_trees/train_trees" \
+  "$BUILD/examples/train_trees/trees.bin" --epochs 8 --expect-accuracy 0.65
 
 # digits_cuda exists where CMake found a CUDA toolkit.
 if ninja -C "$BUILD" -t query digits_cuda >/dev/null 2>&1; then

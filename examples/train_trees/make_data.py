@@ -26,8 +26,10 @@ import random
 import struct
 import sysconfig
 
+# Packages of Debian's libpython3.11-stdlib itself (lib2to3 and distutils
+# are separate Debian packages, so they are not here).
 PACKAGES = ("asyncio", "email", "unittest", "xml", "multiprocessing",
-            "lib2to3", "distutils", "importlib", "http", "logging")
+            "importlib", "http", "logging", "urllib", "ctypes")
 MAX_NODES = 300
 NAMES = 400  # identifiers kept as their own token
 VOCAB = 512  # the models' embedding rows (models/treelstm)
@@ -106,10 +108,15 @@ def main():
 
     samples = []
     for label, package in enumerate(PACKAGES):
+        before = len(samples)
         for fn in functions(package):
             nodes, kids = flatten(fn)
             if len(nodes) <= MAX_NODES:
                 samples.append((label, nodes, kids))
+        if len(samples) - before < 50:
+            raise SystemExit(f"make_data: the standard library here has "
+                             f"{len(samples) - before} functions in "
+                             f"{package}; it needs 50")
     names = collections.Counter(
         n for _, nodes, _ in samples for n in map(name_of, nodes) if n)
     types = sorted({type(n).__name__ for _, nodes, _ in samples

@@ -155,6 +155,10 @@ static void addHostFloatLegalization(OpPassManager &pm) {
 /// and streams become calls of the runtime's mgpu* API.
 static void addHostToLLVM(OpPassManager &pm, bool withGpu) {
   addHostFloatLegalization(pm);
+  // f32 tanh as arithmetic the vectorizer widens (libm's is scalar); the
+  // CUDA target's host code has none, its kernels use libdevice.
+  if (!withGpu)
+    pm.addPass(createGroveApproximateTanh());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -1,6 +1,7 @@
 # RUN: %python %s
 # grove.tree_fold end to end (docs/trees.md): models/treelstm's child-sum and
-# binary Tree-LSTMs compiled batched by levels and node by node, against an
+# binary Tree-LSTMs compiled batched by levels, by levels and arity, and
+# node by node, against an
 # independent PyTorch per-node implementation (float64, autograd) on fresh
 # random forests whose node ids are shuffled: single nodes, a chain deeper
 # than 1,000, a node with 120 children, mixed arities, an empty batch and
@@ -21,7 +22,7 @@ r = rng()
 
 
 def build(form, mode, dtype="f32"):
-    name = f"tree_{form.replace('-', '_')}_{mode}_{dtype}"
+    name = f"tree_{form}_{mode}_{dtype}".replace("-", "_")
     text = generate.module(form, V, D, H, C, dtype, grads=True, name=name)
     return Model(text, name=name, grovec_flags=[f"--tree-batching={mode}"])
 
@@ -62,7 +63,8 @@ def check_form(form):
     names = [n for n, _ in generate.params(form, V, D, H, C, "f32")]
     weights = random_weights(r, form, V, D, H, C)
     levels, nodes = build(form, "levels"), build(form, "nodes")
-    for m in (levels, nodes):
+    by_arity = build(form, "levels-by-arity")
+    for m in (levels, nodes, by_arity):
         for n, w in weights.items():
             m.set_weight(n, w.astype(np.float32))
     for what, parents in cases(form).items():
@@ -74,7 +76,8 @@ def check_form(form):
         f = (off, ch, roots)
         want_logits, want_loss, want_grads = reference(form, weights, f,
                                                        tokens, q, rr)
-        for m, mode in ((levels, "levels"), (nodes, "nodes")):
+        for m, mode in ((levels, "levels"), (nodes, "nodes"),
+                        (by_arity, "levels-by-arity")):
             tag = f"{form} {mode} {what}"
             (logits,) = m.call("forward", *f, tokens)
             assert_close(logits, want_logits, 1e-4, 1e-5, tag + " logits")

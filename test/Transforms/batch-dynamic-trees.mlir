@@ -1,23 +1,27 @@
 // RUN: grove-opt %s -split-input-file -grove-batch-dynamic-trees | FileCheck %s
 // RUN: grove-opt %s -split-input-file -grove-batch-dynamic-trees=mode=nodes | FileCheck %s --check-prefix=NODES
+// RUN: grove-opt %s -split-input-file -grove-batch-dynamic-trees=mode=levels-by-arity | FileCheck %s --check-prefix=ARITY
 
 // Child-sum without an edge cell: one schedule, the inputs permuted into
-// positions, one loop over the groups whose body slices the group's rows,
-// gathers the children's states by position, sums each node's block of
-// children (count x arity -> count), runs the cell and writes the rows
-// back; then every node's and the roots' states are gathered out. The
-// forest's arguments are marked for the runtime's check.
+// positions (their rows checked against the forest's nodes), one loop over
+// the groups whose body slices the group's rows, gathers the children's
+// states over the group's edges, sums each node's edges (segment_sum over
+// its slice of child_start), runs the cell and writes the rows back; then
+// every node's and the roots' states are gathered out. The forest's
+// arguments are marked for the runtime's check.
 // CHECK-LABEL: func.func @child_sum(
 // CHECK-SAME: %[[OFF:[a-z0-9]+]]: tensor<?xi32> {grove.forest = array<i64: 1, 2, 0>}
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x4xf32> {grove.forest_nodes = 0 : i64}
-// CHECK: %[[ORDER:.*]], %[[POS:.*]], %{{.*}}, %[[EDGES:.*]], %{{.*}}, %{{.*}}, %[[RPOS:.*]], %[[COUNT:.*]] = grove.tree_schedule %[[OFF]], %{{.*}}, %{{.*}} {arity = 0 : i64, mode = 0 : i64}
+// CHECK: %[[ORDER:.*]], %[[POS:.*]], %[[GROUPS:.*]], %[[EDGES:.*]], %{{.*}}, %[[STARTS:.*]], %{{.*}}, %{{.*}}, %[[RPOS:.*]], %[[COUNT:.*]] = grove.tree_schedule %[[OFF]], %{{.*}}, %{{.*}} {arity = 0 : i64, mode = 0 : i64}
+// CHECK: grove.agree_dims %{{.*}}, %{{.*}}, "grove.tree_fold: an input's rows and the forest's nodes"
 // CHECK: %[[XP:.*]] = grove.gather %[[X]], %[[ORDER]]
 // CHECK: %[[DONE:.*]] = scf.for %[[G:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ST:.*]] = %{{.*}}) -> (tensor<?x8xf32>) {
-// CHECK-DAG: %[[ROWS:.*]] = tensor.extract_slice %[[XP]]
-// CHECK-DAG: %[[EROWS:.*]] = tensor.extract_slice %[[EDGES]]
+// CHECK-COUNT-4: tensor.extract %[[GROUPS]][%[[G]]
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[XP]]
+// CHECK: %[[EROWS:.*]] = tensor.extract_slice %[[EDGES]]
 // CHECK: %[[KIDS:.*]] = grove.gather %[[ST]], %[[EROWS]]
-// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[KIDS]]
-// CHECK: %[[SUM:.*]] = grove.reduce_sum %[[BLOCKS]] {axes = array<i64: 1>}
+// CHECK: %[[BOUNDS:.*]] = tensor.extract_slice %[[STARTS]]
+// CHECK: %[[SUM:.*]] = grove.segment_sum %[[KIDS]], %[[BOUNDS]]
 // CHECK: grove.matmul %[[ROWS]]
 // CHECK: %[[NEW:.*]] = grove.tanh
 // CHECK: %[[INS:.*]] = tensor.insert_slice %[[NEW]] into %[[ST]]
@@ -27,6 +31,8 @@
 // CHECK-NOT: grove.tree_fold
 // NODES-LABEL: func.func @child_sum(
 // NODES: grove.tree_schedule {{.*}} {arity = 0 : i64, mode = 1 : i64}
+// ARITY-LABEL: func.func @child_sum(
+// ARITY: grove.tree_schedule {{.*}} {arity = 0 : i64, mode = 2 : i64}
 func.func @child_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
                      %x: tensor<?x4xf32>, %w: tensor<4x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
   %h, %hr = grove.tree_fold %off, %ch, %roots inputs(%x : tensor<?x4xf32>)
@@ -44,18 +50,17 @@ func.func @child_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi
 
 // -----
 
-// N-ary: each slot below the group's arity gathers the children of that
-// slot (every arity-th edge from the group's first edge + k); past it the
-// slot is zeros.
+// N-ary: child slot k of the group's nodes is every 2nd edge from the
+// group's first position * 2 + k; a missing child's edge is -1, which the
+// gather turns into zeros.
 // CHECK-LABEL: func.func @binary(
+// CHECK: grove.tree_schedule {{.*}} {arity = 2 : i64, mode = 0 : i64}
 // CHECK: scf.for
-// CHECK: %[[HAS0:.*]] = arith.cmpi slt, %{{.*}}, %[[AR:.*]] : index
-// CHECK: scf.if %[[HAS0]] -> (tensor<?x8xf32>) {
-// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}] [%{{.*}}] [%[[AR]]]
+// CHECK: tensor.extract_slice %edge_child[%{{.*}}] [%{{.*}}] [2]
 // CHECK: grove.gather
-// CHECK: } else {
-// CHECK: grove.broadcast_to
-// CHECK: scf.if
+// CHECK: tensor.extract_slice %edge_child[%{{.*}}] [%{{.*}}] [2]
+// CHECK: grove.gather
+// CHECK-NOT: grove.segment_sum
 // CHECK: grove.sub
 func.func @binary(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
                   %x: tensor<?x4xf32>, %w: tensor<4x8xf32>) -> tensor<?x8xf32> {

@@ -50,13 +50,15 @@ struct Forest {
   }
 };
 
-/// Checks every promise Schedule makes about `f`.
-void expectValidSchedule(const Forest &f, ScheduleMode mode) {
+/// Checks every promise Schedule makes about `f` (`slots` child slots a
+/// node, 0: child-sum edges).
+void expectValidSchedule(const Forest &f, ScheduleMode mode,
+                         int64_t slots = 0) {
   ForestView v = f.view();
   std::string e;
   ASSERT_TRUE(validateForest(v, e)) << e;
   Schedule s;
-  scheduleForest(v, mode, s);
+  scheduleForest(v, mode, slots, s);
   size_t n = size_t(v.numNodes);
   ASSERT_EQ(s.order.size(), n);
   std::vector<int32_t> sorted = s.order;
@@ -65,33 +67,44 @@ void expectValidSchedule(const Forest &f, ScheduleMode mode) {
     ASSERT_EQ(sorted[i], int32_t(i)) << "order is not a permutation";
   for (size_t p = 0; p < n; ++p)
     ASSERT_EQ(s.position[size_t(s.order[p])], int32_t(p));
-  // Groups tile the positions; a group's nodes share an arity and own
-  // consecutive edges whose children come before the group.
+  size_t numEdges = slots ? n * size_t(slots) : size_t(v.numEdges);
+  ASSERT_EQ(s.edgeChild.size(), numEdges);
+  ASSERT_EQ(s.childStart.size(), n + 1);
+  // Groups tile the positions and their edges; a node's children are its
+  // edges' (slot k at edge p * K + k), all in earlier groups.
   int32_t nextPos = 0, nextEdge = 0;
   for (int64_t g = 0; g < s.numGroups(); ++g) {
     int32_t first = s.groups[g * 4], count = s.groups[g * 4 + 1],
-            arity = s.groups[g * 4 + 2], edge = s.groups[g * 4 + 3];
+            edge = s.groups[g * 4 + 2], edges = s.groups[g * 4 + 3];
     ASSERT_EQ(first, nextPos);
     ASSERT_GE(count, 1);
     ASSERT_EQ(edge, nextEdge);
+    ASSERT_EQ(edge, s.childStart[size_t(first)]);
+    ASSERT_EQ(edge + edges, s.childStart[size_t(first + count)]);
     if (mode == ScheduleMode::Nodes)
       ASSERT_EQ(count, 1);
     for (int32_t p = first; p < first + count; ++p) {
       int32_t node = s.order[size_t(p)];
-      ASSERT_EQ(f.offsets[node + 1] - f.offsets[node], arity);
-      for (int32_t k = 0; k < arity; ++k) {
-        int32_t e = edge + (p - first) * arity + k;
-        int32_t child = s.edgeChild[size_t(e)];
+      int32_t arity = f.offsets[node + 1] - f.offsets[node];
+      int32_t begin = s.childStart[size_t(p)], end = s.childStart[p + 1];
+      ASSERT_EQ(end - begin, slots ? slots : arity);
+      for (int32_t k = 0; k < end - begin; ++k) {
+        int32_t child = s.edgeChild[size_t(begin + k)];
+        ASSERT_EQ(s.edgeParent[size_t(begin + k)], p);
+        if (k >= arity) {
+          ASSERT_EQ(child, -1);
+          continue;
+        }
         ASSERT_EQ(child, s.position[f.children[f.offsets[node] + k]]);
         ASSERT_LT(child, first) << "a child in or after its parent's group";
-        ASSERT_EQ(s.parentEdge[size_t(child)], e);
+        ASSERT_EQ(s.parentEdge[size_t(child)], begin + k);
       }
     }
     nextPos = first + count;
-    nextEdge = edge + count * arity;
+    nextEdge = edge + edges;
   }
   ASSERT_EQ(nextPos, int32_t(n));
-  ASSERT_EQ(nextEdge, int32_t(v.numEdges));
+  ASSERT_EQ(nextEdge, int32_t(numEdges));
   for (size_t b = 0; b < f.roots.size(); ++b) {
     int32_t p = s.rootPosition[b];
     ASSERT_EQ(s.order[size_t(p)], f.roots[b]);
@@ -110,17 +123,31 @@ TEST(ForestTest, RandomForestsScheduleChildrenFirst) {
     Forest f = Forest::fromParents(parent);
     expectValidSchedule(f, ScheduleMode::Levels);
     expectValidSchedule(f, ScheduleMode::Nodes);
+    expectValidSchedule(f, ScheduleMode::LevelsByArity);
+    int64_t most = 0;
+    for (size_t i = 0; i + 1 < f.offsets.size(); ++i)
+      most = std::max<int64_t>(most, f.offsets[i + 1] - f.offsets[i]);
+    expectValidSchedule(f, ScheduleMode::Levels, most + 1);
   }
 }
 
-TEST(ForestTest, LevelsGroupByLevelThenArity) {
+TEST(ForestTest, GroupsByLevelOrByLevelAndArity) {
   // 0 <- {1, 2}, 1 <- {3}, 2 <- {4}, 5 alone: levels 2, 1, 1, 0, 0, 0.
-  Forest f = Forest::fromParents({-1, 0, 0, 1, 2, -1});
+  Forest f = Forest::fromParents({-1, 0, 0, 1, 2, -1, 5});
+  // 5 <- {6}: level 1 with arity 1 too.
   Schedule s;
-  scheduleForest(f.view(), ScheduleMode::Levels, s);
-  EXPECT_EQ(s.order, (std::vector<int32_t>{3, 4, 5, 1, 2, 0}));
+  scheduleForest(f.view(), ScheduleMode::Levels, 0, s);
+  EXPECT_EQ(s.order, (std::vector<int32_t>{3, 4, 6, 1, 2, 5, 0}));
   EXPECT_EQ(s.groups,
-            (std::vector<int32_t>{0, 3, 0, 0, 3, 2, 1, 0, 5, 1, 2, 2}));
+            (std::vector<int32_t>{0, 3, 0, 0, 3, 3, 0, 3, 6, 1, 3, 2}));
+  scheduleForest(f.view(), ScheduleMode::LevelsByArity, 0, s);
+  EXPECT_EQ(s.numGroups(), 3);
+  // With a leaf at level 1's arity 0... none here; a wider tree splits.
+  Forest g = Forest::fromParents({-1, 0, 0, 1, 1, 2, -1, 6});
+  scheduleForest(g.view(), ScheduleMode::LevelsByArity, 0, s);
+  // Leaves {3, 4, 5, 7}, then level 1: {2, 6} arity 1, {1} arity 2, then 0.
+  EXPECT_EQ(s.order, (std::vector<int32_t>{3, 4, 5, 7, 2, 6, 1, 0}));
+  EXPECT_EQ(s.numGroups(), 4);
 }
 
 TEST(ForestTest, EdgeCases) {
@@ -128,12 +155,12 @@ TEST(ForestTest, EdgeCases) {
   empty.offsets = {0};
   expectValidSchedule(empty, ScheduleMode::Levels);
   Schedule s;
-  scheduleForest(empty.view(), ScheduleMode::Levels, s);
+  scheduleForest(empty.view(), ScheduleMode::Levels, 0, s);
   EXPECT_EQ(s.numGroups(), 0);
 
   Forest singles = Forest::fromParents({-1, -1, -1});
   expectValidSchedule(singles, ScheduleMode::Levels);
-  scheduleForest(singles.view(), ScheduleMode::Levels, s);
+  scheduleForest(singles.view(), ScheduleMode::Levels, 0, s);
   EXPECT_EQ(s.numGroups(), 1);
 
   // A chain far deeper than any recursion would survive.

@@ -191,6 +191,20 @@ def GroveExpandBF16Casts : Pass<"grove-expand-bf16-casts"> {
   let dependentDialects = ["arith::ArithDialect"];
 }
 
+def GroveApproximateTanh : Pass<"grove-approximate-tanh"> {
+  let summary = "math.tanh as upstream's polynomial approximation (host)";
+  let description = [{
+    Host target: `math.tanh` on f32 (scalars or vectors) becomes MLIR's
+    rational approximation (`populatePolynomialApproximateTanhPattern`),
+    plain arithmetic that LLVM's vectorizer widens. LLVM has no vector
+    mapping of `tanhf` to libmvec, so the libm call it would otherwise be
+    stays scalar, one call an element; a Tree-LSTM spends a quarter of its
+    forward there (docs/perf.md). Other element types keep their calls.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
+                           "vector::VectorDialect"];
+}
+
 def GroveHostLoopHints : Pass<"grove-host-loop-hints"> {
   let summary = "registers for accumulators; vectorize, not unroll, inner loops";
   let description = [{

@@ -463,10 +463,97 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
+/// One linalg.generic over the result whose body loops over its
+/// segment's rows (scf.for): offsets[p] and offsets[p + 1] come in as two
+/// shifted views of the offsets, relative to offsets[0], clamped to the
+/// input's rows.
+struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SegmentSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = type.getRank();
+    Value input = adaptor.getInput(), offsets = adaptor.getOffsets();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value rows = tensor::DimOp::create(rewriter, loc, input, 0);
+    Value count = arith::MaxSIOp::create(
+        rewriter, loc,
+        arith::SubIOp::create(rewriter, loc,
+                              tensor::DimOp::create(rewriter, loc, offsets, 0),
+                              one),
+        zero);
+    auto view = [&](Value start) {
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc, offsets, ArrayRef<OpFoldResult>{start},
+          ArrayRef<OpFoldResult>{count}, ArrayRef<OpFoldResult>{one});
+    };
+    Value starts = view(zero), ends = view(one);
+    // offsets[0], or 0 for no segments (then nothing is read).
+    Value base = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+    auto hasAny = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::sgt, count, zero);
+    base =
+        scf::IfOp::create(
+            rewriter, loc, hasAny,
+            [&](OpBuilder &t, Location l) {
+              scf::YieldOp::create(
+                  t, l,
+                  tensor::ExtractOp::create(t, l, offsets, ValueRange{zero})
+                      .getResult());
+            },
+            [&](OpBuilder &e, Location l) { scf::YieldOp::create(e, l, base); })
+            .getResult(0);
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
+    dims[0] = count;
+    Value init = createEmpty(rewriter, loc, type, dims);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)),
+        AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Type element = type.getElementType();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{starts, ends}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto bound = [&](Value v) {
+            Value rel = arith::SubIOp::create(b, l, v, base);
+            Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), rel);
+            Value c0 = arith::ConstantIndexOp::create(b, l, 0);
+            return arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, i, c0), rows);
+          };
+          Value lo = bound(args[0]), hi = bound(args[1]);
+          SmallVector<Value> at = {Value()};
+          for (int64_t d = 1; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          Value c1 = arith::ConstantIndexOp::create(b, l, 1);
+          Value acc0 = arith::ConstantOp::create(b, l, b.getZeroAttr(element));
+          auto loop = scf::ForOp::create(
+              b, l, lo, hi, c1, ValueRange{acc0},
+              [&](OpBuilder &f, Location fl, Value e, ValueRange acc) {
+                SmallVector<Value> idx(at);
+                idx[0] = e;
+                Value x = tensor::ExtractOp::create(f, fl, input, idx);
+                scf::YieldOp::create(
+                    f, fl, arith::AddFOp::create(f, fl, acc[0], x).getResult());
+              });
+          linalg::YieldOp::create(b, l, loop.getResult(0));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::populateDataMovementPatterns(RewritePatternSet &patterns) {
   patterns.add<ConstantLowering, ReshapeLowering, TransposeLowering,
                ReverseLowering, ConcatLowering, SliceLowering,
-               BroadcastToLowering, GatherLowering>(patterns.getContext());
+               BroadcastToLowering, GatherLowering, SegmentSumLowering>(
+      patterns.getContext());
 }

@@ -153,22 +153,26 @@ GROVE_CUDA_CONV_DECL(bf16, grove_memref_u16_5)
 
 /* Tree schedule service (`grove_rt_tree_schedule`, emitted by
  * grove-batch-dynamic-trees; docs/trees.md). Validates the forest given as
- * CSR child lists (`offsets`: N + 1, `children`: E, `roots`: B; at most
- * `max_arity` children a node, 0: any) and orders its nodes children first:
- * `mode` 0 groups them by (level, arity), 1 makes one group a node in
- * post-order. Writes `order` (position -> node), `position` (node ->
- * position), `groups` (N x 4: first position, node count, arity, first
- * edge; edges are numbered in their parents' position order), `edge_child`
- * (edge -> child position), `parent_edge` (position -> edge, -1 at roots),
+ * CSR child lists (`offsets`: N + 1, `children`: E, `roots`: B; with
+ * `slots` K > 0 at most K children a node) and numbers its nodes into
+ * positions, children first, in groups: `mode` 0 by level, 1 one node a
+ * group in post-order, 2 by (level, arity). Writes `order` (position ->
+ * node), `position` (node -> position), `groups` (rows: first position,
+ * node count, first edge, edge count), `edge_child` and `edge_parent`
+ * (edge -> child position or -1, parent position), `child_start` (position
+ * -> first edge, N + 1), `parent_edge` (position -> edge, -1 at roots),
  * `root_of` (position -> index in roots or -1) and `root_position`, and
- * returns the number of groups. A malformed forest records a message
- * naming the node (the call fails with GROVE_ERROR_INVALID_ARGUMENT) and
- * returns 0 groups with every index -1. */
+ * returns the number of groups. Child-sum (K = 0) numbers the E edges in
+ * their parents' position order; N-ary numbers edge p * K + k for slot k
+ * of position p (N * K edges). A malformed forest records a message naming
+ * the node (the call fails with GROVE_ERROR_INVALID_ARGUMENT) and returns
+ * 0 groups with every index -1. */
 int64_t _mlir_ciface_grove_rt_tree_schedule(
     const grove_memref_i32_1 *offsets, const grove_memref_i32_1 *children,
-    const grove_memref_i32_1 *roots, int32_t max_arity, int32_t mode,
+    const grove_memref_i32_1 *roots, int32_t slots, int32_t mode,
     grove_memref_i32_1 *order, grove_memref_i32_1 *position,
     grove_memref_i32_2 *groups, grove_memref_i32_1 *edge_child,
+    grove_memref_i32_1 *edge_parent, grove_memref_i32_1 *child_start,
     grove_memref_i32_1 *parent_edge, grove_memref_i32_1 *root_of,
     grove_memref_i32_1 *root_position);
 

@@ -164,7 +164,8 @@ bool validateForest(const ForestView &f, std::string &error) {
          checkRoots(f, parent, error) && checkAcyclic(f, parent, error);
 }
 
-void scheduleForest(const ForestView &f, ScheduleMode mode, Schedule &out) {
+void scheduleForest(const ForestView &f, ScheduleMode mode, int64_t slots,
+                    Schedule &out) {
   const size_t n = size_t(f.numNodes);
   std::vector<int32_t> level, arity(n);
   postOrder(f, out.order, level);
@@ -174,36 +175,50 @@ void scheduleForest(const ForestView &f, ScheduleMode mode, Schedule &out) {
     maxArity = std::max(maxArity, arity[i]);
     maxLevel = std::max(maxLevel, level[i]);
   }
-  if (mode == ScheduleMode::Levels) {
-    // By node id, then arity, then level: stable, so (level, arity, id).
+  bool byArity = mode == ScheduleMode::LevelsByArity;
+  if (mode != ScheduleMode::Nodes) {
+    // Stable counting sorts: by id, then arity, then level.
     for (size_t i = 0; i < n; ++i)
       out.order[i] = int32_t(i);
-    countingSort(out.order, arity, int64_t(maxArity) + 1);
+    if (byArity)
+      countingSort(out.order, arity, int64_t(maxArity) + 1);
     countingSort(out.order, level, int64_t(maxLevel) + 1);
   }
   out.position.assign(n, -1);
   for (size_t p = 0; p < n; ++p)
     out.position[out.order[p]] = int32_t(p);
 
+  size_t numEdges = slots ? n * size_t(slots) : size_t(f.numEdges);
   out.groups.clear();
-  out.edgeChild.assign(size_t(f.numEdges), -1);
+  out.edgeChild.assign(numEdges, -1);
+  out.edgeParent.assign(numEdges, -1);
+  out.childStart.assign(n + 1, 0);
   out.parentEdge.assign(n, -1);
   int32_t edge = 0;
   for (size_t p = 0; p < n; ++p) {
     int32_t node = out.order[p];
-    bool same = mode == ScheduleMode::Levels && p > 0 &&
-                level[out.order[p - 1]] == level[node] &&
-                arity[out.order[p - 1]] == arity[node];
-    if (same)
-      ++out.groups[out.groups.size() - 3];
-    else
-      out.groups.insert(out.groups.end(), {int32_t(p), 1, arity[node], edge});
+    int32_t prev = p ? out.order[p - 1] : 0;
+    bool same = mode != ScheduleMode::Nodes && p > 0 &&
+                level[prev] == level[node] &&
+                (!byArity || arity[prev] == arity[node]);
+    if (!same)
+      out.groups.insert(out.groups.end(), {int32_t(p), 0, edge, 0});
+    out.groups[out.groups.size() - 3] += 1;
+    if (slots)
+      edge = int32_t(p) * int32_t(slots);
+    out.childStart[p] = edge;
     for (int32_t e = f.offsets[node]; e < f.offsets[node + 1]; ++e, ++edge) {
       int32_t child = out.position[f.children[e]];
       out.edgeChild[size_t(edge)] = child;
       out.parentEdge[size_t(child)] = edge;
     }
+    if (slots)
+      edge = int32_t(p + 1) * int32_t(slots);
+    for (int32_t e = out.childStart[p]; e < edge; ++e)
+      out.edgeParent[size_t(e)] = int32_t(p);
+    out.groups.back() = edge - out.groups[out.groups.size() - 2];
   }
+  out.childStart[n] = edge;
   out.rootOf.assign(n, -1);
   out.rootPosition.resize(size_t(f.numRoots));
   for (int64_t b = 0; b < f.numRoots; ++b) {

@@ -42,31 +42,41 @@ bool validateForest(const ForestView &f, std::string &error);
 
 /// How nodes are grouped; each group runs the cell once.
 enum class ScheduleMode : int32_t {
-  /// By (level, arity), level = 1 + the highest child level (leaves: 0).
+  /// By level, level = 1 + the highest child level (leaves: 0).
   Levels = 0,
   /// One node a group, in post-order: the unbatched reference.
   Nodes = 1,
+  /// By (level, arity): DyNet's and the JIT-batching paper's signatures,
+  /// more groups of fewer nodes.
+  LevelsByArity = 2,
 };
 
 /// A schedule over node positions 0..N-1: the nodes of one group are
-/// consecutive positions and have the same arity; children come before
-/// their parents. Edges are numbered in the order of their parents'
-/// positions (a node's children in its given order), so a group of P
-/// nodes of arity a owns the consecutive edges firstEdge .. + P * a.
+/// consecutive positions, children come before their parents (in an
+/// earlier group). Edges link a parent position to a child position:
+/// * child-sum (slots == 0): the E edges numbered in their parents'
+///   position order, so a group's edges are consecutive too and node p's
+///   are childStart[p] .. childStart[p + 1];
+/// * N-ary (slots == K): edge p * K + k is child slot k of position p,
+///   its child -1 where p has fewer than k + 1 children.
 struct Schedule {
   std::vector<int32_t> order;    // position -> node
   std::vector<int32_t> position; // node -> position
-  /// Per group: first position, node count, arity, first edge.
+  /// Per group: first position, node count, first edge, edge count.
   std::vector<int32_t> groups;
-  std::vector<int32_t> edgeChild;    // edge -> child's position
+  std::vector<int32_t> edgeChild;    // edge -> child position, or -1
+  std::vector<int32_t> edgeParent;   // edge -> parent position
+  std::vector<int32_t> childStart;   // position -> first edge (N + 1)
   std::vector<int32_t> parentEdge;   // position -> edge to its parent, or -1
   std::vector<int32_t> rootOf;       // position -> index in roots, or -1
   std::vector<int32_t> rootPosition; // root index -> position
   int64_t numGroups() const { return int64_t(groups.size() / 4); }
 };
 
-/// Schedules a forest validateForest accepted.
-void scheduleForest(const ForestView &f, ScheduleMode mode, Schedule &out);
+/// Schedules a forest validateForest accepted, with `slots` child slots a
+/// node (0: child-sum edges).
+void scheduleForest(const ForestView &f, ScheduleMode mode, int64_t slots,
+                    Schedule &out);
 
 } // namespace grove::rt
 

@@ -38,11 +38,8 @@ void write(grove_memref_i32_1 *m, const std::vector<int32_t> &values) {
 
 int64_t schedule(const grove_memref_i32_1 *offsets,
                  const grove_memref_i32_1 *children,
-                 const grove_memref_i32_1 *roots, int32_t maxArity,
-                 int32_t mode, grove_memref_i32_1 *order,
-                 grove_memref_i32_1 *position, grove_memref_i32_2 *groups,
-                 grove_memref_i32_1 *edgeChild, grove_memref_i32_1 *parentEdge,
-                 grove_memref_i32_1 *rootOf, grove_memref_i32_1 *rootPosition) {
+                 const grove_memref_i32_1 *roots, int32_t slots, int32_t mode,
+                 grove_memref_i32_1 *const *lists, grove_memref_i32_2 *groups) {
   std::vector<int32_t> off = read(offsets), kids = read(children),
                        rts = read(roots);
   Schedule s;
@@ -54,27 +51,30 @@ int64_t schedule(const grove_memref_i32_1 *offsets,
   f.children = kids.data();
   f.numRoots = int64_t(rts.size());
   f.roots = rts.data();
-  f.maxArity = maxArity;
-  bool sized =
-      order->sizes[0] == f.numNodes && position->sizes[0] == f.numNodes &&
-      groups->sizes[0] >= f.numNodes && groups->sizes[1] == 4 &&
-      edgeChild->sizes[0] == f.numEdges && parentEdge->sizes[0] == f.numNodes &&
-      rootOf->sizes[0] == f.numNodes && rootPosition->sizes[0] == f.numRoots;
+  f.maxArity = slots;
+  int64_t n = f.numNodes, e = slots ? n * slots : f.numEdges;
+  // order, position, edge_child, edge_parent, child_start, parent_edge,
+  // root_of, root_position.
+  const int64_t sizes[8] = {n, n, e, e, n + 1, n, n, f.numRoots};
+  bool sized = groups->sizes[0] >= n && groups->sizes[1] == 4;
+  for (int i = 0; i < 8; ++i)
+    sized &= lists[i]->sizes[0] == sizes[i];
   if (off.empty())
     error = "a forest's child offsets hold N + 1 values, got 0";
+  else if (slots < 0 || mode < 0 || mode > 2)
+    error = "the schedule's slots or mode are out of range";
   else if (!sized)
     error = "the schedule's buffers do not fit the forest";
   else if (validateForest(f, error))
-    scheduleForest(f, ScheduleMode(mode == 1 ? 1 : 0), s);
+    scheduleForest(f, ScheduleMode(mode), slots, s);
   if (!error.empty())
     reportServiceError(("malformed forest: " + error).c_str(),
                        GROVE_ERROR_INVALID_ARGUMENT);
-  write(order, s.order);
-  write(position, s.position);
-  write(edgeChild, s.edgeChild);
-  write(parentEdge, s.parentEdge);
-  write(rootOf, s.rootOf);
-  write(rootPosition, s.rootPosition);
+  const std::vector<int32_t> *values[8] = {
+      &s.order,      &s.position,   &s.edgeChild, &s.edgeParent,
+      &s.childStart, &s.parentEdge, &s.rootOf,    &s.rootPosition};
+  for (int i = 0; i < 8; ++i)
+    write(lists[i], *values[i]);
   for (int64_t g = 0; g < groups->sizes[0]; ++g)
     for (int64_t j = 0; j < groups->sizes[1]; ++j)
       groups->aligned[groups->offset + g * groups->strides[0] +
@@ -87,14 +87,17 @@ int64_t schedule(const grove_memref_i32_1 *offsets,
 
 extern "C" GROVE_API int64_t _mlir_ciface_grove_rt_tree_schedule(
     const grove_memref_i32_1 *offsets, const grove_memref_i32_1 *children,
-    const grove_memref_i32_1 *roots, int32_t maxArity, int32_t mode,
+    const grove_memref_i32_1 *roots, int32_t slots, int32_t mode,
     grove_memref_i32_1 *order, grove_memref_i32_1 *position,
     grove_memref_i32_2 *groups, grove_memref_i32_1 *edgeChild,
+    grove_memref_i32_1 *edgeParent, grove_memref_i32_1 *childStart,
     grove_memref_i32_1 *parentEdge, grove_memref_i32_1 *rootOf,
     grove_memref_i32_1 *rootPosition) {
+  grove_memref_i32_1 *const lists[8] = {order,      position,    edgeChild,
+                                        edgeParent, childStart,  parentEdge,
+                                        rootOf,     rootPosition};
   try {
-    return schedule(offsets, children, roots, maxArity, mode, order, position,
-                    groups, edgeChild, parentEdge, rootOf, rootPosition);
+    return schedule(offsets, children, roots, slots, mode, lists, groups);
   } catch (const std::bad_alloc &) {
     reportServiceError("out of memory computing a tree schedule",
                        GROVE_ERROR_OUT_OF_MEMORY);

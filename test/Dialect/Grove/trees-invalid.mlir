@@ -176,3 +176,11 @@ func.func @forest_operands(%o: tensor<?xi64>, %x: tensor<?x4xf32>) {
     }
   return
 }
+
+// -----
+
+func.func @segment_sum(%h: tensor<?x4xf32>, %o: tensor<?xi32>) {
+  // expected-error @+1 {{result must be the input's rows, one per segment (a dynamic dimension 0)}}
+  %s = grove.segment_sum %h, %o : (tensor<?x4xf32>, tensor<?xi32>) -> tensor<3x4xf32>
+  return
+}

@@ -63,13 +63,15 @@ func.func @binary(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>
   return %hr : tensor<?x8xf32>
 }
 
-// CHECK-LABEL: func.func @schedule_and_gather
+// CHECK-LABEL: func.func @schedule_gather_segment_sum
 // CHECK: grove.tree_schedule %{{.*}}, %{{.*}}, %{{.*}} {arity = 0 : i64, mode = 0 : i64}
 // CHECK: grove.gather %{{.*}}, %{{.*}} : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
-func.func @schedule_and_gather(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
+// CHECK: grove.segment_sum %{{.*}}, %{{.*}} : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+func.func @schedule_gather_segment_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
                                %h: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %o, %p, %g, %e, %pe, %ro, %rp, %n = grove.tree_schedule %off, %ch, %roots {arity = 0 : i64, mode = 0 : i64}
-      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?x4xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, index)
+  %o, %p, %g, %ec, %ep, %cs, %pe, %ro, %rp, %n = grove.tree_schedule %off, %ch, %roots {arity = 0 : i64, mode = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?x4xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, index)
   %r = grove.gather %h, %o : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
-  return %r : tensor<?x8xf32>
+  %s = grove.segment_sum %r, %cs : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  return %s : tensor<?x8xf32>
 }

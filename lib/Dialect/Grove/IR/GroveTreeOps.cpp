@@ -403,8 +403,30 @@ void TreeScheduleOp::build(OpBuilder &b, OperationState &state, Value offsets,
   auto groups =
       RankedTensorType::get({ShapedType::kDynamic, 4}, b.getI32Type());
   build(b, state,
-        {list, list, groups, list, list, list, list, b.getIndexType()}, offsets,
-        children, roots, b.getI64IntegerAttr(arity), b.getI64IntegerAttr(mode));
+        {list, list, groups, list, list, list, list, list, list,
+         b.getIndexType()},
+        offsets, children, roots, b.getI64IntegerAttr(arity),
+        b.getI64IntegerAttr(mode));
+}
+
+void SegmentSumOp::build(OpBuilder &b, OperationState &state, Value input,
+                         Value offsets) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = ShapedType::kDynamic;
+  build(b, state, RankedTensorType::get(shape, type.getElementType()), input,
+        offsets);
+}
+
+LogicalResult SegmentSumOp::verify() {
+  RankedTensorType in = getInput().getType(), out = getType();
+  if (in.getRank() < 1 || in.getElementType() != out.getElementType() ||
+      in.getShape().drop_front() != out.getShape().drop_front() ||
+      !out.isDynamicDim(0))
+    return emitOpError("result must be the input's rows, one per segment "
+                       "(a dynamic dimension 0): expected the shape of ")
+           << in << " with dimension 0 dynamic, got " << out;
+  return success();
 }
 
 void GatherOp::build(OpBuilder &b, OperationState &state, Value input,

@@ -37,8 +37,7 @@ namespace {
 
 /// One group of the schedule, read inside the loop.
 struct Group {
-  Value first, count, arity, firstEdge; // index
-  Value numEdges;                       // count * arity
+  Value first, count, firstEdge, numEdges; // index
 };
 
 /// Builders over the schedule of one fold.
@@ -59,27 +58,21 @@ public:
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value addI(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
 
-  /// Element `i` (`j`) of an int32 tensor, as an index.
+  /// Element `at` of an int32 tensor, as an index.
   Value element(Value t, ValueRange at) {
     Value v = tensor::ExtractOp::create(b, loc, t, at);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
 
   Group readGroup(Value g) {
-    Group group;
     Value at[4];
     for (int64_t j = 0; j < 4; ++j)
       at[j] = element(schedule.getGroups(), {g, constant(j)});
-    group.first = at[0];
-    group.count = at[1];
-    group.arity = at[2];
-    group.firstEdge = at[3];
-    group.numEdges = mul(at[1], at[2]);
-    return group;
+    return {at[0], at[1], at[2], at[3]};
   }
 
-  /// Rows [start, start + len) of `t` (a stride: every `stride`-th row).
-  Value rows(Value t, Value start, Value len, Value stride = {}) {
+  /// Rows [start, start + len) of `t` (with `stride`: every stride-th).
+  Value rows(Value t, Value start, Value len, int64_t stride = 1) {
     auto type = cast<RankedTensorType>(t.getType());
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
@@ -87,22 +80,20 @@ public:
     sizes.push_back(len);
     for (int64_t d = 1; d < type.getRank(); ++d)
       sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
-    if (stride)
-      strides[0] = stride;
+    strides[0] = b.getIndexAttr(stride);
     auto result = RankedTensorType::get(withDynamicRows(type.getShape()),
                                         type.getElementType());
     return tensor::ExtractSliceOp::create(b, loc, result, t, offsets, sizes,
                                           strides);
   }
 
-  /// `dest` with rows from `start` (every `stride`-th) replaced by `src`.
-  Value insertRows(Value src, Value dest, Value start, Value stride = {}) {
+  /// `dest` with its rows from `start` (every stride-th) replaced by `src`.
+  Value insertRows(Value src, Value dest, Value start, int64_t stride = 1) {
     auto type = cast<RankedTensorType>(dest.getType());
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
     offsets[0] = start;
-    if (stride)
-      strides[0] = stride;
+    strides[0] = b.getIndexAttr(stride);
     SmallVector<OpFoldResult> sizes = {
         OpFoldResult(tensor::DimOp::create(b, loc, src, 0).getResult())};
     for (int64_t d = 1; d < type.getRank(); ++d)
@@ -118,46 +109,19 @@ public:
   /// `in` (a row per node) permuted into positions; a row count other
   /// than the forest's node count fails the call.
   Value toPositions(Value in, Value numNodes, StringRef what) {
-    Value rows = tensor::DimOp::create(b, loc, in, 0);
-    b.createOrFold<AgreeDimsOp>(loc, b.getIndexType(), numNodes, rows,
+    Value count = tensor::DimOp::create(b, loc, in, 0);
+    b.createOrFold<AgreeDimsOp>(loc, b.getIndexType(), numNodes, count,
                                 b.getStringAttr(what));
     return gather(in, schedule.getOrder());
   }
 
-  /// Zeros of `type` (dynamic rows) with `n` rows.
+  /// Zeros of `t`'s type (dynamic rows) with `n` rows.
   Value zeros(Type t, Value n) {
     auto type = cast<RankedTensorType>(t);
     Value zero = createSplatConstant(
         b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
-    return BroadcastToOp::create(b, loc, zero, type.getShape(), ValueRange{n});
-  }
-
-  /// [count, ...] -> [count * arity, ...]: each row repeated arity times.
-  Value repeatRows(Value t, const Group &g) {
-    auto type = cast<RankedTensorType>(t.getType());
-    SmallVector<int64_t> wide = {ShapedType::kDynamic, ShapedType::kDynamic};
-    llvm::append_range(wide, type.getShape().drop_front());
-    SmallVector<int64_t> one = {ShapedType::kDynamic, 1};
-    llvm::append_range(one, type.getShape().drop_front());
-    Value col = ReshapeOp::create(b, loc, t, one);
-    Value spread =
-        BroadcastToOp::create(b, loc, col, wide, ValueRange{g.count, g.arity});
-    return tensor::CollapseShapeOp::create(b, loc, spread,
-                                           collapseFirstTwo(type.getRank()));
-  }
-
-  /// [count * arity, ...] -> [count, ...]: the sum of each row's block.
-  Value sumBlocks(Value t, const Group &g) {
-    auto type = cast<RankedTensorType>(t.getType());
-    SmallVector<int64_t> wide = {ShapedType::kDynamic, ShapedType::kDynamic};
-    llvm::append_range(wide, type.getShape().drop_front());
-    SmallVector<OpFoldResult> shape = {g.count, g.arity};
-    for (int64_t d = 1; d < type.getRank(); ++d)
-      shape.push_back(b.getIndexAttr(type.getDimSize(d)));
-    Value blocks = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(wide, type.getElementType()), t,
-        collapseFirstTwo(type.getRank()), shape);
-    return ReduceSumOp::create(b, loc, blocks, ArrayRef<int64_t>{1}, false);
+    return BroadcastToOp::create(b, loc, zero, withDynamicRows(type.getShape()),
+                                 ValueRange{n});
   }
 
   /// The cell's results on `args`, its ops cloned here.
@@ -171,67 +135,58 @@ public:
                                [&](Value v) { return map.lookupOrDefault(v); });
   }
 
+  /// The edges of child slot `k` of the group's nodes (N-ary).
+  Value slotEdges(const Group &g, int64_t k) {
+    return addI(mul(g.first, constant(arity)), constant(k));
+  }
+
   /// What a group's children give the node cell, from the states of every
   /// position (`states`): the N-ary form's slots, or the child-sum form's
-  /// sums of messages (per edge, `edgeInputs`/`edgeStates` are the edge
-  /// cell's row arguments, kept for its gradient).
-  SmallVector<Value> childArgs(const Group &g, ValueRange groupInputs,
+  /// per-node sums of messages. The edge cell's arguments (the parents'
+  /// input rows and the children's states, one row an edge, then the
+  /// captures) go to `edgeArgs`, which the gradient reuses.
+  SmallVector<Value> childArgs(const Group &g, ValueRange inputs,
                                ValueRange states, ValueRange captures,
                                Region *edgeCell,
                                SmallVectorImpl<Value> &edgeArgs) {
     SmallVector<Value> out;
     if (arity > 0) {
-      for (int64_t k = 0; k < arity; ++k)
+      for (int64_t k = 0; k < arity; ++k) {
+        Value children =
+            rows(schedule.getEdgeChild(), slotEdges(g, k), g.count, arity);
         for (Value s : states)
-          out.push_back(slot(g, k, s));
+          out.push_back(gather(s, children));
+      }
       return out;
     }
     Value children = rows(schedule.getEdgeChild(), g.firstEdge, g.numEdges);
-    SmallVector<Value> childStates;
+    SmallVector<Value> messages;
     for (Value s : states)
-      childStates.push_back(gather(s, children));
-    SmallVector<Value> messages = childStates;
+      messages.push_back(gather(s, children));
     if (edgeCell) {
-      for (Value in : groupInputs)
-        edgeArgs.push_back(repeatRows(in, g));
-      llvm::append_range(edgeArgs, childStates);
+      Value parents = rows(schedule.getEdgeParent(), g.firstEdge, g.numEdges);
+      for (Value in : inputs)
+        edgeArgs.push_back(gather(in, parents));
+      llvm::append_range(edgeArgs, messages);
       llvm::append_range(edgeArgs, captures);
       messages = inlineCell(*edgeCell, edgeArgs);
     }
     for (Value m : messages)
-      out.push_back(sumBlocks(m, g));
+      out.push_back(sumSegments(m, g));
     return out;
   }
 
-  /// The states `s` of each group node's child `k`, zeros past its arity.
-  Value slot(const Group &g, int64_t k, Value s) {
-    Value kth = constant(k);
-    Value has =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kth, g.arity);
-    Type type = RankedTensorType::get(
-        withDynamicRows(cast<RankedTensorType>(s.getType()).getShape()),
-        cast<RankedTensorType>(s.getType()).getElementType());
-    auto branch = scf::IfOp::create(b, loc, TypeRange{type}, has, true, true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    Value idx =
-        rows(schedule.getEdgeChild(), addI(g.firstEdge, kth), g.count, g.arity);
-    scf::YieldOp::create(b, loc, gather(s, idx));
-    b.setInsertionPointToStart(branch.elseBlock());
-    scf::YieldOp::create(b, loc, zeros(type, g.count));
-    return branch.getResult(0);
+  /// One row a node of the group: the sum of its edges' rows in `perEdge`.
+  Value sumSegments(Value perEdge, const Group &g) {
+    Value bounds =
+        rows(schedule.getChildStart(), g.first, addI(g.count, constant(1)));
+    return SegmentSumOp::create(b, loc, perEdge, bounds);
   }
 
   static SmallVector<int64_t> withDynamicRows(ArrayRef<int64_t> shape) {
     SmallVector<int64_t> out(shape);
     out[0] = ShapedType::kDynamic;
     return out;
-  }
-  static SmallVector<ReassociationIndices> collapseFirstTwo(int64_t rank) {
-    SmallVector<ReassociationIndices> groups = {{0, 1}};
-    for (int64_t d = 1; d < rank; ++d)
-      groups.push_back({d + 1});
-    return groups;
   }
 
   OpBuilder &b;
@@ -263,8 +218,10 @@ SmallVector<Value> loopOverGroups(
   return loop.getResults();
 }
 
-Value insertSlot(TreeLowering &t, const Group &g, int64_t k, Value d,
-                 Value dest);
+SmallVector<Value> groupRows(TreeLowering &t, ValueRange all, const Group &g) {
+  return llvm::map_to_vector(
+      all, [&](Value v) { return t.rows(v, g.first, g.count); });
+}
 
 void lowerFold(TreeFoldOp op, int64_t mode) {
   OpBuilder b(op);
@@ -281,11 +238,8 @@ void lowerFold(TreeFoldOp op, int64_t mode) {
   Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
   SmallVector<Value> states = loopOverGroups(
       t, init, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
-        SmallVector<Value> args, edgeArgs;
-        for (Value in : inputs)
-          args.push_back(t.rows(in, g.first, g.count));
-        SmallVector<Value> groupInputs = args;
-        llvm::append_range(args, t.childArgs(g, groupInputs, carried,
+        SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
+        llvm::append_range(args, t.childArgs(g, inputs, carried,
                                              op.getCaptures(), edge, edgeArgs));
         llvm::append_range(args, op.getCaptures());
         SmallVector<Value> next;
@@ -322,29 +276,42 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
     dStates.push_back(AddOp::create(b, loc, t.gather(dn, s.getOrder()),
                                     t.gather(dr, s.getRootOf())));
   }
+  Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
+  // Child-sum: what each node's children gave it (the summed messages),
+  // whose cotangent every edge reads back by its parent's position.
+  SmallVector<Type> sums;
+  if (arity == 0) {
+    Block &cell = op.getNodeGrad().front();
+    for (unsigned i = 0;
+         i <
+         (edge ? cast<YieldOp>(edge->front().getTerminator()).getValues().size()
+               : states.size());
+         ++i)
+      sums.push_back(cell.getArgument(inputs.size() + i).getType());
+  }
   unsigned numInputs = inputs.size(), numStates = states.size(),
-           numCaptures = op.getCaptures().size();
+           numSums = sums.size(), numCaptures = op.getCaptures().size();
   // Carried: the cotangents of each edge's child states, of the inputs (by
-  // position) and of the captures.
+  // position), of the captures and (child-sum) of the sums.
   for (Value st : states)
     init.push_back(t.zeros(st.getType(), e));
   for (Value in : inputs)
     init.push_back(t.zeros(in.getType(), n));
   for (Value c : op.getCaptures())
     init.push_back(createZerosLike(b, loc, c));
-  Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
+  for (Type sum : sums)
+    init.push_back(t.zeros(sum, n));
 
   SmallVector<Value> done = loopOverGroups(
       t, init, /*reverse=*/true, [&](const Group &g, ValueRange carried) {
         ValueRange dEdges = carried.take_front(numStates);
         ValueRange dInputs = carried.slice(numStates, numInputs);
-        SmallVector<Value> dCaptures(carried.take_back(numCaptures));
-        SmallVector<Value> args, edgeArgs;
-        for (Value in : inputs)
-          args.push_back(t.rows(in, g.first, g.count));
-        SmallVector<Value> groupInputs = args;
-        SmallVector<Value> children = t.childArgs(
-            g, groupInputs, states, op.getCaptures(), edge, edgeArgs);
+        SmallVector<Value> dCaptures(
+            carried.slice(numStates + numInputs, numCaptures));
+        ValueRange dSums = carried.take_back(numSums);
+        SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
+        SmallVector<Value> children =
+            t.childArgs(g, inputs, states, op.getCaptures(), edge, edgeArgs);
         llvm::append_range(args, children);
         llvm::append_range(args, op.getCaptures());
         Value parents = t.rows(s.getParentEdge(), g.first, g.count);
@@ -361,17 +328,22 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
         };
         addCaptures(ArrayRef<Value>(grads).take_back(numCaptures));
 
-        SmallVector<Value> nextEdges(dEdges);
+        SmallVector<Value> nextEdges(dEdges), nextSums(dSums);
         if (arity == 0) {
+          Value edgeParents =
+              t.rows(s.getEdgeParent(), g.firstEdge, g.numEdges);
           SmallVector<Value> dMessages;
-          for (Value d : dChildren)
-            dMessages.push_back(t.repeatRows(d, g));
+          for (unsigned i = 0; i < numSums; ++i) {
+            nextSums[i] = t.insertRows(dChildren[i], dSums[i], g.first);
+            dMessages.push_back(t.gather(nextSums[i], edgeParents));
+          }
           SmallVector<Value> dChildStates = dMessages;
           if (edge) {
             llvm::append_range(edgeArgs, dMessages);
             SmallVector<Value> eg = t.inlineCell(op.getEdgeGrad(), edgeArgs);
             for (unsigned i = 0; i < numInputs; ++i)
-              dRows[i] = AddOp::create(b, loc, dRows[i], t.sumBlocks(eg[i], g));
+              dRows[i] =
+                  AddOp::create(b, loc, dRows[i], t.sumSegments(eg[i], g));
             dChildStates.assign(eg.begin() + numInputs,
                                 eg.begin() + numInputs + numStates);
             addCaptures(ArrayRef<Value>(eg).take_back(numCaptures));
@@ -382,19 +354,22 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
         } else {
           for (int64_t k = 0; k < arity; ++k)
             for (unsigned i = 0; i < numStates; ++i)
-              nextEdges[i] = insertSlot(t, g, k, dChildren[k * numStates + i],
-                                        nextEdges[i]);
+              nextEdges[i] =
+                  t.insertRows(dChildren[k * numStates + i], nextEdges[i],
+                               t.slotEdges(g, k), arity);
         }
         SmallVector<Value> next = nextEdges;
         for (auto [d, dest] : llvm::zip(dRows, dInputs))
           next.push_back(t.insertRows(d, dest, g.first));
         llvm::append_range(next, dCaptures);
+        llvm::append_range(next, nextSums);
         return next;
       });
   SmallVector<Value> results;
   for (Value d : ArrayRef<Value>(done).slice(numStates, numInputs))
     results.push_back(t.gather(d, s.getPosition()));
-  llvm::append_range(results, ArrayRef<Value>(done).take_back(numCaptures));
+  llvm::append_range(
+      results, ArrayRef<Value>(done).slice(numStates + numInputs, numCaptures));
   op.replaceAllUsesWith(results);
   op.erase();
 }
@@ -402,25 +377,6 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
 } // namespace
 
 namespace {
-
-/// `dest` with `d` in the edges of each group node's child `k` (edge
-/// firstEdge + row * arity + k), unchanged past the group's arity.
-Value insertSlot(TreeLowering &t, const Group &g, int64_t k, Value d,
-                 Value dest) {
-  OpBuilder &b = t.b;
-  Value kth = t.constant(k);
-  Value has =
-      arith::CmpIOp::create(b, t.loc, arith::CmpIPredicate::slt, kth, g.arity);
-  auto branch =
-      scf::IfOp::create(b, t.loc, TypeRange{dest.getType()}, has, true, true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(branch.thenBlock());
-  scf::YieldOp::create(
-      b, t.loc, t.insertRows(d, dest, t.addI(g.firstEdge, kth), g.arity));
-  b.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(b, t.loc, dest);
-  return branch.getResult(0);
-}
 
 /// The entry argument `v` is, if any: a block argument of a function's
 /// entry block.
@@ -482,10 +438,13 @@ struct GroveBatchDynamicTreesPass
     : grove::impl::GroveBatchDynamicTreesBase<GroveBatchDynamicTreesPass> {
   using Base::Base;
   void runOnOperation() override {
-    int64_t modeValue = mode == "levels" ? 0 : mode == "nodes" ? 1 : -1;
+    int64_t modeValue = mode == "levels"            ? 0
+                        : mode == "nodes"           ? 1
+                        : mode == "levels-by-arity" ? 2
+                                                    : -1;
     if (modeValue < 0) {
       getOperation().emitError("grove-batch-dynamic-trees: mode must be "
-                               "'levels' or 'nodes', got '")
+                               "'levels', 'nodes' or 'levels-by-arity', got '")
           << mode << "'";
       return signalPassFailure();
     }

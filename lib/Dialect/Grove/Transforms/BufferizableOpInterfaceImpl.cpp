@@ -133,16 +133,24 @@ struct TreeScheduleOpInterface
                               memref::DimOp::create(rewriter, loc, args[0], 0),
                               one),
         zero);
-    Value e = memref::DimOp::create(rewriter, loc, args[1], 0);
+    // Edges: the children's (child-sum), or a slot per child (N-ary).
+    int64_t slots = schedule.getArity();
+    Value e =
+        slots ? arith::MulIOp::create(
+                    rewriter, loc, n,
+                    arith::ConstantIndexOp::create(rewriter, loc, slots))
+                    .getResult()
+              : memref::DimOp::create(rewriter, loc, args[1], 0).getResult();
     Value b = memref::DimOp::create(rewriter, loc, args[2], 0);
+    Value n1 = arith::AddIOp::create(rewriter, loc, n, one);
     Type i32 = rewriter.getI32Type();
     auto list = MemRefType::get({ShapedType::kDynamic}, i32);
     auto groups = MemRefType::get({ShapedType::kDynamic, 4}, i32);
     SmallVector<Value> buffers;
     for (auto [type, size] :
          llvm::zip(SmallVector<MemRefType>{list, list, groups, list, list, list,
-                                           list},
-                   SmallVector<Value>{n, n, n, e, n, n, b})) {
+                                           list, list, list},
+                   SmallVector<Value>{n, n, n, e, e, n1, n, n, b})) {
       FailureOr<Value> alloc =
           options.createAlloc(rewriter, loc, type, ValueRange{size});
       if (failed(alloc))
@@ -156,7 +164,7 @@ struct TreeScheduleOpInterface
         module, "grove_rt_tree_schedule",
         FunctionType::get(ctx,
                           {dyn1, dyn1, dyn1, i32, i32, dyn1, dyn1, dyn2, dyn1,
-                           dyn1, dyn1, dyn1},
+                           dyn1, dyn1, dyn1, dyn1, dyn1},
                           {rewriter.getI64Type()}));
     if (failed(fn))
       return failure();

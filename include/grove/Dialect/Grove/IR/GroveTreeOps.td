@@ -159,23 +159,28 @@ def Grove_TreeScheduleOp : Grove_Op<"tree_schedule",
   let description = [{
     The runtime's schedule of a forest (`grove_rt_tree_schedule`, abi.h),
     emitted by grove-batch-dynamic-trees: nodes are renumbered into
-    positions, children before parents, in groups of one arity that one
-    cell call runs on. `mode` 0 groups by (level, arity); 1 makes one
-    group a node, in post-order (the unbatched reference). Results, all
-    int32 but the count: `order` (position -> node, N), `position` (node ->
-    position, N), `groups` (N x 4: first position, count, arity, first
-    edge), `edge_child` (edge -> child position, E; edges in their parents'
-    position order), `parent_edge` (position -> edge to its parent or -1,
-    N), `root_of` (position -> root index or -1, N), `root_position` (B)
-    and the number of groups. A malformed forest fails the call; the
-    results are then -1 and there are no groups. Bufferizes to buffers the
-    code allocates and one runtime call.
+    positions, children before parents, in groups that one cell call runs
+    on. `mode` 0 groups by level, 1 makes one group a node in post-order
+    (the unbatched reference), 2 groups by (level, arity). Edges link a
+    parent position to a child position: with `arity` 0 (child-sum) the E
+    edges in their parents' position order, with `arity` K one edge per
+    child slot, `p * K + k`. Results, all int32 but the count: `order`
+    (position -> node, N), `position` (node -> position, N), `groups`
+    (N x 4: first position, count, first edge, edge count), `edge_child`
+    (edge -> child position or -1), `edge_parent` (edge -> parent
+    position), `child_start` (position -> first edge, N + 1),
+    `parent_edge` (position -> edge or -1, N), `root_of` (position -> root
+    index or -1, N), `root_position` (B) and the number of groups. A
+    malformed forest fails the call; the results are then -1 and there are
+    no groups. Bufferizes to buffers the code allocates and one runtime
+    call.
   }];
   let arguments = (ins Grove_IndexList:$offsets, Grove_IndexList:$children,
                        Grove_IndexList:$roots, I64Attr:$arity, I64Attr:$mode);
   let results = (outs Grove_IndexList:$order, Grove_IndexList:$position,
                       TensorRankOf<[I32], [2]>:$groups,
-                      Grove_IndexList:$edge_child,
+                      Grove_IndexList:$edge_child, Grove_IndexList:$edge_parent,
+                      Grove_IndexList:$child_start,
                       Grove_IndexList:$parent_edge, Grove_IndexList:$root_of,
                       Grove_IndexList:$root_position, Index:$count);
   let assemblyFormat = [{
@@ -186,6 +191,33 @@ def Grove_TreeScheduleOp : Grove_Op<"tree_schedule",
     OpBuilder<(ins "::mlir::Value":$offsets, "::mlir::Value":$children,
                    "::mlir::Value":$roots, "int64_t":$arity, "int64_t":$mode)>
   ];
+}
+
+def Grove_SegmentSumOp : Grove_Op<"segment_sum",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "sums of consecutive rows, segment by segment";
+  let description = [{
+    `result[p, ...] = sum of input[e, ...]` for `e` from `offsets[p] -
+    offsets[0]` to `offsets[p + 1] - offsets[0]` (exclusive): CSR
+    segments whose first offset is where the input starts (a slice of a
+    larger edge list). The result has one row fewer than `offsets`; rows
+    past the input are not read. A child-sum fold sums each node's
+    children's messages with it.
+
+    ```mlir
+    %s = grove.segment_sum %m, %off : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_IndexList:$offsets);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $offsets attr-dict `:` `(` type($input) `,` type($offsets) `)`
+    `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$offsets)>
+  ];
+  let hasVerifier = 1;
 }
 
 def Grove_GatherOp : Grove_Op<"gather", [Pure, Grove_NotDifferentiable]> {

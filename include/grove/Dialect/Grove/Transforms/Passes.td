@@ -152,27 +152,29 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
   let description = [{
     Lowers `grove.tree_fold` and its gradient `grove.tree_fold_grad`
     (docs/trees.md). A `grove.tree_schedule` (a runtime call) renumbers the
-    batch's nodes children first, in groups of one arity; the fold becomes
-    an `scf.for` over the groups that slices the group's input rows,
-    gathers its children's states (`grove.gather`), runs the cell once on
-    the group and writes its states back. Child-sum sums a group's
-    `count x arity` block of messages; N-ary gathers each child slot. The
-    gradient runs the groups in reverse with the cells' VJPs, recomputing
-    each cell from the saved node states.
+    batch's nodes children first, in groups; the fold becomes an `scf.for`
+    over the groups that slices the group's input rows, gathers its
+    children's states (`grove.gather`), runs the cell once on the group and
+    writes its states back. Child-sum runs the edge cell on all the
+    group's edges at once and sums each node's messages
+    (`grove.segment_sum`); N-ary gathers each child slot, zeros where a
+    node has no such child. The gradient runs the groups in reverse with
+    the cells' VJPs, recomputing each cell from the saved node states.
 
-    `mode=levels` groups the nodes by (level, arity), level = 1 + the
-    highest child level: one cell call per group. `mode=nodes` makes one
-    group a node, in post-order: the unbatched reference every batched
-    form must equal.
+    `mode=levels` groups the nodes by level (1 + the highest child level):
+    one cell call per level. `mode=levels-by-arity` splits each level by
+    arity, the signature DyNet and the JIT-batching paper group by (more
+    calls, for comparison). `mode=nodes` makes one group a node, in
+    post-order: the unbatched reference every batched form must equal.
 
     A forest whose offsets, children and roots are a function's arguments
     is marked for the runtime's check (`grove.forest`, and
-    `grove.forest_nodes` on per-node inputs).
+    `grove.forest_nodes` on the argument a per-node input is made from).
   }];
   let options = [
     Option<"mode", "mode", "std::string", "\"levels\"",
-           "levels (one cell call per level and arity) or nodes (one per "
-           "node, the unbatched reference)">,
+           "levels (one cell call per level), levels-by-arity (per level "
+           "and arity) or nodes (one per node, the unbatched reference)">,
   ];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect"];
