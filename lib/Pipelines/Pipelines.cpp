@@ -36,6 +36,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.splitFullReductions = false;
+  policy.treeFolds = false;
   return policy;
 }
 
@@ -46,7 +47,7 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
 }
 
 void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
-                                        const GrovePipelineOptions &options) {
+                                        const GrovePipelineOptions &) {
   // After the fusions, so that fused ops differentiate as one (split
   // attention's backward is fused too); losses expand once their
   // closed-form VJPs are built.
@@ -54,10 +55,16 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
   pm.addPass(createGroveExpandTrainingOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::grove::addTreesPhase(OpPassManager &pm,
+                                const GrovePipelineOptions &options,
+                                const TargetPolicy &policy) {
   // Tree folds and their gradients become loops over the runtime's
   // schedule; CSE then shares one schedule between the two.
   GroveBatchDynamicTreesOptions trees;
   trees.mode = options.treeBatching;
+  trees.target = policy.treeFolds ? "" : policy.target;
   pm.addPass(createGroveBatchDynamicTrees(trees));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -132,6 +139,7 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
   addInputPhase(pm, options);
   addFusePhase(pm, options);
   addDifferentiatePhase(pm, options);
+  addTreesPhase(pm, options, policy);
   addABIPhase(pm, options, policy);
   addLinalgPhase(pm, options, policy);
   addBufferizePhase(pm);
