@@ -123,9 +123,6 @@ void mlir::grove::addBufferizePhase(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
-  // A tree fold's gradient sums the captures' cotangents across its loop
-  // over the groups: each iteration yields a new (weight-sized) sum.
-  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // An in-place insert_slice bufferizes to a copy between two equal
   // subviews: CSE makes them one value, and the canonicalizer drops the copy.

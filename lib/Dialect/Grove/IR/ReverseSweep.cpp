@@ -4,6 +4,9 @@
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 using namespace mlir;
 using namespace mlir::grove;
 
@@ -14,10 +17,71 @@ void ReverseSweep::propagateActivity(ArrayRef<Operation *> forward) {
       active.insert(fwd->result_begin(), fwd->result_end());
 }
 
+namespace {
+
+/// Whether `v` is all zeros: a splat zero constant, or one broadcast.
+bool isZeros(Value v) {
+  if (auto broadcast = v.getDefiningOp<BroadcastToOp>())
+    v = broadcast.getInput();
+  auto constant = v.getDefiningOp<ConstantOp>();
+  auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
+                        : SplatElementsAttr();
+  auto value = splat ? dyn_cast<FloatAttr>(splat.getSplatValue<Attribute>())
+                     : FloatAttr();
+  return value && value.getValue().isZero();
+}
+
+/// Whether the two slices provably miss each other: along some dimension
+/// both are static, unit-strided and their ranges do not meet.
+bool disjoint(tensor::InsertSliceOp a, tensor::InsertSliceOp b) {
+  for (unsigned d = 0; d < a.getType().getRank(); ++d) {
+    std::optional<int64_t> ao = getConstantIntValue(a.getMixedOffsets()[d]),
+                           as = getConstantIntValue(a.getMixedSizes()[d]),
+                           at = getConstantIntValue(a.getMixedStrides()[d]),
+                           bo = getConstantIntValue(b.getMixedOffsets()[d]),
+                           bs = getConstantIntValue(b.getMixedSizes()[d]),
+                           bt = getConstantIntValue(b.getMixedStrides()[d]);
+    if (ao && as && at == 1 && bo && bs && bt == 1 &&
+        (*ao + *as <= *bo || *bo + *bs <= *ao))
+      return true;
+  }
+  return false;
+}
+
+/// `sum + cotangent` as one more insert, where both are slices put into
+/// zeros at disjoint places (the VJPs of slices that tile a tensor, such
+/// as a gate block's i, o and u): one buffer of zeros instead of one each
+/// and their sums. Null where that is not so.
+Value mergeDisjointInserts(OpBuilder &b, Value sum, Value cotangent) {
+  auto next = cotangent.getDefiningOp<tensor::InsertSliceOp>();
+  if (!next || !isZeros(next.getDest()) || sum.getType() != next.getType())
+    return {};
+  Value v = sum;
+  while (auto link = v.getDefiningOp<tensor::InsertSliceOp>()) {
+    if (!disjoint(link, next))
+      return {};
+    v = link.getDest();
+  }
+  if (v == sum || !isZeros(v))
+    return {};
+  return tensor::InsertSliceOp::create(
+      b, cotangent.getLoc(), next.getSource(), sum, next.getMixedOffsets(),
+      next.getMixedSizes(), next.getMixedStrides());
+}
+
+} // namespace
+
 void ReverseSweep::accumulate(Value forward, Value cotangent) {
   Value &sum = cotangents[forward];
-  sum = sum ? AddOp::create(b, cotangent.getLoc(), sum, cotangent).getResult()
-            : cotangent;
+  if (!sum) {
+    sum = cotangent;
+    return;
+  }
+  if (Value merged = mergeDisjointInserts(b, sum, cotangent)) {
+    sum = merged;
+    return;
+  }
+  sum = AddOp::create(b, cotangent.getLoc(), sum, cotangent);
 }
 
 /// Builds the cotangents of `fwd`'s active operands from its results'.

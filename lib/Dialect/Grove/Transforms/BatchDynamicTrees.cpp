@@ -21,6 +21,7 @@
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -218,6 +219,25 @@ SmallVector<Value> loopOverGroups(
   return loop.getResults();
 }
 
+/// `acc + d` computed into `acc` itself (a linalg.generic whose init is
+/// `acc`), so a sum carried across the group loop stays in one buffer
+/// instead of a new (weight-sized) one an iteration.
+Value accumulateInPlace(OpBuilder &b, Location loc, Value acc, Value d) {
+  auto type = cast<RankedTensorType>(acc.getType());
+  SmallVector<AffineMap> maps(
+      2, AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{d}, ValueRange{acc}, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::AddFOp::create(nb, l, args[1], args[0]).getResult());
+             })
+      .getResult(0);
+}
+
 SmallVector<Value> groupRows(TreeLowering &t, ValueRange all, const Group &g) {
   return llvm::map_to_vector(
       all, [&](Value v) { return t.rows(v, g.first, g.count); });
@@ -324,7 +344,7 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
             ArrayRef<Value>(grads).slice(numInputs, children.size());
         auto addCaptures = [&](ArrayRef<Value> more) {
           for (auto [sum, d] : llvm::zip(dCaptures, more))
-            sum = AddOp::create(b, loc, sum, d);
+            sum = accumulateInPlace(b, loc, sum, d);
         };
         addCaptures(ArrayRef<Value>(grads).take_back(numCaptures));
 

@@ -180,7 +180,8 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
            "error naming it">,
   ];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
-                           "arith::ArithDialect", "scf::SCFDialect"];
+                           "arith::ArithDialect", "scf::SCFDialect",
+                           "linalg::LinalgDialect"];
 }
 
 #endif // GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_TD
