@@ -18,6 +18,7 @@
 #include "cnn_train.h"
 #include "mlp_train.h"
 
+#include "../common/train_util.h"
 #include "../digits/digits_data.h"
 
 #include <math.h>
@@ -26,23 +27,6 @@
 #include <string.h>
 
 enum { BATCH = 32, CLASSES = 10 };
-
-static int fail(const char *what, grove_status s) {
-  fprintf(stderr, "%s: %s: %s\n", what, grove_status_string(s),
-          grove_last_error());
-  return 1;
-}
-
-/* A small deterministic generator (xorshift64*): the same weights and
- * shuffles on every machine. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 2685821657736338717ull;
-}
-static double next_unit(void) { return (next_u64() >> 11) * 0x1.0p-53; }
 
 /* PyTorch's default initialisation of nn.Linear and nn.Conv2d: weight and
  * bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)); `shape` is the weight's,
@@ -131,15 +115,6 @@ static const model MODELS[] = {
      20},
 };
 
-static void shuffle(uint32_t *order, uint32_t n) {
-  for (uint32_t i = n - 1; i > 0; --i) {
-    uint32_t j = (uint32_t)(next_u64() % (i + 1));
-    uint32_t t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-  }
-}
-
 /* The share of `ds` the model classifies right, in one batch. */
 static int evaluate(const model *m, grove_context *ctx, const dataset *ds,
                     double *accuracy) {
@@ -161,18 +136,6 @@ static int evaluate(const model *m, grove_context *ctx, const dataset *ds,
   logits->deleter(logits);
   *accuracy = (double)correct / ds->n;
   return 0;
-}
-
-static void progress(int epoch, int epochs, uint32_t done, uint32_t total,
-                     double loss) {
-  enum { WIDTH = 30 };
-  int filled = (int)((uint64_t)done * WIDTH / total);
-  char bar[WIDTH + 1];
-  for (int i = 0; i < WIDTH; ++i)
-    bar[i] = i < filled ? '#' : '.';
-  bar[WIDTH] = 0;
-  fprintf(stderr, "\repoch %2d/%d [%s] %4u/%u loss %.4f", epoch, epochs, bar,
-          done, total, loss);
 }
 
 /* One epoch of steps over `order`; the mean loss in *mean. */

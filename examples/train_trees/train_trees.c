@@ -15,6 +15,8 @@
 #include "treelstm.h"
 #include "treelstm_binary.h"
 
+#include "../common/train_util.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,21 +46,6 @@ typedef struct {
   const grove_model_def *def;
   int binary;
 } model;
-
-static int fail(const char *what, grove_status s) {
-  fprintf(stderr, "%s: %s: %s\n", what, grove_status_string(s),
-          grove_last_error());
-  return 1;
-}
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 2685821657736338717ull;
-}
-static double next_unit(void) { return (next_u64() >> 11) * 0x1.0p-53; }
 
 static int read_ints(FILE *f, int32_t *out, size_t n) {
   return fread(out, sizeof(int32_t), n, f) == n ? 0 : 1;
@@ -176,27 +163,6 @@ static int init_model(const model *m, grove_context *ctx) {
   bad |= init(ctx, "out.weight", CLASSES, HIDDEN, h);
   bad |= init(ctx, "out.bias", CLASSES, 0, h);
   return bad;
-}
-
-static void shuffle(uint32_t *order, uint32_t n) {
-  for (uint32_t i = n - 1; i > 0; --i) {
-    uint32_t j = (uint32_t)(next_u64() % (i + 1));
-    uint32_t t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-  }
-}
-
-static void progress(int epoch, int epochs, uint32_t done, uint32_t total,
-                     double loss) {
-  enum { WIDTH = 30 };
-  int filled = (int)((uint64_t)done * WIDTH / total);
-  char bar[WIDTH + 1];
-  for (int i = 0; i < WIDTH; ++i)
-    bar[i] = i < filled ? '#' : '.';
-  bar[WIDTH] = 0;
-  fprintf(stderr, "\repoch %2d/%d [%s] %4u/%u loss %.4f", epoch, epochs, bar,
-          done, total, loss);
 }
 
 /* The held-out share classified right, in batches of 256 trees. */
