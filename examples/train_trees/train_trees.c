@@ -55,11 +55,16 @@ static int read_ints(FILE *f, int32_t *out, size_t n) {
 static int load(const char *path, corpus *c) {
   FILE *f = fopen(path, "rb");
   char magic[8];
+  int32_t counts[4];
   if (!f || fread(magic, 1, 8, f) != 8 || memcmp(magic, "GTREES1", 8) ||
-      read_ints(f, &c->vocab, 4)) {
+      read_ints(f, counts, 4)) {
     fprintf(stderr, "%s: not a make_data.py corpus\n", path);
     return 1;
   }
+  c->vocab = counts[0];
+  c->classes = counts[1];
+  c->train = counts[2];
+  c->test = counts[3];
   int32_t total = c->train + c->test;
   if (c->vocab > VOCAB || c->classes != CLASSES || c->train < 1 ||
       c->test < 1 || total < 0) {
@@ -72,8 +77,12 @@ static int load(const char *path, corpus *c) {
   c->trees = calloc((size_t)total, sizeof(tree));
   for (int32_t i = 0; c->trees && i < total; ++i) {
     tree *t = &c->trees[i];
-    if (read_ints(f, &t->nodes, 2) || t->nodes < 1 || t->nodes > 100000)
+    int32_t head[2];
+    if (read_ints(f, head, 2) || head[0] < 1 || head[0] > 100000 ||
+        head[1] < 0 || head[1] >= CLASSES)
       return fprintf(stderr, "%s: tree %d is truncated\n", path, i), 1;
+    t->nodes = head[0];
+    t->label = head[1];
     t->offsets = malloc(sizeof(int32_t) * (t->nodes + 1));
     t->children = malloc(sizeof(int32_t) * t->nodes);
     t->tokens = malloc(sizeof(int32_t) * t->nodes);

@@ -54,6 +54,7 @@ func.func @child_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi
 // group's first position * 2 + k; a missing child's edge is -1, which the
 // gather turns into zeros.
 // CHECK-LABEL: func.func @binary(
+// CHECK-SAME: {grove.forest = array<i64: 1, 2, 2>}
 // CHECK: grove.tree_schedule {{.*}} {arity = 2 : i64, mode = 0 : i64}
 // CHECK: scf.for
 // CHECK: tensor.extract_slice %edge_child[%{{.*}}] [%{{.*}}] [2]
@@ -88,6 +89,28 @@ func.func @computed_forest(%off: tensor<?xi32>, %roots: tensor<?xi32>, %x: tenso
     -> tensor<?x4xf32> {
   %ch = grove.slice %off [1] [-1] [1] : tensor<?xi32> -> tensor<?xi32>
   %h, %hr = grove.tree_fold %off, %ch, %roots inputs(%x : tensor<?x4xf32>) {arity = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+    node {
+    ^bb0(%xi: tensor<?x4xf32>, %hs: tensor<?x4xf32>):
+      %s = grove.add %xi, %hs : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+      grove.yield %s : tensor<?x4xf32>
+    }
+  return %hr : tensor<?x4xf32>
+}
+
+// -----
+
+// Forest arguments of static size are not marked (the descriptor's
+// clauses are on dynamic sizes; the schedule call still checks them).
+// CHECK-LABEL: func.func @static_forest(
+// CHECK-NOT: grove.forest
+// CHECK: grove.tree_schedule
+func.func @static_forest(%off: tensor<3xi32>, %ch: tensor<2xi32>, %roots: tensor<1xi32>,
+                         %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %o = tensor.cast %off : tensor<3xi32> to tensor<?xi32>
+  %c = tensor.cast %ch : tensor<2xi32> to tensor<?xi32>
+  %r = tensor.cast %roots : tensor<1xi32> to tensor<?xi32>
+  %h, %hr = grove.tree_fold %o, %c, %r inputs(%x : tensor<?x4xf32>) {arity = 0 : i64}
       : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
     node {
     ^bb0(%xi: tensor<?x4xf32>, %hs: tensor<?x4xf32>):

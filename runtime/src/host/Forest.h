@@ -8,8 +8,8 @@
 // so that a malformed forest is an error that names a node, never an
 // out-of-bounds read or a loop that does not end. scheduleForest then
 // orders the nodes for grove-batch-dynamic-trees: children before parents,
-// grouped by (level, arity), in O(nodes + edges) without recursion (chains
-// of any depth).
+// grouped by level (or by level and arity, or one a group), in O(nodes +
+// edges) without recursion (chains of any depth).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RUNTIME_HOST_FOREST_H

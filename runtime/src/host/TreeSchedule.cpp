@@ -15,6 +15,7 @@
 #include "grove/abi.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <new>
 
 using namespace grove::rt;
@@ -61,6 +62,8 @@ int64_t schedule(const grove_memref_i32_1 *offsets,
     sized &= lists[i]->sizes[0] == sizes[i];
   if (off.empty())
     error = "a forest's child offsets hold N + 1 values, got 0";
+  else if (slots > 0 && n > INT32_MAX / slots)
+    error = "N-ary edges (nodes times slots) do not fit int32 indices";
   else if (slots < 0 || mode < 0 || mode > 2)
     error = "the schedule's slots or mode are out of range";
   else if (!sized)

@@ -184,3 +184,44 @@ func.func @segment_sum(%h: tensor<?x4xf32>, %o: tensor<?xi32>) {
   %s = grove.segment_sum %h, %o : (tensor<?x4xf32>, tensor<?xi32>) -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+func.func @yields_capture(%o: tensor<?xi32>, %x: tensor<?x4xf32>, %c: tensor<?x4xf32>) {
+  // expected-error @+1 {{the node cell must yield values computed from its per-node arguments (one row per node)}}
+  %h, %r = grove.tree_fold %o, %o, %o inputs(%x : tensor<?x4xf32>) captures(%c : tensor<?x4xf32>) {arity = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+    node {
+    ^bb0(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>, %cc: tensor<?x4xf32>):
+      grove.yield %cc : tensor<?x4xf32>
+    }
+  return
+}
+
+// -----
+
+func.func @flatten_rows(%o: tensor<?xi32>, %x: tensor<?x4xf32>) {
+  %h, %r = grove.tree_fold %o, %o, %o inputs(%x : tensor<?x4xf32>) {arity = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?xf32>, tensor<?xf32>)
+    node {
+    ^bb0(%a: tensor<?x4xf32>, %b: tensor<?xf32>):
+      // expected-error @+1 {{mixes the rows of different nodes}}
+      %f = grove.flatten %a {axis = 0 : i64} : (tensor<?x4xf32>) -> tensor<?xf32>
+      grove.yield %f : tensor<?xf32>
+    }
+  return
+}
+
+// -----
+
+func.func @grad_regions(%o: tensor<?xi32>, %x: tensor<?x4xf32>) {
+  // expected-error @+1 {{the node_grad region must take the cell's arguments and one cotangent per cell result}}
+  %d = grove.tree_fold_grad %o, %o, %o inputs(%x : tensor<?x4xf32>)
+      states(%x : tensor<?x4xf32>) cotangents(%x : tensor<?x4xf32>) root_cotangents(%x : tensor<?x4xf32>)
+      {arity = 0 : i64} : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x4xf32>)
+    node_grad {
+    ^bb0(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>):
+      grove.yield %a, %b : tensor<?x4xf32>, tensor<?x4xf32>
+    }
+  return
+}

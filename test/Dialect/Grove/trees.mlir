@@ -1,8 +1,9 @@
 // RUN: grove-opt %s | grove-opt | FileCheck %s
 
 // The tree ops round-trip: grove.tree_fold in its child-sum form (with and
-// without an edge cell) and its N-ary form, grove.tree_fold_grad,
-// grove.tree_schedule and grove.gather.
+// without an edge cell) and its N-ary form, grove.tree_schedule,
+// grove.gather and grove.segment_sum (grove.tree_fold_grad: autodiff
+// tests build it).
 
 // CHECK-LABEL: func.func @child_sum
 // CHECK: grove.tree_fold %{{.*}}, %{{.*}}, %{{.*}} inputs(%{{.*}} : tensor<?x4xf32>) captures(%{{.*}} : tensor<4x8xf32>) {arity = 0 : i64}
@@ -74,4 +75,27 @@ func.func @schedule_gather_segment_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, 
   %r = grove.gather %h, %o : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
   %s = grove.segment_sum %r, %cs : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
   return %s : tensor<?x8xf32>
+}
+
+// Row-wise ops a cell may use: softmax and reductions over other axes,
+// whole-row slices and concatenations, a per-sample flatten.
+// CHECK-LABEL: func.func @row_wise_ops
+// CHECK: grove.softmax
+// CHECK: grove.reduce_sum
+// CHECK: grove.concat
+func.func @row_wise_ops(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
+                        %x: tensor<?x2x4xf32>) -> tensor<?x8xf32> {
+  %h, %hr = grove.tree_fold %off, %ch, %roots inputs(%x : tensor<?x2x4xf32>) {arity = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x8xf32>, tensor<?x8xf32>)
+    node {
+    ^bb0(%xi: tensor<?x2x4xf32>, %hs: tensor<?x8xf32>):
+      %s = grove.softmax %xi {axis = 2 : i64} : tensor<?x2x4xf32>
+      %f = grove.flatten %s {axis = 1 : i64} : (tensor<?x2x4xf32>) -> tensor<?x8xf32>
+      %r = grove.reduce_sum %hs {axes = array<i64: 1>, keepdims} : tensor<?x8xf32> -> tensor<?x1xf32>
+      %a = grove.slice %f [0, 0] [-1, 7] [1, 1] : tensor<?x8xf32> -> tensor<?x7xf32>
+      %c = grove.concat %a, %r {axis = 1 : i64} : (tensor<?x7xf32>, tensor<?x1xf32>) -> tensor<?x8xf32>
+      %t = grove.add %c, %hs : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+      grove.yield %t : tensor<?x8xf32>
+    }
+  return %hr : tensor<?x8xf32>
 }

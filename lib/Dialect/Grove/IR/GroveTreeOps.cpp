@@ -57,10 +57,10 @@ TreeCellTypes mlir::grove::getTreeCellTypes(TreeFoldOp op) {
 
 Value mlir::grove::createZerosLike(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
-  Value zero = createSplatConstant(
-      b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
   if (type.hasStaticShape())
     return createSplatConstant(b, loc, type, 0.0);
+  Value zero = createSplatConstant(
+      b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (type.isDynamicDim(d))
@@ -90,14 +90,16 @@ int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-/// Whether the operands other than rows broadcast along the rows (a lower
-/// rank, or a static 1 in dimension 0).
+/// Whether the rows keep their rank (dimension 0 stays the rows) and the
+/// other operands broadcast along them (a lower rank, or a static 1 in
+/// dimension 0).
 bool othersBroadcast(Operation *op, const llvm::DenseSet<Value> &rows) {
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   return llvm::all_of(op->getOperands(), [&](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
-    return rows.contains(v) || type.getRank() < result.getRank() ||
-           type.getDimSize(0) == 1;
+    if (rows.contains(v))
+      return type.getRank() == result.getRank();
+    return type.getRank() < result.getRank() || type.getDimSize(0) == 1;
   });
 }
 
@@ -160,8 +162,10 @@ bool isRowWise(Operation *op, const llvm::DenseSet<Value> &rows) {
   if (auto broadcast = dyn_cast<BroadcastToOp>(op))
     return broadcast.getInput().getType().getRank() ==
            broadcast.getType().getRank();
-  if (isa<OneHotOp, FlattenOp, GlobalAvgPoolOp, MaxPool2DOp, AvgPool2DOp,
-          Conv2DOp, BatchNormOp>(op))
+  if (auto flatten = dyn_cast<FlattenOp>(op))
+    return flatten.getAxisAttr().getInt() >= 1 && onlyFirstIsRow(op, rows);
+  if (isa<OneHotOp, GlobalAvgPoolOp, MaxPool2DOp, AvgPool2DOp, Conv2DOp,
+          BatchNormOp>(op))
     return onlyFirstIsRow(op, rows);
   return false;
 }
@@ -199,6 +203,13 @@ LogicalResult verifyRowWise(Operation *owner, Block &block, unsigned numRows,
       rows.insert(r);
     }
   }
+  // Every result a row per node: the lowering writes a group's rows back.
+  for (Value v : block.getTerminator()->getOperands())
+    if (!rows.contains(v))
+      return owner->emitOpError("the ")
+             << cell
+             << " cell must yield values computed from its per-node "
+                "arguments (one row per node)";
   return success();
 }
 
@@ -379,6 +390,44 @@ LogicalResult TreeFoldOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
 //===----------------------------------------------------------------------===//
 // grove.tree_fold_grad, grove.tree_schedule, grove.gather
 //===----------------------------------------------------------------------===//
+
+/// A cell VJP region takes `args` and then one cotangent per `results`, and
+/// yields one cotangent per argument, of its type.
+static LogicalResult verifyCellVJP(Operation *owner, Region &region,
+                                   StringRef name, ArrayRef<Type> args,
+                                   ArrayRef<Type> results) {
+  SmallVector<Type> types(args);
+  llvm::append_range(types, results);
+  if (!region.hasOneBlock() || region.front().getArgumentTypes() != types)
+    return owner->emitOpError("the ")
+           << name << " region must take the cell's arguments and one "
+           << "cotangent per cell result";
+  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield || yield.getValues().getTypes() != TypeRange(args))
+    return owner->emitOpError("the ")
+           << name << " region must yield one cotangent per cell argument";
+  return success();
+}
+
+LogicalResult TreeFoldGradOp::verifyRegions() {
+  TreeCellTypes t;
+  t.inputs = llvm::to_vector(getInputs().getTypes());
+  t.states = llvm::to_vector(getNodeStates().getTypes());
+  t.captures = llvm::to_vector(getCaptures().getTypes());
+  t.arity = getArityAttr().getInt();
+  if (hasEdgeRegion()) {
+    auto yield = dyn_cast<YieldOp>(getEdge().front().getTerminator());
+    if (!getEdge().hasOneBlock() || !yield ||
+        getEdge().front().getArgumentTypes() != t.getEdgeCellTypes())
+      return emitOpError("the edge region must be the fold's edge cell");
+    t.messages = llvm::to_vector(yield.getValues().getTypes());
+    if (failed(verifyCellVJP(*this, getEdgeGrad(), "edge_grad",
+                             t.getEdgeCellTypes(), t.messages)))
+      return failure();
+  }
+  return verifyCellVJP(*this, getNodeGrad(), "node_grad", t.getNodeCellTypes(),
+                       t.states);
+}
 
 LogicalResult TreeFoldGradOp::verify() {
   unsigned numStates = getNodeStates().size();

@@ -2,16 +2,16 @@
 //
 // Lowers grove.tree_fold and grove.tree_fold_grad (docs/trees.md). The
 // runtime schedules the batch's nodes (grove.tree_schedule): it renumbers
-// them into positions, children first, in groups of one arity. The fold is
-// then one scf.for over the groups whose body takes the group's rows of
-// the inputs (a slice: positions are consecutive), gathers the children's
-// states by their positions, runs the cell once on the whole group and
-// writes the group's states back as a slice. Grouping by arity is what
-// makes the children of a group's nodes a dense `count x arity` block of
-// edges, so summing over them is a reshape and a reduction. The gradient
-// runs the same groups in reverse, recomputing each cell from the saved
-// node states; a child's state cotangent arrives through its one parent
-// edge, which a later group wrote.
+// them into positions, children first, in groups (by level by default).
+// The fold is then one scf.for over the groups whose body takes the
+// group's rows of the inputs (a slice: positions are consecutive), gathers
+// the children's states by their positions over the group's edges (also
+// consecutive), runs the cell once on the whole group, and writes the
+// group's states back as a slice. Child-sum sums each node's messages with
+// grove.segment_sum; N-ary gathers child slot k through edges p * K + k.
+// The gradient runs the same groups in reverse, recomputing each cell from
+// the saved node states; a child's state cotangent arrives through its one
+// parent edge, which a later group wrote.
 //
 //===----------------------------------------------------------------------===//
 
@@ -302,11 +302,10 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
   SmallVector<Type> sums;
   if (arity == 0) {
     Block &cell = op.getNodeGrad().front();
-    for (unsigned i = 0;
-         i <
-         (edge ? cast<YieldOp>(edge->front().getTerminator()).getValues().size()
-               : states.size());
-         ++i)
+    unsigned numSums =
+        edge ? cast<YieldOp>(edge->front().getTerminator()).getValues().size()
+             : states.size();
+    for (unsigned i = 0; i < numSums; ++i)
       sums.push_back(cell.getArgument(inputs.size() + i).getType());
   }
   unsigned numInputs = inputs.size(), numStates = states.size(),
@@ -402,7 +401,11 @@ namespace {
 /// entry block.
 std::optional<unsigned> entryArgument(Value v, func::FuncOp func) {
   auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg || arg.getOwner() != &func.getBody().front())
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  // The descriptor's forest and nodes clauses are on dynamic sizes: a
+  // static one is the code's own business (the service still checks it).
+  if (!arg || arg.getOwner() != &func.getBody().front() || !type ||
+      type.getRank() < 1 || !type.isDynamicDim(0))
     return std::nullopt;
   return arg.getArgNumber();
 }

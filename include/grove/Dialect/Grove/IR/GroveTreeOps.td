@@ -148,6 +148,7 @@ def Grove_TreeFoldGradOp : Grove_Op<"tree_fold_grad",
     (`edge` $edge^)? `node_grad` $node_grad (`edge_grad` $edge_grad^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     bool hasEdgeRegion() { return !getEdge().empty(); }
   }];
