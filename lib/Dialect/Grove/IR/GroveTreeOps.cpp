@@ -43,16 +43,28 @@ SmallVector<Type> TreeCellTypes::getEdgeCellTypes() const {
   return types;
 }
 
-TreeCellTypes mlir::grove::getTreeCellTypes(TreeFoldOp op) {
+/// The cell types of a fold or its gradient: both have the fold's inputs,
+/// captures, states (the fold's results, the gradient's saved ones), arity
+/// and edge cell.
+template <typename OpTy>
+static TreeCellTypes getCellTypes(OpTy op, TypeRange states) {
   TreeCellTypes t;
   t.inputs = llvm::to_vector(op.getInputs().getTypes());
-  t.states = llvm::to_vector(op.getNodeStates().getTypes());
+  t.states = llvm::to_vector(states);
   t.captures = llvm::to_vector(op.getCaptures().getTypes());
   t.arity = op.getArityAttr().getInt();
-  if (op.hasEdgeRegion())
+  if (op.hasEdgeRegion() && op.getEdge().hasOneBlock())
     if (auto yield = dyn_cast<YieldOp>(op.getEdge().front().getTerminator()))
       t.messages = llvm::to_vector(yield.getValues().getTypes());
   return t;
+}
+
+TreeCellTypes mlir::grove::getTreeCellTypes(TreeFoldOp op) {
+  return getCellTypes(op, op.getNodeStates().getTypes());
+}
+
+TreeCellTypes mlir::grove::getTreeCellTypes(TreeFoldGradOp op) {
+  return getCellTypes(op, op.getNodeStates().getTypes());
 }
 
 Value mlir::grove::createZerosLike(OpBuilder &b, Location loc, Value like) {
@@ -410,17 +422,12 @@ static LogicalResult verifyCellVJP(Operation *owner, Region &region,
 }
 
 LogicalResult TreeFoldGradOp::verifyRegions() {
-  TreeCellTypes t;
-  t.inputs = llvm::to_vector(getInputs().getTypes());
-  t.states = llvm::to_vector(getNodeStates().getTypes());
-  t.captures = llvm::to_vector(getCaptures().getTypes());
-  t.arity = getArityAttr().getInt();
+  TreeCellTypes t = getTreeCellTypes(*this);
   if (hasEdgeRegion()) {
-    auto yield = dyn_cast<YieldOp>(getEdge().front().getTerminator());
-    if (!getEdge().hasOneBlock() || !yield ||
+    if (!getEdge().hasOneBlock() ||
+        !isa<YieldOp>(getEdge().front().getTerminator()) ||
         getEdge().front().getArgumentTypes() != t.getEdgeCellTypes())
       return emitOpError("the edge region must be the fold's edge cell");
-    t.messages = llvm::to_vector(yield.getValues().getTypes());
     if (failed(verifyCellVJP(*this, getEdgeGrad(), "edge_grad",
                              t.getEdgeCellTypes(), t.messages)))
       return failure();

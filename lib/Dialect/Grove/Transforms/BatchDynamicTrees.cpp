@@ -300,14 +300,8 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
   // Child-sum: what each node's children gave it (the summed messages),
   // whose cotangent every edge reads back by its parent's position.
   SmallVector<Type> sums;
-  if (arity == 0) {
-    Block &cell = op.getNodeGrad().front();
-    unsigned numSums =
-        edge ? cast<YieldOp>(edge->front().getTerminator()).getValues().size()
-             : states.size();
-    for (unsigned i = 0; i < numSums; ++i)
-      sums.push_back(cell.getArgument(inputs.size() + i).getType());
-  }
+  if (arity == 0)
+    sums = getTreeCellTypes(op).getNodeChildTypes();
   unsigned numInputs = inputs.size(), numStates = states.size(),
            numSums = sums.size(), numCaptures = op.getCaptures().size();
   // Carried: the cotangents of each edge's child states, of the inputs (by
@@ -392,10 +386,6 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
   op.replaceAllUsesWith(results);
   op.erase();
 }
-
-} // namespace
-
-namespace {
 
 /// The entry argument `v` is, if any: a block argument of a function's
 /// entry block.

@@ -32,6 +32,7 @@ struct TreeCellTypes {
 };
 
 TreeCellTypes getTreeCellTypes(TreeFoldOp op);
+TreeCellTypes getTreeCellTypes(TreeFoldGradOp op);
 
 /// A tensor of `like`'s type (dynamic sizes from `like`) filled with zeros.
 Value createZerosLike(OpBuilder &b, Location loc, Value like);
