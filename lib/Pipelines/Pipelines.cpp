@@ -36,7 +36,6 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.splitFullReductions = false;
-  policy.treeFolds = false;
   return policy;
 }
 
@@ -58,13 +57,11 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
 }
 
 void mlir::grove::addTreesPhase(OpPassManager &pm,
-                                const GrovePipelineOptions &options,
-                                const TargetPolicy &policy) {
+                                const GrovePipelineOptions &options) {
   // Tree folds and their gradients become loops over the runtime's
   // schedule; CSE then shares one schedule between the two.
   GroveBatchDynamicTreesOptions trees;
   trees.mode = options.treeBatching;
-  trees.target = policy.treeFolds ? "" : policy.target;
   pm.addPass(createGroveBatchDynamicTrees(trees));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -136,7 +133,7 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
   addInputPhase(pm, options);
   addFusePhase(pm, options);
   addDifferentiatePhase(pm, options);
-  addTreesPhase(pm, options, policy);
+  addTreesPhase(pm, options);
   addABIPhase(pm, options, policy);
   addLinalgPhase(pm, options, policy);
   addBufferizePhase(pm);
@@ -247,7 +244,7 @@ void mlir::grove::buildGroveToCudaPipeline(
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Device buffers go back to the stream-ordered cache after their last use.
   pm.addNestedPass<func::FuncOp>(createGroveShortenBufferLifetimes());
-  pm.addNestedPass<func::FuncOp>(createGroveMemRefToGPU());
+  pm.addPass(createGroveMemRefToGPU());
   pm.addPass(createConvertGroveChecksToRuntime());
   pm.addPass(createCanonicalizerPass());
 

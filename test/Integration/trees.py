@@ -27,6 +27,16 @@ def build(form, mode, dtype="f32"):
     return Model(text, name=name, grovec_flags=[f"--tree-batching={mode}"])
 
 
+# Every model is built before any runs: with GROVE_TEST_COMPILE_ONLY=1 the
+# script ends at the first call, and the GPU check's bundle must hold them
+# all.
+MODES = ("levels", "nodes", "levels-by-arity")
+MODELS = {(form, mode, "f32"): build(form, mode)
+          for form in ("child-sum", "binary") for mode in MODES}
+for form in ("child-sum", "binary"):
+    MODELS[form, "levels", "f64"] = build(form, "levels", "f64")
+
+
 def cases(form):
     binary = form == "binary"
     chain = list(range(-1, 1099))
@@ -62,8 +72,7 @@ def reference(form, weights, f, tokens, q, rr):
 def check_form(form):
     names = [n for n, _ in generate.params(form, V, D, H, C, "f32")]
     weights = random_weights(r, form, V, D, H, C)
-    levels, nodes = build(form, "levels"), build(form, "nodes")
-    by_arity = build(form, "levels-by-arity")
+    levels, nodes, by_arity = (MODELS[form, mode, "f32"] for mode in MODES)
     for m in (levels, nodes, by_arity):
         for n, w in weights.items():
             m.set_weight(n, w.astype(np.float32))
@@ -104,7 +113,7 @@ def check_form(form):
 
 def check_finite_differences(form):
     """The f64 build's gradient against central differences of its loss."""
-    m = build(form, "levels", "f64")
+    m = MODELS[form, "levels", "f64"]
     names = [n for n, _ in generate.params(form, V, D, H, C, "f64")]
     weights = random_weights(r, form, V, D, H, C)
     for n, w in weights.items():
@@ -134,7 +143,7 @@ def check_finite_differences(form):
 def check_malformed():
     """Malformed forests fail the call before any code runs, naming the
     node; a train step they reach writes nothing."""
-    m = build("child-sum", "levels")
+    m = MODELS["child-sum", "levels", "f32"]
     weights = random_weights(r, "child-sum", V, D, H, C)
     for n, w in weights.items():
         m.set_weight(n, w.astype(np.float32))

@@ -94,7 +94,7 @@ def GroveLowerSubgroupReduce : Pass<"grove-lower-subgroup-reduce"> {
                            "vector::VectorDialect"];
 }
 
-def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {
+def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "ModuleOp"> {
   let summary = "puts every heap buffer on the device";
   let description = [{
     Device targets, after deallocation: `memref.alloc` / `memref.dealloc`
@@ -103,8 +103,18 @@ def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "func::FuncOp"> {
     constant). Stack buffers (`memref.alloca`, used by deallocation
     bookkeeping on the host) stay. Fails on a non-contiguous copy, which
     `grove-legalize-memref` should have made a `linalg.copy` kernel.
+
+    Runtime services with a device twin that takes some operands in host
+    memory are redirected to it, and the buffers of those operands stay on
+    the host: `grove_rt_tree_schedule` becomes
+    `grove_rt_cuda_tree_schedule`, whose group table the group loop of
+    `grove-batch-dynamic-trees` reads on the host. A host store into any
+    other buffer (a scalar computed on the host) becomes a one-thread
+    kernel; a host load from one (a device buffer, or a function argument,
+    which is device memory) is an error, never a read of a device address.
   }];
-  let dependentDialects = ["gpu::GPUDialect"];
+  let dependentDialects = ["gpu::GPUDialect", "func::FuncDialect",
+                           "arith::ArithDialect"];
 }
 
 def GroveShortenBufferLifetimes : Pass<"grove-shorten-buffer-lifetimes"> {

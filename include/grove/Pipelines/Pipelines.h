@@ -62,10 +62,6 @@ struct TargetPolicy {
   /// host's threads (grove-split-full-reductions); a GPU reduces a long
   /// row with a warp instead.
   bool splitFullReductions = true;
-  /// grove.tree_fold can be compiled: its schedule and group loop run on
-  /// the host, reading the schedule's buffers (not yet done for device
-  /// buffers; docs/trees.md).
-  bool treeFolds = true;
 };
 
 /// The policies of the two targets.
@@ -77,8 +73,7 @@ void addInputPhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addFusePhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addDifferentiatePhase(OpPassManager &pm,
                            const GrovePipelineOptions &options);
-void addTreesPhase(OpPassManager &pm, const GrovePipelineOptions &options,
-                   const TargetPolicy &policy);
+void addTreesPhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addABIPhase(OpPassManager &pm, const GrovePipelineOptions &options,
                  const TargetPolicy &policy);
 void addLinalgPhase(OpPassManager &pm, const GrovePipelineOptions &options,

@@ -466,7 +466,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
 /// One linalg.generic over the result whose body loops over its
 /// segment's rows (scf.for): offsets[p] and offsets[p + 1] come in as two
 /// shifted views of the offsets, relative to offsets[0], clamped to the
-/// input's rows.
+/// input's rows. Without segments the body never runs (nothing is read).
 struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -492,21 +492,6 @@ struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
           ArrayRef<OpFoldResult>{count}, ArrayRef<OpFoldResult>{one});
     };
     Value starts = view(zero), ends = view(one);
-    // offsets[0], or 0 for no segments (then nothing is read).
-    Value base = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
-    auto hasAny = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::sgt, count, zero);
-    base =
-        scf::IfOp::create(
-            rewriter, loc, hasAny,
-            [&](OpBuilder &t, Location l) {
-              scf::YieldOp::create(
-                  t, l,
-                  tensor::ExtractOp::create(t, l, offsets, ValueRange{zero})
-                      .getResult());
-            },
-            [&](OpBuilder &e, Location l) { scf::YieldOp::create(e, l, base); })
-            .getResult(0);
     SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
     dims[0] = count;
     Value init = createEmpty(rewriter, loc, type, dims);
@@ -520,10 +505,13 @@ struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, ValueRange{starts, ends}, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
+          // Relative to offsets[0], read by each point: on a device the
+          // offsets live in device memory, where host code cannot read.
+          Value c0 = arith::ConstantIndexOp::create(b, l, 0);
+          Value base = tensor::ExtractOp::create(b, l, offsets, ValueRange{c0});
           auto bound = [&](Value v) {
             Value rel = arith::SubIOp::create(b, l, v, base);
             Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), rel);
-            Value c0 = arith::ConstantIndexOp::create(b, l, 0);
             return arith::MinSIOp::create(
                 b, l, arith::MaxSIOp::create(b, l, i, c0), rows);
           };

@@ -176,6 +176,20 @@ int64_t _mlir_ciface_grove_rt_tree_schedule(
     grove_memref_i32_1 *parent_edge, grove_memref_i32_1 *root_of,
     grove_memref_i32_1 *root_position);
 
+/* The same for models compiled with --target=cuda (libgrove_rt_cuda): the
+ * forest and every list are device memory, `groups` host memory (the group
+ * loop runs on the host). The forest is read back after the stream's work,
+ * scheduled on the host and the lists copied to the device before the call
+ * returns; a malformed forest fails the current call. */
+int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
+    const grove_memref_i32_1 *offsets, const grove_memref_i32_1 *children,
+    const grove_memref_i32_1 *roots, int32_t slots, int32_t mode,
+    grove_memref_i32_1 *order, grove_memref_i32_1 *position,
+    grove_memref_i32_2 *groups, grove_memref_i32_1 *edge_child,
+    grove_memref_i32_1 *edge_parent, grove_memref_i32_1 *child_start,
+    grove_memref_i32_1 *parent_edge, grove_memref_i32_1 *root_of,
+    grove_memref_i32_1 *root_position);
+
 /* Shape check emitted by the compiler where two dynamic sizes must agree
  * (elementwise operands, contraction and batch dimensions, concat inputs) and
  * the signature cannot say so: records "dynamic sizes must agree: <what> (got

@@ -227,4 +227,47 @@ void scheduleForest(const ForestView &f, ScheduleMode mode, int64_t slots,
   }
 }
 
+std::string scheduleService(const std::vector<int32_t> &offsets,
+                            const std::vector<int32_t> &children,
+                            const std::vector<int32_t> &roots, int32_t slots,
+                            int32_t mode,
+                            const int64_t (&listSizes)[kScheduleLists],
+                            int64_t groupRows, int64_t groupCols,
+                            Schedule &out) {
+  ForestView f;
+  f.numNodes = int64_t(offsets.size()) - 1;
+  f.offsets = offsets.data();
+  f.numEdges = int64_t(children.size());
+  f.children = children.data();
+  f.numRoots = int64_t(roots.size());
+  f.roots = roots.data();
+  f.maxArity = slots;
+  const int64_t n = f.numNodes, e = slots ? n * slots : f.numEdges;
+  const int64_t sizes[kScheduleLists] = {n, n, e, e, n + 1, n, n, f.numRoots};
+  bool sized = groupRows >= n && groupCols == 4;
+  for (int i = 0; i < kScheduleLists; ++i)
+    sized &= listSizes[i] == sizes[i];
+  if (offsets.empty())
+    return "a forest's child offsets hold N + 1 values, got 0";
+  if (slots > 0 && n > INT32_MAX / slots)
+    return "N-ary edges (nodes times slots) do not fit int32 indices";
+  if (slots < 0 || mode < 0 || mode > 2)
+    return "the schedule's slots or mode are out of range";
+  if (!sized)
+    return "the schedule's buffers do not fit the forest";
+  std::string error;
+  if (!validateForest(f, error))
+    return error;
+  scheduleForest(f, ScheduleMode(mode), slots, out);
+  return "";
+}
+
+void scheduleLists(const Schedule &s,
+                   const std::vector<int32_t> *(&lists)[kScheduleLists]) {
+  const std::vector<int32_t> *all[kScheduleLists] = {
+      &s.order,      &s.position,   &s.edgeChild, &s.edgeParent,
+      &s.childStart, &s.parentEdge, &s.rootOf,    &s.rootPosition};
+  std::copy(std::begin(all), std::end(all), std::begin(lists));
+}
+
 } // namespace grove::rt

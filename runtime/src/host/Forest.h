@@ -78,6 +78,27 @@ struct Schedule {
 void scheduleForest(const ForestView &f, ScheduleMode mode, int64_t slots,
                     Schedule &out);
 
+/// The schedule service's lists, in its argument order (grove/abi.h):
+/// order, position, edge_child, edge_parent, child_start, parent_edge,
+/// root_of, root_position.
+constexpr int kScheduleLists = 8;
+
+/// What grove_rt_tree_schedule and its CUDA twin do on host copies of the
+/// forest: check the buffers the generated code allocated (`listSizes`,
+/// `groupRows` x `groupCols`) against the forest, validate it and schedule
+/// it. Returns the error, empty on success.
+std::string scheduleService(const std::vector<int32_t> &offsets,
+                            const std::vector<int32_t> &children,
+                            const std::vector<int32_t> &roots, int32_t slots,
+                            int32_t mode,
+                            const int64_t (&listSizes)[kScheduleLists],
+                            int64_t groupRows, int64_t groupCols,
+                            Schedule &out);
+
+/// The lists of `s` in the service's argument order.
+void scheduleLists(const Schedule &s,
+                   const std::vector<int32_t> *(&lists)[kScheduleLists]);
+
 } // namespace grove::rt
 
 #endif // GROVE_RUNTIME_HOST_FOREST_H

@@ -9,8 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TreeSchedule.h"
+
 #include "Error.h"
-#include "Forest.h"
 
 #include "grove/abi.h"
 
@@ -19,6 +20,14 @@
 #include <new>
 
 using namespace grove::rt;
+
+void grove::rt::writeGroups(grove_memref_i32_2 *groups, const Schedule &s) {
+  for (int64_t g = 0; g < groups->sizes[0]; ++g)
+    for (int64_t j = 0; j < groups->sizes[1]; ++j)
+      groups->aligned[groups->offset + g * groups->strides[0] +
+                      j * groups->strides[1]] =
+          size_t(g * 4 + j) < s.groups.size() ? s.groups[size_t(g * 4 + j)] : 0;
+}
 
 namespace {
 
@@ -41,48 +50,21 @@ int64_t schedule(const grove_memref_i32_1 *offsets,
                  const grove_memref_i32_1 *children,
                  const grove_memref_i32_1 *roots, int32_t slots, int32_t mode,
                  grove_memref_i32_1 *const *lists, grove_memref_i32_2 *groups) {
-  std::vector<int32_t> off = read(offsets), kids = read(children),
-                       rts = read(roots);
+  int64_t listSizes[kScheduleLists];
+  for (int i = 0; i < kScheduleLists; ++i)
+    listSizes[i] = lists[i]->sizes[0];
   Schedule s;
-  std::string error;
-  ForestView f;
-  f.numNodes = int64_t(off.size()) - 1;
-  f.offsets = off.data();
-  f.numEdges = int64_t(kids.size());
-  f.children = kids.data();
-  f.numRoots = int64_t(rts.size());
-  f.roots = rts.data();
-  f.maxArity = slots;
-  int64_t n = f.numNodes, e = slots ? n * slots : f.numEdges;
-  // order, position, edge_child, edge_parent, child_start, parent_edge,
-  // root_of, root_position.
-  const int64_t sizes[8] = {n, n, e, e, n + 1, n, n, f.numRoots};
-  bool sized = groups->sizes[0] >= n && groups->sizes[1] == 4;
-  for (int i = 0; i < 8; ++i)
-    sized &= lists[i]->sizes[0] == sizes[i];
-  if (off.empty())
-    error = "a forest's child offsets hold N + 1 values, got 0";
-  else if (slots > 0 && n > INT32_MAX / slots)
-    error = "N-ary edges (nodes times slots) do not fit int32 indices";
-  else if (slots < 0 || mode < 0 || mode > 2)
-    error = "the schedule's slots or mode are out of range";
-  else if (!sized)
-    error = "the schedule's buffers do not fit the forest";
-  else if (validateForest(f, error))
-    scheduleForest(f, ScheduleMode(mode), slots, s);
+  std::string error =
+      scheduleService(read(offsets), read(children), read(roots), slots, mode,
+                      listSizes, groups->sizes[0], groups->sizes[1], s);
   if (!error.empty())
     reportServiceError(("malformed forest: " + error).c_str(),
                        GROVE_ERROR_INVALID_ARGUMENT);
-  const std::vector<int32_t> *values[8] = {
-      &s.order,      &s.position,   &s.edgeChild, &s.edgeParent,
-      &s.childStart, &s.parentEdge, &s.rootOf,    &s.rootPosition};
-  for (int i = 0; i < 8; ++i)
+  const std::vector<int32_t> *values[kScheduleLists];
+  scheduleLists(s, values);
+  for (int i = 0; i < kScheduleLists; ++i)
     write(lists[i], *values[i]);
-  for (int64_t g = 0; g < groups->sizes[0]; ++g)
-    for (int64_t j = 0; j < groups->sizes[1]; ++j)
-      groups->aligned[groups->offset + g * groups->strides[0] +
-                      j * groups->strides[1]] =
-          size_t(g * 4 + j) < s.groups.size() ? s.groups[size_t(g * 4 + j)] : 0;
+  writeGroups(groups, s);
   return s.numGroups();
 }
 

@@ -1,8 +1,8 @@
 // RUN: grove-opt %s -split-input-file --grove-memref-to-gpu | FileCheck %s
 
 // grove-memref-to-gpu (MemRefToGPU.cpp): after deallocation every heap
-// buffer lives on the device. The non-contiguous copy it rejects is in
-// memref-to-gpu-invalid.mlir.
+// buffer lives on the device (but the tree schedule's group table, which the
+// host reads). What it rejects is in memref-to-gpu-invalid.mlir.
 
 // Static and dynamic allocations become (synchronous) device allocations,
 // deallocations device frees; the `alignment` bufferization asked for is
@@ -86,4 +86,71 @@ func.func @with_launch() {
   }
   memref.dealloc %b : memref<16xf32>
   return
+}
+
+// -----
+
+// The tree schedule service goes to its CUDA twin, declared beside it with
+// the same type; the group table (operand 7, through its cast) stays a host
+// buffer, freed on the host, and the host loop reads it; every other
+// buffer is a device buffer.
+// CHECK-LABEL: func.func private @grove_rt_cuda_tree_schedule
+// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @tree_schedule
+// CHECK-SAME: (%[[OFF:.*]]: memref<?xi32>, %[[N:.*]]: index)
+// CHECK: %[[ORDER:.*]] = gpu.alloc (%[[N]]) : memref<?xi32>
+// CHECK: %[[GROUPS:.*]] = memref.alloc(%[[N]]) : memref<?x4xi32>
+// CHECK: %[[CAST:.*]] = memref.cast %[[GROUPS]]
+// CHECK: %[[COUNT:.*]] = call @grove_rt_cuda_tree_schedule(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CAST]],
+// CHECK: scf.for
+// CHECK: memref.load %[[GROUPS]][%{{.*}}, %{{.*}}] : memref<?x4xi32>
+// CHECK: memref.dealloc %[[GROUPS]] : memref<?x4xi32>
+// CHECK: gpu.dealloc %[[ORDER]] : memref<?xi32>
+// CHECK-NOT: @grove_rt_tree_schedule(
+func.func private @grove_rt_tree_schedule(memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, i32, i32, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) -> i64 attributes {llvm.emit_c_interface}
+func.func @tree_schedule(%off: memref<?xi32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %order = memref.alloc(%n) : memref<?xi32>
+  %groups = memref.alloc(%n) : memref<?x4xi32>
+  %l = memref.cast %order : memref<?xi32> to memref<?xi32, strided<[?], offset: ?>>
+  %o = memref.cast %off : memref<?xi32> to memref<?xi32, strided<[?], offset: ?>>
+  %g = memref.cast %groups : memref<?x4xi32> to memref<?x?xi32, strided<[?, ?], offset: ?>>
+  %count = call @grove_rt_tree_schedule(%o, %o, %o, %c0_i32, %c0_i32, %l, %l, %g, %l, %l, %l, %l, %l, %l) : (memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, i32, i32, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) -> i64
+  %groupCount = arith.index_cast %count : i64 to index
+  scf.for %i = %c0 to %groupCount step %c1 {
+    %first = memref.load %groups[%i, %c0] : memref<?x4xi32>
+  }
+  memref.dealloc %groups : memref<?x4xi32>
+  memref.dealloc %order : memref<?xi32>
+  return
+}
+
+// -----
+
+// A host store into a device buffer (a scalar the host computed) becomes a
+// one-thread kernel, numbered after the function's other kernels; stores
+// into stack buffers stay.
+// CHECK-LABEL: func.func @host_store
+// CHECK-SAME: (%[[V:.*]]: f32)
+// CHECK: %[[B:.*]] = gpu.alloc () : memref<f32>
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) function(@host_store_k3_store)
+// CHECK-NEXT: memref.store %[[V]], %[[B]][] : memref<f32>
+// CHECK-NEXT: gpu.terminator
+// CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<i1>
+// CHECK-NOT: gpu.launch
+func.func @host_store(%v: f32) -> memref<f32> {
+  %c1 = arith.constant 1 : index
+  %true = arith.constant true
+  %b = memref.alloc() : memref<f32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  } {function = @host_store_k2_map}
+  memref.store %v, %b[] : memref<f32>
+  %flag = memref.alloca() : memref<i1>
+  memref.store %true, %flag[] : memref<i1>
+  return %b : memref<f32>
 }

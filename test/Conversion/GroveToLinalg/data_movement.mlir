@@ -381,3 +381,58 @@ func.func @reshape_empty(%x: tensor<?x0xf32>) -> tensor<?x5xf32> {
   %0 = grove.reshape %x : tensor<?x0xf32> -> tensor<?x5xf32>
   return %0 : tensor<?x5xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// grove.gather: one generic over the result; an index outside the input's
+// rows reads nothing and gives zero.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[I:.*]]: tensor<?xi32>)
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?xi32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<?xi32>) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
+// CHECK: %[[R:.*]] = arith.index_cast %[[IN]] : i32 to index
+// CHECK-DAG: arith.cmpi slt, %[[R]], %[[ROWS]] : index
+// CHECK-DAG: arith.cmpi sge, %[[R]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: scf.if
+// CHECK-NEXT: tensor.extract %[[X]][%[[R]], %[[COL]]] : tensor<?x4xf32>
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 0.000000e+00 : f32
+func.func @gather(%x: tensor<?x4xf32>, %i: tensor<?xi32>) -> tensor<?x4xf32> {
+  %0 = grove.gather %x, %i : (tensor<?x4xf32>, tensor<?xi32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// grove.segment_sum: one generic over the segments whose body sums its
+// segment's rows; offsets[0], the base the others are relative to, is read
+// inside the body (on a device the offsets are device memory), and the
+// bounds are clamped to the input's rows.
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @segment_sum
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[O:.*]]: tensor<?xi32>)
+// CHECK-NOT: tensor.extract %[[O]]
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[O]][%{{.*}}] [%[[K:.*]]] [%{{.*}}]
+// CHECK: %[[T:.*]] = tensor.extract_slice %[[O]][%{{.*}}] [%[[K]]] [%{{.*}}]
+// CHECK: %[[E:.*]] = tensor.empty(%[[K]]) : tensor<?x4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %[[T]] : tensor<?xi32>, tensor<?xi32>) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK: ^bb0(%[[LO:.*]]: i32, %[[HI:.*]]: i32, %{{.*}}: f32):
+// CHECK: %[[BASE:.*]] = tensor.extract %[[O]][%{{.*}}] : tensor<?xi32>
+// CHECK: arith.subi %[[LO]], %[[BASE]] : i32
+// CHECK: arith.subi %[[HI]], %[[BASE]] : i32
+// CHECK: scf.for
+// CHECK: tensor.extract %[[X]]
+// CHECK: arith.addf
+func.func @segment_sum(%x: tensor<?x4xf32>, %o: tensor<?xi32>) -> tensor<?x4xf32> {
+  %0 = grove.segment_sum %x, %o : (tensor<?x4xf32>, tensor<?xi32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

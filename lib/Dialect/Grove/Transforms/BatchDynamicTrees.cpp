@@ -466,13 +466,6 @@ struct GroveBatchDynamicTreesPass
       if (isa<TreeFoldOp, TreeFoldGradOp>(op))
         ops.push_back(op);
     });
-    if (!target.empty() && !ops.empty()) {
-      ops.front()->emitError("grove.tree_fold cannot be compiled for --target=")
-          << target
-          << " yet: its schedule and group loop read the runtime's "
-             "schedule on the host (docs/trees.md); compile for the host";
-      return signalPassFailure();
-    }
     for (Operation *op : ops) {
       if (auto fold = dyn_cast<TreeFoldOp>(op)) {
         markForestArguments(

@@ -175,9 +175,6 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
     Option<"mode", "mode", "std::string", "\"levels\"",
            "levels (one cell call per level), levels-by-arity (per level "
            "and arity) or nodes (one per node, the unbatched reference)">,
-    Option<"target", "unsupported-target", "std::string", "\"\"",
-           "a target that cannot run tree folds yet: a fold is then an "
-           "error naming it">,
   ];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect",

@@ -1,0 +1,142 @@
+//===- TreeSchedule.cpp - The tree schedule service on CUDA ---------------===//
+//
+// grove_rt_cuda_tree_schedule: grove_rt_tree_schedule (src/host) for models
+// compiled with --target=cuda. grove-memref-to-gpu puts the forest and the
+// index lists in device memory and the group table in host memory, because
+// the group loop runs on the host and launches each group's kernels. The
+// forest is read back in stream order (after the kernels that may have
+// computed it), scheduled on the host (Forest.h), and the lists are copied
+// to the device on the context's stream. The call then waits for those
+// copies so that the host vectors can go: two synchronizations a batch,
+// small next to its per-level launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaContext.h"
+
+#include "Error.h"
+#include "TreeSchedule.h"
+
+#include "grove/abi.h"
+
+#include <algorithm>
+#include <new>
+
+using namespace grove::rt;
+using namespace grove::rt::cuda;
+
+namespace {
+
+constexpr const char *kName = "grove_rt_cuda_tree_schedule";
+
+bool contiguous(const grove_memref_i32_1 *m) {
+  return m->sizes[0] <= 1 || m->strides[0] == 1;
+}
+
+CUdeviceptr address(const grove_memref_i32_1 *m) {
+  return reinterpret_cast<CUdeviceptr>(m->aligned + m->offset);
+}
+
+bool check(CudaContext &ctx, CUresult r, const char *what) {
+  if (r == CUDA_SUCCESS)
+    return true;
+  failCurrentCall(statusOf(r), std::string(kName) + ": " + what + ": " +
+                                   errorText(ctx.cudaDevice().driver(), r));
+  return false;
+}
+
+/// Copies the device list `m` to the host, after the stream's work.
+bool download(CudaContext &ctx, const grove_memref_i32_1 *m,
+              std::vector<int32_t> &out) {
+  out.resize(size_t(std::max<int64_t>(m->sizes[0], 0)));
+  if (out.empty())
+    return true;
+  const Driver &d = ctx.cudaDevice().driver();
+  return check(ctx, d.cuStreamSynchronize(ctx.stream()),
+               "waiting for the forest") &&
+         check(ctx,
+               d.cuMemcpyDtoH(out.data(), address(m),
+                              out.size() * sizeof(int32_t)),
+               "reading the forest");
+}
+
+/// Computes the schedule into `s` and its lists into device memory; false
+/// (the call failed) on a malformed forest or a CUDA error.
+bool schedule(CudaContext &ctx, const grove_memref_i32_1 *const (&forest)[3],
+              int32_t slots, int32_t mode,
+              grove_memref_i32_1 *const (&lists)[kScheduleLists],
+              const grove_memref_i32_2 *groups, Schedule &s) {
+  for (const grove_memref_i32_1 *m : forest)
+    if (!contiguous(m)) {
+      failCurrentCall(GROVE_ERROR_UNSUPPORTED,
+                      std::string(kName) + ": a strided forest list");
+      return false;
+    }
+  for (const grove_memref_i32_1 *m : lists)
+    if (!contiguous(m)) {
+      failCurrentCall(GROVE_ERROR_INTERNAL,
+                      std::string(kName) + ": a strided schedule buffer");
+      return false;
+    }
+  std::vector<int32_t> host[3];
+  for (int i = 0; i < 3; ++i)
+    if (!download(ctx, forest[i], host[i]))
+      return false;
+  int64_t listSizes[kScheduleLists];
+  for (int i = 0; i < kScheduleLists; ++i)
+    listSizes[i] = lists[i]->sizes[0];
+  std::string error =
+      scheduleService(host[0], host[1], host[2], slots, mode, listSizes,
+                      groups->sizes[0], groups->sizes[1], s);
+  if (!error.empty()) {
+    failCurrentCall(GROVE_ERROR_INVALID_ARGUMENT, "malformed forest: " + error);
+    return false;
+  }
+  const std::vector<int32_t> *values[kScheduleLists];
+  scheduleLists(s, values);
+  const Driver &d = ctx.cudaDevice().driver();
+  for (int i = 0; i < kScheduleLists; ++i)
+    if (!values[i]->empty() &&
+        !check(ctx,
+               d.cuMemcpyHtoDAsync(address(lists[i]), values[i]->data(),
+                                   values[i]->size() * sizeof(int32_t),
+                                   ctx.stream()),
+               "copying the schedule"))
+      return false;
+  return check(ctx, d.cuStreamSynchronize(ctx.stream()),
+               "copying the schedule");
+}
+
+} // namespace
+
+extern "C" GROVE_API int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
+    const grove_memref_i32_1 *offsets, const grove_memref_i32_1 *children,
+    const grove_memref_i32_1 *roots, int32_t slots, int32_t mode,
+    grove_memref_i32_1 *order, grove_memref_i32_1 *position,
+    grove_memref_i32_2 *groups, grove_memref_i32_1 *edgeChild,
+    grove_memref_i32_1 *edgeParent, grove_memref_i32_1 *childStart,
+    grove_memref_i32_1 *parentEdge, grove_memref_i32_1 *rootOf,
+    grove_memref_i32_1 *rootPosition) {
+  const grove_memref_i32_1 *const forest[3] = {offsets, children, roots};
+  grove_memref_i32_1 *const lists[kScheduleLists] = {
+      order,      position,   edgeChild, edgeParent,
+      childStart, parentEdge, rootOf,    rootPosition};
+  // No group runs unless the schedule is complete: later kernels of a
+  // failed call are skipped anyway, and the host loop reads only the table.
+  Schedule s;
+  CudaContext *ctx = currentCall();
+  if (!ctx)
+    reportServiceError("grove_rt_cuda_tree_schedule: called outside "
+                       "grove_invoke");
+  try {
+    if (ctx && !currentCallFailed() &&
+        !schedule(*ctx, forest, slots, mode, lists, groups, s))
+      s = Schedule();
+  } catch (const std::bad_alloc &) {
+    failCurrentCall(GROVE_ERROR_OUT_OF_MEMORY,
+                    "out of memory computing a tree schedule");
+    s = Schedule();
+  }
+  writeGroups(groups, s);
+  return s.numGroups();
+}
