@@ -4,7 +4,9 @@
 
 // Child-sum without an edge cell: one schedule, the inputs permuted into
 // positions (their rows checked against the forest's nodes), one loop over
-// the groups whose body slices the group's rows, gathers the children's
+// the groups, from states by position left uninitialized (each group
+// writes its rows before a later one reads them), whose body slices the
+// group's rows, gathers the children's
 // states over the group's edges, sums each node's edges (segment_sum over
 // its slice of child_start), runs the cell and writes the rows back; then
 // every node's and the roots' states are gathered out. The forest's
@@ -15,7 +17,8 @@
 // CHECK: %[[ORDER:.*]], %[[POS:.*]], %[[GROUPS:.*]], %[[EDGES:.*]], %{{.*}}, %[[STARTS:.*]], %{{.*}}, %{{.*}}, %[[RPOS:.*]], %[[COUNT:.*]] = grove.tree_schedule %[[OFF]], %{{.*}}, %{{.*}} {arity = 0 : i64, mode = 0 : i64}
 // CHECK: grove.agree_dims %{{.*}}, %{{.*}}, "grove.tree_fold: an input's rows and the forest's nodes"
 // CHECK: %[[XP:.*]] = grove.gather %[[X]], %[[ORDER]]
-// CHECK: %[[DONE:.*]] = scf.for %[[G:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ST:.*]] = %{{.*}}) -> (tensor<?x8xf32>) {
+// CHECK: %[[INIT:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x8xf32>
+// CHECK: %[[DONE:.*]] = scf.for %[[G:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ST:.*]] = %[[INIT]]) -> (tensor<?x8xf32>) {
 // CHECK-COUNT-4: tensor.extract %[[GROUPS]][%[[G]]
 // CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[XP]]
 // CHECK: %[[EROWS:.*]] = tensor.extract_slice %[[EDGES]]

@@ -95,7 +95,7 @@ def GroveLowerSubgroupReduce : Pass<"grove-lower-subgroup-reduce"> {
 }
 
 def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "ModuleOp"> {
-  let summary = "puts every heap buffer on the device";
+  let summary = "puts heap buffers on the device, host-read ones excepted";
   let description = [{
     Device targets, after deallocation: `memref.alloc` / `memref.dealloc`
     become `gpu.alloc` / `gpu.dealloc`, and contiguous `memref.copy` becomes

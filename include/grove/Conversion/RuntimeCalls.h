@@ -57,6 +57,15 @@ getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
   return getOrDeclareRuntimeFunction<LLVM::LLVMFuncOp>(module, name, type);
 }
 
+/// The tree schedule service (grove/abi.h), emitted by the bufferization
+/// of grove.tree_schedule, and its CUDA twin, which takes the group table
+/// (operand kTreeScheduleGroupsOperand) in host memory and every other
+/// memref in device memory (grove-memref-to-gpu).
+constexpr StringLiteral kTreeScheduleService = "grove_rt_tree_schedule";
+constexpr StringLiteral kCudaTreeScheduleService =
+    "grove_rt_cuda_tree_schedule";
+constexpr unsigned kTreeScheduleGroupsOperand = 7;
+
 /// An internal constant global holding `value` NUL-terminated, the form in
 /// which generated code hands strings (descriptors, messages) to the runtime.
 inline LLVM::GlobalOp createCStringGlobal(OpBuilder &b, Location loc,

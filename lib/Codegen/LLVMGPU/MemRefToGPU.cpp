@@ -1,17 +1,20 @@
 //===- MemRefToGPU.cpp - heap buffers become device buffers ---------------===//
 //
 // After grove-stage-device-constants, deallocation and
-// convert-linalg-to-gpu-launch, every heap buffer of an entry function is
-// touched only by kernels and library calls, so it can live on the device.
-// gpu-to-llvm lowers the results to the runtime's mgpuMemAlloc/Free/Memcpy
-// (runtime/src/cuda), which use the context's caching allocator and stream.
-// The exception: a runtime service whose device twin takes an operand in
-// host memory (the tree schedule's group table, read by a loop on the host)
-// is redirected to the twin, and that operand's buffer stays on the host.
+// convert-linalg-to-gpu-launch, heap buffers are touched by kernels, library
+// calls and copies, so they can live on the device. gpu-to-llvm lowers the
+// results to the runtime's mgpuMemAlloc/Free/Memcpy (runtime/src/cuda), which
+// use the context's caching allocator and stream. The exception: a runtime
+// service whose device twin takes an operand in host memory (the tree
+// schedule's group table, read by a loop on the host) is redirected to the
+// twin, and that operand's buffer stays on the host. Host code must not read
+// device memory (there is no synchronization to make it valid): such a load
+// is an error, and a host store into a device buffer becomes a tiny kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/Codegen/Passes.h"
+#include "grove/Conversion/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +25,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEMEMREFTOGPU
@@ -39,7 +42,7 @@ bool isContiguous(Value v) {
   return t && t.getLayout().isIdentity();
 }
 
-/// Device code keeps its own memory ops (none are generated today).
+/// Device code keeps its own memory ops.
 bool inKernel(Operation *op) {
   return op->getParentOfType<gpu::LaunchOp>() != nullptr;
 }
@@ -58,19 +61,17 @@ struct DeviceTwin {
   ArrayRef<unsigned> hostOperands;
 };
 // The tree schedule's group table (docs/trees.md).
-constexpr unsigned kTreeScheduleHost[] = {7};
+constexpr unsigned kTreeScheduleHost[] = {kTreeScheduleGroupsOperand};
 const DeviceTwin kTwins[] = {
-    {"grove_rt_tree_schedule", "grove_rt_cuda_tree_schedule",
-     kTreeScheduleHost},
+    {kTreeScheduleService, kCudaTreeScheduleService, kTreeScheduleHost},
 };
 
-using HostBuffers = llvm::DenseSet<Operation *>;
+using HostBuffers = llvm::SetVector<Operation *>;
 
 /// Calls of the services above go to their twins; the allocations behind
 /// the twins' host operands are added to `host`. A host operand that is
 /// not a fresh allocation is an error.
 LogicalResult redirectToTwins(ModuleOp module, HostBuffers &host) {
-  SymbolTable symbols(module);
   WalkResult result = module.walk([&](func::CallOp call) {
     const DeviceTwin *twin = llvm::find_if(kTwins, [&](const DeviceTwin &t) {
       return call.getCallee() == t.service;
@@ -88,20 +89,53 @@ LogicalResult redirectToTwins(ModuleOp module, HostBuffers &host) {
       }
       host.insert(alloc);
     }
-    if (!symbols.lookup(twin->twin)) {
-      auto service = symbols.lookup<func::FuncOp>(twin->service);
-      OpBuilder b(service);
-      auto decl = func::FuncOp::create(b, service.getLoc(), twin->twin,
-                                       service.getFunctionType());
-      decl.setPrivate();
-      if (service->hasAttr("llvm.emit_c_interface"))
-        decl->setAttr("llvm.emit_c_interface", b.getUnitAttr());
-      symbols.insert(decl);
-    }
+    if (failed(getOrDeclareRuntimeFunction(module, twin->twin,
+                                           call.getCalleeType())))
+      return WalkResult::interrupt();
     call.setCallee(twin->twin);
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
+}
+
+/// Whether operand `i` of `call` is one a device twin takes in host memory.
+bool isTwinHostOperand(func::CallOp call, unsigned i) {
+  return llvm::any_of(kTwins, [&](const DeviceTwin &t) {
+    return call.getCallee() == t.twin && llvm::is_contained(t.hostOperands, i);
+  });
+}
+
+/// A host buffer may only be viewed, read and written by host code, passed
+/// to a twin as a host operand and freed: a kernel, a library call or a
+/// copy would treat it as device memory.
+LogicalResult checkHostBufferUses(const HostBuffers &host) {
+  for (Operation *alloc : host) {
+    SmallVector<Value> worklist = {alloc->getResult(0)};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        auto view = dyn_cast<ViewLikeOpInterface>(user);
+        if (view && view.getViewSource() == v) {
+          for (Value r : user->getResults())
+            if (isa<BaseMemRefType>(r.getType()))
+              worklist.push_back(r);
+          continue;
+        }
+        auto call = dyn_cast<func::CallOp>(user);
+        if (isa<memref::DeallocOp, memref::DimOp>(user) ||
+            (isa<memref::LoadOp, memref::StoreOp>(user) && !inKernel(user)) ||
+            (call && isTwinHostOperand(call, use.getOperandNumber())))
+          continue;
+        InFlightDiagnostic diag = user->emitOpError(
+            "uses a buffer that must stay in host memory (a device twin's "
+            "host operand) as device memory");
+        diag.attachNote(alloc->getLoc()) << "the host buffer";
+        return failure();
+      }
+    }
+  }
+  return success();
 }
 
 /// Whether `memref` stays in host memory: a buffer of a twin's host
@@ -229,6 +263,7 @@ struct GroveMemRefToGPUPass
     ModuleOp module = getOperation();
     HostBuffers host;
     if (failed(redirectToTwins(module, host)) ||
+        failed(checkHostBufferUses(host)) ||
         failed(checkHostLoads(module, host)))
       return signalPassFailure();
     storesToKernels(module, host);

@@ -7,8 +7,10 @@
 // forest is read back in stream order (after the kernels that may have
 // computed it), scheduled on the host (Forest.h), and the lists are copied
 // to the device on the context's stream. The call then waits for those
-// copies so that the host vectors can go: two synchronizations a batch,
-// small next to its per-level launches.
+// copies so that the host vectors can go. It thus synchronizes the stream a
+// few times a batch (before each read, after the copies): small next to the
+// per-level launches, but it also waits for work earlier calls queued on an
+// asynchronous context (GROVE_CONTEXT_ASYNC).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <new>
+#include <string>
 
 using namespace grove::rt;
 using namespace grove::rt::cuda;
@@ -45,19 +48,34 @@ bool check(CudaContext &ctx, CUresult r, const char *what) {
   return false;
 }
 
-/// Copies the device list `m` to the host, after the stream's work.
+/// Copies the device list `m` to the host, after the stream's work. A
+/// strided view (a forest computed in the model) is read as the span it
+/// covers and picked out here.
 bool download(CudaContext &ctx, const grove_memref_i32_1 *m,
               std::vector<int32_t> &out) {
-  out.resize(size_t(std::max<int64_t>(m->sizes[0], 0)));
-  if (out.empty())
+  const int64_t n = std::max<int64_t>(m->sizes[0], 0);
+  const int64_t stride = n > 1 ? m->strides[0] : 1;
+  out.resize(size_t(n));
+  if (n == 0)
     return true;
+  if (stride < 1) {
+    failCurrentCall(GROVE_ERROR_UNSUPPORTED,
+                    std::string(kName) + ": a forest list with stride " +
+                        std::to_string(stride));
+    return false;
+  }
+  std::vector<int32_t> span(size_t((n - 1) * stride + 1));
   const Driver &d = ctx.cudaDevice().driver();
-  return check(ctx, d.cuStreamSynchronize(ctx.stream()),
-               "waiting for the forest") &&
-         check(ctx,
-               d.cuMemcpyDtoH(out.data(), address(m),
-                              out.size() * sizeof(int32_t)),
-               "reading the forest");
+  if (!check(ctx, d.cuStreamSynchronize(ctx.stream()),
+             "waiting for the forest") ||
+      !check(ctx,
+             d.cuMemcpyDtoH(span.data(), address(m),
+                            span.size() * sizeof(int32_t)),
+             "reading the forest"))
+    return false;
+  for (int64_t i = 0; i < n; ++i)
+    out[size_t(i)] = span[size_t(i * stride)];
+  return true;
 }
 
 /// Computes the schedule into `s` and its lists into device memory; false
@@ -66,12 +84,6 @@ bool schedule(CudaContext &ctx, const grove_memref_i32_1 *const (&forest)[3],
               int32_t slots, int32_t mode,
               grove_memref_i32_1 *const (&lists)[kScheduleLists],
               const grove_memref_i32_2 *groups, Schedule &s) {
-  for (const grove_memref_i32_1 *m : forest)
-    if (!contiguous(m)) {
-      failCurrentCall(GROVE_ERROR_UNSUPPORTED,
-                      std::string(kName) + ": a strided forest list");
-      return false;
-    }
   for (const grove_memref_i32_1 *m : lists)
     if (!contiguous(m)) {
       failCurrentCall(GROVE_ERROR_INTERNAL,

@@ -4,7 +4,7 @@
 // not contiguous on both sides cannot be one gpu.memcpy, and
 // grove-legalize-memref should have made it a linalg.copy kernel; host
 // code reading device memory; a device twin's host operand that is not a
-// buffer of the function.
+// buffer of the function, or whose buffer is used as device memory.
 
 func.func @strided_source(%x: memref<4x8xf32, strided<[16, 1], offset: ?>>, %y: memref<4x8xf32>) {
   // expected-error @+1 {{'memref.copy' op non-contiguous copy reached the device lowering; run grove-legalize-memref first}}
@@ -52,4 +52,21 @@ func.func @groups_argument(%l: memref<?xi32>, %g: memref<?x4xi32>) -> i64 {
   // expected-error @+1 {{'func.call' op operand 7 of grove_rt_cuda_tree_schedule must be a buffer allocated in the function (host memory)}}
   %n = call @grove_rt_tree_schedule(%l, %l, %l, %c0_i32, %c0_i32, %l, %l, %g, %l, %l, %l, %l, %l, %l) : (memref<?xi32>, memref<?xi32>, memref<?xi32>, i32, i32, memref<?xi32>, memref<?xi32>, memref<?x4xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>) -> i64
   return %n : i64
+}
+
+// -----
+
+// A host buffer (the twin's group table) cannot reach a kernel, a library
+// call or a copy, which would treat it as device memory.
+func.func private @grove_rt_tree_schedule(memref<?xi32>, memref<?xi32>, memref<?xi32>, i32, i32, memref<?xi32>, memref<?xi32>, memref<?x4xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>) -> i64
+func.func @groups_copied(%l: memref<?xi32>, %n: index, %d: memref<?x4xi32>) -> i64 {
+  %c0_i32 = arith.constant 0 : i32
+  // expected-note @+1 {{the host buffer}}
+  %g = memref.alloc(%n) : memref<?x4xi32>
+  %k = call @grove_rt_tree_schedule(%l, %l, %l, %c0_i32, %c0_i32, %l, %l, %g, %l, %l, %l, %l, %l, %l) : (memref<?xi32>, memref<?xi32>, memref<?xi32>, i32, i32, memref<?xi32>, memref<?xi32>, memref<?x4xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>) -> i64
+  %v = memref.subview %g[0, 0] [%n, 2] [1, 1] : memref<?x4xi32> to memref<?x2xi32, strided<[4, 1]>>
+  // expected-error @+1 {{'memref.copy' op uses a buffer that must stay in host memory (a device twin's host operand) as device memory}}
+  memref.copy %g, %d : memref<?x4xi32> to memref<?x4xi32>
+  memref.dealloc %g : memref<?x4xi32>
+  return %k : i64
 }

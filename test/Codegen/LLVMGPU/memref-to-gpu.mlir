@@ -90,23 +90,25 @@ func.func @with_launch() {
 
 // -----
 
-// The tree schedule service goes to its CUDA twin, declared beside it with
-// the same type; the group table (operand 7, through its cast) stays a host
-// buffer, freed on the host, and the host loop reads it; every other
-// buffer is a device buffer.
-// CHECK-LABEL: func.func private @grove_rt_cuda_tree_schedule
-// CHECK-SAME: attributes {llvm.emit_c_interface}
+// The tree schedule service goes to its CUDA twin, declared at the end of
+// the module with the same type; the group table (operand 7, through its
+// cast) stays a host buffer, freed on the host (also through its base
+// buffer, as lowered deallocations do), and the host loop reads it; every
+// other buffer is a device buffer.
 // CHECK-LABEL: func.func @tree_schedule
 // CHECK-SAME: (%[[OFF:.*]]: memref<?xi32>, %[[N:.*]]: index)
 // CHECK: %[[ORDER:.*]] = gpu.alloc (%[[N]]) : memref<?xi32>
 // CHECK: %[[GROUPS:.*]] = memref.alloc(%[[N]]) : memref<?x4xi32>
 // CHECK: %[[CAST:.*]] = memref.cast %[[GROUPS]]
-// CHECK: %[[COUNT:.*]] = call @grove_rt_cuda_tree_schedule(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CAST]],
+// CHECK: %[[COUNT:.*]] = call @grove_rt_cuda_tree_schedule(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[CAST]], %{{[^,]*}},
 // CHECK: scf.for
 // CHECK: memref.load %[[GROUPS]][%{{.*}}, %{{.*}}] : memref<?x4xi32>
-// CHECK: memref.dealloc %[[GROUPS]] : memref<?x4xi32>
+// CHECK: %[[BASE:[^,]*]], %{{.*}} = memref.extract_strided_metadata %[[GROUPS]]
+// CHECK: memref.dealloc %[[BASE]] : memref<i32>
 // CHECK: gpu.dealloc %[[ORDER]] : memref<?xi32>
 // CHECK-NOT: @grove_rt_tree_schedule(
+// CHECK: func.func private @grove_rt_cuda_tree_schedule
+// CHECK-SAME: attributes {llvm.emit_c_interface}
 func.func private @grove_rt_tree_schedule(memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, i32, i32, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?x?xi32, strided<[?, ?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) -> i64 attributes {llvm.emit_c_interface}
 func.func @tree_schedule(%off: memref<?xi32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -122,7 +124,8 @@ func.func @tree_schedule(%off: memref<?xi32>, %n: index) {
   scf.for %i = %c0 to %groupCount step %c1 {
     %first = memref.load %groups[%i, %c0] : memref<?x4xi32>
   }
-  memref.dealloc %groups : memref<?x4xi32>
+  %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %groups : memref<?x4xi32> -> memref<i32>, index, index, index, index, index
+  memref.dealloc %base : memref<i32>
   memref.dealloc %order : memref<?xi32>
   return
 }

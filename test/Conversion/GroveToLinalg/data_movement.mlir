@@ -420,10 +420,13 @@ func.func @gather(%x: tensor<?x4xf32>, %i: tensor<?xi32>) -> tensor<?x4xf32> {
 
 // CHECK-LABEL: func.func @segment_sum
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[O:.*]]: tensor<?xi32>)
-// CHECK-NOT: tensor.extract %[[O]]
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[O]][%{{.*}}] [%[[K:.*]]] [%{{.*}}]
 // CHECK: %[[T:.*]] = tensor.extract_slice %[[O]][%{{.*}}] [%[[K]]] [%{{.*}}]
+// CHECK-NOT: tensor.extract %[[O]]
+// CHECK-NOT: scf.if
 // CHECK: %[[E:.*]] = tensor.empty(%[[K]]) : tensor<?x4xf32>
+// CHECK-NOT: tensor.extract %[[O]]
+// CHECK-NOT: scf.if
 // CHECK: linalg.generic {{.*}} ins(%[[S]], %[[T]] : tensor<?xi32>, tensor<?xi32>) outs(%[[E]] : tensor<?x4xf32>)
 // CHECK: ^bb0(%[[LO:.*]]: i32, %[[HI:.*]]: i32, %{{.*}}: f32):
 // CHECK: %[[BASE:.*]] = tensor.extract %[[O]][%{{.*}}] : tensor<?xi32>

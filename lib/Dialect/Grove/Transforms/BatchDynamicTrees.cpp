@@ -21,6 +21,7 @@
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -116,13 +117,22 @@ public:
     return gather(in, schedule.getOrder());
   }
 
-  /// Zeros of `t`'s type (dynamic rows) with `n` rows.
-  Value zeros(Type t, Value n) {
+  /// A tensor of `t`'s type (dynamic rows) with `n` rows and no defined
+  /// contents, for a buffer by position or edge each row of which its group
+  /// writes before any later group reads it (a failed schedule runs no
+  /// group, and its call's results are discarded). No fill, and no copy of
+  /// a shared one into each buffer.
+  /// A bufferization.alloc_tensor, not a tensor.empty: CSE would make
+  /// equal empties one value, and bufferization may then let two carried
+  /// buffers share memory, since reads of an empty's contents are
+  /// undefined anyway.
+  Value uninitialized(Type t, Value n) {
     auto type = cast<RankedTensorType>(t);
-    Value zero = createSplatConstant(
-        b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
-    return BroadcastToOp::create(b, loc, zero, withDynamicRows(type.getShape()),
-                                 ValueRange{n});
+    return bufferization::AllocTensorOp::create(
+        b, loc,
+        RankedTensorType::get(withDynamicRows(type.getShape()),
+                              type.getElementType()),
+        ValueRange{n});
   }
 
   /// The cell's results on `args`, its ops cloned here.
@@ -254,7 +264,7 @@ void lowerFold(TreeFoldOp op, int64_t mode) {
     inputs.push_back(t.toPositions(
         in, n, "grove.tree_fold: an input's rows and the forest's nodes"));
   for (Value s : op.getNodeStates())
-    init.push_back(t.zeros(s.getType(), n));
+    init.push_back(t.uninitialized(s.getType(), n));
   Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
   SmallVector<Value> states = loopOverGroups(
       t, init, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
@@ -306,14 +316,17 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
            numSums = sums.size(), numCaptures = op.getCaptures().size();
   // Carried: the cotangents of each edge's child states, of the inputs (by
   // position), of the captures and (child-sum) of the sums.
+  // Every edge row is written by its parent's group, every position row by
+  // its own, before any group reads it (a root's parent edge is -1: the
+  // gather gives zeros), so only the capture sums start from zeros.
   for (Value st : states)
-    init.push_back(t.zeros(st.getType(), e));
+    init.push_back(t.uninitialized(st.getType(), e));
   for (Value in : inputs)
-    init.push_back(t.zeros(in.getType(), n));
+    init.push_back(t.uninitialized(in.getType(), n));
   for (Value c : op.getCaptures())
     init.push_back(createZerosLike(b, loc, c));
   for (Type sum : sums)
-    init.push_back(t.zeros(sum, n));
+    init.push_back(t.uninitialized(sum, n));
 
   SmallVector<Value> done = loopOverGroups(
       t, init, /*reverse=*/true, [&](const Group &g, ValueRange carried) {

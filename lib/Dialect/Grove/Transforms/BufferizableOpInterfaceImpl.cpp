@@ -161,7 +161,7 @@ struct TreeScheduleOpInterface
     MemRefType dyn1 = getDynamicStridedI32(ctx, 1),
                dyn2 = getDynamicStridedI32(ctx, 2);
     FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
-        module, "grove_rt_tree_schedule",
+        module, kTreeScheduleService,
         FunctionType::get(ctx,
                           {dyn1, dyn1, dyn1, i32, i32, dyn1, dyn1, dyn2, dyn1,
                            dyn1, dyn1, dyn1, dyn1, dyn1},
@@ -179,8 +179,12 @@ struct TreeScheduleOpInterface
         arith::ConstantIntOp::create(rewriter, loc, schedule.getArity(), 32));
     callArgs.push_back(
         arith::ConstantIntOp::create(rewriter, loc, schedule.getMode(), 32));
-    for (auto [i, v] : llvm::enumerate(buffers))
+    for (auto [i, v] : llvm::enumerate(buffers)) {
+      assert((i != 2 || callArgs.size() == kTreeScheduleGroupsOperand) &&
+             "the group table is the operand grove-memref-to-gpu keeps on "
+             "the host");
       cast(v, i == 2 ? dyn2 : dyn1);
+    }
     auto call = func::CallOp::create(rewriter, loc, *fn, callArgs);
     Value count = arith::IndexCastOp::create(
         rewriter, loc, rewriter.getIndexType(), call.getResult(0));

@@ -178,7 +178,8 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
   ];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect",
-                           "linalg::LinalgDialect"];
+                           "linalg::LinalgDialect",
+                           "bufferization::BufferizationDialect"];
 }
 
 #endif // GROVE_DIALECT_GROVE_TRANSFORMS_PASSES_TD
