@@ -2,8 +2,8 @@
 """Tree-LSTM on real syntax trees: Grove's batched fold against its node-by-
 node form and PyTorch, inference and training, in one run.
 
-    .venv/bin/python bench/treelstm.py           # ~8 min; prints the table and
-                                                 # writes its section of docs/perf.md
+    .venv/bin/python bench/treelstm.py           # ~7 min (3 rounds); prints the
+                                                 # table, writes its section of docs/perf.md
     .venv/bin/python bench/treelstm.py --quick   # smoke run, docs untouched
 
 The corpus is examples/train_trees/make_data.py's: the functions of ten
@@ -179,15 +179,21 @@ def schedule_runner():
 
 # --- PyTorch -----------------------------------------------------------
 
-def torch_modules(w):
+def torch_modules(w, device="cpu"):
+    """The PyTorch peers on `device` (bench/gpu/treelstm.py runs them on the
+    GPU): index arrays are built with numpy, as a careful user would, and
+    moved there."""
     import torch
+
+    def idx(a):
+        return torch.from_numpy(np.asarray(a, np.int64)).to(device)
 
     class Cell(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.p = torch.nn.ParameterDict(
-                {k.replace(".", "_"): torch.nn.Parameter(torch.tensor(v))
-                 for k, v in w.items()})
+                {k.replace(".", "_"): torch.nn.Parameter(
+                    torch.tensor(v, device=device)) for k, v in w.items()})
 
         def node(self, x, hs, cs):
             p = self.p
@@ -207,7 +213,7 @@ def torch_modules(w):
 
         def per_node(self, b):
             off, ch, roots, tokens, _ = b
-            x = self.p["embed"][torch.from_numpy(tokens.astype(np.int64))]
+            x = self.p["embed"][idx(tokens)]
             h, c, out = {}, {}, []
             for r in roots:
                 stack = [(int(r), False)]
@@ -247,7 +253,7 @@ def torch_modules(w):
             pos = np.empty(n, np.int64)
             order = np.concatenate(levels)
             pos[order] = np.arange(n)
-            x = p["embed"][torch.from_numpy(tokens[order].astype(np.int64))]
+            x = p["embed"][idx(tokens[order])]
             hs, cs, start = [], [], 0
             for nodes in levels:
                 k = len(nodes)
@@ -257,10 +263,9 @@ def torch_modules(w):
                     if start else np.zeros(0, np.int64)
                 if kids.size:
                     hprev, cprev = torch.cat(hs), torch.cat(cs)
-                    kpos = torch.from_numpy(pos[kids])
+                    kpos = idx(pos[kids])
                     hk, ck = hprev[kpos], cprev[kpos]
-                    local = torch.from_numpy(np.repeat(np.arange(k),
-                                                       arity[nodes]))
+                    local = idx(np.repeat(np.arange(k), arity[nodes]))
                     hsum = xl.new_zeros(k, H).index_add(0, local, hk)
                     iou = iou + hsum @ p["iou_U"]
                     f = torch.sigmoid(xl[local] @ p["f_W"] + hk @ p["f_U"]
@@ -272,7 +277,7 @@ def torch_modules(w):
                 hs.append(o * torch.tanh(c))
                 cs.append(c)
                 start += k
-            return self.head(torch.cat(hs)[torch.from_numpy(pos[roots])])
+            return self.head(torch.cat(hs)[idx(pos[roots])])
 
     return Cell()
 
@@ -302,8 +307,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--write", default=str(ROOT / "docs" / "perf.md"))
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds over the whole grid (default 3; --quick: 1)")
     a = ap.parse_args()
     seconds = 0.3 if a.quick else 2.0
+    if a.quick:
+        a.rounds = 1
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trees.bin")
         subprocess.run([sys.executable, str(ROOT / "examples" / "train_trees"
@@ -319,41 +328,60 @@ def main():
 
     rows, checks = [], []
     sched = schedule_runner()
-    for train in (False, True):
-        for b in sizes:
-            bs = batches[b]
-            row = {"train": train, "batch": b}
-            # Every peer from the same weights: reset Grove's, fresh torch.
-            for name, m in (("levels", levels), ("nodes", nodes)):
+
+    def measure(train, b, first):
+        """Every peer's trees/s on `b`-tree batches, one after the other."""
+        bs = batches[b]
+        row = {}
+        # Every peer from the same weights: reset Grove's, fresh torch.
+        for name, m in (("levels", levels), ("nodes", nodes)):
+            for n, arr in w.items():
+                m.set_weight(n, arr)
+            run = grove_runner(m, train)
+            if train and first:
+                checks.append((f"grove {name} b{b}", run(bs[0])))
                 for n, arr in w.items():
                     m.set_weight(n, arr)
-                run = grove_runner(m, train)
-                if train:
-                    checks.append((f"grove {name} b{b}", run(bs[0])))
-                    for n, arr in w.items():
-                        m.set_weight(n, arr)
-                row[name] = throughput(run, bs, seconds)
-            for kind in ("node", "level"):
-                best = 0
-                for threads in (1, 2):
-                    run = torch_runner(w, kind, train, threads)
-                    if train and threads == 1:
-                        checks.append((f"torch {kind} b{b}",
-                                       torch_runner(w, kind, True, 1)(bs[0])))
-                    best = max(best, throughput(
-                        run, bs, seconds if kind == "level" else
-                        min(seconds, 0.5)))
-                row["torch " + kind] = best
-            if b == 256:
-                t_sched = 1 / throughput(sched, bs, seconds) * b
-                row["schedule"] = t_sched / (b / row["levels"])
-            rows.append(row)
-            print(row, flush=True)
+            row[name] = throughput(run, bs, seconds)
+        for kind in ("node", "level"):
+            best = 0
+            for threads in (1, 2):
+                run = torch_runner(w, kind, train, threads)
+                if train and threads == 1 and first:
+                    checks.append((f"torch {kind} b{b}",
+                                   torch_runner(w, kind, True, 1)(bs[0])))
+                best = max(best, throughput(
+                    run, bs, seconds if kind == "level" else
+                    min(seconds, 0.5)))
+            row["torch " + kind] = best
+        if b == 256:
+            t_sched = 1 / throughput(sched, bs, seconds) * b
+            row["schedule"] = t_sched / (b / row["levels"])
+        return row
+
+    # Rounds over the whole grid; each cell reports the median over rounds
+    # of every peer's throughput and of the paired ratios (the machine's
+    # other load comes and goes between one peer's timing and the next).
+    grid = [(train, b) for train in (False, True) for b in sizes]
+    samples = {cell: [] for cell in grid}
+    for r in range(a.rounds):
+        for cell in grid:
+            samples[cell].append(measure(*cell, first=r == 0))
+            print(cell, samples[cell][-1], flush=True)
+    for (train, b), runs in samples.items():
+        row = {"train": train, "batch": b}
+        for key in runs[0]:
+            row[key] = float(np.median([x[key] for x in runs]))
+        for peer in ("nodes", "torch node", "torch level"):
+            row["ratio " + peer] = float(np.median(
+                [x["levels"] / x[peer] for x in runs]))
+        rows.append(row)
 
     lines = [MARK_BEGIN, "",
              "### Tree-LSTM on stdlib syntax trees (bench/treelstm.py)", "",
              f"Child-sum Tree-LSTM (embedding {D}, memory {H}), trees per "
-             "second; ratios are Grove levels over the peer.", "",
+             f"second, median of {a.rounds} rounds; ratios are Grove levels "
+             "over the peer (median of the per-round ratios).", "",
              "| | batch | Grove levels | Grove nodes | PyTorch node | "
              "PyTorch level | vs Grove nodes | vs PyTorch node | "
              "vs PyTorch level | schedule share |",
@@ -362,9 +390,9 @@ def main():
         lines.append(
             f"| {'training' if r['train'] else 'inference'} | {r['batch']} | "
             f"{r['levels']:.0f} | {r['nodes']:.0f} | {r['torch node']:.0f} | "
-            f"{r['torch level']:.0f} | {r['levels'] / r['nodes']:.2f}x | "
-            f"{r['levels'] / r['torch node']:.1f}x | "
-            f"{r['levels'] / r['torch level']:.2f}x | "
+            f"{r['torch level']:.0f} | {r['ratio nodes']:.2f}x | "
+            f"{r['ratio torch node']:.1f}x | "
+            f"{r['ratio torch level']:.2f}x | "
             + (f"{100 * r['schedule']:.1f}%" if "schedule" in r else "")
             + " |")
     lines += ["", "First training batch's loss, same weights: " + ", ".join(

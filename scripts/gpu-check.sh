@@ -79,6 +79,14 @@ prepare() {
     >"$tmp/resnest50_bf16.mlir"
   "$ROOT/.venv/bin/python" "$ROOT/bench/split_attention.py" \
     --emit-mlir "$tmp/split_attention.mlir"
+  # The Tree-LSTM of bench/gpu/treelstm_gpu.py (bench/treelstm.py's sizes)
+  # and its corpus, made here: the GPU machine's Python may differ.
+  "$ROOT/.venv/bin/python" -c "import sys; sys.path.insert(0, '$ROOT/bench')
+import treelstm as T
+open('$tmp/treelstm_bench.mlir', 'w').write(T.generate.module(
+    'child-sum', T.V, T.D, T.H, T.C, 'f32', lr=1e-3, name='treelstm_bench'))"
+  "$ROOT/.venv/bin/python" "$ROOT/examples/train_trees/make_data.py" \
+    "$BUNDLE/data/trees.bin" >/dev/null
   for m in "$ROOT/models/mlp/mlp.mlir:mlp" "$ROOT/bench/gpu/kernels.mlir:gpukernels" \
       "$ROOT/models/resnest/resnest50.unfused.mlir:resnest50" \
       "$tmp/resnest50_bf16.mlir:resnest50_bf16" \
@@ -88,7 +96,8 @@ prepare() {
       "$tmp/resnest50_bf16.mlir:resnest50_bf16_cudnn_narrow:--conv-library --cuda-narrow-indices" \
       "$tmp/split_attention.mlir:sa_fused_narrow:--cuda-narrow-indices" \
       "$tmp/split_attention.mlir:sa_fused" \
-      "$tmp/split_attention.mlir:sa_plain:--fuse-split-attention=false"; do
+      "$tmp/split_attention.mlir:sa_plain:--fuse-split-attention=false" \
+      "$tmp/treelstm_bench.mlir:treelstm_bench"; do
     local src="${m%%:*}" rest="${m#*:}"
     local name="${rest%%:*}" flags=()
     [[ "$rest" == *:* ]] && read -ra flags <<<"${rest#*:}"

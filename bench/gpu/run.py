@@ -10,6 +10,8 @@ target against PyTorch on the same GPU:
     ReLU) for every ResNeSt-50 block shape at batch 1, 16 and 64: Grove's
     fused op and its unfused decomposition vs PyTorch eager's same ops
     (bench/split_attention.py's functions and weights);
+  * Tree-LSTM on stdlib syntax trees, forward and Adam train step at batch
+    25 and 256, vs PyTorch hand-batched by level (bench/gpu/treelstm_gpu.py);
   * ResNeSt-50 at 224x224, batch 1 and 64, f32 and bf16, in images/s vs
     PyTorch eager and torch.compile running the functional reference
     (models/resnest/reference.py) on the same weights (random, generated
@@ -41,7 +43,8 @@ sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 from grove_testing import DLDataType, DLDevice, DLManagedTensor, DLTensor  # noqa: E402
 
 kDLCUDA = 2
-DL = {torch.float32: (2, 32), torch.bfloat16: (4, 16), torch.float16: (2, 16)}
+DL = {torch.float32: (2, 32), torch.bfloat16: (4, 16), torch.float16: (2, 16),
+      torch.int32: (0, 32)}
 
 
 class Options(ctypes.Structure):
@@ -474,12 +477,19 @@ def main():
                                  nan, None))
 
     # -- ResNeSt-50 -------------------------------------------------------------
+    def treelstm_section():
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from treelstm_gpu import treelstm_bench  # bench/gpu/treelstm_gpu.py
+        treelstm_bench(models, os.path.join(args.bundle, "data"), rows,
+                       numerics, fail, Grove, timed_for, check)
+
     def resnest_section():
         resnest50_bench(args, models, rows, numerics, fail)
 
     for name, section in (("MLP", mlp_section), ("fused kernels", kernels_section),
                           ("GEMMs", gemm_section),
                           ("split attention", split_attention_section),
+                          ("Tree-LSTM", treelstm_section),
                           ("ResNeSt-50", resnest_section)):
         print(f"run.py: -- {name}", file=sys.stderr)
         write_report(running=name)
