@@ -32,17 +32,7 @@ struct Forest {
     }
     return f;
   }
-  ForestView view() const {
-    ForestView v;
-    v.numNodes = int64_t(offsets.size()) - 1;
-    v.offsets = offsets.data();
-    v.numEdges = int64_t(children.size());
-    v.children = children.data();
-    v.numRoots = int64_t(roots.size());
-    v.roots = roots.data();
-    v.maxArity = maxArity;
-    return v;
-  }
+  ForestView view() const { return viewOf(offsets, children, roots, maxArity); }
   std::string error() const {
     std::string e;
     EXPECT_FALSE(validateForest(view(), e));

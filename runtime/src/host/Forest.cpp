@@ -234,14 +234,7 @@ std::string scheduleService(const std::vector<int32_t> &offsets,
                             const int64_t (&listSizes)[kScheduleLists],
                             int64_t groupRows, int64_t groupCols,
                             Schedule &out) {
-  ForestView f;
-  f.numNodes = int64_t(offsets.size()) - 1;
-  f.offsets = offsets.data();
-  f.numEdges = int64_t(children.size());
-  f.children = children.data();
-  f.numRoots = int64_t(roots.size());
-  f.roots = roots.data();
-  f.maxArity = slots;
+  const ForestView f = viewOf(offsets, children, roots, slots);
   const int64_t n = f.numNodes, e = slots ? n * slots : f.numEdges;
   const int64_t sizes[kScheduleLists] = {n, n, e, e, n + 1, n, n, f.numRoots};
   bool sized = groupRows >= n && groupCols == 4;

@@ -33,6 +33,21 @@ struct ForestView {
   int64_t maxArity = 0;
 };
 
+/// A view of a forest held in vectors (the services' host copies, tests).
+inline ForestView viewOf(const std::vector<int32_t> &offsets,
+                         const std::vector<int32_t> &children,
+                         const std::vector<int32_t> &roots, int64_t maxArity) {
+  ForestView v;
+  v.numNodes = int64_t(offsets.size()) - 1;
+  v.offsets = offsets.data();
+  v.numEdges = int64_t(children.size());
+  v.children = children.data();
+  v.numRoots = int64_t(roots.size());
+  v.roots = roots.data();
+  v.maxArity = maxArity;
+  return v;
+}
+
 /// Whether `f` is a well-formed forest: offsets start at 0, never decrease
 /// and end at E; every child is a node; no node has two parents or is its
 /// own ancestor; no node has more than maxArity children; the roots are

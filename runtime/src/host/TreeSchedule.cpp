@@ -78,9 +78,9 @@ extern "C" GROVE_API int64_t _mlir_ciface_grove_rt_tree_schedule(
     grove_memref_i32_1 *edgeParent, grove_memref_i32_1 *childStart,
     grove_memref_i32_1 *parentEdge, grove_memref_i32_1 *rootOf,
     grove_memref_i32_1 *rootPosition) {
-  grove_memref_i32_1 *const lists[8] = {order,      position,    edgeChild,
-                                        edgeParent, childStart,  parentEdge,
-                                        rootOf,     rootPosition};
+  grove_memref_i32_1 *const lists[kScheduleLists] = {
+      order,      position,   edgeChild, edgeParent,
+      childStart, parentEdge, rootOf,    rootPosition};
   try {
     return schedule(offsets, children, roots, slots, mode, lists, groups);
   } catch (const std::bad_alloc &) {
