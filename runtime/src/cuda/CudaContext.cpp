@@ -25,6 +25,15 @@ void grove::rt::cuda::failCurrentCall(grove_status status,
   tlsFailed = true;
 }
 
+bool grove::rt::cuda::checkCurrentCall(const CudaContext &ctx, CUresult r,
+                                       const std::string &what) {
+  if (r == CUDA_SUCCESS)
+    return true;
+  failCurrentCall(statusOf(r),
+                  what + " failed: " + errorText(ctx.cudaDevice().driver(), r));
+  return false;
+}
+
 grove_status
 grove::rt::createDeviceContext(const ModelDesc &desc,
                                const grove_context_options *options,

@@ -85,6 +85,10 @@ bool currentCallFailed();
 /// Records the first failure of the current call (the enclosing
 /// grove_invoke returns it) and marks the call failed.
 void failCurrentCall(grove_status status, const std::string &message);
+/// True if `r` succeeded; otherwise fails the current call with "<what>
+/// failed: <the driver's message>".
+bool checkCurrentCall(const CudaContext &ctx, CUresult r,
+                      const std::string &what);
 
 } // namespace grove::rt::cuda
 

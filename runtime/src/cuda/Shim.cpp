@@ -49,14 +49,6 @@ CUstream streamOf(CudaContext &ctx, void *stream) {
   return stream ? static_cast<CUstream>(stream) : ctx.stream();
 }
 
-bool check(CudaContext &ctx, CUresult r, const char *what) {
-  if (r == CUDA_SUCCESS)
-    return true;
-  failCurrentCall(statusOf(r), std::string(what) + " failed: " +
-                                   errorText(ctx.cudaDevice().driver(), r));
-  return false;
-}
-
 } // namespace
 
 extern "C" {
@@ -113,11 +105,12 @@ GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                         " exceeds the device limits");
     return;
   }
-  check(*ctx,
-        ctx->cudaDevice().driver().cuLaunchKernel(
-            static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
-            blockY, blockZ, smem, streamOf(*ctx, stream), params, extra),
-        "kernel launch");
+  checkCurrentCall(*ctx,
+                   ctx->cudaDevice().driver().cuLaunchKernel(
+                       static_cast<CUfunction>(function), gridX, gridY, gridZ,
+                       blockX, blockY, blockZ, smem, streamOf(*ctx, stream),
+                       params, extra),
+                   "kernel launch");
 }
 
 GROVE_API void *mgpuStreamCreate() {
@@ -135,7 +128,7 @@ GROVE_API void *mgpuEventCreate() {
   if (!ctx || currentCallFailed())
     return nullptr;
   CUevent event = nullptr;
-  check(
+  checkCurrentCall(
       *ctx,
       ctx->cudaDevice().driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
       "event creation");
@@ -149,26 +142,27 @@ GROVE_API void mgpuEventDestroy(void *event) {
 
 GROVE_API void mgpuEventSynchronize(void *event) {
   if (CudaContext *ctx = currentCall(); ctx && event && !currentCallFailed())
-    check(*ctx,
-          ctx->cudaDevice().driver().cuEventSynchronize(
-              static_cast<CUevent>(event)),
-          "event wait");
+    checkCurrentCall(*ctx,
+                     ctx->cudaDevice().driver().cuEventSynchronize(
+                         static_cast<CUevent>(event)),
+                     "event wait");
 }
 
 GROVE_API void mgpuEventRecord(void *event, void *stream) {
   if (CudaContext *ctx = currentCall(); ctx && event && !currentCallFailed())
-    check(*ctx,
-          ctx->cudaDevice().driver().cuEventRecord(static_cast<CUevent>(event),
-                                                   streamOf(*ctx, stream)),
-          "event record");
+    checkCurrentCall(*ctx,
+                     ctx->cudaDevice().driver().cuEventRecord(
+                         static_cast<CUevent>(event), streamOf(*ctx, stream)),
+                     "event record");
 }
 
 GROVE_API void mgpuStreamWaitEvent(void *stream, void *event) {
   if (CudaContext *ctx = currentCall(); ctx && event && !currentCallFailed())
-    check(*ctx,
-          ctx->cudaDevice().driver().cuStreamWaitEvent(
-              streamOf(*ctx, stream), static_cast<CUevent>(event), 0),
-          "stream wait");
+    checkCurrentCall(
+        *ctx,
+        ctx->cudaDevice().driver().cuStreamWaitEvent(
+            streamOf(*ctx, stream), static_cast<CUevent>(event), 0),
+        "stream wait");
 }
 
 GROVE_API void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
@@ -200,11 +194,12 @@ GROVE_API void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
   CudaContext *ctx = active("mgpuMemcpy");
   if (!ctx || bytes == 0)
     return;
-  check(*ctx,
-        ctx->cudaDevice().driver().cuMemcpyAsync(
-            reinterpret_cast<CUdeviceptr>(dst),
-            reinterpret_cast<CUdeviceptr>(src), bytes, streamOf(*ctx, stream)),
-        "device copy");
+  checkCurrentCall(*ctx,
+                   ctx->cudaDevice().driver().cuMemcpyAsync(
+                       reinterpret_cast<CUdeviceptr>(dst),
+                       reinterpret_cast<CUdeviceptr>(src), bytes,
+                       streamOf(*ctx, stream)),
+                   "device copy");
 }
 
 GROVE_API void mgpuMemset32(void *dst, unsigned value, size_t count,
@@ -212,11 +207,11 @@ GROVE_API void mgpuMemset32(void *dst, unsigned value, size_t count,
   CudaContext *ctx = active("mgpuMemset32");
   if (!ctx || count == 0)
     return;
-  check(*ctx,
-        ctx->cudaDevice().driver().cuMemsetD32Async(
-            reinterpret_cast<CUdeviceptr>(dst), value, count,
-            streamOf(*ctx, stream)),
-        "device memset");
+  checkCurrentCall(*ctx,
+                   ctx->cudaDevice().driver().cuMemsetD32Async(
+                       reinterpret_cast<CUdeviceptr>(dst), value, count,
+                       streamOf(*ctx, stream)),
+                   "device memset");
 }
 
 GROVE_API void mgpuMemset16(void *dst, unsigned short value, size_t count,
@@ -224,11 +219,11 @@ GROVE_API void mgpuMemset16(void *dst, unsigned short value, size_t count,
   CudaContext *ctx = active("mgpuMemset16");
   if (!ctx || count == 0)
     return;
-  check(*ctx,
-        ctx->cudaDevice().driver().cuMemsetD16Async(
-            reinterpret_cast<CUdeviceptr>(dst), value, count,
-            streamOf(*ctx, stream)),
-        "device memset");
+  checkCurrentCall(*ctx,
+                   ctx->cudaDevice().driver().cuMemsetD16Async(
+                       reinterpret_cast<CUdeviceptr>(dst), value, count,
+                       streamOf(*ctx, stream)),
+                   "device memset");
 }
 
 } // extern "C"

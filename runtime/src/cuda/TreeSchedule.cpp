@@ -7,8 +7,8 @@
 // forest is read back in stream order (after the kernels that may have
 // computed it), scheduled on the host (Forest.h), and the lists are copied
 // to the device on the context's stream. The call then waits for those
-// copies so that the host vectors can go. It thus synchronizes the stream a
-// few times a batch (before each read, after the copies): small next to the
+// copies so that the host vectors can go. It thus synchronizes the stream
+// twice a batch (before the reads, after the copies): small next to the
 // per-level launches, but it also waits for work earlier calls queued on an
 // asynchronous context (GROVE_CONTEXT_ASYNC).
 //
@@ -41,16 +41,12 @@ CUdeviceptr address(const grove_memref_i32_1 *m) {
 }
 
 bool check(CudaContext &ctx, CUresult r, const char *what) {
-  if (r == CUDA_SUCCESS)
-    return true;
-  failCurrentCall(statusOf(r), std::string(kName) + ": " + what + ": " +
-                                   errorText(ctx.cudaDevice().driver(), r));
-  return false;
+  return checkCurrentCall(ctx, r, std::string(kName) + ": " + what);
 }
 
-/// Copies the device list `m` to the host, after the stream's work. A
-/// strided view (a forest computed in the model) is read as the span it
-/// covers and picked out here.
+/// Copies the device list `m` to the host (the caller waited for the
+/// stream's work). A strided view (a forest computed in the model) is read as
+/// the span it covers and picked out here.
 bool download(CudaContext &ctx, const grove_memref_i32_1 *m,
               std::vector<int32_t> &out) {
   const int64_t n = std::max<int64_t>(m->sizes[0], 0);
@@ -66,9 +62,7 @@ bool download(CudaContext &ctx, const grove_memref_i32_1 *m,
   }
   std::vector<int32_t> span(size_t((n - 1) * stride + 1));
   const Driver &d = ctx.cudaDevice().driver();
-  if (!check(ctx, d.cuStreamSynchronize(ctx.stream()),
-             "waiting for the forest") ||
-      !check(ctx,
+  if (!check(ctx,
              d.cuMemcpyDtoH(span.data(), address(m),
                             span.size() * sizeof(int32_t)),
              "reading the forest"))
@@ -90,6 +84,11 @@ bool schedule(CudaContext &ctx, const grove_memref_i32_1 *const (&forest)[3],
                       std::string(kName) + ": a strided schedule buffer");
       return false;
     }
+  // Once for the three lists: the kernels that may have computed them.
+  const Driver &d = ctx.cudaDevice().driver();
+  if (!check(ctx, d.cuStreamSynchronize(ctx.stream()),
+             "waiting for the forest"))
+    return false;
   std::vector<int32_t> host[3];
   for (int i = 0; i < 3; ++i)
     if (!download(ctx, forest[i], host[i]))
@@ -106,7 +105,6 @@ bool schedule(CudaContext &ctx, const grove_memref_i32_1 *const (&forest)[3],
   }
   const std::vector<int32_t> *values[kScheduleLists];
   scheduleLists(s, values);
-  const Driver &d = ctx.cudaDevice().driver();
   for (int i = 0; i < kScheduleLists; ++i)
     if (!values[i]->empty() &&
         !check(ctx,
