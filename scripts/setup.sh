@@ -49,6 +49,7 @@ PACKAGES=(
   ninja-build cmake g++ pkgconf clang-format
   libopenblas-dev libgfortran-12-dev libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   libdlpack-dev nlohmann-json3-dev libgtest-dev
+  openmpi-bin libopenmpi-dev iproute2
   python3-torch python3-numpy python3-sklearn python3-venv
 )
 

@@ -68,3 +68,12 @@ if config.cuda_available:
                         "GPU tests (REQUIRES: cuda-gpu) are UNSUPPORTED")
 else:
     lit_config.note("no CUDA toolkit: the CUDA target tests are UNSUPPORTED")
+
+# Multi-process tests (REQUIRES: mpi): the runtime was built on MPI and
+# mpirun is installed; elsewhere they report UNSUPPORTED.
+import shutil
+if config.mpi_available and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+else:
+    lit_config.note("no MPI (runtime built without it, or no mpirun): the "
+                    "multi-process tests (REQUIRES: mpi) are UNSUPPORTED")

@@ -46,11 +46,23 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
 }
 
 void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
-                                        const GrovePipelineOptions &) {
+                                        const GrovePipelineOptions &options) {
   // After the fusions, so that fused ops differentiate as one (split
   // attention's backward is fused too); losses expand once their
   // closed-form VJPs are built.
   pm.addPass(createGroveAutodiff());
+  // The gradients are still the optimizers' operands here.
+  if (options.dataParallel) {
+    GroveInsertCollectivesOptions collectives;
+    collectives.compressor = options.compressor;
+    collectives.ratio = options.compressRatio;
+    collectives.error = options.compressError;
+    collectives.syncPeriod = options.syncPeriod;
+    collectives.periodRatio = options.periodRatio;
+    collectives.bucketBytes = options.bucketBytes;
+    collectives.seed = options.collectiveSeed;
+    pm.addPass(createGroveInsertCollectives(collectives));
+  }
   pm.addPass(createGroveExpandTrainingOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -66,6 +66,12 @@ constexpr StringLiteral kCudaTreeScheduleService =
     "grove_rt_cuda_tree_schedule";
 constexpr unsigned kTreeScheduleGroupsOperand = 7;
 
+/// The world of the current call (abi.h): its size and this rank, each an
+/// i64 from a call without arguments. The collectives' services are
+/// `grove_rt_{all_reduce,all_gather,broadcast}_<element type>`.
+constexpr StringLiteral kWorldSizeService = "grove_rt_world_size";
+constexpr StringLiteral kWorldRankService = "grove_rt_world_rank";
+
 /// An internal constant global holding `value` NUL-terminated, the form in
 /// which generated code hands strings (descriptors, messages) to the runtime.
 inline LLVM::GlobalOp createCStringGlobal(OpBuilder &b, Location loc,

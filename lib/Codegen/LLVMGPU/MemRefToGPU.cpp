@@ -98,6 +98,24 @@ LogicalResult redirectToTwins(ModuleOp module, HostBuffers &host) {
   return failure(result.wasInterrupted());
 }
 
+/// The collectives' services take host buffers; device buffers need the
+/// NCCL communicator, which the CUDA runtime does not have yet.
+LogicalResult refuseHostCollectives(ModuleOp module) {
+  WalkResult result = module.walk([](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    if (!callee.starts_with("grove_rt_all_reduce_") &&
+        !callee.starts_with("grove_rt_all_gather_") &&
+        !callee.starts_with("grove_rt_broadcast_"))
+      return WalkResult::advance();
+    call.emitOpError("calls ")
+        << callee
+        << ", a collective on host memory: collectives on the CUDA target "
+           "need the NCCL communicator, not built yet (docs/distributed.md)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Whether operand `i` of `call` is one a device twin takes in host memory.
 bool isTwinHostOperand(func::CallOp call, unsigned i) {
   return llvm::any_of(kTwins, [&](const DeviceTwin &t) {
@@ -262,7 +280,8 @@ struct GroveMemRefToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     HostBuffers host;
-    if (failed(redirectToTwins(module, host)) ||
+    if (failed(refuseHostCollectives(module)) ||
+        failed(redirectToTwins(module, host)) ||
         failed(checkHostBufferUses(host)) ||
         failed(checkHostLoads(module, host)))
       return signalPassFailure();

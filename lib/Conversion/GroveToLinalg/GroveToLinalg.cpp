@@ -152,6 +152,8 @@ struct ConvertGroveToLinalgPass
     target.addLegalOp<ParamOp, GetParamOp, SetParamOp, AgreeDimsOp>();
     // A runtime call, made at bufferization (its buffers are the call's).
     target.addLegalOp<TreeScheduleOp>();
+    // Collectives likewise: one service call each on their buffers.
+    target.addLegalOp<AllReduceOp, AllGatherOp, BroadcastOp>();
     // In-place state writes survive to bufferization, which lowers them.
     target.addLegalOp<AssignOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
@@ -161,6 +163,7 @@ struct ConvertGroveToLinalgPass
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
+    populateCollectivePatterns(patterns);
     ConvLowering conv;
     conv.perImage = convPerImage;
     conv.library = convLibrary;

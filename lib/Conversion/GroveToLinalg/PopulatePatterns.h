@@ -15,6 +15,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateCollectivePatterns(RewritePatternSet &patterns);
 /// How convolutions lower (the conv-* options of convert-grove-to-linalg).
 struct ConvLowering {
   /// im2col convolutions loop over the batch.

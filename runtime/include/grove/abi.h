@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GROVE_ABI_VERSION 3u
+#define GROVE_ABI_VERSION 4u
 
 /* A packed entry function: args = [one memref descriptor per argument, in
  * the order of the entry's `read`/`write`/`input` descriptor lines (state
@@ -61,6 +61,9 @@ typedef GROVE_MEMREF(float, 5) grove_memref_f32_5;
 typedef GROVE_MEMREF(uint16_t, 3) grove_memref_u16_3;
 typedef GROVE_MEMREF(uint16_t, 5) grove_memref_u16_5;
 typedef GROVE_MEMREF(int32_t, 1) grove_memref_i32_1;
+typedef GROVE_MEMREF(float, 1) grove_memref_f32_1;
+typedef GROVE_MEMREF(double, 1) grove_memref_f64_1;
+typedef GROVE_MEMREF(uint16_t, 1) grove_memref_u16_1;
 typedef GROVE_MEMREF(int32_t, 2) grove_memref_i32_2;
 
 /* Host GEMM service (`grove_rt_matmul_f32` in generated code):
@@ -189,6 +192,34 @@ int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
     grove_memref_i32_1 *edge_parent, grove_memref_i32_1 *child_start,
     grove_memref_i32_1 *parent_edge, grove_memref_i32_1 *root_of,
     grove_memref_i32_1 *root_position);
+
+/* Collective services (grove.all_reduce, grove.all_gather, grove.broadcast;
+ * docs/distributed.md), one per element type: f32, f64, f16 and bf16 (as
+ * u16 words) and i32. Each runs on the communicator of the current call's
+ * context (grove_context_set_comm); without one the world is this process
+ * alone and the data stays as it is. Buffers are contiguous. all_reduce
+ * works in place (`reduction` 0 sums, 1 averages); all_gather writes rank
+ * r's `in` at r * size(in) of `out`, which holds world-size inputs;
+ * broadcast overwrites every rank's buffer with `root`'s. A peer that fails
+ * or misses the communicator's deadline fails the current call with
+ * GROVE_ERROR_PEER (the buffers then hold anything). */
+#define GROVE_COLLECTIVE_DECL(SUFFIX, MEMREF)                                  \
+  void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(MEMREF *buffer,               \
+                                                 int32_t reduction);           \
+  void _mlir_ciface_grove_rt_all_gather_##SUFFIX(const MEMREF *in,             \
+                                                 MEMREF *out);                 \
+  void _mlir_ciface_grove_rt_broadcast_##SUFFIX(MEMREF *buffer, int32_t root);
+GROVE_COLLECTIVE_DECL(f32, grove_memref_f32_1)
+GROVE_COLLECTIVE_DECL(f64, grove_memref_f64_1)
+GROVE_COLLECTIVE_DECL(f16, grove_memref_u16_1)
+GROVE_COLLECTIVE_DECL(bf16, grove_memref_u16_1)
+GROVE_COLLECTIVE_DECL(i32, grove_memref_i32_1)
+#undef GROVE_COLLECTIVE_DECL
+
+/* The world of the current call: its size and this process's rank (1 and 0
+ * without a communicator). */
+int64_t grove_rt_world_size(void);
+int64_t grove_rt_world_rank(void);
 
 /* Shape check emitted by the compiler where two dynamic sizes must agree
  * (elementwise operands, contraction and batch dimensions, concat inputs) and

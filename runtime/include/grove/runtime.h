@@ -69,7 +69,11 @@ typedef enum grove_status {
   GROVE_ERROR_NO_DEVICE,
   /* The generated code misbehaved (e.g. returned an impossible result shape,
    * or a runtime service it called rejected its arguments). A bug. */
-  GROVE_ERROR_INTERNAL
+  GROVE_ERROR_INTERNAL,
+  /* A collective failed: a peer process died, stalled past the
+   * communicator's timeout, or MPI reported an error. The communicator is
+   * unusable from then on; the message names the ranks found dead. */
+  GROVE_ERROR_PEER
 } grove_status;
 
 /* One model instance: parsed signatures plus parameter storage. Opaque. */
@@ -288,6 +292,80 @@ GROVE_API grove_status grove_context_entry_access(const grove_context *ctx,
                                                   uint32_t entry,
                                                   uint32_t param,
                                                   int *out_access);
+
+/*===------------------------------------------------------------------===*
+ * Data-parallel training (docs/distributed.md)
+ *
+ * A grove_comm is a group of processes, one rank each, on Open MPI. Attached
+ * to a context, it serves the model's collectives (grove.all_reduce, the
+ * compressed collectives grove-insert-collectives places); a context without
+ * one is a world of one process, where collectives copy. Every collective
+ * has a deadline: a peer that dies or stalls fails the call on every other
+ * rank with GROVE_ERROR_PEER and a message naming it, never a hang. Launch
+ * with `mpirun --enable-recovery` so that mpirun does not kill the
+ * survivors first.
+ *===------------------------------------------------------------------===*/
+
+typedef struct grove_comm grove_comm;
+
+/* Set struct_size and the defaults with grove_comm_options_init. */
+typedef struct grove_comm_options {
+  size_t struct_size; /* sizeof(grove_comm_options) */
+  /* Seconds each collective may take before the peers are declared dead
+   * (default 60, or GROVE_COMM_TIMEOUT from the environment). */
+  double timeout_seconds;
+} grove_comm_options;
+
+GROVE_API void grove_comm_options_init(grove_comm_options *options);
+
+/* A communicator over every process of the MPI job (MPI_COMM_WORLD),
+ * initialising MPI when the app has not; destroying it then finalizes MPI.
+ * Collective: every rank calls it. GROVE_ERROR_UNSUPPORTED when the runtime
+ * was built without MPI; GROVE_ERROR_PEER when the peers do not all answer
+ * within the timeout. */
+GROVE_API grove_status grove_comm_create(const grove_comm_options *options,
+                                         grove_comm **out_comm);
+
+/* The same over the app's own communicator: `mpi_comm` points to an
+ * MPI_Comm (duplicated; the app keeps its own). MPI must be initialised
+ * (MPI_THREAD_SERIALIZED or above if models run on several threads). */
+GROVE_API grove_status grove_comm_create_from_mpi(
+    const void *mpi_comm, const grove_comm_options *options,
+    grove_comm **out_comm);
+
+/* This process's rank and the number of ranks; 0 and 1 for NULL. */
+GROVE_API int grove_comm_rank(const grove_comm *comm);
+GROVE_API int grove_comm_size(const grove_comm *comm);
+
+/* Frees the communicator (not collective). After a failure nothing waits
+ * for the peers, and MPI is left unfinalized. NULL is ignored. */
+GROVE_API void grove_comm_destroy(grove_comm *comm);
+
+/* What the communicator has moved: bytes each rank handed to its
+ * collectives (the payload, before the transport's own traffic), the count
+ * of collectives and the seconds spent waiting for them. */
+typedef struct grove_comm_stats {
+  uint64_t payload_bytes;
+  uint64_t collectives;
+  double wait_seconds;
+} grove_comm_stats;
+GROVE_API grove_status grove_comm_get_stats(const grove_comm *comm,
+                                            grove_comm_stats *out_stats);
+
+/* The app's own collectives over host tensors (metrics, a barrier before a
+ * checkpoint): in place, f32/f64/f16/bf16/i32, contiguous. `op` 0 sums, 1
+ * averages. */
+GROVE_API grove_status grove_comm_all_reduce(grove_comm *comm, DLTensor *tensor,
+                                             int op);
+GROVE_API grove_status grove_comm_broadcast(grove_comm *comm, DLTensor *tensor,
+                                            int root);
+GROVE_API grove_status grove_comm_barrier(grove_comm *comm);
+
+/* Makes `comm` serve the collectives of the calls on `ctx` (NULL detaches).
+ * Call it before calls run on the context; the communicator must outlive
+ * the context or be detached first. */
+GROVE_API grove_status grove_context_set_comm(grove_context *ctx,
+                                              grove_comm *comm);
 
 #ifdef __cplusplus
 }

@@ -93,6 +93,8 @@ extern "C" GROVE_API const char *grove_status_string(grove_status status) {
     return "GROVE_ERROR_NO_DEVICE";
   case GROVE_ERROR_INTERNAL:
     return "GROVE_ERROR_INTERNAL";
+  case GROVE_ERROR_PEER:
+    return "GROVE_ERROR_PEER";
   }
   return "GROVE_ERROR_UNKNOWN";
 }

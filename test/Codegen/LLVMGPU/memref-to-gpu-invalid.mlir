@@ -70,3 +70,16 @@ func.func @groups_copied(%l: memref<?xi32>, %n: index, %d: memref<?x4xi32>) -> i
   memref.dealloc %g : memref<?x4xi32>
   return %k : i64
 }
+
+// -----
+
+// Collectives on device buffers need the NCCL communicator.
+func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
+func.func @collective(%n: index) {
+  %c1 = arith.constant 1 : i32
+  %b = memref.alloc(%n) : memref<?xf32>
+  %v = memref.cast %b : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  // expected-error @+1 {{'func.call' op calls grove_rt_all_reduce_f32, a collective on host memory: collectives on the CUDA target need the NCCL communicator, not built yet (docs/distributed.md)}}
+  call @grove_rt_all_reduce_f32(%v, %c1) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> ()
+  return
+}

@@ -195,6 +195,199 @@ struct TreeScheduleOpInterface
   }
 };
 
+/// The suffix of the collective services for `type`'s elements (abi.h).
+StringRef collectiveSuffix(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  return "i32";
+}
+
+/// A contiguous rank-1 view of `buffer`'s elements, what the collective
+/// services take: the buffer itself reshaped when its layout is the
+/// identity, else a view of a new buffer holding a copy (`copy` is then
+/// that buffer, for a copy back after an in-place collective).
+FailureOr<Value> flatContiguous(RewriterBase &rewriter, Location loc,
+                                Value buffer,
+                                const BufferizationOptions &options,
+                                Value &copy) {
+  auto type = cast<MemRefType>(buffer.getType());
+  copy = {};
+  if (!type.getLayout().isIdentity()) {
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(memref::DimOp::create(rewriter, loc, buffer, d));
+    auto plain = MemRefType::get(type.getShape(), type.getElementType());
+    FailureOr<Value> alloc = options.createAlloc(rewriter, loc, plain, sizes);
+    if (failed(alloc) ||
+        failed(options.createMemCpy(rewriter, loc, buffer, *alloc)))
+      return failure();
+    copy = buffer = *alloc;
+    type = plain;
+  }
+  if (type.getRank() == 1)
+    return buffer;
+  if (type.getRank() == 0)
+    return memref::ExpandShapeOp::create(
+               rewriter, loc, MemRefType::get({1}, type.getElementType()),
+               buffer, ArrayRef<ReassociationIndices>{})
+        .getResult();
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return memref::CollapseShapeOp::create(rewriter, loc, buffer,
+                                         ArrayRef<ReassociationIndices>{all})
+      .getResult();
+}
+
+/// Calls collective service `grove_rt_<base>_<suffix>` with `memrefs` (cast
+/// to the fully dynamic rank-1 type) and `scalars`.
+LogicalResult callCollective(RewriterBase &rewriter, Operation *op,
+                             StringRef base, ValueRange memrefs,
+                             ValueRange scalars) {
+  MLIRContext *ctx = op->getContext();
+  Type element = cast<MemRefType>(memrefs.front().getType()).getElementType();
+  SmallVector<int64_t> dyn{ShapedType::kDynamic};
+  auto flat = MemRefType::get(
+      dyn, element, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+  SmallVector<Type> inputs(memrefs.size(), flat);
+  for (Value v : scalars)
+    inputs.push_back(v.getType());
+  FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
+      op->getParentOfType<ModuleOp>(),
+      ("grove_rt_" + base + "_" + collectiveSuffix(element)).str(),
+      FunctionType::get(ctx, inputs, {}));
+  if (failed(fn))
+    return failure();
+  SmallVector<Value> args;
+  for (Value m : memrefs)
+    args.push_back(memref::CastOp::create(rewriter, op->getLoc(), flat, m));
+  args.append(scalars.begin(), scalars.end());
+  func::CallOp::create(rewriter, op->getLoc(), *fn, args);
+  return success();
+}
+
+/// grove.all_reduce and grove.broadcast: in place on their operand's buffer
+/// (one-shot analysis copies it first when the old value is read later).
+template <typename OpTy>
+struct InPlaceCollectiveInterface
+    : BufferizableOpInterface::ExternalModel<InPlaceCollectiveInterface<OpTy>,
+                                             OpTy> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return true;
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &,
+                                      const AnalysisState &) const {
+    return {{op->getResult(0), BufferRelation::Equivalent}};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    Location loc = op->getLoc();
+    FailureOr<Value> buffer =
+        getBuffer(rewriter, op->getOperand(0), options, state);
+    if (failed(buffer))
+      return failure();
+    Value copy;
+    FailureOr<Value> flat =
+        flatContiguous(rewriter, loc, *buffer, options, copy);
+    if (failed(flat))
+      return failure();
+    Value scalar;
+    StringRef base;
+    if (auto reduce = dyn_cast<AllReduceOp>(op)) {
+      base = "all_reduce";
+      scalar = arith::ConstantIntOp::create(
+          rewriter, loc, static_cast<int64_t>(reduce.getKind()), 32);
+    } else {
+      base = "broadcast";
+      scalar = arith::ConstantIntOp::create(
+          rewriter, loc, cast<BroadcastOp>(op).getRoot(), 32);
+    }
+    if (failed(callCollective(rewriter, op, base, *flat, scalar)))
+      return failure();
+    if (copy && failed(options.createMemCpy(rewriter, loc, copy, *buffer)))
+      return failure();
+    replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
+
+/// grove.all_gather reads its operand and writes a new buffer of one input
+/// per rank, sized by the world the call runs in.
+struct AllGatherOpInterface
+    : BufferizableOpInterface::ExternalModel<AllGatherOpInterface,
+                                             AllGatherOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto gather = cast<AllGatherOp>(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> input =
+        getBuffer(rewriter, gather.getInput(), options, state);
+    if (failed(input))
+      return failure();
+    auto resultType = cast<RankedTensorType>(gather.getType());
+    SmallVector<Value> sizes;
+    if (resultType.isDynamicDim(0)) {
+      FailureOr<func::FuncOp> world = getOrDeclareRuntimeFunction(
+          op->getParentOfType<ModuleOp>(), kWorldSizeService,
+          FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
+      if (failed(world))
+        return failure();
+      Value n = func::CallOp::create(rewriter, loc, *world, ValueRange{})
+                    .getResult(0);
+      sizes.push_back(arith::IndexCastOp::create(rewriter, loc,
+                                                 rewriter.getIndexType(), n));
+    }
+    for (int64_t d = 1; d < resultType.getRank(); ++d)
+      if (resultType.isDynamicDim(d))
+        sizes.push_back(memref::DimOp::create(rewriter, loc, *input, d - 1));
+    auto outType =
+        MemRefType::get(resultType.getShape(), resultType.getElementType());
+    FailureOr<Value> out = options.createAlloc(rewriter, loc, outType, sizes);
+    if (failed(out))
+      return failure();
+    Value unused;
+    FailureOr<Value> flatIn =
+        flatContiguous(rewriter, loc, *input, options, unused);
+    FailureOr<Value> flatOut =
+        flatContiguous(rewriter, loc, *out, options, unused);
+    if (failed(flatIn) || failed(flatOut) ||
+        failed(callCollective(rewriter, op, "all_gather",
+                              ValueRange{*flatIn, *flatOut}, {})))
+      return failure();
+    replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::registerBufferizableOpInterfaceExternalModels(
@@ -202,5 +395,8 @@ void mlir::grove::registerBufferizableOpInterfaceExternalModels(
   registry.addExtension(+[](MLIRContext *ctx, GroveDialect *) {
     AssignOp::attachInterface<AssignOpInterface>(*ctx);
     TreeScheduleOp::attachInterface<TreeScheduleOpInterface>(*ctx);
+    AllReduceOp::attachInterface<InPlaceCollectiveInterface<AllReduceOp>>(*ctx);
+    BroadcastOp::attachInterface<InPlaceCollectiveInterface<BroadcastOp>>(*ctx);
+    AllGatherOp::attachInterface<AllGatherOpInterface>(*ctx);
   });
 }

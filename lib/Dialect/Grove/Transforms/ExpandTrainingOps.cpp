@@ -12,6 +12,7 @@
 #include "grove/Dialect/Grove/IR/GroveArith.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
+#include "grove/Dialect/Grove/Transforms/StateDecl.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -484,35 +485,6 @@ struct ExpandLRSchedule : OpRewritePattern<LRScheduleOp> {
     return success();
   }
 };
-
-/// Declares `name` as state of `type`, every element `init`, unless the
-/// module does; a declaration of another type is an error.
-LogicalResult declareState(ModuleOp module, Operation *user, StringRef name,
-                           RankedTensorType type, double init) {
-  if (auto existing = module.lookupSymbol<ParamOp>(name)) {
-    if (existing.getTensorType() != type)
-      return user->emitOpError("needs state @")
-             << name << " of type " << type << ", declared as "
-             << existing.getTensorType();
-    return success();
-  }
-  if (module.lookupSymbol(name))
-    return user->emitOpError("needs state @")
-           << name << ", a name the module uses for something else";
-  // After the last declared param, so the descriptor lists state after the
-  // weights it belongs to.
-  OpBuilder b(module.getContext());
-  ParamOp last;
-  for (ParamOp p : module.getOps<ParamOp>())
-    last = p;
-  if (last)
-    b.setInsertionPointAfter(last);
-  else
-    b.setInsertionPointToStart(module.getBody());
-  Type element = type.getElementType();
-  ParamOp::create(b, user->getLoc(), name, type, b.getFloatAttr(element, init));
-  return success();
-}
 
 LogicalResult declareOptimizerState(ModuleOp module) {
   SmallVector<OptimizerOpInterface> optimizers;

@@ -9,5 +9,6 @@ include "grove/Dialect/Grove/IR/GroveMathOps.td"
 include "grove/Dialect/Grove/IR/GroveNNOps.td"
 include "grove/Dialect/Grove/IR/GroveTrainingOps.td"
 include "grove/Dialect/Grove/IR/GroveTreeOps.td"
+include "grove/Dialect/Grove/IR/GroveCollectiveOps.td"
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVEOPS_TD

@@ -147,6 +147,64 @@ def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
                            "arith::ArithDialect"];
 }
 
+def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
+  let summary = "makes each optimizer step data-parallel across ranks";
+  let description = [{
+    Runs between grove-autodiff and grove-expand-training-ops, while the
+    gradients are the operands of the optimizer ops (docs/distributed.md).
+    Every rank runs the same code on its own batch; for each optimizer:
+
+    * **Gradients** (`error=none|feedback`): the gradients are grouped in
+      the order the backward computes them into buckets of at most
+      `bucket-bytes`, and each bucket is flattened, concatenated and
+      averaged across ranks right after its last gradient is computed (so
+      that its communication can overlap the rest of the backward), then
+      split back into the optimizer's operands. `compressor=none` averages
+      it densely. `compressor=grbs` averages one random block of
+      1/`ratio` of the bucket, the same block on every rank (drawn by
+      `grove.random_block` from a step counter, `@collectives.step`), and
+      zero elsewhere; with `error=feedback` the bucket first adds its
+      residual (`@collectives.bucket<i>.residual`, state) and keeps what
+      was not sent there (EF-SGD).
+    * **Models** (`error=reset`, CSER): the gradients are not
+      communicated; after the optimizer's local step each param averages a
+      random block of 1/`ratio` of its elements (C1), or of
+      1/`period-ratio` on steps that are a multiple of `sync-period` H
+      (C2). Every rank's model then stays the common model minus its own
+      residual, whose reset on the block is the averaging (seed §3).
+    * **Local AdaAlter**: a `grove.adaalter` with `period` H > 1 takes
+      local steps, and on every H-th step each param and its accumulator
+      are averaged across ranks and the accumulator becomes the frozen
+      denominator (seed §4).
+
+    Collectives, counters and residuals are ordinary grove ops and state,
+    so they bufferize, checkpoint and run like the rest of the step.
+  }];
+  let options = [
+    Option<"compressor", "compressor", "std::string", "\"none\"",
+           "What the gradient or model collectives send: none (dense) or "
+           "grbs (one random block a bucket or param)">,
+    Option<"ratio", "ratio", "int64_t", "32",
+           "Compression ratio c of grbs: each bucket (error=none|feedback) "
+           "or param (reset) sends floor(size / c) elements (at least 1) "
+           "a step">,
+    Option<"error", "error", "std::string", "\"none\"",
+           "none, feedback (EF-SGD residuals) or reset (CSER: average model "
+           "blocks after local steps)">,
+    Option<"syncPeriod", "sync-period", "int64_t", "1",
+           "CSER's H: every H-th step uses period-ratio (C2)">,
+    Option<"periodRatio", "period-ratio", "int64_t", "4",
+           "CSER's C2 ratio, used on every sync-period-th step">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t", "25 << 20",
+           "Gradient buckets hold at most this many bytes (one gradient "
+           "larger than it is a bucket alone)">,
+    Option<"seed", "seed", "int64_t", "0",
+           "Seed of the blocks' draw (the same on every rank)">,
+  ];
+  let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect", "scf::SCFDialect"];
+}
+
 def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
   let summary = "runs grove.tree_fold's cell once per group of nodes";
   let description = [{

@@ -1,0 +1,134 @@
+//===- GroveCollectiveOps.td - Collectives across data-parallel ranks ------===//
+//
+// Every rank of a data-parallel job runs the same compiled code, so the
+// collectives meet in program order. They read and write the world (other
+// processes' memory), so they carry memory effects: nothing reorders, merges
+// or deletes them. Each bufferizes to one runtime service call on the
+// context's communicator (abi.h; docs/distributed.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_IR_GROVECOLLECTIVEOPS_TD
+#define GROVE_DIALECT_GROVE_IR_GROVECOLLECTIVEOPS_TD
+
+include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// What the collectives move: the float types and i32 (top-k's indices).
+def Grove_CommTensor : RankedTensorOf<[F32, F16, BF16, F64, I32]>;
+
+def Grove_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how an all-reduce combines the ranks' values", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Mean", 1, "mean">]> {
+  let cppNamespace = "::mlir::grove";
+}
+
+class Grove_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Grove_Op<mnemonic, !listconcat(traits,
+          [MemoryEffects<[MemRead, MemWrite]>, Grove_NotDifferentiable])>;
+
+def Grove_AllReduceOp : Grove_CollectiveOp<"all_reduce",
+    [SameOperandsAndResultType]> {
+  let summary = "the sum or mean of a tensor over every rank";
+  let description = [{
+    Every rank gets the elementwise sum (`sum`) or mean (`mean`, the sum
+    divided by the world size) of the ranks' `input`s, which must have one
+    shape on every rank. f16 and bf16 are summed in f32 and rounded once per
+    partial sum; a mean of i32 truncates.
+
+    ```mlir
+    %g = grove.all_reduce mean %grad : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Grove_CommTensor:$input, Grove_ReductionKind:$kind);
+  let results = (outs Grove_CommTensor:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($result)";
+}
+
+def Grove_AllGatherOp : Grove_CollectiveOp<"all_gather"> {
+  let summary = "every rank's tensor, stacked in rank order";
+  let description = [{
+    `result[r]` is rank r's `input` on every rank: the result has a leading
+    dimension of the world size (dynamic, or the size the module was
+    compiled for) and then the input's shape, which must be one on every
+    rank. Top-k compressors gather their indices and values with it.
+
+    ```mlir
+    %all = grove.all_gather %values : (tensor<64xf32>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Grove_CommTensor:$input);
+  let results = (outs Grove_CommTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $result)";
+  let hasVerifier = 1;
+}
+
+def Grove_BroadcastOp : Grove_CollectiveOp<"broadcast",
+    [SameOperandsAndResultType]> {
+  let summary = "rank `root`'s tensor, on every rank";
+  let description = [{
+    ```mlir
+    %w = grove.broadcast %w0 {root = 0} : tensor<128x64xf32>
+    ```
+    A root that is not a rank fails the call.
+  }];
+  let arguments = (ins Grove_CommTensor:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$root);
+  let results = (outs Grove_CommTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Grove_WorldSizeOp : Grove_Op<"world_size",
+    [MemoryEffects<[MemRead]>, Grove_NotDifferentiable]> {
+  let summary = "the number of ranks of the call's communicator";
+  let description = [{
+    1 when the context has no communicator. Reads the context, so it is not
+    folded or hoisted out of the function.
+
+    ```mlir
+    %n = grove.world_size : index
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Grove_WorldRankOp : Grove_Op<"world_rank",
+    [MemoryEffects<[MemRead]>, Grove_NotDifferentiable]> {
+  let summary = "this process's rank in the call's communicator";
+  let description = [{
+    ```mlir
+    %r = grove.world_rank : index
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Grove_RandomBlockOp : Grove_Op<"random_block",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "a pseudo-random block offset, the same on every rank";
+  let description = [{
+    The offset of a block of `block` elements in a flat tensor of `extent`
+    elements, drawn from a counter (a rank-0 i64, usually a step count) so
+    that every rank that shares the counter draws the same block: the
+    GRBS compressor's shared seed (CSER; docs/distributed.md). With
+    `n = ceil(extent / block)` blocks, `h = splitmix64(seed ^ (stream <<
+    32) ^ counter)` picks block `h mod n`, whose offset `(h mod n) * block`
+    is clamped to `extent - block` (the last block ends at the end).
+
+    ```mlir
+    %off = grove.random_block %step {seed = 7, stream = 0, extent = 8192,
+                                     block = 256} : tensor<i64>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I64], [0]>:$counter, I64Attr:$seed,
+                       I64Attr:$stream, I64Attr:$extent, I64Attr:$block);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$counter attr-dict `:` type($counter)";
+  let hasVerifier = 1;
+}
+
+#endif // GROVE_DIALECT_GROVE_IR_GROVECOLLECTIVEOPS_TD

@@ -1,0 +1,542 @@
+//===- InsertCollectives.cpp - Data-parallel optimizer steps --------------===//
+//
+// grove-insert-collectives (Passes.td; docs/distributed.md). Every rank runs
+// the same code, so the collectives this pass writes meet in program order;
+// what it adds is grove ops and state, which later passes lower like any
+// other: buckets are grove.concat of flattened gradients, blocks are
+// tensor slices at offsets grove.random_block draws, and the every-H-steps
+// synchronisations are scf.if on a step count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/Transforms/Passes.h"
+#include "grove/Dialect/Grove/Transforms/StateDecl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEINSERTCOLLECTIVES
+#include "grove/Dialect/Grove/Transforms/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+constexpr StringLiteral kCounterName = "collectives.step";
+
+enum class Compressor { None, GRBS };
+enum class ErrorMode { None, Feedback, Reset };
+
+struct Config {
+  Compressor compressor = Compressor::None;
+  ErrorMode error = ErrorMode::None;
+  int64_t ratio = 32, periodRatio = 4, syncPeriod = 1, bucketBytes = 0,
+          seed = 0;
+};
+
+int64_t numElements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+/// GRBS's block: 1/ratio of `size` elements, rounded down (so that a step
+/// never sends more than 1/ratio), at least one.
+int64_t blockSize(int64_t size, int64_t ratio) {
+  return std::max<int64_t>(1, size / ratio);
+}
+
+int64_t elementBytes(Value v) {
+  Type element = cast<RankedTensorType>(v.getType()).getElementType();
+  return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
+/// Builds at one insertion point and location: flattening, buckets, blocks.
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+
+  Value flatten(Value x) {
+    return ReshapeOp::create(b, loc, x, ArrayRef<int64_t>{numElements(x)});
+  }
+  Value reshapeLike(Value flat, Type type) {
+    return ReshapeOp::create(b, loc, type, flat);
+  }
+  Value concat(ArrayRef<Value> flats) {
+    if (flats.size() == 1)
+      return flats.front();
+    int64_t total = 0;
+    for (Value f : flats)
+      total += numElements(f);
+    auto type = RankedTensorType::get(
+        {total}, cast<RankedTensorType>(flats[0].getType()).getElementType());
+    return ConcatOp::create(b, loc, type, flats, b.getI64IntegerAttr(0));
+  }
+  /// `flat` cut into consecutive pieces of `sizes` elements.
+  SmallVector<Value> split(Value flat, ArrayRef<int64_t> sizes) {
+    if (sizes.size() == 1)
+      return {flat};
+    SmallVector<Value> pieces;
+    Type element = cast<RankedTensorType>(flat.getType()).getElementType();
+    int64_t at = 0;
+    for (int64_t size : sizes) {
+      pieces.push_back(SliceOp::create(
+          b, loc, RankedTensorType::get({size}, element), flat,
+          b.getDenseI64ArrayAttr({at}), b.getDenseI64ArrayAttr({at + size}),
+          b.getDenseI64ArrayAttr({1})));
+      at += size;
+    }
+    return pieces;
+  }
+  Value extractBlock(Value flat, Value offset, int64_t size) {
+    auto type = RankedTensorType::get(
+        {size}, cast<RankedTensorType>(flat.getType()).getElementType());
+    return tensor::ExtractSliceOp::create(
+        b, loc, type, flat, ArrayRef<OpFoldResult>{offset},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  }
+  Value insertBlock(Value block, Value flat, Value offset) {
+    return tensor::InsertSliceOp::create(
+        b, loc, block, flat, ArrayRef<OpFoldResult>{offset},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(numElements(block))},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  }
+  Value zerosLike(Value v) {
+    return createSplatConstant(b, loc, cast<RankedTensorType>(v.getType()),
+                               0.0);
+  }
+  Value mean(Value v) {
+    return AllReduceOp::create(b, loc, v, ReductionKind::Mean);
+  }
+  /// The mean over ranks of each of `values`, through one collective a
+  /// group of consecutive values of one element type up to `bucketBytes`.
+  SmallVector<Value> meanBucketed(ArrayRef<Value> values, int64_t bucketBytes);
+  /// Whether the i64 count `t` (rank 0) plus `plus` is a multiple of `h`.
+  Value isMultiple(Value t, int64_t plus, int64_t h) {
+    Value v = tensor::ExtractOp::create(b, loc, t);
+    Type i64 = b.getI64Type();
+    if (!v.getType().isInteger(64))
+      v = arith::FPToSIOp::create(b, loc, i64, v);
+    if (plus)
+      v = arith::AddIOp::create(
+          b, loc, v, arith::ConstantIntOp::create(b, loc, i64, plus));
+    Value rem = arith::RemSIOp::create(
+        b, loc, v, arith::ConstantIntOp::create(b, loc, i64, h));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem,
+                                 arith::ConstantIntOp::create(b, loc, i64, 0));
+  }
+};
+
+/// Groups `values` in order into runs of one element type and at most
+/// `bucketBytes` (a value larger alone is a run of its own).
+SmallVector<SmallVector<unsigned>> bucketize(ArrayRef<Value> values,
+                                             int64_t bucketBytes) {
+  SmallVector<SmallVector<unsigned>> buckets;
+  int64_t bytes = 0;
+  Type element;
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Type e = cast<RankedTensorType>(v.getType()).getElementType();
+    int64_t size = numElements(v) * elementBytes(v);
+    if (buckets.empty() || e != element || bytes + size > bucketBytes) {
+      buckets.emplace_back();
+      bytes = 0;
+      element = e;
+    }
+    buckets.back().push_back(i);
+    bytes += size;
+  }
+  return buckets;
+}
+
+SmallVector<Value> Builder::meanBucketed(ArrayRef<Value> values,
+                                         int64_t bucketBytes) {
+  SmallVector<Value> out(values.size());
+  for (const SmallVector<unsigned> &bucket : bucketize(values, bucketBytes)) {
+    SmallVector<Value> flats;
+    SmallVector<int64_t> sizes;
+    for (unsigned i : bucket) {
+      flats.push_back(flatten(values[i]));
+      sizes.push_back(numElements(values[i]));
+    }
+    SmallVector<Value> pieces = split(mean(concat(flats)), sizes);
+    for (auto [i, piece] : llvm::zip(bucket, pieces))
+      out[i] = reshapeLike(piece, values[i].getType());
+  }
+  return out;
+}
+
+class InsertCollectivesPass
+    : public grove::impl::GroveInsertCollectivesBase<InsertCollectivesPass> {
+public:
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  LogicalResult parseOptions(Config &config);
+  /// The function's step counter before this call's step: read at the
+  /// start of `fn`, incremented before its return (one per function).
+  FailureOr<Value> counterOf(func::FuncOp fn, Operation *user);
+  LogicalResult averageGradients(OptimizerOpInterface opt,
+                                 const Config &config);
+  LogicalResult averageModelBlocks(OptimizerOpInterface opt,
+                                   const Config &config);
+  LogicalResult localAdaAlter(AdaAlterOp opt, const Config &config);
+  SmallVector<Value> averageBlocks(Builder &build, ArrayRef<Value> params,
+                                   Value counter, int64_t ratio,
+                                   unsigned firstStream, const Config &config);
+
+  llvm::DenseMap<Operation *, Value> counters;
+  unsigned nextStream = 0;
+};
+
+LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
+  ModuleOp module = getOperation();
+  if (compressor == "none")
+    config.compressor = Compressor::None;
+  else if (compressor == "grbs")
+    config.compressor = Compressor::GRBS;
+  else
+    return module.emitError("grove-insert-collectives: unknown compressor '")
+           << compressor << "' (expected none or grbs)";
+  if (error == "none")
+    config.error = ErrorMode::None;
+  else if (error == "feedback")
+    config.error = ErrorMode::Feedback;
+  else if (error == "reset")
+    config.error = ErrorMode::Reset;
+  else
+    return module.emitError("grove-insert-collectives: unknown error mode '")
+           << error << "' (expected none, feedback or reset)";
+  if (ratio < 1 || periodRatio < 1 || syncPeriod < 1 || bucketBytes < 1)
+    return module.emitError("grove-insert-collectives: ratio, period-ratio, "
+                            "sync-period and bucket-bytes must be positive");
+  if (config.error == ErrorMode::Feedback &&
+      config.compressor == Compressor::None)
+    return module.emitError("grove-insert-collectives: error=feedback needs a "
+                            "compressor (a dense average leaves no error)");
+  if (config.error == ErrorMode::Reset && config.compressor != Compressor::GRBS)
+    return module.emitError("grove-insert-collectives: error=reset (CSER) "
+                            "averages random blocks: it needs compressor=grbs");
+  config.ratio = ratio;
+  config.periodRatio = periodRatio;
+  config.syncPeriod = syncPeriod;
+  config.bucketBytes = bucketBytes;
+  config.seed = seed;
+  return success();
+}
+
+FailureOr<Value> InsertCollectivesPass::counterOf(func::FuncOp fn,
+                                                  Operation *user) {
+  if (Value v = counters.lookup(fn))
+    return v;
+  auto type = RankedTensorType::get({}, IntegerType::get(&getContext(), 64));
+  if (failed(declareState(getOperation(), user, kCounterName, type, 0)))
+    return failure();
+  auto name = FlatSymbolRefAttr::get(&getContext(), kCounterName);
+  OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+  Location loc = fn.getLoc();
+  Value t = GetParamOp::create(b, loc, type, name);
+  b.setInsertionPoint(fn.getBody().front().getTerminator());
+  // Integer arithmetic: grove's elementwise ops are floating point.
+  Value next = arith::AddIOp::create(
+      b, loc, tensor::ExtractOp::create(b, loc, t),
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1));
+  SetParamOp::create(b, loc, name,
+                     tensor::FromElementsOp::create(b, loc, type, next));
+  counters[fn] = t;
+  return t;
+}
+
+LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
+                                                      const Config &config) {
+  Operation *op = opt.getOperation();
+  Block *block = op->getBlock();
+  // The order the backward computes the gradients in: bucket by it, and
+  // place each bucket's collective after its last gradient.
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < opt.getGradients().size(); ++i)
+    order.push_back(i);
+  auto position = [&](unsigned i) -> Operation * {
+    Operation *def = opt.getGradients()[i].getDefiningOp();
+    return def ? block->findAncestorOpInBlock(*def) : nullptr;
+  };
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    Operation *pa = position(a), *pb = position(b);
+    if (!pa || !pb)
+      return pa == nullptr && pb != nullptr;
+    return pa->isBeforeInBlock(pb);
+  });
+  SmallVector<Value> ordered;
+  for (unsigned i : order)
+    ordered.push_back(opt.getGradients()[i]);
+
+  Value counter;
+  if (config.compressor == Compressor::GRBS) {
+    FailureOr<Value> t = counterOf(op->getParentOfType<func::FuncOp>(), op);
+    if (failed(t))
+      return failure();
+    counter = *t;
+  }
+  SmallVector<Value> averaged(ordered.size());
+  OpBuilder b(op);
+  for (const SmallVector<unsigned> &bucket :
+       bucketize(ordered, config.bucketBytes)) {
+    Operation *last = nullptr;
+    for (unsigned i : bucket)
+      if (Operation *p = position(order[i]))
+        last = !last || last->isBeforeInBlock(p) ? p : last;
+    // Gradients that are arguments or constants are ready at the start,
+    // after the counter (read first in the function).
+    if (last)
+      b.setInsertionPointAfter(last);
+    else if (counter)
+      b.setInsertionPointAfter(counter.getDefiningOp());
+    else
+      b.setInsertionPointToStart(block);
+    Builder build{b, op->getLoc()};
+    SmallVector<Value> flats;
+    SmallVector<int64_t> sizes;
+    for (unsigned i : bucket) {
+      flats.push_back(build.flatten(ordered[i]));
+      sizes.push_back(numElements(ordered[i]));
+    }
+    Value flat = build.concat(flats);
+    Value sent;
+    if (config.compressor == Compressor::None) {
+      sent = build.mean(flat);
+    } else {
+      unsigned stream = nextStream++;
+      std::string residualName;
+      Value e = flat;
+      if (config.error == ErrorMode::Feedback) {
+        residualName =
+            ("collectives.bucket" + Twine(stream) + ".residual").str();
+        auto type = cast<RankedTensorType>(flat.getType());
+        if (failed(declareState(getOperation(), op, residualName, type, 0.0)))
+          return failure();
+        Value r = GetParamOp::create(
+            b, op->getLoc(), type,
+            FlatSymbolRefAttr::get(&getContext(), residualName));
+        e = AddOp::create(b, op->getLoc(), flat, r);
+      }
+      int64_t size = numElements(flat);
+      int64_t k = blockSize(size, config.ratio);
+      Value offset = RandomBlockOp::create(b, op->getLoc(), counter,
+                                           config.seed, stream, size, k);
+      Value blk = build.mean(build.extractBlock(e, offset, k));
+      sent = build.insertBlock(blk, build.zerosLike(e), offset);
+      if (!residualName.empty()) {
+        Value kept = build.insertBlock(
+            build.zerosLike(build.extractBlock(e, offset, k)), e, offset);
+        SetParamOp::create(b, op->getLoc(),
+                           FlatSymbolRefAttr::get(&getContext(), residualName),
+                           kept);
+      }
+    }
+    for (auto [i, piece] : llvm::zip(bucket, build.split(sent, sizes)))
+      averaged[i] = build.reshapeLike(piece, ordered[i].getType());
+  }
+  for (auto [i, v] : llvm::enumerate(averaged))
+    op->setOperand(opt.getGradients().getBeginOperandIndex() + order[i], v);
+  return success();
+}
+
+SmallVector<Value> InsertCollectivesPass::averageBlocks(
+    Builder &build, ArrayRef<Value> params, Value counter, int64_t ratio,
+    unsigned firstStream, const Config &config) {
+  SmallVector<Value> flats, offsets, blocks;
+  for (auto [i, p] : llvm::enumerate(params)) {
+    Value flat = build.flatten(p);
+    int64_t size = numElements(p);
+    int64_t k = blockSize(size, ratio);
+    Value offset = RandomBlockOp::create(build.b, build.loc, counter,
+                                         config.seed, firstStream + i, size, k);
+    flats.push_back(flat);
+    offsets.push_back(offset);
+    blocks.push_back(build.extractBlock(flat, offset, k));
+  }
+  SmallVector<Value> means = build.meanBucketed(blocks, config.bucketBytes);
+  SmallVector<Value> out;
+  for (auto [p, flat, offset, m] : llvm::zip(params, flats, offsets, means))
+    out.push_back(
+        build.reshapeLike(build.insertBlock(m, flat, offset), p.getType()));
+  return out;
+}
+
+/// The current values of `names` (grove.param symbols) at `b`.
+SmallVector<Value> readParams(OpBuilder &b, Location loc, ModuleOp module,
+                              ArrayRef<Attribute> names) {
+  SmallVector<Value> values;
+  for (Attribute name : names) {
+    auto ref = cast<FlatSymbolRefAttr>(name);
+    auto param = module.lookupSymbol<ParamOp>(ref.getValue());
+    values.push_back(GetParamOp::create(b, loc, param.getTensorType(), ref));
+  }
+  return values;
+}
+
+LogicalResult
+InsertCollectivesPass::averageModelBlocks(OptimizerOpInterface opt,
+                                          const Config &config) {
+  Operation *op = opt.getOperation();
+  FailureOr<Value> counter = counterOf(op->getParentOfType<func::FuncOp>(), op);
+  if (failed(counter))
+    return failure();
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(op);
+  Location loc = op->getLoc();
+  SmallVector<Attribute> names(opt.getParams().begin(), opt.getParams().end());
+  SmallVector<Value> params = readParams(b, loc, getOperation(), names);
+  Builder build{b, loc};
+  unsigned streams = nextStream;
+  nextStream += params.size();
+  SmallVector<Value> synced;
+  if (config.syncPeriod == 1) {
+    synced =
+        averageBlocks(build, params, *counter, config.ratio, streams, config);
+  } else {
+    // C2 replaces C1 on every H-th step (the reference's trainer).
+    Value cond = build.isMultiple(*counter, 1, config.syncPeriod);
+    SmallVector<Type> types;
+    for (Value p : params)
+      types.push_back(p.getType());
+    auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElse=*/true);
+    for (auto [region, ratio] :
+         {std::pair{&ifOp.getThenRegion(), config.periodRatio},
+          std::pair{&ifOp.getElseRegion(), config.ratio}}) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&region->front());
+      SmallVector<Value> values =
+          averageBlocks(build, params, *counter, ratio, streams, config);
+      scf::YieldOp::create(b, loc, values);
+    }
+    synced.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  }
+  for (auto [name, v] : llvm::zip(names, synced))
+    SetParamOp::create(b, loc, cast<FlatSymbolRefAttr>(name), v);
+  return success();
+}
+
+LogicalResult InsertCollectivesPass::localAdaAlter(AdaAlterOp opt,
+                                                   const Config &config) {
+  if (opt.getSkipNonfinite())
+    return opt.emitOpError(
+        "with skip_nonfinite cannot take local steps: a rank that skips "
+        "a step would count steps apart from the others and miss their "
+        "synchronisation");
+  ModuleOp module = getOperation();
+  OpBuilder b(opt->getContext());
+  b.setInsertionPointAfter(opt);
+  Location loc = opt.getLoc();
+  SmallVector<Attribute> names(opt.getParams().begin(), opt.getParams().end());
+  SmallVector<Attribute> accumulators, denominators;
+  for (Attribute name : names) {
+    StringRef param = cast<FlatSymbolRefAttr>(name).getValue();
+    accumulators.push_back(FlatSymbolRefAttr::get(
+        &getContext(), opt.getStateName(param, "accumulator")));
+    denominators.push_back(FlatSymbolRefAttr::get(
+        &getContext(), opt.getStateName(param, "denominator")));
+  }
+  // Declared here, as grove-expand-training-ops would, since this pass
+  // reads it first.
+  SmallVector<Value> params = readParams(b, loc, module, names);
+  auto optimizer = cast<OptimizerOpInterface>(opt.getOperation());
+  for (auto [i, p] : llvm::enumerate(params)) {
+    auto type = cast<RankedTensorType>(p.getType());
+    for (auto [slot, refs] :
+         {std::pair{StringRef("accumulator"), &accumulators},
+          std::pair{StringRef("denominator"), &denominators}})
+      if (failed(declareState(module, opt,
+                              cast<FlatSymbolRefAttr>((*refs)[i]).getValue(),
+                              type, optimizer.getSlotInit(slot))))
+        return failure();
+  }
+  Type scalar = RankedTensorType::get({}, opt.getElementType());
+  if (failed(declareState(module, opt, opt.getStepName(),
+                          cast<RankedTensorType>(scalar), 0.0)))
+    return failure();
+  auto readLike = [&](ArrayRef<Attribute> refs) {
+    SmallVector<Value> out;
+    for (auto [ref, p] : llvm::zip(refs, params))
+      out.push_back(GetParamOp::create(b, loc, p.getType(),
+                                       cast<FlatSymbolRefAttr>(ref)));
+    return out;
+  };
+  SmallVector<Value> acc = readLike(accumulators), den = readLike(denominators);
+  Value t = GetParamOp::create(
+      b, loc, scalar, FlatSymbolRefAttr::get(&getContext(), opt.getStepName()));
+  Builder build{b, loc};
+  Value cond = build.isMultiple(t, 0, opt.getPeriod());
+  SmallVector<Type> types;
+  for (Value v : llvm::concat<Value>(params, acc, den))
+    types.push_back(v.getType());
+  auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    SmallVector<Value> all(params);
+    all.append(acc);
+    SmallVector<Value> means = build.meanBucketed(all, config.bucketBytes);
+    SmallVector<Value> yielded(means);
+    yielded.append(means.begin() + params.size(), means.end());
+    scf::YieldOp::create(b, loc, yielded);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    SmallVector<Value> same(params);
+    same.append(acc);
+    same.append(den);
+    scf::YieldOp::create(b, loc, same);
+  }
+  unsigned n = params.size();
+  for (unsigned i = 0; i < n; ++i) {
+    SetParamOp::create(b, loc, cast<FlatSymbolRefAttr>(names[i]),
+                       ifOp.getResult(i));
+    SetParamOp::create(b, loc, cast<FlatSymbolRefAttr>(accumulators[i]),
+                       ifOp.getResult(n + i));
+    SetParamOp::create(b, loc, cast<FlatSymbolRefAttr>(denominators[i]),
+                       ifOp.getResult(2 * n + i));
+  }
+  return success();
+}
+
+void InsertCollectivesPass::runOnOperation() {
+  Config config;
+  if (failed(parseOptions(config)))
+    return signalPassFailure();
+  SmallVector<OptimizerOpInterface> optimizers;
+  getOperation().walk(
+      [&](OptimizerOpInterface op) { optimizers.push_back(op); });
+  if (optimizers.empty()) {
+    getOperation().emitError(
+        "grove-insert-collectives: no optimizer in the module, so nothing to "
+        "make data-parallel (the pass runs before "
+        "grove-expand-training-ops)");
+    return signalPassFailure();
+  }
+  for (OptimizerOpInterface opt : optimizers) {
+    Operation *op = opt.getOperation();
+    // (An optimizer's parent is a function: HasParent.)
+    if (!op->getParentRegion()->hasOneBlock()) {
+      op->emitOpError("must be in a function of one block to be made "
+                      "data-parallel");
+      return signalPassFailure();
+    }
+    LogicalResult done = success();
+    auto adaalter = dyn_cast<AdaAlterOp>(op);
+    if (adaalter && adaalter.getPeriod() > 1)
+      done = localAdaAlter(adaalter, config);
+    else if (config.error == ErrorMode::Reset)
+      done = averageModelBlocks(opt, config);
+    else
+      done = averageGradients(opt, config);
+    if (failed(done))
+      return signalPassFailure();
+  }
+}
+
+} // namespace

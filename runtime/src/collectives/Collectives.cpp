@@ -1,0 +1,367 @@
+//===- Collectives.cpp - The communicator's C API and services ------------===//
+//
+// The C functions of runtime.h that make and use a grove_comm, and the
+// collective services generated code calls (abi.h): they run on the current
+// call's context's communicator, or, without one, on a world of this process
+// alone, where every collective leaves its data as it is (a sum or a mean of
+// one, a gather of one).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Communicator.h"
+
+#include "Context.h"
+#include "Error.h"
+#include "Services.h"
+
+#include "grove/abi.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace grove::rt;
+
+size_t grove::rt::wireTypeBytes(WireType type) {
+  switch (type) {
+  case WireType::F32:
+  case WireType::I32:
+    return 4;
+  case WireType::F64:
+    return 8;
+  case WireType::F16:
+  case WireType::BF16:
+    return 2;
+  }
+  return 1;
+}
+
+std::string Communicator::failure() const {
+  std::lock_guard<std::mutex> hold(lock);
+  return failed;
+}
+
+CommCounters Communicator::counters() const {
+  std::lock_guard<std::mutex> hold(lock);
+  return totals;
+}
+
+void Communicator::recordFailure(std::string message) {
+  std::lock_guard<std::mutex> hold(lock);
+  if (failed.empty())
+    failed = std::move(message);
+}
+
+void Communicator::count(uint64_t bytes, double waited) {
+  std::lock_guard<std::mutex> hold(lock);
+  totals.payloadBytes += bytes;
+  totals.collectives += 1;
+  totals.waitSeconds += waited;
+}
+
+namespace {
+
+/// What a context keeps for its collectives: the communicator it was given.
+struct CommService final : Service {
+  explicit CommService(grove_comm *comm) : comm(comm) {}
+  grove_comm *comm;
+};
+
+const char kCommServiceKey = 0;
+
+/// The element type of a DLTensor the app's collectives accept.
+bool wireTypeOf(const DLDataType &dtype, WireType &type) {
+  if (dtype.lanes != 1)
+    return false;
+  if (dtype.code == kDLFloat && dtype.bits == 32)
+    type = WireType::F32;
+  else if (dtype.code == kDLFloat && dtype.bits == 64)
+    type = WireType::F64;
+  else if (dtype.code == kDLFloat && dtype.bits == 16)
+    type = WireType::F16;
+  else if (dtype.code == kDLBfloat && dtype.bits == 16)
+    type = WireType::BF16;
+  else if (dtype.code == kDLInt && dtype.bits == 32)
+    type = WireType::I32;
+  else
+    return false;
+  return true;
+}
+
+/// The elements of a contiguous host tensor, or -1 with the error recorded.
+int64_t contiguousCount(const DLTensor *t, const char *function) {
+  if (!t || !t->data || t->ndim < 0 || (t->ndim > 0 && !t->shape)) {
+    fail(GROVE_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": NULL or malformed tensor");
+    return -1;
+  }
+  if (t->device.device_type != kDLCPU) {
+    fail(GROVE_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": the tensor is not in host memory");
+    return -1;
+  }
+  int64_t count = 1, expected = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] < 0) {
+      fail(GROVE_ERROR_INVALID_ARGUMENT,
+           std::string(function) + ": negative size");
+      return -1;
+    }
+    if (t->strides && t->shape[d] > 1 && t->strides[d] != expected) {
+      fail(GROVE_ERROR_INVALID_ARGUMENT,
+           std::string(function) + ": the tensor is not contiguous");
+      return -1;
+    }
+    expected *= t->shape[d];
+    count *= t->shape[d];
+  }
+  return count;
+}
+
+grove_status takeFailure(const char *function) {
+  std::string message;
+  grove_status status = GROVE_ERROR_PEER;
+  if (!takeServiceError(message, status))
+    message = "failed";
+  return fail(status, std::string(function) + ": " + message);
+}
+
+/// The contiguous rank-1 buffer of a service call, or null (a service
+/// error) for a strided one: grove's bufferization hands contiguous ones.
+template <typename Memref> void *contiguous(const Memref *m, const char *what) {
+  if (m->sizes[0] > 1 && m->strides[0] != 1) {
+    reportServiceError(
+        (std::string(what) + ": the buffer is not contiguous").c_str(),
+        GROVE_ERROR_INTERNAL);
+    return nullptr;
+  }
+  return m->aligned + m->offset;
+}
+
+template <typename Memref>
+void allReduceService(Memref *buffer, WireType type, int32_t reduction) {
+  Communicator *comm = currentCommunicator();
+  void *data = contiguous(buffer, "grove.all_reduce");
+  if (!comm || !data)
+    return;
+  comm->allReduce(data, buffer->sizes[0], type, Reduction(reduction),
+                  "grove.all_reduce");
+}
+
+template <typename Memref>
+void allGatherService(const Memref *in, Memref *out, WireType type) {
+  Communicator *comm = currentCommunicator();
+  void *from = contiguous(in, "grove.all_gather");
+  void *to = contiguous(out, "grove.all_gather");
+  if (!from || !to)
+    return;
+  int world = comm ? comm->size() : 1;
+  if (out->sizes[0] != in->sizes[0] * world) {
+    reportServiceError("grove.all_gather: the result buffer does not hold "
+                       "one input per rank",
+                       GROVE_ERROR_INTERNAL);
+    return;
+  }
+  if (!comm) {
+    std::memmove(to, from, size_t(in->sizes[0]) * wireTypeBytes(type));
+    return;
+  }
+  comm->allGather(from, to, in->sizes[0], type, "grove.all_gather");
+}
+
+template <typename Memref>
+void broadcastService(Memref *buffer, WireType type, int32_t root) {
+  Communicator *comm = currentCommunicator();
+  void *data = contiguous(buffer, "grove.broadcast");
+  if (!comm || !data)
+    return;
+  if (root < 0 || root >= comm->size()) {
+    reportServiceError(("grove.broadcast: root " + std::to_string(root) +
+                        " is not a rank of " + std::to_string(comm->size()))
+                           .c_str(),
+                       GROVE_ERROR_INVALID_ARGUMENT);
+    return;
+  }
+  comm->broadcast(data, buffer->sizes[0], type, root, "grove.broadcast");
+}
+
+} // namespace
+
+Communicator *grove::rt::currentCommunicator() {
+  const CurrentCall *call = currentCall();
+  if (!call || !call->ctx)
+    return nullptr;
+  auto *service =
+      static_cast<CommService *>(call->ctx->services.find(&kCommServiceKey));
+  return service && service->comm ? service->comm->impl.get() : nullptr;
+}
+
+#define GROVE_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                        \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(         \
+      MEMREF *buffer, int32_t reduction) {                                     \
+    allReduceService(buffer, TYPE, reduction);                                 \
+  }                                                                            \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_all_gather_##SUFFIX(         \
+      const MEMREF *in, MEMREF *out) {                                         \
+    allGatherService(in, out, TYPE);                                           \
+  }                                                                            \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_broadcast_##SUFFIX(          \
+      MEMREF *buffer, int32_t root) {                                          \
+    broadcastService(buffer, TYPE, root);                                      \
+  }
+GROVE_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)
+GROVE_COLLECTIVE_SERVICES(f64, grove_memref_f64_1, WireType::F64)
+GROVE_COLLECTIVE_SERVICES(f16, grove_memref_u16_1, WireType::F16)
+GROVE_COLLECTIVE_SERVICES(bf16, grove_memref_u16_1, WireType::BF16)
+GROVE_COLLECTIVE_SERVICES(i32, grove_memref_i32_1, WireType::I32)
+#undef GROVE_COLLECTIVE_SERVICES
+
+extern "C" GROVE_API int64_t grove_rt_world_size(void) {
+  Communicator *comm = currentCommunicator();
+  return comm ? comm->size() : 1;
+}
+
+extern "C" GROVE_API int64_t grove_rt_world_rank(void) {
+  Communicator *comm = currentCommunicator();
+  return comm ? comm->rank() : 0;
+}
+
+extern "C" GROVE_API void grove_comm_options_init(grove_comm_options *options) {
+  if (!options)
+    return;
+  std::memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+  options->timeout_seconds = 60;
+  if (const char *env = std::getenv("GROVE_COMM_TIMEOUT")) {
+    char *end = nullptr;
+    double seconds = std::strtod(env, &end);
+    if (end != env && *end == '\0' && seconds > 0)
+      options->timeout_seconds = seconds;
+  }
+}
+
+static grove_status createComm(const char *function, const void *mpiComm,
+                               const grove_comm_options *options,
+                               grove_comm **out) {
+  return guarded(function, [&] {
+    if (!out)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": out_comm is NULL");
+    *out = nullptr;
+    grove_comm_options opts;
+    grove_comm_options_init(&opts);
+    if (options) {
+      if (options->struct_size <
+          offsetof(grove_comm_options, timeout_seconds) + sizeof(double))
+        return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                    std::string(function) + ": options.struct_size is too "
+                                            "small (use "
+                                            "grove_comm_options_init)");
+      opts.timeout_seconds = options->timeout_seconds;
+    }
+    if (!(opts.timeout_seconds > 0))
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  std::string(function) + ": timeout_seconds must be > 0");
+    return createMpiCommunicator(mpiComm, opts, out);
+  });
+}
+
+extern "C" GROVE_API grove_status
+grove_comm_create(const grove_comm_options *options, grove_comm **out) {
+  return createComm("grove_comm_create", nullptr, options, out);
+}
+
+extern "C" GROVE_API grove_status grove_comm_create_from_mpi(
+    const void *mpiComm, const grove_comm_options *options, grove_comm **out) {
+  if (!mpiComm)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_comm_create_from_mpi: mpi_comm is NULL");
+  return createComm("grove_comm_create_from_mpi", mpiComm, options, out);
+}
+
+extern "C" GROVE_API int grove_comm_rank(const grove_comm *comm) {
+  return comm ? comm->impl->rank() : 0;
+}
+
+extern "C" GROVE_API int grove_comm_size(const grove_comm *comm) {
+  return comm ? comm->impl->size() : 1;
+}
+
+extern "C" GROVE_API void grove_comm_destroy(grove_comm *comm) { delete comm; }
+
+extern "C" GROVE_API grove_status grove_comm_get_stats(const grove_comm *comm,
+                                                       grove_comm_stats *out) {
+  if (!comm || !out)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_comm_get_stats: NULL argument");
+  CommCounters c = comm->impl->counters();
+  *out = {c.payloadBytes, c.collectives, c.waitSeconds};
+  return GROVE_OK;
+}
+
+extern "C" GROVE_API grove_status grove_comm_all_reduce(grove_comm *comm,
+                                                        DLTensor *tensor,
+                                                        int op) {
+  return guarded("grove_comm_all_reduce", [&] {
+    WireType type;
+    if (!comm || (op != 0 && op != 1))
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_comm_all_reduce: NULL communicator or op not 0/1");
+    int64_t count = contiguousCount(tensor, "grove_comm_all_reduce");
+    if (count < 0)
+      return GROVE_ERROR_INVALID_ARGUMENT;
+    if (!wireTypeOf(tensor->dtype, type))
+      return fail(GROVE_ERROR_UNSUPPORTED,
+                  "grove_comm_all_reduce: unsupported dtype");
+    auto *data = static_cast<char *>(tensor->data) + tensor->byte_offset;
+    if (!comm->impl->allReduce(data, count, type, Reduction(op),
+                               "grove_comm_all_reduce"))
+      return takeFailure("grove_comm_all_reduce");
+    return GROVE_OK;
+  });
+}
+
+extern "C" GROVE_API grove_status grove_comm_broadcast(grove_comm *comm,
+                                                       DLTensor *tensor,
+                                                       int root) {
+  return guarded("grove_comm_broadcast", [&] {
+    WireType type;
+    if (!comm || root < 0 || root >= comm->impl->size())
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_comm_broadcast: NULL communicator or bad root");
+    int64_t count = contiguousCount(tensor, "grove_comm_broadcast");
+    if (count < 0)
+      return GROVE_ERROR_INVALID_ARGUMENT;
+    if (!wireTypeOf(tensor->dtype, type))
+      return fail(GROVE_ERROR_UNSUPPORTED,
+                  "grove_comm_broadcast: unsupported dtype");
+    auto *data = static_cast<char *>(tensor->data) + tensor->byte_offset;
+    if (!comm->impl->broadcast(data, count, type, root, "grove_comm_broadcast"))
+      return takeFailure("grove_comm_broadcast");
+    return GROVE_OK;
+  });
+}
+
+extern "C" GROVE_API grove_status grove_comm_barrier(grove_comm *comm) {
+  return guarded("grove_comm_barrier", [&] {
+    if (!comm)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_comm_barrier: NULL communicator");
+    if (!comm->impl->barrier("grove_comm_barrier"))
+      return takeFailure("grove_comm_barrier");
+    return GROVE_OK;
+  });
+}
+
+extern "C" GROVE_API grove_status grove_context_set_comm(grove_context *ctx,
+                                                         grove_comm *comm) {
+  return guarded("grove_context_set_comm", [&] {
+    if (!ctx)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_context_set_comm: ctx is NULL");
+    // Calls hold the state lock; attaching waits for them.
+    std::unique_lock<std::shared_mutex> hold(ctx->stateLock);
+    ctx->services.add(&kCommServiceKey, std::make_unique<CommService>(comm));
+    return GROVE_OK;
+  });
+}

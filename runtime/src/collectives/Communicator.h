@@ -1,0 +1,93 @@
+//===- Communicator.h - Collectives with a deadline --------------*- C++
+//-*-===//
+//
+// A grove_comm: a duplicate of an MPI communicator whose collectives all run
+// as non-blocking MPI operations waited on with a deadline. Debian's Open MPI
+// has no ULFM, so a dead or stalled peer is found here: when a collective
+// misses its deadline the communicator fails for good, naming the ranks on
+// this host whose processes have exited or stopped, and every later
+// collective fails at once with the same message. The app gets a status; the
+// job is not aborted (mpirun must run with --enable-recovery, which keeps the
+// survivors alive when a rank dies; docs/distributed.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GROVE_RT_COMMUNICATOR_H
+#define GROVE_RT_COMMUNICATOR_H
+
+#include "grove/runtime.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace grove::rt {
+
+/// Element types the collectives move (DLPack names; f16 and bf16 are
+/// summed in f32 by a user-defined MPI operation).
+enum class WireType : int32_t { F32, F64, F16, BF16, I32 };
+enum class Reduction : int32_t { Sum = 0, Mean = 1 };
+
+size_t wireTypeBytes(WireType type);
+
+/// What one communicator has moved: the payload handed to MPI (each
+/// collective's send buffer) and the calls, for the tests' byte counts.
+struct CommCounters {
+  uint64_t payloadBytes = 0;
+  uint64_t collectives = 0;
+  double waitSeconds = 0;
+};
+
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  int rank() const { return rankIndex; }
+  int size() const { return worldSize; }
+
+  /// Each fails (false, with the failure recorded) when the communicator
+  /// has failed before or the operation misses its deadline. `what` names
+  /// the operation in messages.
+  virtual bool allReduce(void *data, int64_t count, WireType type,
+                         Reduction reduction, const char *what) = 0;
+  virtual bool allGather(const void *in, void *out, int64_t count,
+                         WireType type, const char *what) = 0;
+  virtual bool broadcast(void *data, int64_t count, WireType type, int root,
+                         const char *what) = 0;
+  virtual bool barrier(const char *what) = 0;
+
+  /// The failure that ended this communicator, or empty.
+  std::string failure() const;
+  CommCounters counters() const;
+
+protected:
+  void recordFailure(std::string message);
+  void count(uint64_t bytes, double waited);
+
+  int rankIndex = 0;
+  int worldSize = 1;
+
+private:
+  mutable std::mutex lock;
+  std::string failed;
+  CommCounters totals;
+};
+
+/// The communicator the current call's context is attached to, or null (a
+/// context without one is a world of one process).
+Communicator *currentCommunicator();
+
+/// A communicator over a duplicate of `*mpiComm` (an MPI_Comm), or of
+/// MPI_COMM_WORLD when null, initialising MPI then
+/// (MpiCommunicator.cpp; NoMpi.cpp where the runtime has no MPI).
+grove_status createMpiCommunicator(const void *mpiComm,
+                                   const grove_comm_options &options,
+                                   grove_comm **out);
+
+} // namespace grove::rt
+
+struct grove_comm {
+  std::unique_ptr<grove::rt::Communicator> impl;
+};
+
+#endif // GROVE_RT_COMMUNICATOR_H

@@ -1,0 +1,430 @@
+//===- MpiCommunicator.cpp - grove_comm on Open MPI -----------------------===//
+//
+// Every collective is an MPI_I* operation tested until it completes or its
+// deadline passes. The wait spins briefly (small messages finish in
+// microseconds), then yields, then sleeps: ranks oversubscribed on few cores
+// must not starve the peer they wait for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Communicator.h"
+
+#include "Error.h"
+
+// The C API only: Open MPI's deprecated C++ bindings need libmpi_cxx.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sched.h>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace grove::rt;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Who each rank is, to name the dead: its pid and a hash of its host name.
+struct PeerId {
+  int64_t pid;
+  uint64_t host;
+};
+
+uint64_t hostHash() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (const char *c = name; *c; ++c)
+    h = (h ^ uint8_t(*c)) * 1099511628211ull;
+  return h;
+}
+
+/// "exited", "stopped" or "" for a process of this host, from /proc.
+std::string processState(int64_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!stat || !std::getline(stat, line))
+    return "exited";
+  // pid (comm) S ...: the state follows the last ')'.
+  size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size())
+    return "";
+  char state = line[close + 2];
+  if (state == 'Z' || state == 'X')
+    return "exited";
+  if (state == 'T' || state == 't')
+    return "stopped";
+  return "";
+}
+
+/// Sums 16-bit floats in f32: MPI has no half type.
+float halfToFloat(uint16_t h, bool bf16) {
+  uint32_t bits;
+  if (bf16) {
+    bits = uint32_t(h) << 16;
+  } else {
+    uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
+             mant = h & 0x3ff;
+    if (exp == 0x1f)
+      bits = sign | 0x7f800000 | (mant << 13);
+    else if (exp == 0 && mant == 0)
+      bits = sign;
+    else if (exp == 0) { // subnormal: normalise
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
+      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
+    } else
+      bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+uint16_t floatToHalf(float f, bool bf16) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof(x));
+  if (bf16) {
+    if ((x & 0x7fffffff) > 0x7f800000)
+      return uint16_t((x >> 16) | 0x40);                   // quiet NaN
+    return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16); // nearest even
+  }
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff)
+    return uint16_t(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 0x1f)
+    return uint16_t(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10)
+      return uint16_t(sign);
+    mant |= 0x800000;
+    uint32_t shift = uint32_t(14 - exp);
+    uint32_t half = mant >> shift, rest = mant & ((1u << shift) - 1),
+             mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1)))
+      ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = sign | (uint32_t(exp) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // may carry into the exponent, which is the right rounding
+  return uint16_t(half);
+}
+
+template <bool BF16>
+void sumHalves(void *in, void *inout, int *len, MPI_Datatype *) {
+  auto *a = static_cast<const uint16_t *>(in);
+  auto *b = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = floatToHalf(halfToFloat(a[i], BF16) + halfToFloat(b[i], BF16), BF16);
+}
+
+/// data *= factor, elementwise (a mean after a sum).
+void scale(void *data, int64_t count, WireType type, double factor) {
+  switch (type) {
+  case WireType::F32:
+    for (float *p = static_cast<float *>(data), *e = p + count; p != e; ++p)
+      *p = float(*p * factor);
+    break;
+  case WireType::F64:
+    for (double *p = static_cast<double *>(data), *e = p + count; p != e; ++p)
+      *p *= factor;
+    break;
+  case WireType::F16:
+  case WireType::BF16: {
+    bool bf16 = type == WireType::BF16;
+    for (auto *p = static_cast<uint16_t *>(data), *e = p + count; p != e; ++p)
+      *p = floatToHalf(float(halfToFloat(*p, bf16) * factor), bf16);
+    break;
+  }
+  case WireType::I32:
+    for (auto *p = static_cast<int32_t *>(data), *e = p + count; p != e; ++p)
+      *p = int32_t(*p * factor);
+    break;
+  }
+}
+
+class MpiCommunicator final : public Communicator {
+public:
+  MpiCommunicator(MPI_Comm comm, double timeout, bool ownsMpi)
+      : comm(comm), timeout(timeout), ownsMpi(ownsMpi) {}
+  ~MpiCommunicator() override;
+
+  /// Exchanges the peers' identities (with the deadline) and builds the
+  /// half-float sums. False with `error` on failure.
+  bool init(std::string &error);
+
+  bool allReduce(void *data, int64_t count, WireType type, Reduction reduction,
+                 const char *what) override;
+  bool allGather(const void *in, void *out, int64_t count, WireType type,
+                 const char *what) override;
+  bool broadcast(void *data, int64_t count, WireType type, int root,
+                 const char *what) override;
+  bool barrier(const char *what) override;
+
+private:
+  bool usable(const char *what);
+  bool wait(MPI_Request &request, int posted, const char *what, uint64_t bytes);
+  bool checkCount(int64_t count, const char *what);
+  std::string suspects() const;
+  MPI_Datatype datatype(WireType type) const;
+  MPI_Op sumOp(WireType type) const;
+
+  MPI_Comm comm;
+  double timeout;
+  bool ownsMpi;
+  std::vector<PeerId> peers;
+  MPI_Op halfSum = MPI_OP_NULL, bf16Sum = MPI_OP_NULL;
+  // MPI_THREAD_SERIALIZED: one collective at a time, whoever calls.
+  std::mutex serial;
+};
+
+MpiCommunicator::~MpiCommunicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return;
+  // After a failure the peers may be gone: freeing the communicator or
+  // finalizing would wait for them.
+  if (!failure().empty())
+    return;
+  for (MPI_Op *op : {&halfSum, &bf16Sum})
+    if (*op != MPI_OP_NULL)
+      MPI_Op_free(op);
+  MPI_Comm_free(&comm);
+  if (ownsMpi)
+    MPI_Finalize();
+}
+
+bool MpiCommunicator::init(std::string &error) {
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm, &rankIndex);
+  MPI_Comm_size(comm, &worldSize);
+  MPI_Op_create(&sumHalves<false>, /*commute=*/1, &halfSum);
+  MPI_Op_create(&sumHalves<true>, /*commute=*/1, &bf16Sum);
+  PeerId self{int64_t(getpid()), hostHash()};
+  peers.resize(size_t(worldSize));
+  MPI_Request request;
+  int rc = MPI_Iallgather(&self, sizeof(PeerId), MPI_BYTE, peers.data(),
+                          sizeof(PeerId), MPI_BYTE, comm, &request);
+  if (!wait(request, rc, "the exchange of peer identities", 0)) {
+    error = failure();
+    return false;
+  }
+  return true;
+}
+
+MPI_Datatype MpiCommunicator::datatype(WireType type) const {
+  switch (type) {
+  case WireType::F32:
+    return MPI_FLOAT;
+  case WireType::F64:
+    return MPI_DOUBLE;
+  case WireType::F16:
+  case WireType::BF16:
+    return MPI_UINT16_T;
+  case WireType::I32:
+    return MPI_INT32_T;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op MpiCommunicator::sumOp(WireType type) const {
+  if (type == WireType::F16)
+    return halfSum;
+  if (type == WireType::BF16)
+    return bf16Sum;
+  return MPI_SUM;
+}
+
+std::string MpiCommunicator::suspects() const {
+  uint64_t here = hostHash();
+  std::ostringstream named, unchecked;
+  for (size_t r = 0; r < peers.size(); ++r) {
+    if (int(r) == rankIndex)
+      continue;
+    if (peers[r].host != here) {
+      unchecked << (unchecked.tellp() ? ", " : "") << r;
+      continue;
+    }
+    std::string state = processState(peers[r].pid);
+    if (!state.empty())
+      named << (named.tellp() ? "; " : "") << "rank " << r << " (pid "
+            << peers[r].pid << ") has " << state;
+  }
+  std::string out = named.str();
+  if (out.empty())
+    out = peers.empty() ? "its peers are unknown"
+                        : "no peer on this host has exited or stopped";
+  if (unchecked.tellp())
+    out += " (ranks on other hosts not checked: " + unchecked.str() + ")";
+  return out;
+}
+
+bool MpiCommunicator::usable(const char *what) {
+  std::string failed = failure();
+  if (failed.empty())
+    return true;
+  reportServiceError(
+      (std::string(what) + ": the communicator failed before: " + failed)
+          .c_str(),
+      GROVE_ERROR_PEER);
+  return false;
+}
+
+bool MpiCommunicator::checkCount(int64_t count, const char *what) {
+  if (count >= 0 && count <= INT32_MAX)
+    return true;
+  reportServiceError((std::string(what) + ": " + std::to_string(count) +
+                      " elements is more than one MPI call takes")
+                         .c_str(),
+                     GROVE_ERROR_UNSUPPORTED);
+  return false;
+}
+
+bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
+                           uint64_t bytes) {
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(timeout));
+  int rc = posted, done = 0;
+  for (uint64_t spin = 0; rc == MPI_SUCCESS; ++spin) {
+    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || done)
+      break;
+    if (spin < 256)
+      continue;
+    if ((spin & 63) == 0 && Clock::now() > deadline)
+      break;
+    if (spin < 4096)
+      sched_yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  double waited = std::chrono::duration<double>(Clock::now() - start).count();
+  if (rc == MPI_SUCCESS && done) {
+    count(bytes, waited);
+    return true;
+  }
+  std::ostringstream message;
+  message << "rank " << rankIndex << " of " << worldSize << ": " << what;
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    message << " failed in MPI (" << text << "): ";
+  } else {
+    message << " did not complete within " << timeout << " s: ";
+  }
+  message << suspects();
+  recordFailure(message.str());
+  reportServiceError(failure().c_str(), GROVE_ERROR_PEER);
+  return false;
+}
+
+bool MpiCommunicator::allReduce(void *data, int64_t count, WireType type,
+                                Reduction reduction, const char *what) {
+  std::lock_guard<std::mutex> hold(serial);
+  if (!usable(what) || !checkCount(count, what))
+    return false;
+  MPI_Request request;
+  int rc = MPI_Iallreduce(MPI_IN_PLACE, data, int(count), datatype(type),
+                          sumOp(type), comm, &request);
+  if (!wait(request, rc, what, uint64_t(count) * wireTypeBytes(type)))
+    return false;
+  if (reduction == Reduction::Mean)
+    scale(data, count, type, 1.0 / worldSize);
+  return true;
+}
+
+bool MpiCommunicator::allGather(const void *in, void *out, int64_t count,
+                                WireType type, const char *what) {
+  std::lock_guard<std::mutex> hold(serial);
+  if (!usable(what) || !checkCount(count, what))
+    return false;
+  MPI_Request request;
+  int rc = MPI_Iallgather(in, int(count), datatype(type), out, int(count),
+                          datatype(type), comm, &request);
+  return wait(request, rc, what, uint64_t(count) * wireTypeBytes(type));
+}
+
+bool MpiCommunicator::broadcast(void *data, int64_t count, WireType type,
+                                int root, const char *what) {
+  std::lock_guard<std::mutex> hold(serial);
+  if (!usable(what) || !checkCount(count, what))
+    return false;
+  MPI_Request request;
+  int rc = MPI_Ibcast(data, int(count), datatype(type), root, comm, &request);
+  uint64_t bytes =
+      rankIndex == root ? uint64_t(count) * wireTypeBytes(type) : 0;
+  return wait(request, rc, what, bytes);
+}
+
+bool MpiCommunicator::barrier(const char *what) {
+  std::lock_guard<std::mutex> hold(serial);
+  if (!usable(what))
+    return false;
+  MPI_Request request;
+  int rc = MPI_Ibarrier(comm, &request);
+  return wait(request, rc, what, 0);
+}
+
+grove_status create(MPI_Comm from, bool ownsMpi,
+                    const grove_comm_options &options, grove_comm **out) {
+  MPI_Comm dup;
+  if (MPI_Comm_dup(from, &dup) != MPI_SUCCESS)
+    return fail(GROVE_ERROR_PEER, "grove_comm_create: MPI_Comm_dup failed");
+  auto impl =
+      std::make_unique<MpiCommunicator>(dup, options.timeout_seconds, ownsMpi);
+  std::string error;
+  if (!impl->init(error)) {
+    clearServiceError();
+    return fail(GROVE_ERROR_PEER, "grove_comm_create: " + error);
+  }
+  *out = new grove_comm{std::move(impl)};
+  return GROVE_OK;
+}
+
+} // namespace
+
+grove_status grove::rt::createMpiCommunicator(const void *mpiComm,
+                                              const grove_comm_options &options,
+                                              grove_comm **out) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                "grove_comm_create: MPI is already finalized");
+  bool ownsMpi = false;
+  if (!initialized) {
+    if (mpiComm)
+      return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                  "grove_comm_create_from_mpi: MPI is not initialized");
+    // Collectives may run on any thread that calls the model (one at a
+    // time per communicator).
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
+        MPI_SUCCESS)
+      return fail(GROVE_ERROR_PEER, "grove_comm_create: MPI_Init failed");
+    ownsMpi = true;
+  }
+  MPI_Comm from =
+      mpiComm ? *static_cast<const MPI_Comm *>(mpiComm) : MPI_COMM_WORLD;
+  return create(from, ownsMpi, options, out);
+}

@@ -1,0 +1,40 @@
+// RUN: grove-opt %s | grove-opt | FileCheck %s
+// RUN: grove-opt %s --canonicalize --cse | FileCheck %s --check-prefix=KEPT
+
+// The collective ops round-trip (GroveCollectiveOps.td).
+
+// CHECK-LABEL: func.func @collectives
+// CHECK: grove.all_reduce sum %{{.*}} : tensor<4x8xf32>
+// CHECK: grove.all_reduce mean %{{.*}} : tensor<4x8xf32>
+// CHECK: grove.all_gather %{{.*}} : (tensor<4x8xf32>) -> tensor<?x4x8xf32>
+// CHECK: grove.all_gather %{{.*}} : (tensor<16xi32>) -> tensor<4x16xi32>
+// CHECK: grove.broadcast %{{.*}} {root = 1 : i64} : tensor<4x8xf32>
+// CHECK: grove.world_size : index
+// CHECK: grove.world_rank : index
+// CHECK: grove.random_block %{{.*}} {block = 4 : i64, extent = 30 : i64, seed = 7 : i64, stream = 2 : i64} : tensor<i64>
+func.func @collectives(%x: tensor<4x8xf32>, %i: tensor<16xi32>, %t: tensor<i64>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<?x4x8xf32>, tensor<4x16xi32>,
+        tensor<4x8xf32>, index, index, index) {
+  %s = grove.all_reduce sum %x : tensor<4x8xf32>
+  %m = grove.all_reduce mean %x : tensor<4x8xf32>
+  %g = grove.all_gather %x : (tensor<4x8xf32>) -> tensor<?x4x8xf32>
+  %gi = grove.all_gather %i : (tensor<16xi32>) -> tensor<4x16xi32>
+  %b = grove.broadcast %x {root = 1} : tensor<4x8xf32>
+  %n = grove.world_size : index
+  %r = grove.world_rank : index
+  %o = grove.random_block %t {seed = 7, stream = 2, extent = 30, block = 4} : tensor<i64>
+  return %s, %m, %g, %gi, %b, %n, %r, %o : tensor<4x8xf32>, tensor<4x8xf32>,
+      tensor<?x4x8xf32>, tensor<4x16xi32>, tensor<4x8xf32>, index, index, index
+}
+
+// Collectives meet in program order on every rank: an unused one is kept,
+// and two equal ones are not merged.
+// KEPT-LABEL: func.func @kept
+// KEPT-COUNT-3: grove.all_reduce mean
+// KEPT-NOT: grove.all_reduce
+func.func @kept(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %a = grove.all_reduce mean %x : tensor<8xf32>
+  %b = grove.all_reduce mean %x : tensor<8xf32>
+  %c = grove.all_reduce mean %x : tensor<8xf32>
+  return %c : tensor<8xf32>
+}

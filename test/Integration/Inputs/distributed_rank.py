@@ -1,0 +1,65 @@
+"""One rank of test/Integration/distributed.py, launched by mpirun.
+
+    distributed_rank.py SCENARIO WORKDIR
+
+Loads the library the driver compiled (WORKDIR/lib<model>.so), attaches a
+communicator over the job, runs the scenario's steps on this rank's share of
+the inputs the driver wrote (WORKDIR/inputs.npz) and writes what it saw to
+WORKDIR/rank<r>.npz: the params and state after the steps, the losses, the
+communicator's byte counts, or the error a fault scenario expects.
+"""
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+from grove_dist import Comm
+from grove_testing import GroveError, Model
+
+
+def main():
+    scenario, workdir = sys.argv[1], sys.argv[2]
+    inputs = np.load(os.path.join(workdir, "inputs.npz"))
+    model_name = str(inputs["model"])
+    model = Model("", name=model_name, workdir=workdir,
+                  library=os.path.join(workdir, "lib%s.so" % model_name))
+    comm = Comm(model.lib, timeout=float(inputs["timeout"]))
+    comm.attach(model)
+    rank, size = comm.rank, comm.size
+    for name in inputs["weight_names"]:
+        model.set_weight(str(name), inputs["w_" + str(name)])
+    out = {"size": size}
+    steps = int(inputs["steps"])
+    losses = []
+    for step in range(steps):
+        args = [inputs["in%d" % i][step][rank] for i in range(int(inputs["num_inputs"]))]
+        if scenario in ("kill", "stall") and rank == size - 1 and step == 3:
+            # Mid-training, before this rank's collectives of the step.
+            with open(os.path.join(workdir, "victim.pid"), "w") as f:
+                f.write(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL if scenario == "kill"
+                    else signal.SIGSTOP)
+        start = time.monotonic()
+        try:
+            losses.append(model.call("train_step", *args)[0])
+        except GroveError as e:
+            out.update(error_status=e.status, error=str(e), step=step,
+                       seconds=time.monotonic() - start)
+            break
+    out["losses"] = np.array(losses)
+    for name in inputs["read_names"]:
+        out["p_" + str(name)] = model.get_weight(str(name))
+    out["payload"], out["collectives"], _ = comm.stats()
+    np.savez(os.path.join(workdir, "rank%d.npz" % rank), **out)
+    if "error" in out:
+        # The communicator failed: leave without waiting for the peers (the
+        # driver ends a stopped one once every survivor has reported).
+        os._exit(0)
+    comm.barrier()
+    del model
+    comm.destroy()
+
+
+if __name__ == "__main__":
+    main()

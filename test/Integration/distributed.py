@@ -1,0 +1,329 @@
+# REQUIRES: mpi
+# RUN: %python %s
+# Data-parallel train steps (grove-insert-collectives, docs/distributed.md)
+# on 2-4 ranks under mpirun --oversubscribe, each rank a process with its
+# own context and communicator (Inputs/distributed_rank.py), against
+# independent references on fresh random inputs:
+#  * dense: an MLP trained with Adam for 10 steps on N ranks, each with its
+#    share of the batch, ends where the same model compiled without
+#    --data-parallel ends after 10 single-process steps on the whole batch:
+#    every weight and Adam moment within 1e-5 of its tensor's scale; the
+#    payload each rank sent is the gradients' bytes, every step;
+#  * GRBS with error feedback, CSER (error reset, C1/C2 every H steps) and
+#    Local AdaAlter: a linear loss sum(p * x) makes each rank's gradient its
+#    input x, so the params after SGD (lr 1) or AdaAlter steps show what the
+#    collectives computed; compared with numpy transcriptions of the
+#    algorithms (grove_dist.py's block draw): 1e-5 relative. GRBS at 1/32
+#    moves at most 1/32 of the dense bytes;
+#  * faults: a rank killed (SIGKILL) or stopped (SIGSTOP) mid-training makes
+#    every other rank's step fail with GROVE_ERROR_PEER naming it, within
+#    the communicator's timeout + 10 s.
+import os
+import tempfile
+
+import numpy as np
+from grove_dist import (GROVE_ERROR_PEER, grbs_block, launch, random_block)
+from grove_testing import Model, assert_close, rng
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RANK_SCRIPT = os.path.join(HERE, "Inputs", "distributed_rank.py")
+R = rng()
+
+MLP = """
+module @mlp {
+  grove.param @fc1.weight : tensor<32x64xf32>
+  grove.param @fc1.bias : tensor<32xf32>
+  grove.param @fc2.weight : tensor<10x32xf32>
+  grove.param @fc2.bias : tensor<10xf32>
+  func.func @train_step(%x: tensor<?x64xf32>, %y: tensor<?xi32>) -> tensor<f32> {
+    %loss, %g:4 = grove.value_and_grad [@fc1.weight, @fc1.bias, @fc2.weight, @fc2.bias] {
+      %w1 = grove.get_param @fc1.weight : tensor<32x64xf32>
+      %b1 = grove.get_param @fc1.bias : tensor<32xf32>
+      %w2 = grove.get_param @fc2.weight : tensor<10x32xf32>
+      %b2 = grove.get_param @fc2.bias : tensor<10xf32>
+      %h = grove.matmul %x, %w1 {transpose_rhs} : (tensor<?x64xf32>, tensor<32x64xf32>) -> tensor<?x32xf32>
+      %hb = grove.add %h, %b1 : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+      %a = grove.relu %hb : tensor<?x32xf32>
+      %o = grove.matmul %a, %w2 {transpose_rhs} : (tensor<?x32xf32>, tensor<10x32xf32>) -> tensor<?x10xf32>
+      %z = grove.add %o, %b2 : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+      %l = grove.softmax_cross_entropy %z, %y : (tensor<?x10xf32>, tensor<?xi32>) -> tensor<f32>
+      grove.yield %l : tensor<f32>
+    } : tensor<f32>, tensor<32x64xf32>, tensor<32xf32>, tensor<10x32xf32>, tensor<10xf32>
+    grove.adam [@fc1.weight, @fc1.bias, @fc2.weight, @fc2.bias] (%g#0, %g#1, %g#2, %g#3) {lr = 1.0e-02 : f64}
+        : tensor<32x64xf32>, tensor<32xf32>, tensor<10x32xf32>, tensor<10xf32>
+    return %loss : tensor<f32>
+  }
+}
+"""
+MLP_WEIGHTS = {"fc1.weight": (32, 64), "fc1.bias": (32,),
+               "fc2.weight": (10, 32), "fc2.bias": (10,)}
+MLP_STATE = [n + s for n in MLP_WEIGHTS for s in ("", ".adam.m", ".adam.v")]
+
+
+def linear(optimizer, shapes):
+    """loss = sum_i sum(p_i * x_i): the gradient of p_i is x_i."""
+    params = "\n".join(f"  grove.param @p{i} : tensor<{t}xf32>"
+                       for i, t in enumerate(shapes))
+    args = ", ".join(f"%x{i}: tensor<{t}xf32>" for i, t in enumerate(shapes))
+    body = []
+    for i, t in enumerate(shapes):
+        body.append(f"      %w{i} = grove.get_param @p{i} : tensor<{t}xf32>")
+        body.append(f"      %m{i} = grove.mul %w{i}, %x{i} : (tensor<{t}xf32>, "
+                    f"tensor<{t}xf32>) -> tensor<{t}xf32>")
+        axes = ", ".join(str(a) for a in range(t.count("x") + 1))
+        body.append(f"      %s{i} = grove.reduce_sum %m{i} {{axes = array<i64: "
+                    f"{axes}>}} : tensor<{t}xf32> -> tensor<f32>")
+    total = "%s0"
+    for i in range(1, len(shapes)):
+        body.append(f"      %t{i} = grove.add {total}, %s{i} : (tensor<f32>, "
+                    f"tensor<f32>) -> tensor<f32>")
+        total = f"%t{i}"
+    names = ", ".join(f"@p{i}" for i in range(len(shapes)))
+    grads = ", ".join(f"%g#{i}" for i in range(len(shapes)))
+    types = ", ".join(f"tensor<{t}xf32>" for t in shapes)
+    body = "\n".join(body)
+    return f"""
+module @lin {{
+{params}
+  func.func @train_step({args}) -> tensor<f32> {{
+    %loss, %g:{len(shapes)} = grove.value_and_grad [{names}] {{
+{body}
+      grove.yield {total} : tensor<f32>
+    }} : tensor<f32>, {types}
+    {optimizer.format(names=names, grads=grads, types=types)}
+    return %loss : tensor<f32>
+  }}
+}}
+"""
+
+
+SGD = "grove.sgd [{names}] ({grads}) {{lr = 1.0 : f64}} : {types}"
+ADAALTER = ("grove.adaalter [{names}] ({grads}) {{lr = 0.01 : f64, "
+            "period = 2}} : {types}")
+
+
+def build(source, name, flags, workdir):
+    Model(source, name=name, workdir=workdir, grovec_flags=flags)
+    return os.path.join(workdir, "lib%s.so" % name)
+
+
+def run_ranks(workdir, scenario, model, ranks, steps, inputs, weights,
+              read_names, timeout=60.0, job_timeout=300, watch=None):
+    """Writes the inputs (per step, per rank), runs the scenario, returns the
+    ranks' results."""
+    data = {"model": model, "steps": steps, "timeout": timeout,
+            "num_inputs": len(inputs),
+            "weight_names": np.array(list(weights)),
+            "read_names": np.array(read_names)}
+    for i, x in enumerate(inputs):
+        data["in%d" % i] = x
+    for name, w in weights.items():
+        data["w_" + name] = w
+    np.savez(os.path.join(workdir, "inputs.npz"), **data)
+    for r in range(ranks):
+        path = os.path.join(workdir, "rank%d.npz" % r)
+        if os.path.exists(path):
+            os.remove(path)
+    code, out, seconds = launch(RANK_SCRIPT, [scenario, workdir], ranks,
+                                job_timeout, watch=watch)
+    results = {}
+    for r in range(ranks):
+        path = os.path.join(workdir, "rank%d.npz" % r)
+        if os.path.exists(path):
+            results[r] = dict(np.load(path))
+    return results, out, code, seconds
+
+
+def check_dense(workdir, ranks):
+    steps, per_rank = 10, 16
+    so = build(MLP, "mlp", ["--data-parallel", "--bucket-bytes=4096"], workdir)
+    assert os.path.exists(so)
+    reference = Model(MLP, name="mlpref", workdir=workdir)
+    weights = {n: (R.standard_normal(s) * 0.2).astype(np.float32)
+               for n, s in MLP_WEIGHTS.items()}
+    x = R.standard_normal((steps, ranks, per_rank, 64)).astype(np.float32)
+    y = R.integers(0, 10, (steps, ranks, per_rank)).astype(np.int32)
+    results, out, _, _ = run_ranks(workdir, "train", "mlp", ranks, steps,
+                                   [x, y], weights, MLP_STATE)
+    assert len(results) == ranks and all("error" not in r for r in results.values()), out
+    for n, w in weights.items():
+        reference.set_weight(n, w)
+    for s in range(steps):
+        reference.call("train_step", x[s].reshape(-1, 64), y[s].reshape(-1))
+    worst = 0.0
+    for name in MLP_STATE:
+        expected = reference.get_weight(name)
+        scale = float(np.abs(expected).max())
+        for r, res in results.items():
+            worst = max(worst, assert_close(res["p_" + name], expected,
+                                            rtol=0, atol=1e-5 * scale,
+                                            what=f"{name} on rank {r}") / scale)
+    dense = sum(int(np.prod(s)) * 4 for s in MLP_WEIGHTS.values())
+    for r, res in results.items():
+        assert int(res["payload"]) == steps * dense, \
+            f"rank {r} sent {res['payload']} bytes, expected {steps * dense}"
+    print(f"dense, {ranks} ranks: 10 Adam steps equal one process on "
+          f"{ranks}x the batch, worst {worst:.2e} of scale; "
+          f"{dense} bytes a step a rank")
+
+
+def check_grbs_feedback(workdir, ranks):
+    steps, size, ratio = 6, 1000, 32
+    build(linear(SGD, ["1000"]), "grbs",
+          ["--data-parallel", "--compressor=grbs", "--compress-error=feedback",
+           f"--compress-ratio={ratio}", "--collective-seed=11"], workdir)
+    p0 = R.standard_normal(size).astype(np.float32)
+    x = R.standard_normal((steps, ranks, size)).astype(np.float32)
+    results, out, _, _ = run_ranks(
+        workdir, "train", "grbs", ranks, steps, [x], {"p0": p0},
+        ["p0", "collectives.bucket0.residual", "collectives.step"])
+    assert len(results) == ranks, out
+    k = grbs_block(size, ratio)
+    p = p0.astype(np.float64)
+    residual = np.zeros((ranks, size))
+    for s in range(steps):
+        e = x[s].astype(np.float64) + residual
+        off = random_block(s, 11, 0, size, k)
+        p[off:off + k] -= e[:, off:off + k].mean(axis=0)
+        residual = e.copy()
+        residual[:, off:off + k] = 0
+    for r, res in results.items():
+        assert_close(res["p_p0"], p, rtol=1e-5, atol=1e-5, what=f"p rank {r}")
+        assert_close(res["p_collectives.bucket0.residual"], residual[r],
+                     rtol=1e-5, atol=1e-5, what=f"residual rank {r}")
+        assert int(res["p_collectives.step"]) == steps
+        assert int(res["payload"]) == steps * k * 4 <= steps * size * 4 // 32, \
+            f"GRBS payload {res['payload']} (dense {steps * size * 4})"
+    print(f"GRBS 1/{ratio} + error feedback, {ranks} ranks: params and "
+          f"residuals equal numpy's over {steps} steps; {k * 4} of "
+          f"{size * 4} dense bytes a step")
+
+
+def check_cser(workdir, ranks):
+    steps, shapes, c1, c2, period = 6, [(1000,), (8, 12)], 8, 2, 2
+    build(linear(SGD, ["1000", "8x12"]), "cser",
+          ["--data-parallel", "--compressor=grbs", "--compress-error=reset",
+           f"--compress-ratio={c1}", f"--period-ratio={c2}",
+           f"--sync-period={period}", "--collective-seed=5"], workdir)
+    p0 = [R.standard_normal(s).astype(np.float32) for s in shapes]
+    xs = [R.standard_normal((steps, ranks) + s).astype(np.float32)
+          for s in shapes]
+    results, out, _, _ = run_ranks(workdir, "train", "cser", ranks, steps, xs,
+                                   {"p0": p0[0], "p1": p0[1]}, ["p0", "p1"])
+    assert len(results) == ranks, out
+    # Every rank's model, flat; local SGD steps, then the step's blocks
+    # averaged (C2's on every period-th step).
+    models = [np.stack([p.astype(np.float64).ravel()] * ranks) for p in p0]
+    sent = 0
+    for s in range(steps):
+        ratio = c2 if (s + 1) % period == 0 else c1
+        for i, m in enumerate(models):
+            m -= xs[i][s].reshape(ranks, -1)
+            k = grbs_block(m.shape[1], ratio)
+            off = random_block(s, 5, i, m.shape[1], k)
+            m[:, off:off + k] = m[:, off:off + k].mean(axis=0)
+            sent += k * 4
+    for r, res in results.items():
+        for i, m in enumerate(models):
+            assert_close(res["p_p%d" % i].ravel(), m[r], rtol=1e-5, atol=1e-5,
+                         what=f"CSER p{i} rank {r}")
+        assert int(res["payload"]) == sent, (res["payload"], sent)
+    print(f"CSER (C1 1/{c1}, C2 1/{c2} every {period}), {ranks} ranks: "
+          f"models equal numpy's over {steps} steps")
+
+
+def check_local_adaalter(workdir, ranks):
+    steps, shapes, period, lr, eps = 6, [(1000,), (8, 12)], 2, 0.01, 1e-7
+    build(linear(ADAALTER, ["1000", "8x12"]), "ada", ["--data-parallel"],
+          workdir)
+    p0 = [R.standard_normal(s).astype(np.float32) for s in shapes]
+    xs = [R.standard_normal((steps, ranks) + s).astype(np.float32) * 0.1
+          for s in shapes]
+    names = ["p0", "p1", "p0.adaalter.accumulator",
+             "p1.adaalter.accumulator", "p0.adaalter.denominator",
+             "p1.adaalter.denominator"]
+    results, out, _, _ = run_ranks(workdir, "train", "ada", ranks, steps, xs,
+                                   {"p0": p0[0], "p1": p0[1]}, names)
+    assert len(results) == ranks, out
+    # Seed §4: x -= lr g / sqrt(B + eps); B' += g^2; every H steps the models
+    # and B' are averaged and B = B'.
+    x = [np.stack([p.astype(np.float64).ravel()] * ranks) for p in p0]
+    acc = [np.zeros_like(v) for v in x]
+    den = [np.zeros_like(v) for v in x]
+    for s in range(steps):
+        for i in range(len(x)):
+            g = xs[i][s].reshape(ranks, -1).astype(np.float64)
+            x[i] -= lr * g / np.sqrt(den[i] + eps)
+            acc[i] += g * g
+            if (s + 1) % period == 0:
+                x[i][:] = x[i].mean(axis=0)
+                acc[i][:] = acc[i].mean(axis=0)
+                den[i][:] = acc[i]
+    for r, res in results.items():
+        for i in range(len(x)):
+            for name, want in ((f"p{i}", x[i]),
+                               (f"p{i}.adaalter.accumulator", acc[i]),
+                               (f"p{i}.adaalter.denominator", den[i])):
+                assert_close(res["p_" + name].ravel(), want[r], rtol=1e-5,
+                             atol=1e-5, what=f"{name} rank {r}")
+    print(f"Local AdaAlter (H = {period}), {ranks} ranks: params, "
+          f"accumulators and denominators equal numpy's over {steps} steps")
+
+
+def check_fault(workdir, scenario, ranks=3, timeout=5.0):
+    steps, per_rank = 6, 8
+    weights = {n: (R.standard_normal(s) * 0.2).astype(np.float32)
+               for n, s in MLP_WEIGHTS.items()}
+    x = R.standard_normal((steps, ranks, per_rank, 64)).astype(np.float32)
+    y = R.integers(0, 10, (steps, ranks, per_rank)).astype(np.int32)
+    survivors = list(range(ranks - 1))
+
+    def end_stopped_victim():
+        # Once every survivor has reported, the stopped rank would keep
+        # mpirun waiting: end it (not before, or they would see it exited).
+        victim = os.path.join(workdir, "victim.pid")
+        if scenario == "stall" and os.path.exists(victim) and all(
+                os.path.exists(os.path.join(workdir, "rank%d.npz" % r))
+                for r in survivors):
+            with open(victim) as f:
+                try:
+                    os.kill(int(f.read()), 9)
+                except (ProcessLookupError, ValueError):
+                    pass
+
+    if os.path.exists(os.path.join(workdir, "victim.pid")):
+        os.remove(os.path.join(workdir, "victim.pid"))
+    results, out, _, seconds = run_ranks(
+        workdir, scenario, "mlp", ranks, steps, [x, y], weights, [],
+        timeout=timeout, job_timeout=120, watch=end_stopped_victim)
+    with open(os.path.join(workdir, "victim.pid")) as f:
+        victim = int(f.read())
+    state = "exited" if scenario == "kill" else "stopped"
+    for r in survivors:
+        res = results.get(r)
+        assert res is not None and "error" in res, \
+            f"rank {r} reported no error:\n{out}"
+        message = str(res["error"])
+        assert int(res["error_status"]) == GROVE_ERROR_PEER, message
+        assert f"rank {ranks - 1} (pid {victim}) has {state}" in message, \
+            message
+        assert int(res["step"]) == 3, message
+        assert float(res["seconds"]) <= timeout + 10, res["seconds"]
+    print(f"{scenario}: rank {ranks - 1} {state} at step 3; ranks "
+          f"{survivors} failed with GROVE_ERROR_PEER naming it after "
+          f"{max(float(results[r]['seconds']) for r in survivors):.1f} s "
+          f"(timeout {timeout} s): {results[0]['error']}")
+
+
+def main():
+    workdir = tempfile.mkdtemp(prefix="grove-dist-")
+    check_dense(workdir, 2)
+    check_dense(workdir, 4)
+    check_grbs_feedback(workdir, 3)
+    check_cser(workdir, 2)
+    check_local_adaalter(workdir, 2)
+    check_fault(workdir, "kill")
+    check_fault(workdir, "stall")
+
+
+main()

@@ -1,0 +1,60 @@
+// RUN: grove-opt %s --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s
+
+// The collectives bufferize to one runtime service call each
+// (BufferizableOpInterfaceImpl.cpp) on contiguous rank-1 views: an
+// identity-layout buffer is collapsed, a strided one is copied into a new
+// buffer first and, for the in-place collectives, copied back.
+
+// CHECK-LABEL: func.func @contiguous
+// CHECK-SAME: (%[[X:.*]]: memref<4x8xf32
+// CHECK: %[[A:.*]] = memref.alloc() {{.*}} : memref<4x8xf32>
+// CHECK: memref.copy %[[X]], %[[A]]
+// CHECK: %[[F:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1]] : memref<4x8xf32> into memref<32xf32>
+// CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
+// CHECK: %[[C:.*]] = memref.cast %[[F]] : memref<32xf32> to memref<?xf32, strided<[1], offset: ?>>
+// CHECK: call @grove_rt_all_reduce_f32(%[[C]], %[[MEAN]])
+// CHECK: %[[N:.*]] = call @grove_rt_world_size() : () -> i64
+// CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK: %[[G:.*]] = memref.alloc(%[[NI]]) {{.*}} : memref<?x4x8xf32>
+// CHECK: %[[GF:.*]] = memref.collapse_shape %[[G]] {{\[\[}}0, 1, 2]] : memref<?x4x8xf32> into memref<?xf32>
+// CHECK: call @grove_rt_all_gather_f32(%{{.*}}, %{{.*}})
+// CHECK: %[[ROOT:.*]] = arith.constant 2 : i32
+// CHECK: call @grove_rt_broadcast_f32(%{{.*}}, %[[ROOT]])
+// CHECK: call @grove_rt_all_reduce_i32(
+func.func @contiguous(%x: tensor<4x8xf32> {bufferization.writable = false},
+                      %i: tensor<6xi32> {bufferization.writable = false})
+    -> (tensor<4x8xf32>, tensor<?x4x8xf32>, tensor<4x8xf32>, tensor<6xi32>) {
+  %a = grove.all_reduce mean %x : tensor<4x8xf32>
+  %g = grove.all_gather %a : (tensor<4x8xf32>) -> tensor<?x4x8xf32>
+  %b = grove.broadcast %a {root = 2} : tensor<4x8xf32>
+  %s = grove.all_reduce sum %i : tensor<6xi32>
+  return %a, %g, %b, %s : tensor<4x8xf32>, tensor<?x4x8xf32>, tensor<4x8xf32>, tensor<6xi32>
+}
+
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[V:.*]] = memref.subview
+// CHECK: %[[T:.*]] = memref.alloc() {{.*}} : memref<4x8xf64>
+// CHECK: memref.copy %[[V]], %[[T]]
+// CHECK: memref.collapse_shape %[[T]]
+// CHECK: call @grove_rt_all_reduce_f64(
+// CHECK: memref.copy %[[T]], %[[V]]
+func.func @strided(%y: tensor<16x8xf64>) -> tensor<16x8xf64> {
+  %s = tensor.extract_slice %y[0, 0] [4, 8] [2, 1] : tensor<16x8xf64> to tensor<4x8xf64>
+  %c = grove.all_reduce sum %s : tensor<4x8xf64>
+  %r = tensor.insert_slice %c into %y[0, 0] [4, 8] [2, 1] : tensor<4x8xf64> into tensor<16x8xf64>
+  return %r : tensor<16x8xf64>
+}
+
+// A rank-0 tensor is a one-element buffer.
+// CHECK-LABEL: func.func @scalar
+// CHECK: memref.expand_shape %{{.*}} [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK: call @grove_rt_all_reduce_f32(
+func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
+  %a = grove.all_reduce mean %x : tensor<f32>
+  return %a : tensor<f32>
+}
+
+// The services, declared once each.
+// CHECK-DAG: func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_all_gather_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_world_size() -> i64

@@ -1,0 +1,63 @@
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=zip" 2>&1 | FileCheck %s --check-prefix=COMPRESSOR
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="error=sometimes" 2>&1 | FileCheck %s --check-prefix=ERROR
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="error=feedback" 2>&1 | FileCheck %s --check-prefix=FEEDBACK
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="error=reset" 2>&1 | FileCheck %s --check-prefix=RESET
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=0" 2>&1 | FileCheck %s --check-prefix=RATIO
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="bucket-bytes=-1" 2>&1 | FileCheck %s --check-prefix=RATIO
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback" -verify-diagnostics
+
+// Options the pass refuses, each a located error (the module's location).
+// COMPRESSOR: error: grove-insert-collectives: unknown compressor 'zip' (expected none or grbs)
+// ERROR: error: grove-insert-collectives: unknown error mode 'sometimes' (expected none, feedback or reset)
+// FEEDBACK: error: grove-insert-collectives: error=feedback needs a compressor (a dense average leaves no error)
+// RESET: error: grove-insert-collectives: error=reset (CSER) averages random blocks: it needs compressor=grbs
+// RATIO: error: grove-insert-collectives: ratio, period-ratio, sync-period and bucket-bytes must be positive
+
+grove.param @w : tensor<8xf32>
+func.func @step(%g: tensor<8xf32>) {
+  grove.sgd [@w] (%g) {lr = 0.1 : f64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// Nothing to make data-parallel.
+// expected-error @+1 {{grove-insert-collectives: no optimizer in the module, so nothing to make data-parallel (the pass runs before grove-expand-training-ops)}}
+module {
+  func.func @forward(%x: tensor<8xf32>) -> tensor<8xf32> {
+    return %x : tensor<8xf32>
+  }
+}
+
+// -----
+
+// A rank that skipped a step would count apart from the others.
+grove.param @w : tensor<8xf32>
+func.func @skip(%g: tensor<8xf32>) {
+  // expected-error @+1 {{'grove.adaalter' op with skip_nonfinite cannot take local steps: a rank that skips a step would count steps apart from the others and miss their synchronisation}}
+  grove.adaalter [@w] (%g) {period = 2, skip_nonfinite} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// The counter is read in the entry block and counted before the return.
+grove.param @w : tensor<8xf32>
+func.func @blocks(%g: tensor<8xf32>) {
+  cf.br ^next
+^next:
+  // expected-error @+1 {{'grove.sgd' op must be in a function of one block to be made data-parallel}}
+  grove.sgd [@w] (%g) {lr = 0.1 : f64} : tensor<8xf32>
+  return
+}
+
+// -----
+
+// The counter's name taken by a param of another type.
+grove.param @w : tensor<8xf32>
+grove.param @collectives.step : tensor<f32> = 0.0 : f32
+func.func @clash(%g: tensor<8xf32>) {
+  // expected-error @+1 {{'grove.sgd' op needs state @collectives.step of type 'tensor<i64>', declared as 'tensor<f32>'}}
+  grove.sgd [@w] (%g) {lr = 0.1 : f64} : tensor<8xf32>
+  return
+}

@@ -1,0 +1,128 @@
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="bucket-bytes=64" | FileCheck %s --check-prefix=DENSE
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=4 error=feedback seed=9" | FileCheck %s --check-prefix=EF
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=8 error=reset sync-period=3 period-ratio=2" | FileCheck %s --check-prefix=CSER
+
+// grove-insert-collectives on an optimizer whose gradients the backward
+// computes in the order g1 (the 4x4 param's), then g0, then g2.
+
+grove.param @w0 : tensor<8xf32>
+grove.param @w1 : tensor<4x4xf32>
+grove.param @w2 : tensor<2xf32>
+func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
+  %g1 = grove.mul %y, %y : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %g0 = grove.mul %x, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %g2 = grove.mul %z, %z : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  grove.sgd [@w0, @w1, @w2] (%g0, %g1, %g2) {lr = 0.1 : f64}
+      : tensor<8xf32>, tensor<4x4xf32>, tensor<2xf32>
+  return
+}
+
+// Dense, buckets of at most 64 bytes: g1 (64 bytes) alone, right after it
+// is computed; then g0 and g2 (40 bytes) together after g2.
+// DENSE-LABEL: func.func @step
+// DENSE: %[[G1:.*]] = grove.mul %{{.*}}, %{{.*}} : (tensor<4x4xf32>
+// DENSE: %[[F1:.*]] = grove.reshape %[[G1]] : tensor<4x4xf32> -> tensor<16xf32>
+// DENSE: %[[M1:.*]] = grove.all_reduce mean %[[F1]] : tensor<16xf32>
+// DENSE: %[[A1:.*]] = grove.reshape %[[M1]] : tensor<16xf32> -> tensor<4x4xf32>
+// DENSE: %[[G0:.*]] = grove.mul %{{.*}}, %{{.*}} : (tensor<8xf32>
+// DENSE: %[[G2:.*]] = grove.mul %{{.*}}, %{{.*}} : (tensor<2xf32>
+// DENSE: %[[F0:.*]] = grove.reshape %[[G0]] : tensor<8xf32> -> tensor<8xf32>
+// DENSE: %[[F2:.*]] = grove.reshape %[[G2]] : tensor<2xf32> -> tensor<2xf32>
+// DENSE: %[[B:.*]] = grove.concat %[[F0]], %[[F2]] {axis = 0 : i64} : (tensor<8xf32>, tensor<2xf32>) -> tensor<10xf32>
+// DENSE: %[[M:.*]] = grove.all_reduce mean %[[B]] : tensor<10xf32>
+// DENSE: %[[S0:.*]] = grove.slice %[[M]] [0] [8] [1]
+// DENSE: %[[S2:.*]] = grove.slice %[[M]] [8] [10] [1]
+// DENSE: %[[A0:.*]] = grove.reshape %[[S0]]
+// DENSE: %[[A2:.*]] = grove.reshape %[[S2]]
+// DENSE: grove.sgd [@w0, @w1, @w2](%[[A0]], %[[A1]], %[[A2]])
+// DENSE-NOT: grove.all_reduce
+
+// GRBS with error feedback: one bucket of 26 elements, its residual state,
+// a block of 26 / 4 = 6 at a draw from the step counter, the residual
+// keeping what was not sent, the counter counting the call.
+// EF: grove.param @collectives.step : tensor<i64> = 0 : i64
+// EF: grove.param @collectives.bucket0.residual : tensor<26xf32> = 0.000000e+00 : f32
+// EF-LABEL: func.func @step
+// EF: %[[T:.*]] = grove.get_param @collectives.step : tensor<i64>
+// EF: %[[CAT:.*]] = grove.concat {{.*}} -> tensor<26xf32>
+// EF: %[[R:.*]] = grove.get_param @collectives.bucket0.residual : tensor<26xf32>
+// EF: %[[E:.*]] = grove.add %[[CAT]], %[[R]]
+// EF: %[[OFF:.*]] = grove.random_block %[[T]] {block = 6 : i64, extent = 26 : i64, seed = 9 : i64, stream = 0 : i64}
+// EF: %[[BLK:.*]] = tensor.extract_slice %[[E]][%[[OFF]]] [6] [1]
+// EF: %[[AVG:.*]] = grove.all_reduce mean %[[BLK]] : tensor<6xf32>
+// EF: %[[Z:.*]] = grove.constant dense<0.000000e+00> : tensor<26xf32>
+// EF: %[[SENT:.*]] = tensor.insert_slice %[[AVG]] into %[[Z]][%[[OFF]]] [6] [1]
+// EF: %[[KEPT:.*]] = tensor.insert_slice %{{.*}} into %[[E]][%[[OFF]]] [6] [1]
+// EF: grove.set_param @collectives.bucket0.residual = %[[KEPT]]
+// EF: grove.slice %[[SENT]] [0] [16] [1]
+// EF: grove.sgd
+// EF: %[[V:.*]] = tensor.extract %[[T]][] : tensor<i64>
+// EF: %[[NEXT:.*]] = arith.addi %[[V]], %{{.*}} : i64
+// EF: %[[NT:.*]] = tensor.from_elements %[[NEXT]] : tensor<i64>
+// EF: grove.set_param @collectives.step = %[[NT]]
+// EF-NEXT: return
+
+// Error reset (CSER): the gradients go to the optimizer as they are; after its local
+// step, each param averages a block of 1/8 (C1) or, on every third step,
+// 1/2 (C2), all of a step's blocks in one collective.
+// CSER-LABEL: func.func @step
+// CSER: %[[T:.*]] = grove.get_param @collectives.step
+// CSER-NOT: grove.all_reduce
+// CSER: grove.sgd [@w0, @w1, @w2](%{{.*}}, %{{.*}}, %{{.*}})
+// CSER: %[[P0:.*]] = grove.get_param @w0 : tensor<8xf32>
+// CSER: %[[P1:.*]] = grove.get_param @w1 : tensor<4x4xf32>
+// CSER: %[[P2:.*]] = grove.get_param @w2 : tensor<2xf32>
+// CSER: %[[V:.*]] = tensor.extract %[[T]][] : tensor<i64>
+// CSER: %[[V1:.*]] = arith.addi %[[V]], %{{.*}} : i64
+// CSER: %[[REM:.*]] = arith.remsi %[[V1]], %{{.*}} : i64
+// CSER: %[[C2:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : i64
+// CSER: %[[NEW:.*]]:3 = scf.if %[[C2]] -> (tensor<8xf32>, tensor<4x4xf32>, tensor<2xf32>) {
+// CSER: grove.random_block %[[T]] {block = 4 : i64, extent = 8 : i64, seed = 0 : i64, stream = 0 : i64}
+// CSER: grove.random_block %[[T]] {block = 8 : i64, extent = 16 : i64, seed = 0 : i64, stream = 1 : i64}
+// CSER: grove.random_block %[[T]] {block = 1 : i64, extent = 2 : i64, seed = 0 : i64, stream = 2 : i64}
+// CSER: grove.all_reduce mean %{{.*}} : tensor<13xf32>
+// CSER: } else {
+// CSER: grove.random_block %[[T]] {block = 1 : i64, extent = 8 : i64, seed = 0 : i64, stream = 0 : i64}
+// CSER: grove.random_block %[[T]] {block = 2 : i64, extent = 16 : i64, seed = 0 : i64, stream = 1 : i64}
+// CSER: grove.random_block %[[T]] {block = 1 : i64, extent = 2 : i64, seed = 0 : i64, stream = 2 : i64}
+// CSER: grove.all_reduce mean %{{.*}} : tensor<4xf32>
+// CSER: }
+// CSER: grove.set_param @w0 = %[[NEW]]#0
+// CSER: grove.set_param @w1 = %[[NEW]]#1
+// CSER: grove.set_param @w2 = %[[NEW]]#2
+
+// -----
+
+// Local AdaAlter: no gradient collective; on every `period`-th step (by the
+// optimizer's own count, after its step) the params and accumulators are
+// averaged and the accumulators become the denominators.
+grove.param @w : tensor<8xf32>
+func.func @local(%g: tensor<8xf32>) {
+  grove.adaalter [@w] (%g) {lr = 0.1 : f64, period = 4} : tensor<8xf32>
+  return
+}
+// DENSE: grove.param @w.adaalter.accumulator : tensor<8xf32> = 0.000000e+00 : f32
+// DENSE: grove.param @w.adaalter.denominator : tensor<8xf32> = 0.000000e+00 : f32
+// DENSE: grove.param @adaalter.step : tensor<f32> = 0.000000e+00 : f32
+// DENSE-LABEL: func.func @local
+// DENSE-NOT: grove.all_reduce
+// DENSE: grove.adaalter [@w](%{{.*}})
+// DENSE: %[[P:.*]] = grove.get_param @w : tensor<8xf32>
+// DENSE: %[[A:.*]] = grove.get_param @w.adaalter.accumulator
+// DENSE: %[[D:.*]] = grove.get_param @w.adaalter.denominator
+// DENSE: %[[T:.*]] = grove.get_param @adaalter.step : tensor<f32>
+// DENSE: %[[TV:.*]] = tensor.extract %[[T]][] : tensor<f32>
+// DENSE: %[[TI:.*]] = arith.fptosi %[[TV]] : f32 to i64
+// DENSE: arith.remsi %[[TI]], %{{.*}} : i64
+// DENSE: %[[R:.*]]:3 = scf.if %{{.*}} -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+// DENSE: %[[M:.*]] = grove.all_reduce mean %{{.*}} : tensor<16xf32>
+// DENSE: %[[MP:.*]] = grove.slice %[[M]] [0] [8] [1]
+// DENSE: %[[MA:.*]] = grove.slice %[[M]] [8] [16] [1]
+// DENSE: %[[RP:.*]] = grove.reshape %[[MP]]
+// DENSE: %[[RA:.*]] = grove.reshape %[[MA]]
+// DENSE: scf.yield %[[RP]], %[[RA]], %[[RA]]
+// DENSE: } else {
+// DENSE: scf.yield %[[P]], %[[A]], %[[D]]
+// DENSE: grove.set_param @w = %[[R]]#0
+// DENSE: grove.set_param @w.adaalter.accumulator = %[[R]]#1
+// DENSE: grove.set_param @w.adaalter.denominator = %[[R]]#2

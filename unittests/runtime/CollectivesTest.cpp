@@ -1,0 +1,99 @@
+//===- CollectivesTest.cpp - The communicator's C API in one process ------===//
+//
+// What can be checked without mpirun: the collective services in a world of
+// one process (no communicator attached), and the C API's argument checks.
+// The multi-process behaviour (averages, faults) is
+// test/Integration/distributed.py's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Error.h"
+
+#include "grove/abi.h"
+#include "grove/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace grove::rt;
+
+namespace {
+
+grove_memref_f32_1 view(std::vector<float> &v) {
+  return {v.data(), v.data(), 0, {int64_t(v.size())}, {1}};
+}
+
+TEST(Collectives, WorldOfOneLeavesDataAsItIs) {
+  std::vector<float> x = {1, 2, 3, 4}, want = x;
+  grove_memref_f32_1 m = view(x);
+  _mlir_ciface_grove_rt_all_reduce_f32(&m, /*mean=*/1);
+  _mlir_ciface_grove_rt_broadcast_f32(&m, 0);
+  EXPECT_EQ(x, want);
+  std::vector<float> out(4, -1);
+  grove_memref_f32_1 o = view(out);
+  _mlir_ciface_grove_rt_all_gather_f32(&m, &o);
+  EXPECT_EQ(out, want);
+  EXPECT_EQ(grove_rt_world_size(), 1);
+  EXPECT_EQ(grove_rt_world_rank(), 0);
+  std::string message;
+  grove_status status;
+  EXPECT_FALSE(takeServiceError(message, status)) << message;
+}
+
+TEST(Collectives, GatherIntoTheWrongSizeIsAServiceError) {
+  std::vector<float> x = {1, 2}, out(3);
+  grove_memref_f32_1 m = view(x), o = view(out);
+  _mlir_ciface_grove_rt_all_gather_f32(&m, &o);
+  std::string message;
+  grove_status status;
+  ASSERT_TRUE(takeServiceError(message, status));
+  EXPECT_EQ(status, GROVE_ERROR_INTERNAL);
+  EXPECT_NE(message.find("does not hold one input per rank"), std::string::npos)
+      << message;
+}
+
+TEST(Collectives, StridedBufferIsAServiceError) {
+  std::vector<float> x = {1, 2, 3, 4};
+  grove_memref_f32_1 m = {x.data(), x.data(), 0, {2}, {2}};
+  _mlir_ciface_grove_rt_all_reduce_f32(&m, 0);
+  std::string message;
+  grove_status status;
+  ASSERT_TRUE(takeServiceError(message, status));
+  EXPECT_NE(message.find("not contiguous"), std::string::npos) << message;
+}
+
+TEST(Collectives, CApiChecksArguments) {
+  EXPECT_EQ(grove_comm_rank(nullptr), 0);
+  EXPECT_EQ(grove_comm_size(nullptr), 1);
+  grove_comm_destroy(nullptr);
+  EXPECT_EQ(grove_comm_create(nullptr, nullptr), GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(grove_last_error()).find("out_comm is NULL"),
+            std::string::npos);
+  grove_comm *comm = reinterpret_cast<grove_comm *>(1);
+  grove_comm_options options;
+  grove_comm_options_init(&options);
+  EXPECT_EQ(options.struct_size, sizeof(options));
+  EXPECT_GT(options.timeout_seconds, 0);
+  options.timeout_seconds = 0;
+  EXPECT_EQ(grove_comm_create(&options, &comm), GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(comm, nullptr);
+  EXPECT_NE(std::string(grove_last_error()).find("timeout_seconds"),
+            std::string::npos);
+  options.struct_size = 1;
+  EXPECT_EQ(grove_comm_create(&options, &comm), GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(grove_comm_create_from_mpi(nullptr, nullptr, &comm),
+            GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(grove_context_set_comm(nullptr, nullptr),
+            GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(grove_comm_all_reduce(nullptr, nullptr, 0),
+            GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(grove_comm_barrier(nullptr), GROVE_ERROR_INVALID_ARGUMENT);
+  grove_comm_stats stats;
+  EXPECT_EQ(grove_comm_get_stats(nullptr, &stats),
+            GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(grove_status_string(GROVE_ERROR_PEER), "GROVE_ERROR_PEER");
+}
+
+} // namespace
