@@ -199,6 +199,77 @@ def check_grbs_feedback(workdir, ranks):
           f"{size * 4} dense bytes a step")
 
 
+def to_bf16(x):
+    """f32 -> bf16 (nearest even), back in f32: numpy has no bf16."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def compressed_mean(kind, e, ratio):
+    """numpy models of the compressors (docs/distributed.md): the mean over
+    ranks (rows of e) of what each sent, decompressed, and what each sent.
+    Returns (averaged, local, payload bytes a rank)."""
+    ranks, size = e.shape
+    if kind in ("fp16", "bf16"):
+        half = (lambda v: v.astype(np.float16).astype(np.float32)) \
+            if kind == "fp16" else to_bf16
+        local = half(e.astype(np.float32))
+        # Two ranks: the f32 sum rounded once, then halved (exact).
+        assert ranks == 2
+        total = half(local[0] + local[1])
+        return np.stack([half(total * 0.5)] * ranks), local, size * 2
+    if kind == "topk":
+        k = grbs_block(size, ratio)
+        local = np.zeros_like(e)
+        for r in range(ranks):
+            top = np.argsort(-np.abs(e[r]), kind="stable")[:k]
+            local[r, top] = e[r, top]
+        return np.stack([local.mean(axis=0)] * ranks), local, k * 8
+    if kind == "sign":
+        scale = np.abs(e).mean(axis=1, keepdims=True)
+        local = np.where(e < 0, -scale, scale)
+        return (np.stack([local.mean(axis=0)] * ranks), local,
+                4 * ((size + 31) // 32) + 4)
+    raise ValueError(kind)
+
+
+def check_compressor(workdir, kind, ranks, feedback, steps=5, size=1000,
+                     ratio=32):
+    flags = ["--data-parallel", f"--compressor={kind}",
+             f"--compress-ratio={ratio}"]
+    if feedback:
+        flags.append("--compress-error=feedback")
+    name = f"c{kind}{int(feedback)}"
+    build(linear(SGD, ["1000"]), name, flags, workdir)
+    p0 = R.standard_normal(size).astype(np.float32)
+    x = R.standard_normal((steps, ranks, size)).astype(np.float32)
+    reads = ["p0"] + (["collectives.bucket0.residual"] if feedback else [])
+    results, out, _, _ = run_ranks(workdir, "train", name, ranks, steps, [x],
+                                   {"p0": p0}, reads)
+    assert len(results) == ranks, out
+    p = np.stack([p0.astype(np.float64)] * ranks)
+    residual = np.zeros((ranks, size))
+    for s in range(steps):
+        e = x[s].astype(np.float64) + residual
+        averaged, local, payload = compressed_mean(kind, e, ratio)
+        p -= averaged
+        if feedback:
+            residual = e - local
+    tol = 1e-5
+    for r, res in results.items():
+        assert_close(res["p_p0"], p[r], rtol=tol, atol=tol,
+                     what=f"{kind} p rank {r}")
+        if feedback:
+            assert_close(res["p_collectives.bucket0.residual"], residual[r],
+                         rtol=tol, atol=tol, what=f"{kind} residual rank {r}")
+        assert int(res["payload"]) == steps * payload, \
+            (kind, int(res["payload"]), steps * payload)
+    print(f"{kind}{' + error feedback' if feedback else ''}, {ranks} ranks: "
+          f"params{' and residuals' if feedback else ''} equal numpy's over "
+          f"{steps} steps; {payload} of {size * 4} dense bytes a step")
+
+
 def check_cser(workdir, ranks):
     steps, shapes, c1, c2, period = 6, [(1000,), (8, 12)], 8, 2, 2
     build(linear(SGD, ["1000", "8x12"]), "cser",
@@ -320,6 +391,11 @@ def main():
     check_dense(workdir, 2)
     check_dense(workdir, 4)
     check_grbs_feedback(workdir, 3)
+    check_compressor(workdir, "fp16", 2, feedback=False)
+    check_compressor(workdir, "bf16", 2, feedback=True)
+    check_compressor(workdir, "topk", 3, feedback=True)
+    check_compressor(workdir, "topk", 2, feedback=False)
+    check_compressor(workdir, "sign", 3, feedback=True)
     check_cser(workdir, 2)
     check_local_adaalter(workdir, 2)
     check_fault(workdir, "kill")

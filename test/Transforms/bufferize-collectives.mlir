@@ -54,6 +54,16 @@ func.func @scalar(%x: tensor<f32>) -> tensor<f32> {
   return %a : tensor<f32>
 }
 
+// top-k writes two new buffers through one call.
+// CHECK-LABEL: func.func @topk
+// CHECK-DAG: %[[V:.*]] = memref.alloc() {{.*}} : memref<4xf32>
+// CHECK-DAG: %[[I:.*]] = memref.alloc() {{.*}} : memref<4xi32>
+// CHECK: call @grove_rt_top_k_f32(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xi32, strided<[1], offset: ?>>) -> ()
+func.func @topk(%x: tensor<40xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %v, %i = grove.top_k %x {k = 4} : tensor<40xf32> -> (tensor<4xf32>, tensor<4xi32>)
+  return %v, %i : tensor<4xf32>, tensor<4xi32>
+}
+
 // The services, declared once each.
 // CHECK-DAG: func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_all_gather_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}

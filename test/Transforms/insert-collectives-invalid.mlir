@@ -7,7 +7,7 @@
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback" -verify-diagnostics
 
 // Options the pass refuses, each a located error (the module's location).
-// COMPRESSOR: error: grove-insert-collectives: unknown compressor 'zip' (expected none or grbs)
+// COMPRESSOR: error: grove-insert-collectives: unknown compressor 'zip' (expected none, fp16, bf16, grbs, topk or sign)
 // ERROR: error: grove-insert-collectives: unknown error mode 'sometimes' (expected none, feedback or reset)
 // FEEDBACK: error: grove-insert-collectives: error=feedback needs a compressor (a dense average leaves no error)
 // RESET: error: grove-insert-collectives: error=reset (CSER) averages random blocks: it needs compressor=grbs

@@ -1,6 +1,9 @@
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="bucket-bytes=64" | FileCheck %s --check-prefix=DENSE
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=4 error=feedback seed=9" | FileCheck %s --check-prefix=EF
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=8 error=reset sync-period=3 period-ratio=2" | FileCheck %s --check-prefix=CSER
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=topk ratio=4 error=feedback" | FileCheck %s --check-prefix=TOPK
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=sign error=feedback" | FileCheck %s --check-prefix=SIGN
 
 // grove-insert-collectives on an optimizer whose gradients the backward
 // computes in the order g1 (the 4x4 param's), then g0, then g2.
@@ -49,10 +52,11 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // EF: %[[E:.*]] = grove.add %[[CAT]], %[[R]]
 // EF: %[[OFF:.*]] = grove.random_block %[[T]] {block = 6 : i64, extent = 26 : i64, seed = 9 : i64, stream = 0 : i64}
 // EF: %[[BLK:.*]] = tensor.extract_slice %[[E]][%[[OFF]]] [6] [1]
-// EF: %[[AVG:.*]] = grove.all_reduce mean %[[BLK]] : tensor<6xf32>
 // EF: %[[Z:.*]] = grove.constant dense<0.000000e+00> : tensor<26xf32>
+// EF: %[[AVG:.*]] = grove.all_reduce mean %[[BLK]] : tensor<6xf32>
 // EF: %[[SENT:.*]] = tensor.insert_slice %[[AVG]] into %[[Z]][%[[OFF]]] [6] [1]
-// EF: %[[KEPT:.*]] = tensor.insert_slice %{{.*}} into %[[E]][%[[OFF]]] [6] [1]
+// EF: %[[OWN:.*]] = tensor.insert_slice %[[BLK]] into %{{.*}}[%[[OFF]]] [6] [1]
+// EF: %[[KEPT:.*]] = grove.sub %[[E]], %[[OWN]]
 // EF: grove.set_param @collectives.bucket0.residual = %[[KEPT]]
 // EF: grove.slice %[[SENT]] [0] [16] [1]
 // EF: grove.sgd
@@ -61,6 +65,44 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // EF: %[[NT:.*]] = tensor.from_elements %[[NEXT]] : tensor<i64>
 // EF: grove.set_param @collectives.step = %[[NT]]
 // EF-NEXT: return
+
+// bf16: the bucket rounded, averaged in bf16, widened back.
+// BF16-LABEL: func.func @step
+// BF16: %[[CAT:.*]] = grove.concat {{.*}} -> tensor<26xf32>
+// BF16: %[[H:.*]] = grove.convert %[[CAT]] : tensor<26xf32> -> tensor<26xbf16>
+// BF16: %[[M:.*]] = grove.all_reduce mean %[[H]] : tensor<26xbf16>
+// BF16: %[[W:.*]] = grove.convert %[[M]] : tensor<26xbf16> -> tensor<26xf32>
+// BF16: grove.slice %[[W]] [0] [16] [1]
+
+// top-k with error feedback: the 26 / 4 = 6 largest of the bucket plus its
+// residual, their values and indices gathered from every rank, added up
+// and divided by the world size; the residual keeps the rest.
+// TOPK-LABEL: func.func @step
+// TOPK: %[[E:.*]] = grove.add %{{.*}}, %{{.*}} : (tensor<26xf32>, tensor<26xf32>)
+// TOPK: %[[V:.*]], %[[I:.*]] = grove.top_k %[[E]] {k = 6 : i64} : tensor<26xf32> -> (tensor<6xf32>, tensor<6xi32>)
+// TOPK: %[[GV:.*]] = grove.all_gather %[[V]] : (tensor<6xf32>) -> tensor<?x6xf32>
+// TOPK: %[[GI:.*]] = grove.all_gather %[[I]] : (tensor<6xi32>) -> tensor<?x6xi32>
+// TOPK: %[[SUM:.*]] = grove.scatter_add %{{.*}}, %[[GI]], %[[GV]]
+// TOPK: %[[N:.*]] = grove.world_size : index
+// TOPK: %[[AVG:.*]] = grove.div %[[SUM]], %{{.*}} : (tensor<26xf32>, tensor<f32>)
+// TOPK: %[[OWN:.*]] = grove.scatter_add %{{.*}}, %[[I]], %[[V]]
+// TOPK: %[[R:.*]] = grove.sub %[[E]], %[[OWN]]
+// TOPK: grove.set_param @collectives.bucket0.residual = %[[R]]
+// TOPK: grove.slice %[[AVG]] [0] [16] [1]
+
+// sign with error feedback (EF-signSGD): 1 bit an element and one scale
+// (the mean magnitude) a rank.
+// SIGN-LABEL: func.func @step
+// SIGN: %[[E:.*]] = grove.add %{{.*}}, %{{.*}} : (tensor<26xf32>, tensor<26xf32>)
+// SIGN: %[[S:.*]] = grove.reduce_mean %{{.*}} {axes = array<i64: 0>, keepdims} : tensor<26xf32> -> tensor<1xf32>
+// SIGN: %[[P:.*]] = grove.pack_signs %[[E]] : tensor<26xf32> -> tensor<1xi32>
+// SIGN: %[[GS:.*]] = grove.all_gather %[[S]] : (tensor<1xf32>) -> tensor<?x1xf32>
+// SIGN: %[[GSF:.*]] = grove.reshape %[[GS]] : tensor<?x1xf32> -> tensor<?xf32>
+// SIGN: %[[GP:.*]] = grove.all_gather %[[P]] : (tensor<1xi32>) -> tensor<?x1xi32>
+// SIGN: %[[AVG:.*]] = grove.mean_of_signs %[[GP]], %[[GSF]] : (tensor<?x1xi32>, tensor<?xf32>) -> tensor<26xf32>
+// SIGN: %[[OWN:.*]] = grove.mean_of_signs %{{.*}}, %[[S]] : (tensor<1x1xi32>, tensor<1xf32>) -> tensor<26xf32>
+// SIGN: grove.sub %[[E]], %[[OWN]]
+// SIGN: grove.slice %[[AVG]] [0] [16] [1]
 
 // Error reset (CSER): the gradients go to the optimizer as they are; after its local
 // step, each param averages a block of 1/8 (C1) or, on every third step,

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,40 @@ TEST(Collectives, CApiChecksArguments) {
   EXPECT_EQ(grove_comm_get_stats(nullptr, &stats),
             GROVE_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(grove_status_string(GROVE_ERROR_PEER), "GROVE_ERROR_PEER");
+}
+
+} // namespace
+
+namespace {
+
+TEST(Collectives, TopKTakesLargestMagnitudesTiesToLowerIndex) {
+  std::vector<float> x = {1, -5, 3, 5, 0.5f, -3, NAN, 2};
+  std::vector<float> values(4);
+  std::vector<int32_t> indices(4);
+  grove_memref_f32_1 in = view(x), v = view(values);
+  grove_memref_i32_1 i = {indices.data(), indices.data(), 0, {4}, {1}};
+  _mlir_ciface_grove_rt_top_k_f32(&in, &v, &i);
+  // NaN first, then |5| twice, then |3| at the lower index; index order.
+  EXPECT_EQ(indices, (std::vector<int32_t>{1, 2, 3, 6}));
+  EXPECT_EQ(values[0], -5);
+  EXPECT_EQ(values[1], 3);
+  EXPECT_EQ(values[2], 5);
+  EXPECT_TRUE(std::isnan(values[3]));
+  std::string message;
+  grove_status status;
+  EXPECT_FALSE(takeServiceError(message, status)) << message;
+}
+
+TEST(Collectives, TopKLargerThanInputIsAServiceError) {
+  std::vector<float> x = {1, 2}, values(3);
+  std::vector<int32_t> indices(3);
+  grove_memref_f32_1 in = view(x), v = view(values);
+  grove_memref_i32_1 i = {indices.data(), indices.data(), 0, {3}, {1}};
+  _mlir_ciface_grove_rt_top_k_f32(&in, &v, &i);
+  std::string message;
+  grove_status status;
+  ASSERT_TRUE(takeServiceError(message, status));
+  EXPECT_EQ(status, GROVE_ERROR_INVALID_ARGUMENT);
 }
 
 } // namespace

@@ -14,7 +14,10 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -89,11 +92,189 @@ struct RandomBlockLowering : OpConversionPattern<RandomBlockOp> {
   }
 };
 
+/// A zero-filled tensor of `type` (static).
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
+
+/// Words of 32 sign bits: the input padded with zeros to 32 W elements,
+/// viewed as W x 32 and or-reduced along the 32.
+struct PackSignsLowering : OpConversionPattern<PackSignsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PackSignsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    Type element = input.getElementType();
+    int64_t words = cast<RankedTensorType>(op.getType()).getDimSize(0);
+    Value padded = adaptor.getInput();
+    if (words * 32 != input.getDimSize(0))
+      padded = tensor::createPadHighOp(
+          RankedTensorType::get({words * 32}, element), padded,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getZeroAttr(element)),
+          /*nofold=*/false, loc, rewriter);
+    Value grid = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({words, 32}, element), padded,
+        ArrayRef<ReassociationIndices>{{0, 1}});
+    MLIRContext *ctx = getContext();
+    AffineExpr w = getAffineDimExpr(0, ctx), bit = getAffineDimExpr(1, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {w, bit}, ctx),
+                                   AffineMap::get(2, 0, {w}, ctx)};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, op.getType(), grid,
+        zeros(rewriter, loc, cast<RankedTensorType>(op.getType())), maps,
+        {utils::IteratorType::parallel, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type i32 = b.getI32Type();
+          Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(element));
+          Value negative = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::OLT, args[0], zero);
+          Value shift = arith::IndexCastOp::create(
+              b, l, i32, linalg::IndexOp::create(b, l, 1));
+          Value one = arith::ConstantIntOp::create(b, l, i32, 1);
+          Value mask = arith::ShLIOp::create(b, l, one, shift);
+          Value bitValue = arith::SelectOp::create(
+              b, l, negative, mask, arith::ConstantIntOp::create(b, l, i32, 0));
+          linalg::YieldOp::create(
+              b, l, arith::OrIOp::create(b, l, args[1], bitValue).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// The ranks' scaled signs summed over a (word, bit, rank) space, the rank
+/// a reduction, then divided by the rank count and cut to the result.
+struct MeanOfSignsLowering : OpConversionPattern<MeanOfSignsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MeanOfSignsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    int64_t size = resultType.getDimSize(0), words = (size + 31) / 32;
+    Value ranks = arith::UIToFPOp::create(
+        rewriter, loc, element,
+        arith::IndexCastUIOp::create(
+            rewriter, loc, rewriter.getI64Type(),
+            tensor::DimOp::create(rewriter, loc, adaptor.getWords(), 0)));
+    MLIRContext *ctx = getContext();
+    AffineExpr w = getAffineDimExpr(0, ctx), bit = getAffineDimExpr(1, ctx),
+               r = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {r, w}, ctx),
+                                   AffineMap::get(3, 0, {r}, ctx),
+                                   AffineMap::get(3, 0, {w, bit}, ctx)};
+    auto gridType = RankedTensorType::get({words, 32}, element);
+    auto sum = linalg::GenericOp::create(
+        rewriter, loc, gridType,
+        ValueRange{adaptor.getWords(), adaptor.getScales()},
+        zeros(rewriter, loc, gridType), maps,
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type i32 = b.getI32Type();
+          Value shift = arith::IndexCastOp::create(
+              b, l, i32, linalg::IndexOp::create(b, l, 1));
+          Value bitValue = arith::AndIOp::create(
+              b, l, arith::ShRUIOp::create(b, l, args[0], shift),
+              arith::ConstantIntOp::create(b, l, i32, 1));
+          Value negative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, bitValue,
+                                    arith::ConstantIntOp::create(b, l, i32, 0));
+          Value term = arith::SelectOp::create(
+              b, l, negative, arith::NegFOp::create(b, l, args[1]), args[1]);
+          linalg::YieldOp::create(
+              b, l,
+              arith::AddFOp::create(b, l, args[2],
+                                    arith::DivFOp::create(b, l, term, ranks))
+                  .getResult());
+        });
+    Value flat =
+        tensor::CollapseShapeOp::create(rewriter, loc, sum.getResult(0),
+                                        ArrayRef<ReassociationIndices>{{0, 1}});
+    if (words * 32 != size)
+      flat = tensor::ExtractSliceOp::create(
+          rewriter, loc, resultType, flat,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(size)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    rewriter.replaceOp(op, flat);
+    return success();
+  }
+};
+
+/// A sequential loop over the (flattened) indices and values: two ranks'
+/// messages may name one index, so the additions cannot run in parallel.
+struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ScatterAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto flatten = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (type.getRank() == 1)
+        return v;
+      ReassociationIndices all;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      if (type.getRank() == 0)
+        return tensor::ExpandShapeOp::create(
+            rewriter, loc, RankedTensorType::get({1}, type.getElementType()), v,
+            ArrayRef<ReassociationIndices>{});
+      return tensor::CollapseShapeOp::create(
+          rewriter, loc, v, ArrayRef<ReassociationIndices>{all});
+    };
+    Value indices = flatten(adaptor.getIndices());
+    Value values = flatten(adaptor.getValues());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value count = tensor::DimOp::create(rewriter, loc, indices, 0);
+    Value size = tensor::DimOp::create(rewriter, loc, adaptor.getBase(), 0);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, count, one, ValueRange{adaptor.getBase()},
+        [&](OpBuilder &b, Location l, Value j, ValueRange acc) {
+          Value i = arith::IndexCastOp::create(
+              b, l, b.getIndexType(),
+              tensor::ExtractOp::create(b, l, indices, j));
+          Value inside = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i, zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, size));
+          auto branch = scf::IfOp::create(
+              b, l, inside,
+              [&](OpBuilder &t, Location tl) {
+                Value sum = arith::AddFOp::create(
+                    t, tl, tensor::ExtractOp::create(t, tl, acc[0], i),
+                    tensor::ExtractOp::create(t, tl, values, j));
+                scf::YieldOp::create(
+                    t, tl,
+                    tensor::InsertOp::create(t, tl, sum, acc[0], i)
+                        .getResult());
+              },
+              [&](OpBuilder &e, Location el) {
+                scf::YieldOp::create(e, el, acc[0]);
+              });
+          scf::YieldOp::create(b, l, branch.getResults());
+        });
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::populateCollectivePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<WorldQueryLowering<WorldSizeOp>>(ctx, kWorldSizeService);
   patterns.add<WorldQueryLowering<WorldRankOp>>(ctx, kWorldRankService);
-  patterns.add<RandomBlockLowering>(ctx);
+  patterns.add<RandomBlockLowering, PackSignsLowering, MeanOfSignsLowering,
+               ScatterAddLowering>(ctx);
 }

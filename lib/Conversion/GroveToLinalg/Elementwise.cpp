@@ -176,6 +176,20 @@ void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<DivOp>>(ctx, binary<arith::DivFOp>());
   patterns.add<ElementwiseLowering<MaxOp>>(ctx, binary<arith::MaximumFOp>());
   patterns.add<ElementwiseLowering<MinOp>>(ctx, binary<arith::MinimumFOp>());
+  patterns.add<ElementwiseLowering<ConvertOp>>(
+      ctx, [](OpBuilder &b, Location loc, Type to, ValueRange args) -> Value {
+        Type from = args[0].getType();
+        if (from == to)
+          return args[0];
+        if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+          return arith::ExtFOp::create(b, loc, to, args[0]);
+        // f16 <-> bf16 go through f32: neither holds the other.
+        if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+          return arith::TruncFOp::create(
+              b, loc, to,
+              arith::ExtFOp::create(b, loc, b.getF32Type(), args[0]));
+        return arith::TruncFOp::create(b, loc, to, args[0]);
+      });
   patterns.add<ElementwiseLowering<ReluOp>>(ctx, relu);
   patterns.add<ElementwiseLowering<SigmoidOp>>(ctx, sigmoid);
   patterns.add<ElementwiseLowering<TanhOp>>(ctx, unary<math::TanhOp>());

@@ -153,7 +153,7 @@ struct ConvertGroveToLinalgPass
     // A runtime call, made at bufferization (its buffers are the call's).
     target.addLegalOp<TreeScheduleOp>();
     // Collectives likewise: one service call each on their buffers.
-    target.addLegalOp<AllReduceOp, AllGatherOp, BroadcastOp>();
+    target.addLegalOp<AllReduceOp, AllGatherOp, BroadcastOp, TopKOp>();
     // In-place state writes survive to bufferization, which lowers them.
     target.addLegalOp<AssignOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

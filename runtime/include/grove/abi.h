@@ -216,6 +216,16 @@ GROVE_COLLECTIVE_DECL(bf16, grove_memref_u16_1)
 GROVE_COLLECTIVE_DECL(i32, grove_memref_i32_1)
 #undef GROVE_COLLECTIVE_DECL
 
+/* The top-k compressor's selection (grove.top_k): the k = size(values)
+ * elements of `in` of largest magnitude (NaN largest, ties to the lower
+ * index) and their indices, in increasing index order. */
+void _mlir_ciface_grove_rt_top_k_f32(const grove_memref_f32_1 *in,
+                                     grove_memref_f32_1 *values,
+                                     grove_memref_i32_1 *indices);
+void _mlir_ciface_grove_rt_top_k_f64(const grove_memref_f64_1 *in,
+                                     grove_memref_f64_1 *values,
+                                     grove_memref_i32_1 *indices);
+
 /* The world of the current call: its size and this process's rank (1 and 0
  * without a communicator). */
 int64_t grove_rt_world_size(void);

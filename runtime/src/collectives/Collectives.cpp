@@ -16,9 +16,12 @@
 
 #include "grove/abi.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <vector>
 
 using namespace grove::rt;
 
@@ -215,6 +218,58 @@ GROVE_COLLECTIVE_SERVICES(f16, grove_memref_u16_1, WireType::F16)
 GROVE_COLLECTIVE_SERVICES(bf16, grove_memref_u16_1, WireType::BF16)
 GROVE_COLLECTIVE_SERVICES(i32, grove_memref_i32_1, WireType::I32)
 #undef GROVE_COLLECTIVE_SERVICES
+
+namespace {
+
+/// The k elements of largest magnitude (NaN largest, ties to the lower
+/// index), written in increasing index order.
+template <typename T, typename Memref>
+void topK(const Memref *in, Memref *values, grove_memref_i32_1 *indices) {
+  const T *x = static_cast<const T *>(contiguous(in, "grove.top_k"));
+  T *v = static_cast<T *>(contiguous(values, "grove.top_k"));
+  auto *idx = static_cast<int32_t *>(contiguous(indices, "grove.top_k"));
+  if (!x || !v || !idx)
+    return;
+  int64_t n = in->sizes[0], k = values->sizes[0];
+  if (k > n || indices->sizes[0] != k || n > INT32_MAX) {
+    reportServiceError("grove.top_k: k exceeds the input's size",
+                       GROVE_ERROR_INVALID_ARGUMENT);
+    return;
+  }
+  auto magnitude = [&](int32_t i) {
+    T a = x[i] < 0 ? -x[i] : x[i];
+    return a != a ? std::numeric_limits<T>::infinity() : a;
+  };
+  std::vector<int32_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    order[size_t(i)] = int32_t(i);
+  auto before = [&](int32_t a, int32_t b) {
+    T ma = magnitude(a), mb = magnitude(b);
+    return ma > mb || (ma == mb && a < b);
+  };
+  std::nth_element(order.begin(), order.begin() + k, order.end(), before);
+  std::sort(order.begin(), order.begin() + k);
+  for (int64_t j = 0; j < k; ++j) {
+    idx[j] = order[size_t(j)];
+    v[j] = x[order[size_t(j)]];
+  }
+}
+
+} // namespace
+
+extern "C" GROVE_API void
+_mlir_ciface_grove_rt_top_k_f32(const grove_memref_f32_1 *in,
+                                grove_memref_f32_1 *values,
+                                grove_memref_i32_1 *indices) {
+  topK<float>(in, values, indices);
+}
+
+extern "C" GROVE_API void
+_mlir_ciface_grove_rt_top_k_f64(const grove_memref_f64_1 *in,
+                                grove_memref_f64_1 *values,
+                                grove_memref_i32_1 *indices) {
+  topK<double>(in, values, indices);
+}
 
 extern "C" GROVE_API int64_t grove_rt_world_size(void) {
   Communicator *comm = currentCommunicator();

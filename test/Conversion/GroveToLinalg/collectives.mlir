@@ -46,3 +46,60 @@ func.func @block(%t: tensor<i64>) -> index {
   %o = grove.random_block %t {seed = 7, stream = 3, extent = 30, block = 4} : tensor<i64>
   return %o : index
 }
+
+// Sign bits: padded to 64 elements, 2 x 32, or-reduced along the 32.
+// CHECK-LABEL: func.func @pack
+// CHECK: %[[PAD:.*]] = tensor.pad %{{.*}} low[0] high[24]
+// CHECK: %[[GRID:.*]] = tensor.expand_shape %[[PAD]] {{\[\[}}0, 1]] output_shape [2, 32] : tensor<64xf32> into tensor<2x32xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[GRID]] : tensor<2x32xf32>)
+// CHECK: arith.cmpf olt
+// CHECK: linalg.index 1
+// CHECK: arith.shli
+// CHECK: arith.ori
+func.func @pack(%x: tensor<40xf32>) -> tensor<2xi32> {
+  %w = grove.pack_signs %x : tensor<40xf32> -> tensor<2xi32>
+  return %w : tensor<2xi32>
+}
+
+// The ranks' scaled signs: words x bits x ranks, ranks reduced, each term
+// divided by the rank count; cut back to 40.
+// CHECK-LABEL: func.func @signs
+// CHECK: %[[R:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x2xi32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.shrui
+// CHECK: arith.negf
+// CHECK: arith.divf
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x32xf32> into tensor<64xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0] [40] [1] : tensor<64xf32> to tensor<40xf32>
+func.func @signs(%w: tensor<?x2xi32>, %s: tensor<?xf32>) -> tensor<40xf32> {
+  %m = grove.mean_of_signs %w, %s : (tensor<?x2xi32>, tensor<?xf32>) -> tensor<40xf32>
+  return %m : tensor<40xf32>
+}
+
+// A sequential loop, bounds-checked, over the flattened messages.
+// CHECK-LABEL: func.func @scatter
+// CHECK: %[[I:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x4xi32> into tensor<?xi32>
+// CHECK: %[[V:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<40xf32>)
+// CHECK: tensor.extract %[[I]][%[[J]]]
+// CHECK-DAG: arith.cmpi sge
+// CHECK-DAG: arith.cmpi slt
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK: tensor.insert
+func.func @scatter(%b: tensor<40xf32>, %i: tensor<?x4xi32>, %v: tensor<?x4xf32>) -> tensor<40xf32> {
+  %r = grove.scatter_add %b, %i, %v : (tensor<40xf32>, tensor<?x4xi32>, tensor<?x4xf32>) -> tensor<40xf32>
+  return %r : tensor<40xf32>
+}
+
+// CHECK-LABEL: func.func @convert
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @convert(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xbf16>) {
+  %a = grove.convert %x : tensor<8xf32> -> tensor<8xbf16>
+  %b = grove.convert %a : tensor<8xbf16> -> tensor<8xf32>
+  %c = grove.convert %h : tensor<8xf16> -> tensor<8xbf16>
+  return %b, %c : tensor<8xf32>, tensor<8xbf16>
+}

@@ -56,3 +56,51 @@ func.func @stream(%t: tensor<i64>) {
   %o = grove.random_block %t {seed = 0, stream = -1, extent = 30, block = 4} : tensor<i64>
   return
 }
+
+// -----
+
+func.func @topk_size(%x: tensor<4xf32>) {
+  // expected-error @+1 {{k = 8 exceeds the input's 4 elements}}
+  %v, %i = grove.top_k %x {k = 8} : tensor<4xf32> -> (tensor<8xf32>, tensor<8xi32>)
+  return
+}
+
+// -----
+
+func.func @topk_results(%x: tensor<40xf32>) {
+  // expected-error @+1 {{values and indices must have k = 4 elements}}
+  %v, %i = grove.top_k %x {k = 4} : tensor<40xf32> -> (tensor<4xf32>, tensor<3xi32>)
+  return
+}
+
+// -----
+
+func.func @scatter_shapes(%b: tensor<40xf32>, %i: tensor<4xi32>, %v: tensor<5xf32>) {
+  // expected-error @+1 {{indices and values must have one shape}}
+  %r = grove.scatter_add %b, %i, %v : (tensor<40xf32>, tensor<4xi32>, tensor<5xf32>) -> tensor<40xf32>
+  return
+}
+
+// -----
+
+func.func @pack_words(%x: tensor<40xf32>) {
+  // expected-error @+1 {{result must have ceil(40 / 32) = 2 words}}
+  %w = grove.pack_signs %x : tensor<40xf32> -> tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @signs_words(%w: tensor<?x1xi32>, %s: tensor<?xf32>) {
+  // expected-error @+1 {{expects a static result of at most 32 elements a word}}
+  %m = grove.mean_of_signs %w, %s : (tensor<?x1xi32>, tensor<?xf32>) -> tensor<40xf32>
+  return
+}
+
+// -----
+
+func.func @signs_scales(%w: tensor<3x2xi32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{expects one scale a rank of words}}
+  %m = grove.mean_of_signs %w, %s : (tensor<3x2xi32>, tensor<2xf32>) -> tensor<40xf32>
+  return
+}

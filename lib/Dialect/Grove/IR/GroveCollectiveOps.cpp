@@ -39,3 +39,60 @@ LogicalResult RandomBlockOp::verify() {
     return emitOpError("stream must be a 32-bit count, got ") << stream;
   return success();
 }
+
+LogicalResult TopKOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto values = cast<RankedTensorType>(getValues().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto k = static_cast<int64_t>(getK());
+  if (values.getElementType() != input.getElementType())
+    return emitOpError("values must have the input's element type");
+  if (values.getDimSize(0) != k || indices.getDimSize(0) != k)
+    return emitOpError("values and indices must have k = ") << k << " elements";
+  if (!input.isDynamicDim(0) && input.getDimSize(0) < k)
+    return emitOpError("k = ") << k << " exceeds the input's "
+                               << input.getDimSize(0) << " elements";
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  auto base = cast<RankedTensorType>(getBase().getType());
+  auto indices = cast<ShapedType>(getIndices().getType());
+  auto values = cast<ShapedType>(getValues().getType());
+  if (getResult().getType() != base)
+    return emitOpError("result must have the base's type");
+  if (values.getElementType() != base.getElementType())
+    return emitOpError("values must have the base's element type");
+  if (!indices.hasRank() || !values.hasRank() ||
+      failed(verifyCompatibleShape(indices.getShape(), values.getShape())))
+    return emitOpError("indices and values must have one shape");
+  return success();
+}
+
+LogicalResult PackSignsOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (input.isDynamicDim(0))
+    return emitOpError("expects a static input size");
+  int64_t words = (input.getDimSize(0) + 31) / 32;
+  if (result.getDimSize(0) != words)
+    return emitOpError("result must have ceil(")
+           << input.getDimSize(0) << " / 32) = " << words << " words";
+  return success();
+}
+
+LogicalResult MeanOfSignsOp::verify() {
+  auto words = cast<RankedTensorType>(getWords().getType());
+  auto scales = cast<RankedTensorType>(getScales().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (result.getElementType() != scales.getElementType())
+    return emitOpError("result must have the scales' element type");
+  if (result.isDynamicDim(0) ||
+      words.getDimSize(1) != (result.getDimSize(0) + 31) / 32)
+    return emitOpError("expects a static result of at most 32 elements a "
+                       "word");
+  if (failed(verifyCompatibleShape(ArrayRef<int64_t>{words.getDimSize(0)},
+                                   ArrayRef<int64_t>{scales.getDimSize(0)})))
+    return emitOpError("expects one scale a rank of words");
+  return success();
+}

@@ -242,6 +242,13 @@ LogicalResult SqrtOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   return success();
 }
 
+LogicalResult ConvertOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
+                                  SmallVectorImpl<Value> &out) {
+  out.push_back(ConvertOp::create(b, getLoc(), getInput().getType(), dy[0]));
+  return success();
+}
+
 LogicalResult ErfOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                               ArrayRef<bool> needed,
                               SmallVectorImpl<Value> &out) {

@@ -388,6 +388,75 @@ struct AllGatherOpInterface
   }
 };
 
+/// grove.top_k reads its input and writes two new buffers through one call
+/// of grove_rt_top_k_<type> (abi.h).
+struct TopKOpInterface
+    : BufferizableOpInterface::ExternalModel<TopKOpInterface, TopKOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto topk = cast<TopKOp>(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> input =
+        getBuffer(rewriter, topk.getInput(), options, state);
+    if (failed(input))
+      return failure();
+    Value unused;
+    FailureOr<Value> flat =
+        flatContiguous(rewriter, loc, *input, options, unused);
+    if (failed(flat))
+      return failure();
+    SmallVector<Value> results;
+    for (Value r : op->getResults()) {
+      auto type = cast<RankedTensorType>(r.getType());
+      FailureOr<Value> alloc = options.createAlloc(
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()), {});
+      if (failed(alloc))
+        return failure();
+      results.push_back(*alloc);
+    }
+    MLIRContext *ctx = op->getContext();
+    auto dynFlat = [&](Type element) {
+      return MemRefType::get(
+          {ShapedType::kDynamic}, element,
+          StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+    };
+    Type element = topk.getInput().getType().getElementType();
+    FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
+        op->getParentOfType<ModuleOp>(),
+        ("grove_rt_top_k_" + collectiveSuffix(element)).str(),
+        FunctionType::get(ctx,
+                          {dynFlat(element), dynFlat(element),
+                           dynFlat(rewriter.getI32Type())},
+                          {}));
+    if (failed(fn))
+      return failure();
+    SmallVector<Value> args;
+    for (Value v : {*flat, results[0], results[1]})
+      args.push_back(memref::CastOp::create(
+          rewriter, loc,
+          dynFlat(cast<MemRefType>(v.getType()).getElementType()), v));
+    func::CallOp::create(rewriter, loc, *fn, args);
+    replaceOpWithBufferizedValues(rewriter, op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::registerBufferizableOpInterfaceExternalModels(
@@ -398,5 +467,6 @@ void mlir::grove::registerBufferizableOpInterfaceExternalModels(
     AllReduceOp::attachInterface<InPlaceCollectiveInterface<AllReduceOp>>(*ctx);
     BroadcastOp::attachInterface<InPlaceCollectiveInterface<BroadcastOp>>(*ctx);
     AllGatherOp::attachInterface<AllGatherOpInterface>(*ctx);
+    TopKOp::attachInterface<TopKOpInterface>(*ctx);
   });
 }

@@ -19,6 +19,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
+#include <optional>
+
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEINSERTCOLLECTIVES
 #include "grove/Dialect/Grove/Transforms/Passes.h.inc"
@@ -31,7 +35,7 @@ namespace {
 
 constexpr StringLiteral kCounterName = "collectives.step";
 
-enum class Compressor { None, GRBS };
+enum class Compressor { None, FP16, BF16, GRBS, TopK, Sign };
 enum class ErrorMode { None, Feedback, Reset };
 
 struct Config {
@@ -55,6 +59,13 @@ int64_t elementBytes(Value v) {
   Type element = cast<RankedTensorType>(v.getType()).getElementType();
   return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
+
+/// A compressed collective of a flat bucket: the average over the ranks of
+/// what each sent, decompressed, and what this rank sent, decompressed
+/// (the error-feedback residual keeps the difference from the input).
+struct Compressed {
+  Value averaged, local;
+};
 
 /// Builds at one insertion point and location: flattening, buckets, blocks.
 struct Builder {
@@ -117,6 +128,29 @@ struct Builder {
   /// The mean over ranks of each of `values`, through one collective a
   /// group of consecutive values of one element type up to `bucketBytes`.
   SmallVector<Value> meanBucketed(ArrayRef<Value> values, int64_t bucketBytes);
+  /// Compresses the flat bucket `e` and averages it across the ranks.
+  Compressed compress(const Config &config, Value e, Value counter,
+                      unsigned stream);
+  /// `x` divided by the world size (a rank-0 tensor of its element type).
+  Value perRank(Value x) {
+    Type element = cast<RankedTensorType>(x.getType()).getElementType();
+    Value n = WorldSizeOp::create(b, loc, b.getIndexType());
+    Value f = arith::UIToFPOp::create(
+        b, loc, element,
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
+    Value t = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, element), f);
+    return DivOp::create(b, loc, x, t);
+  }
+  /// Rank-1 `x` gathered from every rank: tensor<? x size>.
+  Value gather(Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    return AllGatherOp::create(
+        b, loc,
+        RankedTensorType::get({ShapedType::kDynamic, type.getDimSize(0)},
+                              type.getElementType()),
+        x);
+  }
   /// Whether the i64 count `t` (rank 0) plus `plus` is a multiple of `h`.
   Value isMultiple(Value t, int64_t plus, int64_t h) {
     Value v = tensor::ExtractOp::create(b, loc, t);
@@ -132,6 +166,69 @@ struct Builder {
                                  arith::ConstantIntOp::create(b, loc, i64, 0));
   }
 };
+
+Compressed Builder::compress(const Config &config, Value e, Value counter,
+                             unsigned stream) {
+  auto type = cast<RankedTensorType>(e.getType());
+  int64_t size = type.getNumElements();
+  switch (config.compressor) {
+  case Compressor::None:
+    return {mean(e), e};
+  case Compressor::FP16:
+  case Compressor::BF16: {
+    Type half = config.compressor == Compressor::FP16 ? Type(b.getF16Type())
+                                                      : Type(b.getBF16Type());
+    Value h = ConvertOp::create(b, loc, RankedTensorType::get({size}, half), e);
+    return {ConvertOp::create(b, loc, type, mean(h)),
+            ConvertOp::create(b, loc, type, h)};
+  }
+  case Compressor::GRBS: {
+    int64_t k = blockSize(size, config.ratio);
+    Value offset =
+        RandomBlockOp::create(b, loc, counter, config.seed, stream, size, k);
+    Value blk = extractBlock(e, offset, k);
+    return {insertBlock(mean(blk), zerosLike(e), offset),
+            insertBlock(blk, zerosLike(e), offset)};
+  }
+  case Compressor::TopK: {
+    int64_t k = blockSize(size, config.ratio);
+    auto top = TopKOp::create(b, loc,
+                              RankedTensorType::get({k}, type.getElementType()),
+                              RankedTensorType::get({k}, b.getI32Type()), e, k);
+    Value all =
+        ScatterAddOp::create(b, loc, type, zerosLike(e),
+                             gather(top.getIndices()), gather(top.getValues()));
+    return {perRank(all),
+            ScatterAddOp::create(b, loc, type, zerosLike(e), top.getIndices(),
+                                 top.getValues())};
+  }
+  case Compressor::Sign: {
+    // EF-signSGD: each rank sends sign(e) scaled by mean |e|.
+    Value magnitude = MaxOp::create(
+        b, loc, e,
+        MulOp::create(b, loc, e,
+                      createSplatConstant(
+                          b, loc,
+                          RankedTensorType::get({}, type.getElementType()),
+                          -1.0)));
+    Value scale = ReduceMeanOp::create(
+        b, loc, RankedTensorType::get({1}, type.getElementType()), magnitude,
+        b.getDenseI64ArrayAttr({0}), /*keepdims=*/true);
+    int64_t words = (size + 31) / 32;
+    Value packed = PackSignsOp::create(
+        b, loc, RankedTensorType::get({words}, b.getI32Type()), e);
+    Value scales = ReshapeOp::create(b, loc, gather(scale),
+                                     ArrayRef<int64_t>{ShapedType::kDynamic});
+    Value averaged =
+        MeanOfSignsOp::create(b, loc, type, gather(packed), scales);
+    Value own = MeanOfSignsOp::create(
+        b, loc, type,
+        ReshapeOp::create(b, loc, packed, ArrayRef<int64_t>{1, words}), scale);
+    return {averaged, own};
+  }
+  }
+  llvm_unreachable("unknown compressor");
+}
 
 /// Groups `values` in order into runs of one element type and at most
 /// `bucketBytes` (a value larger alone is a run of its own).
@@ -197,13 +294,19 @@ private:
 
 LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
   ModuleOp module = getOperation();
-  if (compressor == "none")
-    config.compressor = Compressor::None;
-  else if (compressor == "grbs")
-    config.compressor = Compressor::GRBS;
-  else
+  std::optional<Compressor> kind =
+      llvm::StringSwitch<std::optional<Compressor>>(compressor)
+          .Case("none", Compressor::None)
+          .Case("fp16", Compressor::FP16)
+          .Case("bf16", Compressor::BF16)
+          .Case("grbs", Compressor::GRBS)
+          .Case("topk", Compressor::TopK)
+          .Case("sign", Compressor::Sign)
+          .Default(std::nullopt);
+  if (!kind)
     return module.emitError("grove-insert-collectives: unknown compressor '")
-           << compressor << "' (expected none or grbs)";
+           << compressor << "' (expected none, fp16, bf16, grbs, topk or sign)";
+  config.compressor = *kind;
   if (error == "none")
     config.error = ErrorMode::None;
   else if (error == "feedback")
@@ -325,19 +428,12 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
             FlatSymbolRefAttr::get(&getContext(), residualName));
         e = AddOp::create(b, op->getLoc(), flat, r);
       }
-      int64_t size = numElements(flat);
-      int64_t k = blockSize(size, config.ratio);
-      Value offset = RandomBlockOp::create(b, op->getLoc(), counter,
-                                           config.seed, stream, size, k);
-      Value blk = build.mean(build.extractBlock(e, offset, k));
-      sent = build.insertBlock(blk, build.zerosLike(e), offset);
-      if (!residualName.empty()) {
-        Value kept = build.insertBlock(
-            build.zerosLike(build.extractBlock(e, offset, k)), e, offset);
+      Compressed c = build.compress(config, e, counter, stream);
+      sent = c.averaged;
+      if (!residualName.empty())
         SetParamOp::create(b, op->getLoc(),
                            FlatSymbolRefAttr::get(&getContext(), residualName),
-                           kept);
-      }
+                           SubOp::create(b, op->getLoc(), e, c.local));
     }
     for (auto [i, piece] : llvm::zip(bucket, build.split(sent, sizes)))
       averaged[i] = build.reshapeLike(piece, ordered[i].getType());

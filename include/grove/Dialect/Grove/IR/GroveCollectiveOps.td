@@ -131,4 +131,96 @@ def Grove_RandomBlockOp : Grove_Op<"random_block",
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Compressor primitives
+//===----------------------------------------------------------------------===//
+
+def Grove_TopKOp : Grove_Op<"top_k", [Pure, Grove_NotDifferentiable]> {
+  let summary = "the k elements of largest magnitude, with their indices";
+  let description = [{
+    Of a rank-1 tensor, the `k` elements of largest absolute value (ties
+    to the lower index; NaN counts as largest) and their indices, in
+    increasing index order. The top-k compressor sends them. Bufferizes to
+    one runtime call (`grove_rt_top_k_<type>`).
+
+    ```mlir
+    %v, %i = grove.top_k %e {k = 32} : tensor<1000xf32> -> (tensor<32xf32>, tensor<32xi32>)
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[F32, F64], [1]>:$input,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$k);
+  let results = (outs TensorRankOf<[F32, F64], [1]>:$values,
+                      TensorRankOf<[I32], [1]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` `(` type($values) `,` type($indices) `)`
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_ScatterAddOp : Grove_Op<"scatter_add",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "adds values into a flat tensor at indices";
+  let description = [{
+    `result = base`, then `result[indices[j]] += values[j]` for every
+    element j of `indices` and `values` (one shape, any rank), in order;
+    an index outside the base is skipped. Decompresses what top-k
+    compressors gathered from every rank (a sequential loop: two ranks may
+    send one index).
+
+    ```mlir
+    %d = grove.scatter_add %zeros, %idx, %vals
+        : (tensor<1000xf32>, tensor<?x32xi32>, tensor<?x32xf32>) -> tensor<1000xf32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[F32, F64], [1]>:$base,
+                       TensorOf<[I32]>:$indices,
+                       TensorOf<[F32, F64]>:$values);
+  let results = (outs TensorRankOf<[F32, F64], [1]>:$result);
+  let assemblyFormat = [{
+    $base `,` $indices `,` $values attr-dict `:` `(` type($base) `,`
+    type($indices) `,` type($values) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_PackSignsOp : Grove_Op<"pack_signs", [Pure, Grove_NotDifferentiable]> {
+  let summary = "the sign bits of a flat tensor, 32 a word";
+  let description = [{
+    Bit b of word w is 1 where element 32 w + b is negative (the sign
+    compressor's message: one bit an element; the words past the end pad
+    with 0).
+
+    ```mlir
+    %w = grove.pack_signs %e : tensor<1000xf32> -> tensor<32xi32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[F32, F64], [1]>:$input);
+  let results = (outs TensorRankOf<[I32], [1]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Grove_MeanOfSignsOp : Grove_Op<"mean_of_signs",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "the mean over ranks of scaled sign vectors";
+  let description = [{
+    `result[i] = mean_r scales[r] * (bit i of words[r] ? -1 : 1)`: the
+    average of every rank's `scale * sign(e)` from their packed signs
+    (grove.pack_signs) and scales, gathered.
+
+    ```mlir
+    %m = grove.mean_of_signs %words, %scales
+        : (tensor<?x32xi32>, tensor<?xf32>) -> tensor<1000xf32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I32], [2]>:$words,
+                       TensorRankOf<[F32, F64], [1]>:$scales);
+  let results = (outs TensorRankOf<[F32, F64], [1]>:$result);
+  let assemblyFormat = [{
+    $words `,` $scales attr-dict `:` `(` type($words) `,` type($scales) `)`
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVECOLLECTIVEOPS_TD

@@ -56,6 +56,21 @@ class Grove_UnaryOp<string mnemonic, string formula>
   let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
+def Grove_ConvertOp : Grove_DiffOp<"convert", [Pure, SameOperandsAndResultShape]> {
+  let summary = "elementwise conversion to another float type";
+  let description = [{
+    Rounds to nearest even when narrowing (f32 to f16 or bf16: the
+    compressed collectives' casts), exact when widening.
+
+    ```mlir
+    %h = grove.convert %x : tensor<64xf32> -> tensor<64xf16>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
 def Grove_ReluOp : Grove_UnaryOp<"relu", "max(x, 0)">;
 def Grove_SigmoidOp : Grove_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Grove_TanhOp : Grove_UnaryOp<"tanh", "tanh(x)">;
