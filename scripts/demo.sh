@@ -9,7 +9,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 
 "$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh" grovec grove_rt digits train_digits train_trees
+"$ROOT/scripts/build.sh" grovec grove_rt digits train_digits train_trees \
+  train_dist
 
 echo
 echo "demo: grovec models/mlp/mlp.mlir -> $BUILD/examples/digits/grove_mlp_model/"
@@ -46,6 +47,17 @@ echo "      step per batch of trees, batched level by level; docs/trees.md):"
   "$BUILD/examples/train_trees/trees.bin"
 "$BUILD/examples/train_trees/train_trees" \
   "$BUILD/examples/train_trees/trees.bin" --epochs 8 --expect-accuracy 0.65
+
+echo
+echo "demo: examples/train_dist (the MLP trained data-parallel on 4 ranks under"
+echo "      mpirun, top-k with error feedback sending 1/32 of the gradients'"
+echo "      bytes; docs/distributed.md):"
+MPIRUN=(mpirun --oversubscribe --enable-recovery -np 4 -x OMP_NUM_THREADS=1)
+[[ $(id -u) -eq 0 ]] && MPIRUN+=(--allow-run-as-root)
+"${MPIRUN[@]}" "$BUILD/examples/train_dist/train_dist" \
+  "$BUILD/examples/train_digits/digits_train.bin" \
+  "$ROOT/models/mlp/digits_test.bin" --method topk-ef --epochs 100 \
+  --expect-accuracy 0.96
 
 # digits_cuda exists where CMake found a CUDA toolkit.
 if ninja -C "$BUILD" -t query digits_cuda >/dev/null 2>&1; then

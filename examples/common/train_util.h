@@ -35,8 +35,8 @@ static void shuffle(uint32_t *order, uint32_t n) {
   }
 }
 
-static void progress(int epoch, int epochs, uint32_t done, uint32_t total,
-                     double loss) {
+static inline void progress(int epoch, int epochs, uint32_t done,
+                            uint32_t total, double loss) {
   enum { WIDTH = 30 };
   int filled = (int)((uint64_t)done * WIDTH / total);
   char bar[WIDTH + 1];

@@ -25,15 +25,21 @@ def mpirun_available():
 
 
 def launch(script, args, ranks, timeout, env=None, watch=None):
-    """Runs `script args` on `ranks` processes; returns (returncode, output,
-    seconds). Raises on a timeout after killing the job. `watch`, if given,
-    is called every 0.2 s while the job runs (a fault test ends a stopped
-    rank from there)."""
+    """Runs the Python `script args` on `ranks` processes; returns
+    (returncode, output, seconds). Raises on a timeout after killing the
+    job. `watch`, if given, is called every 0.2 s while the job runs (a
+    fault test ends a stopped rank from there)."""
+    return launch_command([sys.executable, script, *args], ranks, timeout,
+                          env, watch)
+
+
+def launch_command(argv, ranks, timeout, env=None, watch=None):
+    """As launch, for any program."""
     cmd = ["mpirun", "--oversubscribe", "--enable-recovery", "-np",
            str(ranks), "--mca", "btl", "self,vader,tcp"]
     if os.geteuid() == 0:
         cmd.insert(1, "--allow-run-as-root")
-    cmd += [sys.executable, script, *args]
+    cmd += list(argv)
     full_env = dict(os.environ)
     full_env.update(env or {})
     # One OpenMP/BLAS thread a rank: the ranks share the cores.
