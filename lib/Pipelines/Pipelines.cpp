@@ -61,6 +61,11 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
     collectives.periodRatio = options.periodRatio;
     collectives.bucketBytes = options.bucketBytes;
     collectives.seed = options.collectiveSeed;
+    collectives.networkGbps = options.networkGbps;
+    collectives.latencyUs = options.latencyUs;
+    collectives.worldSize = options.worldSize;
+    collectives.computeGflops = options.computeGflops;
+    collectives.batchSize = options.costBatchSize;
     pm.addPass(createGroveInsertCollectives(collectives));
   }
   pm.addPass(createGroveExpandTrainingOps());

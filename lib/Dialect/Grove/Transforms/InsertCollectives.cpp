@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CollectiveCostModel.h"
+
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Dialect/Grove/Transforms/StateDecl.h"
@@ -21,7 +23,9 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cstdio>
 #include <optional>
+#include <string>
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEINSERTCOLLECTIVES
@@ -35,7 +39,6 @@ namespace {
 
 constexpr StringLiteral kCounterName = "collectives.step";
 
-enum class Compressor { None, FP16, BF16, GRBS, TopK, Sign };
 enum class ErrorMode { None, Feedback, Reset };
 
 struct Config {
@@ -43,6 +46,9 @@ struct Config {
   ErrorMode error = ErrorMode::None;
   int64_t ratio = 32, periodRatio = 4, syncPeriod = 1, bucketBytes = 0,
           seed = 0;
+  /// ratio=auto: the cost model picks each bucket's ratio.
+  bool autoRatio = false;
+  NetworkModel network;
 };
 
 int64_t numElements(Value v) {
@@ -129,8 +135,8 @@ struct Builder {
   /// group of consecutive values of one element type up to `bucketBytes`.
   SmallVector<Value> meanBucketed(ArrayRef<Value> values, int64_t bucketBytes);
   /// Compresses the flat bucket `e` and averages it across the ranks.
-  Compressed compress(const Config &config, Value e, Value counter,
-                      unsigned stream);
+  Compressed compress(const Config &config, int64_t ratio, Value e,
+                      Value counter, unsigned stream);
   /// `x` divided by the world size (a rank-0 tensor of its element type).
   Value perRank(Value x) {
     Type element = cast<RankedTensorType>(x.getType()).getElementType();
@@ -167,10 +173,13 @@ struct Builder {
   }
 };
 
-Compressed Builder::compress(const Config &config, Value e, Value counter,
-                             unsigned stream) {
+Compressed Builder::compress(const Config &config, int64_t ratio, Value e,
+                             Value counter, unsigned stream) {
   auto type = cast<RankedTensorType>(e.getType());
   int64_t size = type.getNumElements();
+  // The cost model may leave a bucket dense.
+  if (ratio == 1)
+    return {mean(e), e};
   switch (config.compressor) {
   case Compressor::None:
     return {mean(e), e};
@@ -183,7 +192,7 @@ Compressed Builder::compress(const Config &config, Value e, Value counter,
             ConvertOp::create(b, loc, type, h)};
   }
   case Compressor::GRBS: {
-    int64_t k = blockSize(size, config.ratio);
+    int64_t k = blockSize(size, ratio);
     Value offset =
         RandomBlockOp::create(b, loc, counter, config.seed, stream, size, k);
     Value blk = extractBlock(e, offset, k);
@@ -191,7 +200,7 @@ Compressed Builder::compress(const Config &config, Value e, Value counter,
             insertBlock(blk, zerosLike(e), offset)};
   }
   case Compressor::TopK: {
-    int64_t k = blockSize(size, config.ratio);
+    int64_t k = blockSize(size, ratio);
     auto top = TopKOp::create(b, loc,
                               RankedTensorType::get({k}, type.getElementType()),
                               RankedTensorType::get({k}, b.getI32Type()), e, k);
@@ -284,6 +293,13 @@ private:
   LogicalResult averageModelBlocks(OptimizerOpInterface opt,
                                    const Config &config);
   LogicalResult localAdaAlter(AdaAlterOp opt, const Config &config);
+  /// ratio=auto: the ratio the cost model picks for `bucket` (of
+  /// `gradients`), whose collective goes after `last` (null: the start),
+  /// reported as a remark at the optimizer `op`.
+  int64_t chooseBucketRatio(const Config &config, unsigned index,
+                            ArrayRef<Value> gradients,
+                            ArrayRef<unsigned> bucket, Operation *last,
+                            Operation *op);
   SmallVector<Value> averageBlocks(Builder &build, ArrayRef<Value> params,
                                    Value counter, int64_t ratio,
                                    unsigned firstStream, const Config &config);
@@ -316,7 +332,29 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
   else
     return module.emitError("grove-insert-collectives: unknown error mode '")
            << error << "' (expected none, feedback or reset)";
-  if (ratio < 1 || periodRatio < 1 || syncPeriod < 1 || bucketBytes < 1)
+  if (ratio == "auto") {
+    config.autoRatio = true;
+  } else if (StringRef(ratio).getAsInteger(10, config.ratio)) {
+    return module.emitError("grove-insert-collectives: ratio must be a "
+                            "positive integer or auto, got '")
+           << ratio << "'";
+  }
+  if (config.autoRatio) {
+    if (!(networkGbps > 0) || worldSize < 2 || !(computeGflops > 0) ||
+        batchSize < 1 || latencyUs < 0)
+      return module.emitError(
+          "grove-insert-collectives: ratio=auto needs network-gbps > 0, "
+          "world-size >= 2, compute-gflops > 0 and batch-size >= 1");
+    if (config.compressor == Compressor::None ||
+        config.error == ErrorMode::Reset)
+      return module.emitError("grove-insert-collectives: ratio=auto picks a "
+                              "gradient compressor's ratio: give one "
+                              "(fp16, bf16, grbs, topk or sign) and "
+                              "error=none or feedback");
+    config.network = {networkGbps, latencyUs, worldSize, computeGflops,
+                      batchSize};
+  }
+  if (config.ratio < 1 || periodRatio < 1 || syncPeriod < 1 || bucketBytes < 1)
     return module.emitError("grove-insert-collectives: ratio, period-ratio, "
                             "sync-period and bucket-bytes must be positive");
   if (config.error == ErrorMode::Feedback &&
@@ -326,7 +364,6 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
   if (config.error == ErrorMode::Reset && config.compressor != Compressor::GRBS)
     return module.emitError("grove-insert-collectives: error=reset (CSER) "
                             "averages random blocks: it needs compressor=grbs");
-  config.ratio = ratio;
   config.periodRatio = periodRatio;
   config.syncPeriod = syncPeriod;
   config.bucketBytes = bucketBytes;
@@ -388,6 +425,7 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
   }
   SmallVector<Value> averaged(ordered.size());
   OpBuilder b(op);
+  unsigned bucketIndex = 0;
   for (const SmallVector<unsigned> &bucket :
        bucketize(ordered, config.bucketBytes)) {
     Operation *last = nullptr;
@@ -402,6 +440,10 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
       b.setInsertionPointAfter(counter.getDefiningOp());
     else
       b.setInsertionPointToStart(block);
+    int64_t ratio = config.ratio;
+    if (config.autoRatio)
+      ratio = chooseBucketRatio(config, bucketIndex, ordered, bucket, last, op);
+    ++bucketIndex;
     Builder build{b, op->getLoc()};
     SmallVector<Value> flats;
     SmallVector<int64_t> sizes;
@@ -428,7 +470,7 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
             FlatSymbolRefAttr::get(&getContext(), residualName));
         e = AddOp::create(b, op->getLoc(), flat, r);
       }
-      Compressed c = build.compress(config, e, counter, stream);
+      Compressed c = build.compress(config, ratio, e, counter, stream);
       sent = c.averaged;
       if (!residualName.empty())
         SetParamOp::create(b, op->getLoc(),
@@ -441,6 +483,50 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
   for (auto [i, v] : llvm::enumerate(averaged))
     op->setOperand(opt.getGradients().getBeginOperandIndex() + order[i], v);
   return success();
+}
+
+std::string milliseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f ms", seconds * 1e3);
+  return text;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+int64_t InsertCollectivesPass::chooseBucketRatio(
+    const Config &config, unsigned index, ArrayRef<Value> gradients,
+    ArrayRef<unsigned> bucket, Operation *last, Operation *op) {
+  int64_t bytes = 0;
+  for (unsigned i : bucket)
+    bytes += numElements(gradients[i]) * elementBytes(gradients[i]);
+  // The backward left after the bucket is ready, up to the optimizer.
+  double flops = 0;
+  for (Operation *next = last ? last->getNextNode() : &op->getBlock()->front();
+       next && next != op; next = next->getNextNode())
+    flops += estimateFlops(next, config.network.batchSize);
+  double overlap = flops / (config.network.computeGflops * 1e9);
+  RatioChoice choice =
+      chooseRatio(config.compressor, bytes, overlap, config.network);
+  InFlightDiagnostic remark = op->emitRemark();
+  remark << "grove-insert-collectives: bucket " << index << " ("
+         << bucket.size() << " gradients, " << bytes << " bytes, "
+         << config.network.worldSize << " ranks at "
+         << number(config.network.gbps) << " Gbps): " << milliseconds(overlap)
+         << " of backward to overlap; dense all-reduce "
+         << milliseconds(choice.denseSeconds) << "; ";
+  if (choice.ratio == 1)
+    remark << "sends it dense";
+  else
+    remark << "sends " << compressor << " 1/" << choice.ratio << " in "
+           << milliseconds(choice.seconds)
+           << (choice.seconds > overlap ? " (the fastest; none fits in the "
+                                          "backward)"
+                                        : "");
+  return choice.ratio;
 }
 
 SmallVector<Value> InsertCollectivesPass::averageBlocks(

@@ -184,10 +184,12 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
     Option<"compressor", "compressor", "std::string", "\"none\"",
            "What the gradient or model collectives send: none (dense) or "
            "grbs (one random block a bucket or param)">,
-    Option<"ratio", "ratio", "int64_t", "32",
-           "Compression ratio c of grbs: each bucket (error=none|feedback) "
-           "or param (reset) sends floor(size / c) elements (at least 1) "
-           "a step">,
+    Option<"ratio", "ratio", "std::string", "\"32\"",
+           "Compression ratio c of grbs and topk: each bucket "
+           "(error=none|feedback) or param (reset) sends floor(size / c) "
+           "elements (at least 1) a step; or auto: the network cost model "
+           "picks each bucket's compression, none included, and reports it "
+           "as a remark">,
     Option<"error", "error", "std::string", "\"none\"",
            "none, feedback (EF-SGD residuals) or reset (CSER: average model "
            "blocks after local steps)">,
@@ -200,6 +202,17 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
            "larger than it is a bucket alone)">,
     Option<"seed", "seed", "int64_t", "0",
            "Seed of the blocks' draw (the same on every rank)">,
+    Option<"networkGbps", "network-gbps", "double", "0",
+           "ratio=auto: the link's bandwidth in Gbit/s">,
+    Option<"latencyUs", "latency-us", "double", "20",
+           "ratio=auto: a message's latency in microseconds">,
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "ratio=auto: the number of ranks the model will run on">,
+    Option<"computeGflops", "compute-gflops", "double", "50",
+           "ratio=auto: the rate the backward computes at, to estimate the "
+           "time left to overlap each bucket">,
+    Option<"batchSize", "batch-size", "int64_t", "32",
+           "ratio=auto: the size a dynamic dimension stands for">,
   ];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect"];

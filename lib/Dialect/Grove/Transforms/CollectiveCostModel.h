@@ -1,0 +1,57 @@
+//===- CollectiveCostModel.h - How much to compress a bucket ----*- C++ -*-===//
+//
+// The network cost model of grove-insert-collectives' ratio=auto
+// (docs/distributed.md; seed-papers §6): a bucket's collective should take
+// no longer than the backward computation left to overlap it, so each
+// bucket gets the smallest compression (none included) that fits, from a
+// ring all-reduce's 2(n-1)/n S/B or an all-gather's (n-1) S/B plus per-hop
+// latencies and a coarse encoding cost.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVECOSTMODEL_H
+#define GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVECOSTMODEL_H
+
+#include "mlir/IR/Operation.h"
+
+#include <cstdint>
+
+namespace mlir::grove {
+
+enum class Compressor { None, FP16, BF16, GRBS, TopK, Sign };
+
+/// What the model knows of the job: the link, the ranks, the compute rate
+/// the backward runs at, and the batch a dynamic dimension stands for.
+struct NetworkModel {
+  double gbps = 0;
+  double latencyUs = 0;
+  int64_t worldSize = 0;
+  double computeGflops = 0;
+  int64_t batchSize = 0;
+};
+
+/// A bucket's choice: its compression ratio (1: none, dense), the time its
+/// collective takes at that ratio and densely, and the time to overlap.
+struct RatioChoice {
+  int64_t ratio = 1;
+  double seconds = 0, denseSeconds = 0, overlapSeconds = 0;
+};
+
+/// Floating-point operations of `op` (matmuls, convolutions; elementwise
+/// and reductions one per element), a dynamic size counted as
+/// `batchSize`.
+double estimateFlops(Operation *op, int64_t batchSize);
+
+/// Seconds the collective of a bucket of `bytes` takes compressed by
+/// `kind` at `ratio` (1: the dense all-reduce).
+double collectiveSeconds(Compressor kind, int64_t ratio, int64_t bytes,
+                         const NetworkModel &net);
+
+/// The smallest ratio of `kind` whose collective fits in `overlapSeconds`,
+/// or the fastest (least compressed on ties) when none does.
+RatioChoice chooseRatio(Compressor kind, int64_t bytes, double overlapSeconds,
+                        const NetworkModel &net);
+
+} // namespace mlir::grove
+
+#endif // GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVECOSTMODEL_H
