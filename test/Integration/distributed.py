@@ -108,10 +108,11 @@ def build(source, name, flags, workdir):
 
 
 def run_ranks(workdir, scenario, model, ranks, steps, inputs, weights,
-              read_names, timeout=60.0, job_timeout=300, watch=None):
+              read_names, timeout=60.0, job_timeout=300, watch=None,
+              **extra):
     """Writes the inputs (per step, per rank), runs the scenario, returns the
-    ranks' results."""
-    data = {"model": model, "steps": steps, "timeout": timeout,
+    ranks' results. `extra`: num_outputs, load and save (checkpoints)."""
+    data = {"model": model, "steps": steps, "timeout": timeout, **extra,
             "num_inputs": len(inputs),
             "weight_names": np.array(list(weights)),
             "read_names": np.array(read_names)}
@@ -341,6 +342,56 @@ def check_local_adaalter(workdir, ranks):
           f"accumulators and denominators equal numpy's over {steps} steps")
 
 
+ELASTIC = """
+module @elastic {
+  grove.param @p : tensor<4xf32>
+  func.func @train_step(%x: tensor<4xf32>) -> (tensor<f32>, tensor<f32>) {
+    %loss, %g = grove.value_and_grad [@p] {
+      %w = grove.get_param @p : tensor<4xf32>
+      %m = grove.mul %w, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %s = grove.reduce_sum %m {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+      grove.yield %s : tensor<f32>
+    } : tensor<f32>, tensor<4xf32>
+    %base = grove.constant dense<0.1> : tensor<f32>
+    %lr = grove.elastic_lr %base {base_world = 1, ramp_steps = RAMP} : tensor<f32>
+    grove.sgd [@p] (%g) lr(%lr : tensor<f32>) : tensor<4xf32>
+    return %loss, %lr : tensor<f32>, tensor<f32>
+  }
+}
+"""
+
+
+def check_elastic(workdir, ramp):
+    """2 ranks for 3 steps, checkpoint, then 3 ranks from it: the rate is
+    0.1 x 2 and then ramps to 0.1 x 3 over `ramp` steps (jumps if 0); the
+    params move by the averaged gradient times that rate."""
+    name = f"elastic{ramp}"
+    build(ELASTIC.replace("RAMP", str(ramp)), name, ["--data-parallel"],
+          workdir)
+    p0 = R.standard_normal(4).astype(np.float32)
+    ck = os.path.join(workdir, name + ".safetensors")
+    lrs, p = [], p0.astype(np.float64)
+    for ranks, steps, extra in ((2, 3, {"save": ck}), (3, 6, {"load": ck})):
+        x = R.standard_normal((steps, ranks, 4)).astype(np.float32)
+        results, out, _, _ = run_ranks(workdir, "train", name, ranks, steps,
+                                       [x], {"p": p0}, ["p"], num_outputs=2,
+                                       **extra)
+        assert len(results) == ranks, out
+        got = [float(l[1]) for l in results[0]["losses"]]
+        lrs += got
+        for s in range(steps):
+            p -= got[s] * x[s].astype(np.float64).mean(axis=0)
+        for r, res in results.items():
+            assert_close(res["p_p"], p, rtol=1e-5, atol=1e-6,
+                         what=f"elastic p rank {r}")
+    worlds = [2, 2, 2] + [2 + min(1.0, s / ramp) if ramp else 3.0
+                          for s in range(6)]
+    assert_close(np.array(lrs), 0.1 * np.array(worlds), rtol=1e-6, atol=0,
+                 what=f"elastic rates, ramp {ramp}")
+    print(f"elastic, ramp {ramp}: 2 ranks then 3 from the checkpoint, rates "
+          + " ".join(f"{v:.4g}" for v in lrs))
+
+
 def check_fault(workdir, scenario, ranks=3, timeout=5.0):
     steps, per_rank = 6, 8
     weights = {n: (R.standard_normal(s) * 0.2).astype(np.float32)
@@ -398,6 +449,8 @@ def main():
     check_compressor(workdir, "sign", 3, feedback=True)
     check_cser(workdir, 2)
     check_local_adaalter(workdir, 2)
+    check_elastic(workdir, 4)
+    check_elastic(workdir, 0)
     check_fault(workdir, "kill")
     check_fault(workdir, "stall")
 

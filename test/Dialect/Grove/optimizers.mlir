@@ -35,3 +35,10 @@ module @m {
     return
   }
 }
+
+// CHECK-LABEL: func.func @elastic
+// CHECK: grove.elastic_lr %{{.*}} {base_world = 2 : i64, ramp_steps = 50 : i64} : tensor<f32>
+func.func @elastic(%lr: tensor<f32>) -> tensor<f32> {
+  %r = grove.elastic_lr %lr {base_world = 2, ramp_steps = 50} : tensor<f32>
+  return %r : tensor<f32>
+}

@@ -490,3 +490,19 @@ func.func @pool_with_indices_rank(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32
   %y, %i = grove.max_pool2d_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2xi32>)
   return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+func.func @elastic_rank(%lr: tensor<2xf32>) {
+  // expected-error @+1 {{expects a rank-0 f32 or f64 rate, got 'tensor<2xf32>'}}
+  %r = grove.elastic_lr %lr {base_world = 1, ramp_steps = 10} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @elastic_base(%lr: tensor<f32>) {
+  // expected-error @+1 {{attribute 'base_world' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %r = grove.elastic_lr %lr {base_world = 0, ramp_steps = 10} : tensor<f32>
+  return
+}

@@ -29,6 +29,9 @@ def main():
     rank, size = comm.rank, comm.size
     for name in inputs["weight_names"]:
         model.set_weight(str(name), inputs["w_" + str(name)])
+    if "load" in inputs:
+        model.load_weights(str(inputs["load"]))
+    outputs = int(inputs["num_outputs"]) if "num_outputs" in inputs else 1
     out = {"size": size}
     steps = int(inputs["steps"])
     losses = []
@@ -42,12 +45,15 @@ def main():
                     else signal.SIGSTOP)
         start = time.monotonic()
         try:
-            losses.append(model.call("train_step", *args)[0])
+            losses.append(model.call("train_step", *args,
+                                     num_outputs=outputs))
         except GroveError as e:
             out.update(error_status=e.status, error=str(e), step=step,
                        seconds=time.monotonic() - start)
             break
     out["losses"] = np.array(losses)
+    if "save" in inputs and rank == 0:
+        model.save_weights(str(inputs["save"]))
     for name in inputs["read_names"]:
         out["p_" + str(name)] = model.get_weight(str(name))
     out["payload"], out["collectives"], _ = comm.stats()

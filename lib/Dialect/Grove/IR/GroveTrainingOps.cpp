@@ -272,3 +272,11 @@ LogicalResult LRScheduleOp::verify() {
   return checkRange(*this, "power", getPower().convertToDouble(), 0.0, 1e30,
                     false);
 }
+
+LogicalResult ElasticLROp::verify() {
+  RankedTensorType type = getType();
+  if (type.getRank() != 0 ||
+      (!type.getElementType().isF32() && !type.getElementType().isF64()))
+    return emitOpError("expects a rank-0 f32 or f64 rate, got ") << type;
+  return success();
+}

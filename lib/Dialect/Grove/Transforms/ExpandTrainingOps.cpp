@@ -439,6 +439,50 @@ template <typename Op> struct ExpandOptimizer : OpRewritePattern<Op> {
 // Learning-rate schedules
 //===----------------------------------------------------------------------===//
 
+/// The elastic rate (GroveTrainingOps.td) from its state: on the first
+/// call the ramp is done; on a change of world it restarts from the
+/// effective world so far.
+struct ExpandElasticLR : OpRewritePattern<ElasticLROp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ElasticLROp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Arith a{{rewriter, loc}, type.getElementType()};
+    std::string prefix = op.getName().str();
+    Value n = WorldSizeOp::create(rewriter, loc, rewriter.getIndexType());
+    Value w = tensor::FromElementsOp::create(
+        rewriter, loc, type,
+        ValueRange{arith::UIToFPOp::create(
+            rewriter, loc, type.getElementType(),
+            arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         n))});
+    Value prev = a.get(prefix + ".world", type);
+    Value from = a.get(prefix + ".from", type);
+    Value steps = a.get(prefix + ".steps", type);
+    double ramp = double(op.getRampSteps());
+    auto progress = [&](Value s) {
+      return ramp == 0 ? a.c(1.0) : a.min(a.div(s, a.c(ramp)), a.c(1.0));
+    };
+    auto effective = [&](Value start, Value end, Value s) {
+      return a.add(start, a.mul(a.sub(end, start), progress(s)));
+    };
+    Value sofar = effective(from, prev, steps);
+    Value first = a.sub(a.c(1.0), a.step(prev));
+    Value changed = a.step(a.max(a.sub(w, prev), a.sub(prev, w)));
+    Value start = a.select(first, w, a.select(changed, sofar, from));
+    Value since =
+        a.select(first, a.c(ramp), a.select(changed, a.c(0.0), steps));
+    Value now = effective(start, w, since);
+    a.set(prefix + ".world", w);
+    a.set(prefix + ".from", start);
+    a.set(prefix + ".steps", a.add(since, a.c(1.0)));
+    rewriter.replaceOp(
+        op, a.mul(op.getLr(), a.div(now, a.c(double(op.getBaseWorld())))));
+    return success();
+  }
+};
+
 struct ExpandLRSchedule : OpRewritePattern<LRScheduleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LRScheduleOp op,
@@ -485,6 +529,19 @@ struct ExpandLRSchedule : OpRewritePattern<LRScheduleOp> {
     return success();
   }
 };
+
+/// Each grove.elastic_lr's state: the last world, the ramp's start and the
+/// calls since it started.
+LogicalResult declareElasticState(ModuleOp module) {
+  WalkResult result = module.walk([&](ElasticLROp op) {
+    for (StringRef slot : {"world", "from", "steps"})
+      if (failed(declareState(module, op, (op.getName() + "." + slot).str(),
+                              op.getType(), 0.0)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
 
 LogicalResult declareOptimizerState(ModuleOp module) {
   SmallVector<OptimizerOpInterface> optimizers;
@@ -568,15 +625,16 @@ void shareMaxPoolWinners(MaxPool2DGradOp grad, RewriterBase &rewriter) {
 struct GroveExpandTrainingOpsPass
     : grove::impl::GroveExpandTrainingOpsBase<GroveExpandTrainingOpsPass> {
   void runOnOperation() override {
-    if (failed(declareOptimizerState(getOperation())))
+    if (failed(declareOptimizerState(getOperation())) ||
+        failed(declareElasticState(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<ExpandSoftmaxCrossEntropy, ExpandMSELoss, ExpandBatchNormTraining,
-             ExpandLRSchedule, ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
-             ExpandOptimizer<AdagradOp>, ExpandOptimizer<LAMBOp>,
-             ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
-            &getContext());
+    patterns.add<ExpandSoftmaxCrossEntropy, ExpandMSELoss,
+                 ExpandBatchNormTraining, ExpandLRSchedule, ExpandElasticLR,
+                 ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
+                 ExpandOptimizer<AdagradOp>, ExpandOptimizer<LAMBOp>,
+                 ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
+        &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     // Not a pattern: it replaces an op before the one it looks at.
     SmallVector<MaxPool2DGradOp> grads;

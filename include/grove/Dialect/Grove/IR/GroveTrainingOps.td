@@ -382,4 +382,32 @@ def Grove_LRScheduleOp : Grove_Op<"lr_schedule",
   let hasVerifier = 1;
 }
 
+def Grove_ElasticLROp : Grove_Op<"elastic_lr",
+    [Grove_NotDifferentiable, SameOperandsAndResultType,
+     MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a learning rate scaled with the world, ramped after a change";
+  let description = [{
+    Elastic training (seed-papers §7): the global batch is the world size
+    times each rank's batch, so the rate `lr` given for `base_world` ranks
+    is scaled by the world the call runs in, `lr · w / base_world`; when
+    the world changes (a job restarted from a checkpoint on other ranks),
+    the scale ramps linearly from the old effective world to the new over
+    `ramp_steps` calls instead of jumping (0: it jumps). The op keeps its
+    state in `@<name>.world` (the world of the last call, 0 before the
+    first), `@<name>.from` (the effective world the ramp starts from) and
+    `@<name>.steps` (calls since the change), checkpointed with the rest.
+
+    ```mlir
+    %lr = grove.elastic_lr %base {base_world = 1, ramp_steps = 100} : tensor<f32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$lr,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$base_world,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$ramp_steps,
+                       DefaultValuedAttr<StrAttr, "\"elastic\"">:$name);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "$lr attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVETRAININGOPS_TD
