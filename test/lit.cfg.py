@@ -77,3 +77,18 @@ if config.mpi_available and shutil.which("mpirun"):
 else:
     lit_config.note("no MPI (runtime built without it, or no mpirun): the "
                     "multi-process tests (REQUIRES: mpi) are UNSUPPORTED")
+
+# Network-namespace experiments (REQUIRES: netns): root, iproute2 and tc;
+# elsewhere UNSUPPORTED.
+def _netns_usable():
+    import subprocess
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("tc"):
+        return False
+    return subprocess.run(["ip", "netns", "list"],
+                          capture_output=True).returncode == 0
+
+if _netns_usable():
+    config.available_features.add("netns")
+else:
+    lit_config.note("not root, or no ip/tc: the network-namespace tests "
+                    "(REQUIRES: netns) are UNSUPPORTED")

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -416,6 +417,11 @@ grove_status grove::rt::createMpiCommunicator(const void *mpiComm,
     if (mpiComm)
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
                   "grove_comm_create_from_mpi: MPI is not initialized");
+    // Open MPI's default non-blocking all-reduce of large buffers reached a
+    // third of a shaped link's rate (docs/distributed.md); Rabenseifner's
+    // reduce-scatter + all-gather moves the ring's bytes in fewer rounds.
+    // A value the user set wins.
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", /*overwrite=*/0);
     // Collectives may run on any thread that calls the model (one at a
     // time per communicator).
     int provided = 0;
