@@ -3,7 +3,8 @@
  * train step, and report the held-out accuracy and what was sent.
  *
  *   mpirun --enable-recovery -np N train_dist TRAIN.bin TEST.bin
- *       [--method dense|fp16|cser|grbs-ef|topk-ef|sign-ef] [--epochs N]
+ *       [--method dense|fp16|cser|grbs-ef|topk-ef|sign-ef|powersgd] [--epochs
+ * N]
  *       [--expect-accuracy A]
  *
  * Every rank starts from the same weights and draws the same shuffle; each
@@ -13,13 +14,16 @@
  * them as fp16, cser is CSER (random blocks of 1/64 of each param
  * averaged after the local step, 1/8 every 8th step), grbs-ef sends a
  * random block of 1/32 of each bucket, topk-ef its 1/64 largest elements
- * (values and indices), sign-ef its signs, with error feedback. Rank 0 prints
+ * (values and indices), sign-ef its signs, with error feedback;
+ * powersgd sends rank-1 PowerSGD factors of each weight matrix (and the
+ * biases densely), with error feedback. Rank 0 prints
  * each epoch's mean loss over the ranks and its model's held-out accuracy, then
  * the bytes each rank handed to the collectives per step. */
 #include "dist_cser.h"
 #include "dist_dense.h"
 #include "dist_fp16.h"
 #include "dist_grbs_ef.h"
+#include "dist_powersgd.h"
 #include "dist_sign_ef.h"
 #include "dist_topk_ef.h"
 
@@ -56,6 +60,8 @@ static const method METHODS[] = {
      dist_topk_ef_train_step},
     {"sign-ef", &dist_sign_ef_model, dist_sign_ef_forward,
      dist_sign_ef_train_step},
+    {"powersgd", &dist_powersgd_model, dist_powersgd_forward,
+     dist_powersgd_train_step},
 };
 
 /* nn.Linear's initialisation, from the shared deterministic generator. */
@@ -173,7 +179,7 @@ int main(int argc, char **argv) {
   if (argc < 3 || epochs < 1) {
     fprintf(stderr,
             "usage: %s TRAIN.bin TEST.bin [--method "
-            "dense|fp16|cser|grbs-ef|topk-ef|sign-ef] [--epochs N] "
+            "dense|fp16|cser|grbs-ef|topk-ef|sign-ef|powersgd] [--epochs N] "
             "[--expect-accuracy A]\n",
             argv[0]);
     return 2;

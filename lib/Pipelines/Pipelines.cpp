@@ -61,6 +61,7 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
     collectives.periodRatio = options.periodRatio;
     collectives.bucketBytes = options.bucketBytes;
     collectives.seed = options.collectiveSeed;
+    collectives.matrixRank = options.powerSGDRank;
     collectives.networkGbps = options.networkGbps;
     collectives.latencyUs = options.latencyUs;
     collectives.worldSize = options.worldSize;

@@ -271,6 +271,58 @@ def check_compressor(workdir, kind, ranks, feedback, steps=5, size=1000,
           f"{steps} steps; {payload} of {size * 4} dense bytes a step")
 
 
+def random_uniform(shape, seed, stream):
+    """grove.random_uniform (GroveCollectiveOps.td)."""
+    from grove_dist import splitmix64
+    key = (seed ^ (stream << 32)) & ((1 << 64) - 1)
+    n = int(np.prod(shape))
+    u = [(splitmix64(key ^ i) >> 11) * 2.0 ** -53 for i in range(n)]
+    return (2 * np.array(u) - 1).reshape(shape)
+
+
+def gram_schmidt(p, eps=1e-8):
+    q = p.copy()
+    for c in range(q.shape[1]):
+        for j in range(c):
+            q[:, c] -= (q[:, j] @ q[:, c]) * q[:, j]
+        q[:, c] /= np.linalg.norm(q[:, c]) + eps
+    return q
+
+
+def check_powersgd(workdir, ranks, rank=2, steps=4, shape=(16, 12)):
+    """PowerSGD with error feedback on one 16 x 12 gradient: P = M Q
+    averaged and orthogonalised, Q = M^T P averaged (and kept for the next
+    step), the average P Q^T; numpy in float64, 1e-4 relative."""
+    build(linear(SGD, ["16x12"]), "psgd",
+          ["--data-parallel", "--compressor=powersgd",
+           f"--powersgd-rank={rank}", "--compress-error=feedback",
+           "--collective-seed=3"], workdir)
+    p0 = R.standard_normal(shape).astype(np.float32)
+    x = R.standard_normal((steps, ranks) + shape).astype(np.float32)
+    results, out, _, _ = run_ranks(workdir, "train", "psgd", ranks, steps,
+                                   [x], {"p0": p0}, ["p0"])
+    assert len(results) == ranks, out
+    p = p0.astype(np.float64)
+    residual = np.zeros((ranks,) + shape)
+    q = random_uniform((shape[1], rank), 3, 0)
+    for s in range(steps):
+        e = x[s].astype(np.float64) + residual
+        pm = gram_schmidt(np.mean([m @ q for m in e], axis=0))
+        q = np.mean([m.T @ pm for m in e], axis=0)
+        approx = pm @ q.T
+        p -= approx
+        residual = e - approx
+    for r, res in results.items():
+        assert_close(res["p_p0"], p, rtol=1e-4, atol=1e-4,
+                     what=f"powersgd p rank {r}")
+    sent = (shape[0] + shape[1]) * rank * 4
+    for r, res in results.items():
+        assert int(res["payload"]) == steps * sent, (res["payload"], sent)
+    print(f"PowerSGD rank {rank} + error feedback, {ranks} ranks: params "
+          f"equal numpy's over {steps} steps; {sent} of "
+          f"{shape[0] * shape[1] * 4} dense bytes a step")
+
+
 def check_cser(workdir, ranks):
     steps, shapes, c1, c2, period = 6, [(1000,), (8, 12)], 8, 2, 2
     build(linear(SGD, ["1000", "8x12"]), "cser",
@@ -447,6 +499,7 @@ def main():
     check_compressor(workdir, "topk", 3, feedback=True)
     check_compressor(workdir, "topk", 2, feedback=False)
     check_compressor(workdir, "sign", 3, feedback=True)
+    check_powersgd(workdir, 3)
     check_cser(workdir, 2)
     check_local_adaalter(workdir, 2)
     check_elastic(workdir, 4)

@@ -4,6 +4,7 @@
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16" | FileCheck %s --check-prefix=BF16
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=topk ratio=4 error=feedback" | FileCheck %s --check-prefix=TOPK
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=sign error=feedback" | FileCheck %s --check-prefix=SIGN
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=powersgd matrix-rank=1 error=feedback" | FileCheck %s --check-prefix=PSGD
 
 // grove-insert-collectives on an optimizer whose gradients the backward
 // computes in the order g1 (the 4x4 param's), then g0, then g2.
@@ -103,6 +104,25 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // SIGN: %[[OWN:.*]] = grove.mean_of_signs %{{.*}}, %[[S]] : (tensor<1x1xi32>, tensor<1xf32>) -> tensor<26xf32>
 // SIGN: grove.sub %[[E]], %[[OWN]]
 // SIGN: grove.slice %[[AVG]] [0] [16] [1]
+
+// PowerSGD rank 1: the 4x4 gradient ((4 + 4) * 1 < 16) as P = M Q with Q
+// state (random on the first call), the others with the Ps in one
+// all-reduce; P orthogonalised; Q = Mᵀ P averaged and kept; P Qᵀ.
+// PSGD: grove.param @collectives.bucket0.powersgd.q0 : tensor<4x1xf32> = 0.000000e+00 : f32
+// PSGD-LABEL: func.func @step
+// PSGD: %[[T:.*]] = grove.get_param @collectives.step
+// PSGD: %[[Q0:.*]] = grove.get_param @collectives.bucket0.powersgd.q0 : tensor<4x1xf32>
+// PSGD: %[[RND:.*]] = grove.random_uniform {seed = 0 : i64, stream = 0 : i64} : tensor<4x1xf32>
+// PSGD: %[[Q:.*]] = grove.select %{{.*}}, %[[RND]], %[[Q0]]
+// PSGD: %[[P:.*]] = grove.matmul %{{.*}}, %[[Q]] : (tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+// PSGD: grove.all_reduce mean %{{.*}} : tensor<14xf32>
+// PSGD: grove.sqrt
+// PSGD: %[[QN:.*]] = grove.matmul %{{.*}}, %{{.*}} {transpose_lhs} : (tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+// PSGD: %[[QM:.*]] = grove.all_reduce mean %{{.*}} : tensor<4xf32>
+// PSGD: %[[QR:.*]] = grove.reshape %[[QM]] : tensor<4xf32> -> tensor<4x1xf32>
+// PSGD: grove.set_param @collectives.bucket0.powersgd.q0 = %[[QR]]
+// PSGD: grove.matmul %{{.*}}, %[[QR]] {transpose_rhs} : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x4xf32>
+// PSGD: grove.set_param @collectives.bucket0.residual
 
 // Error reset (CSER): the gradients go to the optimizer as they are; after its local
 // step, each param averages a block of 1/8 (C1) or, on every third step,

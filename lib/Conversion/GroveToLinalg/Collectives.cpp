@@ -92,6 +92,63 @@ struct RandomBlockLowering : OpConversionPattern<RandomBlockOp> {
   }
 };
 
+/// Element i is 2 u - 1, u = splitmix64(key ^ i)'s top 53 bits / 2^53.
+struct RandomUniformLowering : OpConversionPattern<RandomUniformOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RandomUniformOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    uint64_t key = uint64_t(op.getSeed()) ^ (uint64_t(op.getStream()) << 32);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, empty,
+        SmallVector<AffineMap>{
+            AffineMap::getMultiDimIdentityMap(rank, getContext())},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Type i64 = b.getI64Type();
+          Value linear = arith::ConstantIntOp::create(b, l, i64, 0);
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = arith::IndexCastOp::create(
+                b, l, i64, linalg::IndexOp::create(b, l, d));
+            linear = arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l, linear,
+                                      arith::ConstantIntOp::create(
+                                          b, l, i64, type.getDimSize(d))),
+                i);
+          }
+          Value h =
+              splitmix64(b, l,
+                         arith::XOrIOp::create(b, l, linear,
+                                               arith::ConstantIntOp::create(
+                                                   b, l, i64, int64_t(key))));
+          Value top = arith::ShRUIOp::create(
+              b, l, h, arith::ConstantIntOp::create(b, l, i64, 11));
+          Value u = arith::MulFOp::create(
+              b, l, arith::UIToFPOp::create(b, l, b.getF64Type(), top),
+              arith::ConstantFloatOp::create(b, l, b.getF64Type(),
+                                             APFloat(0x1.0p-53)));
+          Value v = arith::SubFOp::create(
+              b, l,
+              arith::MulFOp::create(b, l, u,
+                                    arith::ConstantFloatOp::create(
+                                        b, l, b.getF64Type(), APFloat(2.0))),
+              arith::ConstantFloatOp::create(b, l, b.getF64Type(),
+                                             APFloat(1.0)));
+          if (!type.getElementType().isF64())
+            v = arith::TruncFOp::create(b, l, type.getElementType(), v);
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// A zero-filled tensor of `type` (static).
 Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
   Value empty =
@@ -275,6 +332,6 @@ void mlir::grove::populateCollectivePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<WorldQueryLowering<WorldSizeOp>>(ctx, kWorldSizeService);
   patterns.add<WorldQueryLowering<WorldRankOp>>(ctx, kWorldRankService);
-  patterns.add<RandomBlockLowering, PackSignsLowering, MeanOfSignsLowering,
-               ScatterAddLowering>(ctx);
+  patterns.add<RandomBlockLowering, RandomUniformLowering, PackSignsLowering,
+               MeanOfSignsLowering, ScatterAddLowering>(ctx);
 }

@@ -103,3 +103,17 @@ func.func @convert(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, tens
   %c = grove.convert %h : tensor<8xf16> -> tensor<8xbf16>
   return %b, %c : tensor<8xf32>, tensor<8xbf16>
 }
+
+// Element (i, j) hashes its row-major index 2 i + j with the key.
+// CHECK-LABEL: func.func @uniform
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: linalg.index 1
+// CHECK: arith.xori
+// CHECK: arith.shrui
+// CHECK: arith.uitofp %{{.*}} : i64 to f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @uniform() -> tensor<8x2xf32> {
+  %u = grove.random_uniform {seed = 1, stream = 2} : tensor<8x2xf32>
+  return %u : tensor<8x2xf32>
+}

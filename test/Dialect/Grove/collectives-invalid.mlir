@@ -104,3 +104,11 @@ func.func @signs_scales(%w: tensor<3x2xi32>, %s: tensor<2xf32>) {
   %m = grove.mean_of_signs %w, %s : (tensor<3x2xi32>, tensor<2xf32>) -> tensor<40xf32>
   return
 }
+
+// -----
+
+func.func @uniform_dynamic() {
+  // expected-error @+1 {{expects a static shape, got 'tensor<?x2xf32>'}}
+  %u = grove.random_uniform {seed = 0, stream = 0} : tensor<?x2xf32>
+  return
+}

@@ -46,13 +46,15 @@ func.func @kept(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK: grove.pack_signs %{{.*}} : tensor<40xf32> -> tensor<2xi32>
 // CHECK: grove.mean_of_signs %{{.*}}, %{{.*}} : (tensor<?x2xi32>, tensor<?xf32>) -> tensor<40xf32>
 // CHECK: grove.convert %{{.*}} : tensor<40xf32> -> tensor<40xbf16>
+// CHECK: grove.random_uniform {seed = 1 : i64, stream = 2 : i64} : tensor<8x2xf32>
 func.func @compressors(%x: tensor<40xf32>, %i: tensor<?x4xi32>, %v: tensor<?x4xf32>,
                        %w: tensor<?x2xi32>, %s: tensor<?xf32>)
-    -> (tensor<4xf32>, tensor<4xi32>, tensor<40xf32>, tensor<2xi32>, tensor<40xf32>, tensor<40xbf16>) {
+    -> (tensor<4xf32>, tensor<4xi32>, tensor<40xf32>, tensor<2xi32>, tensor<40xf32>, tensor<40xbf16>, tensor<8x2xf32>) {
   %tv, %ti = grove.top_k %x {k = 4} : tensor<40xf32> -> (tensor<4xf32>, tensor<4xi32>)
   %a = grove.scatter_add %x, %i, %v : (tensor<40xf32>, tensor<?x4xi32>, tensor<?x4xf32>) -> tensor<40xf32>
   %p = grove.pack_signs %x : tensor<40xf32> -> tensor<2xi32>
   %m = grove.mean_of_signs %w, %s : (tensor<?x2xi32>, tensor<?xf32>) -> tensor<40xf32>
   %h = grove.convert %x : tensor<40xf32> -> tensor<40xbf16>
-  return %tv, %ti, %a, %p, %m, %h : tensor<4xf32>, tensor<4xi32>, tensor<40xf32>, tensor<2xi32>, tensor<40xf32>, tensor<40xbf16>
+  %u = grove.random_uniform {seed = 1, stream = 2} : tensor<8x2xf32>
+  return %tv, %ti, %a, %p, %m, %h, %u : tensor<4xf32>, tensor<4xi32>, tensor<40xf32>, tensor<2xi32>, tensor<40xf32>, tensor<40xbf16>, tensor<8x2xf32>
 }

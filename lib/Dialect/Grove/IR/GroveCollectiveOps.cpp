@@ -96,3 +96,12 @@ LogicalResult MeanOfSignsOp::verify() {
     return emitOpError("expects one scale a rank of words");
   return success();
 }
+
+LogicalResult RandomUniformOp::verify() {
+  if (!getType().hasStaticShape())
+    return emitOpError("expects a static shape, got ") << getType();
+  auto stream = static_cast<int64_t>(getStream());
+  if (stream < 0 || stream > 0xffffffff)
+    return emitOpError("stream must be a 32-bit count, got ") << stream;
+  return success();
+}

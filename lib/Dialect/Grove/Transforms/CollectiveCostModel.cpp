@@ -37,6 +37,8 @@ double codecSecondsPerElement(Compressor kind) {
   case Compressor::BF16:
   case Compressor::Sign:
     return 1e-9;
+  case Compressor::PowerSGD:
+    return 4e-9;
   case Compressor::None:
   case Compressor::GRBS:
     return 0;
@@ -99,6 +101,10 @@ double mlir::grove::collectiveSeconds(Compressor kind, int64_t ratio,
     return gather(2 * size / double(ratio), 2) + codec;
   case Compressor::Sign:
     return gather(size / 32 + 4, 2) + codec;
+  case Compressor::PowerSGD:
+    // Its factors' size depends on the shapes; the pass gives it as
+    // bytes / ratio: two all-reduces.
+    return ring(size / double(ratio)) + 2 * (n - 1) * latency + codec;
   }
   return ring(size);
 }
@@ -116,6 +122,8 @@ RatioChoice mlir::grove::chooseRatio(Compressor kind, int64_t bytes,
     break;
   case Compressor::Sign:
     candidates.push_back(32);
+    break;
+  case Compressor::PowerSGD:
     break;
   case Compressor::GRBS:
   case Compressor::TopK:

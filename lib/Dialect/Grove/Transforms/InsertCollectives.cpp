@@ -48,6 +48,8 @@ struct Config {
           seed = 0;
   /// ratio=auto: the cost model picks each bucket's ratio.
   bool autoRatio = false;
+  /// PowerSGD's rank.
+  int64_t matrixRank = 1;
   NetworkModel network;
 };
 
@@ -293,6 +295,14 @@ private:
   LogicalResult averageModelBlocks(OptimizerOpInterface opt,
                                    const Config &config);
   LogicalResult localAdaAlter(AdaAlterOp opt, const Config &config);
+  /// PowerSGD (rank r, warm start) on the flat bucket `e` holding tensors
+  /// of `types` (`sizes` elements each): each matrix-shaped one whose
+  /// factors are smaller is sent as P = M Q and Q = Mᵀ P (P orthogonalised
+  /// between the two averages), the others densely with the Ps. Q of each
+  /// matrix is state, started from grove.random_uniform.
+  FailureOr<Compressed> powerSGD(Builder &build, const Config &config, Value e,
+                                 ArrayRef<Type> types, ArrayRef<int64_t> sizes,
+                                 Value counter, unsigned stream, Operation *op);
   /// ratio=auto: the ratio the cost model picks for `bucket` (of
   /// `gradients`), whose collective goes after `last` (null: the start),
   /// reported as a remark at the optimizer `op`.
@@ -318,10 +328,12 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
           .Case("grbs", Compressor::GRBS)
           .Case("topk", Compressor::TopK)
           .Case("sign", Compressor::Sign)
+          .Case("powersgd", Compressor::PowerSGD)
           .Default(std::nullopt);
   if (!kind)
     return module.emitError("grove-insert-collectives: unknown compressor '")
-           << compressor << "' (expected none, fp16, bf16, grbs, topk or sign)";
+           << compressor
+           << "' (expected none, fp16, bf16, grbs, topk, sign or powersgd)";
   config.compressor = *kind;
   if (error == "none")
     config.error = ErrorMode::None;
@@ -346,6 +358,7 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
           "grove-insert-collectives: ratio=auto needs network-gbps > 0, "
           "world-size >= 2, compute-gflops > 0 and batch-size >= 1");
     if (config.compressor == Compressor::None ||
+        config.compressor == Compressor::PowerSGD ||
         config.error == ErrorMode::Reset)
       return module.emitError("grove-insert-collectives: ratio=auto picks a "
                               "gradient compressor's ratio: give one "
@@ -356,7 +369,8 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
   }
   if (config.ratio < 1 || periodRatio < 1 || syncPeriod < 1 || bucketBytes < 1)
     return module.emitError("grove-insert-collectives: ratio, period-ratio, "
-                            "sync-period and bucket-bytes must be positive");
+                            "sync-period, bucket-bytes and matrix-rank must "
+                            "be positive");
   if (config.error == ErrorMode::Feedback &&
       config.compressor == Compressor::None)
     return module.emitError("grove-insert-collectives: error=feedback needs a "
@@ -365,6 +379,7 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
     return module.emitError("grove-insert-collectives: error=reset (CSER) "
                             "averages random blocks: it needs compressor=grbs");
   config.periodRatio = periodRatio;
+  config.matrixRank = matrixRank;
   config.syncPeriod = syncPeriod;
   config.bucketBytes = bucketBytes;
   config.seed = seed;
@@ -417,7 +432,8 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
     ordered.push_back(opt.getGradients()[i]);
 
   Value counter;
-  if (config.compressor == Compressor::GRBS) {
+  if (config.compressor == Compressor::GRBS ||
+      config.compressor == Compressor::PowerSGD) {
     FailureOr<Value> t = counterOf(op->getParentOfType<func::FuncOp>(), op);
     if (failed(t))
       return failure();
@@ -470,7 +486,19 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
             FlatSymbolRefAttr::get(&getContext(), residualName));
         e = AddOp::create(b, op->getLoc(), flat, r);
       }
-      Compressed c = build.compress(config, ratio, e, counter, stream);
+      Compressed c;
+      if (config.compressor == Compressor::PowerSGD && ratio != 1) {
+        SmallVector<Type> types;
+        for (unsigned i : bucket)
+          types.push_back(ordered[i].getType());
+        FailureOr<Compressed> p =
+            powerSGD(build, config, e, types, sizes, counter, stream, op);
+        if (failed(p))
+          return failure();
+        c = *p;
+      } else {
+        c = build.compress(config, ratio, e, counter, stream);
+      }
       sent = c.averaged;
       if (!residualName.empty())
         SetParamOp::create(b, op->getLoc(),
@@ -495,6 +523,132 @@ std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", value);
   return text;
+}
+
+/// `p` (n x r) with orthonormal columns (Gram-Schmidt, in order).
+Value orthogonalize(Builder &build, Value p) {
+  auto type = cast<RankedTensorType>(p.getType());
+  int64_t n = type.getDimSize(0), r = type.getDimSize(1);
+  OpBuilder &b = build.b;
+  Location loc = build.loc;
+  auto sumAll = [&](Value v) {
+    return ReduceSumOp::create(b, loc, v, ArrayRef<int64_t>{0, 1});
+  };
+  auto scalar = [&](double v) {
+    return createSplatConstant(
+        b, loc, RankedTensorType::get({}, type.getElementType()), v);
+  };
+  SmallVector<Value> columns;
+  for (int64_t c = 0; c < r; ++c) {
+    Value v = SliceOp::create(
+        b, loc, RankedTensorType::get({n, 1}, type.getElementType()), p,
+        b.getDenseI64ArrayAttr({0, c}), b.getDenseI64ArrayAttr({n, c + 1}),
+        b.getDenseI64ArrayAttr({1, 1}));
+    for (Value q : columns)
+      v = SubOp::create(
+          b, loc, v,
+          MulOp::create(b, loc, sumAll(MulOp::create(b, loc, q, v)), q));
+    Value norm = SqrtOp::create(b, loc, sumAll(MulOp::create(b, loc, v, v)));
+    columns.push_back(
+        DivOp::create(b, loc, v, AddOp::create(b, loc, norm, scalar(1e-8))));
+  }
+  if (columns.size() == 1)
+    return columns.front();
+  return ConcatOp::create(b, loc, type, columns, b.getI64IntegerAttr(1));
+}
+
+FailureOr<Compressed>
+InsertCollectivesPass::powerSGD(Builder &build, const Config &config, Value e,
+                                ArrayRef<Type> types, ArrayRef<int64_t> sizes,
+                                Value counter, unsigned stream, Operation *op) {
+  OpBuilder &b = build.b;
+  Location loc = build.loc;
+  Type element = cast<RankedTensorType>(e.getType()).getElementType();
+  int64_t r = config.matrixRank;
+  SmallVector<Value> pieces = build.split(e, sizes);
+  // The first call (counter 0) starts every Q from the shared random one.
+  Value first = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      tensor::ExtractOp::create(b, loc, counter),
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+  Value mask = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, element),
+      ValueRange{arith::UIToFPOp::create(
+          b, loc, element,
+          arith::ExtUIOp::create(b, loc, b.getI64Type(), first))});
+  struct Matrix {
+    unsigned index;
+    int64_t n, m;
+    Value mat, q;
+    std::string qName;
+  };
+  SmallVector<Matrix> matrices;
+  SmallVector<Value> firstMessage;
+  SmallVector<int64_t> firstSizes;
+  for (auto [i, type] : llvm::enumerate(types)) {
+    auto shaped = cast<RankedTensorType>(type);
+    int64_t n = shaped.getRank() >= 2 ? shaped.getDimSize(0) : 0;
+    int64_t m = n ? shaped.getNumElements() / n : 0;
+    if (!n || (n + m) * r >= n * m) {
+      firstMessage.push_back(pieces[i]);
+      firstSizes.push_back(sizes[i]);
+      continue;
+    }
+    Matrix mat{unsigned(i), n, m, {}, {}, {}};
+    mat.mat = ReshapeOp::create(b, loc, pieces[i], ArrayRef<int64_t>{n, m});
+    mat.qName =
+        ("collectives.bucket" + Twine(stream) + ".powersgd.q" + Twine(i)).str();
+    auto qType = RankedTensorType::get({m, r}, element);
+    if (failed(declareState(getOperation(), op, mat.qName, qType, 0.0)))
+      return failure();
+    Value state = GetParamOp::create(
+        b, loc, qType, FlatSymbolRefAttr::get(b.getContext(), mat.qName));
+    Value random =
+        RandomUniformOp::create(b, loc, qType, config.seed, (stream << 8) + i);
+    mat.q = SelectOp::create(b, loc, mask, random, state);
+    Value pMat = MatmulOp::create(b, loc, mat.mat, mat.q);
+    firstMessage.push_back(build.flatten(pMat));
+    firstSizes.push_back(n * r);
+    matrices.push_back(mat);
+  }
+  // One collective for the Ps and the uncompressed tensors, one for the Qs.
+  SmallVector<Value> firstMeans =
+      build.split(build.mean(build.concat(firstMessage)), firstSizes);
+  SmallVector<Value> out(types.size());
+  SmallVector<Value> qs;
+  SmallVector<int64_t> qSizes;
+  unsigned next = 0, message = 0;
+  SmallVector<Value> orthogonal;
+  for (unsigned i = 0; i < types.size(); ++i) {
+    if (next < matrices.size() && matrices[next].index == i) {
+      Matrix &mat = matrices[next++];
+      Value p = ReshapeOp::create(b, loc, firstMeans[message++],
+                                  ArrayRef<int64_t>{mat.n, r});
+      p = orthogonalize(build, p);
+      orthogonal.push_back(p);
+      Value q = MatmulOp::create(b, loc, mat.mat, p, /*transposeLhs=*/true,
+                                 /*transposeRhs=*/false);
+      qs.push_back(build.flatten(q));
+      qSizes.push_back(mat.m * r);
+      continue;
+    }
+    out[i] = firstMeans[message++];
+  }
+  if (!matrices.empty()) {
+    SmallVector<Value> qMeans =
+        build.split(build.mean(build.concat(qs)), qSizes);
+    for (auto [mat, p, qFlat] : llvm::zip(matrices, orthogonal, qMeans)) {
+      Value q = ReshapeOp::create(b, loc, qFlat, ArrayRef<int64_t>{mat.m, r});
+      SetParamOp::create(b, loc,
+                         FlatSymbolRefAttr::get(b.getContext(), mat.qName), q);
+      Value approx = MatmulOp::create(b, loc, p, q, /*transposeLhs=*/false,
+                                      /*transposeRhs=*/true);
+      out[mat.index] = build.flatten(approx);
+    }
+  }
+  Value averaged = build.concat(out);
+  // Error feedback keeps what the average lacks of this rank's bucket.
+  return Compressed{averaged, averaged};
 }
 
 int64_t InsertCollectivesPass::chooseBucketRatio(

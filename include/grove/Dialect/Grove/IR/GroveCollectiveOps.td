@@ -135,6 +135,24 @@ def Grove_RandomBlockOp : Grove_Op<"random_block",
 // Compressor primitives
 //===----------------------------------------------------------------------===//
 
+def Grove_RandomUniformOp : Grove_Op<"random_uniform",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "a pseudo-random tensor in [-1, 1), the same on every rank";
+  let description = [{
+    Element i (row-major) is `2 u - 1` with `u` the top 53 bits of
+    `splitmix64(seed ^ (stream << 32) ^ i)` over 2^53: a fixed tensor
+    every rank computes alike, such as PowerSGD's first Q.
+
+    ```mlir
+    %q = grove.random_uniform {seed = 0, stream = 3} : tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$seed, I64Attr:$stream);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Grove_TopKOp : Grove_Op<"top_k", [Pure, Grove_NotDifferentiable]> {
   let summary = "the k elements of largest magnitude, with their indices";
   let description = [{

@@ -182,8 +182,9 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
   }];
   let options = [
     Option<"compressor", "compressor", "std::string", "\"none\"",
-           "What the gradient or model collectives send: none (dense) or "
-           "grbs (one random block a bucket or param)">,
+           "What the gradient or model collectives send: none (dense), "
+           "fp16, bf16, grbs (one random block a bucket or param), topk, "
+           "sign or powersgd">,
     Option<"ratio", "ratio", "std::string", "\"32\"",
            "Compression ratio c of grbs and topk: each bucket "
            "(error=none|feedback) or param (reset) sends floor(size / c) "
@@ -202,6 +203,8 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
            "larger than it is a bucket alone)">,
     Option<"seed", "seed", "int64_t", "0",
            "Seed of the blocks' draw (the same on every rank)">,
+    Option<"matrixRank", "matrix-rank", "int64_t", "1",
+           "PowerSGD's rank r">,
     Option<"networkGbps", "network-gbps", "double", "0",
            "ratio=auto: the link's bandwidth in Gbit/s">,
     Option<"latencyUs", "latency-us", "double", "20",
