@@ -17,7 +17,8 @@
 #    moves at most 1/32 of the dense bytes;
 #  * faults: a rank killed (SIGKILL) or stopped (SIGSTOP) mid-training makes
 #    every other rank's step fail with GROVE_ERROR_PEER naming it, within
-#    the communicator's timeout + 10 s.
+#    the communicator's timeout + 10 s; their next step fails at once with
+#    the same cause, and destroying the communicator does not wait.
 import os
 import tempfile
 
@@ -215,11 +216,12 @@ def compressed_mean(kind, e, ratio):
     if kind in ("fp16", "bf16"):
         half = (lambda v: v.astype(np.float16).astype(np.float32)) \
             if kind == "fp16" else to_bf16
-        local = half(e.astype(np.float32))
-        # Two ranks: the f32 sum rounded once, then halved (exact).
+        # Each rank sends e / n in half precision; the runtime sums pairs
+        # in f32, rounding each partial sum (two ranks: one rounding).
+        sent = half((e / ranks).astype(np.float32))
         assert ranks == 2
-        total = half(local[0] + local[1])
-        return np.stack([half(total * 0.5)] * ranks), local, size * 2
+        total = half(sent[0] + sent[1])
+        return np.stack([total] * ranks), sent * ranks, size * 2
     if kind == "topk":
         k = grbs_block(size, ratio)
         local = np.zeros_like(e)
@@ -483,6 +485,9 @@ def check_fault(workdir, scenario, ranks=3, timeout=5.0):
             message
         assert int(res["step"]) == 3, message
         assert float(res["seconds"]) <= timeout + 10, res["seconds"]
+        again = str(res["again"])
+        assert "the communicator failed before: rank" in again, again
+        assert float(res["again_seconds"]) < 1.0, res["again_seconds"]
     print(f"{scenario}: rank {ranks - 1} {state} at step 3; ranks "
           f"{survivors} failed with GROVE_ERROR_PEER naming it after "
           f"{max(float(results[r]['seconds']) for r in survivors):.1f} s "

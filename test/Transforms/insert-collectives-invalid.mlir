@@ -4,7 +4,7 @@
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="error=reset" 2>&1 | FileCheck %s --check-prefix=RESET
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=0" 2>&1 | FileCheck %s --check-prefix=RATIO
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="bucket-bytes=-1" 2>&1 | FileCheck %s --check-prefix=RATIO
-// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=auto" 2>&1 | FileCheck %s --check-prefix=AUTO
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback ratio=auto" 2>&1 | FileCheck %s --check-prefix=AUTO
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=AUTODENSE
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=fast" 2>&1 | FileCheck %s --check-prefix=RATIOTEXT
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback" -verify-diagnostics
@@ -16,7 +16,7 @@
 // RESET: error: grove-insert-collectives: error=reset (CSER) averages random blocks: it needs compressor=grbs
 // RATIO: error: grove-insert-collectives: ratio, period-ratio, sync-period, bucket-bytes and matrix-rank must be positive
 // AUTO: error: grove-insert-collectives: ratio=auto needs network-gbps > 0, world-size >= 2, compute-gflops > 0 and batch-size >= 1
-// AUTODENSE: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one (fp16, bf16, grbs, topk or sign) and error=none or feedback
+// AUTODENSE: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one (fp16, bf16, grbs, topk or sign) and error=feedback (what a bucket does not send must not be lost)
 // RATIOTEXT: error: grove-insert-collectives: ratio must be a positive integer or auto, got 'fast'
 
 grove.param @w : tensor<8xf32>

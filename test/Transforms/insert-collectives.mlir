@@ -67,11 +67,14 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // EF: grove.set_param @collectives.step = %[[NT]]
 // EF-NEXT: return
 
-// bf16: the bucket rounded, averaged in bf16, widened back.
+// bf16: each rank's share of the mean (the bucket over the world size)
+// rounded, summed in bf16, widened back.
 // BF16-LABEL: func.func @step
 // BF16: %[[CAT:.*]] = grove.concat {{.*}} -> tensor<26xf32>
-// BF16: %[[H:.*]] = grove.convert %[[CAT]] : tensor<26xf32> -> tensor<26xbf16>
-// BF16: %[[M:.*]] = grove.all_reduce mean %[[H]] : tensor<26xbf16>
+// BF16: %[[N:.*]] = grove.world_size : index
+// BF16: %[[SHARE:.*]] = grove.div %[[CAT]], %{{.*}} : (tensor<26xf32>, tensor<f32>)
+// BF16: %[[H:.*]] = grove.convert %[[SHARE]] : tensor<26xf32> -> tensor<26xbf16>
+// BF16: %[[M:.*]] = grove.all_reduce sum %[[H]] : tensor<26xbf16>
 // BF16: %[[W:.*]] = grove.convert %[[M]] : tensor<26xbf16> -> tensor<26xf32>
 // BF16: grove.slice %[[W]] [0] [16] [1]
 

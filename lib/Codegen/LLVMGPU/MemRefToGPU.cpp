@@ -105,7 +105,8 @@ LogicalResult refuseHostCollectives(ModuleOp module) {
     StringRef callee = call.getCallee();
     if (!callee.starts_with("grove_rt_all_reduce_") &&
         !callee.starts_with("grove_rt_all_gather_") &&
-        !callee.starts_with("grove_rt_broadcast_"))
+        !callee.starts_with("grove_rt_broadcast_") &&
+        !callee.starts_with("grove_rt_top_k_"))
       return WalkResult::advance();
     call.emitOpError("calls ")
         << callee

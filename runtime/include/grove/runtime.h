@@ -337,8 +337,10 @@ GROVE_API grove_status grove_comm_create_from_mpi(
 GROVE_API int grove_comm_rank(const grove_comm *comm);
 GROVE_API int grove_comm_size(const grove_comm *comm);
 
-/* Frees the communicator (not collective). After a failure nothing waits
- * for the peers, and MPI is left unfinalized. NULL is ignored. */
+/* Frees the communicator. The last one of a process whose MPI the runtime
+ * initialised finalizes MPI, which every rank must then do too; after a
+ * failure nothing waits for the peers and MPI is left unfinalized. NULL is
+ * ignored. */
 GROVE_API void grove_comm_destroy(grove_comm *comm);
 
 /* What the communicator has moved: bytes each rank handed to its

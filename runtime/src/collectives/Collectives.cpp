@@ -21,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace grove::rt;
@@ -236,15 +237,16 @@ void topK(const Memref *in, Memref *values, grove_memref_i32_1 *indices) {
                        GROVE_ERROR_INVALID_ARGUMENT);
     return;
   }
+  // NaN first (above infinities), then by magnitude.
   auto magnitude = [&](int32_t i) {
     T a = x[i] < 0 ? -x[i] : x[i];
-    return a != a ? std::numeric_limits<T>::infinity() : a;
+    return std::pair<bool, T>(a != a, a != a ? T(0) : a);
   };
   std::vector<int32_t> order(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
     order[size_t(i)] = int32_t(i);
   auto before = [&](int32_t a, int32_t b) {
-    T ma = magnitude(a), mb = magnitude(b);
+    auto ma = magnitude(a), mb = magnitude(b);
     return ma > mb || (ma == mb && a < b);
   };
   std::nth_element(order.begin(), order.begin() + k, order.end(), before);

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <sched.h>
 #include <sstream>
@@ -160,12 +161,28 @@ void scale(void *data, int64_t count, WireType type, double factor) {
   }
 }
 
+/// MPI_THREAD_SERIALIZED is a promise of the whole process: every MPI call
+/// the runtime makes, on any communicator, holds this lock.
+std::mutex &mpiLock() {
+  static std::mutex lock;
+  return lock;
+}
+
+/// Live communicators, and whether the runtime initialised MPI: it
+/// finalizes MPI when the last of them goes (under mpiLock).
+int liveCommunicators = 0;
+bool runtimeOwnsMpi = false;
+
 class MpiCommunicator final : public Communicator {
 public:
-  MpiCommunicator(MPI_Comm comm, double timeout, bool ownsMpi)
-      : comm(comm), timeout(timeout), ownsMpi(ownsMpi) {}
+  MpiCommunicator(MPI_Comm comm, double timeout)
+      : comm(comm), timeout(timeout) {
+    ++liveCommunicators;
+  }
   ~MpiCommunicator() override;
 
+  /// Duplicates `from` (MPI_Comm_idup, with the deadline).
+  bool duplicate(MPI_Comm from);
   /// Exchanges the peers' identities (with the deadline) and builds the
   /// half-float sums. False with `error` on failure.
   bool init(std::string &error);
@@ -180,7 +197,17 @@ public:
 
 private:
   bool usable(const char *what);
-  bool wait(MPI_Request &request, int posted, const char *what, uint64_t bytes);
+  /// Waits for `request` until the deadline. A missed deadline leaves the
+  /// request in MPI's hands: the buffers it uses must then stay allocated
+  /// (staging, below, is leaked on failure).
+  bool wait(MPI_Request &request, int posted, const char *what, uint64_t bytes,
+            bool counted = true);
+  /// A buffer of `bytes` the communicator owns, for MPI to work in.
+  char *stage(size_t bytes);
+  /// Copies `data` to the staging buffer, runs the operation `post` starts
+  /// there and copies the result back (`counted` payload bytes).
+  bool inPlace(void *data, size_t bytes, uint64_t counted, const char *what,
+               const std::function<int(char *, MPI_Request *)> &post);
   bool checkCount(int64_t count, const char *what);
   std::string suspects() const;
   MPI_Datatype datatype(WireType type) const;
@@ -188,28 +215,49 @@ private:
 
   MPI_Comm comm;
   double timeout;
-  bool ownsMpi;
   std::vector<PeerId> peers;
+  PeerId self{};
+  std::vector<char> staging;
   MPI_Op halfSum = MPI_OP_NULL, bf16Sum = MPI_OP_NULL;
-  // MPI_THREAD_SERIALIZED: one collective at a time, whoever calls.
-  std::mutex serial;
 };
 
 MpiCommunicator::~MpiCommunicator() {
+  std::lock_guard<std::mutex> hold(mpiLock());
+  --liveCommunicators;
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized)
     return;
-  // After a failure the peers may be gone: freeing the communicator or
-  // finalizing would wait for them.
-  if (!failure().empty())
+  if (!failure().empty()) {
+    // A request may still use the buffers, and the peers may be gone:
+    // freeing the communicator or finalizing would wait for them.
+    new std::vector<char>(std::move(staging));
+    new std::vector<PeerId>(std::move(peers));
     return;
+  }
   for (MPI_Op *op : {&halfSum, &bf16Sum})
     if (*op != MPI_OP_NULL)
       MPI_Op_free(op);
   MPI_Comm_free(&comm);
-  if (ownsMpi)
+  if (runtimeOwnsMpi && liveCommunicators == 0) {
     MPI_Finalize();
+    runtimeOwnsMpi = false;
+  }
+}
+
+char *MpiCommunicator::stage(size_t bytes) {
+  if (staging.size() < bytes)
+    staging.resize(bytes);
+  return staging.data();
+}
+
+bool MpiCommunicator::duplicate(MPI_Comm from) {
+  MPI_Comm_rank(from, &rankIndex);
+  MPI_Comm_size(from, &worldSize);
+  MPI_Request request;
+  int rc = MPI_Comm_idup(from, &comm, &request);
+  return wait(request, rc, "the communicator's creation", 0,
+              /*counted=*/false);
 }
 
 bool MpiCommunicator::init(std::string &error) {
@@ -218,12 +266,13 @@ bool MpiCommunicator::init(std::string &error) {
   MPI_Comm_size(comm, &worldSize);
   MPI_Op_create(&sumHalves<false>, /*commute=*/1, &halfSum);
   MPI_Op_create(&sumHalves<true>, /*commute=*/1, &bf16Sum);
-  PeerId self{int64_t(getpid()), hostHash()};
+  self = {int64_t(getpid()), hostHash()};
   peers.resize(size_t(worldSize));
   MPI_Request request;
   int rc = MPI_Iallgather(&self, sizeof(PeerId), MPI_BYTE, peers.data(),
                           sizeof(PeerId), MPI_BYTE, comm, &request);
-  if (!wait(request, rc, "the exchange of peer identities", 0)) {
+  if (!wait(request, rc, "the exchange of peer identities", 0,
+            /*counted=*/false)) {
     error = failure();
     return false;
   }
@@ -278,6 +327,10 @@ std::string MpiCommunicator::suspects() const {
 }
 
 bool MpiCommunicator::usable(const char *what) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    recordFailure("MPI was finalized");
   std::string failed = failure();
   if (failed.empty())
     return true;
@@ -299,7 +352,7 @@ bool MpiCommunicator::checkCount(int64_t count, const char *what) {
 }
 
 bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
-                           uint64_t bytes) {
+                           uint64_t bytes, bool counted) {
   auto start = Clock::now();
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(timeout));
@@ -319,7 +372,8 @@ bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
   }
   double waited = std::chrono::duration<double>(Clock::now() - start).count();
   if (rc == MPI_SUCCESS && done) {
-    count(bytes, waited);
+    if (counted)
+      count(bytes, waited);
     return true;
   }
   std::ostringstream message;
@@ -338,15 +392,29 @@ bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
   return false;
 }
 
+bool MpiCommunicator::inPlace(
+    void *data, size_t bytes, uint64_t counted, const char *what,
+    const std::function<int(char *, MPI_Request *)> &post) {
+  char *buffer = stage(bytes);
+  std::memcpy(buffer, data, bytes);
+  MPI_Request request;
+  int rc = post(buffer, &request);
+  if (!wait(request, rc, what, counted))
+    return false;
+  std::memcpy(data, buffer, bytes);
+  return true;
+}
+
 bool MpiCommunicator::allReduce(void *data, int64_t count, WireType type,
                                 Reduction reduction, const char *what) {
-  std::lock_guard<std::mutex> hold(serial);
+  std::lock_guard<std::mutex> hold(mpiLock());
   if (!usable(what) || !checkCount(count, what))
     return false;
-  MPI_Request request;
-  int rc = MPI_Iallreduce(MPI_IN_PLACE, data, int(count), datatype(type),
-                          sumOp(type), comm, &request);
-  if (!wait(request, rc, what, uint64_t(count) * wireTypeBytes(type)))
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+  if (!inPlace(data, bytes, bytes, what, [&](char *buffer, MPI_Request *r) {
+        return MPI_Iallreduce(MPI_IN_PLACE, buffer, int(count), datatype(type),
+                              sumOp(type), comm, r);
+      }))
     return false;
   if (reduction == Reduction::Mean)
     scale(data, count, type, 1.0 / worldSize);
@@ -355,29 +423,37 @@ bool MpiCommunicator::allReduce(void *data, int64_t count, WireType type,
 
 bool MpiCommunicator::allGather(const void *in, void *out, int64_t count,
                                 WireType type, const char *what) {
-  std::lock_guard<std::mutex> hold(serial);
-  if (!usable(what) || !checkCount(count, what))
+  std::lock_guard<std::mutex> hold(mpiLock());
+  if (!usable(what) || !checkCount(count, what) ||
+      !checkCount(count * worldSize, what))
     return false;
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+  char *buffer = stage(bytes * size_t(worldSize + 1));
+  std::memcpy(buffer, in, bytes);
   MPI_Request request;
-  int rc = MPI_Iallgather(in, int(count), datatype(type), out, int(count),
-                          datatype(type), comm, &request);
-  return wait(request, rc, what, uint64_t(count) * wireTypeBytes(type));
+  int rc = MPI_Iallgather(buffer, int(count), datatype(type), buffer + bytes,
+                          int(count), datatype(type), comm, &request);
+  if (!wait(request, rc, what, bytes))
+    return false;
+  std::memcpy(out, buffer + bytes, bytes * size_t(worldSize));
+  return true;
 }
 
 bool MpiCommunicator::broadcast(void *data, int64_t count, WireType type,
                                 int root, const char *what) {
-  std::lock_guard<std::mutex> hold(serial);
+  std::lock_guard<std::mutex> hold(mpiLock());
   if (!usable(what) || !checkCount(count, what))
     return false;
-  MPI_Request request;
-  int rc = MPI_Ibcast(data, int(count), datatype(type), root, comm, &request);
-  uint64_t bytes =
-      rankIndex == root ? uint64_t(count) * wireTypeBytes(type) : 0;
-  return wait(request, rc, what, bytes);
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+  return inPlace(data, bytes, rankIndex == root ? bytes : 0, what,
+                 [&](char *buffer, MPI_Request *r) {
+                   return MPI_Ibcast(buffer, int(count), datatype(type), root,
+                                     comm, r);
+                 });
 }
 
 bool MpiCommunicator::barrier(const char *what) {
-  std::lock_guard<std::mutex> hold(serial);
+  std::lock_guard<std::mutex> hold(mpiLock());
   if (!usable(what))
     return false;
   MPI_Request request;
@@ -385,17 +461,21 @@ bool MpiCommunicator::barrier(const char *what) {
   return wait(request, rc, what, 0);
 }
 
-grove_status create(MPI_Comm from, bool ownsMpi,
-                    const grove_comm_options &options, grove_comm **out) {
-  MPI_Comm dup;
-  if (MPI_Comm_dup(from, &dup) != MPI_SUCCESS)
-    return fail(GROVE_ERROR_PEER, "grove_comm_create: MPI_Comm_dup failed");
+/// Duplicates `from` with a deadline: a rank that never comes fails the
+/// others (the duplicate is then leaked with its request).
+grove_status create(MPI_Comm from, const grove_comm_options &options,
+                    grove_comm **out) {
   auto impl =
-      std::make_unique<MpiCommunicator>(dup, options.timeout_seconds, ownsMpi);
+      std::make_unique<MpiCommunicator>(MPI_COMM_NULL, options.timeout_seconds);
   std::string error;
-  if (!impl->init(error)) {
-    clearServiceError();
-    return fail(GROVE_ERROR_PEER, "grove_comm_create: " + error);
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    if (!impl->duplicate(from) || !impl->init(error)) {
+      if (error.empty())
+        error = impl->failure();
+      clearServiceError();
+      return fail(GROVE_ERROR_PEER, "grove_comm_create: " + error);
+    }
   }
   *out = new grove_comm{std::move(impl)};
   return GROVE_OK;
@@ -412,7 +492,6 @@ grove_status grove::rt::createMpiCommunicator(const void *mpiComm,
   if (finalized)
     return fail(GROVE_ERROR_INVALID_ARGUMENT,
                 "grove_comm_create: MPI is already finalized");
-  bool ownsMpi = false;
   if (!initialized) {
     if (mpiComm)
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
@@ -425,12 +504,22 @@ grove_status grove::rt::createMpiCommunicator(const void *mpiComm,
     // Collectives may run on any thread that calls the model (one at a
     // time per communicator).
     int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
-        MPI_SUCCESS)
-      return fail(GROVE_ERROR_PEER, "grove_comm_create: MPI_Init failed");
-    ownsMpi = true;
+    {
+      std::lock_guard<std::mutex> hold(mpiLock());
+      if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
+          MPI_SUCCESS)
+        return fail(GROVE_ERROR_PEER, "grove_comm_create: MPI_Init failed");
+      runtimeOwnsMpi = true;
+    }
   }
+  int level = 0;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_SERIALIZED)
+    return fail(GROVE_ERROR_UNSUPPORTED,
+                "grove_comm_create: MPI provides too low a thread level "
+                "(MPI_THREAD_SERIALIZED or above is needed: models may run "
+                "on any thread)");
   MPI_Comm from =
       mpiComm ? *static_cast<const MPI_Comm *>(mpiComm) : MPI_COMM_WORLD;
-  return create(from, ownsMpi, options, out);
+  return create(from, options, out);
 }

@@ -92,11 +92,11 @@ MemRefType getDynamicStridedI32(MLIRContext *ctx, int64_t rank) {
       StridedLayoutAttr::get(ctx, ShapedType::kDynamic, shape));
 }
 
-/// grove.tree_schedule reads its forest and writes new buffers the code
-/// allocates, through one call of grove_rt_tree_schedule (abi.h).
-struct TreeScheduleOpInterface
-    : BufferizableOpInterface::ExternalModel<TreeScheduleOpInterface,
-                                             TreeScheduleOp> {
+/// An op that reads its operands and writes only buffers it allocates,
+/// through one runtime call (the tree schedule, all_gather, top_k).
+template <typename Concrete, typename OpTy>
+struct AllocatingCallInterface
+    : BufferizableOpInterface::ExternalModel<Concrete, OpTy> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -110,6 +110,12 @@ struct TreeScheduleOpInterface
     return {};
   }
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
+};
+
+/// grove.tree_schedule reads its forest and writes new buffers the code
+/// allocates, through one call of grove_rt_tree_schedule (abi.h).
+struct TreeScheduleOpInterface
+    : AllocatingCallInterface<TreeScheduleOpInterface, TreeScheduleOp> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
@@ -328,21 +334,7 @@ struct InPlaceCollectiveInterface
 /// grove.all_gather reads its operand and writes a new buffer of one input
 /// per rank, sized by the world the call runs in.
 struct AllGatherOpInterface
-    : BufferizableOpInterface::ExternalModel<AllGatherOpInterface,
-                                             AllGatherOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+    : AllocatingCallInterface<AllGatherOpInterface, AllGatherOp> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
@@ -390,21 +382,7 @@ struct AllGatherOpInterface
 
 /// grove.top_k reads its input and writes two new buffers through one call
 /// of grove_rt_top_k_<type> (abi.h).
-struct TopKOpInterface
-    : BufferizableOpInterface::ExternalModel<TopKOpInterface, TopKOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+struct TopKOpInterface : AllocatingCallInterface<TopKOpInterface, TopKOp> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,

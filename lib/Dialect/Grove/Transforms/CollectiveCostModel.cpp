@@ -6,6 +6,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::grove;
 
@@ -131,20 +133,21 @@ RatioChoice mlir::grove::chooseRatio(Compressor kind, int64_t bytes,
       candidates.push_back(c);
     break;
   }
-  RatioChoice choice, fastest;
-  choice.overlapSeconds = fastest.overlapSeconds = overlapSeconds;
-  choice.denseSeconds = fastest.denseSeconds =
-      collectiveSeconds(kind, 1, bytes, net);
-  fastest.seconds = choice.denseSeconds;
+  double fastest = collectiveSeconds(kind, 1, bytes, net);
+  for (int64_t c : candidates)
+    fastest = std::min(fastest, collectiveSeconds(kind, c, bytes, net));
+  // When nothing hides behind the backward, within 10% of the fastest is as
+  // good, and less compression loses less (a latency-bound bucket gains
+  // nothing from compressing).
+  double budget = std::max(overlapSeconds, 1.1 * fastest);
+  RatioChoice choice;
+  choice.overlapSeconds = overlapSeconds;
+  choice.denseSeconds = collectiveSeconds(kind, 1, bytes, net);
   for (int64_t c : candidates) {
     choice.ratio = c;
     choice.seconds = collectiveSeconds(kind, c, bytes, net);
-    if (choice.seconds <= overlapSeconds)
-      return choice;
-    if (choice.seconds < fastest.seconds)
-      fastest = choice;
+    if (choice.seconds <= budget)
+      break;
   }
-  // Nothing hides behind the backward: the fastest, least compressed on
-  // ties (latency-bound buckets gain nothing from compression).
-  return fastest;
+  return choice;
 }

@@ -139,16 +139,21 @@ struct Builder {
   /// Compresses the flat bucket `e` and averages it across the ranks.
   Compressed compress(const Config &config, int64_t ratio, Value e,
                       Value counter, unsigned stream);
-  /// `x` divided by the world size (a rank-0 tensor of its element type).
-  Value perRank(Value x) {
+  /// The world size as a rank-0 tensor of `x`'s element type.
+  Value worldSizeLike(Value x) {
     Type element = cast<RankedTensorType>(x.getType()).getElementType();
     Value n = WorldSizeOp::create(b, loc, b.getIndexType());
     Value f = arith::UIToFPOp::create(
         b, loc, element,
         arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
-    Value t = tensor::FromElementsOp::create(
+    return tensor::FromElementsOp::create(
         b, loc, RankedTensorType::get({}, element), f);
-    return DivOp::create(b, loc, x, t);
+  }
+  /// `x` divided by the world size.
+  Value perRank(Value x) { return DivOp::create(b, loc, x, worldSizeLike(x)); }
+  /// `x` times the world size.
+  Value timesRanks(Value x) {
+    return MulOp::create(b, loc, x, worldSizeLike(x));
   }
   /// Rank-1 `x` gathered from every rank: tensor<? x size>.
   Value gather(Value x) {
@@ -187,11 +192,15 @@ Compressed Builder::compress(const Config &config, int64_t ratio, Value e,
     return {mean(e), e};
   case Compressor::FP16:
   case Compressor::BF16: {
+    // Each rank sends e / n, so that the sum in half precision is the mean
+    // and overflows only where the mean would.
     Type half = config.compressor == Compressor::FP16 ? Type(b.getF16Type())
                                                       : Type(b.getBF16Type());
-    Value h = ConvertOp::create(b, loc, RankedTensorType::get({size}, half), e);
-    return {ConvertOp::create(b, loc, type, mean(h)),
-            ConvertOp::create(b, loc, type, h)};
+    auto halfType = RankedTensorType::get({size}, half);
+    Value h = ConvertOp::create(b, loc, halfType, perRank(e));
+    Value sum = AllReduceOp::create(b, loc, h, ReductionKind::Sum);
+    Value own = ConvertOp::create(b, loc, type, h);
+    return {ConvertOp::create(b, loc, type, sum), timesRanks(own)};
   }
   case Compressor::GRBS: {
     int64_t k = blockSize(size, ratio);
@@ -359,15 +368,17 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
           "world-size >= 2, compute-gflops > 0 and batch-size >= 1");
     if (config.compressor == Compressor::None ||
         config.compressor == Compressor::PowerSGD ||
-        config.error == ErrorMode::Reset)
+        config.error != ErrorMode::Feedback)
       return module.emitError("grove-insert-collectives: ratio=auto picks a "
                               "gradient compressor's ratio: give one "
                               "(fp16, bf16, grbs, topk or sign) and "
-                              "error=none or feedback");
+                              "error=feedback (what a bucket does not send "
+                              "must not be lost)");
     config.network = {networkGbps, latencyUs, worldSize, computeGflops,
                       batchSize};
   }
-  if (config.ratio < 1 || periodRatio < 1 || syncPeriod < 1 || bucketBytes < 1)
+  if (config.ratio < 1 || periodRatio < 1 || syncPeriod < 1 ||
+      bucketBytes < 1 || matrixRank < 1)
     return module.emitError("grove-insert-collectives: ratio, period-ratio, "
                             "sync-period, bucket-bytes and matrix-rank must "
                             "be positive");
@@ -677,8 +688,8 @@ int64_t InsertCollectivesPass::chooseBucketRatio(
   else
     remark << "sends " << compressor << " 1/" << choice.ratio << " in "
            << milliseconds(choice.seconds)
-           << (choice.seconds > overlap ? " (the fastest; none fits in the "
-                                          "backward)"
+           << (choice.seconds > overlap ? " (none fits in the backward: "
+                                          "within 10% of the fastest)"
                                         : "");
   return choice.ratio;
 }
@@ -841,6 +852,9 @@ LogicalResult InsertCollectivesPass::localAdaAlter(AdaAlterOp opt,
 }
 
 void InsertCollectivesPass::runOnOperation() {
+  // A pass instance may run on several modules.
+  counters.clear();
+  nextStream = 0;
   Config config;
   if (failed(parseOptions(config)))
     return signalPassFailure();

@@ -1,0 +1,142 @@
+"""One rank of bench/dist_train.py: trains the wide digits MLP with a
+compiled data-parallel train step (grove) or with PyTorch DDP on gloo
+(torch, optionally with the PowerSGD comm hook), on this rank's share of
+each global batch, for STEPS steps; rank 0 evaluates every EVAL steps and
+prints one line of JSON: the median step time, the step at which the
+held-out accuracy first reached TARGET, and the final accuracy.
+
+    train_rank.py grove LIBRARY NAME SPEC   (under mpirun)
+    train_rank.py torch none|powersgd SPEC
+SPEC: steps,eval,target,seed,lr
+"""
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
+sys.path.insert(0, os.path.join(ROOT, "models", "mlp"))
+BATCH, HIDDEN = 32, 1024
+
+
+def init(seed):
+    g = np.random.default_rng(seed)
+
+    def layer(o, i):
+        b = 1 / np.sqrt(i)
+        return (g.uniform(-b, b, (o, i)).astype(np.float32),
+                g.uniform(-b, b, o).astype(np.float32))
+    w = {}
+    for name, (o, i) in (("fc1", (HIDDEN, 64)), ("fc2", (HIDDEN, HIDDEN)),
+                         ("fc3", (10, HIDDEN))):
+        w[name + ".weight"], w[name + ".bias"] = layer(o, i)
+    return w
+
+
+def main():
+    kind = sys.argv[1]
+    steps, every, target, seed, lr = sys.argv[-1].split(",")
+    steps, every, seed = int(steps), int(every), int(seed)
+    target, lr = float(target), float(lr)
+    rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
+    size = int(os.environ["OMPI_COMM_WORLD_SIZE"])
+    from train import load_split
+    x_tr, x_te, y_tr, y_te = load_split()
+    x_tr, x_te = x_tr.astype(np.float32), x_te.astype(np.float32)
+    y_tr = y_tr.astype(np.int32)
+    order = np.random.default_rng(seed + 7).integers(
+        0, len(x_tr), (steps, size, BATCH))
+    weights = init(seed)
+    if kind == "grove":
+        step, evaluate, done = grove_trainer(sys.argv[2], sys.argv[3],
+                                             weights)
+    else:
+        step, evaluate, done = torch_trainer(sys.argv[2], weights, lr, rank,
+                                             size)
+    times, reached, acc = [], None, 0.0
+    for s in range(steps):
+        idx = order[s, rank]
+        t0 = time.perf_counter()
+        step(x_tr[idx], y_tr[idx])
+        times.append(time.perf_counter() - t0)
+        if rank == 0 and ((s + 1) % every == 0 or s + 1 == steps):
+            acc = evaluate(x_te, y_te)
+            if reached is None and acc >= target:
+                reached = s + 1
+    if rank == 0:
+        print(json.dumps({"step": statistics.median(times[5:]),
+                          "reached": reached, "accuracy": acc}), flush=True)
+    done()
+
+
+def grove_trainer(library, name, weights):
+    from grove_dist import Comm
+    from grove_testing import Model
+    model = Model("", name=name, workdir=os.path.dirname(library),
+                  library=library)
+    comm = Comm(model.lib, timeout=300)
+    comm.attach(model)
+    for k, v in weights.items():
+        model.set_weight(k, v)
+
+    def step(x, y):
+        model.call("train_step", x, y)
+
+    def evaluate(x, y):
+        z, = model.call("forward", x)
+        return float((z.argmax(1) == y).mean())
+
+    def done():
+        comm.barrier()
+        comm.destroy()
+    return step, evaluate, done
+
+
+def torch_trainer(hook, weights, lr, rank, size):
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = f"gv{rank}a"
+    dist.init_process_group("gloo", init_method="tcp://10.77.0.1:29577",
+                            rank=rank, world_size=size)
+    net = torch.nn.Sequential(torch.nn.Linear(64, HIDDEN), torch.nn.ReLU(),
+                              torch.nn.Linear(HIDDEN, HIDDEN),
+                              torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 10))
+    with torch.no_grad():
+        for i, name in ((0, "fc1"), (2, "fc2"), (4, "fc3")):
+            net[i].weight.copy_(torch.from_numpy(weights[name + ".weight"]))
+            net[i].bias.copy_(torch.from_numpy(weights[name + ".bias"]))
+    model = DDP(net)
+    if hook == "powersgd":
+        from torch.distributed.algorithms.ddp_comm_hooks import \
+            powerSGD_hook as psgd
+        state = psgd.PowerSGDState(process_group=None,
+                                   matrix_approximation_rank=4,
+                                   start_powerSGD_iter=2)
+        model.register_comm_hook(state, psgd.powerSGD_hook)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss_fn(model(torch.from_numpy(x)), torch.from_numpy(y).long()) \
+            .backward()
+        opt.step()
+
+    def evaluate(x, y):
+        with torch.no_grad():
+            z = net(torch.from_numpy(x)).numpy()
+        return float((z.argmax(1) == y).mean())
+
+    def done():
+        dist.destroy_process_group()
+    return step, evaluate, done
+
+
+if __name__ == "__main__":
+    main()
