@@ -208,7 +208,7 @@ def to_bf16(x):
     return bits.astype(np.uint32).view(np.float32)
 
 
-def compressed_mean(kind, e, ratio):
+def compressed_mean(kind, e, ratio, step=0, seed=0):
     """numpy models of the compressors (docs/distributed.md): the mean over
     ranks (rows of e) of what each sent, decompressed, and what each sent.
     Returns (averaged, local, payload bytes a rank)."""
@@ -222,6 +222,20 @@ def compressed_mean(kind, e, ratio):
         assert ranks == 2
         total = half(sent[0] + sent[1])
         return np.stack([total] * ranks), sent * ranks, size * 2
+    if kind == "randk":
+        # grove.random_indices: (o + j s) mod size, s nearest 0.618 size
+        # and coprime to it, o the block draw's start with block 1.
+        from math import gcd
+        k = grbs_block(size, ratio)
+        mid = int(0.6180339887 * size + 0.5)
+        stride = next(v for d in range(size + 1) for v in (mid - d, mid + d)
+                      if 1 <= v < max(size, 2) and gcd(v, size) == 1)
+        start = random_block(step, seed, 0, size, 1)
+        idx = (start + np.arange(k) * stride) % size
+        assert len(set(idx.tolist())) == k
+        local = np.zeros_like(e)
+        local[:, idx] = e[:, idx]
+        return np.stack([local.mean(axis=0)] * ranks), local, k * 4
     if kind == "topk":
         k = grbs_block(size, ratio)
         local = np.zeros_like(e)
@@ -240,7 +254,7 @@ def compressed_mean(kind, e, ratio):
 def check_compressor(workdir, kind, ranks, feedback, steps=5, size=1000,
                      ratio=32):
     flags = ["--data-parallel", f"--compressor={kind}",
-             f"--compress-ratio={ratio}"]
+             f"--compress-ratio={ratio}", "--collective-seed=21"]
     if feedback:
         flags.append("--compress-error=feedback")
     name = f"c{kind}{int(feedback)}"
@@ -255,7 +269,7 @@ def check_compressor(workdir, kind, ranks, feedback, steps=5, size=1000,
     residual = np.zeros((ranks, size))
     for s in range(steps):
         e = x[s].astype(np.float64) + residual
-        averaged, local, payload = compressed_mean(kind, e, ratio)
+        averaged, local, payload = compressed_mean(kind, e, ratio, s, 21)
         p -= averaged
         if feedback:
             residual = e - local
@@ -504,6 +518,7 @@ def main():
     check_compressor(workdir, "topk", 3, feedback=True)
     check_compressor(workdir, "topk", 2, feedback=False)
     check_compressor(workdir, "sign", 3, feedback=True)
+    check_compressor(workdir, "randk", 3, feedback=True)
     check_powersgd(workdir, 3)
     check_cser(workdir, 2)
     check_local_adaalter(workdir, 2)

@@ -5,6 +5,7 @@
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=topk ratio=4 error=feedback" | FileCheck %s --check-prefix=TOPK
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=sign error=feedback" | FileCheck %s --check-prefix=SIGN
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=powersgd matrix-rank=1 error=feedback" | FileCheck %s --check-prefix=PSGD
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=randk ratio=4" | FileCheck %s --check-prefix=RANDK
 
 // grove-insert-collectives on an optimizer whose gradients the backward
 // computes in the order g1 (the 4x4 param's), then g0, then g2.
@@ -126,6 +127,17 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // PSGD: grove.set_param @collectives.bucket0.powersgd.q0 = %[[QR]]
 // PSGD: grove.matmul %{{.*}}, %[[QR]] {transpose_rhs} : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x4xf32>
 // PSGD: grove.set_param @collectives.bucket0.residual
+
+// random-k: 26 / 4 = 6 indices every rank draws alike, the values there
+// averaged densely and put back.
+// RANDK-LABEL: func.func @step
+// RANDK: %[[T:.*]] = grove.get_param @collectives.step
+// RANDK: %[[CAT:.*]] = grove.concat {{.*}} -> tensor<26xf32>
+// RANDK: %[[I:.*]] = grove.random_indices %[[T]] {extent = 26 : i64, seed = 0 : i64, stream = 0 : i64} : (tensor<i64>) -> tensor<6xi32>
+// RANDK: %[[V:.*]] = grove.gather %[[CAT]], %[[I]] : (tensor<26xf32>, tensor<6xi32>) -> tensor<6xf32>
+// RANDK: %[[M:.*]] = grove.all_reduce mean %[[V]] : tensor<6xf32>
+// RANDK: %[[A:.*]] = grove.scatter_add %{{.*}}, %[[I]], %[[M]]
+// RANDK: grove.slice %[[A]] [0] [16] [1]
 
 // Error reset (CSER): the gradients go to the optimizer as they are; after its local
 // step, each param averages a block of 1/8 (C1) or, on every third step,

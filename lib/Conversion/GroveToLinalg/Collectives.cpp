@@ -92,6 +92,55 @@ struct RandomBlockLowering : OpConversionPattern<RandomBlockOp> {
   }
 };
 
+/// (o + j s) mod extent, o drawn from the counter as random_block draws.
+struct RandomIndicesLowering : OpConversionPattern<RandomIndicesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RandomIndicesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    auto constant = [&](OpBuilder &b, Location l, int64_t v) {
+      return arith::ConstantIntOp::create(b, l, i64, v);
+    };
+    auto extent = static_cast<int64_t>(op.getExtent());
+    uint64_t key = uint64_t(op.getSeed()) ^ (uint64_t(op.getStream()) << 32);
+    Value counter =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getCounter());
+    Value h = splitmix64(
+        rewriter, loc,
+        arith::XOrIOp::create(rewriter, loc, counter,
+                              constant(rewriter, loc, int64_t(key))));
+    Value start = arith::RemUIOp::create(rewriter, loc, h,
+                                         constant(rewriter, loc, extent));
+    int64_t stride = op.getStride();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, empty,
+        SmallVector<AffineMap>{
+            AffineMap::getMultiDimIdentityMap(1, getContext())},
+        SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value j = arith::IndexCastOp::create(
+              b, l, i64, linalg::IndexOp::create(b, l, 0));
+          // j < extent < 2^31 and stride < extent: no overflow in i64.
+          Value v = arith::RemUIOp::create(
+              b, l,
+              arith::AddIOp::create(
+                  b, l, start,
+                  arith::MulIOp::create(b, l, j, constant(b, l, stride))),
+              constant(b, l, extent));
+          linalg::YieldOp::create(
+              b, l,
+              arith::TruncIOp::create(b, l, b.getI32Type(), v).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// Element i is 2 u - 1, u = splitmix64(key ^ i)'s top 53 bits / 2^53.
 struct RandomUniformLowering : OpConversionPattern<RandomUniformOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -332,6 +381,7 @@ void mlir::grove::populateCollectivePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<WorldQueryLowering<WorldSizeOp>>(ctx, kWorldSizeService);
   patterns.add<WorldQueryLowering<WorldRankOp>>(ctx, kWorldRankService);
-  patterns.add<RandomBlockLowering, RandomUniformLowering, PackSignsLowering,
-               MeanOfSignsLowering, ScatterAddLowering>(ctx);
+  patterns
+      .add<RandomBlockLowering, RandomIndicesLowering, RandomUniformLowering,
+           PackSignsLowering, MeanOfSignsLowering, ScatterAddLowering>(ctx);
 }

@@ -117,3 +117,20 @@ func.func @uniform() -> tensor<8x2xf32> {
   %u = grove.random_uniform {seed = 1, stream = 2} : tensor<8x2xf32>
   return %u : tensor<8x2xf32>
 }
+
+// (o + j s) mod 1000 with s = 617 (nearest 0.618 x 1000 coprime to it) and
+// o the counter's splitmix64 draw mod 1000.
+// CHECK-LABEL: func.func @indices
+// CHECK: %[[T:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+// CHECK: %[[O:.*]] = arith.remui %{{.*}}, %{{.*}} : i64
+// CHECK: linalg.generic
+// CHECK: %[[J:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[S:.*]] = arith.constant 617 : i64
+// CHECK: arith.muli %[[J]], %[[S]] : i64
+// CHECK: arith.addi %[[O]],
+// CHECK: arith.remui
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+func.func @indices(%t: tensor<i64>) -> tensor<31xi32> {
+  %i = grove.random_indices %t {seed = 3, stream = 1, extent = 1000} : (tensor<i64>) -> tensor<31xi32>
+  return %i : tensor<31xi32>
+}

@@ -112,3 +112,11 @@ func.func @uniform_dynamic() {
   %u = grove.random_uniform {seed = 0, stream = 0} : tensor<?x2xf32>
   return
 }
+
+// -----
+
+func.func @indices_count(%t: tensor<i64>) {
+  // expected-error @+1 {{expects 1 <= count <= extent < 2^31, got 40 of 30}}
+  %i = grove.random_indices %t {seed = 0, stream = 0, extent = 30} : (tensor<i64>) -> tensor<40xi32>
+  return
+}

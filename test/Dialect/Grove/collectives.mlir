@@ -58,3 +58,10 @@ func.func @compressors(%x: tensor<40xf32>, %i: tensor<?x4xi32>, %v: tensor<?x4xf
   %u = grove.random_uniform {seed = 1, stream = 2} : tensor<8x2xf32>
   return %tv, %ti, %a, %p, %m, %h, %u : tensor<4xf32>, tensor<4xi32>, tensor<40xf32>, tensor<2xi32>, tensor<40xf32>, tensor<40xbf16>, tensor<8x2xf32>
 }
+
+// CHECK-LABEL: func.func @indices
+// CHECK: grove.random_indices %{{.*}} {extent = 1000 : i64, seed = 3 : i64, stream = 1 : i64} : (tensor<i64>) -> tensor<31xi32>
+func.func @indices(%t: tensor<i64>) -> tensor<31xi32> {
+  %i = grove.random_indices %t {seed = 3, stream = 1, extent = 1000} : (tensor<i64>) -> tensor<31xi32>
+  return %i : tensor<31xi32>
+}

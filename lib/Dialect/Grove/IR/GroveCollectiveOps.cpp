@@ -8,6 +8,9 @@
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
+#include <limits>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::grove;
 
@@ -104,4 +107,28 @@ LogicalResult RandomUniformOp::verify() {
   if (stream < 0 || stream > 0xffffffff)
     return emitOpError("stream must be a 32-bit count, got ") << stream;
   return success();
+}
+
+LogicalResult RandomIndicesOp::verify() {
+  auto extent = static_cast<int64_t>(getExtent()),
+       stream = static_cast<int64_t>(getStream());
+  int64_t count = getType().getDimSize(0);
+  if (ShapedType::isDynamic(count) || count < 1 || count > extent ||
+      extent > std::numeric_limits<int32_t>::max())
+    return emitOpError("expects 1 <= count <= extent < 2^31, got ")
+           << count << " of " << extent;
+  if (stream < 0 || stream > 0xffffffff)
+    return emitOpError("stream must be a 32-bit count, got ") << stream;
+  return success();
+}
+
+int64_t RandomIndicesOp::getStride() {
+  auto extent = static_cast<int64_t>(getExtent());
+  auto start = static_cast<int64_t>(0.6180339887 * double(extent) + 0.5);
+  for (int64_t d = 0; d <= extent; ++d)
+    for (int64_t s : {start - d, start + d})
+      if (s >= 1 && s < std::max<int64_t>(extent, 2) &&
+          std::gcd(s, extent) == 1)
+        return s;
+  return 1;
 }

@@ -38,6 +38,7 @@ double codecSecondsPerElement(Compressor kind) {
   case Compressor::FP16:
   case Compressor::BF16:
   case Compressor::Sign:
+  case Compressor::RandK:
     return 1e-9;
   case Compressor::PowerSGD:
     return 4e-9;
@@ -97,6 +98,7 @@ double mlir::grove::collectiveSeconds(Compressor kind, int64_t ratio,
   case Compressor::BF16:
     return ring(size / 2) + codec;
   case Compressor::GRBS:
+  case Compressor::RandK:
     return ring(size / double(ratio)) + codec;
   case Compressor::TopK:
     // Values and indices, 4 bytes each, gathered from every rank.
@@ -128,6 +130,7 @@ RatioChoice mlir::grove::chooseRatio(Compressor kind, int64_t bytes,
   case Compressor::PowerSGD:
     break;
   case Compressor::GRBS:
+  case Compressor::RandK:
   case Compressor::TopK:
     for (int64_t c = 2; c <= 256; c *= 2)
       candidates.push_back(c);

@@ -18,7 +18,7 @@
 
 namespace mlir::grove {
 
-enum class Compressor { None, FP16, BF16, GRBS, TopK, Sign, PowerSGD };
+enum class Compressor { None, FP16, BF16, GRBS, RandK, TopK, Sign, PowerSGD };
 
 /// What the model knows of the job: the link, the ranks, the compute rate
 /// the backward runs at, and the batch a dynamic dimension stands for.

@@ -210,6 +210,17 @@ Compressed Builder::compress(const Config &config, int64_t ratio, Value e,
     return {insertBlock(mean(blk), zerosLike(e), offset),
             insertBlock(blk, zerosLike(e), offset)};
   }
+  case Compressor::RandK: {
+    // The same k indices on every rank: one dense all-reduce of the values.
+    int64_t k = blockSize(size, ratio);
+    Value indices = RandomIndicesOp::create(
+        b, loc, RankedTensorType::get({k}, b.getI32Type()), counter,
+        config.seed, stream, size);
+    Value values = GatherOp::create(b, loc, e, indices);
+    return {
+        ScatterAddOp::create(b, loc, type, zerosLike(e), indices, mean(values)),
+        ScatterAddOp::create(b, loc, type, zerosLike(e), indices, values)};
+  }
   case Compressor::TopK: {
     int64_t k = blockSize(size, ratio);
     auto top = TopKOp::create(b, loc,
@@ -335,6 +346,7 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
           .Case("fp16", Compressor::FP16)
           .Case("bf16", Compressor::BF16)
           .Case("grbs", Compressor::GRBS)
+          .Case("randk", Compressor::RandK)
           .Case("topk", Compressor::TopK)
           .Case("sign", Compressor::Sign)
           .Case("powersgd", Compressor::PowerSGD)
@@ -342,7 +354,8 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
   if (!kind)
     return module.emitError("grove-insert-collectives: unknown compressor '")
            << compressor
-           << "' (expected none, fp16, bf16, grbs, topk, sign or powersgd)";
+           << "' (expected none, fp16, bf16, grbs, randk, topk, sign or "
+              "powersgd)";
   config.compressor = *kind;
   if (error == "none")
     config.error = ErrorMode::None;
@@ -371,7 +384,7 @@ LogicalResult InsertCollectivesPass::parseOptions(Config &config) {
         config.error != ErrorMode::Feedback)
       return module.emitError("grove-insert-collectives: ratio=auto picks a "
                               "gradient compressor's ratio: give one "
-                              "(fp16, bf16, grbs, topk or sign) and "
+                              "(fp16, bf16, grbs, randk, topk or sign) and "
                               "error=feedback (what a bucket does not send "
                               "must not be lost)");
     config.network = {networkGbps, latencyUs, worldSize, computeGflops,
@@ -444,6 +457,7 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
 
   Value counter;
   if (config.compressor == Compressor::GRBS ||
+      config.compressor == Compressor::RandK ||
       config.compressor == Compressor::PowerSGD) {
     FailureOr<Value> t = counterOf(op->getParentOfType<func::FuncOp>(), op);
     if (failed(t))

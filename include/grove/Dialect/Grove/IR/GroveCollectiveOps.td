@@ -135,6 +135,33 @@ def Grove_RandomBlockOp : Grove_Op<"random_block",
 // Compressor primitives
 //===----------------------------------------------------------------------===//
 
+def Grove_RandomIndicesOp : Grove_Op<"random_indices",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "`count` distinct pseudo-random indices, the same on every rank";
+  let description = [{
+    `result[j] = (o + j s) mod extent` for j < `count`: an arithmetic
+    progression modulo `extent` from a start `o` drawn from the counter as
+    grove.random_block draws (`splitmix64(seed ^ (stream << 32) ^ counter)
+    mod extent`), with the stride `s` the integer nearest 0.618 extent that
+    is coprime to it (so the indices are distinct and spread). The random-k
+    compressor sends the elements at them; every rank draws the same.
+
+    ```mlir
+    %i = grove.random_indices %step {seed = 0, stream = 0, extent = 1000,
+                                     count = 31} : (tensor<i64>) -> tensor<31xi32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I64], [0]>:$counter, I64Attr:$seed,
+                       I64Attr:$stream, I64Attr:$extent);
+  let results = (outs TensorRankOf<[I32], [1]>:$result);
+  let assemblyFormat = "$counter attr-dict `:` functional-type($counter, $result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The stride: nearest 0.618 extent, coprime to it.
+    int64_t getStride();
+  }];
+}
+
 def Grove_RandomUniformOp : Grove_Op<"random_uniform",
     [Pure, Grove_NotDifferentiable]> {
   let summary = "a pseudo-random tensor in [-1, 1), the same on every rank";
