@@ -252,6 +252,15 @@ FailureOr<Value> flatContiguous(RewriterBase &rewriter, Location loc,
       .getResult();
 }
 
+/// A contiguous rank-1 memref of `element`s at any offset: how the
+/// collective and compressor services take their buffers (abi.h).
+MemRefType getServiceFlatType(Type element) {
+  MLIRContext *ctx = element.getContext();
+  return MemRefType::get(
+      {ShapedType::kDynamic}, element,
+      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+}
+
 /// Calls collective service `grove_rt_<base>_<suffix>` with `memrefs` (cast
 /// to the fully dynamic rank-1 type) and `scalars`.
 LogicalResult callCollective(RewriterBase &rewriter, Operation *op,
@@ -259,9 +268,7 @@ LogicalResult callCollective(RewriterBase &rewriter, Operation *op,
                              ValueRange scalars) {
   MLIRContext *ctx = op->getContext();
   Type element = cast<MemRefType>(memrefs.front().getType()).getElementType();
-  SmallVector<int64_t> dyn{ShapedType::kDynamic};
-  auto flat = MemRefType::get(
-      dyn, element, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
+  MemRefType flat = getServiceFlatType(element);
   SmallVector<Type> inputs(memrefs.size(), flat);
   for (Value v : scalars)
     inputs.push_back(v.getType());
@@ -409,18 +416,14 @@ struct TopKOpInterface : AllocatingCallInterface<TopKOpInterface, TopKOp> {
       results.push_back(*alloc);
     }
     MLIRContext *ctx = op->getContext();
-    auto dynFlat = [&](Type element) {
-      return MemRefType::get(
-          {ShapedType::kDynamic}, element,
-          StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
-    };
     Type element = topk.getInput().getType().getElementType();
     FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
         op->getParentOfType<ModuleOp>(),
         ("grove_rt_top_k_" + collectiveSuffix(element)).str(),
         FunctionType::get(ctx,
-                          {dynFlat(element), dynFlat(element),
-                           dynFlat(rewriter.getI32Type())},
+                          {getServiceFlatType(element),
+                           getServiceFlatType(element),
+                           getServiceFlatType(rewriter.getI32Type())},
                           {}));
     if (failed(fn))
       return failure();
@@ -428,7 +431,8 @@ struct TopKOpInterface : AllocatingCallInterface<TopKOpInterface, TopKOp> {
     for (Value v : {*flat, results[0], results[1]})
       args.push_back(memref::CastOp::create(
           rewriter, loc,
-          dynFlat(cast<MemRefType>(v.getType()).getElementType()), v));
+          getServiceFlatType(cast<MemRefType>(v.getType()).getElementType()),
+          v));
     func::CallOp::create(rewriter, loc, *fn, args);
     replaceOpWithBufferizedValues(rewriter, op, results);
     return success();

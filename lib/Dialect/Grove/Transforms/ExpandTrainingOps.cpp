@@ -450,13 +450,7 @@ struct ExpandElasticLR : OpRewritePattern<ElasticLROp> {
     RankedTensorType type = op.getType();
     Arith a{{rewriter, loc}, type.getElementType()};
     std::string prefix = op.getName().str();
-    Value n = WorldSizeOp::create(rewriter, loc, rewriter.getIndexType());
-    Value w = tensor::FromElementsOp::create(
-        rewriter, loc, type,
-        ValueRange{arith::UIToFPOp::create(
-            rewriter, loc, type.getElementType(),
-            arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                         n))});
+    Value w = a.worldSize(type.getElementType());
     Value prev = a.get(prefix + ".world", type);
     Value from = a.get(prefix + ".from", type);
     Value steps = a.get(prefix + ".steps", type);

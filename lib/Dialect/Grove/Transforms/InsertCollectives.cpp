@@ -11,6 +11,7 @@
 
 #include "CollectiveCostModel.h"
 
+#include "grove/Dialect/Grove/IR/GroveArith.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Dialect/Grove/Transforms/StateDecl.h"
@@ -141,13 +142,8 @@ struct Builder {
                       Value counter, unsigned stream);
   /// The world size as a rank-0 tensor of `x`'s element type.
   Value worldSizeLike(Value x) {
-    Type element = cast<RankedTensorType>(x.getType()).getElementType();
-    Value n = WorldSizeOp::create(b, loc, b.getIndexType());
-    Value f = arith::UIToFPOp::create(
-        b, loc, element,
-        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
-    return tensor::FromElementsOp::create(
-        b, loc, RankedTensorType::get({}, element), f);
+    return GroveArith{b, loc}.worldSize(
+        cast<RankedTensorType>(x.getType()).getElementType());
   }
   /// `x` divided by the world size.
   Value perRank(Value x) { return DivOp::create(b, loc, x, worldSizeLike(x)); }

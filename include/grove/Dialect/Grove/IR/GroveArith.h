@@ -41,6 +41,17 @@ struct GroveArith {
 
   Value dim(Value x, int64_t d) { return tensor::DimOp::create(b, loc, x, d); }
 
+  /// The number of ranks of the call (grove.world_size), as a rank-0
+  /// tensor of element type `element`.
+  Value worldSize(Type element) {
+    Value n = WorldSizeOp::create(b, loc, b.getIndexType());
+    Value f = arith::UIToFPOp::create(
+        b, loc, element,
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
+    return tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, element), f);
+  }
+
   /// The number of elements of `x` along `axes`, as a rank-0 tensor of
   /// `x`'s element type (from run-time sizes where they are dynamic).
   Value count(Value x, ArrayRef<int64_t> axes) {
