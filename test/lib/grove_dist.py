@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 
 GROVE_ERROR_PEER = 9
 
@@ -58,9 +57,32 @@ def launch_command(argv, ranks, timeout, env=None, watch=None):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
         out, _ = proc.communicate()
-        raise AssertionError(f"mpirun {script} {args} did not finish within "
-                             f"{timeout} s:\n{out}")
+        raise AssertionError(f"mpirun {' '.join(map(str, argv))} did not "
+                             f"finish within {timeout} s:\n{out}")
     return proc.returncode, out, time.monotonic() - start
+
+
+NETNS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                     "scripts", "netns.sh")
+
+
+def netns_mpirun(argv, ranks, extra_env=()):
+    """The command and environment that run `argv` on `ranks` ranks in the
+    namespaces of scripts/netns.sh: Open MPI's TCP transport over the
+    shaped links (not shared memory), mpirun's PMIx server reached through
+    the bridge (a namespace's loopback is its own); the variables named in
+    `extra_env` are passed on to the ranks."""
+    env = dict(os.environ, PMIX_MCA_ptl_tcp_if_include="grovebr0",
+               OMP_NUM_THREADS="1")
+    cmd = ["mpirun", "--oversubscribe", "--enable-recovery", "-np",
+           str(ranks), "--mca", "btl", "self,tcp", "--mca",
+           "btl_tcp_if_include", "10.77.0.0/24", "--mca",
+           "oob_tcp_if_include", "grovebr0", "-x", "OMP_NUM_THREADS"]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    for name in extra_env:
+        cmd += ["-x", name]
+    return cmd + [NETNS, "exec", *argv], env
 
 
 class CommOptions(ctypes.Structure):
