@@ -18,7 +18,6 @@ Needs root. Writes the marked "dist-train" section of docs/perf.md.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -97,14 +96,10 @@ def grove_methods(gbps):
 
 
 def mpirun(argv, timeout=300):
-    env = dict(os.environ, PMIX_MCA_ptl_tcp_if_include="grovebr0",
-               OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT / "test" / "lib"))
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe",
-           "--enable-recovery", "-np", str(RANKS), "--mca", "btl", "self,tcp",
-           "--mca", "btl_tcp_if_include", "10.77.0.0/24", "--mca",
-           "oob_tcp_if_include", "grovebr0", "-x", "GROVE_LIB", "-x",
-           "PYTHONPATH", "-x", "OMP_NUM_THREADS", str(NETNS), "exec",
-           sys.executable, str(RANK), *argv]
+    from grove_dist import netns_mpirun
+    os.environ["PYTHONPATH"] = str(ROOT / "test" / "lib")
+    cmd, env = netns_mpirun([sys.executable, str(RANK), *argv], RANKS,
+                            ["GROVE_LIB", "PYTHONPATH"])
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
                               timeout=timeout, start_new_session=True)
@@ -164,12 +159,9 @@ def main():
     section = report(rows, steps, target)
     print("\n" + section)
     if not opts.quick:
-        perf = ROOT / "docs" / "perf.md"
-        text = perf.read_text()
-        pattern = re.compile(r"<!-- dist-train:.*?<!-- /dist-train -->", re.S)
-        text = pattern.sub(lambda _: section, text) if pattern.search(text) \
-            else text.rstrip() + "\n\n" + section + "\n"
-        perf.write_text(text)
+        sys.path.insert(0, str(ROOT / "bench"))
+        from timing import write_perf_section
+        write_perf_section(ROOT / "docs" / "perf.md", "dist-train", section)
 
 
 def report(rows, steps, target):

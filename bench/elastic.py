@@ -16,7 +16,6 @@ change and the held-out accuracy at the end, and writes the marked
 """
 import argparse
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -141,12 +140,9 @@ def main():
     section = report(curves, accuracy, seeds)
     print("\n" + section)
     if not opts.quick:
-        perf = ROOT / "docs" / "perf.md"
-        text = perf.read_text()
-        pattern = re.compile(r"<!-- elastic:.*?<!-- /elastic -->", re.S)
-        text = pattern.sub(lambda _: section, text) if pattern.search(text) \
-            else text.rstrip() + "\n\n" + section + "\n"
-        perf.write_text(text)
+        sys.path.insert(0, str(ROOT / "bench"))
+        from timing import write_perf_section
+        write_perf_section(ROOT / "docs" / "perf.md", "elastic", section)
 
 
 def report(curves, accuracy, seeds):

@@ -26,7 +26,6 @@ shuffles).
 """
 import argparse
 import os
-import re
 import statistics
 import sys
 from pathlib import Path
@@ -160,13 +159,9 @@ def main():
     section = report(rows, tried, seeds)
     print("\n" + section)
     if not opts.quick:
-        perf = ROOT / "docs" / "perf.md"
-        text = perf.read_text()
-        pattern = re.compile(r"<!-- lans-large-batch:.*?<!-- /lans-large-batch -->",
-                             re.S)
-        text = pattern.sub(lambda _: section, text) if pattern.search(text) \
-            else text.rstrip() + "\n\n" + section + "\n"
-        perf.write_text(text)
+        sys.path.insert(0, str(ROOT / "bench"))
+        from timing import write_perf_section
+        write_perf_section(ROOT / "docs" / "perf.md", "lans-large-batch", section)
 
 
 def report(rows, tried, seeds):

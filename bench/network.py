@@ -25,13 +25,8 @@ SIZES = [1 << 20, 4 << 20, 25 << 20]
 
 
 def mpirun(argv, ranks, timeout):
-    env = dict(os.environ, PMIX_MCA_ptl_tcp_if_include="grovebr0",
-               OMP_NUM_THREADS="1")
-    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe",
-           "--enable-recovery", "-np", str(ranks), "--mca", "btl", "self,tcp",
-           "--mca", "btl_tcp_if_include", "10.77.0.0/24", "--mca",
-           "oob_tcp_if_include", "grovebr0", "-x", "GROVE_LIB", "-x",
-           "OMP_NUM_THREADS", str(NETNS), "exec", *argv]
+    from grove_dist import netns_mpirun
+    cmd, env = netns_mpirun(argv, ranks, ["GROVE_LIB"])
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
                           timeout=timeout)
     if proc.returncode:
@@ -54,6 +49,7 @@ def main():
         sys.exit("bench/network.py: needs root for network namespaces and tc "
                  "(nothing measured)")
     os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
+    sys.path.insert(0, str(ROOT / "test" / "lib"))
     rows = []
     try:
         # 100 Gbit/s is no limit here: what the machine's CPUs and TCP
@@ -76,12 +72,9 @@ def main():
     section = report(rows)
     print("\n" + section)
     if not opts.quick:
-        perf = ROOT / "docs" / "perf.md"
-        text = perf.read_text()
-        pattern = re.compile(r"<!-- network:.*?<!-- /network -->", re.S)
-        text = pattern.sub(lambda _: section, text) if pattern.search(text) \
-            else text.rstrip() + "\n\n" + section + "\n"
-        perf.write_text(text)
+        sys.path.insert(0, str(ROOT / "bench"))
+        from timing import write_perf_section
+        write_perf_section(ROOT / "docs" / "perf.md", "network", section)
 
 
 def report(rows):

@@ -11,23 +11,20 @@ import re
 import subprocess
 import sys
 
+from grove_dist import netns_mpirun
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NETNS = os.path.join(ROOT, "scripts", "netns.sh")
 SIZE, RANKS, GBPS = 4 << 20, 2, 1
 
 subprocess.run([NETNS, "up", str(RANKS), "1gbit", "125kb"], check=True)
 try:
-    env = dict(os.environ, PMIX_MCA_ptl_tcp_if_include="grovebr0",
-               OMP_NUM_THREADS="1")
-    proc = subprocess.run(
-        ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
-         str(RANKS), "--mca", "btl", "self,tcp", "--mca",
-         "btl_tcp_if_include", "10.77.0.0/24", "--mca", "oob_tcp_if_include",
-         "grovebr0", "-x", "GROVE_LIB", "-x", "PYTHONPATH", NETNS, "exec",
-         sys.executable, os.path.join(ROOT, "bench", "dist",
-                                      "allreduce_rank.py"),
-         str(SIZE), "3"], capture_output=True, text=True, env=env,
-        timeout=120)
+    cmd, env = netns_mpirun(
+        [sys.executable, os.path.join(ROOT, "bench", "dist",
+                                      "allreduce_rank.py"), str(SIZE), "3"],
+        RANKS, ["GROVE_LIB", "PYTHONPATH"])
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                          timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     seconds = float(re.search(r"allreduce \d+ ([0-9.]+)", proc.stdout)
                     .group(1))
