@@ -25,8 +25,14 @@ down() {
   if ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link delete "$BRIDGE"
   fi
-  # The kernel frees a deleted namespace's veth pairs asynchronously; wait
-  # (at most 5 s) so that a new `up` can reuse their names.
+  # A namespace outlives its name while anything still holds it (a killed
+  # rank's sockets), and with it the veth pair: delete our host ends
+  # (gv<i>b, which takes the peer along). The kernel frees the rest
+  # asynchronously; wait (at most 5 s) so that `up` can reuse the names.
+  local link
+  for link in $(ip -o link show | grep -oE ": gv[0-9]+b[@:]" | tr -d ':@ '); do
+    ip link delete "$link" 2>/dev/null || true
+  done
   for ((tries = 0; tries < 50; tries++)); do
     ip -o link show | grep -qE ": gv[0-9]+b[@:]" || return 0
     sleep 0.1

@@ -111,7 +111,13 @@ def torch_trainer(hook, weights, lr, rank, size):
         for i, name in ((0, "fc1"), (2, "fc2"), (4, "fc3")):
             net[i].weight.copy_(torch.from_numpy(weights[name + ".weight"]))
             net[i].bias.copy_(torch.from_numpy(weights[name + ".bias"]))
-    model = DDP(net)
+    # The PowerSGD hook waits on gloo futures inside gloo's callbacks: with
+    # two buckets in flight both worker threads block and the step
+    # deadlocks (PyTorch 1.13). One bucket for the whole model avoids it:
+    # the first bucket's cap is a module global the Reducer reads.
+    if hook == "powersgd":
+        dist._DEFAULT_FIRST_BUCKET_BYTES = 64 << 20
+    model = DDP(net, bucket_cap_mb=64 if hook == "powersgd" else 25)
     if hook == "powersgd":
         from torch.distributed.algorithms.ddp_comm_hooks import \
             powerSGD_hook as psgd
