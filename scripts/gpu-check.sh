@@ -51,12 +51,25 @@ prepare() {
   # models) and no oneDNN, so that only cuBLAS/cudart come from there.
   log "runtime without host library dependencies"
   local rtb="$BUILD/gpu-bundle-runtime"
+  # Without MPI: the GPU machine may have no Open MPI, and a runtime that
+  # needs libmpi would not load there at all.
   cmake -S "$ROOT/runtime" -B "$rtb" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DGROVE_USE_DNNL=OFF -DBLA_STATIC=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenBLAS=ON \
-    -DCUDAToolkit_ROOT="$CUDA" \
+    -DGROVE_USE_MPI=OFF -DCUDAToolkit_ROOT="$CUDA" \
     "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--gc-sections -Wl,--exclude-libs,ALL" >/dev/null
   ninja -C "$rtb" grove_rt_cuda_shared grove_rt_cuda >/dev/null
   cp -P "$rtb"/libgrove_rt_cuda.so* "$BUNDLE/rt/"
+  # The same with Open MPI (Debian's libmpi.so.40), for the multi-process
+  # test (distributed_gpu.py puts it first on the library path; it reports
+  # SKIP where the GPU machine has no Open MPI).
+  log "runtime with Open MPI (rt-mpi/)"
+  cmake -S "$ROOT/runtime" -B "$rtb-mpi" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DGROVE_USE_DNNL=OFF -DBLA_STATIC=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenBLAS=ON \
+    -DGROVE_USE_MPI=ON -DCUDAToolkit_ROOT="$CUDA" \
+    "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--gc-sections -Wl,--exclude-libs,ALL" >/dev/null
+  ninja -C "$rtb-mpi" grove_rt_cuda_shared >/dev/null
+  mkdir -p "$BUNDLE/rt-mpi"
+  cp -P "$rtb-mpi"/libgrove_rt_cuda.so* "$BUNDLE/rt-mpi/"
 
   local env=(env GROVE_BIN="$BUILD/bin" GROVE_LIB="$BUILD/lib"
              PYTHONPATH="$ROOT/test/lib" CUDA_HOME="$CUDA"
@@ -66,6 +79,9 @@ prepare() {
     log "model of test/Integration/$t.py"
     "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/test/Integration/$t.py" >/dev/null
   done
+  log "distributed_gpu.py: data-parallel models and the host's results"
+  "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/test/Integration/CUDA/distributed_gpu.py" \
+    prepare "$BUNDLE" >/dev/null
   log "vs_host.py: host results recorded"
   "${env[@]}" "$ROOT/.venv/bin/python" "$ROOT/test/Integration/CUDA/vs_host.py" >/dev/null
 
@@ -141,8 +157,8 @@ open('$tmp/treelstm_bench.mlir', 'w').write(T.generate.module(
     (cd "$BUNDLE" && find . -type f | sort); } >"$BUNDLE/MANIFEST"
   # Packed (xz): libraries with embedded cubins and PTX shrink about 10x,
   # and the device tool carries at most 64 MiB with the working tree.
-  tar -C "$BUNDLE" -cJf "$BUNDLE/payload.tar.xz" models rt bin data
-  rm -rf "${BUNDLE:?}"/{models,rt,bin,data}
+  tar -C "$BUNDLE" -cJf "$BUNDLE/payload.tar.xz" models rt rt-mpi bin data
+  rm -rf "${BUNDLE:?}"/{models,rt,rt-mpi,bin,data}
   log "bundle ready: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1), packed)"
   local bytes; bytes="$(du -sb "$BUNDLE" | cut -f1)"
   if ((bytes > 60 * 1024 * 1024)); then
@@ -167,11 +183,11 @@ run() {
     log "STALE BUNDLE: sources changed since 'prepare' (${stale:-no SOURCES.sha256}); rerun prepare"
     [[ "${GROVE_GPU_ALLOW_STALE:-0}" == 1 ]] || exit 1
   fi
-  local t0=$SECONDS fails=0 passes=0
+  local t0=$SECONDS fails=0 passes=0 skips=0
   local py; py="$(command -v python3)"
-  # cuBLAS, cudart 13 and cuDNN 9: the toolkit's, else the NVIDIA wheels
-  # PyTorch depends on (nvidia/cu13/lib or nvidia/<lib>/lib in
-  # site-packages; cuDNN is nvidia/cudnn/lib).
+  # cuBLAS, cudart 13, cuDNN 9 and NCCL: the toolkit's, else the NVIDIA
+  # wheels PyTorch depends on (nvidia/cu13/lib or nvidia/<lib>/lib in
+  # site-packages; cuDNN is nvidia/cudnn/lib, NCCL nvidia/nccl/lib).
   local wheel_libs
   wheel_libs="$("$py" - <<'PY' 2>/dev/null || true
 import glob, os, site
@@ -179,7 +195,7 @@ dirs = set()
 for sp in site.getsitepackages() + [site.getusersitepackages()]:
     for d in glob.glob(os.path.join(sp, "nvidia", "*", "lib")):
         if any(glob.glob(os.path.join(d, lib + ".so*"))
-               for lib in ("libcublas", "libcudart", "libcudnn")):
+               for lib in ("libcublas", "libcudart", "libcudnn", "libnccl")):
             dirs.add(d)
 print(":".join(sorted(dirs)))
 PY
@@ -195,10 +211,12 @@ PY
   log "$(cat "$BUNDLE/MANIFEST" | head -1)"
   nvidia-smi -L || true
 
-  step() { # name, command...
-    local name="$1"; shift
+  step() { # name, command... (exit 77: skipped, with the reason printed)
+    local name="$1" rc=0; shift
     log "-- $name"
-    if "$@"; then passes=$((passes + 1)); log "PASS $name"
+    "$@" || rc=$?
+    if ((rc == 0)); then passes=$((passes + 1)); log "PASS $name"
+    elif ((rc == 77)); then skips=$((skips + 1)); log "SKIP $name"
     else fails=$((fails + 1)); log "FAIL $name"; fi
   }
   gtests() {
@@ -215,17 +233,19 @@ PY
     step "test/Integration/$t.py on the GPU" "$py" "$ROOT/test/Integration/$t.py"
   done
   step "GPU vs host (vs_host.py)" "$py" "$ROOT/test/Integration/CUDA/vs_host.py"
+  step "data-parallel on the GPU: staged and NCCL (distributed_gpu.py)" \
+    "$py" "$ROOT/test/Integration/CUDA/distributed_gpu.py" run "$BUNDLE"
   for t in elementwise mlp; do
     step "test/Integration/$t.py, asynchronous context" \
       env GROVE_TEST_ASYNC=1 "$py" "$ROOT/test/Integration/$t.py"
   done
-  log "tests: $passes passed, $fails failed ($((SECONDS - t0)) s)"
+  log "tests: $passes passed, $fails failed, $skips skipped ($((SECONDS - t0)) s)"
 
   step "benchmarks" "$py" "$ROOT/bench/gpu/run.py" --bundle "$BUNDLE" \
     --out "$out/gpu-results.md" --profile "$out/profile.txt"
-  { echo; echo "Checks: $passes passed, $fails failed (scripts/gpu-check.sh run, $((SECONDS - t0)) s)."; } \
+  { echo; echo "Checks: $passes passed, $fails failed, $skips skipped (scripts/gpu-check.sh run, $((SECONDS - t0)) s)."; } \
     >>"$out/gpu-results.md" 2>/dev/null || true
-  log "done in $((SECONDS - t0)) s: $passes passed, $fails failed"
+  log "done in $((SECONDS - t0)) s: $passes passed, $fails failed, $skips skipped"
   [[ $fails -eq 0 ]]
 }
 

@@ -528,4 +528,5 @@ def main():
     check_fault(workdir, "stall")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -131,6 +131,13 @@ class Comm:
         self.lib.grove_comm_get_stats(self.handle, ctypes.byref(s))
         return s.payload_bytes, s.collectives, s.wait_seconds
 
+    def device_transport(self):
+        """How the device collectives move memory ("nccl", "staged: why"),
+        "" before the first one."""
+        self.lib.grove_comm_device_transport.argtypes = [ctypes.c_void_p]
+        self.lib.grove_comm_device_transport.restype = ctypes.c_char_p
+        return self.lib.grove_comm_device_transport(self.handle).decode()
+
     def barrier(self):
         status = self.lib.grove_comm_barrier(self.handle)
         if status:

@@ -104,14 +104,20 @@ def GroveMemRefToGPU : Pass<"grove-memref-to-gpu", "ModuleOp"> {
     bookkeeping on the host) stay. Fails on a non-contiguous copy, which
     `grove-legalize-memref` should have made a `linalg.copy` kernel.
 
-    Runtime services with a device twin that takes some operands in host
-    memory are redirected to it, and the buffers of those operands stay on
-    the host: `grove_rt_tree_schedule` becomes
-    `grove_rt_cuda_tree_schedule`, whose group table the group loop of
-    `grove-batch-dynamic-trees` reads on the host. A host store into any
-    other buffer (a scalar computed on the host) becomes a one-thread
-    kernel; a host load from one (a device buffer, or a function argument,
-    which is device memory) is an error, never a read of a device address.
+    Runtime services with a device twin are redirected to it: the
+    collectives `grove_rt_{all_reduce,all_gather,broadcast}_<type>` become
+    `grove_rt_cuda_...` (NCCL, device buffers), and
+    `grove_rt_tree_schedule` becomes `grove_rt_cuda_tree_schedule`, whose
+    group table the group loop of `grove-batch-dynamic-trees` reads on the
+    host, so that buffer stays there. `grove_rt_top_k_<type>` (a host
+    selection) is refused. Buffers only host code reads and writes
+    (deallocation's ownership flags, and the private host helpers they are
+    passed to) stay on the host too. A host store into any other buffer (a
+    scalar computed on the host) becomes a one-thread kernel; a host load
+    from one (a device buffer, or a function argument, which is device
+    memory) outside loops becomes a call of `grove_rt_cuda_read_<type>`,
+    which waits for the stream and copies the element; inside a host loop
+    it is an error, never a read of a device address.
   }];
   let dependentDialects = ["gpu::GPUDialect", "func::FuncDialect",
                            "arith::ArithDialect"];

@@ -5,11 +5,12 @@
 // calls and copies, so they can live on the device. gpu-to-llvm lowers the
 // results to the runtime's mgpuMemAlloc/Free/Memcpy (runtime/src/cuda), which
 // use the context's caching allocator and stream. The exception: a runtime
-// service whose device twin takes an operand in host memory (the tree
-// schedule's group table, read by a loop on the host) is redirected to the
-// twin, and that operand's buffer stays on the host. Host code must not read
-// device memory (there is no synchronization to make it valid): such a load
-// is an error, and a host store into a device buffer becomes a tiny kernel.
+// service with a device twin is redirected to it: the collectives' twins
+// take device buffers (NCCL), the tree schedule's takes its group table in
+// host memory (read by a loop on the host), and that buffer stays there. Host
+// code must not read device memory (there is no synchronization to make it
+// valid): such a load is an error, and a host store into a device buffer
+// becomes a tiny kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -68,50 +70,65 @@ const DeviceTwin kTwins[] = {
 
 using HostBuffers = llvm::SetVector<Operation *>;
 
+/// The collectives' services (abi.h) and their device twins, which take
+/// every buffer in device memory: grove_rt_<name>_<type> becomes
+/// grove_rt_cuda_<name>_<type> (runtime/src/cuda/DeviceCollectives.cpp).
+constexpr StringLiteral kCollectiveServices[] = {
+    "grove_rt_all_reduce_", "grove_rt_all_gather_", "grove_rt_broadcast_"};
+
+/// The device twin of `callee` and its host operands, or nothing.
+std::optional<std::pair<std::string, ArrayRef<unsigned>>>
+twinOf(StringRef callee) {
+  for (const DeviceTwin &t : kTwins)
+    if (callee == t.service)
+      return std::make_pair(t.twin.str(), t.hostOperands);
+  for (StringRef prefix : kCollectiveServices)
+    if (callee.starts_with(prefix))
+      return std::make_pair(
+          ("grove_rt_cuda_" + callee.drop_front(strlen("grove_rt_"))).str(),
+          ArrayRef<unsigned>());
+  return std::nullopt;
+}
+
 /// Calls of the services above go to their twins; the allocations behind
 /// the twins' host operands are added to `host`. A host operand that is
 /// not a fresh allocation is an error.
 LogicalResult redirectToTwins(ModuleOp module, HostBuffers &host) {
   WalkResult result = module.walk([&](func::CallOp call) {
-    const DeviceTwin *twin = llvm::find_if(kTwins, [&](const DeviceTwin &t) {
-      return call.getCallee() == t.service;
-    });
-    if (twin == std::end(kTwins))
+    auto twin = twinOf(call.getCallee());
+    if (!twin)
       return WalkResult::advance();
-    for (unsigned i : twin->hostOperands) {
+    auto [name, hostOperands] = *twin;
+    for (unsigned i : hostOperands) {
       auto alloc =
           bufferOf(call.getOperand(i)).getDefiningOp<memref::AllocOp>();
       if (!alloc) {
         call.emitOpError("operand ")
-            << i << " of " << twin->twin
+            << i << " of " << name
             << " must be a buffer allocated in the function (host memory)";
         return WalkResult::interrupt();
       }
       host.insert(alloc);
     }
-    if (failed(getOrDeclareRuntimeFunction(module, twin->twin,
-                                           call.getCalleeType())))
+    if (failed(getOrDeclareRuntimeFunction(module, name, call.getCalleeType())))
       return WalkResult::interrupt();
-    call.setCallee(twin->twin);
+    call.setCallee(name);
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
 
-/// The collectives' services take host buffers; device buffers need the
-/// NCCL communicator, which the CUDA runtime does not have yet.
-LogicalResult refuseHostCollectives(ModuleOp module) {
+/// top_k's service selects on the host; the CUDA runtime has no device
+/// selection yet, so compressors that need it are refused here.
+LogicalResult refuseHostTopK(ModuleOp module) {
   WalkResult result = module.walk([](func::CallOp call) {
-    StringRef callee = call.getCallee();
-    if (!callee.starts_with("grove_rt_all_reduce_") &&
-        !callee.starts_with("grove_rt_all_gather_") &&
-        !callee.starts_with("grove_rt_broadcast_") &&
-        !callee.starts_with("grove_rt_top_k_"))
+    if (!call.getCallee().starts_with("grove_rt_top_k_"))
       return WalkResult::advance();
     call.emitOpError("calls ")
-        << callee
-        << ", a collective on host memory: collectives on the CUDA target "
-           "need the NCCL communicator, not built yet (docs/distributed.md)";
+        << call.getCallee()
+        << ", a top-k selection on host memory: the CUDA target has no "
+           "device top-k (compress with grbs, sign, powersgd, fp16 "
+           "or bf16 there; docs/distributed.md)";
     return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
@@ -158,9 +175,13 @@ LogicalResult checkHostBufferUses(const HostBuffers &host) {
 }
 
 /// Whether `memref` stays in host memory: a buffer of a twin's host
-/// operand, a stack buffer or a global (staged constants are copied).
+/// operand or one only host code uses, a stack buffer, a global (staged
+/// constants are copied), or an argument of a host helper (in `host` too).
 bool onHost(Value memref, const HostBuffers &host) {
-  Operation *def = bufferOf(memref).getDefiningOp();
+  Value buffer = bufferOf(memref);
+  if (auto arg = dyn_cast<BlockArgument>(buffer))
+    return host.contains(arg.getOwner()->getParentOp());
+  Operation *def = buffer.getDefiningOp();
   return def && (host.contains(def) ||
                  isa<memref::AllocaOp, memref::GetGlobalOp>(def));
 }
@@ -209,16 +230,136 @@ void storesToKernels(ModuleOp module, const HostBuffers &host) {
   });
 }
 
-/// Host code may read host buffers only: a device buffer's value would
-/// need the stream's work first.
-LogicalResult checkHostLoads(ModuleOp module, const HostBuffers &host) {
-  WalkResult result = module.walk([&](memref::LoadOp load) {
-    if (inKernel(load) || onHost(load.getMemRef(), host))
-      return WalkResult::advance();
-    load.emitOpError("reads, on the host, a buffer that lives on the device");
-    return WalkResult::interrupt();
+/// Whether `callee` is host code of the module that hands its memref
+/// arguments to nothing but host loads and stores (deallocation's
+/// `dealloc_helper`, say).
+bool isHostHelper(ModuleOp module, StringRef callee) {
+  auto func = module.lookupSymbol<func::FuncOp>(callee);
+  if (!func || func.isDeclaration())
+    return false;
+  WalkResult result = func.walk([](Operation *op) {
+    return isa<gpu::LaunchOp, func::CallOp, memref::CopyOp>(op)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
-  return failure(result.wasInterrupted());
+  return !result.wasInterrupted();
+}
+
+/// Buffers only host code touches (deallocation's ownership flags, a
+/// scalar kept for a host branch) stay on the host: no kernel, copy,
+/// service or result ever sees them.
+void addHostOnlyBuffers(ModuleOp module, HostBuffers &host) {
+  module.walk([&](memref::AllocOp alloc) {
+    if (inKernel(alloc) || host.contains(alloc))
+      return;
+    SmallVector<Value> worklist = {alloc.getResult()};
+    bool accessed = false;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (inKernel(user))
+          return;
+        auto view = dyn_cast<ViewLikeOpInterface>(user);
+        if (view && view.getViewSource() == v) {
+          for (Value r : user->getResults())
+            if (isa<BaseMemRefType>(r.getType()))
+              worklist.push_back(r);
+          continue;
+        }
+        auto call = dyn_cast<func::CallOp>(user);
+        if (isa<memref::DeallocOp, memref::DimOp>(user))
+          continue;
+        if (!isa<memref::LoadOp, memref::StoreOp>(user) &&
+            !(call && isHostHelper(module, call.getCallee())))
+          return;
+        accessed = true;
+      }
+    }
+    // A buffer nothing reads or writes stays where buffers go by default.
+    if (accessed)
+      host.insert(alloc);
+  });
+}
+
+/// Host helpers every call of which passes host buffers only: their
+/// memref arguments are host memory (added to `host`).
+void addHostFunctions(ModuleOp module, HostBuffers &host) {
+  module.walk([&](func::FuncOp func) {
+    // Entry points and functions nobody calls take device memory.
+    if (!func.isPrivate() || !isHostHelper(module, func.getName()))
+      return;
+    std::optional<SymbolTable::UseRange> uses = func.getSymbolUses(module);
+    if (!uses || uses->empty())
+      return;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      if (!call)
+        return;
+      for (Value operand : call.getOperands())
+        if (isa<BaseMemRefType>(operand.getType()) && !onHost(operand, host))
+          return;
+    }
+    host.insert(func);
+  });
+}
+
+/// The service that reads one element of device memory for host code
+/// (runtime/src/cuda/ScalarRead.cpp), or "" for an element type it lacks.
+std::string scalarReadService(Type element) {
+  if (element.isInteger(1) || element.isInteger(32) || element.isInteger(64))
+    return ("grove_rt_cuda_read_i" + Twine(element.getIntOrFloatBitWidth()))
+        .str();
+  if (element.isF32())
+    return "grove_rt_cuda_read_f32";
+  if (element.isF64())
+    return "grove_rt_cuda_read_f64";
+  return "";
+}
+
+/// Host code may read device memory only where a read of one element
+/// outside any loop - a step counter that picks a random block, a flag
+/// behind a branch - waits for the stream's work: such a load becomes a
+/// call of the scalar read service on a rank-0 view of the element. A
+/// load in a host loop (a read per iteration) is an error.
+LogicalResult readDeviceScalars(ModuleOp module, const HostBuffers &host) {
+  SmallVector<memref::LoadOp> loads;
+  module.walk([&](memref::LoadOp load) {
+    if (!inKernel(load) && !onHost(load.getMemRef(), host))
+      loads.push_back(load);
+  });
+  for (memref::LoadOp load : loads) {
+    Type element = load.getType();
+    std::string service = scalarReadService(element);
+    if (load->getParentOfType<LoopLikeOpInterface>() || service.empty())
+      return load.emitOpError(
+                 "reads, on the host, a buffer that lives on the device")
+             << (service.empty() ? " (an element type the scalar read lacks)"
+                                 : " (in a host loop: a read per iteration)");
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto viewType = MemRefType::get(
+        {}, element, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {}));
+    Value source = load.getMemRef();
+    auto sourceType = cast<MemRefType>(source.getType());
+    Value view;
+    if (sourceType.getRank() == 0) {
+      view = memref::CastOp::create(b, loc, viewType, source);
+    } else {
+      SmallVector<OpFoldResult> offsets(load.getIndices()),
+          ones(sourceType.getRank(), b.getIndexAttr(1));
+      view = memref::SubViewOp::create(b, loc, viewType, source, offsets, ones,
+                                       ones);
+    }
+    auto fnType = FunctionType::get(ctx, {viewType}, {element});
+    if (failed(getOrDeclareRuntimeFunction(module, service, fnType)))
+      return failure();
+    auto call = func::CallOp::create(b, loc, service, element, view);
+    load.replaceAllUsesWith(call.getResult(0));
+    load.erase();
+  }
+  return success();
 }
 
 struct AllocToGPU : OpRewritePattern<memref::AllocOp> {
@@ -281,10 +422,13 @@ struct GroveMemRefToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     HostBuffers host;
-    if (failed(refuseHostCollectives(module)) ||
+    if (failed(refuseHostTopK(module)) ||
         failed(redirectToTwins(module, host)) ||
-        failed(checkHostBufferUses(host)) ||
-        failed(checkHostLoads(module, host)))
+        failed(checkHostBufferUses(host)))
+      return signalPassFailure();
+    addHostOnlyBuffers(module, host);
+    addHostFunctions(module, host);
+    if (failed(readDeviceScalars(module, host)))
       return signalPassFailure();
     storesToKernels(module, host);
     bool failed = false;

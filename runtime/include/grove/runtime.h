@@ -354,6 +354,14 @@ typedef struct grove_comm_stats {
 GROVE_API grove_status grove_comm_get_stats(const grove_comm *comm,
                                             grove_comm_stats *out_stats);
 
+/* How the collectives of models compiled with --target=cuda move device
+ * memory for `comm`: "" until the first such collective, then "nccl", or
+ * "staged: <why>" (through host memory and MPI: when ranks share a GPU,
+ * which NCCL refuses, when a rank cannot load NCCL, or when
+ * GROVE_DEVICE_COLLECTIVES=staged; =nccl makes those cases errors). The
+ * string lives as long as `comm`; "" for NULL. */
+GROVE_API const char *grove_comm_device_transport(const grove_comm *comm);
+
 /* The app's own collectives over host tensors (metrics, a barrier before a
  * checkpoint): in place, f32/f64/f16/bf16/i32, contiguous. `op` 0 sums, 1
  * averages. */

@@ -19,10 +19,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace grove::rt;
 
@@ -38,6 +41,15 @@ size_t grove::rt::wireTypeBytes(WireType type) {
     return 2;
   }
   return 1;
+}
+
+uint64_t grove::rt::hostIdentity() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (const char *c = name; *c; ++c)
+    h = (h ^ uint8_t(*c)) * 1099511628211ull;
+  return h;
 }
 
 std::string Communicator::failure() const {
@@ -222,10 +234,36 @@ GROVE_COLLECTIVE_SERVICES(i32, grove_memref_i32_1, WireType::I32)
 
 namespace {
 
+/// A key whose unsigned order is the magnitude order of T: the bits
+/// without the sign (IEEE magnitudes order as integers), every NaN one key
+/// above infinity.
+template <typename T> struct MagnitudeKey;
+template <> struct MagnitudeKey<float> {
+  using Key = uint32_t;
+  static Key of(float x) {
+    Key bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    bits &= 0x7fffffffu;
+    return bits > 0x7f800000u ? 0x7f800001u : bits;
+  }
+};
+template <> struct MagnitudeKey<double> {
+  using Key = uint64_t;
+  static Key of(double x) {
+    Key bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    bits &= 0x7fffffffffffffffull;
+    return bits > 0x7ff0000000000000ull ? 0x7ff0000000000001ull : bits;
+  }
+};
+
 /// The k elements of largest magnitude (NaN largest, ties to the lower
-/// index), written in increasing index order.
+/// index), written in increasing index order. A selection over the keys
+/// finds the k-th largest; one pass in index order then takes every key
+/// above it and the first of those equal to it.
 template <typename T, typename Memref>
 void topK(const Memref *in, Memref *values, grove_memref_i32_1 *indices) {
+  using Key = typename MagnitudeKey<T>::Key;
   const T *x = static_cast<const T *>(contiguous(in, "grove.top_k"));
   T *v = static_cast<T *>(contiguous(values, "grove.top_k"));
   auto *idx = static_cast<int32_t *>(contiguous(indices, "grove.top_k"));
@@ -237,23 +275,25 @@ void topK(const Memref *in, Memref *values, grove_memref_i32_1 *indices) {
                        GROVE_ERROR_INVALID_ARGUMENT);
     return;
   }
-  // NaN first (above infinities), then by magnitude.
-  auto magnitude = [&](int32_t i) {
-    T a = x[i] < 0 ? -x[i] : x[i];
-    return std::pair<bool, T>(a != a, a != a ? T(0) : a);
-  };
-  std::vector<int32_t> order(static_cast<size_t>(n));
+  if (k == 0)
+    return;
+  std::vector<Key> keys(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
-    order[size_t(i)] = int32_t(i);
-  auto before = [&](int32_t a, int32_t b) {
-    auto ma = magnitude(a), mb = magnitude(b);
-    return ma > mb || (ma == mb && a < b);
-  };
-  std::nth_element(order.begin(), order.begin() + k, order.end(), before);
-  std::sort(order.begin(), order.begin() + k);
-  for (int64_t j = 0; j < k; ++j) {
-    idx[j] = order[size_t(j)];
-    v[j] = x[order[size_t(j)]];
+    keys[size_t(i)] = MagnitudeKey<T>::of(x[i]);
+  std::vector<Key> order(keys);
+  std::nth_element(order.begin(), order.begin() + (k - 1), order.end(),
+                   std::greater<Key>());
+  const Key threshold = order[size_t(k - 1)];
+  int64_t above = 0;
+  for (Key key : keys)
+    above += key > threshold;
+  int64_t ties = k - above, j = 0;
+  for (int64_t i = 0; i < n && j < k; ++i) {
+    Key key = keys[size_t(i)];
+    if (key > threshold || (key == threshold && ties-- > 0)) {
+      idx[j] = int32_t(i);
+      v[j++] = x[i];
+    }
   }
 }
 
@@ -354,6 +394,12 @@ extern "C" GROVE_API grove_status grove_comm_get_stats(const grove_comm *comm,
   CommCounters c = comm->impl->counters();
   *out = {c.payloadBytes, c.collectives, c.waitSeconds};
   return GROVE_OK;
+}
+
+extern "C" GROVE_API const char *
+grove_comm_device_transport(const grove_comm *comm) {
+  DeviceCollectives *device = comm ? comm->impl->device() : nullptr;
+  return device ? device->transport().c_str() : "";
 }
 
 extern "C" GROVE_API grove_status grove_comm_all_reduce(grove_comm *comm,

@@ -31,12 +31,26 @@ enum class Reduction : int32_t { Sum = 0, Mean = 1 };
 
 size_t wireTypeBytes(WireType type);
 
+/// A hash of this machine's host name: ranks with the same one share a
+/// host (their processes can be checked, their GPUs compared).
+uint64_t hostIdentity();
+
 /// What one communicator has moved: the payload handed to MPI (each
 /// collective's send buffer) and the calls, for the tests' byte counts.
 struct CommCounters {
   uint64_t payloadBytes = 0;
   uint64_t collectives = 0;
   double waitSeconds = 0;
+};
+
+/// A backend's collectives on its device memory, made on first use from a
+/// communicator and owned by it (src/cuda/DeviceCollectives.cpp): it goes
+/// before the communicator's own transport does.
+class DeviceCollectives {
+public:
+  virtual ~DeviceCollectives() = default;
+  /// How device memory moves: "nccl", or "staged: <why>".
+  virtual const std::string &transport() const = 0;
 };
 
 class Communicator {
@@ -59,18 +73,37 @@ public:
   /// The failure that ended this communicator, or empty.
   std::string failure() const;
   CommCounters counters() const;
+  /// Ends the communicator: every later collective fails with `message`
+  /// (the first failure recorded wins). Device collectives that miss their
+  /// deadline end their host communicator this way.
+  void recordFailure(std::string message);
+  /// Adds a collective another transport ran for this one (the device's)
+  /// to the counters.
+  void count(uint64_t bytes, double waited);
+  /// The deadline of one collective, in seconds.
+  double timeoutSeconds() const { return timeout; }
+  /// Which peers look dead or stalled, for a missed deadline's message.
+  virtual std::string suspects() const { return ""; }
+
+  /// The device collectives made for this communicator, or null.
+  DeviceCollectives *device() const { return deviceSide.get(); }
+  void setDevice(std::unique_ptr<DeviceCollectives> d) {
+    deviceSide = std::move(d);
+  }
 
 protected:
-  void recordFailure(std::string message);
-  void count(uint64_t bytes, double waited);
+  /// Transports release the device side first: it may still need them.
+  void releaseDevice() { deviceSide.reset(); }
 
   int rankIndex = 0;
   int worldSize = 1;
+  double timeout = 60;
 
 private:
   mutable std::mutex lock;
   std::string failed;
   CommCounters totals;
+  std::unique_ptr<DeviceCollectives> deviceSide;
 };
 
 /// The communicator the current call's context is attached to, or null (a

@@ -41,15 +41,6 @@ struct PeerId {
   uint64_t host;
 };
 
-uint64_t hostHash() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  uint64_t h = 1469598103934665603ull; // FNV-1a
-  for (const char *c = name; *c; ++c)
-    h = (h ^ uint8_t(*c)) * 1099511628211ull;
-  return h;
-}
-
 /// "exited", "stopped" or "" for a process of this host, from /proc.
 std::string processState(int64_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -175,8 +166,8 @@ bool runtimeOwnsMpi = false;
 
 class MpiCommunicator final : public Communicator {
 public:
-  MpiCommunicator(MPI_Comm comm, double timeout)
-      : comm(comm), timeout(timeout) {
+  MpiCommunicator(MPI_Comm comm, double seconds) : comm(comm) {
+    timeout = seconds;
     ++liveCommunicators;
   }
   ~MpiCommunicator() override;
@@ -194,6 +185,7 @@ public:
   bool broadcast(void *data, int64_t count, WireType type, int root,
                  const char *what) override;
   bool barrier(const char *what) override;
+  std::string suspects() const override;
 
 private:
   bool usable(const char *what);
@@ -209,12 +201,10 @@ private:
   bool inPlace(void *data, size_t bytes, uint64_t counted, const char *what,
                const std::function<int(char *, MPI_Request *)> &post);
   bool checkCount(int64_t count, const char *what);
-  std::string suspects() const;
   MPI_Datatype datatype(WireType type) const;
   MPI_Op sumOp(WireType type) const;
 
   MPI_Comm comm;
-  double timeout;
   std::vector<PeerId> peers;
   PeerId self{};
   std::vector<char> staging;
@@ -222,6 +212,7 @@ private:
 };
 
 MpiCommunicator::~MpiCommunicator() {
+  releaseDevice();
   std::lock_guard<std::mutex> hold(mpiLock());
   --liveCommunicators;
   int finalized = 0;
@@ -266,7 +257,7 @@ bool MpiCommunicator::init(std::string &error) {
   MPI_Comm_size(comm, &worldSize);
   MPI_Op_create(&sumHalves<false>, /*commute=*/1, &halfSum);
   MPI_Op_create(&sumHalves<true>, /*commute=*/1, &bf16Sum);
-  self = {int64_t(getpid()), hostHash()};
+  self = {int64_t(getpid()), hostIdentity()};
   peers.resize(size_t(worldSize));
   MPI_Request request;
   int rc = MPI_Iallgather(&self, sizeof(PeerId), MPI_BYTE, peers.data(),
@@ -303,7 +294,7 @@ MPI_Op MpiCommunicator::sumOp(WireType type) const {
 }
 
 std::string MpiCommunicator::suspects() const {
-  uint64_t here = hostHash();
+  uint64_t here = hostIdentity();
   std::ostringstream named, unchecked;
   for (size_t r = 0; r < peers.size(); ++r) {
     if (int(r) == rankIndex)

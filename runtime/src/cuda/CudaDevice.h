@@ -42,6 +42,7 @@ public:
 
   const Driver &driver() const { return driver_; }
   int ordinal() const { return ordinal_; }
+  CUdevice handle() const { return device_; }
   CUcontext context() const { return context_; }
   const std::string &name() const { return name_; }
   CachingAllocator &allocator() { return allocator_; }

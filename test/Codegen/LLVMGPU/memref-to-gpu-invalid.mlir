@@ -22,24 +22,35 @@ func.func @strided_target(%x: memref<?x8xf32>, %y: memref<?x8xf32, strided<[16, 
 
 // -----
 
-// Host code cannot read a device buffer (it would need the stream's work
-// first): one the function allocates, or an argument.
-func.func @host_load(%n: index) -> f32 {
+// Host code reads one element of device memory outside loops only (each
+// read waits for the stream): not once per iteration of a host loop.
+func.func @host_load_in_loop(%n: index) -> f32 {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
   %b = memref.alloc(%n) : memref<?xf32>
-  // expected-error @+1 {{'memref.load' op reads, on the host, a buffer that lives on the device}}
-  %v = memref.load %b[%c0] : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %zero, %b[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    // expected-error @+1 {{'memref.load' op reads, on the host, a buffer that lives on the device (in a host loop: a read per iteration)}}
+    %v = memref.load %b[%i] : memref<?xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
   memref.dealloc %b : memref<?xf32>
-  return %v : f32
+  return %sum : f32
 }
 
 // -----
 
-func.func @host_load_argument(%x: memref<4xi32>) -> i32 {
+// An element type the scalar read service lacks.
+func.func @host_load_argument(%x: memref<4xf16>) -> f16 {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'memref.load' op reads, on the host, a buffer that lives on the device}}
-  %v0 = memref.load %x[%c0] : memref<4xi32>
-  return %v0 : i32
+  // expected-error @+1 {{'memref.load' op reads, on the host, a buffer that lives on the device (an element type the scalar read lacks)}}
+  %v0 = memref.load %x[%c0] : memref<4xf16>
+  return %v0 : f16
 }
 
 // -----
@@ -73,13 +84,16 @@ func.func @groups_copied(%l: memref<?xi32>, %n: index, %d: memref<?x4xi32>) -> i
 
 // -----
 
-// Collectives on device buffers need the NCCL communicator.
-func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
-func.func @collective(%n: index) {
-  %c1 = arith.constant 1 : i32
+// top_k selects on the host; the CUDA target has no device selection.
+func.func private @grove_rt_top_k_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xi32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+func.func @top_k(%n: index, %k: index) {
   %b = memref.alloc(%n) : memref<?xf32>
-  %v = memref.cast %b : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
-  // expected-error @+1 {{'func.call' op calls grove_rt_all_reduce_f32, a collective on host memory: collectives on the CUDA target need the NCCL communicator, not built yet (docs/distributed.md)}}
-  call @grove_rt_all_reduce_f32(%v, %c1) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> ()
+  %v = memref.alloc(%k) : memref<?xf32>
+  %i = memref.alloc(%k) : memref<?xi32>
+  %bc = memref.cast %b : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %vc = memref.cast %v : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %ic = memref.cast %i : memref<?xi32> to memref<?xi32, strided<[1], offset: ?>>
+  // expected-error @+1 {{'func.call' op calls grove_rt_top_k_f32, a top-k selection on host memory: the CUDA target has no device top-k (compress with grbs, sign, powersgd, fp16 or bf16 there; docs/distributed.md)}}
+  call @grove_rt_top_k_f32(%bc, %vc, %ic) : (memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xi32, strided<[1], offset: ?>>) -> ()
   return
 }

@@ -157,3 +157,68 @@ func.func @host_store(%v: f32) -> memref<f32> {
   memref.store %true, %flag[] : memref<i1>
   return %b : memref<f32>
 }
+
+// -----
+
+// The collectives' services go to their device twins (NCCL), their buffers
+// to the device.
+// CHECK-LABEL: func.func @collectives
+// CHECK: %[[B:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32>
+// CHECK: %[[G:.*]] = gpu.alloc (%{{.*}}) : memref<?xf16>
+// CHECK: call @grove_rt_cuda_all_reduce_f32(%{{.*}}, %{{.*}})
+// CHECK: call @grove_rt_cuda_broadcast_f32(%{{.*}}, %{{.*}})
+// CHECK: call @grove_rt_cuda_all_gather_f16(%{{.*}}, %{{.*}})
+// CHECK-NOT: call @grove_rt_all_
+// CHECK-DAG: func.func private @grove_rt_cuda_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_cuda_broadcast_f32(
+// CHECK-DAG: func.func private @grove_rt_cuda_all_gather_f16(
+func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
+func.func private @grove_rt_broadcast_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
+func.func private @grove_rt_all_gather_f16(memref<?xf16, strided<[1], offset: ?>>, memref<?xf16, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+func.func @collectives(%n: index, %m: index) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %b = memref.alloc(%n) : memref<?xf32>
+  %h = memref.alloc(%n) : memref<?xf16>
+  %g = memref.alloc(%m) : memref<?xf16>
+  %v = memref.cast %b : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %hv = memref.cast %h : memref<?xf16> to memref<?xf16, strided<[1], offset: ?>>
+  %gv = memref.cast %g : memref<?xf16> to memref<?xf16, strided<[1], offset: ?>>
+  call @grove_rt_all_reduce_f32(%v, %c1) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> ()
+  call @grove_rt_broadcast_f32(%v, %c0) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> ()
+  call @grove_rt_all_gather_f16(%hv, %gv) : (memref<?xf16, strided<[1], offset: ?>>, memref<?xf16, strided<[1], offset: ?>>) -> ()
+  memref.dealloc %b : memref<?xf32>
+  memref.dealloc %h : memref<?xf16>
+  memref.dealloc %g : memref<?xf16>
+  return
+}
+
+// -----
+
+// Host code reading one element of device memory outside loops (a state
+// counter, an element a kernel wrote) calls the scalar read service, which
+// waits for the stream; a buffer only host code touches stays on the host.
+// CHECK-LABEL: func.func @scalar_reads
+// CHECK-SAME: (%[[STEP:.*]]: memref<i64>, %[[X:.*]]: memref<4x8xf32>, %[[I:.*]]: index)
+// CHECK: %[[HOST:.*]] = memref.alloc() : memref<2xi1>
+// CHECK: %[[V0:.*]] = memref.cast %[[STEP]] : memref<i64> to memref<i64, strided<[], offset: ?>>
+// CHECK: %[[S:.*]] = call @grove_rt_cuda_read_i64(%[[V0]]) : (memref<i64, strided<[], offset: ?>>) -> i64
+// CHECK: %[[V1:.*]] = memref.subview %[[X]][%[[I]], %{{.*}}] [1, 1] [1, 1] : memref<4x8xf32> to memref<f32, strided<[], offset: ?>>
+// CHECK: %[[E:.*]] = call @grove_rt_cuda_read_f32(%[[V1]])
+// CHECK: memref.store %{{.*}}, %[[HOST]][%{{.*}}] : memref<2xi1>
+// CHECK: memref.load %[[HOST]][%{{.*}}] : memref<2xi1>
+// CHECK: memref.dealloc %[[HOST]] : memref<2xi1>
+// CHECK-DAG: func.func private @grove_rt_cuda_read_i64(memref<i64, strided<[], offset: ?>>) -> i64 attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_cuda_read_f32(memref<f32, strided<[], offset: ?>>) -> f32 attributes {llvm.emit_c_interface}
+func.func @scalar_reads(%step: memref<i64>, %x: memref<4x8xf32>, %i: index) -> (i64, f32, i1) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %true = arith.constant true
+  %flags = memref.alloc() : memref<2xi1>
+  %s = memref.load %step[] : memref<i64>
+  %e = memref.load %x[%i, %c3] : memref<4x8xf32>
+  memref.store %true, %flags[%c0] : memref<2xi1>
+  %f = memref.load %flags[%c0] : memref<2xi1>
+  memref.dealloc %flags : memref<2xi1>
+  return %s, %e, %f : i64, f32, i1
+}

@@ -1,0 +1,534 @@
+//===- DeviceCollectives.cpp - Collectives on device memory ---------------===//
+//
+// grove_rt_cuda_{all_reduce,all_gather,broadcast}_<type>: the collective
+// services of models compiled with --target=cuda (grove-memref-to-gpu sends
+// the host services' calls here), on buffers in device memory. They run on
+// the communicator attached to the call's context through one of two
+// transports, chosen when the first device collective runs (collectively:
+// every rank reaches it at the same point of the same program):
+//  - NCCL, bootstrapped over the host communicator (rank 0's unique id is
+//    broadcast over MPI), on the context's stream;
+//  - staged: the buffer goes to host memory, through the host
+//    communicator's MPI collective, and back. Chosen when two ranks share
+//    a GPU (NCCL refuses them) or some rank cannot load NCCL;
+//    GROVE_DEVICE_COLLECTIVES=nccl|staged forces one.
+// Deadlines: NCCL communicators are made non-blocking, so a collective that
+// misses the host communicator's deadline (a dead or stalled peer) is
+// aborted with ncclCommAbort, and the host communicator fails with the same
+// message, naming the suspects: every later collective fails at once. To
+// bound it, each collective is waited for before the service returns; the
+// stream thus runs no kernel of the step beside a collective.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaContext.h"
+#include "Nccl.h"
+
+#include "Communicator.h"
+#include "Error.h"
+
+#include "grove/abi.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sched.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace grove::rt;
+using namespace grove::rt::cuda;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char *kTransportEnv = "GROVE_DEVICE_COLLECTIVES";
+constexpr const char *kSetUp = "the device collectives' set-up";
+
+/// Where a rank's GPU is; two ranks with the same one share a GPU.
+struct GpuIdentity {
+  uint64_t host;
+  int32_t domain, bus, device, unused;
+  bool operator==(const GpuIdentity &o) const {
+    return host == o.host && domain == o.domain && bus == o.bus &&
+           device == o.device;
+  }
+};
+constexpr int64_t kIdentityWords = sizeof(GpuIdentity) / sizeof(int32_t);
+
+/// Fails the current call with the host communicator's service error (it
+/// reported one when `ok` is false).
+bool hostOk(bool ok) {
+  if (ok)
+    return true;
+  std::string message;
+  grove_status status = GROVE_ERROR_PEER;
+  if (!takeServiceError(message, status))
+    message = "the host communicator failed";
+  failCurrentCall(status, message);
+  return false;
+}
+
+/// Backs off like the host communicator's wait: spin, yield, then sleep.
+void backOff(uint64_t spin) {
+  if (spin < 256)
+    return;
+  if (spin < 4096)
+    sched_yield();
+  else
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+}
+
+class CudaCollectives final : public DeviceCollectives {
+public:
+  CudaCollectives(Communicator &host, CudaDevice &device)
+      : host(host), device(device) {}
+  ~CudaCollectives() override;
+  const std::string &transport() const override { return description; }
+  int ordinal() const { return device.ordinal(); }
+
+  /// Chooses the transport and makes the NCCL communicator (collective).
+  bool init();
+  bool allReduce(CUdeviceptr data, int64_t count, WireType type,
+                 Reduction reduction, CUstream stream, const char *what);
+  bool allGather(CUdeviceptr in, CUdeviceptr out, int64_t count, WireType type,
+                 CUstream stream, const char *what);
+  bool broadcast(CUdeviceptr data, int64_t count, WireType type, int root,
+                 CUstream stream, const char *what);
+
+private:
+  bool gpuIdentity(GpuIdentity &out);
+  bool check(CUresult r, const char *what) {
+    if (r == CUDA_SUCCESS)
+      return true;
+    failCurrentCall(statusOf(r),
+                    std::string(what) + ": " + errorText(device.driver(), r));
+    return false;
+  }
+  /// Ends the host communicator too: the peers are out of step now.
+  void failBoth(grove_status status, const std::string &message) {
+    host.recordFailure(message);
+    failCurrentCall(status, message);
+  }
+  std::string rankText() const {
+    return "rank " + std::to_string(host.rank()) + " of " +
+           std::to_string(host.size()) + ": ";
+  }
+  char *stage(size_t bytes) {
+    if (staging.size() < bytes)
+      staging.resize(bytes);
+    return staging.data();
+  }
+  /// Copies `bytes` at `data` to the host once the stream's work is done.
+  bool download(CUdeviceptr data, size_t bytes, CUstream stream, char *to);
+
+  Communicator &host;
+  CudaDevice &device;
+  bool useNccl = false;
+  std::string description;
+  std::vector<char> staging;
+#if GROVE_HAVE_NCCL
+  bool initNccl();
+  /// Waits for a launched NCCL collective (`launched` is what the launch
+  /// returned) with the deadline; aborts the communicator when it passes.
+  bool complete(ncclResult_t launched, CUstream stream, const char *what,
+                uint64_t bytes);
+  ncclComm_t comm = nullptr;
+  bool aborted = false;
+#endif
+};
+
+CudaCollectives::~CudaCollectives() {
+#if GROVE_HAVE_NCCL
+  if (!comm || aborted || CudaDevice::exiting())
+    return;
+  CudaDevice::Scope scope(device);
+  // A failed peer may never answer: abort rather than wait for it.
+  if (host.failure().empty())
+    nccl().ncclCommDestroy(comm);
+  else
+    nccl().ncclCommAbort(comm);
+#endif
+}
+
+bool CudaCollectives::gpuIdentity(GpuIdentity &out) {
+  const Driver &d = device.driver();
+  out = {hostIdentity(), 0, 0, 0, 0};
+  return check(d.cuDeviceGetAttribute(&out.domain,
+                                      CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+                                      device.handle()),
+               "reading the GPU's PCI address") &&
+         check(d.cuDeviceGetAttribute(&out.bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
+                                      device.handle()),
+               "reading the GPU's PCI address") &&
+         check(d.cuDeviceGetAttribute(&out.device,
+                                      CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+                                      device.handle()),
+               "reading the GPU's PCI address");
+}
+
+bool CudaCollectives::init() {
+  const char *env = std::getenv(kTransportEnv);
+  std::string forced = env ? env : "";
+  if (!forced.empty() && forced != "nccl" && forced != "staged") {
+    failBoth(GROVE_ERROR_INVALID_ARGUMENT,
+             std::string(kTransportEnv) + "='" + forced +
+                 "': expected 'nccl' or 'staged'");
+    return false;
+  }
+  // Every rank takes part in both exchanges before any can decide.
+  GpuIdentity self;
+  if (!gpuIdentity(self))
+    return false;
+  std::vector<GpuIdentity> all(size_t(host.size()));
+  if (!hostOk(host.allGather(&self, all.data(), kIdentityWords, WireType::I32,
+                             kSetUp)))
+    return false;
+#if GROVE_HAVE_NCCL
+  const std::string &loadError = nccl().error;
+#else
+  const std::string loadError = "the runtime was built without nccl.h";
+#endif
+  int32_t cannotLoad = loadError.empty() ? 0 : 1;
+  if (!hostOk(host.allReduce(&cannotLoad, 1, WireType::I32, Reduction::Sum,
+                             kSetUp)))
+    return false;
+  std::string shared;
+  for (size_t a = 0; a < all.size() && shared.empty(); ++a)
+    for (size_t b = a + 1; b < all.size() && shared.empty(); ++b)
+      if (all[a] == all[b])
+        shared = "ranks " + std::to_string(a) + " and " + std::to_string(b) +
+                 " share a GPU, and NCCL needs one GPU a rank";
+  std::string why;
+  if (forced == "staged")
+    why = std::string(kTransportEnv) + "=staged";
+  else if (!shared.empty())
+    why = shared;
+  else if (cannotLoad)
+    why = !loadError.empty()
+              ? loadError
+              : std::to_string(cannotLoad) + " rank(s) cannot load NCCL";
+  if (!why.empty() && forced == "nccl") {
+    failBoth(GROVE_ERROR_UNSUPPORTED,
+             rankText() + kTransportEnv + "=nccl, but " + why);
+    return false;
+  }
+  if (!why.empty()) {
+    description = "staged: " + why;
+    return true;
+  }
+#if GROVE_HAVE_NCCL
+  description = "nccl";
+  useNccl = true;
+  return initNccl();
+#else
+  return false; // unreachable: cannotLoad is set above
+#endif
+}
+
+bool CudaCollectives::download(CUdeviceptr data, size_t bytes, CUstream stream,
+                               char *to) {
+  const Driver &d = device.driver();
+  return check(d.cuStreamSynchronize(stream),
+               "waiting for the step's kernels") &&
+         check(d.cuMemcpyDtoH(to, data, bytes), "copying to the host");
+}
+
+#if GROVE_HAVE_NCCL
+ncclDataType_t ncclType(WireType type) {
+  switch (type) {
+  case WireType::F32:
+    return ncclFloat32;
+  case WireType::F64:
+    return ncclFloat64;
+  case WireType::F16:
+    return ncclFloat16;
+  case WireType::BF16:
+    return ncclBfloat16;
+  case WireType::I32:
+    return ncclInt32;
+  }
+  return ncclInt8;
+}
+
+bool CudaCollectives::initNccl() {
+  const NcclApi &api = nccl();
+  // Rank 0's id, or its failure, reaches every rank: none is left waiting.
+  struct {
+    int32_t status;
+    ncclUniqueId id;
+  } root{};
+  static_assert(sizeof(root) % sizeof(int32_t) == 0, "sent as i32 words");
+  if (host.rank() == 0)
+    root.status = int32_t(api.ncclGetUniqueId(&root.id));
+  if (!hostOk(host.broadcast(&root, sizeof(root) / sizeof(int32_t),
+                             WireType::I32, 0, kSetUp)))
+    return false;
+  if (root.status != ncclSuccess) {
+    failBoth(GROVE_ERROR_INTERNAL,
+             rankText() + "NCCL on rank 0 could not make a unique id: " +
+                 ncclText(ncclResult_t(root.status)));
+    return false;
+  }
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  ncclResult_t r = api.ncclCommInitRankConfig(&comm, host.size(), root.id,
+                                              host.rank(), &config);
+  auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(host.timeoutSeconds()));
+  for (uint64_t spin = 0; r == ncclInProgress; ++spin) {
+    if (Clock::now() > deadline) {
+      api.ncclCommAbort(comm);
+      aborted = true;
+      failBoth(GROVE_ERROR_PEER,
+               rankText() + "NCCL's communicator was not made within " +
+                   std::to_string(host.timeoutSeconds()) +
+                   " s: " + host.suspects());
+      return false;
+    }
+    backOff(spin);
+    api.ncclCommGetAsyncError(comm, &r);
+  }
+  if (r != ncclSuccess) {
+    failBoth(GROVE_ERROR_PEER,
+             rankText() +
+                 "making NCCL's communicator failed: " + ncclText(r, comm));
+    return false;
+  }
+  return true;
+}
+
+bool CudaCollectives::complete(ncclResult_t launched, CUstream stream,
+                               const char *what, uint64_t bytes) {
+  const NcclApi &api = nccl();
+  const Driver &d = device.driver();
+  auto start = Clock::now();
+  auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(host.timeoutSeconds()));
+  ncclResult_t state = launched;
+  for (uint64_t spin = 0;; ++spin) {
+    // A non-blocking launch may still be queueing (ncclInProgress).
+    if (state == ncclInProgress || state == ncclSuccess)
+      api.ncclCommGetAsyncError(comm, &state);
+    if (state != ncclSuccess && state != ncclInProgress) {
+      failBoth(GROVE_ERROR_PEER,
+               rankText() + what + " failed in NCCL: " + ncclText(state, comm));
+      return false;
+    }
+    if (state == ncclSuccess) {
+      CUresult r = d.cuStreamQuery(stream);
+      if (r == CUDA_SUCCESS) {
+        host.count(bytes,
+                   std::chrono::duration<double>(Clock::now() - start).count());
+        return true;
+      }
+      if (r != CUDA_ERROR_NOT_READY)
+        return check(r, what);
+    }
+    if ((spin & 63) == 0 && Clock::now() > deadline) {
+      api.ncclCommAbort(comm);
+      aborted = true;
+      failBoth(GROVE_ERROR_PEER, rankText() + what +
+                                     " did not complete within " +
+                                     std::to_string(host.timeoutSeconds()) +
+                                     " s: " + host.suspects());
+      return false;
+    }
+    backOff(spin);
+  }
+}
+#endif // GROVE_HAVE_NCCL
+
+bool CudaCollectives::allReduce(CUdeviceptr data, int64_t count, WireType type,
+                                Reduction reduction, CUstream stream,
+                                const char *what) {
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+#if GROVE_HAVE_NCCL
+  if (useNccl)
+    return complete(
+        nccl().ncclAllReduce(
+            reinterpret_cast<void *>(data), reinterpret_cast<void *>(data),
+            size_t(count), ncclType(type),
+            reduction == Reduction::Mean ? ncclAvg : ncclSum, comm, stream),
+        stream, what, bytes);
+#endif
+  char *buffer = stage(bytes);
+  return download(data, bytes, stream, buffer) &&
+         hostOk(host.allReduce(buffer, count, type, reduction, what)) &&
+         check(device.driver().cuMemcpyHtoD(data, buffer, bytes),
+               "copying to the device");
+}
+
+bool CudaCollectives::allGather(CUdeviceptr in, CUdeviceptr out, int64_t count,
+                                WireType type, CUstream stream,
+                                const char *what) {
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+#if GROVE_HAVE_NCCL
+  if (useNccl)
+    return complete(nccl().ncclAllGather(reinterpret_cast<void *>(in),
+                                         reinterpret_cast<void *>(out),
+                                         size_t(count), ncclType(type), comm,
+                                         stream),
+                    stream, what, bytes);
+#endif
+  char *buffer = stage(bytes * size_t(host.size() + 1));
+  char *gathered = buffer + bytes;
+  return download(in, bytes, stream, buffer) &&
+         hostOk(host.allGather(buffer, gathered, count, type, what)) &&
+         check(device.driver().cuMemcpyHtoD(out, gathered,
+                                            bytes * size_t(host.size())),
+               "copying to the device");
+}
+
+bool CudaCollectives::broadcast(CUdeviceptr data, int64_t count, WireType type,
+                                int root, CUstream stream, const char *what) {
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+#if GROVE_HAVE_NCCL
+  if (useNccl)
+    return complete(nccl().ncclBroadcast(reinterpret_cast<void *>(data),
+                                         reinterpret_cast<void *>(data),
+                                         size_t(count), ncclType(type), root,
+                                         comm, stream),
+                    stream, what, host.rank() == root ? bytes : 0);
+#endif
+  char *buffer = stage(bytes);
+  return download(data, bytes, stream, buffer) &&
+         hostOk(host.broadcast(buffer, count, type, root, what)) &&
+         check(device.driver().cuMemcpyHtoD(data, buffer, bytes),
+               "copying to the device");
+}
+
+/// The device collectives of `host` on the call's GPU, made on first use.
+CudaCollectives *collectivesFor(Communicator &host, CudaContext &ctx,
+                                const char *what) {
+  // Contexts on several threads may share a communicator.
+  static std::mutex making;
+  std::lock_guard<std::mutex> hold(making);
+  std::string failed = host.failure();
+  if (!failed.empty()) {
+    failCurrentCall(GROVE_ERROR_PEER, std::string(what) +
+                                          ": the communicator failed "
+                                          "before: " +
+                                          failed);
+    return nullptr;
+  }
+  if (auto *made = static_cast<CudaCollectives *>(host.device())) {
+    if (made->ordinal() == ctx.cudaDevice().ordinal())
+      return made;
+    failCurrentCall(GROVE_ERROR_UNSUPPORTED,
+                    std::string(what) +
+                        ": the communicator serves CUDA "
+                        "device " +
+                        std::to_string(made->ordinal()) +
+                        "; a communicator serves one GPU (this call is on "
+                        "device " +
+                        std::to_string(ctx.cudaDevice().ordinal()) + ")");
+    return nullptr;
+  }
+  auto made = std::make_unique<CudaCollectives>(host, ctx.cudaDevice());
+  if (!made->init())
+    return nullptr;
+  CudaCollectives *result = made.get();
+  host.setDevice(std::move(made));
+  return result;
+}
+
+/// The call's context and the device address of a contiguous rank-1 buffer,
+/// or null when the call failed before or there is nothing to do.
+template <typename Memref>
+CudaContext *prepare(const Memref *m, const char *what, CUdeviceptr &out) {
+  CudaContext *ctx = currentCall();
+  if (!ctx || currentCallFailed())
+    return nullptr;
+  if (m->sizes[0] > 1 && m->strides[0] != 1) {
+    failCurrentCall(GROVE_ERROR_INTERNAL,
+                    std::string(what) + ": the buffer is not contiguous");
+    return nullptr;
+  }
+  out = reinterpret_cast<CUdeviceptr>(m->aligned + m->offset);
+  return ctx;
+}
+
+template <typename Memref>
+void deviceAllReduce(Memref *buffer, WireType type, int32_t reduction) {
+  const char *what = "grove.all_reduce";
+  CUdeviceptr data;
+  CudaContext *ctx = prepare(buffer, what, data);
+  Communicator *host = currentCommunicator();
+  if (!ctx || !host) // a world of one: the sum or mean is the input
+    return;
+  if (CudaCollectives *c = collectivesFor(*host, *ctx, what))
+    c->allReduce(data, buffer->sizes[0], type, Reduction(reduction),
+                 ctx->stream(), what);
+}
+
+template <typename Memref>
+void deviceAllGather(const Memref *in, Memref *out, WireType type) {
+  const char *what = "grove.all_gather";
+  CUdeviceptr from, to;
+  CudaContext *ctx = prepare(in, what, from);
+  if (!ctx || !prepare(out, what, to))
+    return;
+  Communicator *host = currentCommunicator();
+  int world = host ? host->size() : 1;
+  if (out->sizes[0] != in->sizes[0] * world) {
+    failCurrentCall(GROVE_ERROR_INTERNAL,
+                    std::string(what) + ": the result buffer does not hold "
+                                        "one input per rank");
+    return;
+  }
+  size_t bytes = size_t(in->sizes[0]) * wireTypeBytes(type);
+  if (!host) {
+    checkCurrentCall(*ctx,
+                     ctx->cudaDevice().driver().cuMemcpyAsync(to, from, bytes,
+                                                              ctx->stream()),
+                     std::string(what) + ": copying");
+    return;
+  }
+  if (CudaCollectives *c = collectivesFor(*host, *ctx, what))
+    c->allGather(from, to, in->sizes[0], type, ctx->stream(), what);
+}
+
+template <typename Memref>
+void deviceBroadcast(Memref *buffer, WireType type, int32_t root) {
+  const char *what = "grove.broadcast";
+  CUdeviceptr data;
+  CudaContext *ctx = prepare(buffer, what, data);
+  Communicator *host = currentCommunicator();
+  if (!ctx || !host)
+    return;
+  if (root < 0 || root >= host->size()) {
+    failCurrentCall(GROVE_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": root " + std::to_string(root) +
+                        " is not a rank of " + std::to_string(host->size()));
+    return;
+  }
+  if (CudaCollectives *c = collectivesFor(*host, *ctx, what))
+    c->broadcast(data, buffer->sizes[0], type, root, ctx->stream(), what);
+}
+
+} // namespace
+
+#define GROVE_CUDA_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                   \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_all_reduce_##SUFFIX(    \
+      MEMREF *buffer, int32_t reduction) {                                     \
+    deviceAllReduce(buffer, TYPE, reduction);                                  \
+  }                                                                            \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_all_gather_##SUFFIX(    \
+      const MEMREF *in, MEMREF *out) {                                         \
+    deviceAllGather(in, out, TYPE);                                            \
+  }                                                                            \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_broadcast_##SUFFIX(     \
+      MEMREF *buffer, int32_t root) {                                          \
+    deviceBroadcast(buffer, TYPE, root);                                       \
+  }
+GROVE_CUDA_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)
+GROVE_CUDA_COLLECTIVE_SERVICES(f64, grove_memref_f64_1, WireType::F64)
+GROVE_CUDA_COLLECTIVE_SERVICES(f16, grove_memref_u16_1, WireType::F16)
+GROVE_CUDA_COLLECTIVE_SERVICES(bf16, grove_memref_u16_1, WireType::BF16)
+GROVE_CUDA_COLLECTIVE_SERVICES(i32, grove_memref_i32_1, WireType::I32)
+#undef GROVE_CUDA_COLLECTIVE_SERVICES
