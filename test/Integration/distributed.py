@@ -15,6 +15,8 @@
 #    collectives computed; compared with numpy transcriptions of the
 #    algorithms (grove_dist.py's block draw): 1e-5 relative. GRBS at 1/32
 #    moves at most 1/32 of the dense bytes;
+#  * skip_nonfinite with top-k + EF: a NaN on one rank skips the step on
+#    all and never enters that rank's residual (numpy model, 1e-5);
 #  * faults: a rank killed (SIGKILL) or stopped (SIGSTOP) mid-training makes
 #    every other rank's step fail with GROVE_ERROR_PEER naming it, within
 #    the communicator's timeout + 10 s; their next step fails at once with
@@ -287,6 +289,49 @@ def check_compressor(workdir, kind, ranks, feedback, steps=5, size=1000,
           f"{steps} steps; {payload} of {size * 4} dense bytes a step")
 
 
+def check_nonfinite_residual(workdir, ranks=2, steps=5, size=1000, ratio=32):
+    """With skip_nonfinite, a NaN in one rank's gradient skips that step on
+    every rank (top-k sends it: NaN ranks first) and stays out of its
+    error-feedback residual, so the later steps are taken."""
+    sgd = ("grove.sgd [{names}] ({grads}) {{lr = 1.0 : f64, "
+           "skip_nonfinite}} : {types}")
+    build(linear(sgd, [str(size)]), "nonfinite",
+          ["--data-parallel", "--compressor=topk", f"--compress-ratio={ratio}",
+           "--compress-error=feedback"], workdir)
+    p0 = R.standard_normal(size).astype(np.float32)
+    x = R.standard_normal((steps, ranks, size)).astype(np.float32)
+    x[2, ranks - 1, 7] = np.nan
+    reads = ["p0", "collectives.bucket0.residual", "sgd.skipped"]
+    results, out, _, _ = run_ranks(workdir, "train", "nonfinite", ranks,
+                                   steps, [x], {"p0": p0}, reads)
+    assert len(results) == ranks, out
+    p, residual = p0.astype(np.float64), np.zeros((ranks, size))
+    k = grbs_block(size, ratio)
+    for s in range(steps):
+        e = x[s].astype(np.float64) + residual
+        local = np.zeros_like(e)
+        for r in range(ranks):
+            magnitude = np.where(np.isnan(e[r]), np.inf, np.abs(e[r]))
+            top = np.argsort(-magnitude, kind="stable")[:k]
+            local[r, top] = e[r, top]
+        averaged = local.mean(axis=0)
+        if np.isfinite(averaged).all():
+            p = p - averaged
+        for r in range(ranks):
+            if np.isfinite(e[r]).all():
+                residual[r] = e[r] - local[r]
+    for r, res in results.items():
+        assert_close(res["p_p0"], p, rtol=1e-5, atol=1e-5,
+                     what=f"nonfinite p rank {r}")
+        assert_close(res["p_collectives.bucket0.residual"], residual[r],
+                     rtol=1e-5, atol=1e-5, what=f"nonfinite residual rank {r}")
+        assert float(res["p_sgd.skipped"]) == 1.0, res["p_sgd.skipped"]
+    print(f"skip_nonfinite + top-k EF, {ranks} ranks: a NaN on rank "
+          f"{ranks - 1} at step 2 skips that step everywhere and stays out of "
+          f"its residual; params and residuals equal numpy's over {steps} "
+          "steps")
+
+
 def random_uniform(shape, seed, stream):
     """grove.random_uniform (GroveCollectiveOps.td)."""
     from grove_dist import splitmix64
@@ -513,6 +558,7 @@ def main():
     check_dense(workdir, 2)
     check_dense(workdir, 4)
     check_grbs_feedback(workdir, 3)
+    check_nonfinite_residual(workdir)
     check_compressor(workdir, "fp16", 2, feedback=False)
     check_compressor(workdir, "bf16", 2, feedback=True)
     check_compressor(workdir, "topk", 3, feedback=True)

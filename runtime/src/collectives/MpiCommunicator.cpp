@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Communicator.h"
+#include "HalfFloat.h"
 
 #include "Error.h"
 
@@ -59,72 +60,10 @@ std::string processState(int64_t pid) {
   return "";
 }
 
-/// Sums 16-bit floats in f32: MPI has no half type.
-float halfToFloat(uint16_t h, bool bf16) {
-  uint32_t bits;
-  if (bf16) {
-    bits = uint32_t(h) << 16;
-  } else {
-    uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
-             mant = h & 0x3ff;
-    if (exp == 0x1f)
-      bits = sign | 0x7f800000 | (mant << 13);
-    else if (exp == 0 && mant == 0)
-      bits = sign;
-    else if (exp == 0) { // subnormal: normalise
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    } else
-      bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
-uint16_t floatToHalf(float f, bool bf16) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof(x));
-  if (bf16) {
-    if ((x & 0x7fffffff) > 0x7f800000)
-      return uint16_t((x >> 16) | 0x40);                   // quiet NaN
-    return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16); // nearest even
-  }
-  uint32_t sign = (x >> 16) & 0x8000;
-  int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff)
-    return uint16_t(sign | 0x7c00 | (mant ? 0x200 : 0));
-  if (exp >= 0x1f)
-    return uint16_t(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10)
-      return uint16_t(sign);
-    mant |= 0x800000;
-    uint32_t shift = uint32_t(14 - exp);
-    uint32_t half = mant >> shift, rest = mant & ((1u << shift) - 1),
-             mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1)))
-      ++half;
-    return uint16_t(sign | half);
-  }
-  uint32_t half = sign | (uint32_t(exp) << 10) | (mant >> 13);
-  uint32_t rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-    ++half; // may carry into the exponent, which is the right rounding
-  return uint16_t(half);
-}
-
 template <bool BF16>
 void sumHalves(void *in, void *inout, int *len, MPI_Datatype *) {
-  auto *a = static_cast<const uint16_t *>(in);
-  auto *b = static_cast<uint16_t *>(inout);
-  for (int i = 0; i < *len; ++i)
-    b[i] = floatToHalf(halfToFloat(a[i], BF16) + halfToFloat(b[i], BF16), BF16);
+  addHalves(static_cast<const uint16_t *>(in), static_cast<uint16_t *>(inout),
+            *len, BF16);
 }
 
 /// data *= factor, elementwise (a mean after a sum).
@@ -139,12 +78,10 @@ void scale(void *data, int64_t count, WireType type, double factor) {
       *p *= factor;
     break;
   case WireType::F16:
-  case WireType::BF16: {
-    bool bf16 = type == WireType::BF16;
-    for (auto *p = static_cast<uint16_t *>(data), *e = p + count; p != e; ++p)
-      *p = floatToHalf(float(halfToFloat(*p, bf16) * factor), bf16);
+  case WireType::BF16:
+    scaleHalves(static_cast<uint16_t *>(data), count, factor,
+                type == WireType::BF16);
     break;
-  }
   case WireType::I32:
     for (auto *p = static_cast<int32_t *>(data), *e = p + count; p != e; ++p)
       *p = int32_t(*p * factor);

@@ -253,6 +253,8 @@ Compressed Builder::compress(const Config &config, int64_t ratio, Value e,
         ReshapeOp::create(b, loc, packed, ArrayRef<int64_t>{1, words}), scale);
     return {averaged, own};
   }
+  case Compressor::PowerSGD:
+    break; // the caller's powerSGD() compresses (ratio 1 returned above)
   }
   llvm_unreachable("unknown compressor");
 }
@@ -428,6 +430,23 @@ FailureOr<Value> InsertCollectivesPass::counterOf(func::FuncOp fn,
   return t;
 }
 
+/// The residual error feedback keeps: `next` (e minus what was sent). With
+/// skip_nonfinite a non-finite gradient on this rank (in `e`) would stay
+/// in the residual and skip every later step, so the previous residual
+/// `r` is kept instead; the step itself is skipped or, where the
+/// compressor sent none of the non-finite elements, taken without them.
+Value nextResidual(OpBuilder &b, Location loc, OptimizerOpInterface opt,
+                   Value e, Value r, Value next) {
+  if (!opt.getSkipNonfinite())
+    return next;
+  GroveArith a{b, loc};
+  // e * 0 is NaN exactly where e is NaN or infinite; step(1 + NaN) is 0.
+  Value poison = ReduceSumOp::create(b, loc, a.mul(e, a.scalar(e, 0.0)),
+                                     ArrayRef<int64_t>{0});
+  Value ok = a.step(a.add(poison, a.scalar(poison, 1.0)));
+  return SelectOp::create(b, loc, ok, next, r);
+}
+
 LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
                                                       const Config &config) {
   Operation *op = opt.getOperation();
@@ -495,14 +514,14 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
     } else {
       unsigned stream = nextStream++;
       std::string residualName;
-      Value e = flat;
+      Value e = flat, r;
       if (config.error == ErrorMode::Feedback) {
         residualName =
             ("collectives.bucket" + Twine(stream) + ".residual").str();
         auto type = cast<RankedTensorType>(flat.getType());
         if (failed(declareState(getOperation(), op, residualName, type, 0.0)))
           return failure();
-        Value r = GetParamOp::create(
+        r = GetParamOp::create(
             b, op->getLoc(), type,
             FlatSymbolRefAttr::get(&getContext(), residualName));
         e = AddOp::create(b, op->getLoc(), flat, r);
@@ -522,9 +541,11 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
       }
       sent = c.averaged;
       if (!residualName.empty())
-        SetParamOp::create(b, op->getLoc(),
-                           FlatSymbolRefAttr::get(&getContext(), residualName),
-                           SubOp::create(b, op->getLoc(), e, c.local));
+        SetParamOp::create(
+            b, op->getLoc(),
+            FlatSymbolRefAttr::get(&getContext(), residualName),
+            nextResidual(b, op->getLoc(), opt, e, r,
+                         SubOp::create(b, op->getLoc(), e, c.local)));
     }
     for (auto [i, piece] : llvm::zip(bucket, build.split(sent, sizes)))
       averaged[i] = build.reshapeLike(piece, ordered[i].getType());
