@@ -1,5 +1,6 @@
 // RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=1 world-size=4 bucket-bytes=1048576 batch-size=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SLOW
 // RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=100 world-size=4 bucket-bytes=1048576 batch-size=256" 2>&1 | FileCheck %s --check-prefix=FAST
+// RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=100 world-size=4 bucket-bytes=1048576 batch-size=256" 2>/dev/null | FileCheck %s --check-prefix=FASTSTATE
 // RUN: grove-opt %s --grove-insert-collectives="compressor=topk error=feedback ratio=auto network-gbps=1 world-size=8 bucket-bytes=1048576 batch-size=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOPK
 // RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=1 world-size=8 bucket-bytes=1048576 batch-size=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRBS8
 
@@ -27,6 +28,11 @@ func.func @step(%x: tensor<?x512xf32>) {
 // FAST: remark: grove-insert-collectives: bucket 0 (1 gradients, 1048576 bytes, 4 ranks at 100 Gbps): 2.684 ms of backward to overlap; dense all-reduce 0.246 ms; sends it dense
 // FAST: remark: grove-insert-collectives: bucket 1 (1 gradients, 1048576 bytes, 4 ranks at 100 Gbps): 0.000 ms of backward to overlap; dense all-reduce 0.246 ms; sends grbs 1/16 in 0.128 ms (none fits in the backward: within 10% of the fastest)
 // FAST: grove.all_reduce mean %{{.*}} : tensor<262144xf32>
+// The dense bucket keeps no error-feedback residual; the compressed one
+// does (residuals are numbered by compressed bucket).
+// FASTSTATE: grove.param @collectives.bucket0.residual : tensor<262144xf32>
+// FASTSTATE-NOT: .residual
+// FASTSTATE: func.func
 
 // Top-k gathers from every rank, so its time grows with the ranks: over 8
 // ranks at 1 Gbps the smallest ratio that fits is 1/128, where GRBS's

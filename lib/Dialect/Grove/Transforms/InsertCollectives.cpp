@@ -509,7 +509,9 @@ LogicalResult InsertCollectivesPass::averageGradients(OptimizerOpInterface opt,
     }
     Value flat = build.concat(flats);
     Value sent;
-    if (config.compressor == Compressor::None) {
+    // A bucket the cost model leaves dense sends all of e: it needs no
+    // residual (e - e = 0), nor the state and arithmetic of one.
+    if (config.compressor == Compressor::None || ratio == 1) {
       sent = build.mean(flat);
     } else {
       unsigned stream = nextStream++;
