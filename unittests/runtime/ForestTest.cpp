@@ -71,8 +71,9 @@ void expectValidSchedule(const Forest &f, ScheduleMode mode,
     ASSERT_EQ(edge, nextEdge);
     ASSERT_EQ(edge, s.childStart[size_t(first)]);
     ASSERT_EQ(edge + edges, s.childStart[size_t(first + count)]);
-    if (mode == ScheduleMode::Nodes)
+    if (mode == ScheduleMode::Nodes) {
       ASSERT_EQ(count, 1);
+    }
     for (int32_t p = first; p < first + count; ++p) {
       int32_t node = s.order[size_t(p)];
       int32_t arity = f.offsets[node + 1] - f.offsets[node];

@@ -141,35 +141,49 @@ bool isTwinHostOperand(func::CallOp call, unsigned i) {
   });
 }
 
+/// Calls `visit` on every use of `buffer` and of its host-side views
+/// (through ViewLikeOpInterface), until one returns false; returns whether
+/// all returned true.
+bool allBufferUses(Value buffer, function_ref<bool(OpOperand &)> visit) {
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == v && !inKernel(user)) {
+        for (Value r : user->getResults())
+          if (isa<BaseMemRefType>(r.getType()))
+            worklist.push_back(r);
+        continue;
+      }
+      if (!visit(use))
+        return false;
+    }
+  }
+  return true;
+}
+
 /// A host buffer may only be viewed, read and written by host code, passed
 /// to a twin as a host operand and freed: a kernel, a library call or a
 /// copy would treat it as device memory.
 LogicalResult checkHostBufferUses(const HostBuffers &host) {
   for (Operation *alloc : host) {
-    SmallVector<Value> worklist = {alloc->getResult(0)};
-    while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      for (OpOperand &use : v.getUses()) {
-        Operation *user = use.getOwner();
-        auto view = dyn_cast<ViewLikeOpInterface>(user);
-        if (view && view.getViewSource() == v) {
-          for (Value r : user->getResults())
-            if (isa<BaseMemRefType>(r.getType()))
-              worklist.push_back(r);
-          continue;
-        }
-        auto call = dyn_cast<func::CallOp>(user);
-        if (isa<memref::DeallocOp, memref::DimOp>(user) ||
-            (isa<memref::LoadOp, memref::StoreOp>(user) && !inKernel(user)) ||
-            (call && isTwinHostOperand(call, use.getOperandNumber())))
-          continue;
-        InFlightDiagnostic diag = user->emitOpError(
-            "uses a buffer that must stay in host memory (a device twin's "
-            "host operand) as device memory");
-        diag.attachNote(alloc->getLoc()) << "the host buffer";
-        return failure();
-      }
-    }
+    bool ok = allBufferUses(alloc->getResult(0), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      auto call = dyn_cast<func::CallOp>(user);
+      if (isa<memref::DeallocOp, memref::DimOp>(user) ||
+          (isa<memref::LoadOp, memref::StoreOp>(user) && !inKernel(user)) ||
+          (call && isTwinHostOperand(call, use.getOperandNumber())))
+        return true;
+      InFlightDiagnostic diag = user->emitOpError(
+          "uses a buffer that must stay in host memory (a device twin's "
+          "host operand) as device memory");
+      diag.attachNote(alloc->getLoc()) << "the host buffer";
+      return false;
+    });
+    if (!ok)
+      return failure();
   }
   return success();
 }
@@ -252,32 +266,20 @@ void addHostOnlyBuffers(ModuleOp module, HostBuffers &host) {
   module.walk([&](memref::AllocOp alloc) {
     if (inKernel(alloc) || host.contains(alloc))
       return;
-    SmallVector<Value> worklist = {alloc.getResult()};
     bool accessed = false;
-    while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      for (OpOperand &use : v.getUses()) {
-        Operation *user = use.getOwner();
-        if (inKernel(user))
-          return;
-        auto view = dyn_cast<ViewLikeOpInterface>(user);
-        if (view && view.getViewSource() == v) {
-          for (Value r : user->getResults())
-            if (isa<BaseMemRefType>(r.getType()))
-              worklist.push_back(r);
-          continue;
-        }
-        auto call = dyn_cast<func::CallOp>(user);
-        if (isa<memref::DeallocOp, memref::DimOp>(user))
-          continue;
-        if (!isa<memref::LoadOp, memref::StoreOp>(user) &&
-            !(call && isHostHelper(module, call.getCallee())))
-          return;
-        accessed = true;
-      }
-    }
+    bool hostOnly = allBufferUses(alloc.getResult(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (inKernel(user))
+        return false;
+      if (isa<memref::DeallocOp, memref::DimOp>(user))
+        return true;
+      auto call = dyn_cast<func::CallOp>(user);
+      accessed = true;
+      return isa<memref::LoadOp, memref::StoreOp>(user) ||
+             (call && isHostHelper(module, call.getCallee()));
+    });
     // A buffer nothing reads or writes stays where buffers go by default.
-    if (accessed)
+    if (hostOnly && accessed)
       host.insert(alloc);
   });
 }
