@@ -36,6 +36,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.splitFullReductions = false;
+  policy.overlapCollectives = false;
   return policy;
 }
 
@@ -154,6 +155,10 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
   addTreesPhase(pm, options);
   addABIPhase(pm, options, policy);
   addLinalgPhase(pm, options, policy);
+  // Last on tensors: nothing after it reorders the ops it places.
+  if (options.dataParallel && options.overlapCollectives &&
+      policy.overlapCollectives)
+    pm.addNestedPass<func::FuncOp>(createGroveOverlapCollectives());
   addBufferizePhase(pm);
 }
 

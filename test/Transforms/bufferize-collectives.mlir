@@ -64,7 +64,30 @@ func.func @topk(%x: tensor<40xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
   return %v, %i : tensor<4xf32>, tensor<4xi32>
 }
 
+// A started all-reduce reads its operand, which the runtime copies (the
+// buffer may be reused at once), and returns the runtime's i64 handle; the
+// wait writes the result into a new buffer.
+// CHECK-LABEL: func.func @started
+// CHECK-SAME: (%[[X:.*]]: memref<2x4xf32
+// CHECK: %[[F:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<2x4xf32> into memref<8xf32>
+// CHECK: %[[C:.*]] = memref.cast %[[F]]
+// CHECK: %[[H:.*]] = call @grove_rt_all_reduce_start_f32(%[[C]], %{{.*}}) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> i64
+// CHECK: %[[R:.*]] = builtin.unrealized_conversion_cast %[[H]] : i64 to !grove.all_reduce_request
+// CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<2x4xf32>
+// CHECK: %[[H2:.*]] = builtin.unrealized_conversion_cast %[[R]] : !grove.all_reduce_request to i64
+// CHECK: call @grove_rt_all_reduce_wait_f32(%[[H2]], %{{.*}}) : (i64, memref<?xf32, strided<[1], offset: ?>>) -> ()
+// CHECK: return %[[OUT]]
+func.func @started(%x: tensor<2x4xf32> {bufferization.writable = false})
+    -> tensor<2x4xf32> {
+  %r = grove.all_reduce_start mean %x : tensor<2x4xf32>
+  %w = grove.all_reduce_wait %r : tensor<2x4xf32>
+  return %w : tensor<2x4xf32>
+}
+
 // The services, declared once each.
 // CHECK-DAG: func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_all_gather_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_world_size() -> i64
+// CHECK-DAG: func.func private @grove_rt_all_reduce_start_f32(memref<?xf32, strided<[1], offset: ?>>, i32) -> i64 attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_all_reduce_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+

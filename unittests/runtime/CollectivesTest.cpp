@@ -44,6 +44,42 @@ TEST(Collectives, WorldOfOneLeavesDataAsItIs) {
   EXPECT_FALSE(takeServiceError(message, status)) << message;
 }
 
+TEST(Collectives, StartedAllReduceOwnsACopyInAWorldOfOne) {
+  clearServiceError();
+  std::vector<float> x = {1, 2, 3}, want = x;
+  grove_memref_f32_1 m = view(x);
+  int64_t first = _mlir_ciface_grove_rt_all_reduce_start_f32(&m, /*mean=*/1);
+  x.assign({7, 8, 9}); // the caller may reuse its buffer at once
+  int64_t second = _mlir_ciface_grove_rt_all_reduce_start_f32(&m, 0);
+  ASSERT_NE(first, 0);
+  ASSERT_NE(second, 0);
+  std::vector<float> a(3, -1), b(3, -1);
+  grove_memref_f32_1 ma = view(a), mb = view(b);
+  // Waited for out of order: each handle keeps its own data.
+  _mlir_ciface_grove_rt_all_reduce_wait_f32(second, &mb);
+  _mlir_ciface_grove_rt_all_reduce_wait_f32(first, &ma);
+  EXPECT_EQ(a, want);
+  EXPECT_EQ(b, std::vector<float>({7, 8, 9}));
+  std::string message;
+  grove_status status;
+  EXPECT_FALSE(takeServiceError(message, status)) << message;
+}
+
+TEST(Collectives, WaitIntoAnotherSizeIsAServiceError) {
+  clearServiceError();
+  std::vector<float> x = {1, 2, 3}, out(2);
+  grove_memref_f32_1 m = view(x), o = view(out);
+  int64_t handle = _mlir_ciface_grove_rt_all_reduce_start_f32(&m, 1);
+  _mlir_ciface_grove_rt_all_reduce_wait_f32(handle, &o);
+  std::string message;
+  grove_status status;
+  ASSERT_TRUE(takeServiceError(message, status));
+  EXPECT_EQ(status, GROVE_ERROR_INTERNAL);
+  EXPECT_NE(message.find("does not match the started all-reduce"),
+            std::string::npos)
+      << message;
+}
+
 TEST(Collectives, GatherIntoTheWrongSizeIsAServiceError) {
   clearServiceError();
   std::vector<float> x = {1, 2}, out(3);

@@ -202,13 +202,24 @@ int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
  * r's `in` at r * size(in) of `out`, which holds world-size inputs;
  * broadcast overwrites every rank's buffer with `root`'s. A peer that fails
  * or misses the communicator's deadline fails the current call with
- * GROVE_ERROR_PEER (the buffers then hold anything). */
+ * GROVE_ERROR_PEER (the buffers then hold anything).
+ *
+ * all_reduce_start copies `buffer` (which the caller may then reuse) and
+ * starts its all-reduce, returning a handle for all_reduce_wait, which
+ * blocks until it is done and writes the result to `buffer` (of the same
+ * size and type); every handle must be waited for once. Collectives run in
+ * the order they are called, started ones included. A start that fails
+ * returns 0, which the wait ignores. */
 #define GROVE_COLLECTIVE_DECL(SUFFIX, MEMREF)                                  \
   void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(MEMREF *buffer,               \
                                                  int32_t reduction);           \
   void _mlir_ciface_grove_rt_all_gather_##SUFFIX(const MEMREF *in,             \
                                                  MEMREF *out);                 \
-  void _mlir_ciface_grove_rt_broadcast_##SUFFIX(MEMREF *buffer, int32_t root);
+  void _mlir_ciface_grove_rt_broadcast_##SUFFIX(MEMREF *buffer, int32_t root); \
+  int64_t _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(                     \
+      const MEMREF *buffer, int32_t reduction);                                \
+  void _mlir_ciface_grove_rt_all_reduce_wait_##SUFFIX(int64_t handle,          \
+                                                      MEMREF *buffer);
 GROVE_COLLECTIVE_DECL(f32, grove_memref_f32_1)
 GROVE_COLLECTIVE_DECL(f64, grove_memref_f64_1)
 GROVE_COLLECTIVE_DECL(f16, grove_memref_u16_1)

@@ -75,6 +75,43 @@ void Communicator::count(uint64_t bytes, double waited) {
   totals.waitSeconds += waited;
 }
 
+PendingAllReduce::PendingAllReduce(const void *from, int64_t count,
+                                   WireType type, Reduction reduction)
+    : bytes(static_cast<const char *>(from),
+            static_cast<const char *>(from) + count * wireTypeBytes(type)),
+      elements(count), wireType(type), kind(reduction) {}
+
+void PendingAllReduce::finish(bool ok, std::string error, grove_status status) {
+  {
+    std::lock_guard<std::mutex> hold(lock);
+    done = true;
+    succeeded = ok;
+    failure = std::move(error);
+    failureStatus = status;
+  }
+  ready.notify_all();
+}
+
+bool PendingAllReduce::wait() {
+  std::unique_lock<std::mutex> hold(lock);
+  // Bounded: the transport finishes every collective by its deadline.
+  ready.wait(hold, [&] { return done; });
+  if (!succeeded)
+    reportServiceError(failure.c_str(), failureStatus);
+  return succeeded;
+}
+
+void Communicator::startAllReduce(std::shared_ptr<PendingAllReduce> pending,
+                                  const char *what) {
+  bool ok = allReduce(pending->data(), pending->count(), pending->type(),
+                      pending->reduction(), what);
+  std::string message;
+  grove_status status = GROVE_ERROR_PEER;
+  if (!ok)
+    takeServiceError(message, status);
+  pending->finish(ok, std::move(message), status);
+}
+
 namespace {
 
 /// What a context keeps for its collectives: the communicator it was given.
@@ -164,6 +201,48 @@ void allReduceService(Memref *buffer, WireType type, int32_t reduction) {
                   "grove.all_reduce");
 }
 
+/// The handle grove_rt_all_reduce_start_* returns: the pending all-reduce,
+/// owned by the handle until the wait takes it. 0 is no handle (the start
+/// failed and said why).
+using PendingHandle = std::shared_ptr<PendingAllReduce>;
+
+template <typename Memref>
+int64_t allReduceStartService(const Memref *buffer, WireType type,
+                              int32_t reduction) {
+  const char *what = "grove.all_reduce_start";
+  const void *data = contiguous(buffer, what);
+  if (!data)
+    return 0;
+  auto pending = std::make_shared<PendingAllReduce>(data, buffer->sizes[0],
+                                                    type, Reduction(reduction));
+  if (Communicator *comm = currentCommunicator())
+    comm->startAllReduce(pending, what);
+  else
+    pending->finish(true); // a world of one: the data is its own mean
+  return reinterpret_cast<int64_t>(new PendingHandle(std::move(pending)));
+}
+
+template <typename Memref>
+void allReduceWaitService(int64_t handle, Memref *buffer, WireType type) {
+  const char *what = "grove.all_reduce_wait";
+  if (!handle)
+    return;
+  std::unique_ptr<PendingHandle> owned(
+      reinterpret_cast<PendingHandle *>(handle));
+  PendingAllReduce &pending = **owned;
+  void *data = contiguous(buffer, what);
+  if (!pending.wait() || !data)
+    return;
+  if (pending.type() != type || pending.count() != buffer->sizes[0]) {
+    reportServiceError("grove.all_reduce_wait: the result buffer does not "
+                       "match the started all-reduce",
+                       GROVE_ERROR_INTERNAL);
+    return;
+  }
+  std::memcpy(data, pending.data(),
+              size_t(pending.count()) * wireTypeBytes(type));
+}
+
 template <typename Memref>
 void allGatherService(const Memref *in, Memref *out, WireType type) {
   Communicator *comm = currentCommunicator();
@@ -224,6 +303,15 @@ Communicator *grove::rt::currentCommunicator() {
   extern "C" GROVE_API void _mlir_ciface_grove_rt_broadcast_##SUFFIX(          \
       MEMREF *buffer, int32_t root) {                                          \
     broadcastService(buffer, TYPE, root);                                      \
+  }                                                                            \
+  extern "C" GROVE_API int64_t                                                 \
+      _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(const MEMREF *buffer,    \
+                                                      int32_t reduction) {     \
+    return allReduceStartService(buffer, TYPE, reduction);                     \
+  }                                                                            \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_wait_##SUFFIX(    \
+      int64_t handle, MEMREF *buffer) {                                        \
+    allReduceWaitService(handle, buffer, TYPE);                                \
   }
 GROVE_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)
 GROVE_COLLECTIVE_SERVICES(f64, grove_memref_f64_1, WireType::F64)

@@ -1,5 +1,4 @@
-//===- Communicator.h - Collectives with a deadline --------------*- C++
-//-*-===//
+//===- Communicator.h - Collectives with a deadline -------------*- C++ -*-===//
 //
 // A grove_comm: a duplicate of an MPI communicator whose collectives all run
 // as non-blocking MPI operations waited on with a deadline. Debian's Open MPI
@@ -8,7 +7,9 @@
 // this host whose processes have exited or stopped, and every later
 // collective fails at once with the same message. The app gets a status; the
 // job is not aborted (mpirun must run with --enable-recovery, which keeps the
-// survivors alive when a rank dies; docs/distributed.md).
+// survivors alive when a rank dies; docs/distributed.md). An all-reduce may
+// also be started by one call and waited for later, so that it moves while
+// the caller computes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_COMMUNICATOR_H
@@ -16,6 +17,7 @@
 
 #include "grove/runtime.h"
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -53,6 +55,38 @@ public:
   virtual const std::string &transport() const = 0;
 };
 
+/// An all-reduce started by one call and waited for by a later one
+/// (grove.all_reduce_start and grove.all_reduce_wait): a copy of this
+/// rank's data, reduced in place while the caller computes. The caller
+/// may reuse its own buffer as soon as the start returns.
+class PendingAllReduce {
+public:
+  PendingAllReduce(const void *from, int64_t count, WireType type,
+                   Reduction reduction);
+  char *data() { return bytes.data(); }
+  int64_t count() const { return elements; }
+  WireType type() const { return wireType; }
+  Reduction reduction() const { return kind; }
+
+  /// Records the outcome (failed with `error` when !ok) and wakes waiters.
+  void finish(bool ok, std::string error = {},
+              grove_status status = GROVE_ERROR_PEER);
+  /// Blocks until finish(); false with the failure reported as a service
+  /// error on this thread.
+  bool wait();
+
+private:
+  std::vector<char> bytes;
+  int64_t elements;
+  WireType wireType;
+  Reduction kind;
+  std::mutex lock;
+  std::condition_variable ready;
+  bool done = false, succeeded = false;
+  std::string failure;
+  grove_status failureStatus = GROVE_ERROR_PEER;
+};
+
 class Communicator {
 public:
   virtual ~Communicator() = default;
@@ -69,6 +103,11 @@ public:
   virtual bool broadcast(void *data, int64_t count, WireType type, int root,
                          const char *what) = 0;
   virtual bool barrier(const char *what) = 0;
+  /// Runs `pending`'s all-reduce, finishing it. Transports that can return
+  /// first and run it in the background (in order with every other
+  /// collective) do; the default runs it here.
+  virtual void startAllReduce(std::shared_ptr<PendingAllReduce> pending,
+                              const char *what);
 
   /// The failure that ended this communicator, or empty.
   std::string failure() const;

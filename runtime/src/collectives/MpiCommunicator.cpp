@@ -5,6 +5,12 @@
 // microseconds), then yields, then sleeps: ranks oversubscribed on few cores
 // must not starve the peer they wait for.
 //
+// The collectives run on one worker thread per communicator, in the order
+// they are called: a started all-reduce then moves while its caller
+// computes (Open MPI's non-blocking collectives only advance inside MPI
+// calls, which the worker's tests make), and the collectives called after
+// it queue behind it, so every rank issues them in one order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Communicator.h"
@@ -19,11 +25,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <sched.h>
 #include <sstream>
@@ -90,7 +99,8 @@ void scale(void *data, int64_t count, WireType type, double factor) {
 }
 
 /// MPI_THREAD_SERIALIZED is a promise of the whole process: every MPI call
-/// the runtime makes, on any communicator, holds this lock.
+/// the runtime makes, on any communicator, holds this lock (one call at a
+/// time, so that two communicators' collectives interleave).
 std::mutex &mpiLock() {
   static std::mutex lock;
   return lock;
@@ -100,6 +110,60 @@ std::mutex &mpiLock() {
 /// finalizes MPI when the last of them goes (under mpiLock).
 int liveCommunicators = 0;
 bool runtimeOwnsMpi = false;
+
+/// One thread that runs tasks in the order they are posted; it drains the
+/// queue before it stops.
+class Worker {
+public:
+  Worker() : thread([this] { run(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> hold(lock);
+      stopping = true;
+    }
+    wake.notify_one();
+    thread.join();
+  }
+  void post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> hold(lock);
+      tasks.push_back(std::move(task));
+    }
+    wake.notify_one();
+  }
+  bool isCurrent() const {
+    return std::this_thread::get_id() == thread.get_id();
+  }
+
+private:
+  void run() {
+    std::unique_lock<std::mutex> hold(lock);
+    for (;;) {
+      wake.wait(hold, [&] { return stopping || !tasks.empty(); });
+      if (tasks.empty())
+        return;
+      std::function<void()> task = std::move(tasks.front());
+      tasks.pop_front();
+      hold.unlock();
+      task();
+      hold.lock();
+    }
+  }
+
+  std::mutex lock;
+  std::condition_variable wake;
+  std::deque<std::function<void()>> tasks;
+  bool stopping = false;
+  std::thread thread; // last: it starts once the rest is built
+};
+
+/// What a collective run on the worker left: its result and, on failure,
+/// the service error it reported there (errors are per thread).
+struct Outcome {
+  bool ok = true;
+  std::string message;
+  grove_status status = GROVE_ERROR_PEER;
+};
 
 class MpiCommunicator final : public Communicator {
 public:
@@ -122,9 +186,28 @@ public:
   bool broadcast(void *data, int64_t count, WireType type, int root,
                  const char *what) override;
   bool barrier(const char *what) override;
+  void startAllReduce(std::shared_ptr<PendingAllReduce> pending,
+                      const char *what) override;
   std::string suspects() const override;
+  /// Starts the worker; collectives run there from now on.
+  void startWorker() { worker = std::make_unique<Worker>(); }
 
 private:
+  /// Runs `collective` on the worker, after every collective called before
+  /// it, and waits for it; its failure is reported on this thread too.
+  bool onWorker(const std::function<bool()> &collective);
+  static Outcome outcomeOf(bool ok);
+  bool allReduceNow(void *data, int64_t count, WireType type,
+                    Reduction reduction, const char *what);
+  bool allGatherNow(const void *in, void *out, int64_t count, WireType type,
+                    const char *what);
+  bool broadcastNow(void *data, int64_t count, WireType type, int root,
+                    const char *what);
+  bool barrierNow(const char *what);
+  /// The all-reduce of a started one, in its own copy.
+  bool allReduceStarted(const std::shared_ptr<PendingAllReduce> &pending,
+                        const char *what);
+
   bool usable(const char *what);
   /// Waits for `request` until the deadline. A missed deadline leaves the
   /// request in MPI's hands: the buffers it uses must then stay allocated
@@ -146,10 +229,14 @@ private:
   PeerId self{};
   std::vector<char> staging;
   MPI_Op halfSum = MPI_OP_NULL, bf16Sum = MPI_OP_NULL;
+  std::unique_ptr<Worker> worker;
 };
 
 MpiCommunicator::~MpiCommunicator() {
   releaseDevice();
+  // Collectives still queued run (or fail at once, on a failed
+  // communicator) before MPI objects go.
+  worker.reset();
   std::lock_guard<std::mutex> hold(mpiLock());
   --liveCommunicators;
   int finalized = 0;
@@ -180,25 +267,33 @@ char *MpiCommunicator::stage(size_t bytes) {
 }
 
 bool MpiCommunicator::duplicate(MPI_Comm from) {
-  MPI_Comm_rank(from, &rankIndex);
-  MPI_Comm_size(from, &worldSize);
   MPI_Request request;
-  int rc = MPI_Comm_idup(from, &comm, &request);
+  int rc;
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    MPI_Comm_rank(from, &rankIndex);
+    MPI_Comm_size(from, &worldSize);
+    rc = MPI_Comm_idup(from, &comm, &request);
+  }
   return wait(request, rc, "the communicator's creation", 0,
               /*counted=*/false);
 }
 
 bool MpiCommunicator::init(std::string &error) {
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(comm, &rankIndex);
-  MPI_Comm_size(comm, &worldSize);
-  MPI_Op_create(&sumHalves<false>, /*commute=*/1, &halfSum);
-  MPI_Op_create(&sumHalves<true>, /*commute=*/1, &bf16Sum);
-  self = {int64_t(getpid()), hostIdentity()};
-  peers.resize(size_t(worldSize));
   MPI_Request request;
-  int rc = MPI_Iallgather(&self, sizeof(PeerId), MPI_BYTE, peers.data(),
-                          sizeof(PeerId), MPI_BYTE, comm, &request);
+  int rc;
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm, &rankIndex);
+    MPI_Comm_size(comm, &worldSize);
+    MPI_Op_create(&sumHalves<false>, /*commute=*/1, &halfSum);
+    MPI_Op_create(&sumHalves<true>, /*commute=*/1, &bf16Sum);
+    self = {int64_t(getpid()), hostIdentity()};
+    peers.resize(size_t(worldSize));
+    rc = MPI_Iallgather(&self, sizeof(PeerId), MPI_BYTE, peers.data(),
+                        sizeof(PeerId), MPI_BYTE, comm, &request);
+  }
   if (!wait(request, rc, "the exchange of peer identities", 0,
             /*counted=*/false)) {
     error = failure();
@@ -286,7 +381,10 @@ bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
                               std::chrono::duration<double>(timeout));
   int rc = posted, done = 0;
   for (uint64_t spin = 0; rc == MPI_SUCCESS; ++spin) {
-    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    {
+      std::lock_guard<std::mutex> hold(mpiLock());
+      rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    }
     if (rc != MPI_SUCCESS || done)
       break;
     if (spin < 256)
@@ -309,7 +407,10 @@ bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
-    MPI_Error_string(rc, text, &length);
+    {
+      std::lock_guard<std::mutex> hold(mpiLock());
+      MPI_Error_string(rc, text, &length);
+    }
     message << " failed in MPI (" << text << "): ";
   } else {
     message << " did not complete within " << timeout << " s: ";
@@ -326,16 +427,70 @@ bool MpiCommunicator::inPlace(
   char *buffer = stage(bytes);
   std::memcpy(buffer, data, bytes);
   MPI_Request request;
-  int rc = post(buffer, &request);
+  int rc;
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    rc = post(buffer, &request);
+  }
   if (!wait(request, rc, what, counted))
     return false;
   std::memcpy(data, buffer, bytes);
   return true;
 }
 
+Outcome MpiCommunicator::outcomeOf(bool ok) {
+  Outcome outcome;
+  outcome.ok = ok;
+  if (!ok && !takeServiceError(outcome.message, outcome.status))
+    outcome.message = "failed";
+  return outcome;
+}
+
+bool MpiCommunicator::onWorker(const std::function<bool()> &collective) {
+  if (!worker || worker->isCurrent())
+    return collective();
+  std::promise<Outcome> promise;
+  std::future<Outcome> result = promise.get_future();
+  worker->post([&] { promise.set_value(outcomeOf(collective())); });
+  // Bounded: the worker finishes every collective by its deadline.
+  Outcome outcome = result.get();
+  if (!outcome.ok)
+    reportServiceError(outcome.message.c_str(), outcome.status);
+  return outcome.ok;
+}
+
 bool MpiCommunicator::allReduce(void *data, int64_t count, WireType type,
                                 Reduction reduction, const char *what) {
-  std::lock_guard<std::mutex> hold(mpiLock());
+  return onWorker(
+      [&] { return allReduceNow(data, count, type, reduction, what); });
+}
+
+bool MpiCommunicator::allGather(const void *in, void *out, int64_t count,
+                                WireType type, const char *what) {
+  return onWorker([&] { return allGatherNow(in, out, count, type, what); });
+}
+
+bool MpiCommunicator::broadcast(void *data, int64_t count, WireType type,
+                                int root, const char *what) {
+  return onWorker([&] { return broadcastNow(data, count, type, root, what); });
+}
+
+bool MpiCommunicator::barrier(const char *what) {
+  return onWorker([&] { return barrierNow(what); });
+}
+
+void MpiCommunicator::startAllReduce(std::shared_ptr<PendingAllReduce> pending,
+                                     const char *what) {
+  if (!worker)
+    return Communicator::startAllReduce(std::move(pending), what);
+  worker->post([this, pending, what] {
+    Outcome outcome = outcomeOf(allReduceStarted(pending, what));
+    pending->finish(outcome.ok, std::move(outcome.message), outcome.status);
+  });
+}
+
+bool MpiCommunicator::allReduceNow(void *data, int64_t count, WireType type,
+                                   Reduction reduction, const char *what) {
   if (!usable(what) || !checkCount(count, what))
     return false;
   size_t bytes = size_t(count) * wireTypeBytes(type);
@@ -349,9 +504,33 @@ bool MpiCommunicator::allReduce(void *data, int64_t count, WireType type,
   return true;
 }
 
-bool MpiCommunicator::allGather(const void *in, void *out, int64_t count,
-                                WireType type, const char *what) {
-  std::lock_guard<std::mutex> hold(mpiLock());
+bool MpiCommunicator::allReduceStarted(
+    const std::shared_ptr<PendingAllReduce> &pending, const char *what) {
+  int64_t count = pending->count();
+  WireType type = pending->type();
+  if (!usable(what) || !checkCount(count, what))
+    return false;
+  // In the pending copy itself (no staging): on a missed deadline MPI may
+  // still write there, so the copy is then leaked, as staging is.
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+  MPI_Request request;
+  int rc;
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    rc = MPI_Iallreduce(MPI_IN_PLACE, pending->data(), int(count),
+                        datatype(type), sumOp(type), comm, &request);
+  }
+  if (!wait(request, rc, what, bytes)) {
+    new std::shared_ptr<PendingAllReduce>(pending);
+    return false;
+  }
+  if (pending->reduction() == Reduction::Mean)
+    scale(pending->data(), count, type, 1.0 / worldSize);
+  return true;
+}
+
+bool MpiCommunicator::allGatherNow(const void *in, void *out, int64_t count,
+                                   WireType type, const char *what) {
   if (!usable(what) || !checkCount(count, what) ||
       !checkCount(count * worldSize, what))
     return false;
@@ -359,17 +538,20 @@ bool MpiCommunicator::allGather(const void *in, void *out, int64_t count,
   char *buffer = stage(bytes * size_t(worldSize + 1));
   std::memcpy(buffer, in, bytes);
   MPI_Request request;
-  int rc = MPI_Iallgather(buffer, int(count), datatype(type), buffer + bytes,
-                          int(count), datatype(type), comm, &request);
+  int rc;
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    rc = MPI_Iallgather(buffer, int(count), datatype(type), buffer + bytes,
+                        int(count), datatype(type), comm, &request);
+  }
   if (!wait(request, rc, what, bytes))
     return false;
   std::memcpy(out, buffer + bytes, bytes * size_t(worldSize));
   return true;
 }
 
-bool MpiCommunicator::broadcast(void *data, int64_t count, WireType type,
-                                int root, const char *what) {
-  std::lock_guard<std::mutex> hold(mpiLock());
+bool MpiCommunicator::broadcastNow(void *data, int64_t count, WireType type,
+                                   int root, const char *what) {
   if (!usable(what) || !checkCount(count, what))
     return false;
   size_t bytes = size_t(count) * wireTypeBytes(type);
@@ -380,12 +562,15 @@ bool MpiCommunicator::broadcast(void *data, int64_t count, WireType type,
                  });
 }
 
-bool MpiCommunicator::barrier(const char *what) {
-  std::lock_guard<std::mutex> hold(mpiLock());
+bool MpiCommunicator::barrierNow(const char *what) {
   if (!usable(what))
     return false;
   MPI_Request request;
-  int rc = MPI_Ibarrier(comm, &request);
+  int rc;
+  {
+    std::lock_guard<std::mutex> hold(mpiLock());
+    rc = MPI_Ibarrier(comm, &request);
+  }
   return wait(request, rc, what, 0);
 }
 
@@ -396,15 +581,13 @@ grove_status create(MPI_Comm from, const grove_comm_options &options,
   auto impl =
       std::make_unique<MpiCommunicator>(MPI_COMM_NULL, options.timeout_seconds);
   std::string error;
-  {
-    std::lock_guard<std::mutex> hold(mpiLock());
-    if (!impl->duplicate(from) || !impl->init(error)) {
-      if (error.empty())
-        error = impl->failure();
-      clearServiceError();
-      return fail(GROVE_ERROR_PEER, "grove_comm_create: " + error);
-    }
+  if (!impl->duplicate(from) || !impl->init(error)) {
+    if (error.empty())
+      error = impl->failure();
+    clearServiceError();
+    return fail(GROVE_ERROR_PEER, "grove_comm_create: " + error);
   }
+  impl->startWorker();
   *out = new grove_comm{std::move(impl)};
   return GROVE_OK;
 }

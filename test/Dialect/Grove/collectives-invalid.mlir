@@ -120,3 +120,58 @@ func.func @indices_count(%t: tensor<i64>) {
   %i = grove.random_indices %t {seed = 0, stream = 0, extent = 30} : (tensor<i64>) -> tensor<40xi32>
   return
 }
+
+// -----
+
+func.func @start_unwaited(%x: tensor<4xf32>) {
+  // expected-error @+1 {{request must be used by exactly one grove.all_reduce_wait}}
+  %r = grove.all_reduce_start mean %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @start_waited_twice(%x: tensor<4xf32>) {
+  // expected-error @+1 {{request must be used by exactly one grove.all_reduce_wait}}
+  %r = grove.all_reduce_start mean %x : tensor<4xf32>
+  %a = grove.all_reduce_wait %r : tensor<4xf32>
+  %b = grove.all_reduce_wait %r : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @start_waited_elsewhere(%x: tensor<4xf32>, %c: i1) {
+  // expected-error @+1 {{request must be waited for in its own block}}
+  %r = grove.all_reduce_start mean %x : tensor<4xf32>
+  scf.if %c {
+    %a = grove.all_reduce_wait %r : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @wait_type(%x: tensor<4xf32>) {
+  %r = grove.all_reduce_start mean %x : tensor<4xf32>
+  // expected-error @+1 {{result type 'tensor<4xf64>' differs from the started input's 'tensor<4xf32>'}}
+  %a = grove.all_reduce_wait %r : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @wait_dynamic(%x: tensor<?xf32>) {
+  %r = grove.all_reduce_start mean %x : tensor<?xf32>
+  // expected-error @+1 {{result must have a static shape, got 'tensor<?xf32>'}}
+  %a = grove.all_reduce_wait %r : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @wait_argument(%r: !grove.all_reduce_request) {
+  // expected-error @+1 {{request must come from a grove.all_reduce_start}}
+  %a = grove.all_reduce_wait %r : tensor<4xf32>
+  return
+}

@@ -39,6 +39,22 @@ func.func @kept(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %c : tensor<8xf32>
 }
 
+// A started all-reduce and its wait; the canonicalizer keeps both, even
+// with the result unused.
+// CHECK-LABEL: func.func @started
+// CHECK: %[[R:.*]] = grove.all_reduce_start sum %{{.*}} : tensor<4x8xbf16>
+// CHECK: grove.all_gather
+// CHECK: grove.all_reduce_wait %[[R]] : tensor<4x8xbf16>
+// KEPT-LABEL: func.func @started
+// KEPT: grove.all_reduce_start
+// KEPT: grove.all_reduce_wait
+func.func @started(%x: tensor<4x8xbf16>, %y: tensor<8xf32>) -> tensor<?x8xf32> {
+  %r = grove.all_reduce_start sum %x : tensor<4x8xbf16>
+  %g = grove.all_gather %y : (tensor<8xf32>) -> tensor<?x8xf32>
+  %w = grove.all_reduce_wait %r : tensor<4x8xbf16>
+  return %g : tensor<?x8xf32>
+}
+
 // The compressors' primitives.
 // CHECK-LABEL: func.func @compressors
 // CHECK: grove.top_k %{{.*}} {k = 4 : i64} : tensor<40xf32> -> (tensor<4xf32>, tensor<4xi32>)

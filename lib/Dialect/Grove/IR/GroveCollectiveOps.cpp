@@ -1,8 +1,8 @@
-//===- GroveCollectiveOps.cpp - Verifiers of the collective ops
-//------------===//
+//===- GroveCollectiveOps.cpp - Verifiers of the collective ops -----------===//
 //
-// grove.all_gather's stacked result and grove.random_block's draw
-// (GroveCollectiveOps.td). The other collectives keep their operand's type.
+// grove.all_gather's stacked result, the pairing of a started all-reduce
+// with its wait, and grove.random_block's draw (GroveCollectiveOps.td). The
+// other collectives keep their operand's type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,30 @@
 
 using namespace mlir;
 using namespace mlir::grove;
+
+LogicalResult AllReduceStartOp::verify() {
+  Value request = getRequest();
+  if (!request.hasOneUse() ||
+      !isa<AllReduceWaitOp>(*request.getUsers().begin()))
+    return emitOpError("request must be used by exactly one "
+                       "grove.all_reduce_wait");
+  if (request.getUsers().begin()->getBlock() != (*this)->getBlock())
+    return emitOpError("request must be waited for in its own block");
+  return success();
+}
+
+LogicalResult AllReduceWaitOp::verify() {
+  AllReduceStartOp start = getStart();
+  if (!start)
+    return emitOpError("request must come from a grove.all_reduce_start");
+  if (start.getInput().getType() != getType())
+    return emitOpError("result type ")
+           << getType() << " differs from the started input's "
+           << start.getInput().getType();
+  if (!getType().hasStaticShape())
+    return emitOpError("result must have a static shape, got ") << getType();
+  return success();
+}
 
 LogicalResult AllGatherOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());

@@ -6,12 +6,17 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::grove;
 
 #include "grove/Dialect/Grove/IR/GroveOpsDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "grove/Dialect/Grove/IR/GroveOpsTypes.cpp.inc"
 
 #include "grove/Dialect/Grove/IR/GroveInterfaces.cpp.inc"
 
@@ -33,6 +38,10 @@ void GroveDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "grove/Dialect/Grove/IR/GroveOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "grove/Dialect/Grove/IR/GroveOpsTypes.cpp.inc"
       >();
   addInterfaces<GroveInlinerInterface>();
 }

@@ -261,29 +261,33 @@ MemRefType getServiceFlatType(Type element) {
       StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}));
 }
 
-/// Calls collective service `grove_rt_<base>_<suffix>` with `memrefs` (cast
-/// to the fully dynamic rank-1 type) and `scalars`.
-LogicalResult callCollective(RewriterBase &rewriter, Operation *op,
-                             StringRef base, ValueRange memrefs,
-                             ValueRange scalars) {
+/// Calls collective service `grove_rt_<base>_<suffix>` with `scalars`
+/// first, then `memrefs` (cast to the fully dynamic rank-1 type) and
+/// `trailing` scalars; the suffix is the first memref's element type.
+FailureOr<func::CallOp> callCollective(RewriterBase &rewriter, Operation *op,
+                                       StringRef base, ValueRange leading,
+                                       ValueRange memrefs, ValueRange trailing,
+                                       TypeRange results = {}) {
   MLIRContext *ctx = op->getContext();
   Type element = cast<MemRefType>(memrefs.front().getType()).getElementType();
   MemRefType flat = getServiceFlatType(element);
-  SmallVector<Type> inputs(memrefs.size(), flat);
-  for (Value v : scalars)
-    inputs.push_back(v.getType());
+  SmallVector<Value> args(leading);
+  for (Value m : memrefs)
+    args.push_back(memref::CastOp::create(rewriter, op->getLoc(), flat, m));
+  args.append(trailing.begin(), trailing.end());
   FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
       op->getParentOfType<ModuleOp>(),
       ("grove_rt_" + base + "_" + collectiveSuffix(element)).str(),
-      FunctionType::get(ctx, inputs, {}));
+      FunctionType::get(ctx, ValueRange(args).getTypes(), results));
   if (failed(fn))
     return failure();
-  SmallVector<Value> args;
-  for (Value m : memrefs)
-    args.push_back(memref::CastOp::create(rewriter, op->getLoc(), flat, m));
-  args.append(scalars.begin(), scalars.end());
-  func::CallOp::create(rewriter, op->getLoc(), *fn, args);
-  return success();
+  return func::CallOp::create(rewriter, op->getLoc(), *fn, args);
+}
+
+/// The reduction kind as the services take it (an i32).
+Value reductionCode(RewriterBase &rewriter, Location loc, ReductionKind kind) {
+  return arith::ConstantIntOp::create(rewriter, loc, static_cast<int64_t>(kind),
+                                      32);
 }
 
 /// grove.all_reduce and grove.broadcast: in place on their operand's buffer
@@ -322,18 +326,97 @@ struct InPlaceCollectiveInterface
     StringRef base;
     if (auto reduce = dyn_cast<AllReduceOp>(op)) {
       base = "all_reduce";
-      scalar = arith::ConstantIntOp::create(
-          rewriter, loc, static_cast<int64_t>(reduce.getKind()), 32);
+      scalar = reductionCode(rewriter, loc, reduce.getKind());
     } else {
       base = "broadcast";
       scalar = arith::ConstantIntOp::create(
           rewriter, loc, cast<BroadcastOp>(op).getRoot(), 32);
     }
-    if (failed(callCollective(rewriter, op, base, *flat, scalar)))
+    if (failed(callCollective(rewriter, op, base, {}, *flat, scalar)))
       return failure();
     if (copy && failed(options.createMemCpy(rewriter, loc, copy, *buffer)))
       return failure();
     replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
+
+/// grove.all_reduce_start reads its operand, which the runtime copies, so
+/// the buffer is free for reuse once the start returns; the request
+/// becomes the runtime's i64 handle.
+struct AllReduceStartOpInterface
+    : BufferizableOpInterface::ExternalModel<AllReduceStartOpInterface,
+                                             AllReduceStartOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto start = cast<AllReduceStartOp>(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> buffer =
+        getBuffer(rewriter, start.getInput(), options, state);
+    if (failed(buffer))
+      return failure();
+    Value unused;
+    FailureOr<Value> flat =
+        flatContiguous(rewriter, loc, *buffer, options, unused);
+    if (failed(flat))
+      return failure();
+    FailureOr<func::CallOp> call = callCollective(
+        rewriter, op, "all_reduce_start", {}, *flat,
+        reductionCode(rewriter, loc, start.getKind()), rewriter.getI64Type());
+    if (failed(call))
+      return failure();
+    // The wait, bufferized later, casts the handle back.
+    replaceOpWithNewBufferizedOp<UnrealizedConversionCastOp>(
+        rewriter, op, start.getType(), call->getResult(0));
+    return success();
+  }
+};
+
+/// grove.all_reduce_wait writes the result into a new buffer (of a static
+/// shape: the start, bufferized before it, no longer has the sizes).
+struct AllReduceWaitOpInterface
+    : BufferizableOpInterface::ExternalModel<AllReduceWaitOpInterface,
+                                             AllReduceWaitOp> {
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto wait = cast<AllReduceWaitOp>(op);
+    Location loc = op->getLoc();
+    // Static (the verifier's rule): the start is already bufferized.
+    auto type = cast<RankedTensorType>(wait.getType());
+    FailureOr<Value> out = options.createAlloc(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        {});
+    if (failed(out))
+      return failure();
+    Value unused;
+    FailureOr<Value> flat =
+        flatContiguous(rewriter, loc, *out, options, unused);
+    if (failed(flat))
+      return failure();
+    Value handle = UnrealizedConversionCastOp::create(
+                       rewriter, loc, rewriter.getI64Type(), wait.getRequest())
+                       .getResult(0);
+    if (failed(
+            callCollective(rewriter, op, "all_reduce_wait", handle, *flat, {})))
+      return failure();
+    replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
   }
 };
@@ -379,7 +462,7 @@ struct AllGatherOpInterface
     FailureOr<Value> flatOut =
         flatContiguous(rewriter, loc, *out, options, unused);
     if (failed(flatIn) || failed(flatOut) ||
-        failed(callCollective(rewriter, op, "all_gather",
+        failed(callCollective(rewriter, op, "all_gather", {},
                               ValueRange{*flatIn, *flatOut}, {})))
       return failure();
     replaceOpWithBufferizedValues(rewriter, op, *out);
@@ -449,6 +532,8 @@ void mlir::grove::registerBufferizableOpInterfaceExternalModels(
     AllReduceOp::attachInterface<InPlaceCollectiveInterface<AllReduceOp>>(*ctx);
     BroadcastOp::attachInterface<InPlaceCollectiveInterface<BroadcastOp>>(*ctx);
     AllGatherOp::attachInterface<AllGatherOpInterface>(*ctx);
+    AllReduceStartOp::attachInterface<AllReduceStartOpInterface>(*ctx);
+    AllReduceWaitOp::attachInterface<AllReduceWaitOpInterface>(*ctx);
     TopKOp::attachInterface<TopKOpInterface>(*ctx);
   });
 }

@@ -25,6 +25,7 @@ def Grove_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
+  let useDefaultTypePrinterParser = 1;
   // The grove.* discardable attributes (ABIAttrs.h) are declared here:
   // argument and result roles at the ABI, and the ABI passes' records.
   let hasOperationAttrVerify = 1;

@@ -47,6 +47,54 @@ def Grove_AllReduceOp : Grove_CollectiveOp<"all_reduce",
   let assemblyFormat = "$kind $input attr-dict `:` type($result)";
 }
 
+def Grove_AllReduceRequest : TypeDef<Grove_Dialect, "AllReduceRequest"> {
+  let mnemonic = "all_reduce_request";
+  let summary = "an all-reduce in flight";
+  let description = [{
+    What grove.all_reduce_start returns and grove.all_reduce_wait takes:
+    the handle of an all-reduce that moves while the code between them
+    runs. It lowers to the runtime's i64 handle (abi.h).
+  }];
+}
+
+def Grove_AllReduceStartOp : Grove_CollectiveOp<"all_reduce_start"> {
+  let summary = "starts an all-reduce that a later grove.all_reduce_wait ends";
+  let description = [{
+    The first half of grove.all_reduce, split by grove-overlap-collectives
+    so that the ops between the start and the wait run while the ranks
+    exchange: the start takes a copy of `input` and returns at once. Every
+    request must reach exactly one grove.all_reduce_wait in its block.
+
+    ```mlir
+    %r = grove.all_reduce_start mean %grad : tensor<4096xf32>
+    // ... the backward of the layers below ...
+    %g = grove.all_reduce_wait %r : tensor<4096xf32>
+    ```
+  }];
+  let arguments = (ins Grove_CommTensor:$input, Grove_ReductionKind:$kind);
+  let results = (outs Grove_AllReduceRequest:$request);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Grove_AllReduceWaitOp : Grove_CollectiveOp<"all_reduce_wait"> {
+  let summary = "waits for a started all-reduce and returns its result";
+  let description = [{
+    The result has the type of the start's input (the request's only
+    use), a static shape (a bucket's).
+  }];
+  let arguments = (ins Grove_AllReduceRequest:$request);
+  let results = (outs Grove_CommTensor:$result);
+  let assemblyFormat = "$request attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The op that started the all-reduce.
+    AllReduceStartOp getStart() {
+      return getRequest().getDefiningOp<AllReduceStartOp>();
+    }
+  }];
+}
+
 def Grove_AllGatherOp : Grove_CollectiveOp<"all_gather"> {
   let summary = "every rank's tensor, stacked in rank order";
   let description = [{

@@ -116,6 +116,9 @@ LogicalResult verifyOptimizerSymbols(OptimizerOpInterface op,
                                      SymbolTableCollection &table);
 } // namespace mlir::grove
 
+#define GET_TYPEDEF_CLASSES
+#include "grove/Dialect/Grove/IR/GroveOpsTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "grove/Dialect/Grove/IR/GroveOps.h.inc"
 

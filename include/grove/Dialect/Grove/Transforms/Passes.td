@@ -221,6 +221,29 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
                            "arith::ArithDialect", "scf::SCFDialect"];
 }
 
+def GroveOverlapCollectives
+    : Pass<"grove-overlap-collectives", "func::FuncOp"> {
+  let summary = "splits all-reduces into a start and a wait, the wait late";
+  let description = [{
+    Each statically shaped `grove.all_reduce` becomes a
+    `grove.all_reduce_start` where it was and a `grove.all_reduce_wait`
+    just before the first op of its block that needs the result, so that
+    the ranks exchange while the ops in between run (the runtime moves
+    started all-reduces on a communication thread; docs/distributed.md).
+    To make room, the side-effect-free ops that depend on the result are
+    first moved down to their own first users: a bucket's split and reshape
+    wait with the optimizer step that reads them, while the backward of the
+    layers below runs. They never move past an op that writes memory other
+    than a collective (a state write may end what they read). An
+    all-reduce whose result is needed by the next op stays as it is.
+
+    grove-insert-collectives places each bucket's all-reduce right after
+    its last gradient; the host pipelines run this pass just before
+    bufferization (grovec --overlap-collectives, default true).
+  }];
+  let dependentDialects = ["grove::GroveDialect"];
+}
+
 def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
   let summary = "runs grove.tree_fold's cell once per group of nodes";
   let description = [{

@@ -1,0 +1,155 @@
+//===- OverlapCollectives.cpp - Start all-reduces early, wait late --------===//
+//
+// grove.all_reduce -> grove.all_reduce_start + grove.all_reduce_wait, with
+// the wait as late in the block as the result allows (Passes.td). Moving
+// side-effect-free ops later never changes what they compute: their
+// operands still dominate them, and they still dominate their users.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEOVERLAPCOLLECTIVES
+#include "grove/Dialect/Grove/Transforms/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+
+/// Ops the pure users of a collective's result may move past: other
+/// collectives (they touch only their own buffers and the wire).
+bool isCollective(Operation *op) {
+  return isa<AllReduceOp, AllReduceStartOp, AllReduceWaitOp, AllGatherOp,
+             BroadcastOp, WorldSizeOp, WorldRankOp>(op);
+}
+
+/// Whether `op`, or an op nested in it, may write memory (unknown ops may).
+/// Allocations and reads do not stop ops from moving past.
+bool mayWrite(Operation *op) {
+  // A new tensor: declares no effects, writes nothing anything reads.
+  if (isa<bufferization::AllocTensorOp>(op))
+    return false;
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        if (mayWrite(&nested))
+          return true;
+    if (!isa<MemoryEffectOpInterface>(op))
+      return false;
+  }
+  return mightHaveEffect<MemoryEffects::Write>(op);
+}
+
+/// The first op of `block` that uses a result of `op`, or contains one
+/// that does; null when none does.
+Operation *firstUserInBlock(Operation *op, Block *block) {
+  Operation *first = nullptr;
+  for (Operation *user : op->getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (ancestor && (!first || ancestor->isBeforeInBlock(first)))
+      first = ancestor;
+  }
+  return first;
+}
+
+/// The ops of `reduce`'s block after it that depend on its result, in
+/// block order.
+llvm::SetVector<Operation *> dependentOps(AllReduceOp reduce) {
+  Block *block = reduce->getBlock();
+  llvm::SetVector<Operation *> slice;
+  slice.insert(reduce);
+  for (Operation *op = reduce->getNextNode(); op; op = op->getNextNode()) {
+    bool depends = false;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && slice.contains(block->findAncestorOpInBlock(*def)))
+          depends = true;
+      }
+    });
+    if (depends)
+      slice.insert(op);
+  }
+  slice.remove(reduce);
+  return slice;
+}
+
+/// Moves each side-effect-free op that depends on `reduce`'s result down
+/// to its first user, stopping at any op that may write memory and is not
+/// a collective. The last ones move first, so that earlier ones follow them.
+void sinkDependentOps(AllReduceOp reduce) {
+  Block *block = reduce->getBlock();
+  llvm::SetVector<Operation *> slice = dependentOps(reduce);
+  for (Operation *op : llvm::reverse(slice)) {
+    if (!isMemoryEffectFree(op))
+      continue;
+    Operation *limit = firstUserInBlock(op, block);
+    Operation *target = op;
+    for (Operation *next = op->getNextNode();
+         next && next != limit && !next->hasTrait<OpTrait::IsTerminator>();
+         next = next->getNextNode()) {
+      if (mayWrite(next) && !isCollective(next))
+        break;
+      target = next;
+    }
+    if (target != op)
+      op->moveAfter(target);
+  }
+}
+
+/// Whether `op` computes something worth overlapping: a grove or linalg
+/// op, or one with a body (reshapes, slices, constants and collectives are
+/// not).
+bool doesWork(Operation *op) {
+  // A collective's wire time is not hidden: the runtime runs them in order.
+  if (op->hasTrait<OpTrait::ConstantLike>() || isa<ReshapeOp, SliceOp>(op) ||
+      isCollective(op))
+    return false;
+  return op->getNumRegions() > 0 || isa<linalg::LinalgOp>(op) ||
+         isa<GroveDialect>(op->getDialect());
+}
+
+/// Splits `reduce` when work runs between it and its first user.
+void overlap(AllReduceOp reduce) {
+  Block *block = reduce->getBlock();
+  sinkDependentOps(reduce);
+  Operation *first = firstUserInBlock(reduce, block);
+  if (!first)
+    first = block->getTerminator();
+  if (!first || llvm::none_of(llvm::make_range(std::next(reduce->getIterator()),
+                                               first->getIterator()),
+                              [](Operation &op) { return doesWork(&op); }))
+    return;
+  OpBuilder builder(reduce);
+  auto start = AllReduceStartOp::create(builder, reduce.getLoc(),
+                                        reduce.getInput(), reduce.getKind());
+  builder.setInsertionPoint(first);
+  auto wait = AllReduceWaitOp::create(builder, reduce.getLoc(),
+                                      reduce.getType(), start);
+  reduce.replaceAllUsesWith(wait.getResult());
+  reduce.erase();
+}
+
+struct OverlapCollectivesPass
+    : grove::impl::GroveOverlapCollectivesBase<OverlapCollectivesPass> {
+  void runOnOperation() override {
+    SmallVector<AllReduceOp> reduces;
+    getOperation().walk([&](AllReduceOp reduce) {
+      if (cast<RankedTensorType>(reduce.getType()).hasStaticShape())
+        reduces.push_back(reduce);
+    });
+    for (AllReduceOp reduce : reduces)
+      overlap(reduce);
+  }
+};
+
+} // namespace
