@@ -27,43 +27,51 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 NETNS = ROOT / "scripts" / "netns.sh"
 RANK = ROOT / "bench" / "dist" / "train_rank.py"
-RANKS, LR, EVERY = 4, 1e-3, 10
+RANKS, LR, EVERY, HIDDEN = 4, 1e-3, 10, 1024
 
 
-def source(name, optimizer):
+def source(name, optimizer, hidden_layers=1):
+    """The digits MLP 64-1024-...-1024-10 with `hidden_layers` 1024x1024
+    layers (the wide MLP has one), and its train step with `optimizer`."""
+    dims = [64] + [HIDDEN] * (hidden_layers + 1) + [10]
+    layers = [(f"fc{i + 1}", dims[i + 1], dims[i])
+              for i in range(len(dims) - 1)]
+    params = "\n".join(
+        f"  grove.param @{n}.weight : tensor<{o}x{i}xf32>\n"
+        f"  grove.param @{n}.bias : tensor<{o}xf32>" for n, o, i in layers)
+    body, x = [], "%x"
+    for k, (n, o, i) in enumerate(layers):
+        body += [
+            f"    %w{k} = grove.get_param @{n}.weight : tensor<{o}x{i}xf32>",
+            f"    %b{k} = grove.get_param @{n}.bias : tensor<{o}xf32>",
+            f"    %h{k} = grove.matmul {x}, %w{k} {{transpose_rhs}} : "
+            f"(tensor<?x{i}xf32>, tensor<{o}x{i}xf32>) -> tensor<?x{o}xf32>",
+            f"    %c{k} = grove.add %h{k}, %b{k} : (tensor<?x{o}xf32>, "
+            f"tensor<{o}xf32>) -> tensor<?x{o}xf32>"]
+        x = f"%c{k}"
+        if k + 1 < len(layers):
+            body.append(f"    %a{k} = grove.relu %c{k} : tensor<?x{o}xf32>")
+            x = f"%a{k}"
+    names = ", ".join(f"@{n}.{p}" for n, _, _ in layers
+                      for p in ("weight", "bias"))
+    types = ", ".join(f"tensor<{o}x{i}xf32>, tensor<{o}xf32>"
+                      for _, o, i in layers)
+    grads = ", ".join(f"%g#{k}" for k in range(2 * len(layers)))
     return f"""
 module @{name} {{
-  grove.param @fc1.weight : tensor<1024x64xf32>
-  grove.param @fc1.bias : tensor<1024xf32>
-  grove.param @fc2.weight : tensor<1024x1024xf32>
-  grove.param @fc2.bias : tensor<1024xf32>
-  grove.param @fc3.weight : tensor<10x1024xf32>
-  grove.param @fc3.bias : tensor<10xf32>
+{params}
   func.func @forward(%x: tensor<?x64xf32>) -> tensor<?x10xf32> {{
-    %w1 = grove.get_param @fc1.weight : tensor<1024x64xf32>
-    %b1 = grove.get_param @fc1.bias : tensor<1024xf32>
-    %w2 = grove.get_param @fc2.weight : tensor<1024x1024xf32>
-    %b2 = grove.get_param @fc2.bias : tensor<1024xf32>
-    %w3 = grove.get_param @fc3.weight : tensor<10x1024xf32>
-    %b3 = grove.get_param @fc3.bias : tensor<10xf32>
-    %h1 = grove.matmul %x, %w1 {{transpose_rhs}} : (tensor<?x64xf32>, tensor<1024x64xf32>) -> tensor<?x1024xf32>
-    %c1 = grove.add %h1, %b1 : (tensor<?x1024xf32>, tensor<1024xf32>) -> tensor<?x1024xf32>
-    %a1 = grove.relu %c1 : tensor<?x1024xf32>
-    %h2 = grove.matmul %a1, %w2 {{transpose_rhs}} : (tensor<?x1024xf32>, tensor<1024x1024xf32>) -> tensor<?x1024xf32>
-    %c2 = grove.add %h2, %b2 : (tensor<?x1024xf32>, tensor<1024xf32>) -> tensor<?x1024xf32>
-    %a2 = grove.relu %c2 : tensor<?x1024xf32>
-    %h3 = grove.matmul %a2, %w3 {{transpose_rhs}} : (tensor<?x1024xf32>, tensor<10x1024xf32>) -> tensor<?x10xf32>
-    %z = grove.add %h3, %b3 : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
-    return %z : tensor<?x10xf32>
+{chr(10).join(body)}
+    return {x} : tensor<?x10xf32>
   }}
   func.func @train_step(%x: tensor<?x64xf32>, %y: tensor<?xi32>) -> tensor<f32> {{
-    %loss, %g:6 = grove.value_and_grad [@fc1.weight, @fc1.bias, @fc2.weight, @fc2.bias, @fc3.weight, @fc3.bias] {{
+    %loss, %g:{2 * len(layers)} = grove.value_and_grad [{names}] {{
       %z = func.call @forward(%x) : (tensor<?x64xf32>) -> tensor<?x10xf32>
       %l = grove.softmax_cross_entropy %z, %y : (tensor<?x10xf32>, tensor<?xi32>) -> tensor<f32>
       grove.yield %l : tensor<f32>
-    }} : tensor<f32>, tensor<1024x64xf32>, tensor<1024xf32>, tensor<1024x1024xf32>, tensor<1024xf32>, tensor<10x1024xf32>, tensor<10xf32>
-    {optimizer[0]} [@fc1.weight, @fc1.bias, @fc2.weight, @fc2.bias, @fc3.weight, @fc3.bias] (%g#0, %g#1, %g#2, %g#3, %g#4, %g#5)
-        {optimizer[1]} : tensor<1024x64xf32>, tensor<1024xf32>, tensor<1024x1024xf32>, tensor<1024xf32>, tensor<10x1024xf32>, tensor<10xf32>
+    }} : tensor<f32>, {types}
+    {optimizer[0]} [{names}] ({grads})
+        {optimizer[1]} : {types}
     return %loss : tensor<f32>
   }}
 }}

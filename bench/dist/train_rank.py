@@ -7,7 +7,9 @@ held-out accuracy first reached TARGET, and the final accuracy.
 
     train_rank.py grove LIBRARY NAME SPEC   (under mpirun)
     train_rank.py torch none|powersgd SPEC
-SPEC: steps,eval,target,seed,lr
+SPEC: steps,eval,target,seed,lr[,batch,hidden_layers,bucket_mb]: the
+digits a rank a step (32), the 1024x1024 layers (1: the wide MLP), DDP's
+bucket cap (25 MB; bench/overlap.py varies the last three).
 """
 import json
 import os
@@ -20,10 +22,16 @@ import numpy as np
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "models", "mlp"))
-BATCH, HIDDEN = 32, 1024
+HIDDEN = 1024
 
 
-def init(seed):
+def dims(hidden_layers):
+    """(name, out, in) of each linear layer."""
+    d = [64] + [HIDDEN] * (hidden_layers + 1) + [10]
+    return [(f"fc{i + 1}", d[i + 1], d[i]) for i in range(len(d) - 1)]
+
+
+def init(seed, hidden_layers):
     g = np.random.default_rng(seed)
 
     def layer(o, i):
@@ -31,17 +39,19 @@ def init(seed):
         return (g.uniform(-b, b, (o, i)).astype(np.float32),
                 g.uniform(-b, b, o).astype(np.float32))
     w = {}
-    for name, (o, i) in (("fc1", (HIDDEN, 64)), ("fc2", (HIDDEN, HIDDEN)),
-                         ("fc3", (10, HIDDEN))):
+    for name, o, i in dims(hidden_layers):
         w[name + ".weight"], w[name + ".bias"] = layer(o, i)
     return w
 
 
 def main():
     kind = sys.argv[1]
-    steps, every, target, seed, lr = sys.argv[-1].split(",")
+    spec = sys.argv[-1].split(",")
+    steps, every, target, seed, lr = spec[:5]
+    batch, layers, bucket_mb = (spec[5:] + ["32", "1", "25"][len(spec) - 5:])
     steps, every, seed = int(steps), int(every), int(seed)
     target, lr = float(target), float(lr)
+    batch, layers, bucket_mb = int(batch), int(layers), int(bucket_mb)
     rank = int(os.environ["OMPI_COMM_WORLD_RANK"])
     size = int(os.environ["OMPI_COMM_WORLD_SIZE"])
     from train import load_split
@@ -49,16 +59,19 @@ def main():
     x_tr, x_te = x_tr.astype(np.float32), x_te.astype(np.float32)
     y_tr = y_tr.astype(np.int32)
     order = np.random.default_rng(seed + 7).integers(
-        0, len(x_tr), (steps, size, BATCH))
-    weights = init(seed)
+        0, len(x_tr), (steps, size, batch))
+    weights = init(seed, layers)
     if kind == "grove":
-        step, evaluate, done = grove_trainer(sys.argv[2], sys.argv[3],
-                                             weights)
+        step, evaluate, done, waited = grove_trainer(sys.argv[2], sys.argv[3],
+                                                     weights)
     else:
         step, evaluate, done = torch_trainer(sys.argv[2], weights, lr, rank,
-                                             size)
-    times, reached, acc = [], None, 0.0
+                                             size, layers, bucket_mb)
+        waited = None
+    times, reached, acc, blocked = [], None, 0.0, None
     for s in range(steps):
+        if s == 5 and waited:
+            blocked = waited()
         idx = order[s, rank]
         t0 = time.perf_counter()
         step(x_tr[idx], y_tr[idx])
@@ -68,8 +81,13 @@ def main():
             if reached is None and acc >= target:
                 reached = s + 1
     if rank == 0:
-        print(json.dumps({"step": statistics.median(times[5:]),
-                          "reached": reached, "accuracy": acc}), flush=True)
+        result = {"step": statistics.median(times[5:]), "reached": reached,
+                  "accuracy": acc}
+        if blocked is not None:
+            # Seconds a step the caller blocked in collectives (rank 0's
+            # evaluations do not call any).
+            result["blocked"] = (waited() - blocked) / (steps - 5)
+        print(json.dumps(result), flush=True)
     done()
 
 
@@ -93,10 +111,13 @@ def grove_trainer(library, name, weights):
     def done():
         comm.barrier()
         comm.destroy()
-    return step, evaluate, done
+
+    def waited():
+        return comm.stats()[2]
+    return step, evaluate, done, waited
 
 
-def torch_trainer(hook, weights, lr, rank, size):
+def torch_trainer(hook, weights, lr, rank, size, layers, bucket_mb):
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -104,20 +125,22 @@ def torch_trainer(hook, weights, lr, rank, size):
     os.environ["GLOO_SOCKET_IFNAME"] = f"gv{rank}a"
     dist.init_process_group("gloo", init_method="tcp://10.77.0.1:29577",
                             rank=rank, world_size=size)
-    net = torch.nn.Sequential(torch.nn.Linear(64, HIDDEN), torch.nn.ReLU(),
-                              torch.nn.Linear(HIDDEN, HIDDEN),
-                              torch.nn.ReLU(), torch.nn.Linear(HIDDEN, 10))
+    modules = []
+    for name, o, i in dims(layers):
+        modules += [torch.nn.Linear(i, o), torch.nn.ReLU()]
+    net = torch.nn.Sequential(*modules[:-1])
     with torch.no_grad():
-        for i, name in ((0, "fc1"), (2, "fc2"), (4, "fc3")):
-            net[i].weight.copy_(torch.from_numpy(weights[name + ".weight"]))
-            net[i].bias.copy_(torch.from_numpy(weights[name + ".bias"]))
+        for k, (name, _, _) in enumerate(dims(layers)):
+            net[2 * k].weight.copy_(
+                torch.from_numpy(weights[name + ".weight"]))
+            net[2 * k].bias.copy_(torch.from_numpy(weights[name + ".bias"]))
     # The PowerSGD hook waits on gloo futures inside gloo's callbacks: with
     # two buckets in flight both worker threads block and the step
     # deadlocks (PyTorch 1.13). One bucket for the whole model avoids it:
     # the first bucket's cap is a module global the Reducer reads.
     if hook == "powersgd":
         dist._DEFAULT_FIRST_BUCKET_BYTES = 64 << 20
-    model = DDP(net, bucket_cap_mb=64 if hook == "powersgd" else 25)
+    model = DDP(net, bucket_cap_mb=64 if hook == "powersgd" else bucket_mb)
     if hook == "powersgd":
         from torch.distributed.algorithms.ddp_comm_hooks import \
             powerSGD_hook as psgd

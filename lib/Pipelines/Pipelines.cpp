@@ -155,7 +155,9 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
   addTreesPhase(pm, options);
   addABIPhase(pm, options, policy);
   addLinalgPhase(pm, options, policy);
-  // Last on tensors: nothing after it reorders the ops it places.
+  // After the linalg phase's fusion and CSE, which could move ops across
+  // the waits it places; grove-write-state-in-place only moves state
+  // updates later.
   if (options.dataParallel && options.overlapCollectives &&
       policy.overlapCollectives)
     pm.addNestedPass<func::FuncOp>(createGroveOverlapCollectives());

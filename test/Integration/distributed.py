@@ -535,8 +535,16 @@ def check_fault(workdir, scenario, ranks=3, timeout=5.0):
     if os.path.exists(os.path.join(workdir, "victim.pid")):
         os.remove(os.path.join(workdir, "victim.pid"))
     results, out, _, seconds = run_ranks(
-        workdir, scenario, "mlp", ranks, steps, [x, y], weights, [],
+        workdir, scenario, "mlp", ranks, steps, [x, y], weights, MLP_STATE,
         timeout=timeout, job_timeout=120, watch=end_stopped_victim)
+    # The failed step was abandoned before its state writes: the survivors
+    # hold the model of the 3 steps all ranks took, one process on 3x the
+    # batch.
+    reference = Model(MLP, name="mlpref", workdir=workdir)
+    for n, w in weights.items():
+        reference.set_weight(n, w)
+    for s in range(3):
+        reference.call("train_step", x[s].reshape(-1, 64), y[s].reshape(-1))
     with open(os.path.join(workdir, "victim.pid")) as f:
         victim = int(f.read())
     state = "exited" if scenario == "kill" else "stopped"
@@ -553,10 +561,17 @@ def check_fault(workdir, scenario, ranks=3, timeout=5.0):
         again = str(res["again"])
         assert "the communicator failed before: rank" in again, again
         assert float(res["again_seconds"]) < 1.0, res["again_seconds"]
+        for name in MLP_STATE:
+            expected = reference.get_weight(name)
+            assert_close(res["p_" + name], expected, rtol=0,
+                         atol=1e-5 * float(np.abs(expected).max()),
+                         what=f"{scenario}: {name} on rank {r} after the "
+                              "failed step")
     print(f"{scenario}: rank {ranks - 1} {state} at step 3; ranks "
           f"{survivors} failed with GROVE_ERROR_PEER naming it after "
           f"{max(float(results[r]['seconds']) for r in survivors):.1f} s "
-          f"(timeout {timeout} s): {results[0]['error']}")
+          f"(timeout {timeout} s), their state that of the 3 steps before: "
+          f"{results[0]['error']}")
 
 
 def main():

@@ -85,3 +85,22 @@ func.func @unchanged(%x: tensor<8xf32>, %d: tensor<?xf32>)
   %g = grove.add %e, %e : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %f, %g : tensor<8xf32>, tensor<?xf32>
 }
+
+// -----
+
+// The wait never follows a state write, even when the result is needed
+// only by the return: a failed or stalled collective ends the call before
+// any state changes.
+// CHECK-LABEL: func.func @returned
+// CHECK: %[[R:.*]] = grove.all_reduce_start mean
+// CHECK-NEXT: %[[E:.*]] = grove.exp
+// CHECK-NEXT: %[[W:.*]] = grove.all_reduce_wait %[[R]]
+// CHECK-NEXT: grove.set_param @s = %[[E]]
+// CHECK-NEXT: return %[[W]]
+grove.param @s : tensor<8xf32>
+func.func @returned(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %m = grove.all_reduce mean %x : tensor<8xf32>
+  %e = grove.exp %x : tensor<8xf32>
+  grove.set_param @s = %e : tensor<8xf32>
+  return %m : tensor<8xf32>
+}

@@ -12,11 +12,13 @@
 
 #include "Context.h"
 #include "Error.h"
+#include "Memory.h"
 #include "Services.h"
 
 #include "grove/abi.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -66,6 +68,11 @@ void Communicator::recordFailure(std::string message) {
   std::lock_guard<std::mutex> hold(lock);
   if (failed.empty())
     failed = std::move(message);
+}
+
+void Communicator::addWaitSeconds(double waited) {
+  std::lock_guard<std::mutex> hold(lock);
+  totals.waitSeconds += waited;
 }
 
 void Communicator::count(uint64_t bytes, double waited) {
@@ -191,20 +198,27 @@ template <typename Memref> void *contiguous(const Memref *m, const char *what) {
   return m->aligned + m->offset;
 }
 
+// Each service returns false when it failed (with a service error
+// pending); the C entry points then abandon the call (Memory.h), so that a
+// failed collective leaves state as before it.
+
 template <typename Memref>
-void allReduceService(Memref *buffer, WireType type, int32_t reduction) {
+bool allReduceService(Memref *buffer, WireType type, int32_t reduction) {
   Communicator *comm = currentCommunicator();
   void *data = contiguous(buffer, "grove.all_reduce");
   if (!comm || !data)
-    return;
-  comm->allReduce(data, buffer->sizes[0], type, Reduction(reduction),
-                  "grove.all_reduce");
+    return data != nullptr;
+  return comm->allReduce(data, buffer->sizes[0], type, Reduction(reduction),
+                         "grove.all_reduce");
 }
 
 /// The handle grove_rt_all_reduce_start_* returns: the pending all-reduce,
 /// owned by the handle until the wait takes it. 0 is no handle (the start
 /// failed and said why).
 using PendingHandle = std::shared_ptr<PendingAllReduce>;
+
+/// The handles this thread started and has not waited for.
+thread_local std::vector<PendingHandle *> startedHere;
 
 template <typename Memref>
 int64_t allReduceStartService(const Memref *buffer, WireType type,
@@ -219,68 +233,87 @@ int64_t allReduceStartService(const Memref *buffer, WireType type,
     comm->startAllReduce(pending, what);
   else
     pending->finish(true); // a world of one: the data is its own mean
-  return reinterpret_cast<int64_t>(new PendingHandle(std::move(pending)));
+  startedHere.push_back(new PendingHandle(std::move(pending)));
+  return reinterpret_cast<int64_t>(startedHere.back());
 }
 
 template <typename Memref>
-void allReduceWaitService(int64_t handle, Memref *buffer, WireType type) {
+bool allReduceWaitService(int64_t handle, Memref *buffer, WireType type) {
   const char *what = "grove.all_reduce_wait";
   if (!handle)
-    return;
-  std::unique_ptr<PendingHandle> owned(
-      reinterpret_cast<PendingHandle *>(handle));
+    return false; // the start failed
+  auto *raw = reinterpret_cast<PendingHandle *>(handle);
+  startedHere.erase(std::remove(startedHere.begin(), startedHere.end(), raw),
+                    startedHere.end());
+  std::unique_ptr<PendingHandle> owned(raw);
   PendingAllReduce &pending = **owned;
   void *data = contiguous(buffer, what);
-  if (!pending.wait() || !data)
-    return;
+  auto begin = std::chrono::steady_clock::now();
+  bool done = pending.wait();
+  if (Communicator *comm = currentCommunicator())
+    comm->addWaitSeconds(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count());
+  if (!done || !data)
+    return false;
   if (pending.type() != type || pending.count() != buffer->sizes[0]) {
     reportServiceError("grove.all_reduce_wait: the result buffer does not "
                        "match the started all-reduce",
                        GROVE_ERROR_INTERNAL);
-    return;
+    return false;
   }
   std::memcpy(data, pending.data(),
               size_t(pending.count()) * wireTypeBytes(type));
+  return true;
 }
 
 template <typename Memref>
-void allGatherService(const Memref *in, Memref *out, WireType type) {
+bool allGatherService(const Memref *in, Memref *out, WireType type) {
   Communicator *comm = currentCommunicator();
   void *from = contiguous(in, "grove.all_gather");
   void *to = contiguous(out, "grove.all_gather");
   if (!from || !to)
-    return;
+    return false;
   int world = comm ? comm->size() : 1;
   if (out->sizes[0] != in->sizes[0] * world) {
     reportServiceError("grove.all_gather: the result buffer does not hold "
                        "one input per rank",
                        GROVE_ERROR_INTERNAL);
-    return;
+    return false;
   }
   if (!comm) {
     std::memmove(to, from, size_t(in->sizes[0]) * wireTypeBytes(type));
-    return;
+    return true;
   }
-  comm->allGather(from, to, in->sizes[0], type, "grove.all_gather");
+  return comm->allGather(from, to, in->sizes[0], type, "grove.all_gather");
 }
 
 template <typename Memref>
-void broadcastService(Memref *buffer, WireType type, int32_t root) {
+bool broadcastService(Memref *buffer, WireType type, int32_t root) {
   Communicator *comm = currentCommunicator();
   void *data = contiguous(buffer, "grove.broadcast");
   if (!comm || !data)
-    return;
+    return data != nullptr;
   if (root < 0 || root >= comm->size()) {
     reportServiceError(("grove.broadcast: root " + std::to_string(root) +
                         " is not a rank of " + std::to_string(comm->size()))
                            .c_str(),
                        GROVE_ERROR_INVALID_ARGUMENT);
-    return;
+    return false;
   }
-  comm->broadcast(data, buffer->sizes[0], type, root, "grove.broadcast");
+  return comm->broadcast(data, buffer->sizes[0], type, root, "grove.broadcast");
 }
 
 } // namespace
+
+void grove::rt::dropStartedCollectives() {
+  std::vector<PendingHandle *> handles;
+  handles.swap(startedHere);
+  for (PendingHandle *handle : handles) {
+    (*handle)->wait(); // its failure, if any, comes after the call's own
+    delete handle;
+  }
+}
 
 Communicator *grove::rt::currentCommunicator() {
   const CurrentCall *call = currentCall();
@@ -294,15 +327,18 @@ Communicator *grove::rt::currentCommunicator() {
 #define GROVE_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                        \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(         \
       MEMREF *buffer, int32_t reduction) {                                     \
-    allReduceService(buffer, TYPE, reduction);                                 \
+    if (!allReduceService(buffer, TYPE, reduction))                            \
+      abandonCall();                                                           \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_gather_##SUFFIX(         \
       const MEMREF *in, MEMREF *out) {                                         \
-    allGatherService(in, out, TYPE);                                           \
+    if (!allGatherService(in, out, TYPE))                                      \
+      abandonCall();                                                           \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_broadcast_##SUFFIX(          \
       MEMREF *buffer, int32_t root) {                                          \
-    broadcastService(buffer, TYPE, root);                                      \
+    if (!broadcastService(buffer, TYPE, root))                                 \
+      abandonCall();                                                           \
   }                                                                            \
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(const MEMREF *buffer,    \
@@ -311,7 +347,8 @@ Communicator *grove::rt::currentCommunicator() {
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_wait_##SUFFIX(    \
       int64_t handle, MEMREF *buffer) {                                        \
-    allReduceWaitService(handle, buffer, TYPE);                                \
+    if (!allReduceWaitService(handle, buffer, TYPE))                           \
+      abandonCall();                                                           \
   }
 GROVE_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)
 GROVE_COLLECTIVE_SERVICES(f64, grove_memref_f64_1, WireType::F64)

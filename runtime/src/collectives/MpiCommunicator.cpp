@@ -520,10 +520,12 @@ bool MpiCommunicator::allReduceStarted(
     rc = MPI_Iallreduce(MPI_IN_PLACE, pending->data(), int(count),
                         datatype(type), sumOp(type), comm, &request);
   }
-  if (!wait(request, rc, what, bytes)) {
+  // Its wait time is the caller's, counted when it waits.
+  if (!wait(request, rc, what, bytes, /*counted=*/false)) {
     new std::shared_ptr<PendingAllReduce>(pending);
     return false;
   }
+  Communicator::count(bytes, 0);
   if (pending->reduction() == Reduction::Mean)
     scale(pending->data(), count, type, 1.0 / worldSize);
   return true;

@@ -12,6 +12,7 @@
 #include "Error.h"
 #include "Forest.h"
 #include "Memory.h"
+#include "Services.h"
 #include "Threads.h"
 
 #include <algorithm>
@@ -475,13 +476,19 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   if (ctx.device)
     (void)ctx.device->endCall();
   if (!completed) {
-    // Out of host memory: the call's buffers are freed, no result exists.
-    // State is as before the call: generated code writes state last, after
-    // every allocation (docs/abi.md, "State").
+    // Out of host memory, or a collective failed: the call's buffers are
+    // freed, no result exists. State is as before the call: generated code
+    // writes state last, after every allocation and collective (docs/abi.md,
+    // "State"). All-reduces it started end before the call does.
+    dropStartedCollectives();
     std::string serviceError;
     grove_status serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;
     takeServiceError(serviceError, serviceStatus);
-    return fail(serviceStatus, "entry '" + entry.name + "': " + serviceError);
+    return fail(serviceStatus,
+                "entry '" + entry.name + "': " +
+                    (serviceStatus == GROVE_ERROR_OUT_OF_MEMORY
+                         ? serviceError
+                         : "a runtime service failed: " + serviceError));
   }
 
   // From here on every exit frees the result buffers nobody took over.

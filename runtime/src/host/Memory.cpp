@@ -414,6 +414,11 @@ void hostFree(void *p) {
   releaseBlock(h);
 }
 
+void abandonCall() {
+  if (tlsFrame && tlsFrame->parallelDepth == 0)
+    abandon(*tlsFrame);
+}
+
 bool runAbandonable(void (*fn)(void **), void **args) {
   CallFrame frame(tlsFrame);
   tlsFrame = &frame;

@@ -26,6 +26,13 @@ void hostFree(void *p);
 /// reported and returns NULL.
 bool runAbandonable(void (*fn)(void **), void **args);
 
+/// Abandons the call runAbandonable runs on this thread, as a failed
+/// allocation does, with the service error already pending (a collective
+/// that failed: state is then as before the call). Returns only where no
+/// call can be abandoned (no call, or inside a parallel region). Nothing
+/// with a destructor may be live in the caller's frame.
+void abandonCall();
+
 /// Brackets the calling thread's part of a parallel region, where a call
 /// must not be abandoned (grove_rt_parallel_for).
 void enterParallelRegion();

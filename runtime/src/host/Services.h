@@ -76,6 +76,11 @@ private:
   const CurrentCall *outer;
 };
 
+/// Waits for and drops the all-reduces this thread started and has not
+/// waited for: those of a call abandoned between a start and its wait
+/// (collectives/Collectives.cpp). Nothing then runs for the call.
+void dropStartedCollectives();
+
 } // namespace grove::rt
 
 #endif // GROVE_RT_SERVICES_H

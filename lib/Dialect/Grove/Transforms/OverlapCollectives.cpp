@@ -118,21 +118,32 @@ bool doesWork(Operation *op) {
          isa<GroveDialect>(op->getDialect());
 }
 
-/// Splits `reduce` when work runs between it and its first user.
+/// The op before which `reduce`'s wait goes: its first user in the block,
+/// or an earlier op that may write memory (state is written last, after
+/// every collective and allocation of the call; docs/abi.md), or the
+/// terminator.
+Operation *waitPoint(AllReduceOp reduce) {
+  Operation *first = firstUserInBlock(reduce, reduce->getBlock());
+  for (Operation *op = reduce->getNextNode(); op != first;
+       op = op->getNextNode())
+    if (op->hasTrait<OpTrait::IsTerminator>() ||
+        (mayWrite(op) && !isCollective(op)))
+      return op;
+  return first;
+}
+
+/// Splits `reduce` when work runs between it and where its wait goes.
 void overlap(AllReduceOp reduce) {
-  Block *block = reduce->getBlock();
   sinkDependentOps(reduce);
-  Operation *first = firstUserInBlock(reduce, block);
-  if (!first)
-    first = block->getTerminator();
-  if (!first || llvm::none_of(llvm::make_range(std::next(reduce->getIterator()),
-                                               first->getIterator()),
-                              [](Operation &op) { return doesWork(&op); }))
+  Operation *point = waitPoint(reduce);
+  if (llvm::none_of(llvm::make_range(std::next(reduce->getIterator()),
+                                     point->getIterator()),
+                    [](Operation &op) { return doesWork(&op); }))
     return;
   OpBuilder builder(reduce);
   auto start = AllReduceStartOp::create(builder, reduce.getLoc(),
                                         reduce.getInput(), reduce.getKind());
-  builder.setInsertionPoint(first);
+  builder.setInsertionPoint(point);
   auto wait = AllReduceWaitOp::create(builder, reduce.getLoc(),
                                       reduce.getType(), start);
   reduce.replaceAllUsesWith(wait.getResult());
