@@ -93,7 +93,8 @@ MemRefType getDynamicStridedI32(MLIRContext *ctx, int64_t rank) {
 }
 
 /// An op that reads its operands and writes only buffers it allocates,
-/// through one runtime call (the tree schedule, all_gather, top_k).
+/// through one runtime call (the tree schedule, all_gather, top_k, an
+/// all-reduce's start, whose result is no tensor).
 template <typename Concrete, typename OpTy>
 struct AllocatingCallInterface
     : BufferizableOpInterface::ExternalModel<Concrete, OpTy> {
@@ -252,6 +253,18 @@ FailureOr<Value> flatContiguous(RewriterBase &rewriter, Location loc,
       .getResult();
 }
 
+/// The buffer of `tensor`, an operand a service only reads, as a
+/// contiguous rank-1 view (of a copy when its layout is not the identity).
+FailureOr<Value> getFlatBuffer(RewriterBase &rewriter, Value tensor,
+                               const BufferizationOptions &options,
+                               BufferizationState &state) {
+  FailureOr<Value> buffer = getBuffer(rewriter, tensor, options, state);
+  if (failed(buffer))
+    return failure();
+  Value unused;
+  return flatContiguous(rewriter, tensor.getLoc(), *buffer, options, unused);
+}
+
 /// A contiguous rank-1 memref of `element`s at any offset: how the
 /// collective and compressor services take their buffers (abi.h).
 MemRefType getServiceFlatType(Type element) {
@@ -345,33 +358,15 @@ struct InPlaceCollectiveInterface
 /// the buffer is free for reuse once the start returns; the request
 /// becomes the runtime's i64 handle.
 struct AllReduceStartOpInterface
-    : BufferizableOpInterface::ExternalModel<AllReduceStartOpInterface,
-                                             AllReduceStartOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
+    : AllocatingCallInterface<AllReduceStartOpInterface, AllReduceStartOp> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto start = cast<AllReduceStartOp>(op);
     Location loc = op->getLoc();
-    FailureOr<Value> buffer =
-        getBuffer(rewriter, start.getInput(), options, state);
-    if (failed(buffer))
-      return failure();
-    Value unused;
     FailureOr<Value> flat =
-        flatContiguous(rewriter, loc, *buffer, options, unused);
+        getFlatBuffer(rewriter, start.getInput(), options, state);
     if (failed(flat))
       return failure();
     FailureOr<func::CallOp> call = callCollective(
@@ -479,13 +474,8 @@ struct TopKOpInterface : AllocatingCallInterface<TopKOpInterface, TopKOp> {
                           BufferizationState &state) const {
     auto topk = cast<TopKOp>(op);
     Location loc = op->getLoc();
-    FailureOr<Value> input =
-        getBuffer(rewriter, topk.getInput(), options, state);
-    if (failed(input))
-      return failure();
-    Value unused;
     FailureOr<Value> flat =
-        flatContiguous(rewriter, loc, *input, options, unused);
+        getFlatBuffer(rewriter, topk.getInput(), options, state);
     if (failed(flat))
       return failure();
     SmallVector<Value> results;
