@@ -72,16 +72,31 @@ func.func @topk(%x: tensor<40xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
 // CHECK: %[[F:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<2x4xf32> into memref<8xf32>
 // CHECK: %[[C:.*]] = memref.cast %[[F]]
 // CHECK: %[[H:.*]] = call @grove_rt_all_reduce_start_f32(%[[C]], %{{.*}}) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> i64
-// CHECK: %[[R:.*]] = builtin.unrealized_conversion_cast %[[H]] : i64 to !grove.all_reduce_request
+// CHECK: %[[R:.*]] = builtin.unrealized_conversion_cast %[[H]] : i64 to !grove.collective_request
 // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<2x4xf32>
-// CHECK: %[[H2:.*]] = builtin.unrealized_conversion_cast %[[R]] : !grove.all_reduce_request to i64
-// CHECK: call @grove_rt_all_reduce_wait_f32(%[[H2]], %{{.*}}) : (i64, memref<?xf32, strided<[1], offset: ?>>) -> ()
+// CHECK: %[[H2:.*]] = builtin.unrealized_conversion_cast %[[R]] : !grove.collective_request to i64
+// CHECK: call @grove_rt_collective_wait_f32(%[[H2]], %{{.*}}) : (i64, memref<?xf32, strided<[1], offset: ?>>) -> ()
 // CHECK: return %[[OUT]]
 func.func @started(%x: tensor<2x4xf32> {bufferization.writable = false})
     -> tensor<2x4xf32> {
   %r = grove.all_reduce_start mean %x : tensor<2x4xf32>
-  %w = grove.all_reduce_wait %r : tensor<2x4xf32>
+  %w = grove.collective_wait %r : tensor<2x4xf32>
   return %w : tensor<2x4xf32>
+}
+
+// A started all-gather's wait allocates one input per rank of the world
+// the call runs in.
+// CHECK-LABEL: func.func @gather_started
+// CHECK: %[[H:.*]] = call @grove_rt_all_gather_start_i32(%{{.*}}) : (memref<?xi32, strided<[1], offset: ?>>) -> i64
+// CHECK: %[[N:.*]] = call @grove_rt_world_size() : () -> i64
+// CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK: %[[OUT:.*]] = memref.alloc(%[[NI]]) {{.*}} : memref<?x4xi32>
+// CHECK: call @grove_rt_collective_wait_i32(%{{.*}}, %{{.*}}) : (i64, memref<?xi32, strided<[1], offset: ?>>) -> ()
+func.func @gather_started(%x: tensor<4xi32> {bufferization.writable = false})
+    -> tensor<?x4xi32> {
+  %r = grove.all_gather_start %x : tensor<4xi32>
+  %w = grove.collective_wait %r : tensor<?x4xi32>
+  return %w : tensor<?x4xi32>
 }
 
 // The services, declared once each.
@@ -89,5 +104,5 @@ func.func @started(%x: tensor<2x4xf32> {bufferization.writable = false})
 // CHECK-DAG: func.func private @grove_rt_all_gather_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_world_size() -> i64
 // CHECK-DAG: func.func private @grove_rt_all_reduce_start_f32(memref<?xf32, strided<[1], offset: ?>>, i32) -> i64 attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @grove_rt_all_reduce_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_collective_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
 

@@ -16,7 +16,7 @@
 // CHECK-NEXT: %[[G2:.*]] = grove.mul
 // CHECK-NEXT: %[[B:.*]] = grove.concat %[[G0]], %[[G2]]
 // CHECK-NEXT: %[[M:.*]] = grove.all_reduce mean %[[B]] : tensor<10xf32>
-// CHECK-NEXT: %[[W1:.*]] = grove.all_reduce_wait %[[R1]] : tensor<16xf32>
+// CHECK-NEXT: %[[W1:.*]] = grove.collective_wait %[[R1]] : tensor<16xf32>
 // CHECK-NEXT: %[[A1:.*]] = grove.reshape %[[W1]] : tensor<16xf32> -> tensor<4x4xf32>
 // CHECK-NEXT: %[[S2:.*]] = grove.slice %[[M]] [8] [10] [1]
 // CHECK-NEXT: %[[S0:.*]] = grove.slice %[[M]] [0] [8] [1]
@@ -48,7 +48,7 @@ func.func @buckets(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // CHECK-LABEL: func.func @state_write
 // CHECK: %[[R:.*]] = grove.all_reduce_start mean
 // CHECK-NEXT: grove.exp
-// CHECK-NEXT: %[[W:.*]] = grove.all_reduce_wait %[[R]]
+// CHECK-NEXT: %[[W:.*]] = grove.collective_wait %[[R]]
 // CHECK-NEXT: %[[D:.*]] = grove.add %[[W]], %{{.*}}
 // CHECK-NEXT: grove.set_param @p = %{{.*}}
 // CHECK-NEXT: grove.mul %[[D]], %{{.*}}
@@ -94,7 +94,7 @@ func.func @unchanged(%x: tensor<8xf32>, %d: tensor<?xf32>)
 // CHECK-LABEL: func.func @returned
 // CHECK: %[[R:.*]] = grove.all_reduce_start mean
 // CHECK-NEXT: %[[E:.*]] = grove.exp
-// CHECK-NEXT: %[[W:.*]] = grove.all_reduce_wait %[[R]]
+// CHECK-NEXT: %[[W:.*]] = grove.collective_wait %[[R]]
 // CHECK-NEXT: grove.set_param @s = %[[E]]
 // CHECK-NEXT: return %[[W]]
 grove.param @s : tensor<8xf32>
@@ -103,4 +103,52 @@ func.func @returned(%x: tensor<8xf32>) -> tensor<8xf32> {
   %e = grove.exp %x : tensor<8xf32>
   grove.set_param @s = %e : tensor<8xf32>
   return %m : tensor<8xf32>
+}
+
+// -----
+
+// Top-k's gathers: both start where they were, and the scatter that
+// decompresses them waits with the optimizer step, after the backward
+// below (the second product).
+// CHECK-LABEL: func.func @gathers
+// CHECK: %[[RV:.*]] = grove.all_gather_start %{{.*}} : tensor<4xf32>
+// CHECK-NEXT: %[[RI:.*]] = grove.all_gather_start %{{.*}} : tensor<4xi32>
+// CHECK-NEXT: %[[G:.*]] = grove.mul
+// CHECK-NEXT: %[[V:.*]] = grove.collective_wait %[[RV]] : tensor<?x4xf32>
+// CHECK-NEXT: %[[I:.*]] = grove.collective_wait %[[RI]] : tensor<?x4xi32>
+// CHECK-NEXT: grove.scatter_add %{{.*}}, %[[I]], %[[V]]
+// CHECK-NEXT: grove.sgd
+grove.param @a : tensor<16xf32>
+grove.param @b : tensor<8xf32>
+func.func @gathers(%e: tensor<16xf32>, %z: tensor<16xf32>, %y: tensor<8xf32>) {
+  %v, %i = grove.top_k %e {k = 4} : tensor<16xf32> -> (tensor<4xf32>, tensor<4xi32>)
+  %gv = grove.all_gather %v : (tensor<4xf32>) -> tensor<?x4xf32>
+  %gi = grove.all_gather %i : (tensor<4xi32>) -> tensor<?x4xi32>
+  %d = grove.scatter_add %z, %gi, %gv : (tensor<16xf32>, tensor<?x4xi32>, tensor<?x4xf32>) -> tensor<16xf32>
+  %g = grove.mul %y, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  grove.sgd [@a, @b] (%d, %g) {lr = 0.1 : f64} : tensor<16xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+// The world size's runtime call (what convert-grove-to-linalg makes of
+// grove.world_size) only reads: the dependent ops move past it, and so
+// does the wait. Any other call may write: nothing moves past it.
+// CHECK-LABEL: func.func @calls
+// CHECK: %[[R:.*]] = grove.all_reduce_start mean
+// CHECK-NEXT: call @grove_rt_world_size()
+// CHECK-NEXT: grove.exp
+// CHECK-NEXT: %[[W:.*]] = grove.collective_wait %[[R]]
+// CHECK-NEXT: grove.add %[[W]]
+// CHECK-NEXT: call @opaque()
+func.func private @grove_rt_world_size() -> i64
+func.func private @opaque()
+func.func @calls(%x: tensor<8xf32>) -> (tensor<8xf32>, i64) {
+  %m = grove.all_reduce mean %x : tensor<8xf32>
+  %n = func.call @grove_rt_world_size() : () -> i64
+  %e = grove.exp %x : tensor<8xf32>
+  %d = grove.add %m, %e : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  func.call @opaque() : () -> ()
+  return %d, %n : tensor<8xf32>, i64
 }

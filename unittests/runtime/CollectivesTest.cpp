@@ -56,10 +56,23 @@ TEST(Collectives, StartedAllReduceOwnsACopyInAWorldOfOne) {
   std::vector<float> a(3, -1), b(3, -1);
   grove_memref_f32_1 ma = view(a), mb = view(b);
   // Waited for out of order: each handle keeps its own data.
-  _mlir_ciface_grove_rt_all_reduce_wait_f32(second, &mb);
-  _mlir_ciface_grove_rt_all_reduce_wait_f32(first, &ma);
+  _mlir_ciface_grove_rt_collective_wait_f32(second, &mb);
+  _mlir_ciface_grove_rt_collective_wait_f32(first, &ma);
   EXPECT_EQ(a, want);
   EXPECT_EQ(b, std::vector<float>({7, 8, 9}));
+  std::string message;
+  grove_status status;
+  EXPECT_FALSE(takeServiceError(message, status)) << message;
+}
+
+TEST(Collectives, StartedAllGatherInAWorldOfOne) {
+  clearServiceError();
+  std::vector<float> x = {4, 5}, out(2, -1);
+  grove_memref_f32_1 m = view(x), o = view(out);
+  int64_t handle = _mlir_ciface_grove_rt_all_gather_start_f32(&m);
+  x.assign({0, 0});
+  _mlir_ciface_grove_rt_collective_wait_f32(handle, &o);
+  EXPECT_EQ(out, std::vector<float>({4, 5}));
   std::string message;
   grove_status status;
   EXPECT_FALSE(takeServiceError(message, status)) << message;
@@ -70,12 +83,12 @@ TEST(Collectives, WaitIntoAnotherSizeIsAServiceError) {
   std::vector<float> x = {1, 2, 3}, out(2);
   grove_memref_f32_1 m = view(x), o = view(out);
   int64_t handle = _mlir_ciface_grove_rt_all_reduce_start_f32(&m, 1);
-  _mlir_ciface_grove_rt_all_reduce_wait_f32(handle, &o);
+  _mlir_ciface_grove_rt_collective_wait_f32(handle, &o);
   std::string message;
   grove_status status;
   ASSERT_TRUE(takeServiceError(message, status));
   EXPECT_EQ(status, GROVE_ERROR_INTERNAL);
-  EXPECT_NE(message.find("does not match the started all-reduce"),
+  EXPECT_NE(message.find("does not match the started collective"),
             std::string::npos)
       << message;
 }

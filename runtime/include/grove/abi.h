@@ -204,12 +204,14 @@ int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
  * or misses the communicator's deadline fails the current call with
  * GROVE_ERROR_PEER (the buffers then hold anything).
  *
- * all_reduce_start copies `buffer` (which the caller may then reuse) and
- * starts its all-reduce, returning a handle for all_reduce_wait, which
- * blocks until it is done and writes the result to `buffer` (of the same
- * size and type); every handle must be waited for once. Collectives run in
+ * all_reduce_start and all_gather_start copy `buffer` (which the caller may
+ * then reuse) and start the collective, returning a handle for
+ * collective_wait, which blocks until it is done and writes the result to
+ * `buffer` (the input's size for an all-reduce, world-size inputs for an
+ * all-gather); every handle must be waited for once. Collectives run in
  * the order they are called, started ones included. A start that fails
- * returns 0, which the wait ignores. */
+ * returns 0, which the wait reports. A failed collective abandons the
+ * call (before its state writes). */
 #define GROVE_COLLECTIVE_DECL(SUFFIX, MEMREF)                                  \
   void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(MEMREF *buffer,               \
                                                  int32_t reduction);           \
@@ -218,7 +220,9 @@ int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
   void _mlir_ciface_grove_rt_broadcast_##SUFFIX(MEMREF *buffer, int32_t root); \
   int64_t _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(                     \
       const MEMREF *buffer, int32_t reduction);                                \
-  void _mlir_ciface_grove_rt_all_reduce_wait_##SUFFIX(int64_t handle,          \
+  int64_t _mlir_ciface_grove_rt_all_gather_start_##SUFFIX(                     \
+      const MEMREF *buffer);                                                   \
+  void _mlir_ciface_grove_rt_collective_wait_##SUFFIX(int64_t handle,          \
                                                       MEMREF *buffer);
 GROVE_COLLECTIVE_DECL(f32, grove_memref_f32_1)
 GROVE_COLLECTIVE_DECL(f64, grove_memref_f64_1)

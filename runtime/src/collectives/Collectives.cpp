@@ -82,13 +82,21 @@ void Communicator::count(uint64_t bytes, double waited) {
   totals.waitSeconds += waited;
 }
 
-PendingAllReduce::PendingAllReduce(const void *from, int64_t count,
-                                   WireType type, Reduction reduction)
+PendingCollective::PendingCollective(const void *from, int64_t count,
+                                     WireType type, Reduction reduction)
     : bytes(static_cast<const char *>(from),
             static_cast<const char *>(from) + count * wireTypeBytes(type)),
       elements(count), wireType(type), kind(reduction) {}
 
-void PendingAllReduce::finish(bool ok, std::string error, grove_status status) {
+PendingCollective::PendingCollective(const void *from, int64_t count,
+                                     WireType type, int world)
+    : bytes(static_cast<const char *>(from),
+            static_cast<const char *>(from) + count * wireTypeBytes(type)),
+      gathered(size_t(count * world) * wireTypeBytes(type)), elements(count),
+      wireType(type), gather(true), world(world) {}
+
+void PendingCollective::finish(bool ok, std::string error,
+                               grove_status status) {
   {
     std::lock_guard<std::mutex> hold(lock);
     done = true;
@@ -99,7 +107,7 @@ void PendingAllReduce::finish(bool ok, std::string error, grove_status status) {
   ready.notify_all();
 }
 
-bool PendingAllReduce::wait() {
+bool PendingCollective::wait() {
   std::unique_lock<std::mutex> hold(lock);
   // Bounded: the transport finishes every collective by its deadline.
   ready.wait(hold, [&] { return done; });
@@ -108,10 +116,13 @@ bool PendingAllReduce::wait() {
   return succeeded;
 }
 
-void Communicator::startAllReduce(std::shared_ptr<PendingAllReduce> pending,
-                                  const char *what) {
-  bool ok = allReduce(pending->data(), pending->count(), pending->type(),
-                      pending->reduction(), what);
+void Communicator::start(std::shared_ptr<PendingCollective> pending,
+                         const char *what) {
+  bool ok = pending->isGather()
+                ? allGather(pending->data(), pending->result(),
+                            pending->count(), pending->type(), what)
+                : allReduce(pending->data(), pending->count(), pending->type(),
+                            pending->reduction(), what);
   std::string message;
   grove_status status = GROVE_ERROR_PEER;
   if (!ok)
@@ -212,13 +223,29 @@ bool allReduceService(Memref *buffer, WireType type, int32_t reduction) {
                          "grove.all_reduce");
 }
 
-/// The handle grove_rt_all_reduce_start_* returns: the pending all-reduce,
-/// owned by the handle until the wait takes it. 0 is no handle (the start
-/// failed and said why).
-using PendingHandle = std::shared_ptr<PendingAllReduce>;
+/// The handle grove_rt_all_{reduce,gather}_start_* return: the pending
+/// collective, owned by the handle until the wait takes it. 0 is no handle
+/// (the start failed and said why).
+using PendingHandle = std::shared_ptr<PendingCollective>;
 
 /// The handles this thread started and has not waited for.
 thread_local std::vector<PendingHandle *> startedHere;
+
+/// Starts `pending` on the current call's communicator, or finishes it in
+/// a world of one (a mean of one, a gather of one), and returns its handle.
+int64_t startService(std::shared_ptr<PendingCollective> pending,
+                     const char *what) {
+  if (Communicator *comm = currentCommunicator()) {
+    comm->start(pending, what);
+  } else {
+    if (pending->isGather())
+      std::memcpy(pending->result(), pending->data(),
+                  size_t(pending->count()) * wireTypeBytes(pending->type()));
+    pending->finish(true);
+  }
+  startedHere.push_back(new PendingHandle(std::move(pending)));
+  return reinterpret_cast<int64_t>(startedHere.back());
+}
 
 template <typename Memref>
 int64_t allReduceStartService(const Memref *buffer, WireType type,
@@ -227,26 +254,34 @@ int64_t allReduceStartService(const Memref *buffer, WireType type,
   const void *data = contiguous(buffer, what);
   if (!data)
     return 0;
-  auto pending = std::make_shared<PendingAllReduce>(data, buffer->sizes[0],
-                                                    type, Reduction(reduction));
-  if (Communicator *comm = currentCommunicator())
-    comm->startAllReduce(pending, what);
-  else
-    pending->finish(true); // a world of one: the data is its own mean
-  startedHere.push_back(new PendingHandle(std::move(pending)));
-  return reinterpret_cast<int64_t>(startedHere.back());
+  return startService(std::make_shared<PendingCollective>(
+                          data, buffer->sizes[0], type, Reduction(reduction)),
+                      what);
 }
 
 template <typename Memref>
-bool allReduceWaitService(int64_t handle, Memref *buffer, WireType type) {
-  const char *what = "grove.all_reduce_wait";
+int64_t allGatherStartService(const Memref *buffer, WireType type) {
+  const char *what = "grove.all_gather_start";
+  const void *data = contiguous(buffer, what);
+  if (!data)
+    return 0;
+  Communicator *comm = currentCommunicator();
+  return startService(
+      std::make_shared<PendingCollective>(data, buffer->sizes[0], type,
+                                          comm ? comm->size() : 1),
+      what);
+}
+
+template <typename Memref>
+bool collectiveWaitService(int64_t handle, Memref *buffer, WireType type) {
+  const char *what = "grove.collective_wait";
   if (!handle)
     return false; // the start failed
   auto *raw = reinterpret_cast<PendingHandle *>(handle);
   startedHere.erase(std::remove(startedHere.begin(), startedHere.end(), raw),
                     startedHere.end());
   std::unique_ptr<PendingHandle> owned(raw);
-  PendingAllReduce &pending = **owned;
+  PendingCollective &pending = **owned;
   void *data = contiguous(buffer, what);
   auto begin = std::chrono::steady_clock::now();
   bool done = pending.wait();
@@ -256,14 +291,14 @@ bool allReduceWaitService(int64_t handle, Memref *buffer, WireType type) {
             .count());
   if (!done || !data)
     return false;
-  if (pending.type() != type || pending.count() != buffer->sizes[0]) {
-    reportServiceError("grove.all_reduce_wait: the result buffer does not "
-                       "match the started all-reduce",
+  if (pending.type() != type || pending.resultCount() != buffer->sizes[0]) {
+    reportServiceError("grove.collective_wait: the result buffer does not "
+                       "match the started collective",
                        GROVE_ERROR_INTERNAL);
     return false;
   }
-  std::memcpy(data, pending.data(),
-              size_t(pending.count()) * wireTypeBytes(type));
+  std::memcpy(data, pending.result(),
+              size_t(pending.resultCount()) * wireTypeBytes(type));
   return true;
 }
 
@@ -345,9 +380,13 @@ Communicator *grove::rt::currentCommunicator() {
                                                       int32_t reduction) {     \
     return allReduceStartService(buffer, TYPE, reduction);                     \
   }                                                                            \
-  extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_wait_##SUFFIX(    \
+  extern "C" GROVE_API int64_t                                                 \
+      _mlir_ciface_grove_rt_all_gather_start_##SUFFIX(const MEMREF *buffer) {  \
+    return allGatherStartService(buffer, TYPE);                                \
+  }                                                                            \
+  extern "C" GROVE_API void _mlir_ciface_grove_rt_collective_wait_##SUFFIX(    \
       int64_t handle, MEMREF *buffer) {                                        \
-    if (!allReduceWaitService(handle, buffer, TYPE))                           \
+    if (!collectiveWaitService(handle, buffer, TYPE))                          \
       abandonCall();                                                           \
   }
 GROVE_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)

@@ -55,18 +55,26 @@ public:
   virtual const std::string &transport() const = 0;
 };
 
-/// An all-reduce started by one call and waited for by a later one
-/// (grove.all_reduce_start and grove.all_reduce_wait): a copy of this
-/// rank's data, reduced in place while the caller computes. The caller
-/// may reuse its own buffer as soon as the start returns.
-class PendingAllReduce {
+/// A collective started by one call and waited for by a later one
+/// (grove.all_reduce_start or grove.all_gather_start, then
+/// grove.collective_wait): a copy of this rank's data, reduced in place or
+/// gathered into a result of one input per rank while the caller computes.
+/// The caller may reuse its own buffer as soon as the start returns.
+class PendingCollective {
 public:
-  PendingAllReduce(const void *from, int64_t count, WireType type,
-                   Reduction reduction);
+  /// An all-reduce of `count` elements at `from`.
+  PendingCollective(const void *from, int64_t count, WireType type,
+                    Reduction reduction);
+  /// An all-gather of `count` elements at `from` over `world` ranks.
+  PendingCollective(const void *from, int64_t count, WireType type, int world);
+  bool isGather() const { return gather; }
   char *data() { return bytes.data(); }
   int64_t count() const { return elements; }
   WireType type() const { return wireType; }
   Reduction reduction() const { return kind; }
+  /// Where the result is, and its elements.
+  char *result() { return isGather() ? gathered.data() : bytes.data(); }
+  int64_t resultCount() const { return elements * world; }
 
   /// Records the outcome (failed with `error` when !ok) and wakes waiters.
   void finish(bool ok, std::string error = {},
@@ -76,10 +84,12 @@ public:
   bool wait();
 
 private:
-  std::vector<char> bytes;
+  std::vector<char> bytes, gathered;
   int64_t elements;
   WireType wireType;
-  Reduction kind;
+  Reduction kind = Reduction::Sum;
+  bool gather = false;
+  int world = 1;
   std::mutex lock;
   std::condition_variable ready;
   bool done = false, succeeded = false;
@@ -103,11 +113,11 @@ public:
   virtual bool broadcast(void *data, int64_t count, WireType type, int root,
                          const char *what) = 0;
   virtual bool barrier(const char *what) = 0;
-  /// Runs `pending`'s all-reduce, finishing it. Transports that can return
+  /// Runs `pending`'s collective, finishing it. Transports that can return
   /// first and run it in the background (in order with every other
   /// collective) do; the default runs it here.
-  virtual void startAllReduce(std::shared_ptr<PendingAllReduce> pending,
-                              const char *what);
+  virtual void start(std::shared_ptr<PendingCollective> pending,
+                     const char *what);
 
   /// The failure that ended this communicator, or empty.
   std::string failure() const;

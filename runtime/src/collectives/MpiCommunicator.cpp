@@ -186,8 +186,8 @@ public:
   bool broadcast(void *data, int64_t count, WireType type, int root,
                  const char *what) override;
   bool barrier(const char *what) override;
-  void startAllReduce(std::shared_ptr<PendingAllReduce> pending,
-                      const char *what) override;
+  void start(std::shared_ptr<PendingCollective> pending,
+             const char *what) override;
   std::string suspects() const override;
   /// Starts the worker; collectives run there from now on.
   void startWorker() { worker = std::make_unique<Worker>(); }
@@ -199,13 +199,14 @@ private:
   static Outcome outcomeOf(bool ok);
   bool allReduceNow(void *data, int64_t count, WireType type,
                     Reduction reduction, const char *what);
+  /// `started`: for a started gather, whose caller's wait is counted.
   bool allGatherNow(const void *in, void *out, int64_t count, WireType type,
-                    const char *what);
+                    const char *what, bool started = false);
   bool broadcastNow(void *data, int64_t count, WireType type, int root,
                     const char *what);
   bool barrierNow(const char *what);
   /// The all-reduce of a started one, in its own copy.
-  bool allReduceStarted(const std::shared_ptr<PendingAllReduce> &pending,
+  bool allReduceStarted(const std::shared_ptr<PendingCollective> &pending,
                         const char *what);
 
   bool usable(const char *what);
@@ -479,12 +480,18 @@ bool MpiCommunicator::barrier(const char *what) {
   return onWorker([&] { return barrierNow(what); });
 }
 
-void MpiCommunicator::startAllReduce(std::shared_ptr<PendingAllReduce> pending,
-                                     const char *what) {
+void MpiCommunicator::start(std::shared_ptr<PendingCollective> pending,
+                            const char *what) {
   if (!worker)
-    return Communicator::startAllReduce(std::move(pending), what);
+    return Communicator::start(std::move(pending), what);
   worker->post([this, pending, what] {
-    Outcome outcome = outcomeOf(allReduceStarted(pending, what));
+    // Its wait time is the caller's, counted when it waits.
+    bool ok = pending->isGather()
+                  ? allGatherNow(pending->data(), pending->result(),
+                                 pending->count(), pending->type(), what,
+                                 /*started=*/true)
+                  : allReduceStarted(pending, what);
+    Outcome outcome = outcomeOf(ok);
     pending->finish(outcome.ok, std::move(outcome.message), outcome.status);
   });
 }
@@ -505,7 +512,7 @@ bool MpiCommunicator::allReduceNow(void *data, int64_t count, WireType type,
 }
 
 bool MpiCommunicator::allReduceStarted(
-    const std::shared_ptr<PendingAllReduce> &pending, const char *what) {
+    const std::shared_ptr<PendingCollective> &pending, const char *what) {
   int64_t count = pending->count();
   WireType type = pending->type();
   if (!usable(what) || !checkCount(count, what))
@@ -520,9 +527,8 @@ bool MpiCommunicator::allReduceStarted(
     rc = MPI_Iallreduce(MPI_IN_PLACE, pending->data(), int(count),
                         datatype(type), sumOp(type), comm, &request);
   }
-  // Its wait time is the caller's, counted when it waits.
   if (!wait(request, rc, what, bytes, /*counted=*/false)) {
-    new std::shared_ptr<PendingAllReduce>(pending);
+    new std::shared_ptr<PendingCollective>(pending);
     return false;
   }
   Communicator::count(bytes, 0);
@@ -532,7 +538,8 @@ bool MpiCommunicator::allReduceStarted(
 }
 
 bool MpiCommunicator::allGatherNow(const void *in, void *out, int64_t count,
-                                   WireType type, const char *what) {
+                                   WireType type, const char *what,
+                                   bool started) {
   if (!usable(what) || !checkCount(count, what) ||
       !checkCount(count * worldSize, what))
     return false;
@@ -546,8 +553,10 @@ bool MpiCommunicator::allGatherNow(const void *in, void *out, int64_t count,
     rc = MPI_Iallgather(buffer, int(count), datatype(type), buffer + bytes,
                         int(count), datatype(type), comm, &request);
   }
-  if (!wait(request, rc, what, bytes))
+  if (!wait(request, rc, what, bytes, /*counted=*/!started))
     return false;
+  if (started)
+    Communicator::count(bytes, 0);
   std::memcpy(out, buffer + bytes, bytes * size_t(worldSize));
   return true;
 }

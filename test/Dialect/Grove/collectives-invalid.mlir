@@ -124,7 +124,7 @@ func.func @indices_count(%t: tensor<i64>) {
 // -----
 
 func.func @start_unwaited(%x: tensor<4xf32>) {
-  // expected-error @+1 {{request must be used by exactly one grove.all_reduce_wait}}
+  // expected-error @+1 {{request must be used by exactly one grove.collective_wait}}
   %r = grove.all_reduce_start mean %x : tensor<4xf32>
   return
 }
@@ -132,10 +132,10 @@ func.func @start_unwaited(%x: tensor<4xf32>) {
 // -----
 
 func.func @start_waited_twice(%x: tensor<4xf32>) {
-  // expected-error @+1 {{request must be used by exactly one grove.all_reduce_wait}}
+  // expected-error @+1 {{request must be used by exactly one grove.collective_wait}}
   %r = grove.all_reduce_start mean %x : tensor<4xf32>
-  %a = grove.all_reduce_wait %r : tensor<4xf32>
-  %b = grove.all_reduce_wait %r : tensor<4xf32>
+  %a = grove.collective_wait %r : tensor<4xf32>
+  %b = grove.collective_wait %r : tensor<4xf32>
   return
 }
 
@@ -145,7 +145,7 @@ func.func @start_waited_elsewhere(%x: tensor<4xf32>, %c: i1) {
   // expected-error @+1 {{request must be waited for in its own block}}
   %r = grove.all_reduce_start mean %x : tensor<4xf32>
   scf.if %c {
-    %a = grove.all_reduce_wait %r : tensor<4xf32>
+    %a = grove.collective_wait %r : tensor<4xf32>
   }
   return
 }
@@ -155,23 +155,32 @@ func.func @start_waited_elsewhere(%x: tensor<4xf32>, %c: i1) {
 func.func @wait_type(%x: tensor<4xf32>) {
   %r = grove.all_reduce_start mean %x : tensor<4xf32>
   // expected-error @+1 {{result type 'tensor<4xf64>' differs from the started input's 'tensor<4xf32>'}}
-  %a = grove.all_reduce_wait %r : tensor<4xf64>
+  %a = grove.collective_wait %r : tensor<4xf64>
   return
 }
 
 // -----
 
-func.func @wait_dynamic(%x: tensor<?xf32>) {
-  %r = grove.all_reduce_start mean %x : tensor<?xf32>
-  // expected-error @+1 {{result must have a static shape, got 'tensor<?xf32>'}}
-  %a = grove.all_reduce_wait %r : tensor<?xf32>
+func.func @start_dynamic(%x: tensor<?xf32>) {
+  // expected-error @+1 {{input must have a static shape, got 'tensor<?xf32>'}}
+  %r = grove.all_gather_start %x : tensor<?xf32>
+  %a = grove.collective_wait %r : tensor<?x?xf32>
   return
 }
 
 // -----
 
-func.func @wait_argument(%r: !grove.all_reduce_request) {
-  // expected-error @+1 {{request must come from a grove.all_reduce_start}}
-  %a = grove.all_reduce_wait %r : tensor<4xf32>
+func.func @gather_wait_shape(%x: tensor<4xf32>) {
+  %r = grove.all_gather_start %x : tensor<4xf32>
+  // expected-error @+1 {{result must be the input's shape 'tensor<4xf32>' after a leading world-size dimension, got 'tensor<4xf32>'}}
+  %a = grove.collective_wait %r : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @wait_argument(%r: !grove.collective_request) {
+  // expected-error @+1 {{request must come from a grove.all_reduce_start or grove.all_gather_start}}
+  %a = grove.collective_wait %r : tensor<4xf32>
   return
 }

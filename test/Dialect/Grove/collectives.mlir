@@ -39,19 +39,21 @@ func.func @kept(%x: tensor<8xf32>) -> tensor<8xf32> {
   return %c : tensor<8xf32>
 }
 
-// A started all-reduce and its wait; the canonicalizer keeps both, even
-// with the result unused.
+// A started all-reduce and all-gather and their waits; the canonicalizer
+// keeps them all, even with a result unused.
 // CHECK-LABEL: func.func @started
 // CHECK: %[[R:.*]] = grove.all_reduce_start sum %{{.*}} : tensor<4x8xbf16>
-// CHECK: grove.all_gather
-// CHECK: grove.all_reduce_wait %[[R]] : tensor<4x8xbf16>
+// CHECK: %[[G:.*]] = grove.all_gather_start %{{.*}} : tensor<8xf32>
+// CHECK: grove.collective_wait %[[R]] : tensor<4x8xbf16>
+// CHECK: grove.collective_wait %[[G]] : tensor<?x8xf32>
 // KEPT-LABEL: func.func @started
 // KEPT: grove.all_reduce_start
-// KEPT: grove.all_reduce_wait
+// KEPT-COUNT-2: grove.collective_wait
 func.func @started(%x: tensor<4x8xbf16>, %y: tensor<8xf32>) -> tensor<?x8xf32> {
   %r = grove.all_reduce_start sum %x : tensor<4x8xbf16>
-  %g = grove.all_gather %y : (tensor<8xf32>) -> tensor<?x8xf32>
-  %w = grove.all_reduce_wait %r : tensor<4x8xbf16>
+  %s = grove.all_gather_start %y : tensor<8xf32>
+  %w = grove.collective_wait %r : tensor<4x8xbf16>
+  %g = grove.collective_wait %s : tensor<?x8xf32>
   return %g : tensor<?x8xf32>
 }
 

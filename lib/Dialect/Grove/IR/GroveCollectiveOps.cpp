@@ -1,6 +1,6 @@
 //===- GroveCollectiveOps.cpp - Verifiers of the collective ops -----------===//
 //
-// grove.all_gather's stacked result, the pairing of a started all-reduce
+// grove.all_gather's stacked result, the pairing of a started collective
 // with its wait, and grove.random_block's draw (GroveCollectiveOps.td). The
 // other collectives keep their operand's type.
 //
@@ -14,44 +14,65 @@
 using namespace mlir;
 using namespace mlir::grove;
 
-LogicalResult AllReduceStartOp::verify() {
-  Value request = getRequest();
+/// A start's request goes to exactly one wait, in the start's block, and
+/// its input has a static shape (the wait's buffer is allocated after the
+/// start is bufferized).
+static LogicalResult verifyStart(Operation *op, Value input, Value request) {
   if (!request.hasOneUse() ||
-      !isa<AllReduceWaitOp>(*request.getUsers().begin()))
-    return emitOpError("request must be used by exactly one "
-                       "grove.all_reduce_wait");
-  if (request.getUsers().begin()->getBlock() != (*this)->getBlock())
-    return emitOpError("request must be waited for in its own block");
+      !isa<CollectiveWaitOp>(*request.getUsers().begin()))
+    return op->emitOpError("request must be used by exactly one "
+                           "grove.collective_wait");
+  if (request.getUsers().begin()->getBlock() != op->getBlock())
+    return op->emitOpError("request must be waited for in its own block");
+  if (!cast<RankedTensorType>(input.getType()).hasStaticShape())
+    return op->emitOpError("input must have a static shape, got ")
+           << input.getType();
   return success();
 }
 
-LogicalResult AllReduceWaitOp::verify() {
-  AllReduceStartOp start = getStart();
-  if (!start)
-    return emitOpError("request must come from a grove.all_reduce_start");
-  if (start.getInput().getType() != getType())
-    return emitOpError("result type ")
-           << getType() << " differs from the started input's "
-           << start.getInput().getType();
-  if (!getType().hasStaticShape())
-    return emitOpError("result must have a static shape, got ") << getType();
-  return success();
+LogicalResult AllReduceStartOp::verify() {
+  return verifyStart(*this, getInput(), getRequest());
 }
 
-LogicalResult AllGatherOp::verify() {
-  auto input = cast<RankedTensorType>(getInput().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
+LogicalResult AllGatherStartOp::verify() {
+  return verifyStart(*this, getInput(), getRequest());
+}
+
+/// `result` is `input` gathered from every rank: its shape after a leading
+/// world-size dimension, dynamic or positive.
+static LogicalResult verifyGathered(Operation *op, RankedTensorType input,
+                                    RankedTensorType result) {
   if (input.getElementType() != result.getElementType())
-    return emitOpError("result element type ")
+    return op->emitOpError("result element type ")
            << result.getElementType() << " differs from the input's "
            << input.getElementType();
   if (result.getRank() != input.getRank() + 1 ||
       result.getShape().drop_front() != input.getShape())
-    return emitOpError("result must be the input's shape ")
+    return op->emitOpError("result must be the input's shape ")
            << input << " after a leading world-size dimension, got " << result;
   if (!result.isDynamicDim(0) && result.getDimSize(0) < 1)
-    return emitOpError("world-size dimension must be dynamic or positive");
+    return op->emitOpError("world-size dimension must be dynamic or positive");
   return success();
+}
+
+LogicalResult CollectiveWaitOp::verify() {
+  Operation *start = getStart();
+  if (!start)
+    return emitOpError("request must come from a grove.all_reduce_start or "
+                       "grove.all_gather_start");
+  auto input = cast<RankedTensorType>(start->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(getType());
+  if (isa<AllGatherStartOp>(start))
+    return verifyGathered(*this, input, result);
+  if (input != result)
+    return emitOpError("result type ")
+           << result << " differs from the started input's " << input;
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyGathered(*this, cast<RankedTensorType>(getInput().getType()),
+                        cast<RankedTensorType>(getResult().getType()));
 }
 
 LogicalResult RandomBlockOp::verify() {

@@ -354,24 +354,43 @@ struct InPlaceCollectiveInterface
   }
 };
 
-/// grove.all_reduce_start reads its operand, which the runtime copies, so
-/// the buffer is free for reuse once the start returns; the request
-/// becomes the runtime's i64 handle.
-struct AllReduceStartOpInterface
-    : AllocatingCallInterface<AllReduceStartOpInterface, AllReduceStartOp> {
+/// The world size as an index: a call of grove_rt_world_size.
+FailureOr<Value> createWorldSize(RewriterBase &rewriter, Operation *op) {
+  FailureOr<func::FuncOp> world = getOrDeclareRuntimeFunction(
+      op->getParentOfType<ModuleOp>(), kWorldSizeService,
+      FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
+  if (failed(world))
+    return failure();
+  Value n = func::CallOp::create(rewriter, op->getLoc(), *world, ValueRange{})
+                .getResult(0);
+  return arith::IndexCastOp::create(rewriter, op->getLoc(),
+                                    rewriter.getIndexType(), n)
+      .getResult();
+}
+
+/// grove.all_reduce_start and grove.all_gather_start read their operand,
+/// which the runtime copies, so the buffer is free for reuse once the start
+/// returns; the request becomes the runtime's i64 handle.
+template <typename OpTy>
+struct CollectiveStartOpInterface
+    : AllocatingCallInterface<CollectiveStartOpInterface<OpTy>, OpTy> {
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto start = cast<AllReduceStartOp>(op);
-    Location loc = op->getLoc();
+    auto start = cast<OpTy>(op);
     FailureOr<Value> flat =
         getFlatBuffer(rewriter, start.getInput(), options, state);
     if (failed(flat))
       return failure();
+    SmallVector<Value> scalars;
+    StringRef service = "all_gather_start";
+    if constexpr (std::is_same_v<OpTy, AllReduceStartOp>) {
+      service = "all_reduce_start";
+      scalars.push_back(reductionCode(rewriter, op->getLoc(), start.getKind()));
+    }
     FailureOr<func::CallOp> call = callCollective(
-        rewriter, op, "all_reduce_start", {}, *flat,
-        reductionCode(rewriter, loc, start.getKind()), rewriter.getI64Type());
+        rewriter, op, service, {}, *flat, scalars, rewriter.getI64Type());
     if (failed(call))
       return failure();
     // The wait, bufferized later, casts the handle back.
@@ -381,23 +400,30 @@ struct AllReduceStartOpInterface
   }
 };
 
-/// grove.all_reduce_wait writes the result into a new buffer (of a static
-/// shape: the start, bufferized before it, no longer has the sizes).
-struct AllReduceWaitOpInterface
-    : BufferizableOpInterface::ExternalModel<AllReduceWaitOpInterface,
-                                             AllReduceWaitOp> {
+/// grove.collective_wait writes the result into a new buffer, of the
+/// result's static shape but for a gather's dynamic world size (the start,
+/// bufferized before it, no longer has its operand's sizes).
+struct CollectiveWaitOpInterface
+    : BufferizableOpInterface::ExternalModel<CollectiveWaitOpInterface,
+                                             CollectiveWaitOp> {
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto wait = cast<AllReduceWaitOp>(op);
+    auto wait = cast<CollectiveWaitOp>(op);
     Location loc = op->getLoc();
-    // Static (the verifier's rule): the start is already bufferized.
     auto type = cast<RankedTensorType>(wait.getType());
+    SmallVector<Value> sizes;
+    if (!type.hasStaticShape()) {
+      FailureOr<Value> world = createWorldSize(rewriter, op);
+      if (failed(world))
+        return failure();
+      sizes.push_back(*world);
+    }
     FailureOr<Value> out = options.createAlloc(
         rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        {});
+        sizes);
     if (failed(out))
       return failure();
     Value unused;
@@ -409,7 +435,7 @@ struct AllReduceWaitOpInterface
                        rewriter, loc, rewriter.getI64Type(), wait.getRequest())
                        .getResult(0);
     if (failed(
-            callCollective(rewriter, op, "all_reduce_wait", handle, *flat, {})))
+            callCollective(rewriter, op, "collective_wait", handle, *flat, {})))
       return failure();
     replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
@@ -433,15 +459,10 @@ struct AllGatherOpInterface
     auto resultType = cast<RankedTensorType>(gather.getType());
     SmallVector<Value> sizes;
     if (resultType.isDynamicDim(0)) {
-      FailureOr<func::FuncOp> world = getOrDeclareRuntimeFunction(
-          op->getParentOfType<ModuleOp>(), kWorldSizeService,
-          FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
+      FailureOr<Value> world = createWorldSize(rewriter, op);
       if (failed(world))
         return failure();
-      Value n = func::CallOp::create(rewriter, loc, *world, ValueRange{})
-                    .getResult(0);
-      sizes.push_back(arith::IndexCastOp::create(rewriter, loc,
-                                                 rewriter.getIndexType(), n));
+      sizes.push_back(*world);
     }
     for (int64_t d = 1; d < resultType.getRank(); ++d)
       if (resultType.isDynamicDim(d))
@@ -522,8 +543,11 @@ void mlir::grove::registerBufferizableOpInterfaceExternalModels(
     AllReduceOp::attachInterface<InPlaceCollectiveInterface<AllReduceOp>>(*ctx);
     BroadcastOp::attachInterface<InPlaceCollectiveInterface<BroadcastOp>>(*ctx);
     AllGatherOp::attachInterface<AllGatherOpInterface>(*ctx);
-    AllReduceStartOp::attachInterface<AllReduceStartOpInterface>(*ctx);
-    AllReduceWaitOp::attachInterface<AllReduceWaitOpInterface>(*ctx);
+    AllReduceStartOp::attachInterface<
+        CollectiveStartOpInterface<AllReduceStartOp>>(*ctx);
+    AllGatherStartOp::attachInterface<
+        CollectiveStartOpInterface<AllGatherStartOp>>(*ctx);
+    CollectiveWaitOp::attachInterface<CollectiveWaitOpInterface>(*ctx);
     TopKOp::attachInterface<TopKOpInterface>(*ctx);
   });
 }

@@ -1,12 +1,14 @@
-//===- OverlapCollectives.cpp - Start all-reduces early, wait late --------===//
+//===- OverlapCollectives.cpp - Start collectives early, wait late --------===//
 //
-// grove.all_reduce -> grove.all_reduce_start + grove.all_reduce_wait, with
-// the wait as late in the block as the result allows (Passes.td). Moving
+// grove.all_reduce / all_gather -> grove.all_reduce_start / all_gather_start
+// + grove.collective_wait, with the wait as late in the block as the result
+// allows (Passes.td). Moving
 // side-effect-free ops later never changes what they compute: their
 // operands still dominate them, and they still dominate their users.
 //
 //===----------------------------------------------------------------------===//
 
+#include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
@@ -28,8 +30,8 @@ namespace {
 /// Ops the pure users of a collective's result may move past: other
 /// collectives (they touch only their own buffers and the wire).
 bool isCollective(Operation *op) {
-  return isa<AllReduceOp, AllReduceStartOp, AllReduceWaitOp, AllGatherOp,
-             BroadcastOp, WorldSizeOp, WorldRankOp>(op);
+  return isa<AllReduceOp, AllGatherOp, AllReduceStartOp, AllGatherStartOp,
+             CollectiveWaitOp, BroadcastOp, WorldSizeOp, WorldRankOp>(op);
 }
 
 /// Whether `op`, or an op nested in it, may write memory (unknown ops may).
@@ -38,6 +40,10 @@ bool mayWrite(Operation *op) {
   // A new tensor: declares no effects, writes nothing anything reads.
   if (isa<bufferization::AllocTensorOp>(op))
     return false;
+  // grove.world_size / world_rank as convert-grove-to-linalg leaves them.
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return call.getCallee() != kWorldSizeService &&
+           call.getCallee() != kWorldRankService;
   if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
     for (Region &region : op->getRegions())
       for (Operation &nested : region.getOps())
@@ -61,13 +67,13 @@ Operation *firstUserInBlock(Operation *op, Block *block) {
   return first;
 }
 
-/// The ops of `reduce`'s block after it that depend on its result, in
+/// The ops of `collective`'s block after it that depend on its result, in
 /// block order.
-llvm::SetVector<Operation *> dependentOps(AllReduceOp reduce) {
-  Block *block = reduce->getBlock();
+llvm::SetVector<Operation *> dependentOps(Operation *collective) {
+  Block *block = collective->getBlock();
   llvm::SetVector<Operation *> slice;
-  slice.insert(reduce);
-  for (Operation *op = reduce->getNextNode(); op; op = op->getNextNode()) {
+  slice.insert(collective);
+  for (Operation *op = collective->getNextNode(); op; op = op->getNextNode()) {
     bool depends = false;
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
@@ -79,16 +85,17 @@ llvm::SetVector<Operation *> dependentOps(AllReduceOp reduce) {
     if (depends)
       slice.insert(op);
   }
-  slice.remove(reduce);
+  slice.remove(collective);
   return slice;
 }
 
-/// Moves each side-effect-free op that depends on `reduce`'s result down
-/// to its first user, stopping at any op that may write memory and is not
-/// a collective. The last ones move first, so that earlier ones follow them.
-void sinkDependentOps(AllReduceOp reduce) {
-  Block *block = reduce->getBlock();
-  llvm::SetVector<Operation *> slice = dependentOps(reduce);
+/// Moves each side-effect-free op that depends on `collective`'s result
+/// down to its first user, stopping at any op that may write memory and is
+/// not a collective. The last ones move first, so that earlier ones follow
+/// them.
+void sinkDependentOps(Operation *collective) {
+  Block *block = collective->getBlock();
+  llvm::SetVector<Operation *> slice = dependentOps(collective);
   for (Operation *op : llvm::reverse(slice)) {
     if (!isMemoryEffectFree(op))
       continue;
@@ -118,13 +125,13 @@ bool doesWork(Operation *op) {
          isa<GroveDialect>(op->getDialect());
 }
 
-/// The op before which `reduce`'s wait goes: its first user in the block,
-/// or an earlier op that may write memory (state is written last, after
-/// every collective and allocation of the call; docs/abi.md), or the
+/// The op before which `collective`'s wait goes: its first user in the
+/// block, or an earlier op that may write memory (state is written last,
+/// after every collective and allocation of the call; docs/abi.md), or the
 /// terminator.
-Operation *waitPoint(AllReduceOp reduce) {
-  Operation *first = firstUserInBlock(reduce, reduce->getBlock());
-  for (Operation *op = reduce->getNextNode(); op != first;
+Operation *waitPoint(Operation *collective) {
+  Operation *first = firstUserInBlock(collective, collective->getBlock());
+  for (Operation *op = collective->getNextNode(); op != first;
        op = op->getNextNode())
     if (op->hasTrait<OpTrait::IsTerminator>() ||
         (mayWrite(op) && !isCollective(op)))
@@ -132,34 +139,46 @@ Operation *waitPoint(AllReduceOp reduce) {
   return first;
 }
 
-/// Splits `reduce` when work runs between it and where its wait goes.
-void overlap(AllReduceOp reduce) {
-  sinkDependentOps(reduce);
-  Operation *point = waitPoint(reduce);
-  if (llvm::none_of(llvm::make_range(std::next(reduce->getIterator()),
+/// The start of `collective` (an all-reduce or an all-gather) at `builder`.
+Value createStart(OpBuilder &builder, Operation *collective) {
+  if (auto reduce = dyn_cast<AllReduceOp>(collective))
+    return AllReduceStartOp::create(builder, reduce.getLoc(), reduce.getInput(),
+                                    reduce.getKind());
+  auto gather = cast<AllGatherOp>(collective);
+  return AllGatherStartOp::create(builder, gather.getLoc(), gather.getInput());
+}
+
+/// Splits `collective` when work runs between it and where its wait goes.
+void overlap(Operation *collective) {
+  sinkDependentOps(collective);
+  Operation *point = waitPoint(collective);
+  if (llvm::none_of(llvm::make_range(std::next(collective->getIterator()),
                                      point->getIterator()),
                     [](Operation &op) { return doesWork(&op); }))
     return;
-  OpBuilder builder(reduce);
-  auto start = AllReduceStartOp::create(builder, reduce.getLoc(),
-                                        reduce.getInput(), reduce.getKind());
+  OpBuilder builder(collective);
+  Value request = createStart(builder, collective);
   builder.setInsertionPoint(point);
-  auto wait = AllReduceWaitOp::create(builder, reduce.getLoc(),
-                                      reduce.getType(), start);
-  reduce.replaceAllUsesWith(wait.getResult());
-  reduce.erase();
+  auto wait =
+      CollectiveWaitOp::create(builder, collective->getLoc(),
+                               collective->getResult(0).getType(), request);
+  collective->replaceAllUsesWith(wait);
+  collective->erase();
 }
 
 struct OverlapCollectivesPass
     : grove::impl::GroveOverlapCollectivesBase<OverlapCollectivesPass> {
   void runOnOperation() override {
-    SmallVector<AllReduceOp> reduces;
-    getOperation().walk([&](AllReduceOp reduce) {
-      if (cast<RankedTensorType>(reduce.getType()).hasStaticShape())
-        reduces.push_back(reduce);
+    // The waits allocate their results after the starts are bufferized:
+    // the inputs' shapes must be static.
+    SmallVector<Operation *> collectives;
+    getOperation().walk([&](Operation *op) {
+      if (isa<AllReduceOp, AllGatherOp>(op) &&
+          cast<RankedTensorType>(op->getOperand(0).getType()).hasStaticShape())
+        collectives.push_back(op);
     });
-    for (AllReduceOp reduce : reduces)
-      overlap(reduce);
+    for (Operation *collective : collectives)
+      overlap(collective);
   }
 };
 

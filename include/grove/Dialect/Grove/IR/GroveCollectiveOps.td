@@ -47,50 +47,69 @@ def Grove_AllReduceOp : Grove_CollectiveOp<"all_reduce",
   let assemblyFormat = "$kind $input attr-dict `:` type($result)";
 }
 
-def Grove_AllReduceRequest : TypeDef<Grove_Dialect, "AllReduceRequest"> {
-  let mnemonic = "all_reduce_request";
-  let summary = "an all-reduce in flight";
+def Grove_CollectiveRequest : TypeDef<Grove_Dialect, "CollectiveRequest"> {
+  let mnemonic = "collective_request";
+  let summary = "a collective in flight";
   let description = [{
-    What grove.all_reduce_start returns and grove.all_reduce_wait takes:
-    the handle of an all-reduce that moves while the code between them
-    runs. It lowers to the runtime's i64 handle (abi.h).
+    What grove.all_reduce_start and grove.all_gather_start return and
+    grove.collective_wait takes: the handle of a collective that moves
+    while the code between them runs. It lowers to the runtime's i64
+    handle (abi.h).
   }];
 }
 
-def Grove_AllReduceStartOp : Grove_CollectiveOp<"all_reduce_start"> {
-  let summary = "starts an all-reduce that a later grove.all_reduce_wait ends";
-  let description = [{
-    The first half of grove.all_reduce, split by grove-overlap-collectives
-    so that the ops between the start and the wait run while the ranks
-    exchange: the start takes a copy of `input` and returns at once. Every
-    request must reach exactly one grove.all_reduce_wait in its block.
-
-    ```mlir
-    %r = grove.all_reduce_start mean %grad : tensor<4096xf32>
-    // ... the backward of the layers below ...
-    %g = grove.all_reduce_wait %r : tensor<4096xf32>
-    ```
-  }];
-  let arguments = (ins Grove_CommTensor:$input, Grove_ReductionKind:$kind);
-  let results = (outs Grove_AllReduceRequest:$request);
-  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+// A collective split in two by grove-overlap-collectives: the start takes
+// a copy of `input` and returns at once; the ops between it and its
+// grove.collective_wait (exactly one, in its block) run while the ranks
+// exchange. The input's shape is static (a bucket's).
+class Grove_CollectiveStartOp<string mnemonic>
+    : Grove_CollectiveOp<mnemonic> {
+  let results = (outs Grove_CollectiveRequest:$request);
   let hasVerifier = 1;
 }
 
-def Grove_AllReduceWaitOp : Grove_CollectiveOp<"all_reduce_wait"> {
-  let summary = "waits for a started all-reduce and returns its result";
+def Grove_AllReduceStartOp : Grove_CollectiveStartOp<"all_reduce_start"> {
+  let summary = "starts a grove.all_reduce; grove.collective_wait ends it";
   let description = [{
-    The result has the type of the start's input (the request's only
-    use), a static shape (a bucket's).
+    ```mlir
+    %r = grove.all_reduce_start mean %grad : tensor<4096xf32>
+    // ... the backward of the layers below ...
+    %g = grove.collective_wait %r : tensor<4096xf32>
+    ```
   }];
-  let arguments = (ins Grove_AllReduceRequest:$request);
+  let arguments = (ins Grove_CommTensor:$input, Grove_ReductionKind:$kind);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+}
+
+def Grove_AllGatherStartOp : Grove_CollectiveStartOp<"all_gather_start"> {
+  let summary = "starts a grove.all_gather; grove.collective_wait ends it";
+  let description = [{
+    ```mlir
+    %r = grove.all_gather_start %values : tensor<64xf32>
+    %all = grove.collective_wait %r : tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Grove_CommTensor:$input);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Grove_CollectiveWaitOp : Grove_CollectiveOp<"collective_wait"> {
+  let summary = "waits for a started collective and returns its result";
+  let description = [{
+    The result is the collective's: the start's input type for an
+    all-reduce, every rank's input stacked (a leading world-size
+    dimension, dynamic or the compiled world's) for an all-gather.
+  }];
+  let arguments = (ins Grove_CollectiveRequest:$request);
   let results = (outs Grove_CommTensor:$result);
   let assemblyFormat = "$request attr-dict `:` type($result)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The op that started the all-reduce.
-    AllReduceStartOp getStart() {
-      return getRequest().getDefiningOp<AllReduceStartOp>();
+    /// The op that started the collective, or null.
+    Operation *getStart() {
+      Operation *def = getRequest().getDefiningOp();
+      return isa_and_nonnull<AllReduceStartOp, AllGatherStartOp>(def) ? def
+                                                                      : nullptr;
     }
   }];
 }

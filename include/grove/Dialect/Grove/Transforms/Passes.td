@@ -223,21 +223,24 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
 
 def GroveOverlapCollectives
     : Pass<"grove-overlap-collectives", "func::FuncOp"> {
-  let summary = "splits all-reduces into a start and a wait, the wait late";
+  let summary = "splits collectives into a start and a wait, the wait late";
   let description = [{
-    Each statically shaped `grove.all_reduce` becomes a
-    `grove.all_reduce_start` where it was and a `grove.all_reduce_wait`
-    just before the first op of its block that needs the result, so that
-    the ranks exchange while the ops in between run (the runtime moves
-    started all-reduces on a communication thread; docs/distributed.md).
-    To make room, the side-effect-free ops that depend on the result are
-    first moved down to their own first users: a bucket's split and reshape
-    wait with the optimizer step that reads them, while the backward of the
-    layers below runs. They never move past an op that writes memory other
-    than a collective (a state write may end what they read). An
-    all-reduce whose result is needed by the next op stays as it is.
+    Each `grove.all_reduce` and `grove.all_gather` of a statically shaped
+    input becomes a `grove.all_reduce_start` / `grove.all_gather_start`
+    where it was and a `grove.collective_wait` just before the first op of
+    its block that needs the result, or before the first op that may write
+    memory if that comes earlier (state is written after every collective;
+    docs/abi.md), so that the ranks exchange while the ops in between run
+    (the runtime moves started collectives on a communication thread;
+    docs/distributed.md). To make room, the side-effect-free ops that
+    depend on the result are first moved down to their own first users: a
+    bucket's split and reshape wait with the optimizer step that reads
+    them, while the backward of the layers below runs. They never move past
+    an op that may write memory other than a collective (a state write may
+    end what they read). A collective is left as it is when only reshapes,
+    slices, constants and other collectives would run before its wait.
 
-    grove-insert-collectives places each bucket's all-reduce right after
+    grove-insert-collectives places each bucket's collectives right after
     its last gradient; the host pipelines run this pass just before
     bufferization (grovec --overlap-collectives, default true).
   }];
