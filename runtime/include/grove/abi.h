@@ -202,7 +202,7 @@ int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
  * r's `in` at r * size(in) of `out`, which holds world-size inputs;
  * broadcast overwrites every rank's buffer with `root`'s. A peer that fails
  * or misses the communicator's deadline fails the current call with
- * GROVE_ERROR_PEER (the buffers then hold anything).
+ * GROVE_ERROR_PEER, abandoning it before its state writes.
  *
  * all_reduce_start and all_gather_start copy `buffer` (which the caller may
  * then reuse) and start the collective, returning a handle for
@@ -210,8 +210,8 @@ int64_t _mlir_ciface_grove_rt_cuda_tree_schedule(
  * `buffer` (the input's size for an all-reduce, world-size inputs for an
  * all-gather); every handle must be waited for once. Collectives run in
  * the order they are called, started ones included. A start that fails
- * returns 0, which the wait reports. A failed collective abandons the
- * call (before its state writes). */
+ * returns 0 and abandons the call, as a failed collective does (before
+ * its state writes). */
 #define GROVE_COLLECTIVE_DECL(SUFFIX, MEMREF)                                  \
   void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(MEMREF *buffer,               \
                                                  int32_t reduction);           \

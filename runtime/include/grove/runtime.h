@@ -346,7 +346,7 @@ GROVE_API void grove_comm_destroy(grove_comm *comm);
 /* What the communicator has moved: bytes each rank handed to its
  * collectives (the payload, before the transport's own traffic), the count
  * of collectives and the seconds callers spent blocked on them (a started
- * all-reduce counts only its wait, not the time it moved while the caller
+ * collective counts only its wait, not the time it moved while the caller
  * computed). */
 typedef struct grove_comm_stats {
   uint64_t payload_bytes;

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -247,6 +248,18 @@ int64_t startService(std::shared_ptr<PendingCollective> pending,
   return reinterpret_cast<int64_t>(startedHere.back());
 }
 
+/// `start()`'s handle, or 0 with an out-of-memory service error: the copy
+/// may not fit, and no exception may reach generated code.
+template <typename Start> int64_t startOrOutOfMemory(const Start &start) {
+  try {
+    return start();
+  } catch (const std::bad_alloc &) {
+    reportServiceError("out of memory: cannot copy a collective's buffer",
+                       GROVE_ERROR_OUT_OF_MEMORY);
+    return 0;
+  }
+}
+
 template <typename Memref>
 int64_t allReduceStartService(const Memref *buffer, WireType type,
                               int32_t reduction) {
@@ -254,9 +267,11 @@ int64_t allReduceStartService(const Memref *buffer, WireType type,
   const void *data = contiguous(buffer, what);
   if (!data)
     return 0;
-  return startService(std::make_shared<PendingCollective>(
-                          data, buffer->sizes[0], type, Reduction(reduction)),
-                      what);
+  return startOrOutOfMemory([&] {
+    return startService(std::make_shared<PendingCollective>(
+                            data, buffer->sizes[0], type, Reduction(reduction)),
+                        what);
+  });
 }
 
 template <typename Memref>
@@ -266,10 +281,12 @@ int64_t allGatherStartService(const Memref *buffer, WireType type) {
   if (!data)
     return 0;
   Communicator *comm = currentCommunicator();
-  return startService(
-      std::make_shared<PendingCollective>(data, buffer->sizes[0], type,
-                                          comm ? comm->size() : 1),
-      what);
+  return startOrOutOfMemory([&] {
+    return startService(
+        std::make_shared<PendingCollective>(data, buffer->sizes[0], type,
+                                            comm ? comm->size() : 1),
+        what);
+  });
 }
 
 template <typename Memref>
@@ -341,9 +358,12 @@ bool broadcastService(Memref *buffer, WireType type, int32_t root) {
 
 } // namespace
 
-void grove::rt::dropStartedCollectives() {
-  std::vector<PendingHandle *> handles;
-  handles.swap(startedHere);
+size_t grove::rt::startedCollectives() { return startedHere.size(); }
+
+void grove::rt::dropStartedCollectives(size_t mark) {
+  std::vector<PendingHandle *> handles(startedHere.begin() + long(mark),
+                                       startedHere.end());
+  startedHere.resize(mark);
   for (PendingHandle *handle : handles) {
     (*handle)->wait(); // its failure, if any, comes after the call's own
     delete handle;
@@ -378,11 +398,17 @@ Communicator *grove::rt::currentCommunicator() {
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(const MEMREF *buffer,    \
                                                       int32_t reduction) {     \
-    return allReduceStartService(buffer, TYPE, reduction);                     \
+    int64_t handle = allReduceStartService(buffer, TYPE, reduction);           \
+    if (!handle)                                                               \
+      abandonCall();                                                           \
+    return handle;                                                             \
   }                                                                            \
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_gather_start_##SUFFIX(const MEMREF *buffer) {  \
-    return allGatherStartService(buffer, TYPE);                                \
+    int64_t handle = allGatherStartService(buffer, TYPE);                      \
+    if (!handle)                                                               \
+      abandonCall();                                                           \
+    return handle;                                                             \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_collective_wait_##SUFFIX(    \
       int64_t handle, MEMREF *buffer) {                                        \

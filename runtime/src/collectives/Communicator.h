@@ -129,7 +129,7 @@ public:
   /// Adds a collective another transport ran for this one (the device's)
   /// to the counters.
   void count(uint64_t bytes, double waited);
-  /// Adds the time a caller blocked for a started all-reduce.
+  /// Adds the time a caller blocked for a started collective.
   void addWaitSeconds(double waited);
   /// The deadline of one collective, in seconds.
   double timeoutSeconds() const { return timeout; }

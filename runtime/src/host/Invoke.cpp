@@ -463,6 +463,7 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   if (ctx.device)
     ctx.device->beginCall();
   bool completed;
+  size_t startedBefore = startedCollectives();
   {
     // Services the generated code calls find this context through it.
     CallScope scope(ctx, index);
@@ -480,7 +481,7 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     // freed, no result exists. State is as before the call: generated code
     // writes state last, after every allocation and collective (docs/abi.md,
     // "State"). All-reduces it started end before the call does.
-    dropStartedCollectives();
+    dropStartedCollectives(startedBefore);
     std::string serviceError;
     grove_status serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;
     takeServiceError(serviceError, serviceStatus);

@@ -10,6 +10,7 @@
 #ifndef GROVE_RT_SERVICES_H
 #define GROVE_RT_SERVICES_H
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -76,10 +77,12 @@ private:
   const CurrentCall *outer;
 };
 
-/// Waits for and drops the all-reduces this thread started and has not
-/// waited for: those of a call abandoned between a start and its wait
-/// (collectives/Collectives.cpp). Nothing then runs for the call.
-void dropStartedCollectives();
+/// How many collectives this thread started and has not waited for; and
+/// waiting for and dropping those started after `mark`: a call abandoned
+/// between a start and its wait leaves them (collectives/Collectives.cpp).
+/// Nothing then runs for the call.
+size_t startedCollectives();
+void dropStartedCollectives(size_t mark);
 
 } // namespace grove::rt
 
