@@ -439,7 +439,7 @@ LogicalResult BroadcastToOp::verify() {
   if (in.getRank() > out.getRank())
     return emitOpError("cannot broadcast rank ")
            << in.getRank() << " to the lower rank " << out.getRank();
-  if (static_cast<int64_t>(getDynamicSizes().size()) != out.getNumDynamicDims())
+  if (getDynamicSizes().size() != out.getNumDynamicDims())
     return emitOpError("expects one size operand per dynamic result "
                        "dimension (")
            << out.getNumDynamicDims() << "), got " << getDynamicSizes().size();
