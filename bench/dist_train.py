@@ -16,6 +16,7 @@ Needs root. Writes the marked "dist-train" section of docs/perf.md.
     sudo .venv/bin/python bench/dist_train.py [--quick]
 """
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -140,6 +141,44 @@ def mpirun(argv, timeout=300):
     return json.loads(lines[-1])
 
 
+def prepare(script):
+    """Exits unless root (namespaces and tc need it); points the tests'
+    helpers at build/ and returns their Model class."""
+    if os.geteuid() != 0:
+        sys.exit(f"bench/{script}: needs root for network namespaces and tc "
+                 "(nothing measured)")
+    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
+    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
+    sys.path.insert(0, str(ROOT / "test" / "lib"))
+    from grove_testing import Model
+    return Model
+
+
+@contextlib.contextmanager
+def shaped_links(gbps):
+    """The RANKS namespaces, their links shaped to `gbps` Gbit/s, torn
+    down on the way out."""
+    try:
+        subprocess.run([str(NETNS), "up", str(RANKS), f"{gbps}gbit",
+                        f"{125 * gbps}kb"], check=True, capture_output=True)
+        yield
+    finally:
+        subprocess.run([str(NETNS), "down"], capture_output=True)
+
+
+def median_launch(argv, repeat):
+    """`repeat` launches of `argv`: the first result that did not fail with
+    the median step time (and blocked time, where reported), or the first
+    failure. Launches of one program differ by up to a quarter in step time
+    here (4 ranks placed on 2 cores); the training itself is deterministic."""
+    tries = [mpirun(argv) for _ in range(repeat)]
+    ok = [t for t in tries if "failed" not in t]
+    if not ok:
+        return tries[0]
+    return dict(ok[0], **{key: statistics.median(t[key] for t in ok)
+                          for key in ("step", "blocked") if key in ok[0]})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -149,55 +188,36 @@ def main():
     ap.add_argument("--repeat", type=int, default=3,
                     help="launches of each method (median step time)")
     opts = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench/dist_train.py: needs root for network namespaces and "
-                 "tc (nothing measured)")
-    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
-    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
-    sys.path.insert(0, str(ROOT / "test" / "lib"))
-    from grove_testing import Model
+    Model = prepare("dist_train.py")
     steps, target = (60, 0.9) if opts.quick else (200, 0.95)
     spec = f"{steps},{EVERY},{target},0,{LR}"
     workdir = tempfile.mkdtemp(prefix="grove-dist-train-")
     rows = []
-    try:
-        for gbps in map(int, opts.links.split(",")):
-            libraries = []
-            for i, (label, optimizer, flags) in enumerate(grove_methods(gbps)):
-                if opts.only not in label:
-                    continue
-                name = f"w{gbps}_{i}"
-                # The best code for this machine (F16C converts fp16).
-                Model(source(name, optimizer), name=name, workdir=workdir,
-                      grovec_flags=["--data-parallel", "--cpu=native",
-                                    *flags])
-                libraries.append((label, os.path.join(workdir,
-                                                      f"lib{name}.so"), name))
-            subprocess.run([str(NETNS), "up", str(RANKS), f"{gbps}gbit",
-                            f"{125 * gbps}kb"], check=True,
-                           capture_output=True)
-            runs = [(label, ["grove", so, name, spec])
-                    for label, so, name in libraries]
-            runs += [(label, ["torch", hook, spec]) for label, hook in (
-                ("PyTorch DDP (gloo)", "none"),
-                ("PyTorch DDP + PowerSGD hook (rank 4)", "powersgd"))
-                if opts.only in label]
+    for gbps in map(int, opts.links.split(",")):
+        libraries = []
+        for i, (label, optimizer, flags) in enumerate(grove_methods(gbps)):
+            if opts.only not in label:
+                continue
+            name = f"w{gbps}_{i}"
+            # The best code for this machine (F16C converts fp16).
+            Model(source(name, optimizer), name=name, workdir=workdir,
+                  grovec_flags=["--data-parallel", "--cpu=native", *flags])
+            libraries.append((label, os.path.join(workdir, f"lib{name}.so"),
+                              name))
+        runs = [(label, ["grove", so, name, spec])
+                for label, so, name in libraries]
+        runs += [(label, ["torch", hook, spec]) for label, hook in (
+            ("PyTorch DDP (gloo)", "none"),
+            ("PyTorch DDP + PowerSGD hook (rank 4)", "powersgd"))
+            if opts.only in label]
+        with shaped_links(gbps):
             for label, argv in runs:
-                # Launches of one program differ by up to a quarter in step
-                # time here (4 ranks placed on 2 cores): the median of a
-                # few; the training itself is deterministic.
-                tries = [mpirun(argv) for _ in range(opts.repeat)]
-                ok = [t for t in tries if "failed" not in t]
-                r = dict(ok[0], step=statistics.median(
-                    t["step"] for t in ok)) if ok else tries[0]
+                r = median_launch(argv, opts.repeat)
                 rows.append((gbps, label, r))
                 print(f"{gbps:3d} Gbps {label:38s} step "
                       f"{r['step'] * 1e3:7.1f} ms, {target:.0%} after "
                       f"{r['reached']} steps, final {r['accuracy']:.4f}",
                       flush=True)
-            subprocess.run([str(NETNS), "down"], capture_output=True)
-    finally:
-        subprocess.run([str(NETNS), "down"], capture_output=True)
     section = report(rows, steps, target, opts.repeat)
     print("\n" + section)
     if not opts.quick and not opts.only:

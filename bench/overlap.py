@@ -15,8 +15,6 @@ blocking step. Needs root.
 """
 import argparse
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,13 +37,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--links", default="1,10", help="Gbit/s, comma-separated")
     opts = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench/overlap.py: needs root for network namespaces and tc "
-                 "(nothing measured)")
-    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
-    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
-    sys.path.insert(0, str(ROOT / "test" / "lib"))
-    from grove_testing import Model
+    Model = dist_train.prepare("overlap.py")
     steps, repeat = (12, 1) if opts.quick else (30, 3)
     # Step times only: the held-out check runs once, at the end.
     spec = f"{steps},{steps},2.0,0,{dist_train.LR},{BATCH},{LAYERS},{BUCKET_MB}"
@@ -61,26 +53,13 @@ def main():
                              name, spec]))
     runs.append((DDP, ["torch", "none", spec]))
     rows = []
-    try:
-        for gbps in map(int, opts.links.split(",")):
-            subprocess.run([str(dist_train.NETNS), "up",
-                            str(dist_train.RANKS), f"{gbps}gbit",
-                            f"{125 * gbps}kb"], check=True,
-                           capture_output=True)
+    for gbps in map(int, opts.links.split(",")):
+        with dist_train.shaped_links(gbps):
             for label, argv in runs:
-                tries = [dist_train.mpirun(argv) for _ in range(repeat)]
-                ok = [t for t in tries if "failed" not in t]
-                step = statistics.median(t["step"] for t in ok) \
-                    if ok else float("nan")
-                blocked = statistics.median(t["blocked"] for t in ok) \
-                    if ok and "blocked" in ok[0] else None
-                rows.append((gbps, label, step, blocked))
-                print(f"{gbps:3d} Gbps {label:48s} {step * 1e3:8.1f} ms",
+                r = dist_train.median_launch(argv, repeat)
+                rows.append((gbps, label, r["step"], r.get("blocked")))
+                print(f"{gbps:3d} Gbps {label:48s} {r['step'] * 1e3:8.1f} ms",
                       flush=True)
-            subprocess.run([str(dist_train.NETNS), "down"],
-                           capture_output=True)
-    finally:
-        subprocess.run([str(dist_train.NETNS), "down"], capture_output=True)
     section = report(rows, steps, repeat)
     print("\n" + section)
     if not opts.quick:
