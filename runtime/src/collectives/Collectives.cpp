@@ -96,14 +96,25 @@ PendingCollective::PendingCollective(const void *from, int64_t count,
       gathered(size_t(count * world) * wireTypeBytes(type)), elements(count),
       wireType(type), gather(true), world(world) {}
 
-void PendingCollective::finish(bool ok, std::string error,
-                               grove_status status) {
+Outcome Outcome::of(bool ok) {
+  Outcome outcome;
+  outcome.ok = ok;
+  if (!ok && !takeServiceError(outcome.message, outcome.status))
+    outcome.message = "failed";
+  return outcome;
+}
+
+bool Outcome::report() const {
+  if (!ok)
+    reportServiceError(message.c_str(), status);
+  return ok;
+}
+
+void PendingCollective::finish(Outcome result) {
   {
     std::lock_guard<std::mutex> hold(lock);
     done = true;
-    succeeded = ok;
-    failure = std::move(error);
-    failureStatus = status;
+    outcome = std::move(result);
   }
   ready.notify_all();
 }
@@ -112,23 +123,17 @@ bool PendingCollective::wait() {
   std::unique_lock<std::mutex> hold(lock);
   // Bounded: the transport finishes every collective by its deadline.
   ready.wait(hold, [&] { return done; });
-  if (!succeeded)
-    reportServiceError(failure.c_str(), failureStatus);
-  return succeeded;
+  return outcome.report();
 }
 
 void Communicator::start(std::shared_ptr<PendingCollective> pending,
                          const char *what) {
-  bool ok = pending->isGather()
-                ? allGather(pending->data(), pending->result(),
-                            pending->count(), pending->type(), what)
-                : allReduce(pending->data(), pending->count(), pending->type(),
-                            pending->reduction(), what);
-  std::string message;
-  grove_status status = GROVE_ERROR_PEER;
-  if (!ok)
-    takeServiceError(message, status);
-  pending->finish(ok, std::move(message), status);
+  pending->finish(Outcome::of(
+      pending->isGather()
+          ? allGather(pending->data(), pending->result(), pending->count(),
+                      pending->type(), what)
+          : allReduce(pending->data(), pending->count(), pending->type(),
+                      pending->reduction(), what)));
 }
 
 namespace {
@@ -242,7 +247,7 @@ int64_t startService(std::shared_ptr<PendingCollective> pending,
     if (pending->isGather())
       std::memcpy(pending->result(), pending->data(),
                   size_t(pending->count()) * wireTypeBytes(pending->type()));
-    pending->finish(true);
+    pending->finish(Outcome());
   }
   startedHere.push_back(new PendingHandle(std::move(pending)));
   return reinterpret_cast<int64_t>(startedHere.back());

@@ -7,7 +7,7 @@
 // this host whose processes have exited or stopped, and every later
 // collective fails at once with the same message. The app gets a status; the
 // job is not aborted (mpirun must run with --enable-recovery, which keeps the
-// survivors alive when a rank dies; docs/distributed.md). An all-reduce may
+// survivors alive when a rank dies; docs/distributed.md). A collective may
 // also be started by one call and waited for later, so that it moves while
 // the caller computes.
 //
@@ -55,6 +55,19 @@ public:
   virtual const std::string &transport() const = 0;
 };
 
+/// How a collective ended: its result and, on failure, the service error it
+/// reported on the thread that ran it (errors are per thread).
+struct Outcome {
+  bool ok = true;
+  std::string message;
+  grove_status status = GROVE_ERROR_PEER;
+
+  /// `ok`, with this thread's pending service error when it failed.
+  static Outcome of(bool ok);
+  /// Reports the failure as a service error on this thread; returns ok.
+  bool report() const;
+};
+
 /// A collective started by one call and waited for by a later one
 /// (grove.all_reduce_start or grove.all_gather_start, then
 /// grove.collective_wait): a copy of this rank's data, reduced in place or
@@ -76,9 +89,8 @@ public:
   char *result() { return isGather() ? gathered.data() : bytes.data(); }
   int64_t resultCount() const { return elements * world; }
 
-  /// Records the outcome (failed with `error` when !ok) and wakes waiters.
-  void finish(bool ok, std::string error = {},
-              grove_status status = GROVE_ERROR_PEER);
+  /// Records the outcome and wakes waiters.
+  void finish(Outcome outcome);
   /// Blocks until finish(); false with the failure reported as a service
   /// error on this thread.
   bool wait();
@@ -92,9 +104,8 @@ private:
   int world = 1;
   std::mutex lock;
   std::condition_variable ready;
-  bool done = false, succeeded = false;
-  std::string failure;
-  grove_status failureStatus = GROVE_ERROR_PEER;
+  bool done = false;
+  Outcome outcome;
 };
 
 class Communicator {

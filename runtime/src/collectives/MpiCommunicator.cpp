@@ -6,7 +6,7 @@
 // must not starve the peer they wait for.
 //
 // The collectives run on one worker thread per communicator, in the order
-// they are called: a started all-reduce then moves while its caller
+// they are called: a started collective then moves while its caller
 // computes (Open MPI's non-blocking collectives only advance inside MPI
 // calls, which the worker's tests make), and the collectives called after
 // it queue behind it, so every rank issues them in one order.
@@ -157,14 +157,6 @@ private:
   std::thread thread; // last: it starts once the rest is built
 };
 
-/// What a collective run on the worker left: its result and, on failure,
-/// the service error it reported there (errors are per thread).
-struct Outcome {
-  bool ok = true;
-  std::string message;
-  grove_status status = GROVE_ERROR_PEER;
-};
-
 class MpiCommunicator final : public Communicator {
 public:
   MpiCommunicator(MPI_Comm comm, double seconds) : comm(comm) {
@@ -196,7 +188,6 @@ private:
   /// Runs `collective` on the worker, after every collective called before
   /// it, and waits for it; its failure is reported on this thread too.
   bool onWorker(const std::function<bool()> &collective);
-  static Outcome outcomeOf(bool ok);
   bool allReduceNow(void *data, int64_t count, WireType type,
                     Reduction reduction, const char *what);
   /// `started`: for a started gather, whose caller's wait is counted.
@@ -439,25 +430,14 @@ bool MpiCommunicator::inPlace(
   return true;
 }
 
-Outcome MpiCommunicator::outcomeOf(bool ok) {
-  Outcome outcome;
-  outcome.ok = ok;
-  if (!ok && !takeServiceError(outcome.message, outcome.status))
-    outcome.message = "failed";
-  return outcome;
-}
-
 bool MpiCommunicator::onWorker(const std::function<bool()> &collective) {
   if (!worker || worker->isCurrent())
     return collective();
   std::promise<Outcome> promise;
   std::future<Outcome> result = promise.get_future();
-  worker->post([&] { promise.set_value(outcomeOf(collective())); });
+  worker->post([&] { promise.set_value(Outcome::of(collective())); });
   // Bounded: the worker finishes every collective by its deadline.
-  Outcome outcome = result.get();
-  if (!outcome.ok)
-    reportServiceError(outcome.message.c_str(), outcome.status);
-  return outcome.ok;
+  return result.get().report();
 }
 
 bool MpiCommunicator::allReduce(void *data, int64_t count, WireType type,
@@ -491,8 +471,7 @@ void MpiCommunicator::start(std::shared_ptr<PendingCollective> pending,
                                  pending->count(), pending->type(), what,
                                  /*started=*/true)
                   : allReduceStarted(pending, what);
-    Outcome outcome = outcomeOf(ok);
-    pending->finish(outcome.ok, std::move(outcome.message), outcome.status);
+    pending->finish(Outcome::of(ok));
   });
 }
 

@@ -480,7 +480,7 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     // Out of host memory, or a collective failed: the call's buffers are
     // freed, no result exists. State is as before the call: generated code
     // writes state last, after every allocation and collective (docs/abi.md,
-    // "State"). All-reduces it started end before the call does.
+    // "State"). Collectives it started end before the call does.
     dropStartedCollectives(startedBefore);
     std::string serviceError;
     grove_status serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;

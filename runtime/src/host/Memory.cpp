@@ -361,7 +361,7 @@ bool runsOnThisThread(const CallFrame *frame) {
   return false;
 }
 
-/// Returns to runAbandonable's setjmp with an out-of-memory error pending.
+/// Returns to runAbandonable's setjmp with a service error pending.
 /// Nothing with a destructor is live here or in the generated code's
 /// frames it unwinds.
 [[noreturn]] void abandon(CallFrame &frame) { std::longjmp(frame.resume, 1); }
@@ -377,8 +377,7 @@ void *allocateForCode(size_t bytes, size_t alignment) {
   std::snprintf(message, sizeof(message),
                 "out of memory: cannot allocate a %zu-byte buffer", bytes);
   reportServiceError(message, GROVE_ERROR_OUT_OF_MEMORY);
-  if (frame && frame->parallelDepth == 0)
-    abandon(*frame);
+  abandonCall();
   return nullptr;
 }
 
