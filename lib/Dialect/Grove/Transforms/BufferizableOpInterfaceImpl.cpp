@@ -93,8 +93,8 @@ MemRefType getDynamicStridedI32(MLIRContext *ctx, int64_t rank) {
 }
 
 /// An op that reads its operands and writes only buffers it allocates,
-/// through one runtime call (the tree schedule, all_gather, top_k, an
-/// all-reduce's start, whose result is no tensor).
+/// through one runtime call (the tree schedule, all_gather, top_k, a
+/// collective's start, whose result is no tensor).
 template <typename Concrete, typename OpTy>
 struct AllocatingCallInterface
     : BufferizableOpInterface::ExternalModel<Concrete, OpTy> {

@@ -2,9 +2,9 @@
 //
 // grove.all_reduce / all_gather -> grove.all_reduce_start / all_gather_start
 // + grove.collective_wait, with the wait as late in the block as the result
-// allows (Passes.td). Moving
-// side-effect-free ops later never changes what they compute: their
-// operands still dominate them, and they still dominate their users.
+// allows (Passes.td). Moving side-effect-free ops later never changes what
+// they compute: their operands still dominate them, and they still dominate
+// their users.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +55,11 @@ bool mayWrite(Operation *op) {
   return mightHaveEffect<MemoryEffects::Write>(op);
 }
 
+/// Whether nothing moves past `op`: it may write memory (a state write may
+/// end a value the moved op reads, and state is written after every
+/// collective; docs/abi.md) and is no collective.
+bool stopsMotion(Operation *op) { return mayWrite(op) && !isCollective(op); }
+
 /// The first op of `block` that uses a result of `op`, or contains one
 /// that does; null when none does.
 Operation *firstUserInBlock(Operation *op, Block *block) {
@@ -90,9 +95,8 @@ llvm::SetVector<Operation *> dependentOps(Operation *collective) {
 }
 
 /// Moves each side-effect-free op that depends on `collective`'s result
-/// down to its first user, stopping at any op that may write memory and is
-/// not a collective. The last ones move first, so that earlier ones follow
-/// them.
+/// down to its first user, stopping at any op that stops motion. The last
+/// ones move first, so that earlier ones follow them.
 void sinkDependentOps(Operation *collective) {
   Block *block = collective->getBlock();
   llvm::SetVector<Operation *> slice = dependentOps(collective);
@@ -104,7 +108,7 @@ void sinkDependentOps(Operation *collective) {
     for (Operation *next = op->getNextNode();
          next && next != limit && !next->hasTrait<OpTrait::IsTerminator>();
          next = next->getNextNode()) {
-      if (mayWrite(next) && !isCollective(next))
+      if (stopsMotion(next))
         break;
       target = next;
     }
@@ -126,15 +130,12 @@ bool doesWork(Operation *op) {
 }
 
 /// The op before which `collective`'s wait goes: its first user in the
-/// block, or an earlier op that may write memory (state is written last,
-/// after every collective and allocation of the call; docs/abi.md), or the
-/// terminator.
+/// block, or an earlier op that stops motion, or the terminator.
 Operation *waitPoint(Operation *collective) {
   Operation *first = firstUserInBlock(collective, collective->getBlock());
   for (Operation *op = collective->getNextNode(); op != first;
        op = op->getNextNode())
-    if (op->hasTrait<OpTrait::IsTerminator>() ||
-        (mayWrite(op) && !isCollective(op)))
+    if (op->hasTrait<OpTrait::IsTerminator>() || stopsMotion(op))
       return op;
   return first;
 }
