@@ -8,8 +8,8 @@ buckets (one 1024x1024 layer's weight each; DDP's bucket_cap_mb 4), links
 shaped to 1 and 10 Gbit/s (scripts/netns.sh). The backward computes the
 last layer's gradient first: each bucket's all-reduce can move while the
 layers below are differentiated. Prints and writes (docs/perf.md,
-"overlap") the median step time of three launches and its ratio to Grove's
-blocking step. Needs root.
+"overlap") the mean step time (the median of three launches) and its
+ratio to Grove's blocking step. Needs root.
 
     sudo .venv/bin/python bench/overlap.py [--quick]
 """
@@ -73,8 +73,9 @@ def report(rows, steps, repeat):
              f"{dist_train.RANKS} ranks in network namespaces (scripts/"
              f"netns.sh), links shaped by tc; the digits MLP with {LAYERS} "
              f"1024x1024 layers, {BATCH} digits a rank a step, Adam, "
-             f"gradients in {BUCKET_MB} MiB buckets; the median step time "
-             f"(steps 6 to {steps}) of {repeat} launches, and its ratio to "
+             f"gradients in {BUCKET_MB} MiB buckets; the mean step time "
+             f"(steps 6 to {steps}), the median of {repeat} launches, and "
+             "its ratio to "
              "Grove's blocking step (higher is faster); for Grove, the time "
              "a step rank 0's caller blocked in collectives "
              "(grove_comm_get_stats).", "",
