@@ -36,7 +36,6 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.splitFullReductions = false;
-  policy.overlapCollectives = false;
   return policy;
 }
 
@@ -158,8 +157,9 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
   // After the linalg phase's fusion and CSE, which could move ops across
   // the waits it places; grove-write-state-in-place only moves state
   // updates later.
-  if (options.dataParallel && options.overlapCollectives &&
-      policy.overlapCollectives)
+  // Both runtimes move started collectives while the caller computes: the
+  // host's on a communication thread, the CUDA runtime's on NCCL's stream.
+  if (options.dataParallel && options.overlapCollectives)
     pm.addNestedPass<func::FuncOp>(createGroveOverlapCollectives());
   addBufferizePhase(pm);
 }

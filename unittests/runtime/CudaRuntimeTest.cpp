@@ -10,6 +10,7 @@
 
 #include "TestUtil.h"
 
+#include "grove/abi.h"
 #include "grove/runtime.h"
 
 #include <cuda_runtime.h>
@@ -194,6 +195,70 @@ TEST_F(CudaRuntimeGpu, TwoContextsRunSideBySide) {
   EXPECT_EQ(mostInside, 2) << "the second context's call waited for the first";
   grove_context_destroy(a);
   grove_context_destroy(b);
+}
+
+// The split collectives' device services in a world of one (a context
+// without a communicator), called as generated code calls them.
+extern "C" {
+int64_t _mlir_ciface_grove_rt_cuda_all_reduce_start_f32(
+    const grove_memref_f32_1 *buffer, int32_t reduction);
+int64_t _mlir_ciface_grove_rt_cuda_all_gather_start_f32(
+    const grove_memref_f32_1 *buffer);
+void _mlir_ciface_grove_rt_cuda_collective_wait_f32(int64_t handle,
+                                                    grove_memref_f32_1 *out);
+}
+float *splitIn = nullptr, *splitReduced = nullptr, *splitGathered = nullptr;
+int64_t splitHandles[3];
+grove_memref_f32_1 deviceView(float *data, int64_t n) {
+  return {data, data, 0, {n}, {1}};
+}
+// Starts two collectives and one it never waits for, and overwrites the
+// input before the waits: the starts copied it.
+void splitCollectives(void **) {
+  grove_memref_f32_1 in = deviceView(splitIn, 4);
+  grove_memref_f32_1 reduced = deviceView(splitReduced, 4);
+  grove_memref_f32_1 gathered = deviceView(splitGathered, 4);
+  splitHandles[0] = _mlir_ciface_grove_rt_cuda_all_reduce_start_f32(&in, 1);
+  splitHandles[1] = _mlir_ciface_grove_rt_cuda_all_gather_start_f32(&in);
+  splitHandles[2] = _mlir_ciface_grove_rt_cuda_all_reduce_start_f32(&in, 0);
+  // On the legacy default stream: after the copies queued on the context's
+  // (blocking) stream.
+  cudaMemset(splitIn, 0, 4 * sizeof(float));
+  _mlir_ciface_grove_rt_cuda_collective_wait_f32(splitHandles[1], &gathered);
+  _mlir_ciface_grove_rt_cuda_collective_wait_f32(splitHandles[0], &reduced);
+}
+const grove_packed_fn kSplit[1] = {splitCollectives};
+
+TEST_F(CudaRuntimeGpu, SplitCollectivesInAWorldOfOne) {
+  grove_model_def model = {GROVE_ABI_VERSION, 1, "split", kEntryOnly, kSplit};
+  grove_context *one = nullptr;
+  ASSERT_EQ(grove_context_create(&model, &one), GROVE_OK) << grove_last_error();
+  const std::vector<float> x = {1.5f, -2.0f, 3.25f, 0.0f};
+  ASSERT_EQ(cudaMalloc(&splitIn, 16), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&splitReduced, 16), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&splitGathered, 16), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(splitIn, x.data(), 16, cudaMemcpyHostToDevice),
+            cudaSuccess);
+  // The third start is left for the end of the call to wait for.
+  EXPECT_EQ(grove_invoke(one, "f", nullptr, 0, nullptr, 0), GROVE_OK)
+      << grove_last_error();
+  for (int64_t handle : splitHandles)
+    EXPECT_NE(handle, 0);
+  std::vector<float> reduced(4), gathered(4);
+  ASSERT_EQ(
+      cudaMemcpy(reduced.data(), splitReduced, 16, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy(gathered.data(), splitGathered, 16, cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  EXPECT_EQ(reduced, x) << "the mean over one rank is its input";
+  EXPECT_EQ(gathered, x) << "the gather of one rank is its input";
+  // The context is usable again: nothing of the call stayed in flight.
+  EXPECT_EQ(grove_invoke(one, "f", nullptr, 0, nullptr, 0), GROVE_OK)
+      << grove_last_error();
+  for (float *p : {splitIn, splitReduced, splitGathered})
+    cudaFree(p);
+  grove_context_destroy(one);
 }
 
 TEST(CudaRuntimeNoGpu, MissingDriverIsNoDevice) {

@@ -62,10 +62,6 @@ struct TargetPolicy {
   /// host's threads (grove-split-full-reductions); a GPU reduces a long
   /// row with a warp instead.
   bool splitFullReductions = true;
-  /// All-reduces start early and are waited for late
-  /// (grove-overlap-collectives): the host runtime moves them on a
-  /// communication thread; device collectives still complete in place.
-  bool overlapCollectives = true;
 };
 
 /// The policies of the two targets.

@@ -73,8 +73,11 @@ using HostBuffers = llvm::SetVector<Operation *>;
 /// The collectives' services (abi.h) and their device twins, which take
 /// every buffer in device memory: grove_rt_<name>_<type> becomes
 /// grove_rt_cuda_<name>_<type> (runtime/src/cuda/DeviceCollectives.cpp).
+/// The prefixes cover the split services (grove_rt_all_reduce_start_<type>,
+/// grove_rt_collective_wait_<type>) too.
 constexpr StringLiteral kCollectiveServices[] = {
-    "grove_rt_all_reduce_", "grove_rt_all_gather_", "grove_rt_broadcast_"};
+    "grove_rt_all_reduce_", "grove_rt_all_gather_", "grove_rt_broadcast_",
+    "grove_rt_collective_wait_"};
 
 /// The device twin of `callee` and its host operands, or nothing.
 std::optional<std::pair<std::string, ArrayRef<unsigned>>>

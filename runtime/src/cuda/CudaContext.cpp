@@ -217,6 +217,7 @@ void CudaContext::beginCall() {
 }
 
 grove_status CudaContext::endCall() {
+  finishStartedCollectives();
   // Every launch, copy and GEMM went to stream_; one wait covers them and
   // surfaces asynchronous faults (an illegal address, say) in this call.
   // Asynchronous contexts leave the work queued.

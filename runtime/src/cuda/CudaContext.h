@@ -89,6 +89,10 @@ void failCurrentCall(grove_status status, const std::string &message);
 /// failed: <the driver's message>".
 bool checkCurrentCall(const CudaContext &ctx, CUresult r,
                       const std::string &what);
+/// Waits for and frees the device collectives the current call started and
+/// did not wait for (DeviceCollectives.cpp): nothing of a call stays in
+/// flight once it ends, failed or not.
+void finishStartedCollectives();
 
 } // namespace grove::rt::cuda
 

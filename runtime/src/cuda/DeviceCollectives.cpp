@@ -1,8 +1,10 @@
 //===- DeviceCollectives.cpp - Collectives on device memory ---------------===//
 //
-// grove_rt_cuda_{all_reduce,all_gather,broadcast}_<type>: the collective
-// services of models compiled with --target=cuda (grove-memref-to-gpu sends
-// the host services' calls here), on buffers in device memory. They run on
+// grove_rt_cuda_{all_reduce,all_gather,broadcast}_<type> and the split
+// grove_rt_cuda_{all_reduce,all_gather}_start_<type> and
+// grove_rt_cuda_collective_wait_<type>: the collective services of models
+// compiled with --target=cuda (grove-memref-to-gpu sends the host services'
+// calls here), on buffers in device memory. They run on
 // the communicator attached to the call's context through one of two
 // transports, chosen when the first device collective runs (collectively:
 // every rank reaches it at the same point of the same program):
@@ -12,12 +14,18 @@
 //    communicator's MPI collective, and back. Chosen when two ranks share
 //    a GPU (NCCL refuses them) or some rank cannot load NCCL;
 //    GROVE_DEVICE_COLLECTIVES=nccl|staged forces one.
+// NCCL runs every collective on the communicator's own stream, in the order
+// the services are called, each after the work the caller's stream had
+// queued: two collectives on two streams could each wait for the other on
+// different ranks. A blocking service waits for its collective; a start
+// returns once its collective is queued (on a copy of the input), and the
+// step's kernels queued before the wait run beside it.
 // Deadlines: NCCL communicators are made non-blocking, so a collective that
 // misses the host communicator's deadline (a dead or stalled peer) is
 // aborted with ncclCommAbort, and the host communicator fails with the same
 // message, naming the suspects: every later collective fails at once. To
-// bound it, each collective is waited for before the service returns; the
-// stream thus runs no kernel of the step beside a collective.
+// bound it, the host waits for each collective (in the blocking service or
+// in the wait) before the caller's stream may use its result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +37,7 @@
 
 #include "grove/abi.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +45,7 @@
 #include <sched.h>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace grove::rt;
@@ -97,6 +107,18 @@ public:
                  CUstream stream, const char *what);
   bool broadcast(CUdeviceptr data, int64_t count, WireType type, int root,
                  CUstream stream, const char *what);
+  /// Queue a collective, in place at `data` (a gather from `in` to `out`),
+  /// after `stream`'s work; `done` fires when it is complete. The staged
+  /// transport completes it here (`done` stays null).
+  bool startAllReduce(CUdeviceptr data, int64_t count, WireType type,
+                      Reduction reduction, CUstream stream, const char *what,
+                      CUevent &done);
+  bool startAllGather(CUdeviceptr in, CUdeviceptr out, int64_t count,
+                      WireType type, CUstream stream, const char *what,
+                      CUevent &done);
+  /// Waits, with the deadline, for a started collective's `done` (then
+  /// destroyed), and makes `stream`'s later work wait for it.
+  bool wait(CUevent done, CUstream stream, const char *what, uint64_t bytes);
 
 private:
   bool gpuIdentity(GpuIdentity &out);
@@ -131,11 +153,33 @@ private:
   std::vector<char> staging;
 #if GROVE_HAVE_NCCL
   bool initNccl();
-  /// Waits for a launched NCCL collective (`launched` is what the launch
-  /// returned) with the deadline; aborts the communicator when it passes.
-  bool complete(ncclResult_t launched, CUstream stream, const char *what,
-                uint64_t bytes);
+  /// Queues `call(commStream)`, an NCCL collective, once `stream`'s work so
+  /// far is done; `done` fires when the collective has.
+  template <typename Call>
+  bool launch(const Call &call, CUstream stream, const char *what,
+              CUevent &done);
+  /// Until `state` leaves ncclInProgress (a non-blocking communicator may
+  /// still be queueing a launch, or connecting to its peers) or the
+  /// deadline passes.
+  bool settle(ncclResult_t state, const char *what);
+  /// Waits for `done` with the deadline; aborts the communicator when it
+  /// passes or NCCL reports an error.
+  bool finish(CUevent done, const char *what, uint64_t bytes);
+  /// A blocking collective: launch, finish, and `stream` waits for it.
+  template <typename Call>
+  bool complete(const Call &call, CUstream stream, const char *what,
+                uint64_t bytes) {
+    CUevent done = nullptr;
+    return launch(call, stream, what, done) && wait(done, stream, what, bytes);
+  }
+  auto ncclAllReduceOf(CUdeviceptr data, int64_t count, WireType type,
+                       Reduction reduction);
+  auto ncclAllGatherOf(CUdeviceptr in, CUdeviceptr out, int64_t count,
+                       WireType type);
+  /// Fails both communicators after aborting NCCL's.
+  void abortWith(const std::string &message);
   ncclComm_t comm = nullptr;
+  CUstream commStream = nullptr;
   bool aborted = false;
 #endif
 };
@@ -150,6 +194,8 @@ CudaCollectives::~CudaCollectives() {
     nccl().ncclCommDestroy(comm);
   else
     nccl().ncclCommAbort(comm);
+  if (commStream)
+    device.driver().cuStreamDestroy(commStream);
 #endif
 }
 
@@ -253,6 +299,26 @@ ncclDataType_t ncclType(WireType type) {
   return ncclInt8;
 }
 
+/// The launches of the NCCL collectives the services share, for launch().
+auto CudaCollectives::ncclAllReduceOf(CUdeviceptr data, int64_t count,
+                                      WireType type, Reduction reduction) {
+  return [this, data, count, type, reduction](CUstream on) {
+    return nccl().ncclAllReduce(
+        reinterpret_cast<void *>(data), reinterpret_cast<void *>(data),
+        size_t(count), ncclType(type),
+        reduction == Reduction::Mean ? ncclAvg : ncclSum, comm, on);
+  };
+}
+
+auto CudaCollectives::ncclAllGatherOf(CUdeviceptr in, CUdeviceptr out,
+                                      int64_t count, WireType type) {
+  return [this, in, out, count, type](CUstream on) {
+    return nccl().ncclAllGather(reinterpret_cast<void *>(in),
+                                reinterpret_cast<void *>(out), size_t(count),
+                                ncclType(type), comm, on);
+  };
+}
+
 bool CudaCollectives::initNccl() {
   const NcclApi &api = nccl();
   // Rank 0's id, or its failure, reaches every rank: none is left waiting.
@@ -298,44 +364,82 @@ bool CudaCollectives::initNccl() {
                  "making NCCL's communicator failed: " + ncclText(r, comm));
     return false;
   }
-  return true;
+  return check(
+      device.driver().cuStreamCreate(&commStream, CU_STREAM_NON_BLOCKING),
+      "creating the collectives' stream");
 }
 
-bool CudaCollectives::complete(ncclResult_t launched, CUstream stream,
-                               const char *what, uint64_t bytes) {
+void CudaCollectives::abortWith(const std::string &message) {
+  nccl().ncclCommAbort(comm);
+  aborted = true;
+  failBoth(GROVE_ERROR_PEER, rankText() + message);
+}
+
+bool CudaCollectives::settle(ncclResult_t state, const char *what) {
+  const NcclApi &api = nccl();
+  auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(host.timeoutSeconds()));
+  for (uint64_t spin = 0; state == ncclInProgress; ++spin) {
+    if ((spin & 63) == 0 && Clock::now() > deadline) {
+      abortWith(std::string(what) + " was not queued within " +
+                std::to_string(host.timeoutSeconds()) +
+                " s: " + host.suspects());
+      return false;
+    }
+    backOff(spin);
+    api.ncclCommGetAsyncError(comm, &state);
+  }
+  if (state == ncclSuccess)
+    return true;
+  failBoth(GROVE_ERROR_PEER,
+           rankText() + what + " failed in NCCL: " + ncclText(state, comm));
+  return false;
+}
+
+template <typename Call>
+bool CudaCollectives::launch(const Call &call, CUstream stream,
+                             const char *what, CUevent &done) {
+  const Driver &d = device.driver();
+  CUevent ready = nullptr;
+  if (!check(d.cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING), what))
+    return false;
+  bool ordered = check(d.cuEventRecord(ready, stream), what) &&
+                 check(d.cuStreamWaitEvent(commStream, ready, 0), what);
+  // Released once it has fired; the stream's wait stays queued.
+  d.cuEventDestroy(ready);
+  return ordered && settle(call(commStream), what) &&
+         check(d.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING), what) &&
+         check(d.cuEventRecord(done, commStream), what);
+}
+
+bool CudaCollectives::finish(CUevent done, const char *what, uint64_t bytes) {
   const NcclApi &api = nccl();
   const Driver &d = device.driver();
   auto start = Clock::now();
   auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(host.timeoutSeconds()));
-  ncclResult_t state = launched;
   for (uint64_t spin = 0;; ++spin) {
-    // A non-blocking launch may still be queueing (ncclInProgress).
-    if (state == ncclInProgress || state == ncclSuccess)
-      api.ncclCommGetAsyncError(comm, &state);
+    ncclResult_t state = ncclSuccess;
+    api.ncclCommGetAsyncError(comm, &state);
     if (state != ncclSuccess && state != ncclInProgress) {
       failBoth(GROVE_ERROR_PEER,
                rankText() + what + " failed in NCCL: " + ncclText(state, comm));
       return false;
     }
-    if (state == ncclSuccess) {
-      CUresult r = d.cuStreamQuery(stream);
-      if (r == CUDA_SUCCESS) {
-        host.count(bytes,
-                   std::chrono::duration<double>(Clock::now() - start).count());
-        return true;
-      }
-      if (r != CUDA_ERROR_NOT_READY)
-        return check(r, what);
+    CUresult r = d.cuEventQuery(done);
+    if (r == CUDA_SUCCESS) {
+      host.count(bytes,
+                 std::chrono::duration<double>(Clock::now() - start).count());
+      return true;
     }
+    if (r != CUDA_ERROR_NOT_READY)
+      return check(r, what);
     if ((spin & 63) == 0 && Clock::now() > deadline) {
-      api.ncclCommAbort(comm);
-      aborted = true;
-      failBoth(GROVE_ERROR_PEER, rankText() + what +
-                                     " did not complete within " +
-                                     std::to_string(host.timeoutSeconds()) +
-                                     " s: " + host.suspects());
+      abortWith(std::string(what) + " did not complete within " +
+                std::to_string(host.timeoutSeconds()) +
+                " s: " + host.suspects());
       return false;
     }
     backOff(spin);
@@ -349,12 +453,8 @@ bool CudaCollectives::allReduce(CUdeviceptr data, int64_t count, WireType type,
   size_t bytes = size_t(count) * wireTypeBytes(type);
 #if GROVE_HAVE_NCCL
   if (useNccl)
-    return complete(
-        nccl().ncclAllReduce(
-            reinterpret_cast<void *>(data), reinterpret_cast<void *>(data),
-            size_t(count), ncclType(type),
-            reduction == Reduction::Mean ? ncclAvg : ncclSum, comm, stream),
-        stream, what, bytes);
+    return complete(ncclAllReduceOf(data, count, type, reduction), stream, what,
+                    bytes);
 #endif
   char *buffer = stage(bytes);
   return download(data, bytes, stream, buffer) &&
@@ -369,11 +469,7 @@ bool CudaCollectives::allGather(CUdeviceptr in, CUdeviceptr out, int64_t count,
   size_t bytes = size_t(count) * wireTypeBytes(type);
 #if GROVE_HAVE_NCCL
   if (useNccl)
-    return complete(nccl().ncclAllGather(reinterpret_cast<void *>(in),
-                                         reinterpret_cast<void *>(out),
-                                         size_t(count), ncclType(type), comm,
-                                         stream),
-                    stream, what, bytes);
+    return complete(ncclAllGatherOf(in, out, count, type), stream, what, bytes);
 #endif
   char *buffer = stage(bytes * size_t(host.size() + 1));
   char *gathered = buffer + bytes;
@@ -389,17 +485,58 @@ bool CudaCollectives::broadcast(CUdeviceptr data, int64_t count, WireType type,
   size_t bytes = size_t(count) * wireTypeBytes(type);
 #if GROVE_HAVE_NCCL
   if (useNccl)
-    return complete(nccl().ncclBroadcast(reinterpret_cast<void *>(data),
-                                         reinterpret_cast<void *>(data),
-                                         size_t(count), ncclType(type), root,
-                                         comm, stream),
-                    stream, what, host.rank() == root ? bytes : 0);
+    return complete(
+        [&](CUstream on) {
+          return nccl().ncclBroadcast(
+              reinterpret_cast<void *>(data), reinterpret_cast<void *>(data),
+              size_t(count), ncclType(type), root, comm, on);
+        },
+        stream, what, host.rank() == root ? bytes : 0);
 #endif
   char *buffer = stage(bytes);
   return download(data, bytes, stream, buffer) &&
          hostOk(host.broadcast(buffer, count, type, root, what)) &&
          check(device.driver().cuMemcpyHtoD(data, buffer, bytes),
                "copying to the device");
+}
+
+bool CudaCollectives::startAllReduce(CUdeviceptr data, int64_t count,
+                                     WireType type, Reduction reduction,
+                                     CUstream stream, const char *what,
+                                     CUevent &done) {
+#if GROVE_HAVE_NCCL
+  if (useNccl)
+    return launch(ncclAllReduceOf(data, count, type, reduction), stream, what,
+                  done);
+#endif
+  return allReduce(data, count, type, reduction, stream, what);
+}
+
+bool CudaCollectives::startAllGather(CUdeviceptr in, CUdeviceptr out,
+                                     int64_t count, WireType type,
+                                     CUstream stream, const char *what,
+                                     CUevent &done) {
+#if GROVE_HAVE_NCCL
+  if (useNccl)
+    return launch(ncclAllGatherOf(in, out, count, type), stream, what, done);
+#endif
+  return allGather(in, out, count, type, stream, what);
+}
+
+bool CudaCollectives::wait(CUevent done, CUstream stream, const char *what,
+                           uint64_t bytes) {
+  if (!done)
+    return true; // completed when it started
+#if GROVE_HAVE_NCCL
+  const Driver &d = device.driver();
+  bool ok = finish(done, what, bytes) &&
+            check(d.cuStreamWaitEvent(stream, done, 0), what);
+  d.cuEventDestroy(done);
+  return ok;
+#else
+  (void)stream, (void)what, (void)bytes;
+  return true; // unreachable: only NCCL leaves an event
+#endif
 }
 
 /// The device collectives of `host` on the call's GPU, made on first use.
@@ -511,7 +648,134 @@ void deviceBroadcast(Memref *buffer, WireType type, int32_t root) {
     c->broadcast(data, buffer->sizes[0], type, root, ctx->stream(), what);
 }
 
+/// A collective a start service queued and the wait service finishes: its
+/// result is in `block` (the context's, for its stream), at `result`, once
+/// `done` has fired (null: complete at the start, as a staged collective or
+/// one in a world of one is). The handle the services pass is its address.
+struct StartedCollective {
+  CudaContext *ctx;
+  CudaCollectives *owner = nullptr; // null in a world of one
+  void *block = nullptr;
+  CUdeviceptr result = 0;
+  int64_t resultCount = 0;
+  WireType type;
+  uint64_t bytes = 0; // what this rank sent, for the counters
+  CUevent done = nullptr;
+
+  /// Waits for the collective, even in a failed call (its peers take part
+  /// in it, and the block must outlive it); false when it failed.
+  bool finish(const char *what) {
+    CUevent event = std::exchange(done, nullptr);
+    return !event || owner->wait(event, ctx->stream(), what, bytes);
+  }
+  ~StartedCollective() { ctx->release(block); }
+};
+
+/// The collectives this thread's call started and has not waited for.
+thread_local std::vector<StartedCollective *> startedHere;
+
+/// A copy of `buffer` (which the caller may reuse once this returns)
+/// all-reduced in place or gathered behind it, queued; its handle, or 0
+/// when the call failed.
+template <typename Memref>
+int64_t deviceStart(const Memref *buffer, WireType type, int32_t reduction,
+                    bool gather) {
+  const char *what =
+      gather ? "grove.all_gather_start" : "grove.all_reduce_start";
+  CUdeviceptr in;
+  CudaContext *ctx = prepare(buffer, what, in);
+  if (!ctx)
+    return 0;
+  Communicator *host = currentCommunicator();
+  int64_t count = buffer->sizes[0];
+  size_t bytes = size_t(count) * wireTypeBytes(type);
+  auto started = std::make_unique<StartedCollective>();
+  started->ctx = ctx;
+  started->type = type;
+  started->bytes = bytes;
+  started->resultCount = gather ? count * (host ? host->size() : 1) : count;
+  size_t total =
+      bytes + (gather ? size_t(started->resultCount) * wireTypeBytes(type) : 0);
+  started->block = total ? ctx->allocate(total) : nullptr;
+  if (total && !started->block) {
+    failCurrentCall(GROVE_ERROR_OUT_OF_MEMORY,
+                    std::string(what) +
+                        ": out of device memory for a copy "
+                        "of " +
+                        std::to_string(total) + " bytes");
+    return 0;
+  }
+  auto copy = reinterpret_cast<CUdeviceptr>(started->block);
+  started->result = gather ? copy + bytes : copy;
+  const Driver &d = ctx->cudaDevice().driver();
+  if (bytes &&
+      !checkCurrentCall(*ctx, d.cuMemcpyAsync(copy, in, bytes, ctx->stream()),
+                        std::string(what) + ": copying the input"))
+    return 0;
+  if (!host) { // a world of one: the mean, or the gather, of one input
+    if (gather && bytes &&
+        !checkCurrentCall(
+            *ctx, d.cuMemcpyAsync(started->result, copy, bytes, ctx->stream()),
+            std::string(what) + ": copying"))
+      return 0;
+  } else {
+    started->owner = collectivesFor(*host, *ctx, what);
+    if (!started->owner)
+      return 0;
+    bool queued =
+        gather
+            ? started->owner->startAllGather(copy, started->result, count, type,
+                                             ctx->stream(), what, started->done)
+            : started->owner->startAllReduce(
+                  copy, count, type, Reduction(reduction), ctx->stream(), what,
+                  started->done);
+    if (!queued)
+      return 0;
+  }
+  startedHere.push_back(started.release());
+  return reinterpret_cast<int64_t>(startedHere.back());
+}
+
+/// Waits for the collective behind `handle` and writes its result to
+/// `out` (nothing when the call has failed).
+template <typename Memref>
+void deviceWait(int64_t handle, Memref *out, WireType type) {
+  const char *what = "grove.collective_wait";
+  if (!handle)
+    return; // the start failed, and said why
+  auto *raw = reinterpret_cast<StartedCollective *>(handle);
+  startedHere.erase(std::remove(startedHere.begin(), startedHere.end(), raw),
+                    startedHere.end());
+  std::unique_ptr<StartedCollective> started(raw);
+  CUdeviceptr to;
+  if (!started->finish(what) || !prepare(out, what, to))
+    return;
+  if (started->type != type || started->resultCount != out->sizes[0]) {
+    failCurrentCall(GROVE_ERROR_INTERNAL,
+                    std::string(what) + ": the result buffer does not match "
+                                        "the started collective");
+    return;
+  }
+  CudaContext &ctx = *started->ctx;
+  size_t bytes = size_t(started->resultCount) * wireTypeBytes(type);
+  if (bytes)
+    checkCurrentCall(ctx,
+                     ctx.cudaDevice().driver().cuMemcpyAsync(
+                         to, started->result, bytes, ctx.stream()),
+                     std::string(what) + ": copying the result");
+  // The block goes back to the stream's cache behind the copy.
+}
+
 } // namespace
+
+void grove::rt::cuda::finishStartedCollectives() {
+  std::vector<StartedCollective *> left;
+  left.swap(startedHere);
+  for (StartedCollective *started : left) {
+    started->finish("grove.collective_wait");
+    delete started;
+  }
+}
 
 #define GROVE_CUDA_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                   \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_all_reduce_##SUFFIX(    \
@@ -525,6 +789,21 @@ void deviceBroadcast(Memref *buffer, WireType type, int32_t root) {
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_broadcast_##SUFFIX(     \
       MEMREF *buffer, int32_t root) {                                          \
     deviceBroadcast(buffer, TYPE, root);                                       \
+  }                                                                            \
+  extern "C" GROVE_API int64_t                                                 \
+      _mlir_ciface_grove_rt_cuda_all_reduce_start_##SUFFIX(                    \
+          const MEMREF *buffer, int32_t reduction) {                           \
+    return deviceStart(buffer, TYPE, reduction, /*gather=*/false);             \
+  }                                                                            \
+  extern "C" GROVE_API int64_t                                                 \
+      _mlir_ciface_grove_rt_cuda_all_gather_start_##SUFFIX(                    \
+          const MEMREF *buffer) {                                              \
+    return deviceStart(buffer, TYPE, 0, /*gather=*/true);                      \
+  }                                                                            \
+  extern "C" GROVE_API void                                                    \
+      _mlir_ciface_grove_rt_cuda_collective_wait_##SUFFIX(int64_t handle,      \
+                                                          MEMREF *buffer) {    \
+    deviceWait(handle, buffer, TYPE);                                          \
   }
 GROVE_CUDA_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)
 GROVE_CUDA_COLLECTIVE_SERVICES(f64, grove_memref_f64_1, WireType::F64)

@@ -41,6 +41,7 @@ namespace grove::rt::cuda {
   X(cuEventCreate)                                                             \
   X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \
+  X(cuEventQuery)                                                              \
   X(cuEventSynchronize)                                                        \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \

@@ -195,6 +195,42 @@ func.func @collectives(%n: index, %m: index) {
 
 // -----
 
+// So do the split collectives' (grove-overlap-collectives): the start copies
+// a device buffer, the wait writes one; the handle stays an i64 on the host.
+// CHECK-LABEL: func.func @split_collectives
+// CHECK: %[[B:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32>
+// CHECK: %[[O:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32>
+// CHECK: %[[H:.*]] = call @grove_rt_cuda_all_reduce_start_f32(%{{.*}}, %{{.*}}) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> i64
+// CHECK: %[[G:.*]] = call @grove_rt_cuda_all_gather_start_f32(%{{.*}}) : (memref<?xf32, strided<[1], offset: ?>>) -> i64
+// CHECK: call @grove_rt_cuda_collective_wait_f32(%[[H]], %{{.*}})
+// CHECK: call @grove_rt_cuda_collective_wait_f32(%[[G]], %{{.*}})
+// CHECK-NOT: call @grove_rt_all_
+// CHECK-NOT: call @grove_rt_collective_
+// CHECK-DAG: func.func private @grove_rt_cuda_all_reduce_start_f32(memref<?xf32, strided<[1], offset: ?>>, i32) -> i64 attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @grove_rt_cuda_collective_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+func.func private @grove_rt_all_reduce_start_f32(memref<?xf32, strided<[1], offset: ?>>, i32) -> i64 attributes {llvm.emit_c_interface}
+func.func private @grove_rt_all_gather_start_f32(memref<?xf32, strided<[1], offset: ?>>) -> i64 attributes {llvm.emit_c_interface}
+func.func private @grove_rt_collective_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
+func.func @split_collectives(%n: index, %m: index) {
+  %c1 = arith.constant 1 : i32
+  %b = memref.alloc(%n) : memref<?xf32>
+  %o = memref.alloc(%n) : memref<?xf32>
+  %g = memref.alloc(%m) : memref<?xf32>
+  %v = memref.cast %b : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %ov = memref.cast %o : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %gv = memref.cast %g : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
+  %h = call @grove_rt_all_reduce_start_f32(%v, %c1) : (memref<?xf32, strided<[1], offset: ?>>, i32) -> i64
+  %hg = call @grove_rt_all_gather_start_f32(%v) : (memref<?xf32, strided<[1], offset: ?>>) -> i64
+  call @grove_rt_collective_wait_f32(%h, %ov) : (i64, memref<?xf32, strided<[1], offset: ?>>) -> ()
+  call @grove_rt_collective_wait_f32(%hg, %gv) : (i64, memref<?xf32, strided<[1], offset: ?>>) -> ()
+  memref.dealloc %b : memref<?xf32>
+  memref.dealloc %o : memref<?xf32>
+  memref.dealloc %g : memref<?xf32>
+  return
+}
+
+// -----
+
 // Host code reading one element of device memory outside loops (a state
 // counter, an element a kernel wrote) calls the scalar read service, which
 // waits for the stream; a buffer only host code touches stays on the host.

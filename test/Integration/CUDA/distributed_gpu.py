@@ -10,9 +10,11 @@
         CUDA-capable compressor compiles, links and calls the device twins
     distributed_gpu.py rank LIB NAME TARGET DATA OUT   one rank (mpirun)
 
-prepare compiles the distributed tests' MLP (Adam) three ways with
---data-parallel --target=cuda - dense in 4 KB buckets, fp16-compressed,
-GRBS 1/4 with error feedback - into BUNDLE/models, linked against the
+prepare compiles the distributed tests' MLP (Adam) four ways with
+--data-parallel --target=cuda - dense in 4 KB buckets with its collectives
+started early and waited for late (grove-overlap-collectives) and without
+(--overlap-collectives=false), fp16-compressed, GRBS 1/4 with error
+feedback - into BUNDLE/models, linked against the
 bundle's runtime; builds nothing else. It writes BUNDLE/data/
 distributed_gpu.npz: fresh random weights and batches, and the host's
 results for them: the same model without --data-parallel after the steps
@@ -26,8 +28,10 @@ path) checks, on one GPU:
     and MPI) and say why; every variant's params and Adam moments after
     the steps equal the references within 1e-5 of each tensor's scale;
   * 1 process with GROVE_DEVICE_COLLECTIVES=nccl: a real NCCL
-    communicator (world of one) runs the dense variant's all-reduces and
-    ends where one process on rank 0's batches ends.
+    communicator (world of one) runs each dense variant's all-reduces (on
+    its own stream, the overlapped one's beside the backward's kernels) and
+    ends where one process on rank 0's batches ends; the two variants'
+    states are equal bit for bit.
 It exits 77 (gpu-check.sh reports SKIP, with the reason) where the GPU
 machine has no mpirun or cannot load Open MPI's libmpi.
 """
@@ -49,14 +53,20 @@ from grove_testing import Model, rng  # noqa: E402
 STEPS, PER_RANK, RANKS = 5, 16, 2
 VARIANTS = {
     "dpdense": ["--data-parallel", "--bucket-bytes=4096"],
+    "dpblocking": ["--data-parallel", "--bucket-bytes=4096",
+                   "--overlap-collectives=false"],
     "dpfp16": ["--data-parallel", "--compressor=fp16"],
     "dpgrbs": ["--data-parallel", "--compressor=grbs", "--compress-ratio=4",
                "--compress-error=feedback"],
 }
 # What compiles for CUDA (top-k selects on the host, random-k scatters in a
-# host loop): each with the device services it must call.
+# host loop): each with the device services it must call ("all_reduce_f32"
+# stands for the blocking service or the split one, whichever
+# grove-overlap-collectives left; "=" before a name: that one only).
 COMPILED = {
-    "dpdense": (VARIANTS["dpdense"], ["all_reduce_f32"]),
+    "dpdense": (VARIANTS["dpdense"], ["=all_reduce_start_f32",
+                                      "=collective_wait_f32"]),
+    "dpblocking": (VARIANTS["dpblocking"], ["=all_reduce_f32"]),
     "dpfp16": (VARIANTS["dpfp16"], ["all_reduce_f16"]),
     "dpsign": (["--data-parallel", "--compressor=sign",
                 "--compress-error=feedback"], ["all_gather_i32"]),
@@ -199,17 +209,27 @@ def run(bundle):
         transports = {str(r["transport"]) for r in results.values()}
         assert transports == {"staged: ranks 0 and 1 share a GPU, and NCCL "
                               "needs one GPU a rank"}, transports
-        reference = "whole" if name == "dpdense" else name
+        dense = name in ("dpdense", "dpblocking")
+        reference = "whole" if dense else name
         worst = compare(results, data, reference, name)
         print(f"{name}: 2 processes on one GPU (staged) = {reference} "
               f"reference, worst {worst:.2e} of scale")
-    so = os.path.join(bundle, "models", "libdpdense.so")
-    results = run_job(so, "dpdense", "cuda", data_path, 1,
-                      dict(env, GROVE_DEVICE_COLLECTIVES="nccl"))
-    assert str(results[0]["transport"]) == "nccl", results[0]["transport"]
-    worst = compare(results, data, "rank0", "dpdense on NCCL")
-    print(f"dpdense: 1 process on NCCL = one process on rank 0's batches, "
-          f"worst {worst:.2e} of scale")
+    on_nccl = {}
+    for name in ("dpdense", "dpblocking"):
+        so = os.path.join(bundle, "models", "lib%s.so" % name)
+        results = run_job(so, name, "cuda", data_path, 1,
+                          dict(env, GROVE_DEVICE_COLLECTIVES="nccl"))
+        assert str(results[0]["transport"]) == "nccl", results[0]["transport"]
+        worst = compare(results, data, "rank0", f"{name} on NCCL")
+        on_nccl[name] = results[0]
+        print(f"{name}: 1 process on NCCL = one process on rank 0's "
+              f"batches, worst {worst:.2e} of scale")
+    for n in data["state"]:
+        key = "p_" + str(n)
+        assert np.array_equal(on_nccl["dpdense"][key],
+                              on_nccl["dpblocking"][key]), \
+            f"overlapped and blocking NCCL steps differ in {n}"
+    print("dpdense (started, waited late) = dpblocking bit for bit on NCCL")
     return 0
 
 
@@ -224,13 +244,31 @@ def compile_only():
         undefined = subprocess.run(["nm", "-D", "--undefined-only", so],
                                    capture_output=True, text=True,
                                    check=True).stdout
+        symbols = set(undefined.split())
+        prefix = "_mlir_ciface_grove_rt_cuda_"
+        called = []
         for service in services:
-            symbol = "_mlir_ciface_grove_rt_cuda_" + service
-            assert symbol in undefined, f"{name} does not call {symbol}"
-        assert "_mlir_ciface_grove_rt_all_" not in undefined, \
-            f"{name} calls a host collective"
+            if service.startswith("="):
+                wanted = [service[1:]]
+            else:
+                op, suffix = service.rsplit("_", 1)
+                wanted = [service, f"{op}_start_{suffix}"]
+            found = [w for w in wanted if prefix + w in symbols]
+            assert found, f"{name} calls none of {wanted}"
+            called += found
+        for started in [c for c in called if "_start_" in c]:
+            wait = "collective_wait_" + started.rsplit("_", 1)[1]
+            assert prefix + wait in symbols, f"{name} never calls {wait}"
+            if wait not in called:
+                called.append(wait)
+        for host in ("_mlir_ciface_grove_rt_all_",
+                     "_mlir_ciface_grove_rt_collective_"):
+            assert host not in undefined, f"{name} calls a host collective"
+        if "--overlap-collectives=false" in flags:
+            assert not any(s.startswith(prefix) and "_start_" in s
+                           for s in symbols), f"{name} starts a collective"
         print(f"compile-only: {name}: calls grove_rt_cuda_"
-              + ", grove_rt_cuda_".join(services))
+              + ", grove_rt_cuda_".join(called))
 
 
 def lit(directory):

@@ -231,8 +231,8 @@ def GroveOverlapCollectives
     its block that needs the result, or before the first op that may write
     memory if that comes earlier (state is written after every collective;
     docs/abi.md), so that the ranks exchange while the ops in between run
-    (the runtime moves started collectives on a communication thread;
-    docs/distributed.md). To make room, the side-effect-free ops that
+    (the host runtime moves started collectives on a communication thread,
+    the CUDA runtime on NCCL's stream; docs/distributed.md). To make room, the side-effect-free ops that
     depend on the result are first moved down to their own first users: a
     bucket's split and reshape wait with the optimizer step that reads
     them, while the backward of the layers below runs. They never move past
@@ -241,7 +241,7 @@ def GroveOverlapCollectives
     slices, constants and other collectives would run before its wait.
 
     grove-insert-collectives places each bucket's collectives right after
-    its last gradient; the host pipelines run this pass just before
+    its last gradient; both targets' pipelines run this pass just before
     bufferization (grovec --overlap-collectives, default true).
   }];
   let dependentDialects = ["grove::GroveDialect"];
