@@ -13,9 +13,8 @@
 // CHECK: %[[MEAN:.*]] = arith.constant 1 : i32
 // CHECK: %[[C:.*]] = memref.cast %[[F]] : memref<32xf32> to memref<?xf32, strided<[1], offset: ?>>
 // CHECK: call @grove_rt_all_reduce_f32(%[[C]], %[[MEAN]])
-// CHECK: %[[N:.*]] = call @grove_rt_world_size() : () -> i64
-// CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
-// CHECK: %[[G:.*]] = memref.alloc(%[[NI]]) {{.*}} : memref<?x4x8xf32>
+// CHECK: %[[N:.*]] = grove.world_size : index
+// CHECK: %[[G:.*]] = memref.alloc(%[[N]]) {{.*}} : memref<?x4x8xf32>
 // CHECK: %[[GF:.*]] = memref.collapse_shape %[[G]] {{\[\[}}0, 1, 2]] : memref<?x4x8xf32> into memref<?xf32>
 // CHECK: call @grove_rt_all_gather_f32(%{{.*}}, %{{.*}})
 // CHECK: %[[ROOT:.*]] = arith.constant 2 : i32
@@ -88,9 +87,8 @@ func.func @started(%x: tensor<2x4xf32> {bufferization.writable = false})
 // the call runs in.
 // CHECK-LABEL: func.func @gather_started
 // CHECK: %[[H:.*]] = call @grove_rt_all_gather_start_i32(%{{.*}}) : (memref<?xi32, strided<[1], offset: ?>>) -> i64
-// CHECK: %[[N:.*]] = call @grove_rt_world_size() : () -> i64
-// CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
-// CHECK: %[[OUT:.*]] = memref.alloc(%[[NI]]) {{.*}} : memref<?x4xi32>
+// CHECK: %[[N:.*]] = grove.world_size : index
+// CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) {{.*}} : memref<?x4xi32>
 // CHECK: call @grove_rt_collective_wait_i32(%{{.*}}, %{{.*}}) : (i64, memref<?xi32, strided<[1], offset: ?>>) -> ()
 func.func @gather_started(%x: tensor<4xi32> {bufferization.writable = false})
     -> tensor<?x4xi32> {
@@ -102,7 +100,6 @@ func.func @gather_started(%x: tensor<4xi32> {bufferization.writable = false})
 // The services, declared once each.
 // CHECK-DAG: func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_all_gather_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @grove_rt_world_size() -> i64
 // CHECK-DAG: func.func private @grove_rt_all_reduce_start_f32(memref<?xf32, strided<[1], offset: ?>>, i32) -> i64 attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_collective_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
 

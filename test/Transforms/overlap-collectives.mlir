@@ -132,23 +132,22 @@ func.func @gathers(%e: tensor<16xf32>, %z: tensor<16xf32>, %y: tensor<8xf32>) {
 
 // -----
 
-// The world size's runtime call (what convert-grove-to-linalg makes of
-// grove.world_size) only reads: the dependent ops move past it, and so
-// does the wait. Any other call may write: nothing moves past it.
+// grove.world_size only reads (its declared effect; it stays an op until
+// convert-grove-checks-to-runtime): the dependent ops move past it, and so
+// does the wait. A call may write: nothing moves past it.
 // CHECK-LABEL: func.func @calls
 // CHECK: %[[R:.*]] = grove.all_reduce_start mean
-// CHECK-NEXT: call @grove_rt_world_size()
+// CHECK-NEXT: grove.world_size
 // CHECK-NEXT: grove.exp
 // CHECK-NEXT: %[[W:.*]] = grove.collective_wait %[[R]]
 // CHECK-NEXT: grove.add %[[W]]
 // CHECK-NEXT: call @opaque()
-func.func private @grove_rt_world_size() -> i64
 func.func private @opaque()
-func.func @calls(%x: tensor<8xf32>) -> (tensor<8xf32>, i64) {
+func.func @calls(%x: tensor<8xf32>) -> (tensor<8xf32>, index) {
   %m = grove.all_reduce mean %x : tensor<8xf32>
-  %n = func.call @grove_rt_world_size() : () -> i64
+  %n = grove.world_size : index
   %e = grove.exp %x : tensor<8xf32>
   %d = grove.add %m, %e : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   func.call @opaque() : () -> ()
-  return %d, %n : tensor<8xf32>, i64
+  return %d, %n : tensor<8xf32>, index
 }

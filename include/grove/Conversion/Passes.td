@@ -133,12 +133,19 @@ def GroveSplitFullReductions : Pass<"grove-split-full-reductions"> {
 
 def ConvertGroveChecksToRuntime
     : Pass<"convert-grove-checks-to-runtime", "ModuleOp"> {
-  let summary = "lowers grove.agree_dims to a runtime report and a minimum";
+  let summary = "lowers grove.agree_dims and the world queries to runtime "
+                "calls";
   let description = [{
     Each `grove.agree_dims` becomes `scf.if (lhs != rhs)` around a call to
     `grove_rt_dim_mismatch(lhs, rhs, message)` (runtime/include/grove/abi.h)
     and `arith.minui lhs, rhs`: the runtime fails the call with
     GROVE_ERROR_INVALID_ARGUMENT and the code never reads out of bounds.
+
+    `grove.world_size` and `grove.world_rank` become calls of
+    `grove_rt_world_size()` and `grove_rt_world_rank()` (an i64, cast to
+    index). They stay ops until here, after bufferization, so that the
+    passes before see their declared effect (they only read the context)
+    where a call would have unknown ones.
   }];
   let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
                            "LLVM::LLVMDialect", "scf::SCFDialect"];

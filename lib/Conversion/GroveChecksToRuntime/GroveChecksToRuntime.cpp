@@ -1,8 +1,11 @@
-//===- GroveChecksToRuntime.cpp - grove.agree_dims to runtime calls -------===//
+//===- GroveChecksToRuntime.cpp - Checks and world queries to calls -------===//
 //
 // A failed check must not abort the process (the application owns it) and
 // must not let the computation read past a buffer: it reports to the
 // runtime, which fails the call, and the code goes on with the smaller size.
+// grove.world_size and grove.world_rank become runtime calls here, after
+// bufferization: until then they are ops that declare they only read, which
+// grove-overlap-collectives relies on (a call could write anything).
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +94,33 @@ private:
   mutable llvm::StringMap<LLVM::GlobalOp> messages;
 };
 
+/// grove.world_size / grove.world_rank -> grove_rt_world_size() /
+/// grove_rt_world_rank() (abi.h), an i64 cast to index.
+template <typename OpTy> struct LowerWorldQuery : OpRewritePattern<OpTy> {
+  LowerWorldQuery(MLIRContext *ctx, StringRef service, bool &declarationFailed)
+      : OpRewritePattern<OpTy>(ctx), service(service),
+        declarationFailed(declarationFailed) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
+        op->template getParentOfType<ModuleOp>(), service,
+        FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
+    if (failed(fn)) {
+      declarationFailed = true;
+      return failure();
+    }
+    Value n = func::CallOp::create(rewriter, op.getLoc(), *fn, ValueRange{})
+                  .getResult(0);
+    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getIndexType(),
+                                                    n);
+    return success();
+  }
+
+  StringRef service;
+  bool &declarationFailed;
+};
+
 struct ConvertGroveChecksToRuntimePass
     : grove::impl::ConvertGroveChecksToRuntimeBase<
           ConvertGroveChecksToRuntimePass> {
@@ -99,6 +129,10 @@ struct ConvertGroveChecksToRuntimePass
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerAgreeDims>(&getContext(), getOperation(),
                                  declarationFailed);
+    patterns.add<LowerWorldQuery<WorldSizeOp>>(&getContext(), kWorldSizeService,
+                                               declarationFailed);
+    patterns.add<LowerWorldQuery<WorldRankOp>>(&getContext(), kWorldRankService,
+                                               declarationFailed);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     if (declarationFailed)
       signalPassFailure();

@@ -1,16 +1,15 @@
-//===- Collectives.cpp - The world's size and rank, and block draws -------===//
+//===- Collectives.cpp - Block draws and the compressors' tensor math -----===//
 //
-// grove.world_size and grove.world_rank become calls of the runtime (the
-// call's communicator answers); grove.random_block becomes integer
-// arithmetic, so every rank draws the same block without communicating. The
-// collectives themselves stay until bufferization, which turns each into one
-// service call on its buffers.
+// grove.random_block becomes integer arithmetic, so every rank draws the
+// same block without communicating. The collectives themselves stay until
+// bufferization, which turns each into one service call on its buffers; the
+// world's size and rank stay until convert-grove-checks-to-runtime, which
+// makes them runtime calls (the call's communicator answers).
 //
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
 
-#include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,27 +23,6 @@ using namespace mlir;
 using namespace mlir::grove;
 
 namespace {
-
-template <typename OpTy> struct WorldQueryLowering : OpConversionPattern<OpTy> {
-  WorldQueryLowering(MLIRContext *ctx, StringRef service)
-      : OpConversionPattern<OpTy>(ctx), service(service) {}
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
-        op->template getParentOfType<ModuleOp>(), service,
-        FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
-    if (failed(fn))
-      return failure();
-    Value v = func::CallOp::create(rewriter, op.getLoc(), *fn, ValueRange{})
-                  .getResult(0);
-    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getIndexType(),
-                                                    v);
-    return success();
-  }
-  StringRef service;
-};
-
 /// splitmix64's finaliser: a bijection of 64-bit words whose outputs pass
 /// statistical tests even on consecutive counters.
 Value splitmix64(OpBuilder &b, Location loc, Value x) {
@@ -379,8 +357,6 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
 
 void mlir::grove::populateCollectivePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<WorldQueryLowering<WorldSizeOp>>(ctx, kWorldSizeService);
-  patterns.add<WorldQueryLowering<WorldRankOp>>(ctx, kWorldRankService);
   patterns
       .add<RandomBlockLowering, RandomIndicesLowering, RandomUniformLowering,
            PackSignsLowering, MeanOfSignsLowering, ScatterAddLowering>(ctx);

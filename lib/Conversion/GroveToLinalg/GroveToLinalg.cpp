@@ -156,6 +156,9 @@ struct ConvertGroveToLinalgPass
     target.addLegalOp<AllReduceOp, AllGatherOp, BroadcastOp, TopKOp>();
     // In-place state writes survive to bufferization, which lowers them.
     target.addLegalOp<AssignOp>();
+    // World queries keep their declared effects (they only read the
+    // context) until convert-grove-checks-to-runtime makes them calls.
+    target.addLegalOp<WorldSizeOp, WorldRankOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 
     RewritePatternSet patterns(ctx);

@@ -89,3 +89,25 @@ func.func @at_least(%least: index, %got: index) -> index {
   %0 = grove.agree_dims %least, %got, "f.mlir:5:6: grove.conv2d: one window needs the input height plus padding" {at_least} : index
   return %0 : index
 }
+
+// -----
+
+// The world's size and rank become calls of the runtime's queries, an i64
+// cast to index, each declared once.
+// CHECK-LABEL: func.func @world
+// CHECK: %[[N:.*]] = call @grove_rt_world_size() : () -> i64
+// CHECK-NEXT: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT: %[[R:.*]] = call @grove_rt_world_rank() : () -> i64
+// CHECK-NEXT: %[[RI:.*]] = arith.index_cast %[[R]] : i64 to index
+// CHECK-NEXT: %[[M:.*]] = call @grove_rt_world_size() : () -> i64
+// CHECK-NEXT: %[[MI:.*]] = arith.index_cast %[[M]] : i64 to index
+// CHECK-NEXT: return %[[NI]], %[[RI]], %[[MI]]
+// CHECK-NOT: grove.world
+// CHECK-DAG: func.func private @grove_rt_world_size() -> i64
+// CHECK-DAG: func.func private @grove_rt_world_rank() -> i64
+func.func @world() -> (index, index, index) {
+  %n = grove.world_size : index
+  %r = grove.world_rank : index
+  %m = grove.world_size : index
+  return %n, %r, %m : index, index, index
+}

@@ -1,14 +1,12 @@
 // RUN: grove-opt %s --convert-grove-to-linalg | FileCheck %s
 
-// The world's size and rank become runtime calls; a block draw becomes
-// splitmix64 in integer arithmetic (Collectives.cpp). The collectives stay
-// for bufferization.
+// A block draw becomes splitmix64 in integer arithmetic (Collectives.cpp).
+// The collectives stay for bufferization, the world's size and rank for
+// convert-grove-checks-to-runtime (they keep their declared effects).
 
 // CHECK-LABEL: func.func @world
-// CHECK: %[[N:.*]] = call @grove_rt_world_size() : () -> i64
-// CHECK: arith.index_cast %[[N]] : i64 to index
-// CHECK: %[[R:.*]] = call @grove_rt_world_rank() : () -> i64
-// CHECK: arith.index_cast %[[R]] : i64 to index
+// CHECK: grove.world_size : index
+// CHECK: grove.world_rank : index
 // CHECK: grove.all_reduce mean
 // CHECK: grove.all_gather
 // CHECK: grove.broadcast

@@ -354,20 +354,6 @@ struct InPlaceCollectiveInterface
   }
 };
 
-/// The world size as an index: a call of grove_rt_world_size.
-FailureOr<Value> createWorldSize(RewriterBase &rewriter, Operation *op) {
-  FailureOr<func::FuncOp> world = getOrDeclareRuntimeFunction(
-      op->getParentOfType<ModuleOp>(), kWorldSizeService,
-      FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
-  if (failed(world))
-    return failure();
-  Value n = func::CallOp::create(rewriter, op->getLoc(), *world, ValueRange{})
-                .getResult(0);
-  return arith::IndexCastOp::create(rewriter, op->getLoc(),
-                                    rewriter.getIndexType(), n)
-      .getResult();
-}
-
 /// grove.all_reduce_start and grove.all_gather_start read their operand,
 /// which the runtime copies, so the buffer is free for reuse once the start
 /// returns; the request becomes the runtime's i64 handle.
@@ -415,12 +401,9 @@ struct CollectiveWaitOpInterface
     Location loc = op->getLoc();
     auto type = cast<RankedTensorType>(wait.getType());
     SmallVector<Value> sizes;
-    if (!type.hasStaticShape()) {
-      FailureOr<Value> world = createWorldSize(rewriter, op);
-      if (failed(world))
-        return failure();
-      sizes.push_back(*world);
-    }
+    if (!type.hasStaticShape())
+      sizes.push_back(
+          WorldSizeOp::create(rewriter, loc, rewriter.getIndexType()));
     FailureOr<Value> out = options.createAlloc(
         rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
         sizes);
@@ -458,12 +441,9 @@ struct AllGatherOpInterface
       return failure();
     auto resultType = cast<RankedTensorType>(gather.getType());
     SmallVector<Value> sizes;
-    if (resultType.isDynamicDim(0)) {
-      FailureOr<Value> world = createWorldSize(rewriter, op);
-      if (failed(world))
-        return failure();
-      sizes.push_back(*world);
-    }
+    if (resultType.isDynamicDim(0))
+      sizes.push_back(
+          WorldSizeOp::create(rewriter, loc, rewriter.getIndexType()));
     for (int64_t d = 1; d < resultType.getRank(); ++d)
       if (resultType.isDynamicDim(d))
         sizes.push_back(memref::DimOp::create(rewriter, loc, *input, d - 1));

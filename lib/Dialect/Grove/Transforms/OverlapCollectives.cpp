@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "grove/Conversion/RuntimeCalls.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
@@ -40,10 +39,6 @@ bool mayWrite(Operation *op) {
   // A new tensor: declares no effects, writes nothing anything reads.
   if (isa<bufferization::AllocTensorOp>(op))
     return false;
-  // grove.world_size / world_rank as convert-grove-to-linalg leaves them.
-  if (auto call = dyn_cast<func::CallOp>(op))
-    return call.getCallee() != kWorldSizeService &&
-           call.getCallee() != kWorldRankService;
   if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
     for (Region &region : op->getRegions())
       for (Operation &nested : region.getOps())
