@@ -157,8 +157,9 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
   // After the linalg phase's fusion and CSE, which could move ops across
   // the waits it places; grove-write-state-in-place only moves state
   // updates later.
-  // Both runtimes move started collectives while the caller computes: the
-  // host's on a communication thread, the CUDA runtime's on NCCL's stream.
+  // Started collectives move while the caller computes: the host runtime's
+  // on a communication thread, the CUDA runtime's on the NCCL
+  // communicator's stream (the staged transport completes them at once).
   if (options.dataParallel && options.overlapCollectives)
     pm.addNestedPass<func::FuncOp>(createGroveOverlapCollectives());
   addBufferizePhase(pm);

@@ -209,6 +209,7 @@ void _mlir_ciface_grove_rt_cuda_collective_wait_f32(int64_t handle,
 }
 float *splitIn = nullptr, *splitReduced = nullptr, *splitGathered = nullptr;
 int64_t splitHandles[3];
+cudaError_t splitMemset = cudaSuccess;
 grove_memref_f32_1 deviceView(float *data, int64_t n) {
   return {data, data, 0, {n}, {1}};
 }
@@ -223,7 +224,7 @@ void splitCollectives(void **) {
   splitHandles[2] = _mlir_ciface_grove_rt_cuda_all_reduce_start_f32(&in, 0);
   // On the legacy default stream: after the copies queued on the context's
   // (blocking) stream.
-  cudaMemset(splitIn, 0, 4 * sizeof(float));
+  splitMemset = cudaMemset(splitIn, 0, 4 * sizeof(float));
   _mlir_ciface_grove_rt_cuda_collective_wait_f32(splitHandles[1], &gathered);
   _mlir_ciface_grove_rt_cuda_collective_wait_f32(splitHandles[0], &reduced);
 }
@@ -242,6 +243,7 @@ TEST_F(CudaRuntimeGpu, SplitCollectivesInAWorldOfOne) {
   // The third start is left for the end of the call to wait for.
   EXPECT_EQ(grove_invoke(one, "f", nullptr, 0, nullptr, 0), GROVE_OK)
       << grove_last_error();
+  ASSERT_EQ(splitMemset, cudaSuccess);
   for (int64_t handle : splitHandles)
     EXPECT_NE(handle, 0);
   std::vector<float> reduced(4), gathered(4);

@@ -42,6 +42,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <sched.h>
 #include <string>
 #include <thread>
@@ -176,8 +177,11 @@ private:
                        Reduction reduction);
   auto ncclAllGatherOf(CUdeviceptr in, CUdeviceptr out, int64_t count,
                        WireType type);
-  /// Fails both communicators after aborting NCCL's.
+  /// Fails both communicators after aborting NCCL's (which frees it).
   void abortWith(const std::string &message);
+  /// False, failing the call, once NCCL's communicator was aborted: a
+  /// started collective's wait then has nothing left to ask.
+  bool usable(const char *what);
   ncclComm_t comm = nullptr;
   CUstream commStream = nullptr;
   bool aborted = false;
@@ -186,13 +190,14 @@ private:
 
 CudaCollectives::~CudaCollectives() {
 #if GROVE_HAVE_NCCL
-  if (!comm || aborted || CudaDevice::exiting())
+  if ((!comm && !commStream) || CudaDevice::exiting())
     return;
   CudaDevice::Scope scope(device);
-  // A failed peer may never answer: abort rather than wait for it.
-  if (host.failure().empty())
+  // A failed peer may never answer: abort rather than wait for it (an
+  // aborted communicator is gone already).
+  if (comm && host.failure().empty())
     nccl().ncclCommDestroy(comm);
-  else
+  else if (comm)
     nccl().ncclCommAbort(comm);
   if (commStream)
     device.driver().cuStreamDestroy(commStream);
@@ -321,6 +326,15 @@ auto CudaCollectives::ncclAllGatherOf(CUdeviceptr in, CUdeviceptr out,
 
 bool CudaCollectives::initNccl() {
   const NcclApi &api = nccl();
+  // Made first: once every rank's NCCL communicator exists, none may fail
+  // alone without ending the host communicator too.
+  if (CUresult r =
+          device.driver().cuStreamCreate(&commStream, CU_STREAM_NON_BLOCKING);
+      r != CUDA_SUCCESS) {
+    failBoth(statusOf(r), rankText() + "creating the collectives' stream: " +
+                              errorText(device.driver(), r));
+    return false;
+  }
   // Rank 0's id, or its failure, reaches every rank: none is left waiting.
   struct {
     int32_t status;
@@ -364,15 +378,25 @@ bool CudaCollectives::initNccl() {
                  "making NCCL's communicator failed: " + ncclText(r, comm));
     return false;
   }
-  return check(
-      device.driver().cuStreamCreate(&commStream, CU_STREAM_NON_BLOCKING),
-      "creating the collectives' stream");
+  return true;
 }
 
 void CudaCollectives::abortWith(const std::string &message) {
+  // The message first: ncclText reads the communicator the abort frees.
+  std::string text = rankText() + message;
   nccl().ncclCommAbort(comm);
+  comm = nullptr;
   aborted = true;
-  failBoth(GROVE_ERROR_PEER, rankText() + message);
+  failBoth(GROVE_ERROR_PEER, text);
+}
+
+bool CudaCollectives::usable(const char *what) {
+  if (!aborted)
+    return true;
+  failCurrentCall(GROVE_ERROR_PEER,
+                  std::string(what) +
+                      ": the communicator failed before: " + host.failure());
+  return false;
 }
 
 bool CudaCollectives::settle(ncclResult_t state, const char *what) {
@@ -392,8 +416,8 @@ bool CudaCollectives::settle(ncclResult_t state, const char *what) {
   }
   if (state == ncclSuccess)
     return true;
-  failBoth(GROVE_ERROR_PEER,
-           rankText() + what + " failed in NCCL: " + ncclText(state, comm));
+  // NCCL's communicator is unusable after an asynchronous error.
+  abortWith(std::string(what) + " failed in NCCL: " + ncclText(state, comm));
   return false;
 }
 
@@ -401,16 +425,30 @@ template <typename Call>
 bool CudaCollectives::launch(const Call &call, CUstream stream,
                              const char *what, CUevent &done) {
   const Driver &d = device.driver();
+  // Both events exist before the collective is queued: nothing that can
+  // fail alone comes after it but recording `done`.
   CUevent ready = nullptr;
   if (!check(d.cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING), what))
     return false;
+  if (!check(d.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING), what)) {
+    d.cuEventDestroy(ready);
+    done = nullptr;
+    return false;
+  }
   bool ordered = check(d.cuEventRecord(ready, stream), what) &&
                  check(d.cuStreamWaitEvent(commStream, ready, 0), what);
   // Released once it has fired; the stream's wait stays queued.
   d.cuEventDestroy(ready);
-  return ordered && settle(call(commStream), what) &&
-         check(d.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING), what) &&
-         check(d.cuEventRecord(done, commStream), what);
+  if (ordered && settle(call(commStream), what)) {
+    CUresult r = d.cuEventRecord(done, commStream);
+    if (r == CUDA_SUCCESS)
+      return true;
+    // Queued but untrackable: nothing could wait for it with a deadline.
+    abortWith(std::string(what) + ": " + errorText(d, r));
+  }
+  d.cuEventDestroy(done);
+  done = nullptr;
+  return false;
 }
 
 bool CudaCollectives::finish(CUevent done, const char *what, uint64_t bytes) {
@@ -424,8 +462,8 @@ bool CudaCollectives::finish(CUevent done, const char *what, uint64_t bytes) {
     ncclResult_t state = ncclSuccess;
     api.ncclCommGetAsyncError(comm, &state);
     if (state != ncclSuccess && state != ncclInProgress) {
-      failBoth(GROVE_ERROR_PEER,
-               rankText() + what + " failed in NCCL: " + ncclText(state, comm));
+      abortWith(std::string(what) +
+                " failed in NCCL: " + ncclText(state, comm));
       return false;
     }
     CUresult r = d.cuEventQuery(done);
@@ -509,6 +547,7 @@ bool CudaCollectives::startAllReduce(CUdeviceptr data, int64_t count,
     return launch(ncclAllReduceOf(data, count, type, reduction), stream, what,
                   done);
 #endif
+  (void)done; // the staged transport completes it here
   return allReduce(data, count, type, reduction, stream, what);
 }
 
@@ -520,6 +559,7 @@ bool CudaCollectives::startAllGather(CUdeviceptr in, CUdeviceptr out,
   if (useNccl)
     return launch(ncclAllGatherOf(in, out, count, type), stream, what, done);
 #endif
+  (void)done; // the staged transport completes it here
   return allGather(in, out, count, type, stream, what);
 }
 
@@ -529,7 +569,7 @@ bool CudaCollectives::wait(CUevent done, CUstream stream, const char *what,
     return true; // completed when it started
 #if GROVE_HAVE_NCCL
   const Driver &d = device.driver();
-  bool ok = finish(done, what, bytes) &&
+  bool ok = usable(what) && finish(done, what, bytes) &&
             check(d.cuStreamWaitEvent(stream, done, 0), what);
   d.cuEventDestroy(done);
   return ok;
@@ -666,8 +706,15 @@ struct StartedCollective {
   /// in it, and the block must outlive it); false when it failed.
   bool finish(const char *what) {
     CUevent event = std::exchange(done, nullptr);
-    return !event || owner->wait(event, ctx->stream(), what, bytes);
+    if (!event || owner->wait(event, ctx->stream(), what, bytes))
+      return true;
+    abandonBlock();
+    return false;
   }
+  /// A collective that failed or missed its deadline may still write the
+  /// block: it is leaked rather than handed to the stream's next kernels
+  /// (the host communicator does the same with its buffers).
+  void abandonBlock() { block = nullptr; }
   ~StartedCollective() { ctx->release(block); }
 };
 
@@ -678,14 +725,15 @@ thread_local std::vector<StartedCollective *> startedHere;
 /// all-reduced in place or gathered behind it, queued; its handle, or 0
 /// when the call failed.
 template <typename Memref>
-int64_t deviceStart(const Memref *buffer, WireType type, int32_t reduction,
-                    bool gather) {
-  const char *what =
-      gather ? "grove.all_gather_start" : "grove.all_reduce_start";
+int64_t startCollective(const Memref *buffer, WireType type, int32_t reduction,
+                        bool gather, const char *what) {
   CUdeviceptr in;
   CudaContext *ctx = prepare(buffer, what, in);
   if (!ctx)
     return 0;
+  // Room for the handle before anything is queued: a queued collective
+  // must always be waited for.
+  startedHere.reserve(startedHere.size() + 1);
   Communicator *host = currentCommunicator();
   int64_t count = buffer->sizes[0];
   size_t bytes = size_t(count) * wireTypeBytes(type);
@@ -729,11 +777,29 @@ int64_t deviceStart(const Memref *buffer, WireType type, int32_t reduction,
             : started->owner->startAllReduce(
                   copy, count, type, Reduction(reduction), ctx->stream(), what,
                   started->done);
-    if (!queued)
+    if (!queued) {
+      started->abandonBlock(); // it may have been queued before it failed
       return 0;
+    }
   }
-  startedHere.push_back(started.release());
-  return reinterpret_cast<int64_t>(startedHere.back());
+  startedHere.push_back(started.get());
+  return reinterpret_cast<int64_t>(started.release());
+}
+
+/// startCollective(), with C++'s allocation failures (the bookkeeping's) as
+/// the call's out-of-memory error: none may cross into generated code.
+template <typename Memref>
+int64_t deviceStart(const Memref *buffer, WireType type, int32_t reduction,
+                    bool gather) {
+  const char *what =
+      gather ? "grove.all_gather_start" : "grove.all_reduce_start";
+  try {
+    return startCollective(buffer, type, reduction, gather, what);
+  } catch (const std::bad_alloc &) {
+    failCurrentCall(GROVE_ERROR_OUT_OF_MEMORY,
+                    std::string(what) + ": out of host memory");
+    return 0;
+  }
 }
 
 /// Waits for the collective behind `handle` and writes its result to

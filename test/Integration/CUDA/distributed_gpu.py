@@ -10,16 +10,17 @@
         CUDA-capable compressor compiles, links and calls the device twins
     distributed_gpu.py rank LIB NAME TARGET DATA OUT   one rank (mpirun)
 
-prepare compiles the distributed tests' MLP (Adam) four ways with
+prepare compiles the distributed tests' MLP (Adam) five ways with
 --data-parallel --target=cuda - dense in 4 KB buckets with its collectives
 started early and waited for late (grove-overlap-collectives) and without
-(--overlap-collectives=false), fp16-compressed, GRBS 1/4 with error
-feedback - into BUNDLE/models, linked against the
-bundle's runtime; builds nothing else. It writes BUNDLE/data/
-distributed_gpu.npz: fresh random weights and batches, and the host's
-results for them: the same model without --data-parallel after the steps
-on the whole batch (the dense reference), and each variant compiled for
-the host and run on 2 ranks here (the compressed references).
+(--overlap-collectives=false), fp16-compressed, GRBS 1/4 and sign, both
+with error feedback - into BUNDLE/models, linked against the bundle's
+runtime; builds nothing else. It writes BUNDLE/data/distributed_gpu.npz:
+fresh random weights and batches, and the host's results for them: the
+same model without --data-parallel after the steps on the whole batch and
+on rank 0's (the dense references), and each variant compiled for the
+host and run on 2 ranks here (the compressed references; sign on 1 rank
+too).
 
 run (with BUNDLE/rt-mpi, the runtime built with MPI, first on the library
 path) checks, on one GPU:
@@ -28,10 +29,11 @@ path) checks, on one GPU:
     and MPI) and say why; every variant's params and Adam moments after
     the steps equal the references within 1e-5 of each tensor's scale;
   * 1 process with GROVE_DEVICE_COLLECTIVES=nccl: a real NCCL
-    communicator (world of one) runs each dense variant's all-reduces (on
-    its own stream, the overlapped one's beside the backward's kernels) and
-    ends where one process on rank 0's batches ends; the two variants'
-    states are equal bit for bit.
+    communicator (world of one) runs each dense variant's all-reduces and
+    sign's started all-gathers on its own stream (the started ones beside
+    the backward's kernels); each ends where the host's one process on
+    rank 0's batches ends, and the two dense variants' states are equal
+    bit for bit.
 It exits 77 (gpu-check.sh reports SKIP, with the reason) where the GPU
 machine has no mpirun or cannot load Open MPI's libmpi.
 """
@@ -58,7 +60,14 @@ VARIANTS = {
     "dpfp16": ["--data-parallel", "--compressor=fp16"],
     "dpgrbs": ["--data-parallel", "--compressor=grbs", "--compress-ratio=4",
                "--compress-error=feedback"],
+    "dpsign": ["--data-parallel", "--compressor=sign",
+               "--compress-error=feedback"],
 }
+# Also run on NCCL in a world of one. A started all-gather's result is not
+# a copy of its input, so dpsign would read stale memory if the wait did
+# not order the context's stream after NCCL's.
+DENSE = ("dpdense", "dpblocking")
+ON_NCCL = DENSE + ("dpsign",)
 # What compiles for CUDA (top-k selects on the host, random-k scatters in a
 # host loop): each with the device services it must call ("all_reduce_f32"
 # stands for the blocking service or the split one, whichever
@@ -68,8 +77,7 @@ COMPILED = {
                                       "=collective_wait_f32"]),
     "dpblocking": (VARIANTS["dpblocking"], ["=all_reduce_f32"]),
     "dpfp16": (VARIANTS["dpfp16"], ["all_reduce_f16"]),
-    "dpsign": (["--data-parallel", "--compressor=sign",
-                "--compress-error=feedback"], ["all_gather_i32"]),
+    "dpsign": (VARIANTS["dpsign"], ["all_gather_i32"]),
     "dpgrbs": (VARIANTS["dpgrbs"], ["all_reduce_f32", "read_i64"]),
     "dppowersgd": (["--data-parallel", "--compressor=powersgd",
                     "--compress-error=feedback"], ["all_reduce_f32",
@@ -148,6 +156,10 @@ def prepare(bundle):
         results = run_job(host_so, name, "host", path, RANKS)
         for n in state:
             data["%s_%s" % (name, n)] = results[0]["p_" + n]
+        if name in ON_NCCL and name not in DENSE:  # dense: "rank0"
+            alone = run_job(host_so, name, "host", path, 1)
+            for n in state:
+                data["%s_one_%s" % (name, n)] = alone[0]["p_" + n]
     np.savez(path, **data)
     shutil.rmtree(workdir, ignore_errors=True)
     print(f"distributed_gpu: {len(VARIANTS)} CUDA models and the host's "
@@ -209,20 +221,20 @@ def run(bundle):
         transports = {str(r["transport"]) for r in results.values()}
         assert transports == {"staged: ranks 0 and 1 share a GPU, and NCCL "
                               "needs one GPU a rank"}, transports
-        dense = name in ("dpdense", "dpblocking")
-        reference = "whole" if dense else name
+        reference = "whole" if name in DENSE else name
         worst = compare(results, data, reference, name)
         print(f"{name}: 2 processes on one GPU (staged) = {reference} "
               f"reference, worst {worst:.2e} of scale")
     on_nccl = {}
-    for name in ("dpdense", "dpblocking"):
+    for name in ON_NCCL:
         so = os.path.join(bundle, "models", "lib%s.so" % name)
         results = run_job(so, name, "cuda", data_path, 1,
                           dict(env, GROVE_DEVICE_COLLECTIVES="nccl"))
         assert str(results[0]["transport"]) == "nccl", results[0]["transport"]
-        worst = compare(results, data, "rank0", f"{name} on NCCL")
+        reference = "rank0" if name in DENSE else name + "_one"
+        worst = compare(results, data, reference, f"{name} on NCCL")
         on_nccl[name] = results[0]
-        print(f"{name}: 1 process on NCCL = one process on rank 0's "
+        print(f"{name}: 1 process on NCCL = the host's on rank 0's "
               f"batches, worst {worst:.2e} of scale")
     for n in data["state"]:
         key = "p_" + str(n)

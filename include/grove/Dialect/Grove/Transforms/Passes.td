@@ -232,7 +232,8 @@ def GroveOverlapCollectives
     memory if that comes earlier (state is written after every collective;
     docs/abi.md), so that the ranks exchange while the ops in between run
     (the host runtime moves started collectives on a communication thread,
-    the CUDA runtime on NCCL's stream; docs/distributed.md). To make room, the side-effect-free ops that
+    the CUDA runtime on the NCCL communicator's own stream;
+    docs/distributed.md). To make room, the side-effect-free ops that
     depend on the result are first moved down to their own first users: a
     bucket's split and reshape wait with the optimizer step that reads
     them, while the backward of the layers below runs. They never move past
