@@ -9,7 +9,7 @@
 // transports, chosen when the first device collective runs (collectively:
 // every rank reaches it at the same point of the same program):
 //  - NCCL, bootstrapped over the host communicator (rank 0's unique id is
-//    broadcast over MPI), on the context's stream;
+//    broadcast over MPI), on a stream of the communicator's (below);
 //  - staged: the buffer goes to host memory, through the host
 //    communicator's MPI collective, and back. Chosen when two ranks share
 //    a GPU (NCCL refuses them) or some rank cannot load NCCL;
@@ -161,7 +161,7 @@ private:
               CUevent &done);
   /// Until `state` leaves ncclInProgress (a non-blocking communicator may
   /// still be queueing a launch, or connecting to its peers) or the
-  /// deadline passes.
+  /// deadline passes; any error aborts the communicator.
   bool settle(ncclResult_t state, const char *what);
   /// Waits for `done` with the deadline; aborts the communicator when it
   /// passes or NCCL reports an error.
@@ -361,12 +361,9 @@ bool CudaCollectives::initNccl() {
                          std::chrono::duration<double>(host.timeoutSeconds()));
   for (uint64_t spin = 0; r == ncclInProgress; ++spin) {
     if (Clock::now() > deadline) {
-      api.ncclCommAbort(comm);
-      aborted = true;
-      failBoth(GROVE_ERROR_PEER,
-               rankText() + "NCCL's communicator was not made within " +
-                   std::to_string(host.timeoutSeconds()) +
-                   " s: " + host.suspects());
+      abortWith("NCCL's communicator was not made within " +
+                std::to_string(host.timeoutSeconds()) +
+                " s: " + host.suspects());
       return false;
     }
     backOff(spin);

@@ -139,6 +139,7 @@ def prepare(bundle):
     # The dense references: one process, the whole batch / rank 0's.
     ref = Model(source, name="dpref", workdir=workdir, target="host")
     for reference, batch in (("whole", slice(None)), ("rank0", slice(0, 1))):
+        ref.reopen()  # fresh optimizer state (Adam's moments, its count)
         for n in weights:
             ref.set_weight(n, data["w_" + n])
         for s in range(STEPS):
