@@ -179,6 +179,17 @@ private:
                        WireType type);
   /// Fails both communicators after aborting NCCL's (which frees it).
   void abortWith(const std::string &message);
+  /// Now plus the host communicator's timeout.
+  Clock::time_point deadline() const {
+    return Clock::now() +
+           std::chrono::duration_cast<Clock::duration>(
+               std::chrono::duration<double>(host.timeoutSeconds()));
+  }
+  /// Aborts: `what` `missed` (did not complete, ...) the deadline.
+  void abortLate(const std::string &what, const char *missed) {
+    abortWith(what + " " + missed + " within " +
+              std::to_string(host.timeoutSeconds()) + " s: " + host.suspects());
+  }
   /// False, failing the call, once NCCL's communicator was aborted: a
   /// started collective's wait then has nothing left to ask.
   bool usable(const char *what);
@@ -356,14 +367,10 @@ bool CudaCollectives::initNccl() {
   config.blocking = 0;
   ncclResult_t r = api.ncclCommInitRankConfig(&comm, host.size(), root.id,
                                               host.rank(), &config);
-  auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(host.timeoutSeconds()));
+  auto until = deadline();
   for (uint64_t spin = 0; r == ncclInProgress; ++spin) {
-    if (Clock::now() > deadline) {
-      abortWith("NCCL's communicator was not made within " +
-                std::to_string(host.timeoutSeconds()) +
-                " s: " + host.suspects());
+    if (Clock::now() > until) {
+      abortLate("NCCL's communicator", "was not made");
       return false;
     }
     backOff(spin);
@@ -398,14 +405,10 @@ bool CudaCollectives::usable(const char *what) {
 
 bool CudaCollectives::settle(ncclResult_t state, const char *what) {
   const NcclApi &api = nccl();
-  auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(host.timeoutSeconds()));
+  auto until = deadline();
   for (uint64_t spin = 0; state == ncclInProgress; ++spin) {
-    if ((spin & 63) == 0 && Clock::now() > deadline) {
-      abortWith(std::string(what) + " was not queued within " +
-                std::to_string(host.timeoutSeconds()) +
-                " s: " + host.suspects());
+    if ((spin & 63) == 0 && Clock::now() > until) {
+      abortLate(what, "was not queued");
       return false;
     }
     backOff(spin);
@@ -452,9 +455,7 @@ bool CudaCollectives::finish(CUevent done, const char *what, uint64_t bytes) {
   const NcclApi &api = nccl();
   const Driver &d = device.driver();
   auto start = Clock::now();
-  auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(host.timeoutSeconds()));
+  auto until = deadline();
   for (uint64_t spin = 0;; ++spin) {
     ncclResult_t state = ncclSuccess;
     api.ncclCommGetAsyncError(comm, &state);
@@ -471,10 +472,8 @@ bool CudaCollectives::finish(CUevent done, const char *what, uint64_t bytes) {
     }
     if (r != CUDA_ERROR_NOT_READY)
       return check(r, what);
-    if ((spin & 63) == 0 && Clock::now() > deadline) {
-      abortWith(std::string(what) + " did not complete within " +
-                std::to_string(host.timeoutSeconds()) +
-                " s: " + host.suspects());
+    if ((spin & 63) == 0 && Clock::now() > until) {
+      abortLate(what, "did not complete");
       return false;
     }
     backOff(spin);
