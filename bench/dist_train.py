@@ -101,6 +101,8 @@ FIXED_TOPK = (4, 16, 64, 256)
 BUCKETS = "Grove dense, 1 MiB"
 COST_MODEL = "Grove top-k, cost model's ratio"
 DDP_POWERSGD = "PyTorch DDP + PowerSGD hook (rank 4)"
+# The CSER goal's methods, in the order cser_goal() reads them.
+GOAL_METHODS = (CSER_LABEL, "Grove dense", DDP_POWERSGD)
 TORCH = [("PyTorch DDP (gloo)", "none"), (DDP_POWERSGD, "powersgd")]
 
 
@@ -294,14 +296,15 @@ def report(rows, steps, target, repeat):
     for gbps in sorted({r[0] for r in rows}):
         group = [r for r in rows if r[0] == gbps]
         dense = next((r for _, l, r in group if l == "Grove dense"), None)
+        base = [time_to(dense, m) for m in MEASURES]
         for _, label, r in group:
             if "failed" in r:
                 lines.append(f"| {gbps} Gbps | {label} | {r['failed']} | - | "
                              "- | - | - |")
                 continue
             times = [time_to(r, m) for m in MEASURES]
-            ratios = [time_to(dense, m) / t if t and time_to(dense, m)
-                      else None for m, t in zip(MEASURES, times)]
+            ratios = [b / t if t and b else None
+                      for b, t in zip(base, times)]
             lines.append(
                 f"| {gbps} Gbps | {label} | {r['step'] * 1e3:.1f} ms | "
                 f"{pair([r[m] for m in MEASURES], str)} | "
@@ -341,15 +344,14 @@ def cser_goal(rows, gbps, measure):
     common rate, and (where the rates were swept) each at its best."""
     out = []
     cser, dense, ddp = (time_to(find(rows, gbps, label), measure)
-                        for label in (CSER_LABEL, "Grove dense", DDP_POWERSGD))
+                        for label in GOAL_METHODS)
     if cser and dense and ddp:
         out.append(f"* {gbps} Gbps, {measure}, lr {LR:g} for all: CSER "
                    f"reaches the target {dense / cser:.2f}x faster than "
                    f"dense Grove and {ddp / cser:.2f}x faster than DDP + "
                    "PowerSGD.")
-    best = [best_rate(rows, gbps, label, measure)
-            for label in (CSER_LABEL, "Grove dense", DDP_POWERSGD)]
-    (cser, c_lr), (dense, d_lr), (ddp, p_lr) = best
+    (cser, c_lr), (dense, d_lr), (ddp, p_lr) = (
+        best_rate(rows, gbps, label, measure) for label in GOAL_METHODS)
     if gbps == 1 and cser and dense and ddp:
         grid = ", ".join(f"{lr:g}" for lr in (LR,) + SWEEP_LRS)
         out.append(f"* {gbps} Gbps, {measure}, each at its best lr of {grid}: "

@@ -177,7 +177,8 @@ private:
                        Reduction reduction);
   auto ncclAllGatherOf(CUdeviceptr in, CUdeviceptr out, int64_t count,
                        WireType type);
-  /// Fails both communicators after aborting NCCL's (which frees it).
+  /// Fails both communicators after aborting NCCL's (which frees it:
+  /// `comm` is null from then on).
   void abortWith(const std::string &message);
   /// Now plus the host communicator's timeout.
   Clock::time_point deadline() const {
@@ -195,7 +196,6 @@ private:
   bool usable(const char *what);
   ncclComm_t comm = nullptr;
   CUstream commStream = nullptr;
-  bool aborted = false;
 #endif
 };
 
@@ -390,12 +390,11 @@ void CudaCollectives::abortWith(const std::string &message) {
   std::string text = rankText() + message;
   nccl().ncclCommAbort(comm);
   comm = nullptr;
-  aborted = true;
   failBoth(GROVE_ERROR_PEER, text);
 }
 
 bool CudaCollectives::usable(const char *what) {
-  if (!aborted)
+  if (comm)
     return true;
   failCurrentCall(GROVE_ERROR_PEER,
                   std::string(what) +
