@@ -1,9 +1,10 @@
 """Elastic training: the loss when workers join, jumping vs ramping the rate.
 
-Seed-papers §7: when the world grows, the global batch grows with it and the
-linear scaling rule raises the learning rate at once; with momentum the
-jump's effect arrives late and hurts. grove.elastic_lr ramps the rate from
-the old world's to the new over T steps instead. This trains the digits MLP
+"Dynamic Mini-batch SGD for Elastic Distributed Training" (2019): when the
+world grows, the global batch grows with it and the linear scaling rule
+raises the learning rate at once; with momentum the jump's effect arrives
+late and hurts. grove.elastic_lr ramps the rate from the old world's to the
+new over T steps instead. This trains the digits MLP
 (models/mlp_train's, SGD with momentum 0.9, 32 digits a rank a step, the
 rate 0.05 x the world) data-parallel on 1 rank for PHASE1 steps,
 checkpoints it, and continues on 4 ranks from the checkpoint, once with

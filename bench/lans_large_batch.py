@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""LANS at a large batch, scaled down to the digits MLP (seed-papers §5).
+"""LANS at a large batch, scaled down to the digits MLP.
 
     .venv/bin/python bench/lans_large_batch.py          # ~1 min; prints the table
                                                         # and writes its section of docs/perf.md

@@ -25,8 +25,9 @@ over --seconds after a warm-up call. Reported: medians over rounds, and the medi
 ratios to PyTorch on 2 threads (paired).
 
 Compiled artefacts (Grove library, ONNX files, IREE modules) are cached in build-bench/resnest/ under
-a hash of what they are built from. Every worker runs with GLIBC_TUNABLES and OPENBLAS_NUM_THREADS=1
-(/work/shared/docs/toolchain.md). A peer that is missing or fails shows as "n/a (reason)".
+a hash of what they are built from. Every worker runs with GLIBC_TUNABLES (bench/run.py; without them
+glibc maps and unmaps big buffers on every call) and OPENBLAS_NUM_THREADS=1 (OpenBLAS's threads
+otherwise fight OpenMP's). A peer that is missing or fails shows as "n/a (reason)".
 """
 import argparse
 import datetime
@@ -666,8 +667,8 @@ def main():
                   + f". Compile time: {grove_compile}."),
         "torch": ("**PyTorch**: torch " + v["torch"] + " CPU (Debian), the functional reference "
                   "`models/resnest/reference.py` (the weights as tensors; `F.conv2d`, `F.batch_norm`, ...), "
-                  "eager, `inference_mode`, `set_num_threads(2)` (its best configuration here: "
-                  "/work/shared/docs/toolchain.md) and `set_num_threads(1)`."),
+                  "eager, `inference_mode`, `set_num_threads(2)` (its best configuration here) and "
+                  "`set_num_threads(1)`."),
         "ort": (f"**ONNX Runtime** {v['onnxruntime']}: `torch.onnx.export` of that reference with the same "
                 f"weights (opset {OPSET}, dynamic batch), CPU EP, `intra_op_num_threads=2`, `ORT_ENABLE_ALL`, "
                 "sequential execution."),

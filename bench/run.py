@@ -9,7 +9,8 @@ process per peer, all driven in one run:
   * Grove      bench/mlp_bench.c linked with the grovec output (libmlp.a) and libgrove_rt,
                timing `mlp_forward` from C; once with OpenBLAS on 1 thread, once on 2.
   * PyTorch    Debian's torch 1.13 CPU, eager, inference_mode, set_num_threads(2),
-               OPENBLAS_NUM_THREADS=1 (docs: toolchain.md "best config").
+               OPENBLAS_NUM_THREADS=1 (its best configuration here: OpenBLAS's threads
+               otherwise fight OpenMP's).
   * ONNX Runtime  the same torch model exported to ONNX, CPU EP, intra-op threads 2,
                ORT_ENABLE_ALL, sequential.
   * IREE       the ONNX file through iree-import-onnx + iree-compile (llvm-cpu, target-cpu=host),
@@ -25,8 +26,9 @@ Part 2, GEMM (bench/gemm_bench.c): OpenBLAS cblas_sgemm vs Grove's matmul (bench
 compiled by grovec; skipped with a note when absent) for the MLP's GEMM shapes and 1024^3,
 OpenBLAS on 1 and 2 threads (Grove calls the same OpenBLAS through its runtime).
 
-Every worker runs with GLIBC_TUNABLES (toolchain.md). A peer that is not installed or fails
-to build shows as "n/a (...)" instead of stopping the run.
+Every worker runs with GLIBC_TUNABLES (below: without them glibc maps and unmaps big buffers on
+every call). A peer that is not installed or fails to build shows as "n/a (...)" instead of
+stopping the run.
 """
 import argparse
 import datetime

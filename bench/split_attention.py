@@ -16,8 +16,8 @@ and 16, one process, interleaved rounds:
                    inference_mode, on 2 threads (its best configuration here,
                    and the threads Grove's loops and GEMMs use) and on 1.
 Both Grove variants are compiled with --cpu=native, as bench/resnest.py does.
-The process runs with the GLIBC_TUNABLES and OPENBLAS_NUM_THREADS=1 of
-../shared/docs/toolchain.md (it re-executes itself to set them).
+The process runs with the GLIBC_TUNABLES of bench/run.py and
+OPENBLAS_NUM_THREADS=1 (it re-executes itself to set them).
 Each result is first checked against PyTorch (rtol 1e-4). Reported: median
 of per-round medians; ratios are PyTorch time / Grove time (> 1: Grove
 faster); and, per shape, the bytes any two-pass implementation moves over
@@ -116,8 +116,8 @@ def main():
     if opts.emit_mlir:
         Path(opts.emit_mlir).write_text(source(SHAPES))
         return
-    # toolchain.md: without these glibc maps and unmaps big buffers on every
-    # call and OpenBLAS's threads fight OpenMP's.
+    # Without these glibc maps and unmaps big buffers on every call and
+    # OpenBLAS's threads fight OpenMP's.
     sys.path.insert(0, str(ROOT / "bench"))
     from run import GLIBC_TUNABLES  # bench/run.py: one definition
     env = {"GLIBC_TUNABLES": GLIBC_TUNABLES, "OPENBLAS_NUM_THREADS": "1"}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the Tree-LSTM models in the grove dialect, as a frontend would.
 
-Two cells of Tai et al. 2015 (seed-papers.md §2) over a batch of trees given
+Two cells of Tai et al. 2015 over a batch of trees given
 as CSR child lists (docs/trees.md):
 
 * child-sum (`--form child-sum`): h~ = sum_k h_k; i, o, u = sigma, sigma,

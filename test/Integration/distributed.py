@@ -472,8 +472,8 @@ def check_local_adaalter(workdir, ranks):
     results, out, _, _ = run_ranks(workdir, "train", "ada", ranks, steps, xs,
                                    {"p0": p0[0], "p1": p0[1]}, names)
     assert len(results) == ranks, out
-    # Seed §4: x -= lr g / sqrt(B + eps); B' += g^2; every H steps the models
-    # and B' are averaged and B = B'.
+    # Local AdaAlter: x -= lr g / sqrt(B + eps); B' += g^2; every H steps the
+    # models and B' are averaged and B = B'.
     x = [np.stack([p.astype(np.float64).ravel()] * ranks) for p in p0]
     acc = [np.zeros_like(v) for v in x]
     den = [np.zeros_like(v) for v in x]

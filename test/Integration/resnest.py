@@ -1,7 +1,7 @@
 # RUN: %python %s
 # ResNeSt end to end against an independent PyTorch implementation written
-# from the paper's description (models/resnest/reference.py; seed-papers §1,
-# the authors' splat.py / resnet.py structure), with random weights exported
+# from the paper's description (models/resnest/reference.py, following the
+# structure of the authors' splat.py / resnet.py), with random weights exported
 # to safetensors and loaded by the runtime: the tiny variant at 32x32 and at
 # 4x4 (its avg-down pools' ceil-mode windows then overhang the 1x1 and 2x2
 # images, as PyTorch allows) and ResNeSt-50 at 64x64, each from the frontend's unfused form

@@ -6,7 +6,7 @@ Each reads its references' published update rule, not Grove's expansion:
   * LANS: gluon-nlp's fused kernel (src/gluonnlp/torch/clib/
     multi_tensor_lans.cu, MOMENT_MODE_1);
   * AdaAlter: gluon-nlp's adaalter.py (period 1), and Local AdaAlter
-    (seed-papers §4) on one worker for a longer period.
+    (B frozen between synchronisations) on one worker for a longer period.
 They take torch tensors (whose .grad the caller sets, clipped or not) and
 update them in place, like torch.optim optimizers, keeping their state
 under Grove's slot names in `state[param]`.

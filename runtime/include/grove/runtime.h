@@ -13,9 +13,13 @@
  *  - "borrowed" means the runtime reads the argument during the call only and
  *    keeps no reference to it; "owned by the context" means the memory lives
  *    until grove_context_destroy (or the event the comment names).
- *  - Thread safety: contexts are independent. A single context may be used for
- *    concurrent grove_invoke calls as long as no thread changes its weights at
- *    the same time (load/set are writers, invoke/get/save are readers).
+ *  - Thread safety: contexts are independent. On one context, calls of
+ *    entries that only read state, grove_context_save_weights and
+ *    grove_context_get_weight may run concurrently; a call of an entry that
+ *    writes state (grove_context_entry_access), grove_context_load_weights*,
+ *    grove_context_set_weight and grove_context_set_comm run alone (they wait
+ *    for the others). A CUDA context runs one call at a time, calls of
+ *    entries that only read state included. (Also under "Weights" below.)
  *
  * Signatures here never change; a changed function gets a `_v2` twin.
  *
@@ -181,10 +185,12 @@ GROVE_API const grove_model_def *grove_context_model(const grove_context *ctx);
  * initialiser. Entries that write state update it in place; later calls of
  * any entry see the new values (docs/abi.md, "State").
  *
- * Thread safety: calls of entries that only read state, saves and
- * get_weight may run concurrently on one context; a call of an entry that
- * writes state, a load and set_weight run alone (they wait for the others).
- * Data seen through a get_weight view is not synchronised. */
+ * Thread safety (as in the conventions above): calls of entries that only
+ * read state, saves and get_weight may run concurrently on one context; a
+ * call of an entry that writes state, a load, set_weight and set_comm run
+ * alone (they wait for the others). A CUDA context runs one call at a time,
+ * calls of entries that only read state included. Data seen through a
+ * get_weight view is not synchronised. */
 
 /* Loads the params from a safetensors file (see docs/abi.md for the checks).
  * The file must hold every weight of the model and may hold initialised
@@ -237,7 +243,9 @@ GROVE_API int grove_context_weights_ready(const grove_context *ctx);
  * entry:   borrowed name.
  * inputs:  num_inputs borrowed tensors; must be compact row-major on
  *          grove_context_device(ctx). CUDA models return after the call's
- *          device work has finished (the stream is synchronized).
+ *          device work has finished (the stream is synchronized), unless
+ *          the context was created with GROVE_CONTEXT_ASYNC (then once it
+ *          is queued; see there).
  * outputs: array of num_outputs slots; on success each receives a new
  *          DLManagedTensor owned by the caller (release with
  *          `t->deleter(t)`), compact row-major with explicit strides. On

@@ -21,7 +21,7 @@
 
 namespace grove::schema {
 
-/// Version on the descriptor's first line (`grove-model 4`).
+/// Version on the descriptor's first line (`grove-model 5`).
 constexpr int64_t kDescriptorVersion = 5;
 /// Upper bound on tensor rank, shared by the dialect's verifier and the
 /// runtime; keeps descriptor sizes and loops bounded.

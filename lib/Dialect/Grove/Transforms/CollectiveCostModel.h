@@ -1,11 +1,12 @@
 //===- CollectiveCostModel.h - How much to compress a bucket ----*- C++ -*-===//
 //
 // The network cost model of grove-insert-collectives' ratio=auto
-// (docs/distributed.md; seed-papers §6): a bucket's collective should take
-// no longer than the backward computation left to overlap it, so each
-// bucket gets the smallest compression (none included) that fits, from a
-// ring all-reduce's 2(n-1)/n S/B or an all-gather's (n-1) S/B plus per-hop
-// latencies and a coarse encoding cost.
+// (docs/distributed.md; after "Is Network the Bottleneck of Distributed
+// Training?", 2020): a bucket's collective should take no longer than the
+// backward computation left to overlap it, so each bucket gets the smallest
+// compression (none included) that fits, from a ring all-reduce's
+// 2(n-1)/n S/B or an all-gather's (n-1) S/B plus per-hop latencies and a
+// coarse encoding cost.
 //
 //===----------------------------------------------------------------------===//
 

@@ -318,9 +318,9 @@ def Grove_AdaAlterOp : Grove_OptimizerOp<"adaalter",
     its own denominator. B is the accumulator as it was after the last
     step whose count t is a multiple of `period` (H), so with H = 1 it is
     gluon-nlp's `adaalter.py` (B lags one step); with H > 1 it is frozen
-    between those steps in `@<p>.<name>.denominator` (Local AdaAlter,
-    seed-papers §4: the averaging of p and B' across workers every H steps
-    comes with the collectives).
+    between those steps in `@<p>.<name>.denominator` (Local AdaAlter:
+    the averaging of p and B' across workers every H steps comes with the
+    collectives).
 
     ```mlir
     grove.adaalter [@fc.weight] (%gw) {lr = 0.5 : f64, period = 4}
@@ -387,7 +387,7 @@ def Grove_ElasticLROp : Grove_Op<"elastic_lr",
      MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "a learning rate scaled with the world, ramped after a change";
   let description = [{
-    Elastic training (seed-papers §7): the global batch is the world size
+    Elastic training: the global batch is the world size
     times each rank's batch, so the rate `lr` given for `base_world` ranks
     is scaled by the world the call runs in, `lr · w / base_world`; when
     the world changes (a job restarted from a checkpoint on other ranks),

@@ -227,9 +227,11 @@ def Grove_GatherOp : Grove_Op<"gather", [Pure, Grove_NotDifferentiable]> {
     `result[i, ...] = input[indices[i], ...]`, or zeros where
     `indices[i] < 0` (or past the input's rows: never read out of
     bounds). The tree lowerings move
-    rows with it; its cotangent would be a scatter-add, which grove does
-    not have, so it is not differentiable (embedding lookups are a
-    `one_hot` times a matmul).
+    rows with it. Its cotangent would be a scatter-add of rows;
+    `grove.scatter_add` (the collectives' decompression) adds single
+    elements into a flat tensor and is not differentiable itself, so gather
+    is not differentiable (embedding lookups are a `one_hot` times a
+    matmul).
 
     ```mlir
     %r = grove.gather %h, %idx : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>

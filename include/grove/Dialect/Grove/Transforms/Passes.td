@@ -171,11 +171,11 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
       random block of 1/`ratio` of its elements (C1), or of
       1/`period-ratio` on steps that are a multiple of `sync-period` H
       (C2). Every rank's model then stays the common model minus its own
-      residual, whose reset on the block is the averaging (seed §3).
+      residual, whose reset on the block is the averaging.
     * **Local AdaAlter**: a `grove.adaalter` with `period` H > 1 takes
       local steps, and on every H-th step each param and its accumulator
       are averaged across ranks and the accumulator becomes the frozen
-      denominator (seed §4).
+      denominator.
 
     Collectives, counters and residuals are ordinary grove ops and state,
     so they bufferize, checkpoint and run like the rest of the step.
