@@ -143,6 +143,9 @@ void mlir::grove::addBufferizePhase(OpPassManager &pm) {
   // subviews: CSE makes them one value, and the canonicalizer drops the copy.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // A call that failed inside its code (a size check, a service) skips its
+  // state writes, which are last now.
+  pm.addPass(createGroveGuardStateWrites());
 }
 
 void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,

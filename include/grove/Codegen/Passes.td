@@ -137,6 +137,25 @@ def GroveShortenBufferLifetimes : Pass<"grove-shorten-buffer-lifetimes"> {
   }];
 }
 
+def GroveGuardStateWrites : Pass<"grove-guard-state-writes", "ModuleOp"> {
+  let summary = "runs a call's state writes only if the call has not failed";
+  let description = [{
+    After bufferization, on every target. Some failures are reported from
+    inside the generated code, which then goes on: a size check
+    (`grove.agree_dims`), a service that records an error (a GEMM on bad
+    shapes, a malformed forest, a CUDA service). The runtime fails such a
+    call after it returns, so its state writes, which come last, must not
+    run: every top-level operation of a function that may write one of its
+    `grove.writes` state buffers (a declared write to the buffer or a view
+    of it, or unknown effects with one as an operand) is wrapped in an
+    `scf.if` on `grove_rt_call_failed() == 0`, asked once, just before the
+    first of them. A function of more than one block that writes state, or
+    a write whose results are used, is an error.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "scf::SCFDialect"];
+}
+
 def GroveLegalizeMemRef : Pass<"grove-legalize-memref"> {
   let summary = "rewrites memref ops the upstream LLVM lowering cannot take";
   let description = [{

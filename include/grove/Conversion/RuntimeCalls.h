@@ -72,6 +72,10 @@ constexpr unsigned kTreeScheduleGroupsOperand = 7;
 constexpr StringLiteral kWorldSizeService = "grove_rt_world_size";
 constexpr StringLiteral kWorldRankService = "grove_rt_world_rank";
 
+/// Whether the current call has failed so far (abi.h): an i32, nonzero
+/// once a check or a service has reported a failure.
+constexpr StringLiteral kCallFailedService = "grove_rt_call_failed";
+
 /// An internal constant global holding `value` NUL-terminated, the form in
 /// which generated code hands strings (descriptors, messages) to the runtime.
 inline LLVM::GlobalOp createCStringGlobal(OpBuilder &b, Location loc,

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GROVE_ABI_VERSION 4u
+#define GROVE_ABI_VERSION 5u
 
 /* A packed entry function: args = [one memref descriptor per argument, in
  * the order of the entry's `read`/`write`/`input` descriptor lines (state
@@ -257,6 +257,12 @@ void grove_rt_dim_mismatch(int64_t a, int64_t b, const char *what);
 /* The same for a size that must be at least `least` (a dynamic image too
  * small for one window): records "<what> of at least <least>, got <got>". */
 void grove_rt_size_below(int64_t least, int64_t got, const char *what);
+
+/* Whether the current call has failed so far: nonzero once a check above
+ * or a service has recorded a failure. Generated code asks once before it
+ * writes the context's state and skips the writes when it has (the call
+ * then fails and state is as before it; grove-guard-state-writes). */
+int32_t grove_rt_call_failed(void);
 
 #ifdef __cplusplus
 }

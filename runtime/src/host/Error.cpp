@@ -44,6 +44,8 @@ void reportServiceError(const char *message, grove_status status) noexcept {
   store(pendingService, message);
 }
 
+bool serviceErrorPending() noexcept { return hasPendingService; }
+
 void clearServiceError() noexcept {
   hasPendingService = false;
   pendingService.clear();
@@ -120,4 +122,8 @@ extern "C" GROVE_API void grove_rt_dim_mismatch(int64_t a, int64_t b,
                 what ? what : "(unknown)", static_cast<long long>(a),
                 static_cast<long long>(b));
   grove::rt::reportServiceError(message, GROVE_ERROR_INVALID_ARGUMENT);
+}
+
+extern "C" GROVE_API int32_t grove_rt_call_failed(void) {
+  return grove::rt::serviceErrorPending() ? 1 : 0;
 }

@@ -29,6 +29,8 @@ grove_status fail(grove_status status, const char *message) noexcept;
 void reportServiceError(const char *message,
                         grove_status status = GROVE_ERROR_INTERNAL) noexcept;
 void clearServiceError() noexcept;
+/// Whether a service error is pending (grove_rt_call_failed).
+bool serviceErrorPending() noexcept;
 /// True (and `message`, `status` filled) if a service error is pending;
 /// clears it.
 bool takeServiceError(std::string &message, grove_status &status);
