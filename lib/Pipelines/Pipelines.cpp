@@ -46,7 +46,8 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
 }
 
 void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
-                                        const GrovePipelineOptions &options) {
+                                        const GrovePipelineOptions &options,
+                                        const TargetPolicy &policy) {
   // After the fusions, so that fused ops differentiate as one (split
   // attention's backward is fused too); losses expand once their
   // closed-form VJPs are built.
@@ -67,6 +68,7 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
     collectives.worldSize = options.worldSize;
     collectives.computeGflops = options.computeGflops;
     collectives.batchSize = options.costBatchSize;
+    collectives.target = policy.target;
     pm.addPass(createGroveInsertCollectives(collectives));
   }
   pm.addPass(createGroveExpandTrainingOps());
@@ -153,7 +155,7 @@ void mlir::grove::buildGroveCommonPipeline(OpPassManager &pm,
                                            const TargetPolicy &policy) {
   addInputPhase(pm, options);
   addFusePhase(pm, options);
-  addDifferentiatePhase(pm, options);
+  addDifferentiatePhase(pm, options, policy);
   addTreesPhase(pm, options);
   addABIPhase(pm, options, policy);
   addLinalgPhase(pm, options, policy);

@@ -72,7 +72,8 @@ TargetPolicy getCudaPolicy();
 void addInputPhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addFusePhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addDifferentiatePhase(OpPassManager &pm,
-                           const GrovePipelineOptions &options);
+                           const GrovePipelineOptions &options,
+                           const TargetPolicy &policy);
 void addTreesPhase(OpPassManager &pm, const GrovePipelineOptions &options);
 void addABIPhase(OpPassManager &pm, const GrovePipelineOptions &options,
                  const TargetPolicy &policy);

@@ -41,7 +41,8 @@ llvm::DenseSet<Value> writableState(func::FuncOp fn) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers())
       for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()) && state.insert(result).second)
+        if (isa<BaseMemRefType>(result.getType()) &&
+            state.insert(result).second)
           worklist.push_back(result);
   }
   return state;

@@ -216,6 +216,9 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
            "time left to overlap each bucket">,
     Option<"batchSize", "batch-size", "int64_t", "32",
            "ratio=auto: the size a dynamic dimension stands for">,
+    Option<"target", "target", "std::string", "\"host\"",
+           "the target the model is compiled for (host, cuda): a "
+           "compressor it cannot run is refused here">,
   ];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect"];

@@ -1,6 +1,8 @@
-//===- CollectiveCostModel.cpp - How much to compress a bucket -----------===//
+//===- CostModel.cpp - How much to compress a bucket ---------------------===//
 
-#include "CollectiveCostModel.h"
+#include "CostModel.h"
+
+#include "Compressor.h"
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
@@ -27,26 +29,6 @@ double dimSize(Value v, int64_t d, int64_t batchSize) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t size = type.getDimSize(d < 0 ? type.getRank() + d : d);
   return ShapedType::isDynamic(size) ? double(batchSize) : double(size);
-}
-
-/// Seconds per element the encoding costs on the host (coarse: a selection
-/// for top-k, a pass for casts and signs; a block slice is free).
-double codecSecondsPerElement(Compressor kind) {
-  switch (kind) {
-  case Compressor::TopK:
-    return 5e-9;
-  case Compressor::FP16:
-  case Compressor::BF16:
-  case Compressor::Sign:
-  case Compressor::RandK:
-    return 1e-9;
-  case Compressor::PowerSGD:
-    return 4e-9;
-  case Compressor::None:
-  case Compressor::GRBS:
-    return 0;
-  }
-  return 0;
 }
 
 } // namespace
@@ -77,78 +59,48 @@ double mlir::grove::estimateFlops(Operation *op, int64_t batchSize) {
   return std::max(in, out);
 }
 
-double mlir::grove::collectiveSeconds(Compressor kind, int64_t ratio,
-                                      int64_t bytes, const NetworkModel &net) {
+double mlir::grove::collectiveSeconds(const Compressor &compressor,
+                                      int64_t ratio, int64_t bytes,
+                                      const NetworkModel &net) {
   double n = double(net.worldSize), bandwidth = net.gbps * 1e9 / 8;
   double latency = net.latencyUs * 1e-6;
   double size = double(bytes);
-  auto ring = [&](double message) {
-    return 2 * (n - 1) / n * message / bandwidth + 2 * (n - 1) * latency;
+  auto ring = [&](double message, int messages) {
+    return 2 * (n - 1) / n * message / bandwidth +
+           messages * 2 * (n - 1) * latency;
   };
   auto gather = [&](double message, int messages) {
     return (n - 1) * message / bandwidth + messages * (n - 1) * latency;
   };
-  double codec = codecSecondsPerElement(kind) * size / 4;
   if (ratio == 1)
-    return ring(size);
-  switch (kind) {
-  case Compressor::None:
-    return ring(size);
-  case Compressor::FP16:
-  case Compressor::BF16:
-    return ring(size / 2) + codec;
-  case Compressor::GRBS:
-  case Compressor::RandK:
-    return ring(size / double(ratio)) + codec;
-  case Compressor::TopK:
-    // Values and indices, 4 bytes each, gathered from every rank.
-    return gather(2 * size / double(ratio), 2) + codec;
-  case Compressor::Sign:
-    return gather(size / 32 + 4, 2) + codec;
-  case Compressor::PowerSGD:
-    // Its factors' size depends on the shapes; the pass gives it as
-    // bytes / ratio: two all-reduces.
-    return ring(size / double(ratio)) + 2 * (n - 1) * latency + codec;
-  }
-  return ring(size);
+    return ring(size, 1);
+  WireCost wire = compressor.getWireCost(bytes, ratio);
+  double seconds = wire.codecSecondsPerElement * size / 4;
+  if (wire.allReduces)
+    seconds += ring(wire.allReduceBytes, wire.allReduces);
+  if (wire.allGathers)
+    seconds += gather(wire.allGatherBytes, wire.allGathers);
+  return seconds;
 }
 
-RatioChoice mlir::grove::chooseRatio(Compressor kind, int64_t bytes,
-                                     double overlapSeconds,
+RatioChoice mlir::grove::chooseRatio(const Compressor &compressor,
+                                     int64_t bytes, double overlapSeconds,
                                      const NetworkModel &net) {
   SmallVector<int64_t> candidates = {1};
-  switch (kind) {
-  case Compressor::None:
-    break;
-  case Compressor::FP16:
-  case Compressor::BF16:
-    candidates.push_back(2);
-    break;
-  case Compressor::Sign:
-    candidates.push_back(32);
-    break;
-  case Compressor::PowerSGD:
-    break;
-  case Compressor::GRBS:
-  case Compressor::RandK:
-  case Compressor::TopK:
-    for (int64_t c = 2; c <= 256; c *= 2)
-      candidates.push_back(c);
-    break;
-  }
-  double fastest = collectiveSeconds(kind, 1, bytes, net);
+  llvm::append_range(candidates, compressor.getAutoRatios());
+  double fastest = collectiveSeconds(compressor, 1, bytes, net);
   for (int64_t c : candidates)
-    fastest = std::min(fastest, collectiveSeconds(kind, c, bytes, net));
+    fastest = std::min(fastest, collectiveSeconds(compressor, c, bytes, net));
   // When nothing hides behind the backward, within 10% of the fastest is as
   // good, and less compression loses less (a latency-bound bucket gains
   // nothing from compressing).
   double budget = std::max(overlapSeconds, 1.1 * fastest);
   RatioChoice choice;
   choice.overlapSeconds = overlapSeconds;
-  choice.denseSeconds = collectiveSeconds(kind, 1, bytes, net);
+  choice.denseSeconds = collectiveSeconds(compressor, 1, bytes, net);
   for (int64_t c : candidates) {
     choice.ratio = c;
-    choice.seconds = collectiveSeconds(kind, c, bytes, net);
+    choice.seconds = collectiveSeconds(compressor, c, bytes, net);
     if (choice.seconds <= budget)
       break;
   }

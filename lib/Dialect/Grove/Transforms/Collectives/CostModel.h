@@ -1,4 +1,4 @@
-//===- CollectiveCostModel.h - How much to compress a bucket ----*- C++ -*-===//
+//===- CostModel.h - How much to compress a bucket --------------*- C++ -*-===//
 //
 // The network cost model of grove-insert-collectives' ratio=auto
 // (docs/distributed.md; after "Is Network the Bottleneck of Distributed
@@ -6,12 +6,13 @@
 // backward computation left to overlap it, so each bucket gets the smallest
 // compression (none included) that fits, from a ring all-reduce's
 // 2(n-1)/n S/B or an all-gather's (n-1) S/B plus per-hop latencies and a
-// coarse encoding cost.
+// coarse encoding cost. Each compressor says what it sends (WireCost);
+// this file says what that costs.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVECOSTMODEL_H
-#define GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVECOSTMODEL_H
+#ifndef GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVES_COSTMODEL_H
+#define GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVES_COSTMODEL_H
 
 #include "mlir/IR/Operation.h"
 
@@ -19,7 +20,20 @@
 
 namespace mlir::grove {
 
-enum class Compressor { None, FP16, BF16, GRBS, RandK, TopK, Sign, PowerSGD };
+class Compressor;
+
+/// What one bucket's compressed collective puts on the wire: bytes through
+/// ring all-reduces and how many there are, bytes each rank contributes to
+/// all-gathers and how many, and the encoding's cost per f32 element of
+/// the bucket on the host (coarse: a selection for top-k, a pass for casts
+/// and signs; a block slice is free).
+struct WireCost {
+  double allReduceBytes = 0;
+  int allReduces = 0;
+  double allGatherBytes = 0;
+  int allGathers = 0;
+  double codecSecondsPerElement = 0;
+};
 
 /// What the model knows of the job: the link, the ranks, the compute rate
 /// the backward runs at, and the batch a dynamic dimension stands for.
@@ -44,15 +58,16 @@ struct RatioChoice {
 double estimateFlops(Operation *op, int64_t batchSize);
 
 /// Seconds the collective of a bucket of `bytes` takes compressed by
-/// `kind` at `ratio` (1: the dense all-reduce).
-double collectiveSeconds(Compressor kind, int64_t ratio, int64_t bytes,
-                         const NetworkModel &net);
+/// `compressor` at `ratio` (1: the dense all-reduce).
+double collectiveSeconds(const Compressor &compressor, int64_t ratio,
+                         int64_t bytes, const NetworkModel &net);
 
-/// The smallest ratio of `kind` whose collective fits in `overlapSeconds`,
-/// or the fastest (least compressed on ties) when none does.
-RatioChoice chooseRatio(Compressor kind, int64_t bytes, double overlapSeconds,
-                        const NetworkModel &net);
+/// The smallest ratio of `compressor` whose collective fits in
+/// `overlapSeconds`, or the fastest (least compressed on ties) when none
+/// does.
+RatioChoice chooseRatio(const Compressor &compressor, int64_t bytes,
+                        double overlapSeconds, const NetworkModel &net);
 
 } // namespace mlir::grove
 
-#endif // GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVECOSTMODEL_H
+#endif // GROVE_DIALECT_GROVE_TRANSFORMS_COLLECTIVES_COSTMODEL_H

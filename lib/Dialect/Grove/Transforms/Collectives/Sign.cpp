@@ -1,0 +1,56 @@
+//===- Sign.cpp - compressor=sign: EF-signSGD -----------------------------===//
+//
+// Each rank sends sign(e), one bit an element packed in i32 words, scaled
+// by its mean |e|; the signs and scales of every rank are gathered and
+// averaged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compressor.h"
+
+using namespace mlir;
+using namespace mlir::grove;
+
+namespace {
+class Sign : public Compressor {
+public:
+  StringRef getName() const override { return "sign"; }
+  StringRef getSummary() const override {
+    return "each element's sign, scaled by the bucket's mean magnitude";
+  }
+  SmallVector<int64_t> getAutoRatios() const override { return {32}; }
+  FailureOr<Compressed> compress(CollectiveBuilder &build,
+                                 const CollectiveConfig &, ModuleOp,
+                                 const Bucket &bucket) const override {
+    OpBuilder &b = build.b;
+    Location loc = build.loc;
+    Value e = bucket.flat;
+    auto type = cast<RankedTensorType>(e.getType());
+    Type element = type.getElementType();
+    int64_t size = type.getNumElements();
+    Value magnitude = MaxOp::create(
+        b, loc, e, MulOp::create(b, loc, e, build.scalar(element, -1.0)));
+    Value scale = ReduceMeanOp::create(
+        b, loc, RankedTensorType::get({1}, element), magnitude,
+        b.getDenseI64ArrayAttr({0}), /*keepdims=*/true);
+    int64_t words = (size + 31) / 32;
+    Value packed = PackSignsOp::create(
+        b, loc, RankedTensorType::get({words}, b.getI32Type()), e);
+    Value scales = ReshapeOp::create(b, loc, build.gather(scale),
+                                     ArrayRef<int64_t>{ShapedType::kDynamic});
+    Value averaged =
+        MeanOfSignsOp::create(b, loc, type, build.gather(packed), scales);
+    Value own = MeanOfSignsOp::create(
+        b, loc, type,
+        ReshapeOp::create(b, loc, packed, ArrayRef<int64_t>{1, words}), scale);
+    return Compressed{averaged, own};
+  }
+  WireCost getWireCost(int64_t bytes, int64_t) const override {
+    return {0, 0, bytes / 32.0 + 4, 2, 1e-9};
+  }
+};
+} // namespace
+
+std::unique_ptr<Compressor> mlir::grove::createSignCompressor() {
+  return std::make_unique<Sign>();
+}
