@@ -3,8 +3,8 @@
  * train step, and report the held-out accuracy and what was sent.
  *
  *   mpirun --enable-recovery -np N train_dist TRAIN.bin TEST.bin
- *       [--method dense|fp16|cser|grbs-ef|topk-ef|sign-ef|powersgd] [--epochs
- * N]
+ *       [--method dense|fp16|cser|grbs-ef|topk-ef|sign-ef|powersgd|int8-ef]
+ *       [--epochs N]
  *       [--expect-accuracy A]
  *
  * Every rank starts from the same weights and draws the same shuffle; each
@@ -16,13 +16,15 @@
  * random block of 1/32 of each bucket, topk-ef its 1/64 largest elements
  * (values and indices), sign-ef its signs, with error feedback;
  * powersgd sends rank-1 PowerSGD factors of each weight matrix (and the
- * biases densely), with error feedback. Rank 0 prints
+ * biases densely), int8-ef 8-bit codes under one scale a bucket, both
+ * with error feedback. Rank 0 prints
  * each epoch's mean loss over the ranks and its model's held-out accuracy, then
  * the bytes each rank handed to the collectives per step. */
 #include "dist_cser.h"
 #include "dist_dense.h"
 #include "dist_fp16.h"
 #include "dist_grbs_ef.h"
+#include "dist_int8_ef.h"
 #include "dist_powersgd.h"
 #include "dist_sign_ef.h"
 #include "dist_topk_ef.h"
@@ -62,6 +64,8 @@ static const method METHODS[] = {
      dist_sign_ef_train_step},
     {"powersgd", &dist_powersgd_model, dist_powersgd_forward,
      dist_powersgd_train_step},
+    {"int8-ef", &dist_int8_ef_model, dist_int8_ef_forward,
+     dist_int8_ef_train_step},
 };
 
 /* nn.Linear's initialisation, from the shared deterministic generator. */
@@ -179,7 +183,8 @@ int main(int argc, char **argv) {
   if (argc < 3 || epochs < 1) {
     fprintf(stderr,
             "usage: %s TRAIN.bin TEST.bin [--method "
-            "dense|fp16|cser|grbs-ef|topk-ef|sign-ef|powersgd] [--epochs N] "
+            "dense|fp16|cser|grbs-ef|topk-ef|sign-ef|powersgd|int8-ef] "
+            "[--epochs N] "
             "[--expect-accuracy A]\n",
             argv[0]);
     return 2;

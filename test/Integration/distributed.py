@@ -289,6 +289,17 @@ def compressed_mean(kind, e, ratio, step=0, seed=0):
         local = np.where(e < 0, -scale, scale)
         return (np.stack([local.mean(axis=0)] * ranks), local,
                 4 * ((size + 31) // 32) + 4)
+    if kind == "int8":
+        # One scale a rank, max |e| / 127, and codes floor(e / s + 1/2), in
+        # the f32 the compiled code computes them in.
+        e32 = e.astype(np.float32)
+        scale = np.abs(e32).max(axis=1, keepdims=True) / np.float32(127)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.floor(e32 / scale + np.float32(0.5))
+        q = np.where(np.isnan(q), 0, np.clip(q, -127, 127)).astype(np.float32)
+        local = (q * scale).astype(np.float64)
+        return (np.stack([local.mean(axis=0)] * ranks), local,
+                4 * ((size + 3) // 4) + 4)
     raise ValueError(kind)
 
 
@@ -310,7 +321,7 @@ def check_compressor(workdir, kind, ranks, feedback, steps=5, size=1000,
     residual = np.zeros((ranks, size))
     # Half-precision rounding is a step function: e is computed in the f32
     # the compiled code uses, or a value near a tie rounds the other way.
-    work = np.float32 if kind in ("fp16", "bf16") else np.float64
+    work = np.float32 if kind in ("fp16", "bf16", "int8") else np.float64
     for s in range(steps):
         e = (x[s].astype(work) + residual.astype(work)).astype(np.float64)
         averaged, local, payload = compressed_mean(kind, e, ratio, s, 21)
@@ -624,6 +635,8 @@ def main():
     check_compressor(workdir, "topk", 2, feedback=False)
     check_compressor(workdir, "sign", 3, feedback=True)
     check_compressor(workdir, "randk", 3, feedback=True)
+    check_compressor(workdir, "int8", 3, feedback=True)
+    check_compressor(workdir, "int8", 2, feedback=False)
     check_powersgd(workdir, 3)
     check_cser(workdir, 2)
     check_local_adaalter(workdir, 2)

@@ -6,6 +6,7 @@
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=sign error=feedback" | FileCheck %s --check-prefix=SIGN
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=powersgd matrix-rank=1 error=feedback" | FileCheck %s --check-prefix=PSGD
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=randk ratio=4" | FileCheck %s --check-prefix=RANDK
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=int8 error=feedback" | FileCheck %s --check-prefix=INT8
 
 // grove-insert-collectives on an optimizer whose gradients the backward
 // computes in the order g1 (the 4x4 param's), then g0, then g2.
@@ -97,6 +98,22 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 
 // sign with error feedback (EF-signSGD): 1 bit an element and one scale
 // (the mean magnitude) a rank.
+// int8 + error feedback: one scale (max |e| / 127) and 26 codes in 7
+// words, both gathered; the average of every rank's decoded codes, and
+// this rank's own, which the residual subtracts.
+// INT8-LABEL: func.func @step
+// INT8: %[[E:.*]] = grove.add %{{.*}}, %{{.*}} : (tensor<26xf32>, tensor<26xf32>)
+// INT8: %[[MAX:.*]] = grove.reduce_max %{{.*}} {axes = array<i64: 0>, keepdims} : tensor<26xf32> -> tensor<1xf32>
+// INT8: %[[S:.*]] = grove.div %[[MAX]], %{{.*}} : (tensor<1xf32>, tensor<f32>) -> tensor<1xf32>
+// INT8: %[[P:.*]] = grove.pack_int8 %[[E]], %[[S]] : (tensor<26xf32>, tensor<1xf32>) -> tensor<7xi32>
+// INT8: %[[GS:.*]] = grove.all_gather %[[S]] : (tensor<1xf32>) -> tensor<?x1xf32>
+// INT8: %[[GSF:.*]] = grove.reshape %[[GS]] : tensor<?x1xf32> -> tensor<?xf32>
+// INT8: %[[GP:.*]] = grove.all_gather %[[P]] : (tensor<7xi32>) -> tensor<?x7xi32>
+// INT8: %[[AVG:.*]] = grove.mean_of_int8 %[[GP]], %[[GSF]] : (tensor<?x7xi32>, tensor<?xf32>) -> tensor<26xf32>
+// INT8: %[[OWN:.*]] = grove.mean_of_int8 %{{.*}}, %[[S]] : (tensor<1x7xi32>, tensor<1xf32>) -> tensor<26xf32>
+// INT8: grove.sub %[[E]], %[[OWN]]
+// INT8: grove.slice %[[AVG]] [0] [16] [1]
+
 // SIGN-LABEL: func.func @step
 // SIGN: %[[E:.*]] = grove.add %{{.*}}, %{{.*}} : (tensor<26xf32>, tensor<26xf32>)
 // SIGN: %[[S:.*]] = grove.reduce_mean %{{.*}} {axes = array<i64: 0>, keepdims} : tensor<26xf32> -> tensor<1xf32>

@@ -25,12 +25,16 @@ TEST(Compressors, UniqueNamesFoundByLookup) {
     EXPECT_EQ(lookupCompressor(c->getName()), c);
     EXPECT_FALSE(c->getSummary().empty()) << c->getName().str();
   }
-  for (StringRef name :
-       {"none", "fp16", "bf16", "grbs", "randk", "topk", "sign", "powersgd"})
+  for (StringRef name : {"none", "fp16", "bf16", "grbs", "randk", "topk",
+                         "sign", "powersgd", "int8"})
     EXPECT_NE(lookupCompressor(name), nullptr) << name.str();
   EXPECT_EQ(lookupCompressor("zip"), nullptr);
   EXPECT_EQ(listCompressorNames().find("none, fp16, bf16"), 0u);
-  EXPECT_NE(listCompressorNames().find(" or powersgd"), std::string::npos);
+  EXPECT_NE(listCompressorNames().find(", powersgd or int8"),
+            std::string::npos);
+  EXPECT_EQ(
+      listCompressorNames([](const Compressor &c) { return c.takesRatio(); }),
+      "grbs, randk or topk");
 }
 
 TEST(Compressors, OnlyTheDenseOneIsDense) {

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -294,6 +295,140 @@ struct MeanOfSignsLowering : OpConversionPattern<MeanOfSignsOp> {
   }
 };
 
+/// Words of 4 codes: the input padded with zeros to 4 W elements, viewed as
+/// W x 4 and or-reduced along the 4, each code shifted to its byte.
+struct PackInt8Lowering : OpConversionPattern<PackInt8Op> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PackInt8Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    Type element = input.getElementType();
+    int64_t words = cast<RankedTensorType>(op.getType()).getDimSize(0);
+    Value padded = adaptor.getInput();
+    if (words * 4 != input.getDimSize(0))
+      padded = tensor::createPadHighOp(
+          RankedTensorType::get({words * 4}, element), padded,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getZeroAttr(element)),
+          /*nofold=*/false, loc, rewriter);
+    Value grid = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({words, 4}, element), padded,
+        ArrayRef<ReassociationIndices>{{0, 1}});
+    MLIRContext *ctx = getContext();
+    AffineExpr w = getAffineDimExpr(0, ctx), byte = getAffineDimExpr(1, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {w, byte}, ctx),
+                                   AffineMap::get(2, 0, {}, ctx),
+                                   AffineMap::get(2, 0, {w}, ctx)};
+    Value scale = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({}, element), adaptor.getScale(),
+        ArrayRef<ReassociationIndices>{});
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, op.getType(), ValueRange{grid, scale},
+        zeros(rewriter, loc, cast<RankedTensorType>(op.getType())), maps,
+        {utils::IteratorType::parallel, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type i32 = b.getI32Type();
+          auto constant = [&](double v) {
+            return arith::ConstantOp::create(b, l, b.getFloatAttr(element, v));
+          };
+          // floor(x / s + 1/2) within +-127; 0 for a NaN quotient (a zero
+          // scale over a zero element, or NaN input).
+          Value q = math::FloorOp::create(
+              b, l,
+              arith::AddFOp::create(
+                  b, l, arith::DivFOp::create(b, l, args[0], args[1]),
+                  constant(0.5)));
+          q = arith::MinNumFOp::create(
+              b, l, arith::MaxNumFOp::create(b, l, q, constant(-127)),
+              constant(127));
+          Value nan =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, q, q);
+          q = arith::SelectOp::create(b, l, nan, constant(0), q);
+          Value code = arith::AndIOp::create(
+              b, l, arith::FPToSIOp::create(b, l, i32, q),
+              arith::ConstantIntOp::create(b, l, i32, 0xff));
+          Value shift = arith::MulIOp::create(
+              b, l,
+              arith::IndexCastOp::create(b, l, i32,
+                                         linalg::IndexOp::create(b, l, 1)),
+              arith::ConstantIntOp::create(b, l, i32, 8));
+          linalg::YieldOp::create(
+              b, l,
+              arith::OrIOp::create(b, l, args[2],
+                                   arith::ShLIOp::create(b, l, code, shift))
+                  .getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// The ranks' scaled codes summed over a (word, byte, rank) space, the rank
+/// a reduction, each term divided by the rank count; cut to the result.
+struct MeanOfInt8Lowering : OpConversionPattern<MeanOfInt8Op> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MeanOfInt8Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    int64_t size = resultType.getDimSize(0), words = (size + 3) / 4;
+    Value ranks = arith::UIToFPOp::create(
+        rewriter, loc, element,
+        arith::IndexCastUIOp::create(
+            rewriter, loc, rewriter.getI64Type(),
+            tensor::DimOp::create(rewriter, loc, adaptor.getWords(), 0)));
+    MLIRContext *ctx = getContext();
+    AffineExpr w = getAffineDimExpr(0, ctx), byte = getAffineDimExpr(1, ctx),
+               r = getAffineDimExpr(2, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {r, w}, ctx),
+                                   AffineMap::get(3, 0, {r}, ctx),
+                                   AffineMap::get(3, 0, {w, byte}, ctx)};
+    auto gridType = RankedTensorType::get({words, 4}, element);
+    auto sum = linalg::GenericOp::create(
+        rewriter, loc, gridType,
+        ValueRange{adaptor.getWords(), adaptor.getScales()},
+        zeros(rewriter, loc, gridType), maps,
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type i32 = b.getI32Type();
+          // The byte to the top, then an arithmetic shift back: signed.
+          Value up = arith::SubIOp::create(
+              b, l, arith::ConstantIntOp::create(b, l, i32, 24),
+              arith::MulIOp::create(
+                  b, l,
+                  arith::IndexCastOp::create(b, l, i32,
+                                             linalg::IndexOp::create(b, l, 1)),
+                  arith::ConstantIntOp::create(b, l, i32, 8)));
+          Value code = arith::ShRSIOp::create(
+              b, l, arith::ShLIOp::create(b, l, args[0], up),
+              arith::ConstantIntOp::create(b, l, i32, 24));
+          Value term = arith::MulFOp::create(
+              b, l, arith::SIToFPOp::create(b, l, element, code), args[1]);
+          linalg::YieldOp::create(
+              b, l,
+              arith::AddFOp::create(b, l, args[2],
+                                    arith::DivFOp::create(b, l, term, ranks))
+                  .getResult());
+        });
+    Value flat =
+        tensor::CollapseShapeOp::create(rewriter, loc, sum.getResult(0),
+                                        ArrayRef<ReassociationIndices>{{0, 1}});
+    if (words * 4 != size)
+      flat = tensor::ExtractSliceOp::create(
+          rewriter, loc, resultType, flat,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(size)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    rewriter.replaceOp(op, flat);
+    return success();
+  }
+};
+
 /// A sequential loop over the (flattened) indices and values: two ranks'
 /// messages may name one index, so the additions cannot run in parallel.
 struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
@@ -357,7 +492,7 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
 
 void mlir::grove::populateCollectivePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns
-      .add<RandomBlockLowering, RandomIndicesLowering, RandomUniformLowering,
-           PackSignsLowering, MeanOfSignsLowering, ScatterAddLowering>(ctx);
+  patterns.add<RandomBlockLowering, RandomIndicesLowering,
+               RandomUniformLowering, PackSignsLowering, MeanOfSignsLowering,
+               PackInt8Lowering, MeanOfInt8Lowering, ScatterAddLowering>(ctx);
 }

@@ -74,6 +74,46 @@ func.func @signs(%w: tensor<?x2xi32>, %s: tensor<?xf32>) -> tensor<40xf32> {
   return %m : tensor<40xf32>
 }
 
+// 8-bit codes: padded to 12, viewed as 3 words x 4 bytes, bytes reduced;
+// each code rounded, clamped to +-127 (NaN to 0), masked and shifted to
+// its byte.
+// CHECK-LABEL: func.func @pack_int8
+// CHECK: tensor.pad %{{.*}} low[0] high[2]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.divf
+// CHECK: math.floor
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf
+// CHECK: arith.cmpf uno
+// CHECK: arith.fptosi
+// CHECK: arith.andi
+// CHECK: linalg.index 1
+// CHECK: arith.shli
+// CHECK: arith.ori
+func.func @pack_int8(%x: tensor<10xf32>, %s: tensor<1xf32>) -> tensor<3xi32> {
+  %w = grove.pack_int8 %x, %s : (tensor<10xf32>, tensor<1xf32>) -> tensor<3xi32>
+  return %w : tensor<3xi32>
+}
+
+// The ranks' scaled codes: words x bytes x ranks, ranks reduced, each byte
+// sign-extended (shift up, arithmetic shift down), each term divided by the
+// rank count; cut back to 10.
+// CHECK-LABEL: func.func @mean_of_int8
+// CHECK: %[[R:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x3xi32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.shli
+// CHECK: arith.shrsi
+// CHECK: arith.sitofp
+// CHECK: arith.mulf
+// CHECK: arith.divf
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0] [10] [1] : tensor<12xf32> to tensor<10xf32>
+func.func @mean_of_int8(%w: tensor<?x3xi32>, %s: tensor<?xf32>) -> tensor<10xf32> {
+  %m = grove.mean_of_int8 %w, %s : (tensor<?x3xi32>, tensor<?xf32>) -> tensor<10xf32>
+  return %m : tensor<10xf32>
+}
+
 // A sequential loop, bounds-checked, over the flattened messages.
 // CHECK-LABEL: func.func @scatter
 // CHECK: %[[I:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x4xi32> into tensor<?xi32>

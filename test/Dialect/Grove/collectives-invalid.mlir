@@ -184,3 +184,51 @@ func.func @wait_argument(%r: !grove.collective_request) {
   %a = grove.collective_wait %r : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @int8_words(%x: tensor<10xf32>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{result must have ceil(10 / 4) = 3 words}}
+  %w = grove.pack_int8 %x, %s : (tensor<10xf32>, tensor<1xf32>) -> tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @int8_dynamic(%x: tensor<?xf32>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{expects a static input size}}
+  %w = grove.pack_int8 %x, %s : (tensor<?xf32>, tensor<1xf32>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @int8_scale(%x: tensor<10xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{expects one scale of the input's element type}}
+  %w = grove.pack_int8 %x, %s : (tensor<10xf32>, tensor<2xf32>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @int8_mean_words(%w: tensor<?x2xi32>, %s: tensor<?xf32>) {
+  // expected-error @+1 {{expects a static result of at most 4 elements a word}}
+  %m = grove.mean_of_int8 %w, %s : (tensor<?x2xi32>, tensor<?xf32>) -> tensor<10xf32>
+  return
+}
+
+// -----
+
+func.func @int8_mean_scales(%w: tensor<3x3xi32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{expects one scale a rank of words}}
+  %m = grove.mean_of_int8 %w, %s : (tensor<3x3xi32>, tensor<2xf32>) -> tensor<10xf32>
+  return
+}
+
+// -----
+
+func.func @int8_mean_type(%w: tensor<3x3xi32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{result must have the scales' element type}}
+  %m = grove.mean_of_int8 %w, %s : (tensor<3x3xi32>, tensor<3xf32>) -> tensor<10xf64>
+  return
+}

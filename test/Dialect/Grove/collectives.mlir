@@ -77,6 +77,18 @@ func.func @compressors(%x: tensor<40xf32>, %i: tensor<?x4xi32>, %v: tensor<?x4xf
   return %tv, %ti, %a, %p, %m, %h, %u : tensor<4xf32>, tensor<4xi32>, tensor<40xf32>, tensor<2xi32>, tensor<40xf32>, tensor<40xbf16>, tensor<8x2xf32>
 }
 
+// The int8 compressor's pair: 4 codes a word under one scale, and the mean
+// of the ranks' decoded codes.
+// CHECK-LABEL: func.func @int8
+// CHECK: grove.pack_int8 %{{.*}}, %{{.*}} : (tensor<10xf32>, tensor<1xf32>) -> tensor<3xi32>
+// CHECK: grove.mean_of_int8 %{{.*}}, %{{.*}} : (tensor<?x3xi32>, tensor<?xf32>) -> tensor<10xf32>
+func.func @int8(%x: tensor<10xf32>, %s: tensor<1xf32>, %w: tensor<?x3xi32>,
+                %r: tensor<?xf32>) -> (tensor<3xi32>, tensor<10xf32>) {
+  %p = grove.pack_int8 %x, %s : (tensor<10xf32>, tensor<1xf32>) -> tensor<3xi32>
+  %m = grove.mean_of_int8 %w, %r : (tensor<?x3xi32>, tensor<?xf32>) -> tensor<10xf32>
+  return %p, %m : tensor<3xi32>, tensor<10xf32>
+}
+
 // CHECK-LABEL: func.func @indices
 // CHECK: grove.random_indices %{{.*}} {extent = 1000 : i64, seed = 3 : i64, stream = 1 : i64} : (tensor<i64>) -> tensor<31xi32>
 func.func @indices(%t: tensor<i64>) -> tensor<31xi32> {

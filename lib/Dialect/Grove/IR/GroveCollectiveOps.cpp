@@ -145,6 +145,38 @@ LogicalResult MeanOfSignsOp::verify() {
   return success();
 }
 
+LogicalResult PackInt8Op::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto scale = cast<RankedTensorType>(getScale().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (input.isDynamicDim(0))
+    return emitOpError("expects a static input size");
+  if (scale.getElementType() != input.getElementType() ||
+      scale.getDimSize(0) != 1)
+    return emitOpError("expects one scale of the input's element type");
+  int64_t words = (input.getDimSize(0) + 3) / 4;
+  if (result.getDimSize(0) != words)
+    return emitOpError("result must have ceil(")
+           << input.getDimSize(0) << " / 4) = " << words << " words";
+  return success();
+}
+
+LogicalResult MeanOfInt8Op::verify() {
+  auto words = cast<RankedTensorType>(getWords().getType());
+  auto scales = cast<RankedTensorType>(getScales().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (result.getElementType() != scales.getElementType())
+    return emitOpError("result must have the scales' element type");
+  if (result.isDynamicDim(0) ||
+      words.getDimSize(1) != (result.getDimSize(0) + 3) / 4)
+    return emitOpError("expects a static result of at most 4 elements a "
+                       "word");
+  if (failed(verifyCompatibleShape(ArrayRef<int64_t>{words.getDimSize(0)},
+                                   ArrayRef<int64_t>{scales.getDimSize(0)})))
+    return emitOpError("expects one scale a rank of words");
+  return success();
+}
+
 LogicalResult RandomUniformOp::verify() {
   if (!getType().hasStaticShape())
     return emitOpError("expects a static shape, got ") << getType();

@@ -335,4 +335,52 @@ def Grove_MeanOfSignsOp : Grove_Op<"mean_of_signs",
   let hasVerifier = 1;
 }
 
+def Grove_PackInt8Op : Grove_Op<"pack_int8", [Pure, Grove_NotDifferentiable]> {
+  let summary = "8-bit codes of a flat tensor under one scale, 4 a word";
+  let description = [{
+    Element i's code is `clamp(floor(input[i] / scale + 1/2), -127, 127)`
+    (0 where the scale is 0 or the quotient is NaN), a two's-complement byte
+    at bits 8 (i mod 4) to 8 (i mod 4) + 7 of word i / 4; the words past
+    the end pad with 0. `scale` holds one value: the int8 compressor's is
+    max |input| / 127, so the largest magnitude is 127.
+
+    ```mlir
+    %w = grove.pack_int8 %e, %s
+        : (tensor<1000xf32>, tensor<1xf32>) -> tensor<250xi32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[F32, F64], [1]>:$input,
+                       TensorRankOf<[F32, F64], [1]>:$scale);
+  let results = (outs TensorRankOf<[I32], [1]>:$result);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` `(` type($input) `,` type($scale) `)`
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_MeanOfInt8Op : Grove_Op<"mean_of_int8",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "the mean over ranks of scaled 8-bit codes";
+  let description = [{
+    `result[i] = sum_r scales[r] * code_r(i) / R` over the R rows of
+    `words`, `code_r(i)` being byte i mod 4 of `words[r][i / 4]` read as a
+    signed number: the average of every rank's decoded message
+    (grove.pack_int8), gathered with its scale.
+
+    ```mlir
+    %m = grove.mean_of_int8 %words, %scales
+        : (tensor<?x250xi32>, tensor<?xf32>) -> tensor<1000xf32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I32], [2]>:$words,
+                       TensorRankOf<[F32, F64], [1]>:$scales);
+  let results = (outs TensorRankOf<[F32, F64], [1]>:$result);
+  let assemblyFormat = [{
+    $words `,` $scales attr-dict `:` `(` type($words) `,` type($scales) `)`
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVECOLLECTIVEOPS_TD

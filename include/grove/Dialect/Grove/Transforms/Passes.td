@@ -159,8 +159,9 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
       `bucket-bytes`, and each bucket is flattened, concatenated and
       averaged across ranks right after its last gradient is computed (so
       that its communication can overlap the rest of the backward), then
-      split back into the optimizer's operands. `compressor=none` averages
-      it densely. `compressor=grbs` averages one random block of
+      split back into the optimizer's operands; how a bucket is sent is
+      its compressor's (`lib/Dialect/Grove/Transforms/Collectives/`, one
+      file each). `compressor=none` averages it densely. `compressor=grbs` averages one random block of
       1/`ratio` of the bucket, the same block on every rank (drawn by
       `grove.random_block` from a step counter, `@collectives.step`), and
       zero elsewhere; with `error=feedback` the bucket first adds its
@@ -182,9 +183,10 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
   }];
   let options = [
     Option<"compressor", "compressor", "std::string", "\"none\"",
-           "What the gradient or model collectives send: none (dense), "
-           "fp16, bf16, grbs (one random block a bucket or param), topk, "
-           "sign or powersgd">,
+           "What the gradient or model collectives send: the name of a "
+           "registered compressor (Collectives/Registry.cpp; none, the "
+           "dense average, by default; an unknown one is refused with the "
+           "list)">,
     Option<"ratio", "ratio", "std::string", "\"32\"",
            "Compression ratio c of grbs and topk: each bucket "
            "(error=none|feedback) or param (reset) sends floor(size / c) "

@@ -178,6 +178,7 @@ std::unique_ptr<Compressor> createRandKCompressor();
 std::unique_ptr<Compressor> createTopKCompressor();
 std::unique_ptr<Compressor> createSignCompressor();
 std::unique_ptr<Compressor> createPowerSGDCompressor();
+std::unique_ptr<Compressor> createInt8Compressor();
 
 /// What the strategies share during one run of the pass: the module, the
 /// options, each function's step counter and the next random stream.

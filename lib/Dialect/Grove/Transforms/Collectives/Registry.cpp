@@ -32,6 +32,7 @@ const Owned<Compressor> &compressors() {
     l.add(createTopKCompressor());
     l.add(createSignCompressor());
     l.add(createPowerSGDCompressor());
+    l.add(createInt8Compressor());
     return l;
   }();
   return list;
