@@ -45,6 +45,47 @@ void mlir::grove::addInputPhase(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+GroveInsertCollectivesOptions
+mlir::grove::getInsertCollectivesOptions(const GrovePipelineOptions &options,
+                                         const TargetPolicy &policy) {
+  GroveInsertCollectivesOptions collectives;
+  collectives.compressor = options.compressor;
+  collectives.ratio = options.compressRatio;
+  collectives.error = options.compressError;
+  collectives.syncPeriod = options.syncPeriod;
+  collectives.periodRatio = options.periodRatio;
+  collectives.bucketBytes = options.bucketBytes;
+  collectives.seed = options.collectiveSeed;
+  collectives.matrixRank = options.powerSGDRank;
+  collectives.networkGbps = options.networkGbps;
+  collectives.latencyUs = options.latencyUs;
+  collectives.worldSize = options.worldSize;
+  collectives.computeGflops = options.computeGflops;
+  collectives.batchSize = options.costBatchSize;
+  collectives.target = policy.target;
+  return collectives;
+}
+
+LogicalResult
+mlir::grove::validatePipelineOptions(const GrovePipelineOptions &options,
+                                     const TargetPolicy &policy,
+                                     std::string &error) {
+  if (!isTreeBatchingMode(options.treeBatching)) {
+    error = "--tree-batching='" + options.treeBatching +
+            "' is not one of levels, levels-by-arity or nodes";
+    return failure();
+  }
+  if (options.dataParallel) {
+    std::string why;
+    if (failed(checkInsertCollectivesOptions(
+            getInsertCollectivesOptions(options, policy), why))) {
+      error = "--data-parallel: " + why;
+      return failure();
+    }
+  }
+  return success();
+}
+
 void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
                                         const GrovePipelineOptions &options,
                                         const TargetPolicy &policy) {
@@ -53,24 +94,9 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
   // closed-form VJPs are built.
   pm.addPass(createGroveAutodiff());
   // The gradients are still the optimizers' operands here.
-  if (options.dataParallel) {
-    GroveInsertCollectivesOptions collectives;
-    collectives.compressor = options.compressor;
-    collectives.ratio = options.compressRatio;
-    collectives.error = options.compressError;
-    collectives.syncPeriod = options.syncPeriod;
-    collectives.periodRatio = options.periodRatio;
-    collectives.bucketBytes = options.bucketBytes;
-    collectives.seed = options.collectiveSeed;
-    collectives.matrixRank = options.powerSGDRank;
-    collectives.networkGbps = options.networkGbps;
-    collectives.latencyUs = options.latencyUs;
-    collectives.worldSize = options.worldSize;
-    collectives.computeGflops = options.computeGflops;
-    collectives.batchSize = options.costBatchSize;
-    collectives.target = policy.target;
-    pm.addPass(createGroveInsertCollectives(collectives));
-  }
+  if (options.dataParallel)
+    pm.addPass(createGroveInsertCollectives(
+        getInsertCollectivesOptions(options, policy)));
   pm.addPass(createGroveExpandTrainingOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -142,6 +142,15 @@ static bool isKnownCudaChip(const std::string &chip) {
   return !nvptx || isKnownProcessor(*nvptx, triple, chip);
 }
 
+/// The pipeline's options: grovec's flags (PipelineOptions.def) and the
+/// library's name.
+static void bindPipelineOptions(GrovePipelineOptions &options, StringRef name) {
+  options.moduleName = name.str();
+#define GROVE_DRIVER_OPTION(TYPE, FIELD, NAME, FLAG, DEFAULT, DESCRIPTION)     \
+  options.FIELD = FIELD##Flag;
+#include "grove/Pipelines/PipelineOptions.def"
+}
+
 /// The checks of the command line that need no input; 0 when it is fine,
 /// else the exit status (after a message).
 static int checkUsage() {
@@ -171,16 +180,15 @@ static int checkUsage() {
   if (convLibraryMaxPositionsFlag < 0)
     return usageError("--conv-library-max-positions=" +
                       Twine(convLibraryMaxPositionsFlag) + " is negative");
+  // What the passes would refuse, refused before the model is read.
+  GrovePipelineOptions options;
+  bindPipelineOptions(options, /*name=*/"");
+  std::string error;
+  if (failed(validatePipelineOptions(
+          options, target == "cuda" ? getCudaPolicy() : getHostPolicy(),
+          error)))
+    return usageError(error);
   return 0;
-}
-
-/// The pipeline's options: grovec's flags (PipelineOptions.def) and the
-/// library's name.
-static void bindPipelineOptions(GrovePipelineOptions &options, StringRef name) {
-  options.moduleName = name.str();
-#define GROVE_DRIVER_OPTION(TYPE, FIELD, NAME, FLAG, DEFAULT, DESCRIPTION)     \
-  options.FIELD = FIELD##Flag;
-#include "grove/Pipelines/PipelineOptions.def"
 }
 
 /// Runs the target's pipeline on `module`; 0 or the exit status.

@@ -23,6 +23,8 @@
 #ifndef GROVE_PIPELINES_PIPELINES_H
 #define GROVE_PIPELINES_PIPELINES_H
 
+#include "grove/Dialect/Grove/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -67,6 +69,20 @@ struct TargetPolicy {
 /// The policies of the two targets.
 TargetPolicy getHostPolicy();
 TargetPolicy getCudaPolicy();
+
+/// The options of grove-insert-collectives that `options` ask for on the
+/// policy's target (the one mapping from pipeline to pass options).
+GroveInsertCollectivesOptions
+getInsertCollectivesOptions(const GrovePipelineOptions &options,
+                            const TargetPolicy &policy);
+
+/// Checks what the passes would refuse of `options` on the policy's
+/// target, before any model is read (grovec calls it: a bad value or an
+/// unsupported combination is a usage error); `error` says what (the
+/// data-parallel checks in grove-insert-collectives' option names).
+LogicalResult validatePipelineOptions(const GrovePipelineOptions &options,
+                                      const TargetPolicy &policy,
+                                      std::string &error);
 
 /// The phases, in order (see the top of this file).
 void addInputPhase(OpPassManager &pm, const GrovePipelineOptions &options);

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEBATCHDYNAMICTREES
@@ -460,14 +461,20 @@ void markForestArguments(Operation *fold, ValueRange forest, ValueRange inputs,
       func.setArgAttr(*i, kForestNodesAttr, b.getI64IntegerAttr(*parts[0]));
 }
 
+/// The schedule service's number of `mode` (abi.h), or -1.
+int64_t modeNumber(StringRef mode) {
+  return llvm::StringSwitch<int64_t>(mode)
+      .Case("levels", 0)
+      .Case("nodes", 1)
+      .Case("levels-by-arity", 2)
+      .Default(-1);
+}
+
 struct GroveBatchDynamicTreesPass
     : grove::impl::GroveBatchDynamicTreesBase<GroveBatchDynamicTreesPass> {
   using Base::Base;
   void runOnOperation() override {
-    int64_t modeValue = mode == "levels"            ? 0
-                        : mode == "nodes"           ? 1
-                        : mode == "levels-by-arity" ? 2
-                                                    : -1;
+    int64_t modeValue = modeNumber(mode);
     if (modeValue < 0) {
       getOperation().emitError("grove-batch-dynamic-trees: mode must be "
                                "'levels', 'nodes' or 'levels-by-arity', got '")
@@ -493,3 +500,7 @@ struct GroveBatchDynamicTreesPass
 };
 
 } // namespace
+
+bool mlir::grove::isTreeBatchingMode(StringRef mode) {
+  return modeNumber(mode) >= 0;
+}

@@ -14,6 +14,8 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEINSERTCOLLECTIVES
 #include "grove/Dialect/Grove/Transforms/Passes.h.inc"
@@ -34,67 +36,106 @@ private:
   LogicalResult parseOptions(CollectiveConfig &config);
 };
 
-LogicalResult InsertCollectivesPass::parseOptions(CollectiveConfig &config) {
-  ModuleOp module = getOperation();
-  config.compressor = lookupCompressor(compressor);
-  if (!config.compressor)
-    return module.emitError("grove-insert-collectives: unknown compressor '")
-           << compressor << "' (expected " << listCompressorNames() << ")";
+/// The options as a CollectiveConfig, or what is wrong with them.
+FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
+                                        std::string &error) {
+  llvm::raw_string_ostream os(error);
+  CollectiveConfig config;
+  config.compressor = lookupCompressor(o.compressor);
+  if (!config.compressor) {
+    os << "unknown compressor '" << o.compressor << "' (expected "
+       << listCompressorNames() << ")";
+    return failure();
+  }
   std::string why;
-  if (!config.compressor->supportsTarget(target, why))
-    return module.emitError("grove-insert-collectives: compressor=")
-           << compressor << " cannot run on target " << target << ": " << why;
-  if (error == "none")
-    config.error = ErrorMode::None;
-  else if (error == "feedback")
-    config.error = ErrorMode::Feedback;
-  else if (error == "reset")
-    config.error = ErrorMode::Reset;
-  else
-    return module.emitError("grove-insert-collectives: unknown error mode '")
-           << error << "' (expected none, feedback or reset)";
-  if (ratio == "auto") {
+  if (!config.compressor->supportsTarget(o.target, why)) {
+    os << "compressor=" << o.compressor << " cannot run on target " << o.target
+       << ": " << why;
+    return failure();
+  }
+  std::optional<ErrorMode> mode =
+      llvm::StringSwitch<std::optional<ErrorMode>>(o.error)
+          .Case("none", ErrorMode::None)
+          .Case("feedback", ErrorMode::Feedback)
+          .Case("reset", ErrorMode::Reset)
+          .Default(std::nullopt);
+  if (!mode) {
+    os << "unknown error mode '" << o.error
+       << "' (expected none, feedback or reset)";
+    return failure();
+  }
+  config.error = *mode;
+  if (o.ratio == "auto") {
     config.autoRatio = true;
-  } else if (StringRef(ratio).getAsInteger(10, config.ratio)) {
-    return module.emitError("grove-insert-collectives: ratio must be a "
-                            "positive integer or auto, got '")
-           << ratio << "'";
+  } else if (StringRef(o.ratio).getAsInteger(10, config.ratio)) {
+    os << "ratio must be a positive integer or auto, got '" << o.ratio << "'";
+    return failure();
   }
   if (config.autoRatio) {
-    if (!(networkGbps > 0) || worldSize < 2 || !(computeGflops > 0) ||
-        batchSize < 1 || latencyUs < 0)
-      return module.emitError(
-          "grove-insert-collectives: ratio=auto needs network-gbps > 0, "
-          "world-size >= 2, compute-gflops > 0 and batch-size >= 1");
+    if (!(o.networkGbps > 0) || o.worldSize < 2 || !(o.computeGflops > 0) ||
+        o.batchSize < 1 || o.latencyUs < 0) {
+      os << "ratio=auto needs network-gbps > 0, world-size >= 2, "
+            "compute-gflops > 0 and batch-size >= 1";
+      return failure();
+    }
     if (config.compressor->getAutoRatios().empty() ||
-        config.error != ErrorMode::Feedback)
-      return module.emitError("grove-insert-collectives: ratio=auto picks a "
-                              "gradient compressor's ratio: give one (")
-             << listCompressorNames([](const Compressor &c) {
-                  return !c.getAutoRatios().empty();
-                })
-             << ") and error=feedback (what a bucket does not send must not "
-                "be lost)";
-    config.network = {networkGbps, latencyUs, worldSize, computeGflops,
-                      batchSize};
+        config.error != ErrorMode::Feedback) {
+      os << "ratio=auto picks a gradient compressor's ratio: give one ("
+         << listCompressorNames(
+                [](const Compressor &c) { return !c.getAutoRatios().empty(); })
+         << ") and error=feedback (what a bucket does not send must not be "
+            "lost)";
+      return failure();
+    }
+    config.network = {o.networkGbps, o.latencyUs, o.worldSize, o.computeGflops,
+                      o.batchSize};
   }
-  if (config.ratio < 1 || periodRatio < 1 || syncPeriod < 1 ||
-      bucketBytes < 1 || matrixRank < 1)
-    return module.emitError("grove-insert-collectives: ratio, period-ratio, "
-                            "sync-period, bucket-bytes and matrix-rank must "
-                            "be positive");
-  if (config.error == ErrorMode::Feedback && config.compressor->isDense())
-    return module.emitError("grove-insert-collectives: error=feedback needs a "
-                            "compressor (a dense average leaves no error)");
+  if (config.ratio < 1 || o.periodRatio < 1 || o.syncPeriod < 1 ||
+      o.bucketBytes < 1 || o.matrixRank < 1) {
+    os << "ratio, period-ratio, sync-period, bucket-bytes and matrix-rank "
+          "must be positive";
+    return failure();
+  }
+  if (config.error == ErrorMode::Feedback && config.compressor->isDense()) {
+    os << "error=feedback needs a compressor (a dense average leaves no "
+          "error)";
+    return failure();
+  }
   if (config.error == ErrorMode::Reset &&
-      config.compressor->getName() != "grbs")
-    return module.emitError("grove-insert-collectives: error=reset (CSER) "
-                            "averages random blocks: it needs compressor=grbs");
-  config.periodRatio = periodRatio;
-  config.matrixRank = matrixRank;
-  config.syncPeriod = syncPeriod;
-  config.bucketBytes = bucketBytes;
-  config.seed = seed;
+      config.compressor->getName() != "grbs") {
+    os << "error=reset (CSER) averages random blocks: it needs "
+          "compressor=grbs";
+    return failure();
+  }
+  config.periodRatio = o.periodRatio;
+  config.matrixRank = o.matrixRank;
+  config.syncPeriod = o.syncPeriod;
+  config.bucketBytes = o.bucketBytes;
+  config.seed = o.seed;
+  return config;
+}
+
+LogicalResult InsertCollectivesPass::parseOptions(CollectiveConfig &config) {
+  GroveInsertCollectivesOptions o;
+  o.compressor = compressor;
+  o.ratio = ratio;
+  o.error = error;
+  o.syncPeriod = syncPeriod;
+  o.periodRatio = periodRatio;
+  o.bucketBytes = bucketBytes;
+  o.seed = seed;
+  o.matrixRank = matrixRank;
+  o.networkGbps = networkGbps;
+  o.latencyUs = latencyUs;
+  o.worldSize = worldSize;
+  o.computeGflops = computeGflops;
+  o.batchSize = batchSize;
+  o.target = target;
+  std::string message;
+  FailureOr<CollectiveConfig> parsed = parseConfig(o, message);
+  if (failed(parsed))
+    return getOperation().emitError("grove-insert-collectives: ") << message;
+  config = *parsed;
   return success();
 }
 
@@ -133,3 +174,8 @@ void InsertCollectivesPass::runOnOperation() {
 }
 
 } // namespace
+
+LogicalResult mlir::grove::checkInsertCollectivesOptions(
+    const GroveInsertCollectivesOptions &options, std::string &error) {
+  return parseConfig(options, error);
+}

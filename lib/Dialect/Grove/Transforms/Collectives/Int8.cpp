@@ -32,11 +32,11 @@ public:
     Value magnitude = MaxOp::create(
         b, loc, e, MulOp::create(b, loc, e, build.scalar(element, -1.0)));
     auto one = RankedTensorType::get({1}, element);
-    Value scale = DivOp::create(
-        b, loc,
-        ReduceMaxOp::create(b, loc, one, magnitude,
-                            b.getDenseI64ArrayAttr({0}), /*keepdims=*/true),
-        build.scalar(element, 127.0));
+    Value scale = DivOp::create(b, loc,
+                                ReduceMaxOp::create(b, loc, one, magnitude,
+                                                    b.getDenseI64ArrayAttr({0}),
+                                                    /*keepdims=*/true),
+                                build.scalar(element, 127.0));
     int64_t words = (type.getNumElements() + 3) / 4;
     Value packed = PackInt8Op::create(
         b, loc, RankedTensorType::get({words}, b.getI32Type()), e, scale);
