@@ -96,8 +96,6 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // TOPK: grove.set_param @collectives.bucket0.residual = %[[R]]
 // TOPK: grove.slice %[[AVG]] [0] [16] [1]
 
-// sign with error feedback (EF-signSGD): 1 bit an element and one scale
-// (the mean magnitude) a rank.
 // int8 + error feedback: one scale (max |e| / 127) and 26 codes in 7
 // words, both gathered; the average of every rank's decoded codes, and
 // this rank's own, which the residual subtracts.
@@ -111,9 +109,12 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // INT8: %[[GP:.*]] = grove.all_gather %[[P]] : (tensor<7xi32>) -> tensor<?x7xi32>
 // INT8: %[[AVG:.*]] = grove.mean_of_int8 %[[GP]], %[[GSF]] : (tensor<?x7xi32>, tensor<?xf32>) -> tensor<26xf32>
 // INT8: %[[OWN:.*]] = grove.mean_of_int8 %{{.*}}, %[[S]] : (tensor<1x7xi32>, tensor<1xf32>) -> tensor<26xf32>
-// INT8: grove.sub %[[E]], %[[OWN]]
+// INT8: %[[R:.*]] = grove.sub %[[E]], %[[OWN]]
+// INT8: grove.set_param @collectives.bucket0.residual = %[[R]]
 // INT8: grove.slice %[[AVG]] [0] [16] [1]
 
+// sign with error feedback (EF-signSGD): 1 bit an element and one scale
+// (the mean magnitude) a rank.
 // SIGN-LABEL: func.func @step
 // SIGN: %[[E:.*]] = grove.add %{{.*}}, %{{.*}} : (tensor<26xf32>, tensor<26xf32>)
 // SIGN: %[[S:.*]] = grove.reduce_mean %{{.*}} {axes = array<i64: 0>, keepdims} : tensor<26xf32> -> tensor<1xf32>

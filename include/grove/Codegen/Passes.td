@@ -146,11 +146,15 @@ def GroveGuardStateWrites : Pass<"grove-guard-state-writes", "ModuleOp"> {
     shapes, a malformed forest, a CUDA service). The runtime fails such a
     call after it returns, so its state writes, which come last, must not
     run: every top-level operation of a function that may write one of its
-    `grove.writes` state buffers (a declared write to the buffer or a view
-    of it, or unknown effects with one as an operand) is wrapped in an
+    `grove.writes` state buffers (a declared write to the buffer, a view of
+    it or a region argument it starts, or a nested op without declared
+    effects given one) is wrapped in an
     `scf.if` on `grove_rt_call_failed() == 0`, asked once, just before the
-    first of them. A function of more than one block that writes state, or
-    a write whose results are used, is an error.
+    first of them. It is an error for a write to be a service call
+    (skipping it on one rank could leave the ranks apart), for a check or
+    a call to sit between the first and the last write (the query would
+    miss its failure), for a write's results to be used, and for a
+    function of more than one block to write state.
   }];
   let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
                            "scf::SCFDialect"];

@@ -334,17 +334,18 @@ struct PackInt8Lowering : OpConversionPattern<PackInt8Op> {
             return arith::ConstantOp::create(b, l, b.getFloatAttr(element, v));
           };
           // floor(x / s + 1/2) within +-127; 0 for a NaN quotient (a zero
-          // scale over a zero element, or NaN input).
+          // scale over a zero element, or NaN input), tested before the
+          // clamps, which would take the other operand.
           Value q = math::FloorOp::create(
               b, l,
               arith::AddFOp::create(
                   b, l, arith::DivFOp::create(b, l, args[0], args[1]),
                   constant(0.5)));
+          Value nan =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, q, q);
           q = arith::MinNumFOp::create(
               b, l, arith::MaxNumFOp::create(b, l, q, constant(-127)),
               constant(127));
-          Value nan =
-              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, q, q);
           q = arith::SelectOp::create(b, l, nan, constant(0), q);
           Value code = arith::AndIOp::create(
               b, l, arith::FPToSIOp::create(b, l, i32, q),

@@ -50,19 +50,29 @@ func.func @step(%w: memref<2x4xf32> {grove.state = @w, grove.writes},
 
 // -----
 
-// A service call given a state buffer may write it: guarded. One given only
-// read state (no grove.writes) is not.
-// CHECK-LABEL: func.func @service
+// A write through a loop's iter_arg that starts as a view of state is a
+// write of state: the loop is guarded. A service that reads only state the
+// function does not write runs unguarded before the query.
+// CHECK-LABEL: func.func @loop
 // CHECK: call @reads(%arg1)
+// CHECK: memref.subview
 // CHECK-NEXT: %[[FAILED:.*]] = call @grove_rt_call_failed()
 // CHECK: scf.if
-// CHECK-NEXT: call @writes(%arg0)
+// CHECK-NEXT: scf.for
+// CHECK: memref.store
 func.func private @reads(memref<4xf32>)
-func.func private @writes(memref<4xf32>)
-func.func @service(%s: memref<4xf32> {grove.state = @s, grove.writes},
-                   %r: memref<4xf32> {grove.state = @r}) {
+func.func @loop(%s: memref<4xf32> {grove.state = @s, grove.writes},
+                %r: memref<4xf32> {grove.state = @r}) {
   func.call @reads(%r) : (memref<4xf32>) -> ()
-  func.call @writes(%s) : (memref<4xf32>) -> ()
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  %v = memref.subview %s[0] [4] [1] : memref<4xf32> to memref<4xf32, strided<[1]>>
+  %out = scf.for %i = %c0 to %c4 step %c1 iter_args(%m = %v) -> memref<4xf32, strided<[1]>> {
+    memref.store %one, %m[%i] : memref<4xf32, strided<[1]>>
+    scf.yield %m : memref<4xf32, strided<[1]>>
+  }
   return
 }
 

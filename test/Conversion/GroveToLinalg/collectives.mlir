@@ -82,11 +82,12 @@ func.func @signs(%w: tensor<?x2xi32>, %s: tensor<?xf32>) -> tensor<40xf32> {
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.divf
-// CHECK: math.floor
-// CHECK: arith.maxnumf
-// CHECK: arith.minnumf
-// CHECK: arith.cmpf uno
-// CHECK: arith.fptosi
+// CHECK: %[[Q:.*]] = math.floor
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[Q]], %[[Q]]
+// CHECK: arith.maxnumf %[[Q]]
+// CHECK: %[[C:.*]] = arith.minnumf
+// CHECK: %[[S:.*]] = arith.select %[[NAN]], %{{.*}}, %[[C]]
+// CHECK: arith.fptosi %[[S]]
 // CHECK: arith.andi
 // CHECK: linalg.index 1
 // CHECK: arith.shli
