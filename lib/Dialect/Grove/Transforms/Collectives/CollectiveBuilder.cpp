@@ -142,6 +142,15 @@ Value CollectiveBuilder::isMultiple(Value t, int64_t plus, int64_t h) {
                                arith::ConstantIntOp::create(b, loc, i64, 0));
 }
 
+Value CollectiveBuilder::magnitude(Value x) {
+  return MaxOp::create(b, loc, x,
+                       MulOp::create(b, loc, x, scalar(elementOf(x), -1.0)));
+}
+
+SmallVector<int64_t> mlir::grove::getPowerOfTwoRatios() {
+  return {2, 4, 8, 16, 32, 64, 128, 256};
+}
+
 SmallVector<SmallVector<unsigned>>
 mlir::grove::bucketize(ArrayRef<Value> values, int64_t bucketBytes) {
   SmallVector<SmallVector<unsigned>> buckets;

@@ -90,7 +90,27 @@ struct CollectiveBuilder {
   Value gather(Value x);
   /// Whether the i64 count `t` (rank 0) plus `plus` is a multiple of `h`.
   Value isMultiple(Value t, int64_t plus, int64_t h);
+  /// |x|, elementwise (max(x, -x)).
+  Value magnitude(Value x);
+  /// Each rank's `packed` words and its `scale` (one value) gathered and
+  /// averaged by `MeanOp` (grove.mean_of_signs, grove.mean_of_int8) into
+  /// `type`, and this rank's own message decoded the same way.
+  template <typename MeanOp>
+  Compressed averagePacked(Value packed, Value scale, RankedTensorType type) {
+    int64_t words = cast<RankedTensorType>(packed.getType()).getDimSize(0);
+    Value scales = ReshapeOp::create(b, loc, gather(scale),
+                                     ArrayRef<int64_t>{ShapedType::kDynamic});
+    Value averaged = MeanOp::create(b, loc, type, gather(packed), scales);
+    Value own = MeanOp::create(
+        b, loc, type,
+        ReshapeOp::create(b, loc, packed, ArrayRef<int64_t>{1, words}), scale);
+    return {averaged, own};
+  }
 };
+
+/// The ratios ratio=auto may pick for a compressor that sends 1/ratio of a
+/// bucket: the powers of two from 2 to 256.
+SmallVector<int64_t> getPowerOfTwoRatios();
 
 /// The current values of `names` (grove.param symbols) at `b`.
 SmallVector<Value> readParams(OpBuilder &b, Location loc, ModuleOp module,

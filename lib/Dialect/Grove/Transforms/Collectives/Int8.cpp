@@ -29,25 +29,16 @@ public:
     Value e = bucket.flat;
     auto type = cast<RankedTensorType>(e.getType());
     Type element = type.getElementType();
-    Value magnitude = MaxOp::create(
-        b, loc, e, MulOp::create(b, loc, e, build.scalar(element, -1.0)));
     auto one = RankedTensorType::get({1}, element);
-    Value scale = DivOp::create(b, loc,
-                                ReduceMaxOp::create(b, loc, one, magnitude,
-                                                    b.getDenseI64ArrayAttr({0}),
-                                                    /*keepdims=*/true),
-                                build.scalar(element, 127.0));
+    Value scale = DivOp::create(
+        b, loc,
+        ReduceMaxOp::create(b, loc, one, build.magnitude(e),
+                            b.getDenseI64ArrayAttr({0}), /*keepdims=*/true),
+        build.scalar(element, 127.0));
     int64_t words = (type.getNumElements() + 3) / 4;
     Value packed = PackInt8Op::create(
         b, loc, RankedTensorType::get({words}, b.getI32Type()), e, scale);
-    Value scales = ReshapeOp::create(b, loc, build.gather(scale),
-                                     ArrayRef<int64_t>{ShapedType::kDynamic});
-    Value averaged =
-        MeanOfInt8Op::create(b, loc, type, build.gather(packed), scales);
-    Value own = MeanOfInt8Op::create(
-        b, loc, type,
-        ReshapeOp::create(b, loc, packed, ArrayRef<int64_t>{1, words}), scale);
-    return Compressed{averaged, own};
+    return build.averagePacked<MeanOfInt8Op>(packed, scale, type);
   }
   WireCost getWireCost(int64_t bytes, int64_t) const override {
     // One byte an f32 element, and a scale, gathered from every rank.

@@ -20,7 +20,7 @@ public:
   }
   bool takesRatio() const override { return true; }
   SmallVector<int64_t> getAutoRatios() const override {
-    return {2, 4, 8, 16, 32, 64, 128, 256};
+    return getPowerOfTwoRatios();
   }
   bool needsStepCounter() const override { return true; }
   FailureOr<Compressed> compress(CollectiveBuilder &build,

@@ -28,22 +28,12 @@ public:
     auto type = cast<RankedTensorType>(e.getType());
     Type element = type.getElementType();
     int64_t size = type.getNumElements();
-    Value magnitude = MaxOp::create(
-        b, loc, e, MulOp::create(b, loc, e, build.scalar(element, -1.0)));
     Value scale = ReduceMeanOp::create(
-        b, loc, RankedTensorType::get({1}, element), magnitude,
+        b, loc, RankedTensorType::get({1}, element), build.magnitude(e),
         b.getDenseI64ArrayAttr({0}), /*keepdims=*/true);
-    int64_t words = (size + 31) / 32;
     Value packed = PackSignsOp::create(
-        b, loc, RankedTensorType::get({words}, b.getI32Type()), e);
-    Value scales = ReshapeOp::create(b, loc, build.gather(scale),
-                                     ArrayRef<int64_t>{ShapedType::kDynamic});
-    Value averaged =
-        MeanOfSignsOp::create(b, loc, type, build.gather(packed), scales);
-    Value own = MeanOfSignsOp::create(
-        b, loc, type,
-        ReshapeOp::create(b, loc, packed, ArrayRef<int64_t>{1, words}), scale);
-    return Compressed{averaged, own};
+        b, loc, RankedTensorType::get({(size + 31) / 32}, b.getI32Type()), e);
+    return build.averagePacked<MeanOfSignsOp>(packed, scale, type);
   }
   WireCost getWireCost(int64_t bytes, int64_t) const override {
     return {0, 0, bytes / 32.0 + 4, 2, 1e-9};

@@ -19,7 +19,7 @@ public:
   }
   bool takesRatio() const override { return true; }
   SmallVector<int64_t> getAutoRatios() const override {
-    return {2, 4, 8, 16, 32, 64, 128, 256};
+    return getPowerOfTwoRatios();
   }
   bool supportsTarget(StringRef target, std::string &why) const override {
     if (target != "cuda")
