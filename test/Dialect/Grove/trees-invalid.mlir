@@ -225,3 +225,40 @@ func.func @grad_regions(%o: tensor<?xi32>, %x: tensor<?x4xf32>) {
     }
   return
 }
+
+// -----
+
+// The gradient has its fold's form: an edge cell only with arity 0.
+func.func @grad_edge_nary(%o: tensor<?xi32>, %x: tensor<?x4xf32>) {
+  // expected-error @+1 {{an edge cell needs the child-sum form (arity 0)}}
+  %d = grove.tree_fold_grad %o, %o, %o inputs(%x : tensor<?x4xf32>)
+      states(%x : tensor<?x4xf32>) cotangents(%x : tensor<?x4xf32>) root_cotangents(%x : tensor<?x4xf32>)
+      {arity = 1 : i64} : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x4xf32>)
+    edge {
+    ^bb0(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>):
+      grove.yield %b : tensor<?x4xf32>
+    }
+    node_grad {
+    ^bb0(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>, %db: tensor<?x4xf32>):
+      grove.yield %a, %db : tensor<?x4xf32>, tensor<?x4xf32>
+    }
+    edge_grad {
+    ^bb0(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>, %dm: tensor<?x4xf32>):
+      grove.yield %a, %dm : tensor<?x4xf32>, tensor<?x4xf32>
+    }
+  return
+}
+
+// -----
+
+func.func @grad_arity(%o: tensor<?xi32>, %x: tensor<?x4xf32>) {
+  // expected-error @+1 {{arity must be 0 (child-sum) or the most children a node has, got -2}}
+  %d = grove.tree_fold_grad %o, %o, %o inputs(%x : tensor<?x4xf32>)
+      states(%x : tensor<?x4xf32>) cotangents(%x : tensor<?x4xf32>) root_cotangents(%x : tensor<?x4xf32>)
+      {arity = -2 : i64} : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x4xf32>)
+    node_grad {
+    ^bb0(%a: tensor<?x4xf32>, %da: tensor<?x4xf32>):
+      grove.yield %a : tensor<?x4xf32>
+    }
+  return
+}

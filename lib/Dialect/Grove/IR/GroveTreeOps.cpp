@@ -20,15 +20,6 @@ using namespace mlir::grove;
 // Cell types
 //===----------------------------------------------------------------------===//
 
-SmallVector<Type> TreeCellTypes::getNodeChildTypes() const {
-  if (arity == 0)
-    return messages.empty() ? states : messages;
-  SmallVector<Type> slots;
-  for (int64_t k = 0; k < arity; ++k)
-    slots.append(states.begin(), states.end());
-  return slots;
-}
-
 SmallVector<Type> TreeCellTypes::getNodeCellTypes() const {
   SmallVector<Type> types(inputs);
   llvm::append_range(types, getNodeChildTypes());
@@ -45,7 +36,7 @@ SmallVector<Type> TreeCellTypes::getEdgeCellTypes() const {
 
 /// The cell types of a fold or its gradient: both have the fold's inputs,
 /// captures, states (the fold's results, the gradient's saved ones), arity
-/// and edge cell.
+/// and form, and the edge form's cell.
 template <typename OpTy>
 static TreeCellTypes getCellTypes(OpTy op, TypeRange states) {
   TreeCellTypes t;
@@ -53,7 +44,8 @@ static TreeCellTypes getCellTypes(OpTy op, TypeRange states) {
   t.states = llvm::to_vector(states);
   t.captures = llvm::to_vector(op.getCaptures().getTypes());
   t.arity = op.getArityAttr().getInt();
-  if (op.hasEdgeRegion() && op.getEdge().hasOneBlock())
+  t.form = &op.getForm();
+  if (t.form->hasEdgeCell() && op.getEdge().hasOneBlock())
     if (auto yield = dyn_cast<YieldOp>(op.getEdge().front().getTerminator()))
       t.messages = llvm::to_vector(yield.getValues().getTypes());
   return t;
@@ -98,88 +90,14 @@ bool hasStaticRows(Type t) {
          llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
 }
 
-int64_t normalizeAxis(int64_t axis, int64_t rank) {
-  return axis < 0 ? axis + rank : axis;
-}
-
-/// Whether the rows keep their rank (dimension 0 stays the rows) and the
-/// other operands broadcast along them (a lower rank, or a static 1 in
-/// dimension 0).
-bool othersBroadcast(Operation *op, const llvm::DenseSet<Value> &rows) {
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
-  return llvm::all_of(op->getOperands(), [&](Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    if (rows.contains(v))
-      return type.getRank() == result.getRank();
-    return type.getRank() < result.getRank() || type.getDimSize(0) == 1;
-  });
-}
-
-/// Whether only the operand `first` is a row.
-bool onlyFirstIsRow(Operation *op, const llvm::DenseSet<Value> &rows,
-                    unsigned first = 0) {
-  for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    if (rows.contains(v) != (i == first))
-      return false;
-  return true;
-}
-
-/// Whether `op`, with at least one row operand, keeps each row to itself.
+/// Whether `op`, with at least one row operand, keeps each row to itself:
+/// its RowWiseOpInterface says (GroveRowWise.cpp); tensor.dim reads a size.
 bool isRowWise(Operation *op, const llvm::DenseSet<Value> &rows) {
   if (isa<tensor::DimOp>(op))
     return true;
-  if (op->hasTrait<Broadcasting>() || isa<SelectOp>(op))
-    return othersBroadcast(op, rows);
-  if (auto reverse = dyn_cast<ReverseOp>(op))
-    return !llvm::is_contained(reverse.getAxes(), 0);
-  if (op->getNumOperands() == 1 &&
-      op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
-      !isa<SoftmaxOp, LogSoftmaxOp>(op))
-    return true;
-  if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
-    int64_t rank =
-        cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
-    auto axis = op->getAttrOfType<IntegerAttr>("axis");
-    return axis && normalizeAxis(axis.getInt(), rank) != 0;
-  }
-  if (auto matmul = dyn_cast<MatmulOp>(op))
-    return onlyFirstIsRow(op, rows) && !matmul.getTransposeLhs() &&
-           matmul.getLhs().getType().getRank() == 2;
-  if (op->hasTrait<ReducesAxes>()) {
-    int64_t rank =
-        cast<RankedTensorType>(op->getOperand(0).getType()).getRank();
-    auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
-    return axes && llvm::none_of(axes.asArrayRef(), [&](int64_t a) {
-             return normalizeAxis(a, rank) == 0;
-           });
-  }
-  if (auto concat = dyn_cast<ConcatOp>(op))
-    return concat.getAxis() != 0 &&
-           llvm::all_of(op->getOperands(),
-                        [&](Value v) { return rows.contains(v); });
-  if (auto slice = dyn_cast<SliceOp>(op))
-    return slice.getStarts()[0] == 0 && slice.getLimits()[0] == -1 &&
-           slice.getStrides()[0] == 1;
-  if (auto transpose = dyn_cast<TransposeOp>(op))
-    return transpose.getPermutation()[0] == 0;
-  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
-    auto in = reshape.getInput().getType(), out = reshape.getType();
-    auto tail = [](RankedTensorType t) {
-      return RankedTensorType::get(t.getShape().drop_front(),
-                                   t.getElementType());
-    };
-    return tail(in).hasStaticShape() && tail(out).hasStaticShape() &&
-           tail(in).getNumElements() == tail(out).getNumElements();
-  }
-  if (auto broadcast = dyn_cast<BroadcastToOp>(op))
-    return broadcast.getInput().getType().getRank() ==
-           broadcast.getType().getRank();
-  if (auto flatten = dyn_cast<FlattenOp>(op))
-    return flatten.getAxisAttr().getInt() >= 1 && onlyFirstIsRow(op, rows);
-  if (isa<OneHotOp, GlobalAvgPoolOp, MaxPool2DOp, AvgPool2DOp, Conv2DOp,
-          BatchNormOp>(op))
-    return onlyFirstIsRow(op, rows);
-  return false;
+  auto rowWise = dyn_cast<RowWiseOpInterface>(op);
+  return rowWise &&
+         rowWise.keepsRowsApart([&](Value v) { return rows.contains(v); });
 }
 
 /// The first `numRows` arguments of `block` have a row per node; every
@@ -272,13 +190,8 @@ LogicalResult verifyCell(Operation *owner, Region &region, StringRef cell,
 //===----------------------------------------------------------------------===//
 
 LogicalResult TreeFoldOp::verify() {
-  int64_t arity = getArityAttr().getInt();
-  if (arity < 0)
-    return emitOpError("arity must be 0 (child-sum) or the most children a "
-                       "node has, got ")
-           << arity;
-  if (arity > kMaxTreeArity)
-    return emitOpError("arity ") << arity << " is above " << kMaxTreeArity;
+  if (failed(getForm().verify(*this, getArityAttr().getInt(), hasEdgeRegion())))
+    return failure();
   if (getResults().empty() || getResults().size() % 2)
     return emitOpError("needs a pair of results per state (every node's, "
                        "then the roots'), got ")
@@ -297,15 +210,13 @@ LogicalResult TreeFoldOp::verify() {
       return emitOpError("inputs must have a dynamic dimension 0 (one row a "
                          "node) and static others, got ")
              << in.getType();
-  if (arity > 0 && hasEdgeRegion())
-    return emitOpError("an edge cell needs the child-sum form (arity 0)");
   return success();
 }
 
 LogicalResult TreeFoldOp::verifyRegions() {
   TreeCellTypes types = getTreeCellTypes(*this);
   unsigned numInputs = types.inputs.size();
-  if (hasEdgeRegion()) {
+  if (types.form->hasEdgeCell()) {
     if (!getEdge().hasOneBlock())
       return emitOpError("the edge cell must have one block");
     if (failed(verifyCell(*this, getEdge(), "edge", types.getEdgeCellTypes(),
@@ -385,13 +296,8 @@ LogicalResult TreeFoldOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   auto grad = TreeFoldGradOp::create(
       b, loc, types, getOffsets(), getChildren(), getRoots(), getInputs(),
       getCaptures(), getNodeStates(), dNodes, dRoots, getArityAttr());
-  if (hasEdgeRegion()) {
-    IRMapping map;
-    getEdge().cloneInto(&grad.getEdge(), map);
-    if (failed(buildCellVJP(b, loc, getEdge(), grad.getEdgeGrad())))
-      return failure();
-  }
-  if (failed(buildCellVJP(b, loc, getNode(), grad.getNodeGrad())))
+  if (failed(getForm().buildVJPRegions(b, *this, grad)) ||
+      failed(buildCellVJP(b, loc, getNode(), grad.getNodeGrad())))
     return failure();
   out.append(3, Value());
   llvm::append_range(out, grad.getResults());
@@ -423,7 +329,7 @@ static LogicalResult verifyCellVJP(Operation *owner, Region &region,
 
 LogicalResult TreeFoldGradOp::verifyRegions() {
   TreeCellTypes t = getTreeCellTypes(*this);
-  if (hasEdgeRegion()) {
+  if (t.form->hasEdgeCell()) {
     if (!getEdge().hasOneBlock() ||
         !isa<YieldOp>(getEdge().front().getTerminator()) ||
         getEdge().front().getArgumentTypes() != t.getEdgeCellTypes())
@@ -437,6 +343,8 @@ LogicalResult TreeFoldGradOp::verifyRegions() {
 }
 
 LogicalResult TreeFoldGradOp::verify() {
+  if (failed(getForm().verify(*this, getArityAttr().getInt(), hasEdgeRegion())))
+    return failure();
   unsigned numStates = getNodeStates().size();
   if (numStates == 0 || getNodeCotangents().size() != numStates ||
       getRootCotangents().size() != numStates)
@@ -447,7 +355,7 @@ LogicalResult TreeFoldGradOp::verify() {
   if (getResultTypes() != TypeRange(types))
     return emitOpError("must give one cotangent per input and capture, of "
                        "its type");
-  if (hasEdgeRegion() != !getEdgeGrad().empty())
+  if (getForm().hasEdgeCell() != !getEdgeGrad().empty())
     return emitOpError("has an edge cell and an edge_grad cell, or neither");
   return success();
 }

@@ -7,11 +7,12 @@
 // group's rows of the inputs (a slice: positions are consecutive), gathers
 // the children's states by their positions over the group's edges (also
 // consecutive), runs the cell once on the whole group, and writes the
-// group's states back as a slice. Child-sum sums each node's messages with
-// grove.segment_sum; N-ary gathers child slot k through edges p * K + k.
-// The gradient runs the same groups in reverse, recomputing each cell from
-// the saved node states; a child's state cotangent arrives through its one
-// parent edge, which a later group wrote.
+// group's states back as a slice. What the children give the cell, and
+// how their cotangents go back, is the fold's form's (TreeCellForm.h):
+// child-sum sums each node's messages with grove.segment_sum, N-ary gathers
+// child slot k through edges p * K + k. The gradient runs the same groups in
+// reverse, recomputing each cell from the saved node states; a child's state
+// cotangent arrives through its one parent edge, which a later group wrote.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,20 +39,21 @@ using namespace mlir::grove;
 
 namespace {
 
-/// One group of the schedule, read inside the loop.
-struct Group {
-  Value first, count, firstEdge, numEdges; // index
-};
+using Group = TreeGroup; // TreeCellForm.h
 
-/// Builders over the schedule of one fold.
-class TreeLowering {
+/// Builders over the schedule of one fold. `edgesPerNode` is the form's
+/// (TreeCellForm::getEdgesPerNode): 0 for an edge a child, K for K slots.
+class TreeLowering : public TreeGroupBuilder {
 public:
-  TreeLowering(OpBuilder &b, Location loc, ValueRange forest, int64_t arity,
-               int64_t mode)
-      : b(b), loc(loc), arity(arity) {
+  TreeLowering(OpBuilder &b, Location loc, ValueRange forest,
+               int64_t edgesPerNode, int64_t mode)
+      : b(b), loc(loc), edgesPerNode(edgesPerNode) {
     schedule = TreeScheduleOp::create(b, loc, forest[0], forest[1], forest[2],
-                                      arity, mode);
+                                      edgesPerNode, mode);
   }
+
+  OpBuilder &getBuilder() override { return b; }
+  Location getLoc() override { return loc; }
 
   TreeScheduleOp schedule;
 
@@ -105,7 +107,7 @@ public:
                                          strides);
   }
 
-  Value gather(Value t, Value indices) {
+  Value gather(Value t, Value indices) override {
     return GatherOp::create(b, loc, t, indices);
   }
 
@@ -137,7 +139,7 @@ public:
   }
 
   /// The cell's results on `args`, its ops cloned here.
-  SmallVector<Value> inlineCell(Region &cell, ValueRange args) {
+  SmallVector<Value> inlineCell(Region &cell, ValueRange args) override {
     IRMapping map;
     map.map(cell.getArguments(), args);
     for (Operation &op : cell.front().without_terminator())
@@ -149,51 +151,42 @@ public:
 
   /// The edges of child slot `k` of the group's nodes (N-ary).
   Value slotEdges(const Group &g, int64_t k) {
-    return addI(mul(g.first, constant(arity)), constant(k));
+    return addI(mul(g.first, constant(edgesPerNode)), constant(k));
   }
 
-  /// What a group's children give the node cell, from the states of every
-  /// position (`states`): the N-ary form's slots, or the child-sum form's
-  /// per-node sums of messages. The edge cell's arguments (the parents'
-  /// input rows and the children's states, one row an edge, then the
-  /// captures) go to `edgeArgs`, which the gradient reuses.
-  SmallVector<Value> childArgs(const Group &g, ValueRange inputs,
-                               ValueRange states, ValueRange captures,
-                               Region *edgeCell,
-                               SmallVectorImpl<Value> &edgeArgs) {
-    SmallVector<Value> out;
-    if (arity > 0) {
-      for (int64_t k = 0; k < arity; ++k) {
-        Value children =
-            rows(schedule.getEdgeChild(), slotEdges(g, k), g.count, arity);
-        for (Value s : states)
-          out.push_back(gather(s, children));
-      }
-      return out;
-    }
-    Value children = rows(schedule.getEdgeChild(), g.firstEdge, g.numEdges);
-    SmallVector<Value> messages;
-    for (Value s : states)
-      messages.push_back(gather(s, children));
-    if (edgeCell) {
-      Value parents = rows(schedule.getEdgeParent(), g.firstEdge, g.numEdges);
-      for (Value in : inputs)
-        edgeArgs.push_back(gather(in, parents));
-      llvm::append_range(edgeArgs, messages);
-      llvm::append_range(edgeArgs, captures);
-      messages = inlineCell(*edgeCell, edgeArgs);
-    }
-    for (Value m : messages)
-      out.push_back(sumSegments(m, g));
-    return out;
+  Value getEdgeChildren(const Group &g) override {
+    return rows(schedule.getEdgeChild(), g.firstEdge, g.numEdges);
   }
 
-  /// One row a node of the group: the sum of its edges' rows in `perEdge`.
-  Value sumSegments(Value perEdge, const Group &g) {
+  Value getEdgeParents(const Group &g) override {
+    return rows(schedule.getEdgeParent(), g.firstEdge, g.numEdges);
+  }
+
+  Value getSlotChildren(const Group &g, int64_t k) override {
+    return rows(schedule.getEdgeChild(), slotEdges(g, k), g.count,
+                edgesPerNode);
+  }
+
+  Value sumSegments(Value perEdge, const Group &g) override {
     Value bounds =
         rows(schedule.getChildStart(), g.first, addI(g.count, constant(1)));
     return SegmentSumOp::create(b, loc, perEdge, bounds);
   }
+
+  Value insertGroupRows(Value src, Value dest, const Group &g) override {
+    return insertRows(src, dest, g.first);
+  }
+
+  Value insertEdgeRows(Value src, Value dest, const Group &g) override {
+    return insertRows(src, dest, g.firstEdge);
+  }
+
+  Value insertSlotRows(Value src, Value dest, const Group &g,
+                       int64_t k) override {
+    return insertRows(src, dest, slotEdges(g, k), edgesPerNode);
+  }
+
+  void accumulate(MutableArrayRef<Value> sums, ArrayRef<Value> more) override;
 
   static SmallVector<int64_t> withDynamicRows(ArrayRef<int64_t> shape) {
     SmallVector<int64_t> out(shape);
@@ -203,7 +196,7 @@ public:
 
   OpBuilder &b;
   Location loc;
-  int64_t arity;
+  int64_t edgesPerNode;
 };
 
 /// An scf.for over the schedule's groups, forward or (`reverse`) backward,
@@ -249,16 +242,36 @@ Value accumulateInPlace(OpBuilder &b, Location loc, Value acc, Value d) {
       .getResult(0);
 }
 
+void TreeLowering::accumulate(MutableArrayRef<Value> sums,
+                              ArrayRef<Value> more) {
+  for (auto [sum, d] : llvm::zip_equal(sums, more))
+    sum = accumulateInPlace(b, loc, sum, d);
+}
+
 SmallVector<Value> groupRows(TreeLowering &t, ValueRange all, const Group &g) {
   return llvm::map_to_vector(
       all, [&](Value v) { return t.rows(v, g.first, g.count); });
 }
 
+/// The fold's (or gradient's) values by position, for its form's lowering.
+template <typename OpTy>
+TreeFoldValues getFoldValues(OpTy op, ValueRange inputs, ValueRange states) {
+  TreeFoldValues v;
+  v.inputs = inputs;
+  v.states = states;
+  v.captures = op.getCaptures();
+  v.arity = op.getArityAttr().getInt();
+  if (op.getForm().hasEdgeCell())
+    v.edgeCell = &op.getEdge();
+  return v;
+}
+
 void lowerFold(TreeFoldOp op, int64_t mode) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  const TreeCellForm &form = op.getForm();
   TreeLowering t(b, loc, {op.getOffsets(), op.getChildren(), op.getRoots()},
-                 op.getArity(), mode);
+                 form.getEdgesPerNode(op.getArityAttr().getInt()), mode);
   Value n = tensor::DimOp::create(b, loc, t.schedule.getOrder(), 0);
   SmallVector<Value> inputs, init;
   for (Value in : op.getInputs())
@@ -266,12 +279,12 @@ void lowerFold(TreeFoldOp op, int64_t mode) {
         in, n, "grove.tree_fold: an input's rows and the forest's nodes"));
   for (Value s : op.getNodeStates())
     init.push_back(t.uninitialized(s.getType(), n));
-  Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
   SmallVector<Value> states = loopOverGroups(
       t, init, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
         SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
-        llvm::append_range(args, t.childArgs(g, inputs, carried,
-                                             op.getCaptures(), edge, edgeArgs));
+        llvm::append_range(
+            args, form.buildChildArgs(t, g, getFoldValues(op, inputs, carried),
+                                      edgeArgs));
         llvm::append_range(args, op.getCaptures());
         SmallVector<Value> next;
         for (auto [s, dest] :
@@ -288,16 +301,47 @@ void lowerFold(TreeFoldOp op, int64_t mode) {
   op.erase();
 }
 
+/// What the gradient's group loop carries (TreeFoldCotangents), in and out
+/// of the scf.for as one list of values, part after part.
+struct CarriedCotangents : TreeFoldCotangents {
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> all;
+    for (const SmallVector<Value> *part : parts())
+      llvm::append_range(all, *part);
+    return all;
+  }
+
+  /// `all` split into parts of `shape`'s sizes.
+  static CarriedCotangents unflatten(ValueRange all,
+                                     const CarriedCotangents &shape) {
+    CarriedCotangents c;
+    for (auto [part, like] : llvm::zip_equal(c.parts(), shape.parts())) {
+      part->assign(all.begin(), all.begin() + like->size());
+      all = all.drop_front(like->size());
+    }
+    assert(all.empty() && "carried values left over");
+    return c;
+  }
+
+private:
+  std::array<SmallVector<Value> *, 4> parts() {
+    return {&edgeChildStates, &inputs, &captures, &childSums};
+  }
+  std::array<const SmallVector<Value> *, 4> parts() const {
+    return {&edgeChildStates, &inputs, &captures, &childSums};
+  }
+};
+
 void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  int64_t arity = op.getArity();
+  const TreeCellForm &form = op.getForm();
   TreeLowering t(b, loc, {op.getOffsets(), op.getChildren(), op.getRoots()},
-                 arity, mode);
+                 form.getEdgesPerNode(op.getArityAttr().getInt()), mode);
   TreeScheduleOp s = t.schedule;
   Value n = tensor::DimOp::create(b, loc, s.getOrder(), 0);
   Value e = tensor::DimOp::create(b, loc, s.getEdgeChild(), 0);
-  SmallVector<Value> inputs, states, dStates, init;
+  SmallVector<Value> inputs, states, dStates;
   for (Value in : op.getInputs())
     inputs.push_back(t.toPositions(
         in, n, "grove.tree_fold_grad: an input's rows and the forest's nodes"));
@@ -307,96 +351,52 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
     dStates.push_back(AddOp::create(b, loc, t.gather(dn, s.getOrder()),
                                     t.gather(dr, s.getRootOf())));
   }
-  Region *edge = op.hasEdgeRegion() ? &op.getEdge() : nullptr;
-  // Child-sum: what each node's children gave it (the summed messages),
-  // whose cotangent every edge reads back by its parent's position.
-  SmallVector<Type> sums;
-  if (arity == 0)
-    sums = getTreeCellTypes(op).getNodeChildTypes();
-  unsigned numInputs = inputs.size(), numStates = states.size(),
-           numSums = sums.size(), numCaptures = op.getCaptures().size();
-  // Carried: the cotangents of each edge's child states, of the inputs (by
-  // position), of the captures and (child-sum) of the sums.
+  TreeFoldValues values = getFoldValues(op, inputs, states);
+  if (values.edgeCell)
+    values.edgeGrad = &op.getEdgeGrad();
   // Every edge row is written by its parent's group, every position row by
   // its own, before any group reads it (a root's parent edge is -1: the
   // gather gives zeros), so only the capture sums start from zeros.
+  CarriedCotangents init;
   for (Value st : states)
-    init.push_back(t.uninitialized(st.getType(), e));
+    init.edgeChildStates.push_back(t.uninitialized(st.getType(), e));
   for (Value in : inputs)
-    init.push_back(t.uninitialized(in.getType(), n));
+    init.inputs.push_back(t.uninitialized(in.getType(), n));
   for (Value c : op.getCaptures())
-    init.push_back(createZerosLike(b, loc, c));
-  for (Type sum : sums)
-    init.push_back(t.uninitialized(sum, n));
+    init.captures.push_back(createZerosLike(b, loc, c));
+  if (form.sumsChildren())
+    for (Type sum : getTreeCellTypes(op).getNodeChildTypes())
+      init.childSums.push_back(t.uninitialized(sum, n));
+  size_t numInputs = inputs.size(), numCaptures = op.getCaptures().size();
 
   SmallVector<Value> done = loopOverGroups(
-      t, init, /*reverse=*/true, [&](const Group &g, ValueRange carried) {
-        ValueRange dEdges = carried.take_front(numStates);
-        ValueRange dInputs = carried.slice(numStates, numInputs);
-        SmallVector<Value> dCaptures(
-            carried.slice(numStates + numInputs, numCaptures));
-        ValueRange dSums = carried.take_back(numSums);
+      t, init.flatten(), /*reverse=*/true,
+      [&](const Group &g, ValueRange carried) {
+        CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
         SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
         SmallVector<Value> children =
-            t.childArgs(g, inputs, states, op.getCaptures(), edge, edgeArgs);
+            form.buildChildArgs(t, g, values, edgeArgs);
         llvm::append_range(args, children);
         llvm::append_range(args, op.getCaptures());
         Value parents = t.rows(s.getParentEdge(), g.first, g.count);
-        for (auto [ds, de] : llvm::zip(dStates, dEdges))
+        for (auto [ds, de] : llvm::zip(dStates, d.edgeChildStates))
           args.push_back(AddOp::create(b, loc, t.rows(ds, g.first, g.count),
                                        t.gather(de, parents)));
         SmallVector<Value> grads = t.inlineCell(op.getNodeGrad(), args);
         SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
         ArrayRef<Value> dChildren =
             ArrayRef<Value>(grads).slice(numInputs, children.size());
-        auto addCaptures = [&](ArrayRef<Value> more) {
-          for (auto [sum, d] : llvm::zip(dCaptures, more))
-            sum = accumulateInPlace(b, loc, sum, d);
-        };
-        addCaptures(ArrayRef<Value>(grads).take_back(numCaptures));
-
-        SmallVector<Value> nextEdges(dEdges), nextSums(dSums);
-        if (arity == 0) {
-          Value edgeParents =
-              t.rows(s.getEdgeParent(), g.firstEdge, g.numEdges);
-          SmallVector<Value> dMessages;
-          for (unsigned i = 0; i < numSums; ++i) {
-            nextSums[i] = t.insertRows(dChildren[i], dSums[i], g.first);
-            dMessages.push_back(t.gather(nextSums[i], edgeParents));
-          }
-          SmallVector<Value> dChildStates = dMessages;
-          if (edge) {
-            llvm::append_range(edgeArgs, dMessages);
-            SmallVector<Value> eg = t.inlineCell(op.getEdgeGrad(), edgeArgs);
-            for (unsigned i = 0; i < numInputs; ++i)
-              dRows[i] =
-                  AddOp::create(b, loc, dRows[i], t.sumSegments(eg[i], g));
-            dChildStates.assign(eg.begin() + numInputs,
-                                eg.begin() + numInputs + numStates);
-            addCaptures(ArrayRef<Value>(eg).take_back(numCaptures));
-          }
-          for (unsigned i = 0; i < numStates; ++i)
-            nextEdges[i] =
-                t.insertRows(dChildStates[i], nextEdges[i], g.firstEdge);
-        } else {
-          for (int64_t k = 0; k < arity; ++k)
-            for (unsigned i = 0; i < numStates; ++i)
-              nextEdges[i] =
-                  t.insertRows(dChildren[k * numStates + i], nextEdges[i],
-                               t.slotEdges(g, k), arity);
-        }
-        SmallVector<Value> next = nextEdges;
-        for (auto [d, dest] : llvm::zip(dRows, dInputs))
-          next.push_back(t.insertRows(d, dest, g.first));
-        llvm::append_range(next, dCaptures);
-        llvm::append_range(next, nextSums);
-        return next;
+        t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures));
+        form.buildChildCotangents(t, g, values, dChildren, edgeArgs, d, dRows);
+        for (auto [dRow, dInput] : llvm::zip_equal(dRows, d.inputs))
+          dInput = t.insertRows(dRow, dInput, g.first);
+        return d.flatten();
       });
+  CarriedCotangents result = CarriedCotangents::unflatten(done, init);
   SmallVector<Value> results;
-  for (Value d : ArrayRef<Value>(done).slice(numStates, numInputs))
+  for (Value d : result.inputs)
     results.push_back(t.gather(d, s.getPosition()));
-  llvm::append_range(
-      results, ArrayRef<Value>(done).slice(numStates + numInputs, numCaptures));
+  llvm::append_range(results, result.captures);
   op.replaceAllUsesWith(results);
   op.erase();
 }
@@ -490,7 +490,8 @@ struct GroveBatchDynamicTreesPass
       if (auto fold = dyn_cast<TreeFoldOp>(op)) {
         markForestArguments(
             fold, {fold.getOffsets(), fold.getChildren(), fold.getRoots()},
-            fold.getInputs(), fold.getArity());
+            fold.getInputs(),
+            fold.getForm().getEdgesPerNode(fold.getArityAttr().getInt()));
         lowerFold(fold, modeValue);
         continue;
       }

@@ -61,6 +61,12 @@ def Grove_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
   let cppNamespace = "::mlir::grove";
 }
 
+// An op a tree cell may run on its rows (RowWiseOpInterface): elementwise
+// ops take the interface's default; Grove_RowWiseByRule ops state their own
+// rule, `<Op>::keepsRowsApart` in GroveRowWise.cpp.
+def Grove_RowWiseByRule
+    : DeclareOpInterfaceMethods<Grove_RowWiseOpInterface, ["keepsRowsApart"]>;
+
 class Grove_Op<string mnemonic, list<Trait> traits = []>
     : Op<Grove_Dialect, mnemonic, !listconcat(traits, [Grove_SizedTensors])>;
 

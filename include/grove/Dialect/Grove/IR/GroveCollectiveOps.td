@@ -29,8 +29,10 @@ class Grove_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Grove_Op<mnemonic, !listconcat(traits,
           [MemoryEffects<[MemRead, MemWrite]>, Grove_NotDifferentiable])>;
 
+// Elementwise across ranks, so row-wise in a tree cell as far as rows go
+// (RowWiseOpInterface's default).
 def Grove_AllReduceOp : Grove_CollectiveOp<"all_reduce",
-    [SameOperandsAndResultType]> {
+    [SameOperandsAndResultType, Grove_RowWiseOpInterface]> {
   let summary = "the sum or mean of a tensor over every rank";
   let description = [{
     Every rank gets the elementwise sum (`sum`) or mean (`mean`, the sum
@@ -133,7 +135,7 @@ def Grove_AllGatherOp : Grove_CollectiveOp<"all_gather"> {
 }
 
 def Grove_BroadcastOp : Grove_CollectiveOp<"broadcast",
-    [SameOperandsAndResultType]> {
+    [SameOperandsAndResultType, Grove_RowWiseOpInterface]> {
   let summary = "rank `root`'s tensor, on every rank";
   let description = [{
     ```mlir

@@ -102,4 +102,26 @@ def Grove_OptimizerOpInterface : OpInterface<"OptimizerOpInterface"> {
   }];
 }
 
+def Grove_RowWiseOpInterface : OpInterface<"RowWiseOpInterface"> {
+  let description = [{
+    An op that may compute on the rows of a grove.tree_fold cell: the cell
+    runs on a batch of nodes, one row each, and each row of its results
+    must depend only on the same row of its per-node arguments. The tree
+    verifiers ask each op of a cell whether it keeps rows apart, given
+    which of its operands have a row per node (at least one does); an op
+    without this interface never may. The default suits elementwise ops:
+    the rows keep their rank and the other operands broadcast along them.
+  }];
+  let cppNamespace = "::mlir::grove";
+  let methods = [
+    InterfaceMethod<[{
+        Whether each row of the results depends only on the same row of the
+        operands for which `isRow` holds (dimension 0 indexes nodes).
+      }],
+      "bool", "keepsRowsApart",
+      (ins "::llvm::function_ref<bool(::mlir::Value)>":$isRow), "",
+      [{ return ::mlir::grove::rowsBroadcast($_op, isRow); }]>,
+  ];
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVEINTERFACES_TD

@@ -15,7 +15,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // dimension and a static 1 stretches. A dynamic dimension is never
 // stretched, so `?` against `?` means equal sizes.
 class Grove_BinaryOp<string mnemonic, list<Trait> traits = []>
-    : Grove_DiffOp<mnemonic, !listconcat(traits, [Pure, Grove_Broadcasting])> {
+    : Grove_DiffOp<mnemonic, !listconcat(traits, [Pure, Grove_Broadcasting,
+                                   Grove_RowWiseOpInterface])> {
   let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs);
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = [{
@@ -49,7 +50,8 @@ def Grove_MinOp : Grove_BinaryOp<"min", [Commutative]> {
 }
 
 class Grove_UnaryOp<string mnemonic, string formula>
-    : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType,
+                              Grove_RowWiseOpInterface]> {
   let summary = "elementwise " # formula;
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
@@ -95,7 +97,7 @@ def Grove_StepOp : Grove_UnaryOp<"step", "Heaviside step: 1 where x > 0, else 0"
   }];
 }
 
-def Grove_SelectOp : Grove_DiffOp<"select", [Pure,
+def Grove_SelectOp : Grove_DiffOp<"select", [Pure, Grove_RowWiseOpInterface,
     AllTypesMatch<["true_value", "false_value", "result"]>]> {
   let summary = "elementwise choice by a float mask";
   let description = [{
@@ -130,7 +132,7 @@ def Grove_SelectOp : Grove_DiffOp<"select", [Pure,
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure]> {
+def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule]> {
   let summary = "matrix product, optionally transposed and batched";
   let description = [{
     `op(lhs) @ op(rhs)` where `op` transposes the last two dimensions when
@@ -166,7 +168,8 @@ def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Grove_SoftmaxLikeOp<string mnemonic, string what>
-    : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType,
+                              Grove_RowWiseByRule]> {
   let summary = what # " along one axis";
   let description = [{
     `axis` may be negative (counted from the end), numpy style.
@@ -181,7 +184,7 @@ def Grove_SoftmaxOp : Grove_SoftmaxLikeOp<"softmax", "softmax">;
 def Grove_LogSoftmaxOp : Grove_SoftmaxLikeOp<"log_softmax", "log-softmax">;
 
 class Grove_ReduceOp<string mnemonic, string what>
-    : Grove_DiffOp<mnemonic, [Pure, Grove_ReducesAxes]> {
+    : Grove_DiffOp<mnemonic, [Pure, Grove_ReducesAxes, Grove_RowWiseByRule]> {
   let summary = what # " over a set of axes";
   let description = [{
     `axes` are distinct, in range, and may be negative. With `keepdims` the

@@ -14,7 +14,7 @@ include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Grove_Conv2DOp : Grove_DiffOp<"conv2d", [Pure]> {
+def Grove_Conv2DOp : Grove_DiffOp<"conv2d", [Pure, Grove_RowWiseByRule]> {
   let summary = "2-D convolution (NCHW), grouped, strided, padded, dilated";
   let description = [{
     `result[n, f, y, x] = bias[f] + Σ_{c, i, j} input[n, g·Cg + c,
@@ -83,7 +83,8 @@ def Grove_Conv2DWeightGradOp : Grove_Op<"conv2d_weight_grad",
   let hasVerifier = 1;
 }
 
-def Grove_BatchNormOp : Grove_DiffOp<"batch_norm", [Pure]> {
+def Grove_BatchNormOp : Grove_DiffOp<"batch_norm",
+    [Pure, Grove_RowWiseByRule]> {
   let summary = "batch normalisation with running statistics (inference)";
   let description = [{
     `(input - mean[c]) / sqrt(variance[c] + epsilon) · scale[c] + bias[c]`
@@ -155,7 +156,7 @@ def Grove_BatchNormTrainingOp : Grove_DiffOp<"batch_norm_training",
 }
 
 class Grove_Pool2DOp<string mnemonic, string what>
-    : Grove_DiffOp<mnemonic, [Pure]> {
+    : Grove_DiffOp<mnemonic, [Pure, Grove_RowWiseByRule]> {
   let summary = what # " pooling over 2-D windows (NCHW)";
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -288,7 +289,8 @@ def Grove_AvgPool2DGradOp : Grove_Pool2DGradOp<"avg_pool2d_grad",
                        UnitAttr:$count_include_pad);
 }
 
-def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool", [Pure]> {
+def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool",
+    [Pure, Grove_RowWiseByRule]> {
   let summary = "mean over all spatial positions: N×C×H×W → N×C×1×1";
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
@@ -301,7 +303,7 @@ def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Grove_FlattenOp : Grove_DiffOp<"flatten", [Pure]> {
+def Grove_FlattenOp : Grove_DiffOp<"flatten", [Pure, Grove_RowWiseByRule]> {
   let summary = "collapses the dimensions from `axis` on into one";
   let description = [{
     `N×C×1×1 → N×C` for `axis = 1`; at most one dynamic dimension may be

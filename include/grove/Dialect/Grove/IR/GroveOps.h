@@ -105,10 +105,28 @@ RankedTensorType inferSliceType(Value input, ArrayRef<int64_t> starts,
 /// B x C x H x W for U of B x (C * radix) x H x W.
 RankedTensorType inferSplitAttentionType(Value input, int64_t radix);
 
+/// What RowWiseOpInterface's implementations share (GroveRowWise.cpp); an
+/// operand is a row where `isRow` says so. Whether the rows keep their rank
+/// and the other operands broadcast along them (a lower rank, or a static 1
+/// in dimension 0): the interface's default, for elementwise ops.
+bool rowsBroadcast(Operation *op, function_ref<bool(Value)> isRow);
+/// Whether operand 0 is the only row operand.
+bool onlyFirstIsRow(Operation *op, function_ref<bool(Value)> isRow);
+/// Whether none of `axes` (numpy style, maybe negative) is dimension 0 of a
+/// rank-`rank` tensor.
+bool avoidsRowAxis(ArrayRef<int64_t> axes, int64_t rank);
+
 } // namespace mlir::grove
 
 #include "grove/Dialect/Grove/IR/GroveEnums.h.inc"
 #include "grove/Dialect/Grove/IR/GroveInterfaces.h.inc"
+
+namespace mlir::grove {
+/// The forms of tree cells, which the tree ops ask (TreeCellForm.h).
+class TreeCellForm;
+TreeCellFormKind getTreeCellFormKind(int64_t arity, bool hasEdgeRegion);
+const TreeCellForm &getTreeCellForm(TreeCellFormKind kind);
+} // namespace mlir::grove
 
 namespace mlir::grove {
 /// The params exist, are float tensors and match their gradients' types.

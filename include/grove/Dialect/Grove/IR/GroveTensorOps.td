@@ -23,7 +23,7 @@ def Grove_ConstantOp : Grove_Op<"constant",
   let hasFolder = 1;
 }
 
-def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure]> {
+def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure, Grove_RowWiseByRule]> {
   let summary = "reinterprets a tensor with a new shape (row-major order)";
   let description = [{
     Element count is preserved. The result may have at most one dynamic
@@ -49,7 +49,8 @@ def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_TransposeOp : Grove_DiffOp<"transpose", [Pure]> {
+def Grove_TransposeOp : Grove_DiffOp<"transpose",
+    [Pure, Grove_RowWiseByRule]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -74,7 +75,7 @@ def Grove_TransposeOp : Grove_DiffOp<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure]> {
+def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure, Grove_RowWiseByRule]> {
   let summary = "concatenates tensors along an axis";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -99,7 +100,7 @@ def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_SliceOp : Grove_DiffOp<"slice", [Pure]> {
+def Grove_SliceOp : Grove_DiffOp<"slice", [Pure, Grove_RowWiseByRule]> {
   let summary = "extracts a strided slice";
   let description = [{
     For each dimension, takes indices `start, start + stride, ...` below
@@ -131,7 +132,8 @@ def Grove_SliceOp : Grove_DiffOp<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
-def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to", [Pure]> {
+def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to",
+    [Pure, Grove_RowWiseByRule]> {
   let summary = "broadcasts a tensor to a shape (numpy rules)";
   let description = [{
     Input dimensions align with the trailing result dimensions; each is 1
@@ -161,7 +163,7 @@ def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to", [Pure]> {
 }
 
 def Grove_ReverseOp : Grove_DiffOp<"reverse",
-    [Pure, SameOperandsAndResultType]> {
+    [Pure, SameOperandsAndResultType, Grove_RowWiseByRule]> {
   let summary = "reverses a tensor along static axes";
   let description = [{
     `result[..., i, ...] = input[..., n - 1 - i, ...]` along each of `axes`

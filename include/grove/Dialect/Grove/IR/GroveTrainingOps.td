@@ -61,7 +61,8 @@ def Grove_ValueAndGradOp : Grove_Op<"value_and_grad",
   }];
 }
 
-def Grove_OneHotOp : Grove_Op<"one_hot", [Pure, Grove_NotDifferentiable]> {
+def Grove_OneHotOp : Grove_Op<"one_hot",
+    [Pure, Grove_NotDifferentiable, Grove_RowWiseByRule]> {
   let summary = "integer labels to one-hot rows";
   let description = [{
     `result[..., c] = 1` where `labels[...] == c`, else 0; the class count is

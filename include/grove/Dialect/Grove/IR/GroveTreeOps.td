@@ -11,9 +11,35 @@
 #define GROVE_DIALECT_GROVE_IR_GROVETREEOPS_TD
 
 include "grove/Dialect/Grove/IR/GroveBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Grove_IndexList : TensorRankOf<[I32], [1]>;
+
+// What a node's children give its cell. Not stored: a fold's form follows
+// from its `arity` and whether it has an `edge` region (getFormKind), and
+// each form is one TreeCellForm (TreeCellForm.h) the verifiers, the VJP and
+// grove-batch-dynamic-trees ask.
+def Grove_TreeCellFormKind : I32Enum<"TreeCellFormKind",
+    "the form of a tree fold's cell", [
+    I32EnumCase<"ChildSum", 0, "child_sum">,
+    I32EnumCase<"NAry", 1, "nary">,
+    I32EnumCase<"Edge", 2, "edge">]> {
+  let cppNamespace = "::mlir::grove";
+}
+
+// The fold's and its gradient's form, from `arity` and the edge region.
+defvar Grove_TreeFormAccessors = [{
+    bool hasEdgeRegion() { return !getEdge().empty(); }
+    /// child-sum, N-ary or edge (TreeCellForm.h).
+    ::mlir::grove::TreeCellFormKind getFormKind() {
+      return ::mlir::grove::getTreeCellFormKind(getArityAttr().getInt(),
+                                                hasEdgeRegion());
+    }
+    const ::mlir::grove::TreeCellForm &getForm() {
+      return ::mlir::grove::getTreeCellForm(getFormKind());
+    }
+}];
 
 def Grove_TreeFoldOp : Grove_DiffOp<"tree_fold",
     [IsolatedFromAbove, RecursiveMemoryEffects, AttrSizedOperandSegments]> {
@@ -35,12 +61,13 @@ def Grove_TreeFoldOp : Grove_DiffOp<"tree_fold",
     verifier checks this, which is what lets a batched lowering run one
     cell on many nodes.
 
-    Two forms, by `arity`:
+    Three forms (TreeCellFormKind), by `arity` and the `edge` region:
 
-    * `arity = 0`, **child-sum**: the `node` region gets the node's input
-      rows, then the sum over its children of each *message*, then the
-      captures. Without an `edge` region the messages are the children's
-      states. With one, each child sends messages computed by `edge` from
+    * `arity = 0` without an `edge` region, **child-sum**: the `node`
+      region gets the node's input rows, then the sum over its children of
+      each of their states, then the captures.
+    * `arity = 0` with an `edge` region, **edge**: the same, but what is
+      summed is the *messages* each child sends, computed by `edge` from
       its parent's input rows, the child's states and the captures (the
       Child-Sum Tree-LSTM's per-child forget gate).
     * `arity = K > 0`, **N-ary**: the `node` region gets the input rows,
@@ -84,7 +111,7 @@ def Grove_TreeFoldOp : Grove_DiffOp<"tree_fold",
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = !strconcat(Grove_TreeFormAccessors, [{
     /// One per state: the number of results is twice this.
     unsigned getNumStates() { return getResults().size() / 2; }
     /// Each state of every node (N rows), in node order.
@@ -95,8 +122,7 @@ def Grove_TreeFoldOp : Grove_DiffOp<"tree_fold",
     ::mlir::ResultRange getRootStates() {
       return getResults().drop_front(getNumStates());
     }
-    bool hasEdgeRegion() { return !getEdge().empty(); }
-  }];
+  }]);
 }
 
 def Grove_TreeFoldGradOp : Grove_Op<"tree_fold_grad",
@@ -149,9 +175,7 @@ def Grove_TreeFoldGradOp : Grove_Op<"tree_fold_grad",
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
-  let extraClassDeclaration = [{
-    bool hasEdgeRegion() { return !getEdge().empty(); }
-  }];
+  let extraClassDeclaration = Grove_TreeFormAccessors;
 }
 
 def Grove_TreeScheduleOp : Grove_Op<"tree_schedule",

@@ -1,13 +1,15 @@
 //===- TreeFold.h - Cells of grove.tree_fold --------------------*- C++ -*-===//
 //
 // What the tree ops' verifiers, their VJP and grove-batch-dynamic-trees
-// agree on: the block arguments of a fold's cells (GroveTreeOps.td).
+// agree on: the block arguments of a fold's cells (GroveTreeOps.td), which
+// depend on its form (TreeCellForm.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_DIALECT_GROVE_IR_TREEFOLD_H
 #define GROVE_DIALECT_GROVE_IR_TREEFOLD_H
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Dialect/Grove/IR/TreeCellForm.h"
 
 namespace mlir::grove {
 
@@ -21,12 +23,15 @@ struct TreeCellTypes {
   SmallVector<Type> inputs;   // one row per node
   SmallVector<Type> states;   // one row per node
   SmallVector<Type> captures; // as passed
-  SmallVector<Type> messages; // child-sum with an edge cell: its results
+  SmallVector<Type> messages; // the edge form: its edge cell's results
   int64_t arity = 0;
+  const TreeCellForm *form = nullptr;
 
-  /// The child arguments of the node cell: the messages' (or states')
-  /// sums, or K slots of states.
-  SmallVector<Type> getNodeChildTypes() const;
+  /// The child arguments of the node cell, as the form says: the
+  /// messages' (or states') sums, or K slots of states.
+  SmallVector<Type> getNodeChildTypes() const {
+    return form->getNodeChildTypes(*this);
+  }
   SmallVector<Type> getNodeCellTypes() const;
   SmallVector<Type> getEdgeCellTypes() const;
 };
