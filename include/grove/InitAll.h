@@ -5,6 +5,7 @@
 
 #include "grove/Codegen/Passes.h"
 #include "grove/Conversion/Passes.h"
+#include "grove/Conversion/ServiceBufferization.h"
 #include "grove/Dialect/Grove/IR/GroveDialect.h"
 #include "grove/Dialect/Grove/Transforms/BufferizableOpInterfaceImpl.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
@@ -17,6 +18,7 @@ namespace mlir::grove {
 inline void registerAllGroveDialects(DialectRegistry &registry) {
   registry.insert<GroveDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+  registerServiceBufferizationExternalModels(registry);
   // grove-params-to-arguments inlines func.calls of state writers.
   func::registerInlinerExtension(registry);
 }

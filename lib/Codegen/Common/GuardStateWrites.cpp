@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Codegen/Passes.h"
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
@@ -156,10 +156,7 @@ private:
     if (failed(checkWriteRegion(writes)))
       return failure();
 
-    MLIRContext *ctx = module.getContext();
-    FailureOr<func::FuncOp> query = getOrDeclareRuntimeFunction(
-        module, kCallFailedService,
-        FunctionType::get(ctx, {}, {IntegerType::get(ctx, 32)}));
+    FailureOr<func::FuncOp> query = declareService(module, Service::CallFailed);
     if (failed(query))
       return failure();
     OpBuilder b(writes.front());

@@ -10,7 +10,7 @@
 
 #include "HostLoops.h"
 #include "grove/Codegen/Passes.h"
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/IR/SymbolTable.h"
@@ -26,7 +26,6 @@ namespace {
 using grove::kMemRefSignatureAttr;
 using grove::kNoAliasArgsAttr;
 using grove::kParallelBodyAttr;
-constexpr StringLiteral kParallelFor = "grove_rt_parallel_for";
 
 struct GroveDispatchParallelCallsPass
     : grove::impl::GroveDispatchParallelCallsBase<
@@ -49,11 +48,8 @@ struct GroveDispatchParallelCallsPass
     MLIRContext *ctx = &getContext();
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     auto i64 = IntegerType::get(ctx, 64);
-    auto voidType = LLVM::LLVMVoidType::get(ctx);
-    auto runtimeType = LLVM::LLVMFunctionType::get(
-        voidType, {ptrType, ptrType, i64, i64, i64});
     FailureOr<LLVM::LLVMFuncOp> runtimeFn =
-        grove::getOrDeclareRuntimeFunction(module, kParallelFor, runtimeType);
+        grove::declareServiceLLVM(module, grove::Service::ParallelFor);
     if (failed(runtimeFn))
       return signalPassFailure();
 

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Codegen/Passes.h"
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -56,92 +56,76 @@ Value bufferOf(Value v) {
   return v;
 }
 
-/// A runtime service whose device twin reads or writes `hostOperands` in
-/// host memory and every other memref in device memory.
-struct DeviceTwin {
-  StringLiteral service, twin;
-  ArrayRef<unsigned> hostOperands;
-};
-// The tree schedule's group table (docs/trees.md).
-constexpr unsigned kTreeScheduleHost[] = {kTreeScheduleGroupsOperand};
-const DeviceTwin kTwins[] = {
-    {kTreeScheduleService, kCudaTreeScheduleService, kTreeScheduleHost},
-};
-
 using HostBuffers = llvm::SetVector<Operation *>;
 
-/// The collectives' services (abi.h) and their device twins, which take
-/// every buffer in device memory: grove_rt_<name>_<type> becomes
-/// grove_rt_cuda_<name>_<type> (runtime/src/cuda/DeviceCollectives.cpp).
-/// The prefixes cover the split services (grove_rt_all_reduce_start_<type>,
-/// grove_rt_collective_wait_<type>) too.
-constexpr StringLiteral kCollectiveServices[] = {
-    "grove_rt_all_reduce_", "grove_rt_all_gather_", "grove_rt_broadcast_",
-    "grove_rt_collective_wait_"};
-
-/// The device twin of `callee` and its host operands, or nothing.
-std::optional<std::pair<std::string, ArrayRef<unsigned>>>
-twinOf(StringRef callee) {
-  for (const DeviceTwin &t : kTwins)
-    if (callee == t.service)
-      return std::make_pair(t.twin.str(), t.hostOperands);
-  for (StringRef prefix : kCollectiveServices)
-    if (callee.starts_with(prefix))
-      return std::make_pair(
-          ("grove_rt_cuda_" + callee.drop_front(strlen("grove_rt_"))).str(),
-          ArrayRef<unsigned>());
-  return std::nullopt;
-}
-
-/// Calls of the services above go to their twins; the allocations behind
-/// the twins' host operands are added to `host`. A host operand that is
-/// not a fresh allocation is an error.
+/// Calls of services with a CUDA twin (services.def) go to the twin; the
+/// allocations behind the twin's host-memory operands are added to `host`.
+/// A host operand that is not a fresh allocation is an error.
 LogicalResult redirectToTwins(ModuleOp module, HostBuffers &host) {
   WalkResult result = module.walk([&](func::CallOp call) {
-    auto twin = twinOf(call.getCallee());
+    std::optional<Service> service = lookupService(call.getCallee());
+    std::optional<Service> twin =
+        service ? getCudaTwin(*service) : std::nullopt;
     if (!twin)
       return WalkResult::advance();
-    auto [name, hostOperands] = *twin;
-    for (unsigned i : hostOperands) {
+    const ServiceInfo &info = getServiceInfo(*twin);
+    for (auto [i, operand] : llvm::enumerate(info.operands)) {
+      if (!operand.hostMemory)
+        continue;
       auto alloc =
           bufferOf(call.getOperand(i)).getDefiningOp<memref::AllocOp>();
       if (!alloc) {
         call.emitOpError("operand ")
-            << i << " of " << name
+            << i << " of " << info.symbol
             << " must be a buffer allocated in the function (host memory)";
         return WalkResult::interrupt();
       }
       host.insert(alloc);
     }
-    if (failed(getOrDeclareRuntimeFunction(module, name, call.getCalleeType())))
+    OpBuilder b(call);
+    FailureOr<func::CallOp> twinCall =
+        createServiceCall(b, call.getLoc(), module, *twin, call.getOperands());
+    if (failed(twinCall))
       return WalkResult::interrupt();
-    call.setCallee(name);
-    return WalkResult::advance();
+    call.replaceAllUsesWith(twinCall->getResults());
+    call.erase();
+    return WalkResult::skip();
   });
   return failure(result.wasInterrupted());
 }
 
-/// top_k's service selects on the host; the CUDA runtime has no device
-/// selection yet, so compressors that need it are refused here.
-LogicalResult refuseHostTopK(ModuleOp module) {
-  WalkResult result = module.walk([](func::CallOp call) {
-    if (!call.getCallee().starts_with("grove_rt_top_k_"))
+bool onHost(Value memref, const HostBuffers &host);
+
+/// A host service that takes tensors and has no CUDA twin runs on host
+/// memory only: a call of it on device memory is refused.
+LogicalResult refuseHostOnlyServices(ModuleOp module, const HostBuffers &host) {
+  WalkResult result = module.walk([&](func::CallOp call) {
+    std::optional<Service> service = lookupService(call.getCallee());
+    if (!service || getCudaTwin(*service))
       return WalkResult::advance();
-    call.emitOpError("calls ")
-        << call.getCallee()
-        << ", a top-k selection on host memory: the CUDA target has no "
-           "device top-k (compress with grbs, sign, powersgd, fp16 "
-           "or bf16 there; docs/distributed.md)";
-    return WalkResult::interrupt();
+    const ServiceInfo &info = getServiceInfo(*service);
+    if (getFamilyInfo(info.family).library != ServiceLibrary::Host)
+      return WalkResult::advance();
+    for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+      if (!isa<BaseMemRefType>(operand.getType()) || onHost(operand, host))
+        continue;
+      call.emitOpError("calls ")
+          << info.symbol << ", a host service without a CUDA twin, on "
+          << "device memory (operand " << i << ")";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
 
 /// Whether operand `i` of `call` is one a device twin takes in host memory.
 bool isTwinHostOperand(func::CallOp call, unsigned i) {
-  return llvm::any_of(kTwins, [&](const DeviceTwin &t) {
-    return call.getCallee() == t.twin && llvm::is_contained(t.hostOperands, i);
-  });
+  std::optional<Service> service = lookupService(call.getCallee());
+  if (!service)
+    return false;
+  ArrayRef<ServiceOperand> operands = getServiceInfo(*service).operands;
+  return i < operands.size() && operands[i].hostMemory;
 }
 
 /// Calls `visit` on every use of `buffer` and of its host-side views
@@ -309,19 +293,6 @@ void addHostFunctions(ModuleOp module, HostBuffers &host) {
   });
 }
 
-/// The service that reads one element of device memory for host code
-/// (runtime/src/cuda/ScalarRead.cpp), or "" for an element type it lacks.
-std::string scalarReadService(Type element) {
-  if (element.isInteger(1) || element.isInteger(32) || element.isInteger(64))
-    return ("grove_rt_cuda_read_i" + Twine(element.getIntOrFloatBitWidth()))
-        .str();
-  if (element.isF32())
-    return "grove_rt_cuda_read_f32";
-  if (element.isF64())
-    return "grove_rt_cuda_read_f64";
-  return "";
-}
-
 /// Host code may read device memory only where a read of one element
 /// outside any loop - a step counter that picks a random block, a flag
 /// behind a branch - waits for the stream's work: such a load becomes a
@@ -335,12 +306,13 @@ LogicalResult readDeviceScalars(ModuleOp module, const HostBuffers &host) {
   });
   for (memref::LoadOp load : loads) {
     Type element = load.getType();
-    std::string service = scalarReadService(element);
-    if (load->getParentOfType<LoopLikeOpInterface>() || service.empty())
+    std::optional<Service> service =
+        lookupService(ServiceFamily::CudaRead, element);
+    if (load->getParentOfType<LoopLikeOpInterface>() || !service)
       return load.emitOpError(
                  "reads, on the host, a buffer that lives on the device")
-             << (service.empty() ? " (an element type the scalar read lacks)"
-                                 : " (in a host loop: a read per iteration)");
+             << (!service ? " (an element type the scalar read lacks)"
+                          : " (in a host loop: a read per iteration)");
     OpBuilder b(load);
     Location loc = load.getLoc();
     MLIRContext *ctx = b.getContext();
@@ -357,11 +329,11 @@ LogicalResult readDeviceScalars(ModuleOp module, const HostBuffers &host) {
       view = memref::SubViewOp::create(b, loc, viewType, source, offsets, ones,
                                        ones);
     }
-    auto fnType = FunctionType::get(ctx, {viewType}, {element});
-    if (failed(getOrDeclareRuntimeFunction(module, service, fnType)))
+    FailureOr<func::CallOp> call =
+        createServiceCall(b, loc, module, *service, view);
+    if (failed(call))
       return failure();
-    auto call = func::CallOp::create(b, loc, service, element, view);
-    load.replaceAllUsesWith(call.getResult(0));
+    load.replaceAllUsesWith(call->getResult(0));
     load.erase();
   }
   return success();
@@ -427,7 +399,7 @@ struct GroveMemRefToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     HostBuffers host;
-    if (failed(refuseHostTopK(module)) ||
+    if (failed(refuseHostOnlyServices(module, host)) ||
         failed(redirectToTwins(module, host)) ||
         failed(checkHostBufferUses(host)))
       return signalPassFailure();

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
 
 #include "ModelSchema.h"
@@ -224,9 +224,8 @@ struct GroveEmitEntryPointsPass
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i32 = b.getI32Type();
 
-    FailureOr<LLVM::LLVMFuncOp> invoke = getOrDeclareRuntimeFunction(
-        module, "grove_rt_invoke",
-        LLVM::LLVMFunctionType::get(i32, {ptr, ptr, i32, ptr}));
+    FailureOr<LLVM::LLVMFuncOp> invoke =
+        declareServiceLLVM(module, Service::Invoke);
     if (failed(invoke))
       return signalPassFailure();
 

@@ -461,7 +461,7 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
 
 #define GROVE_CUDA_CONV(SUFFIX, MEMREF, CTYPE, TYPE)                           \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_conv2d_##SUFFIX(        \
-      const MEMREF *x, const MEMREF *w, const MEMREF *y, int64_t pad_h,        \
+      const MEMREF *x, const MEMREF *w, MEMREF *y, int64_t pad_h,              \
       int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,   \
       int64_t dilation_w) {                                                    \
     const int64_t pad[2] = {pad_h, pad_w};                                     \

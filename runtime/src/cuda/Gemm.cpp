@@ -108,7 +108,7 @@ void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA, int32_t transB,
 #define GROVE_CUDA_GEMM(SUFFIX, MEMREF, CTYPE, DTYPE)                          \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_gemm_##SUFFIX(          \
       int32_t trans_a, int32_t trans_b, float alpha, float beta,               \
-      const MEMREF *a, const MEMREF *b, const MEMREF *c) {                     \
+      const MEMREF *a, const MEMREF *b, MEMREF *c) {                           \
     gemm(DTYPE, sizeof(CTYPE), trans_a, trans_b, alpha, beta, viewOf<3>(a),    \
          viewOf<3>(b), viewOf<3>(c));                                          \
   }

@@ -24,14 +24,8 @@ using namespace grove::rt::cuda;
 
 namespace {
 
-/// A rank-0 memref descriptor (grove/abi.h's layout, no sizes).
-template <typename T> struct Memref0 {
-  T *allocated;
-  T *aligned;
-  int64_t offset;
-};
-
-template <typename T> T readScalar(const Memref0<T> *m, const char *name) {
+template <typename T, typename Memref>
+T readScalar(const Memref *m, const char *name) {
   T value{};
   CudaContext *ctx = currentCall();
   if (!ctx || currentCallFailed())
@@ -49,8 +43,8 @@ template <typename T> T readScalar(const Memref0<T> *m, const char *name) {
 
 #define GROVE_CUDA_READ(SUFFIX, TYPE)                                          \
   extern "C" GROVE_API TYPE _mlir_ciface_grove_rt_cuda_read_##SUFFIX(          \
-      const Memref0<TYPE> *m) {                                                \
-    return readScalar(m, "grove_rt_cuda_read_" #SUFFIX);                       \
+      const grove_memref_##SUFFIX##_0 *m) {                                    \
+    return readScalar<TYPE>(m, "grove_rt_cuda_read_" #SUFFIX);                 \
   }
 GROVE_CUDA_READ(i1, bool)
 GROVE_CUDA_READ(i32, int32_t)

@@ -306,7 +306,7 @@ GROVE_API void _mlir_ciface_grove_rt_matmul_f32(int32_t trans_a,
                                                 float beta,
                                                 const grove_memref_f32_2 *a,
                                                 const grove_memref_f32_2 *b,
-                                                const grove_memref_f32_2 *c) {
+                                                grove_memref_f32_2 *c) {
   matmul(trans_a, trans_b, alpha, beta,
          matrixOf(a->aligned, a->offset, a->sizes, a->strides),
          matrixOf(b->aligned, b->offset, b->sizes, b->strides),
@@ -316,7 +316,7 @@ GROVE_API void _mlir_ciface_grove_rt_matmul_f32(int32_t trans_a,
 GROVE_API void _mlir_ciface_grove_rt_batch_matmul_f32(
     int32_t trans_a, int32_t trans_b, float alpha, float beta,
     const grove_memref_f32_3 *a, const grove_memref_f32_3 *b,
-    const grove_memref_f32_3 *c) {
+    grove_memref_f32_3 *c) {
   const int64_t batch = a->sizes[0];
   if (batch != b->sizes[0] || batch != c->sizes[0] || batch < 0) {
     char message[200];

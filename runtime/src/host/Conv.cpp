@@ -372,7 +372,7 @@ extern "C" {
 
 GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
     const grove_memref_f32_5 *x, const grove_memref_f32_5 *w,
-    const grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
+    grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
     int64_t pad_bottom, int64_t pad_right, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w) {
   Problem p{view(x->aligned, x->offset, x->sizes, x->strides),

@@ -1,4 +1,4 @@
-//===- GroveChecksToRuntime.cpp - Checks and world queries to calls -------===//
+//===- ChecksToRuntime.cpp - Checks and world queries to calls ------------===//
 //
 // A failed check must not abort the process (the application owns it) and
 // must not let the computation read past a buffer: it reports to the
@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "grove/Conversion/Passes.h"
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,14 +65,9 @@ private:
   /// (or diagnosed) once.
   FailureOr<func::FuncOp> getReporter(bool atLeast) const {
     std::optional<FailureOr<func::FuncOp>> &reporter = reporters[atLeast];
-    if (!reporter) {
-      MLIRContext *ctx = module.getContext();
-      auto i64 = IntegerType::get(ctx, 64);
-      auto ptr = LLVM::LLVMPointerType::get(ctx);
-      reporter = getOrDeclareRuntimeFunction(
-          module, atLeast ? "grove_rt_size_below" : "grove_rt_dim_mismatch",
-          FunctionType::get(ctx, {i64, i64, ptr}, {}));
-    }
+    if (!reporter)
+      reporter = declareService(module, atLeast ? Service::SizeBelow
+                                                : Service::DimMismatch);
     return *reporter;
   }
 
@@ -97,15 +92,14 @@ private:
 /// grove.world_size / grove.world_rank -> grove_rt_world_size() /
 /// grove_rt_world_rank() (abi.h), an i64 cast to index.
 template <typename OpTy> struct LowerWorldQuery : OpRewritePattern<OpTy> {
-  LowerWorldQuery(MLIRContext *ctx, StringRef service, bool &declarationFailed)
+  LowerWorldQuery(MLIRContext *ctx, Service service, bool &declarationFailed)
       : OpRewritePattern<OpTy>(ctx), service(service),
         declarationFailed(declarationFailed) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
-        op->template getParentOfType<ModuleOp>(), service,
-        FunctionType::get(op->getContext(), {}, {rewriter.getI64Type()}));
+    FailureOr<func::FuncOp> fn =
+        declareService(op->template getParentOfType<ModuleOp>(), service);
     if (failed(fn)) {
       declarationFailed = true;
       return failure();
@@ -117,7 +111,7 @@ template <typename OpTy> struct LowerWorldQuery : OpRewritePattern<OpTy> {
     return success();
   }
 
-  StringRef service;
+  Service service;
   bool &declarationFailed;
 };
 
@@ -129,10 +123,10 @@ struct ConvertGroveChecksToRuntimePass
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerAgreeDims>(&getContext(), getOperation(),
                                  declarationFailed);
-    patterns.add<LowerWorldQuery<WorldSizeOp>>(&getContext(), kWorldSizeService,
-                                               declarationFailed);
-    patterns.add<LowerWorldQuery<WorldRankOp>>(&getContext(), kWorldRankService,
-                                               declarationFailed);
+    patterns.add<LowerWorldQuery<WorldSizeOp>>(
+        &getContext(), Service::WorldSize, declarationFailed);
+    patterns.add<LowerWorldQuery<WorldRankOp>>(
+        &getContext(), Service::WorldRank, declarationFailed);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     if (declarationFailed)
       signalPassFailure();

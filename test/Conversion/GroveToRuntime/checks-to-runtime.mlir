@@ -1,6 +1,6 @@
 // RUN: grove-opt %s -split-input-file --convert-grove-checks-to-runtime | FileCheck %s
 
-// convert-grove-checks-to-runtime (GroveChecksToRuntime.cpp): each
+// convert-grove-checks-to-runtime (GroveToRuntime/ChecksToRuntime.cpp): each
 // grove.agree_dims becomes a guarded call of grove_rt_dim_mismatch and the
 // smaller of the two sizes.
 

@@ -1,7 +1,8 @@
 //===- LinalgToBlas.h - Shared pieces of convert-linalg-to-blas -*- C++ -*-===//
 //
 // Internal to lib/Conversion/LinalgToBlas: the GEMM rewrite
-// (LinalgToBlas.cpp) and the convolution rewrite (Conv.cpp) share these.
+// (LinalgToBlas.cpp) and the convolution rewrite (LinalgToBlasConv.cpp) share
+// these.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_LIB_CONVERSION_LINALGTOBLAS_LINALGTOBLAS_H
@@ -23,10 +24,6 @@ Value editedView(OpBuilder &b, Location loc, Value memref, int64_t rank,
                  function_ref<void(SmallVectorImpl<OpFoldResult> &sizes,
                                    SmallVectorImpl<OpFoldResult> &strides)>
                      edit);
-
-/// The element-type suffix of the CUDA services (grove_rt_cuda_gemm_<sfx>,
-/// grove_rt_cuda_conv2d_<sfx>) for `element`, or "" when they take none.
-StringRef getCudaSuffix(Type element);
 
 /// The element type every operand of `op` has, all memrefs; null when `op`
 /// is not on buffers or mixes types (a library call does not fit).

@@ -11,7 +11,7 @@
 #include "LinalgToBlas.h"
 
 #include "grove/Conversion/Passes.h"
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -150,26 +150,14 @@ static Value broadcastBatch(OpBuilder &b, Location loc, Value matrix,
   });
 }
 
-/// The runtime's GEMM service for operands of `rank` (abi.h).
-static FailureOr<func::FuncOp> declareGemm(ModuleOp module, StringRef name,
-                                           Type element, int64_t rank) {
-  MLIRContext *ctx = module.getContext();
-  Type memref = getDynamicStridedType(element, rank);
-  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  return getOrDeclareRuntimeFunction(
-      module, name,
-      FunctionType::get(ctx, {i32, i32, f32, f32, memref, memref, memref}, {}));
-}
-
-/// The runtime service for a matmul on `element`s, or "" if there is none.
-/// The CUDA services are always strided-batched (cuBLAS's general form).
-static std::string getGemmCallee(Type element, bool batched, bool cuda) {
-  if (!cuda)
-    return element.isF32()
-               ? (batched ? "grove_rt_batch_matmul_f32" : "grove_rt_matmul_f32")
-               : "";
-  StringRef suffix = blas::getCudaSuffix(element);
-  return suffix.empty() ? "" : ("grove_rt_cuda_gemm_" + suffix).str();
+/// The runtime service for a matmul on `element`s, if there is one. The
+/// CUDA services are always strided-batched (cuBLAS's general form).
+static std::optional<Service> getGemmService(Type element, bool batched,
+                                             bool cuda) {
+  if (cuda)
+    return lookupService(ServiceFamily::CudaGemm, element);
+  return lookupService(
+      batched ? ServiceFamily::BatchMatmul : ServiceFamily::Matmul, element);
 }
 
 /// Rewrites `op` into a runtime GEMM call. Returns false when the op does
@@ -181,8 +169,8 @@ static FailureOr<bool> rewriteMatmul(RewriterBase &rewriter, ModuleOp module,
   Type element = blas::getSharedElementType(op);
   if (!element)
     return false;
-  std::string callee = getGemmCallee(element, batched, cuda);
-  if (callee.empty())
+  std::optional<Service> service = getGemmService(element, batched, cuda);
+  if (!service)
     return false;
   FailureOr<MatmulForm> form =
       getMatmulForm(op.getIndexingMapsArray(), batched);
@@ -190,8 +178,7 @@ static FailureOr<bool> rewriteMatmul(RewriterBase &rewriter, ModuleOp module,
     return false;
 
   int64_t rank = (batched || cuda) ? 3 : 2;
-  FailureOr<func::FuncOp> fn = declareGemm(module, callee, element, rank);
-  if (failed(fn))
+  if (failed(declareService(module, *service)))
     return failure();
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -207,7 +194,6 @@ static FailureOr<bool> rewriteMatmul(RewriterBase &rewriter, ModuleOp module,
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(1.0)),
       arith::ConstantOp::create(
           rewriter, loc, rewriter.getF32FloatAttr(overwrite ? 0.0 : 1.0))};
-  Type dynType = getDynamicStridedType(element, rank);
   Value lhs = op.getDpsInputs()[0];
   Value rhs = op.getDpsInputs()[1];
   if (form->broadcastA)
@@ -223,12 +209,9 @@ static FailureOr<bool> rewriteMatmul(RewriterBase &rewriter, ModuleOp module,
     rhs = broadcastBatch(rewriter, loc, rhs, one);
     c = broadcastBatch(rewriter, loc, c, one);
   }
-  for (Value v : {lhs, rhs, c})
-    args.push_back(
-        v.getType() == dynType
-            ? v
-            : memref::CastOp::create(rewriter, loc, dynType, v).getResult());
-  func::CallOp::create(rewriter, loc, *fn, args);
+  llvm::append_range(args, ValueRange{lhs, rhs, c});
+  if (failed(createServiceCall(rewriter, loc, module, *service, args)))
+    return failure();
   rewriter.eraseOp(op);
   return true;
 }

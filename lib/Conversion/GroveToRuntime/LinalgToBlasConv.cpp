@@ -1,4 +1,4 @@
-//===- Conv.cpp - memref convolutions to the runtime's conv service -------===//
+//===- LinalgToBlasConv.cpp - memref convolutions to the conv service -----===//
 //
 // convert-grove-to-linalg{conv-library} leaves convolutions as linalg's
 // named convolutions on a zero-padded input. Here they become calls of the
@@ -14,7 +14,7 @@
 
 #include "LinalgToBlas.h"
 
-#include "grove/Conversion/RuntimeCalls.h"
+#include "grove/Conversion/RuntimeServices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -251,10 +251,9 @@ FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
   Type element = getSharedElementType(op);
   if (!element)
     return false;
-  std::string callee =
-      cuda ? ("grove_rt_cuda_conv2d_" + getCudaSuffix(element)).str()
-           : "grove_rt_conv2d_f32";
-  if ((cuda && getCudaSuffix(element).empty()) || (!cuda && !element.isF32()))
+  std::optional<Service> service = lookupService(
+      cuda ? ServiceFamily::CudaConv2d : ServiceFamily::Conv2d, element);
+  if (!service)
     return false;
   Value y = op.getDpsInits()[0];
   Operation *prev = op->getPrevNode();
@@ -266,15 +265,7 @@ FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
           cast<MemRefType>(op.getDpsInputs()[1].getType()).getShape(), 0))
     return false;
 
-  MLIRContext *ctx = module.getContext();
-  Type memref = getDynamicStridedType(element, 5);
-  Type i64 = IntegerType::get(ctx, 64);
-  // Pads (cuda: h, w; host: top, left, bottom, right), strides, dilations.
-  SmallVector<Type> argTypes(3, memref);
-  argTypes.append(cuda ? 6 : 8, i64);
-  FailureOr<func::FuncOp> fn = getOrDeclareRuntimeFunction(
-      module, callee, FunctionType::get(ctx, argTypes, {}));
-  if (failed(fn))
+  if (failed(declareService(module, *service)))
     return failure();
 
   // Matched while the output's zero fill is still there for
@@ -295,45 +286,36 @@ FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
   // Named: a braced ValueRange in the loop header would dangle.
   const Value operands[] = {x, op.getDpsInputs()[1], y};
   const unsigned unitDimPos[] = {1, 0, 1};
-  for (auto [v, pos] : llvm::zip(operands, unitDimPos)) {
+  for (auto [i, v, pos] : llvm::enumerate(operands, unitDimPos)) {
     Value view = cast<MemRefType>(v.getType()).getRank() == 5
                      ? v
                      : insertUnitDim(rewriter, loc, v, pos);
-    args.push_back(
-        view.getType() == memref
-            ? view
-            : memref::CastOp::create(rewriter, loc, memref, view).getResult());
+    args.push_back(castToServiceOperand(rewriter, loc, *service, i, view));
   }
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(rewriter, loc, v, 64);
   };
+  // Pads (cuda: h, w; host: top, left, bottom, right), strides, dilations.
   for (int i = 0, e = cuda ? 2 : 4; i < e; ++i)
     args.push_back(constant(pad ? pad->pad[i] : 0));
   for (DenseIntElementsAttr attr : {op.getStrides(), op.getDilations()})
     for (APInt v : attr.getValues<APInt>())
       args.push_back(constant(v.getSExtValue()));
-  auto call = func::CallOp::create(rewriter, loc, *fn, args);
+  FailureOr<func::CallOp> call =
+      createServiceCall(rewriter, loc, module, *service, args);
+  if (failed(call))
+    return failure();
   rewriter.eraseOp(op);
   if (pad) {
     for (Operation *dead : pad->ops)
       rewriter.eraseOp(dead);
     for (Operation *free : llvm::reverse(pad->sourceFrees))
-      rewriter.moveOpAfter(free, call);
+      rewriter.moveOpAfter(free, *call);
   }
   return true;
 }
 
 } // namespace
-
-StringRef mlir::grove::blas::getCudaSuffix(Type element) {
-  if (element.isF32())
-    return "f32";
-  if (element.isF16())
-    return "f16";
-  if (element.isBF16())
-    return "bf16";
-  return "";
-}
 
 FailureOr<bool> mlir::grove::blas::rewriteConv(RewriterBase &rewriter,
                                                ModuleOp module,

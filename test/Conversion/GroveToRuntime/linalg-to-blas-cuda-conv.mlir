@@ -1,6 +1,6 @@
 // RUN: grove-opt %s -split-input-file --convert-linalg-to-blas=target=cuda | FileCheck %s
 
-// convert-linalg-to-blas{target=cuda} (LinalgToBlas/Conv.cpp): memref
+// convert-linalg-to-blas{target=cuda} (GroveToRuntime/LinalgToBlasConv.cpp): memref
 // convolutions of any float type whose output is zero-filled right before
 // them become grove_rt_cuda_conv2d_<type> (abi.h; cuDNN) on 5-D views in
 // linalg's grouped form, then pad_h, pad_w, the strides and the dilations
