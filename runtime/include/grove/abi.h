@@ -97,6 +97,8 @@ void _mlir_memref_to_llvm_free(void *ptr);
 /* The runtime services: one prototype per row of grove/services.def, where
  * each is documented. A service that takes tensors is the C interface
  * `_mlir_ciface_grove_rt_<name>`; the others are `grove_rt_<name>`. */
+/* Kept as written: clang-format would space the pointers below. */
+/* clang-format off */
 #define GROVE_ABI_CTYPE_VOID void
 #define GROVE_ABI_CTYPE_I1 bool
 #define GROVE_ABI_CTYPE_I32 int32_t
@@ -131,6 +133,7 @@ void _mlir_memref_to_llvm_free(void *ptr);
 #define GROVE_MEMREF_SERVICE(Id, Family, Elem, name, Result, Args)             \
   GROVE_ABI_CTYPE_##Result _mlir_ciface_grove_rt_##name Args;
 #include "grove/services.def"
+/* clang-format on */
 #undef GS_VOID
 #undef GS_I32
 #undef GS_U32

@@ -49,7 +49,7 @@ template <uint64_t Actual, uint64_t Recorded> struct CatalogueUnchanged {
 };
 static_assert(GROVE_ABI_VERSION == 6u,
               "record the catalogue's fingerprint for the new version");
-static_assert(CatalogueUnchanged<fingerprint(kRows),
-                                 kRecordedFingerprint>::value);
+static_assert(
+    CatalogueUnchanged<fingerprint(kRows), kRecordedFingerprint>::value);
 
 } // namespace
