@@ -244,8 +244,8 @@ void countCall(void **) {
   if (!call)
     return;
   if (auto *c =
-          static_cast<Counter *>(call->ctx->services.find(&Counter::kKey)))
-    c->calls += 1 + static_cast<int>(call->entry);
+          static_cast<Counter *>(call->context().services.find(&Counter::kKey)))
+    c->calls += 1 + static_cast<int>(call->entry());
 }
 
 TEST(State, ServicesFindTheirContextThroughTheCurrentCall) {

@@ -216,8 +216,8 @@ template <typename Memref> void *contiguous(const Memref *m, const char *what) {
 }
 
 // Each service returns false when it failed (with a service error
-// pending); the C entry points then abandon the call (Memory.h), so that a
-// failed collective leaves state as before it.
+// pending); the C entry points then abandon the call (CurrentCall.h), so
+// that a failed collective leaves state as before it.
 
 template <typename Memref>
 bool allReduceService(Memref *buffer, WireType type, int32_t reduction) {
@@ -234,8 +234,29 @@ bool allReduceService(Memref *buffer, WireType type, int32_t reduction) {
 /// (the start failed and said why).
 using PendingHandle = std::shared_ptr<PendingCollective>;
 
-/// The handles this thread started and has not waited for.
-thread_local std::vector<PendingHandle *> startedHere;
+/// The handles a call started and has not waited for (CurrentCall::state).
+/// Starts outside calls (tests of the services alone) are not tracked.
+struct StartedHandles final : CallState {
+  std::vector<PendingHandle *> handles;
+};
+const char kStartedKey = 0;
+
+/// Waits for and frees the collectives a call left behind: one abandoned
+/// between a start and its wait (nothing then runs for it), or one whose
+/// code never waited. Their failures come after the call's own.
+void finishStartedHandles(CurrentCall &call, bool /*abandoned*/) {
+  auto *started = static_cast<StartedHandles *>(call.findState(&kStartedKey));
+  if (!started)
+    return;
+  std::vector<PendingHandle *> handles;
+  handles.swap(started->handles);
+  for (PendingHandle *handle : handles) {
+    (*handle)->wait();
+    delete handle;
+  }
+}
+[[maybe_unused]] const bool kHooksAdded =
+    addCallHooks({/*begin=*/nullptr, finishStartedHandles});
 
 /// Starts `pending` on the current call's communicator, or finishes it in
 /// a world of one (a mean of one, a gather of one), and returns its handle.
@@ -249,8 +270,12 @@ int64_t startService(std::shared_ptr<PendingCollective> pending,
                   size_t(pending->count()) * wireTypeBytes(pending->type()));
     pending->finish(Outcome());
   }
-  startedHere.push_back(new PendingHandle(std::move(pending)));
-  return reinterpret_cast<int64_t>(startedHere.back());
+  auto handle = std::make_unique<PendingHandle>(std::move(pending));
+  if (CurrentCall *call = currentCall()) {
+    auto &started = call->state<StartedHandles>(&kStartedKey);
+    started.handles.push_back(handle.get());
+  }
+  return reinterpret_cast<int64_t>(handle.release());
 }
 
 /// `start()`'s handle, or 0 with an out-of-memory service error: the copy
@@ -300,8 +325,12 @@ bool collectiveWaitService(int64_t handle, Memref *buffer, WireType type) {
   if (!handle)
     return false; // the start failed
   auto *raw = reinterpret_cast<PendingHandle *>(handle);
-  startedHere.erase(std::remove(startedHere.begin(), startedHere.end(), raw),
-                    startedHere.end());
+  if (CurrentCall *call = currentCall())
+    if (auto *started =
+            static_cast<StartedHandles *>(call->findState(&kStartedKey)))
+      started->handles.erase(
+          std::remove(started->handles.begin(), started->handles.end(), raw),
+          started->handles.end());
   std::unique_ptr<PendingHandle> owned(raw);
   PendingCollective &pending = **owned;
   void *data = contiguous(buffer, what);
@@ -363,62 +392,57 @@ bool broadcastService(Memref *buffer, WireType type, int32_t root) {
 
 } // namespace
 
-size_t grove::rt::startedCollectives() { return startedHere.size(); }
-
-void grove::rt::dropStartedCollectives(size_t mark) {
-  std::vector<PendingHandle *> handles(startedHere.begin() + long(mark),
-                                       startedHere.end());
-  startedHere.resize(mark);
-  for (PendingHandle *handle : handles) {
-    (*handle)->wait(); // its failure, if any, comes after the call's own
-    delete handle;
-  }
-}
-
 Communicator *grove::rt::currentCommunicator() {
   const CurrentCall *call = currentCall();
-  if (!call || !call->ctx)
+  if (!call)
     return nullptr;
-  auto *service =
-      static_cast<CommService *>(call->ctx->services.find(&kCommServiceKey));
+  auto *service = static_cast<CommService *>(
+      call->context().services.find(&kCommServiceKey));
   return service && service->comm ? service->comm->impl.get() : nullptr;
+}
+
+/// Leaves the current call with the failure a service recorded (services.def:
+/// the collectives' families ABANDON). Returns outside calls.
+static void abandonCurrentCall() {
+  if (CurrentCall *call = currentCall())
+    call->abandon();
 }
 
 #define GROVE_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                        \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(         \
       MEMREF *buffer, int32_t reduction) {                                     \
     if (!allReduceService(buffer, TYPE, reduction))                            \
-      abandonCall();                                                           \
+      abandonCurrentCall();                                                    \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_gather_##SUFFIX(         \
       const MEMREF *in, MEMREF *out) {                                         \
     if (!allGatherService(in, out, TYPE))                                      \
-      abandonCall();                                                           \
+      abandonCurrentCall();                                                    \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_broadcast_##SUFFIX(          \
       MEMREF *buffer, int32_t root) {                                          \
     if (!broadcastService(buffer, TYPE, root))                                 \
-      abandonCall();                                                           \
+      abandonCurrentCall();                                                    \
   }                                                                            \
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(const MEMREF *buffer,    \
                                                       int32_t reduction) {     \
     int64_t handle = allReduceStartService(buffer, TYPE, reduction);           \
     if (!handle)                                                               \
-      abandonCall();                                                           \
+      abandonCurrentCall();                                                    \
     return handle;                                                             \
   }                                                                            \
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_gather_start_##SUFFIX(const MEMREF *buffer) {  \
     int64_t handle = allGatherStartService(buffer, TYPE);                      \
     if (!handle)                                                               \
-      abandonCall();                                                           \
+      abandonCurrentCall();                                                    \
     return handle;                                                             \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_collective_wait_##SUFFIX(    \
       int64_t handle, MEMREF *buffer) {                                        \
     if (!collectiveWaitService(handle, buffer, TYPE))                          \
-      abandonCall();                                                           \
+      abandonCurrentCall();                                                    \
   }
 GROVE_COLLECTIVE_SERVICES(f32, grove_memref_f32_1, WireType::F32)
 GROVE_COLLECTIVE_SERVICES(f64, grove_memref_f64_1, WireType::F64)

@@ -2,27 +2,31 @@
 
 #include "CudaContext.h"
 
+#include "Context.h"
+#include "CurrentCall.h"
 #include "Error.h"
 
 using namespace grove::rt;
 using namespace grove::rt::cuda;
 
 namespace {
-thread_local CudaContext *tlsCall = nullptr;
-thread_local bool tlsFailed = false;
-
 std::string blasText(cublasStatus_t s) {
   return std::string(cublasGetStatusName(s)) + ": " + cublasGetStatusString(s);
 }
 } // namespace
 
-CudaContext *grove::rt::cuda::currentCall() { return tlsCall; }
-bool grove::rt::cuda::currentCallFailed() { return tlsFailed; }
+CudaContext *grove::rt::cuda::currentCall() {
+  // Every device context of this library is a CudaContext.
+  CurrentCall *call = grove::rt::currentCall();
+  return call ? static_cast<CudaContext *>(call->context().device.get())
+              : nullptr;
+}
+
+bool grove::rt::cuda::currentCallFailed() { return serviceErrorPending(); }
+
 void grove::rt::cuda::failCurrentCall(grove_status status,
                                       const std::string &message) {
-  if (!tlsFailed)
-    reportServiceError(message.c_str(), status);
-  tlsFailed = true;
+  reportServiceError(message.c_str(), status);
 }
 
 bool grove::rt::cuda::checkCurrentCall(const CudaContext &ctx, CUresult r,
@@ -206,9 +210,7 @@ grove_status CudaContext::download(void *host, const void *device,
 }
 
 void CudaContext::beginCall() {
-  callMutex_.lock(); // released by endCall, which grove_invoke always calls
-  tlsCall = this;
-  tlsFailed = false;
+  callMutex_.lock(); // released by endCall, which CurrentCall always calls
   scope_.emplace(*device_);
   if (CUresult r = scope_->result(); r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "cannot use CUDA device " +
@@ -217,18 +219,16 @@ void CudaContext::beginCall() {
 }
 
 grove_status CudaContext::endCall() {
-  finishStartedCollectives();
-  // Every launch, copy and GEMM went to stream_; one wait covers them and
-  // surfaces asynchronous faults (an illegal address, say) in this call.
-  // Asynchronous contexts leave the work queued.
+  // The call's services have ended (their hooks: started collectives are
+  // waited for). Every launch, copy and GEMM went to stream_; one wait covers
+  // them and surfaces asynchronous faults (an illegal address, say) in this
+  // call. Asynchronous contexts leave the work queued.
   CUresult r =
       async_ ? CUDA_SUCCESS : device_->driver().cuStreamSynchronize(stream_);
   if (r != CUDA_SUCCESS)
     failCurrentCall(statusOf(r), "the call's GPU work failed: " +
                                      errorText(device_->driver(), r));
-  grove_status s = tlsFailed ? GROVE_ERROR_INTERNAL : GROVE_OK;
-  tlsCall = nullptr;
-  tlsFailed = false;
+  grove_status s = currentCallFailed() ? GROVE_ERROR_INTERNAL : GROVE_OK;
   scope_.reset();
   callMutex_.unlock();
   return s;

@@ -2,13 +2,13 @@
 //
 // Owns the context's stream (unless the app passed one), its cuBLAS handle,
 // its cuDNN convolution service (made on first use)
-// and the device copy of the weights. While generated code runs,
-// grove_invoke makes it the thread's current call, which is how the mgpu*
-// shim and the cuBLAS service find the stream and device without any extra
-// argument in the generated code. Calls on one context run one at a time:
-// they share its stream and its cuBLAS and cuDNN handles (and their plans),
-// which cuBLAS and cuDNN allow one thread at a time, and on one stream their
-// GPU work would run in turn anyway.
+// and the device copy of the weights. While generated code runs, the
+// thread's current call (host/CurrentCall.h) is on its grove_context, which
+// is how the mgpu* shim and the cuBLAS service find the stream and device
+// without any extra argument in the generated code. Calls on one context run
+// one at a time: they share its stream and its cuBLAS and cuDNN handles (and
+// their plans), which cuBLAS and cuDNN allow one thread at a time, and on one
+// stream their GPU work would run in turn anyway.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_CUDA_CUDACONTEXT_H
@@ -46,6 +46,7 @@ public:
   }
   void beginCall() override;
   grove_status endCall() override;
+  void *nativeStream() const override { return stream_; }
   void *allocate(size_t bytes) override;
   grove_status copy(void *dst, const void *src, size_t bytes) override;
   DeviceReleaser releaser() const override;
@@ -77,22 +78,22 @@ private:
   CUdeviceptr weights_ = 0;
 };
 
+// The CUDA services' view of the one current call (host/CurrentCall.h).
+
 /// The context whose generated code is running on this thread, or null.
 CudaContext *currentCall();
-/// True once something in the current call failed: later launches, copies
-/// and GEMMs are skipped so that no kernel runs on a missing buffer.
+/// True once something in the current call failed (a CUDA service or a
+/// host one: a check, a failed collective): later launches, copies and
+/// GEMMs are skipped so that no kernel runs on a missing buffer.
 bool currentCallFailed();
 /// Records the first failure of the current call (the enclosing
-/// grove_invoke returns it) and marks the call failed.
+/// grove_invoke returns it) and marks the call failed; outside calls, the
+/// thread's service error (reportServiceError).
 void failCurrentCall(grove_status status, const std::string &message);
 /// True if `r` succeeded; otherwise fails the current call with "<what>
 /// failed: <the driver's message>".
 bool checkCurrentCall(const CudaContext &ctx, CUresult r,
                       const std::string &what);
-/// Waits for and frees the device collectives the current call started and
-/// did not wait for (DeviceCollectives.cpp): nothing of a call stays in
-/// flight once it ends, failed or not.
-void finishStartedCollectives();
 
 } // namespace grove::rt::cuda
 

@@ -33,6 +33,7 @@
 #include "Nccl.h"
 
 #include "Communicator.h"
+#include "CurrentCall.h"
 #include "Error.h"
 
 #include "grove/abi.h"
@@ -69,16 +70,13 @@ struct GpuIdentity {
 };
 constexpr int64_t kIdentityWords = sizeof(GpuIdentity) / sizeof(int32_t);
 
-/// Fails the current call with the host communicator's service error (it
-/// reported one when `ok` is false).
+/// False when the host communicator failed; its error failed the current
+/// call already (there is one call and one failure for host and CUDA).
 bool hostOk(bool ok) {
   if (ok)
     return true;
-  std::string message;
-  grove_status status = GROVE_ERROR_PEER;
-  if (!takeServiceError(message, status))
-    message = "the host communicator failed";
-  failCurrentCall(status, message);
+  if (!currentCallFailed())
+    failCurrentCall(GROVE_ERROR_PEER, "the host communicator failed");
   return false;
 }
 
@@ -613,7 +611,7 @@ CudaCollectives *collectivesFor(Communicator &host, CudaContext &ctx,
 /// or null when the call failed before or there is nothing to do.
 template <typename Memref>
 CudaContext *prepare(const Memref *m, const char *what, CUdeviceptr &out) {
-  CudaContext *ctx = currentCall();
+  CudaContext *ctx = cuda::currentCall();
   if (!ctx || currentCallFailed())
     return nullptr;
   if (m->sizes[0] > 1 && m->strides[0] != 1) {
@@ -713,8 +711,33 @@ struct StartedCollective {
   ~StartedCollective() { ctx->release(block); }
 };
 
-/// The collectives this thread's call started and has not waited for.
-thread_local std::vector<StartedCollective *> startedHere;
+/// The collectives a call started and has not waited for
+/// (CurrentCall::state).
+struct StartedCollectives final : CallState {
+  std::vector<StartedCollective *> started;
+};
+const char kStartedKey = 0;
+
+StartedCollectives *startedIn(grove::rt::CurrentCall &call) {
+  return static_cast<StartedCollectives *>(call.findState(&kStartedKey));
+}
+
+/// Waits for and frees the collectives the call started and did not wait
+/// for: nothing of a call stays in flight once it ends, failed or not. It
+/// runs before the device context's end waits for the stream.
+void finishStarted(grove::rt::CurrentCall &call, bool /*abandoned*/) {
+  StartedCollectives *in = startedIn(call);
+  if (!in)
+    return;
+  std::vector<StartedCollective *> left;
+  left.swap(in->started);
+  for (StartedCollective *started : left) {
+    started->finish("grove.collective_wait");
+    delete started;
+  }
+}
+[[maybe_unused]] const bool kHooksAdded =
+    addCallHooks({/*begin=*/nullptr, finishStarted});
 
 /// A copy of `buffer` (which the caller may reuse once this returns)
 /// all-reduced in place or gathered behind it, queued; its handle, or 0
@@ -727,7 +750,9 @@ int64_t startCollective(const Memref *buffer, WireType type, int32_t reduction,
   if (!ctx)
     return 0;
   // Room for the handle before anything is queued: a queued collective
-  // must always be waited for.
+  // must always be waited for. prepare() found the call.
+  std::vector<StartedCollective *> &startedHere =
+      grove::rt::currentCall()->state<StartedCollectives>(&kStartedKey).started;
   startedHere.reserve(startedHere.size() + 1);
   Communicator *host = currentCommunicator();
   int64_t count = buffer->sizes[0];
@@ -805,8 +830,11 @@ void deviceWait(int64_t handle, Memref *out, WireType type) {
   if (!handle)
     return; // the start failed, and said why
   auto *raw = reinterpret_cast<StartedCollective *>(handle);
-  startedHere.erase(std::remove(startedHere.begin(), startedHere.end(), raw),
-                    startedHere.end());
+  if (grove::rt::CurrentCall *call = grove::rt::currentCall())
+    if (StartedCollectives *in = startedIn(*call))
+      in->started.erase(
+          std::remove(in->started.begin(), in->started.end(), raw),
+          in->started.end());
   std::unique_ptr<StartedCollective> started(raw);
   CUdeviceptr to;
   if (!started->finish(what) || !prepare(out, what, to))
@@ -828,15 +856,6 @@ void deviceWait(int64_t handle, Memref *out, WireType type) {
 }
 
 } // namespace
-
-void grove::rt::cuda::finishStartedCollectives() {
-  std::vector<StartedCollective *> left;
-  left.swap(startedHere);
-  for (StartedCollective *started : left) {
-    started->finish("grove.collective_wait");
-    delete started;
-  }
-}
 
 #define GROVE_CUDA_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                   \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_cuda_all_reduce_##SUFFIX(    \

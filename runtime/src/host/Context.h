@@ -54,7 +54,7 @@ struct grove_context {
   std::unique_ptr<grove::rt::DeviceContext> device;
 
   // What the context owns for the services generated code calls; they find
-  // it through currentCall() (Services.h).
+  // it through the current call (CurrentCall.h).
   grove::rt::ServiceRegistry services;
 
   // Calls that write state, loads and set_weight hold this exclusively;

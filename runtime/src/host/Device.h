@@ -56,13 +56,16 @@ public:
   /// Device address of the weights (null before the first upload).
   virtual uint8_t *weights() const = 0;
 
-  /// Brackets a call of generated code: makes this context the one the
-  /// generated code's runtime calls (mgpu*, cuBLAS) use on this thread, then
-  /// waits for the queued work and reports the first failure. Every
+  /// Brackets a call of generated code (CurrentCall, which is current on
+  /// this thread for both): readies the device for the generated code's
+  /// runtime calls (mgpu*, cuBLAS), then waits for the queued work. Failures
+  /// go to the current call; endCall also returns its status. Every
   /// beginCall is followed by endCall on the same thread (a device context
   /// may hold a lock in between).
   virtual void beginCall() = 0;
   virtual grove_status endCall() = 0;
+  /// The stream the calls' work goes to (CurrentCall::stream).
+  virtual void *nativeStream() const = 0;
 
   /// Device buffers for results the runtime must copy (aliases of inputs or
   /// weights); freed with releaser().

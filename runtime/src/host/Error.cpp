@@ -2,14 +2,13 @@
 
 #include "Error.h"
 
+#include "CurrentCall.h"
+
 #include <cstring>
 
 namespace grove::rt {
 namespace {
 thread_local std::string lastError;
-thread_local std::string pendingService;
-thread_local bool hasPendingService = false;
-thread_local grove_status pendingStatus = GROVE_ERROR_INTERNAL;
 
 void store(std::string &slot, const char *message) noexcept {
   try {
@@ -37,27 +36,27 @@ grove_status fail(grove_status status, const char *message) noexcept {
 }
 
 void reportServiceError(const char *message, grove_status status) noexcept {
-  if (hasPendingService)
-    return;
-  hasPendingService = true;
-  pendingStatus = status;
-  store(pendingService, message);
+  if (CurrentCall *call = currentCall())
+    return call->fail(status, message);
+  threadFailure().record(status, message);
 }
 
-bool serviceErrorPending() noexcept { return hasPendingService; }
+bool serviceErrorPending() noexcept {
+  if (CurrentCall *call = currentCall())
+    return call->failed();
+  return threadFailure().failed;
+}
 
 void clearServiceError() noexcept {
-  hasPendingService = false;
-  pendingService.clear();
+  if (CurrentCall *call = currentCall())
+    return call->clearFailure();
+  threadFailure().clear();
 }
 
 bool takeServiceError(std::string &message, grove_status &status) {
-  if (!hasPendingService)
-    return false;
-  message = pendingService;
-  status = pendingStatus;
-  clearServiceError();
-  return true;
+  if (CurrentCall *call = currentCall())
+    return call->takeFailure(message, status);
+  return threadFailure().take(message, status);
 }
 
 std::string quote(const char *s) {

@@ -2,8 +2,8 @@
 //
 // Every failing public function records a message here and returns a status;
 // grove_last_error() reads it back. Runtime services called from generated
-// code (which cannot return a status) park a "pending service error" that the
-// enclosing invoke turns into GROVE_ERROR_INTERNAL.
+// code (which cannot return a status) fail the current call instead
+// (CurrentCall.h), which grove_invoke then returns.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_ERROR_H
@@ -24,10 +24,13 @@ grove_status fail(grove_status status, const std::string &message) noexcept;
 grove_status fail(grove_status status, const char *message) noexcept;
 
 /// Called by host services (BLAS, ...) on bad arguments from generated code,
-/// or (with GROVE_ERROR_INVALID_ARGUMENT) by generated shape checks. Only the
-/// first report per invoke is kept.
+/// or (with GROVE_ERROR_INVALID_ARGUMENT) by generated shape checks: fails
+/// the current call (CurrentCall.h), or outside calls this thread's
+/// failure. Only the first report is kept.
 void reportServiceError(const char *message,
                         grove_status status = GROVE_ERROR_INTERNAL) noexcept;
+/// These three act on the same object: the current call's failure, or
+/// outside calls this thread's.
 void clearServiceError() noexcept;
 /// Whether a service error is pending (grove_rt_call_failed).
 bool serviceErrorPending() noexcept;

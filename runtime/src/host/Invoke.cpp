@@ -459,32 +459,31 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   if (!entry.outputs.empty())
     args.push_back(resultBuffer.data());
 
-  clearServiceError();
-  if (ctx.device)
-    ctx.device->beginCall();
-  bool completed;
-  size_t startedBefore = startedCollectives();
+  bool completed, failed;
+  std::string serviceError;
+  grove_status serviceStatus = GROVE_OK;
   {
-    // Services the generated code calls find this context through it.
-    CallScope scope(ctx, index);
-    // Host calls size their thread team for a shared machine (Threads.h).
-    std::optional<CallThreads> threads;
-    if (!ctx.device)
-      threads.emplace();
-    completed = runAbandonable(fn, args.data());
+    // Services the generated code calls find this context through it; it
+    // begins and ends the device's part and every service's (hooks).
+    CurrentCall call(ctx, index);
+    {
+      // Host calls size their thread team for a shared machine (Threads.h).
+      std::optional<CallThreads> threads;
+      if (!ctx.device)
+        threads.emplace();
+      completed = call.run(fn, args.data());
+    }
+    // Waits for the device work; its failures land in the call's.
+    call.end();
+    failed = call.takeFailure(serviceError, serviceStatus);
   }
-  // Waits for the device work; failures land in the service error below.
-  if (ctx.device)
-    (void)ctx.device->endCall();
   if (!completed) {
     // Out of host memory, or a collective failed: the call's buffers are
     // freed, no result exists. State is as before the call: generated code
     // writes state last, after every allocation and collective (docs/abi.md,
-    // "State"). Collectives it started end before the call does.
-    dropStartedCollectives(startedBefore);
-    std::string serviceError;
-    grove_status serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;
-    takeServiceError(serviceError, serviceStatus);
+    // "State"). Collectives it started ended with it (their hooks).
+    if (!failed)
+      serviceStatus = GROVE_ERROR_OUT_OF_MEMORY;
     return fail(serviceStatus,
                 "entry '" + entry.name + "': " +
                     (serviceStatus == GROVE_ERROR_OUT_OF_MEMORY
@@ -499,9 +498,7 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   if (ctx.device)
     reaper.release.device = ctx.device->releaser();
   markOwnership(results, borrowed, reaper);
-  std::string serviceError;
-  grove_status serviceStatus;
-  if (takeServiceError(serviceError, serviceStatus))
+  if (failed)
     return fail(serviceStatus,
                 "entry '" + entry.name + "': " +
                     (serviceStatus == GROVE_ERROR_INVALID_ARGUMENT

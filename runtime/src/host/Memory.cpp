@@ -22,6 +22,7 @@
 
 #include "Memory.h"
 
+#include "CurrentCall.h"
 #include "Env.h"
 #include "Error.h"
 
@@ -376,8 +377,10 @@ void *allocateForCode(size_t bytes, size_t alignment) {
   char message[96];
   std::snprintf(message, sizeof(message),
                 "out of memory: cannot allocate a %zu-byte buffer", bytes);
-  reportServiceError(message, GROVE_ERROR_OUT_OF_MEMORY);
-  abandonCall();
+  if (CurrentCall *call = currentCall())
+    call->abandon(GROVE_ERROR_OUT_OF_MEMORY, message);
+  else // a team thread of a parallel region (Parallel.cpp), or no call
+    reportServiceError(message, GROVE_ERROR_OUT_OF_MEMORY);
   return nullptr;
 }
 

@@ -17,20 +17,19 @@ namespace grove::rt {
 /// Frees a buffer the generated code allocated (into the cache when large).
 void hostFree(void *p);
 
-/// Runs generated code `fn(args)` so that an allocation it cannot get
-/// abandons the call instead of handing it a NULL buffer to write through:
-/// the blocks the call allocated so far are freed, a
-/// GROVE_ERROR_OUT_OF_MEMORY service error is pending, and this returns
+/// Runs generated code `fn(args)` (for CurrentCall::run) so that an
+/// allocation it cannot get abandons the call instead of handing it a NULL
+/// buffer to write through: the blocks the call allocated so far are freed,
+/// the call has failed with GROVE_ERROR_OUT_OF_MEMORY, and this returns
 /// false. Only allocations on the calling thread outside parallel regions
 /// can abandon it (the lowering makes none elsewhere); one elsewhere is
 /// reported and returns NULL.
 bool runAbandonable(void (*fn)(void **), void **args);
 
-/// Abandons the call runAbandonable runs on this thread, as a failed
-/// allocation does, with the service error already pending (a collective
-/// that failed: state is then as before the call). Returns only where no
-/// call can be abandoned (no call, or inside a parallel region). Nothing
-/// with a destructor may be live in the caller's frame.
+/// Leaves the call runAbandonable runs on this thread at once (the longjmp
+/// behind CurrentCall::abandon, which records the failure first). Returns
+/// only where no call can be abandoned (no call, or inside a parallel
+/// region). Nothing with a destructor may be live in the caller's frame.
 void abandonCall();
 
 /// Brackets the calling thread's part of a parallel region, where a call

@@ -12,6 +12,8 @@
 #include "grove/abi.h"
 #include "grove/runtime.h"
 
+#include "CurrentCall.h"
+#include "Error.h"
 #include "Memory.h"
 
 #if GROVE_HAVE_DNNL
@@ -20,11 +22,45 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 namespace {
 /// Below this many innermost iterations in all, waking the team (about a
 /// microsecond) costs more than the second core gains.
 constexpr int64_t kMinParallelWork = 1 << 15;
+
+#if GROVE_HAVE_DNNL
+/// The first error the team threads reported. The call is current on the
+/// calling thread only (thread 0, whose errors reach it directly): a team
+/// thread's go to that thread's own slot (CurrentCall.h), and are moved
+/// here so that the call fails with them too. A fixed buffer: nothing
+/// may throw out of the region.
+struct TeamFailure {
+  bool failed = false;
+  grove_status status = GROVE_ERROR_INTERNAL;
+  char message[512] = "";
+};
+
+/// Runs `body` on team thread `t`, moving an error it reports to `failure`
+/// (without allocating). An error the thread held before, reported outside
+/// any call, is left where it is.
+template <typename Body>
+void runOnTeam(TeamFailure &failure, int64_t t, const Body &body) {
+  grove::rt::Failure &own = grove::rt::threadFailure();
+  const bool before = t == 0 || own.failed;
+  body();
+  if (before || !own.failed)
+    return;
+#pragma omp critical(grove_parallel_for_error)
+  if (!failure.failed) {
+    failure.failed = true;
+    failure.status = own.status;
+    std::snprintf(failure.message, sizeof(failure.message), "%s",
+                  own.message.c_str());
+  }
+  own.clear();
+}
+#endif
 } // namespace
 
 GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
@@ -42,15 +78,18 @@ GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
   if (!small && threads > 1 && !omp_in_parallel()) {
     // No abandoning the call from inside the team (Memory.h).
     grove::rt::enterParallelRegion();
+    TeamFailure failure;
 #pragma omp parallel num_threads(threads)
     {
       // Static blocks: neighbouring iterations touch neighbouring memory.
       const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
       const int64_t begin = lo + n * t / nt, end = lo + n * (t + 1) / nt;
       if (begin < end)
-        fn(ctx, begin, end);
+        runOnTeam(failure, t, [&] { fn(ctx, begin, end); });
     }
     grove::rt::leaveParallelRegion();
+    if (failure.failed)
+      grove::rt::reportServiceError(failure.message, failure.status);
     return;
   }
 #else
