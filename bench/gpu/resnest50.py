@@ -16,7 +16,7 @@ weights and image says whether the two machines generated the same ones
       for the first image, with the fingerprint, to OUT.npz; bench/gpu/run.py
       compares the GPU's logits with them. No bf16 host result is recorded:
       the host computes bf16 GEMMs as loops accumulating in bf16
-      (docs/design.md), so a GPU-vs-host difference would measure the
+      (docs/limits.md), so a GPU-vs-host difference would measure the
       host's rounding, not the GPU's; bf16 on the GPU is checked against
       PyTorch f32 instead.
 """

@@ -1,9 +1,12 @@
 //===- RuntimeServicesTest.cpp - The catalogue against the runtime -------===//
 //
 // Every row of grove/services.def must be a symbol of the runtime libraries
-// that define it, and the type the compiler declares it with must be the
-// C prototype abi.h gives it: the same scalars, and memrefs of the same
-// rank, element width and direction (a const descriptor is never written).
+// that define it, and the type the compiler declares it with must agree
+// with the C prototype abi.h expands from the same row: the same scalars
+// (width and signedness), and memrefs of the same rank, element width and
+// direction (a const descriptor is never written). f16 and bf16 are both
+// 16-bit words in C, so this cannot tell them apart. The runtime's
+// definitions are held to the prototypes by the C++ compiler instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +44,7 @@ template <typename T> std::string describeC() {
   else if constexpr (std::is_same_v<T, bool>)
     return "i1";
   else if constexpr (std::is_integral_v<T>)
-    return "i" + std::to_string(8 * sizeof(T));
+    return (std::is_unsigned_v<T> ? "u" : "i") + std::to_string(8 * sizeof(T));
   else if constexpr (std::is_floating_point_v<T>)
     return "f" + std::to_string(8 * sizeof(T));
   else if constexpr (std::is_pointer_v<T>) {
@@ -90,6 +93,8 @@ std::string describeMlir(Type t, const ServiceOperand *operand) {
   }
   if (t.isInteger(1))
     return "i1";
+  if (operand && operand->scalar == ServiceValue::U32)
+    return "u32";
   if (t.isInteger())
     return "i" + std::to_string(t.getIntOrFloatBitWidth());
   return "f" + std::to_string(t.getIntOrFloatBitWidth());

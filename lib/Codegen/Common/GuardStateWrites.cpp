@@ -4,7 +4,7 @@
 // a size check (grove.agree_dims), a service that parks an error (a GEMM on
 // bad shapes, a malformed forest, a CUDA service). The runtime then fails
 // the call, but the code has run to its end by then, and its end is where
-// the context's state is written (docs/design.md, "Writes in place,
+// the context's state is written (docs/decisions.md, "Writes in place,
 // last"). So every operation that may write a state buffer runs only when
 // the call has not failed so far: the runtime is asked once, before the
 // first such write, and nothing between the first and the last write may

@@ -94,27 +94,22 @@ LogicalResult redirectToTwins(ModuleOp module, HostBuffers &host) {
   return failure(result.wasInterrupted());
 }
 
-bool onHost(Value memref, const HostBuffers &host);
-
-/// A host service that takes tensors and has no CUDA twin runs on host
-/// memory only: a call of it on device memory is refused.
-LogicalResult refuseHostOnlyServices(ModuleOp module, const HostBuffers &host) {
+/// A host service that takes tensors and has no CUDA twin works on host
+/// memory only; a CUDA model's tensors are device memory, so a call of one
+/// is refused.
+LogicalResult refuseHostOnlyServices(ModuleOp module) {
   WalkResult result = module.walk([&](func::CallOp call) {
     std::optional<Service> service = lookupService(call.getCallee());
     if (!service || getCudaTwin(*service))
       return WalkResult::advance();
     const ServiceInfo &info = getServiceInfo(*service);
-    if (getFamilyInfo(info.family).library != ServiceLibrary::Host)
+    if (getFamilyInfo(info.family).library != ServiceLibrary::Host ||
+        !info.memrefInterface)
       return WalkResult::advance();
-    for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
-      if (!isa<BaseMemRefType>(operand.getType()) || onHost(operand, host))
-        continue;
-      call.emitOpError("calls ")
-          << info.symbol << ", a host service without a CUDA twin, on "
-          << "device memory (operand " << i << ")";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+    call.emitOpError("calls ")
+        << info.symbol << ", a host service without a CUDA twin, on "
+        << "device memory";
+    return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
 }
@@ -399,7 +394,7 @@ struct GroveMemRefToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     HostBuffers host;
-    if (failed(refuseHostOnlyServices(module, host)) ||
+    if (failed(refuseHostOnlyServices(module)) ||
         failed(redirectToTwins(module, host)) ||
         failed(checkHostBufferUses(host)))
       return signalPassFailure();

@@ -167,6 +167,7 @@ struct ConvertGroveToLinalgPass
     populateReductionPatterns(patterns);
     populateDataMovementPatterns(patterns);
     populateCollectivePatterns(patterns);
+    populateGeneralOpPatterns(patterns);
     ConvLowering conv;
     conv.perImage = convPerImage;
     conv.library = convLibrary;

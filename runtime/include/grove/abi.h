@@ -21,7 +21,7 @@ extern "C" {
 
 /* Bumped with every change to a struct here or a row of grove/services.def;
  * the runtime does not build until the catalogue's fingerprint is recorded
- * for the new version (runtime/src/host/Services.cpp). */
+ * for the new version (runtime/src/host/Catalogue.cpp). */
 #define GROVE_ABI_VERSION 6u
 
 /* A packed entry function: args = [one memref descriptor per argument, in
@@ -147,6 +147,22 @@ void _mlir_memref_to_llvm_free(void *ptr);
 #undef GS_VEC_OUT
 #undef GS_VEC_INOUT
 #undef GS_HOST_OUT
+#undef GROVE_ABI_CTYPE_VOID
+#undef GROVE_ABI_CTYPE_I1
+#undef GROVE_ABI_CTYPE_I32
+#undef GROVE_ABI_CTYPE_I64
+#undef GROVE_ABI_CTYPE_F32
+#undef GROVE_ABI_CTYPE_F64
+#undef GROVE_ABI_STORAGE_i1
+#undef GROVE_ABI_STORAGE_i32
+#undef GROVE_ABI_STORAGE_i64
+#undef GROVE_ABI_STORAGE_f32
+#undef GROVE_ABI_STORAGE_f64
+#undef GROVE_ABI_STORAGE_f16
+#undef GROVE_ABI_STORAGE_bf16
+#undef GROVE_ABI_MEMREF
+#undef GROVE_ABI_MEMREF_
+#undef GROVE_ABI_MEMREF__
 
 #ifdef __cplusplus
 }

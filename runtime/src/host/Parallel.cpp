@@ -43,22 +43,27 @@ struct TeamFailure {
 
 /// Runs `body` on team thread `t`, moving an error it reports to `failure`
 /// (without allocating). An error the thread held before, reported outside
-/// any call, is left where it is.
+/// any call, is set aside meanwhile and put back after.
 template <typename Body>
 void runOnTeam(TeamFailure &failure, int64_t t, const Body &body) {
-  grove::rt::Failure &own = grove::rt::threadFailure();
-  const bool before = t == 0 || own.failed;
-  body();
-  if (before || !own.failed)
+  if (t == 0) {
+    body();
     return;
-#pragma omp critical(grove_parallel_for_error)
-  if (!failure.failed) {
-    failure.failed = true;
-    failure.status = own.status;
-    std::snprintf(failure.message, sizeof(failure.message), "%s",
-                  own.message.c_str());
   }
+  grove::rt::Failure &own = grove::rt::threadFailure();
+  grove::rt::Failure before = std::move(own);
   own.clear();
+  body();
+  if (own.failed) {
+#pragma omp critical(grove_parallel_for_error)
+    if (!failure.failed) {
+      failure.failed = true;
+      failure.status = own.status;
+      std::snprintf(failure.message, sizeof(failure.message), "%s",
+                    own.message.c_str());
+    }
+  }
+  own = std::move(before);
 }
 #endif
 } // namespace

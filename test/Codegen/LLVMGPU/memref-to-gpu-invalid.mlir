@@ -93,7 +93,7 @@ func.func @top_k(%n: index, %k: index) {
   %bc = memref.cast %b : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
   %vc = memref.cast %v : memref<?xf32> to memref<?xf32, strided<[1], offset: ?>>
   %ic = memref.cast %i : memref<?xi32> to memref<?xi32, strided<[1], offset: ?>>
-  // expected-error @+1 {{'func.call' op calls grove_rt_top_k_f32, a host service without a CUDA twin, on device memory (operand 0)}}
+  // expected-error @+1 {{'func.call' op calls grove_rt_top_k_f32, a host service without a CUDA twin, on device memory}}
   call @grove_rt_top_k_f32(%bc, %vc, %ic) : (memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>, memref<?xi32, strided<[1], offset: ?>>) -> ()
   return
 }

@@ -75,48 +75,6 @@ LogicalResult AllGatherOp::verify() {
                         cast<RankedTensorType>(getResult().getType()));
 }
 
-LogicalResult RandomBlockOp::verify() {
-  // I64Attr's getters are unsigned: read them as written.
-  auto extent = static_cast<int64_t>(getExtent()),
-       block = static_cast<int64_t>(getBlock()),
-       stream = static_cast<int64_t>(getStream());
-  if (block < 1 || extent < block)
-    return emitOpError("expects 1 <= block <= extent, got block ")
-           << block << " of extent " << extent;
-  if (stream < 0 || stream > 0xffffffff)
-    return emitOpError("stream must be a 32-bit count, got ") << stream;
-  return success();
-}
-
-LogicalResult TopKOp::verify() {
-  auto input = cast<RankedTensorType>(getInput().getType());
-  auto values = cast<RankedTensorType>(getValues().getType());
-  auto indices = cast<RankedTensorType>(getIndices().getType());
-  auto k = static_cast<int64_t>(getK());
-  if (values.getElementType() != input.getElementType())
-    return emitOpError("values must have the input's element type");
-  if (values.getDimSize(0) != k || indices.getDimSize(0) != k)
-    return emitOpError("values and indices must have k = ") << k << " elements";
-  if (!input.isDynamicDim(0) && input.getDimSize(0) < k)
-    return emitOpError("k = ") << k << " exceeds the input's "
-                               << input.getDimSize(0) << " elements";
-  return success();
-}
-
-LogicalResult ScatterAddOp::verify() {
-  auto base = cast<RankedTensorType>(getBase().getType());
-  auto indices = cast<ShapedType>(getIndices().getType());
-  auto values = cast<ShapedType>(getValues().getType());
-  if (getResult().getType() != base)
-    return emitOpError("result must have the base's type");
-  if (values.getElementType() != base.getElementType())
-    return emitOpError("values must have the base's element type");
-  if (!indices.hasRank() || !values.hasRank() ||
-      failed(verifyCompatibleShape(indices.getShape(), values.getShape())))
-    return emitOpError("indices and values must have one shape");
-  return success();
-}
-
 LogicalResult PackSignsOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
@@ -175,37 +133,4 @@ LogicalResult MeanOfInt8Op::verify() {
                                    ArrayRef<int64_t>{scales.getDimSize(0)})))
     return emitOpError("expects one scale a rank of words");
   return success();
-}
-
-LogicalResult RandomUniformOp::verify() {
-  if (!getType().hasStaticShape())
-    return emitOpError("expects a static shape, got ") << getType();
-  auto stream = static_cast<int64_t>(getStream());
-  if (stream < 0 || stream > 0xffffffff)
-    return emitOpError("stream must be a 32-bit count, got ") << stream;
-  return success();
-}
-
-LogicalResult RandomIndicesOp::verify() {
-  auto extent = static_cast<int64_t>(getExtent()),
-       stream = static_cast<int64_t>(getStream());
-  int64_t count = getType().getDimSize(0);
-  if (ShapedType::isDynamic(count) || count < 1 || count > extent ||
-      extent > std::numeric_limits<int32_t>::max())
-    return emitOpError("expects 1 <= count <= extent < 2^31, got ")
-           << count << " of " << extent;
-  if (stream < 0 || stream > 0xffffffff)
-    return emitOpError("stream must be a 32-bit count, got ") << stream;
-  return success();
-}
-
-int64_t RandomIndicesOp::getStride() {
-  auto extent = static_cast<int64_t>(getExtent());
-  auto start = static_cast<int64_t>(0.6180339887 * double(extent) + 0.5);
-  for (int64_t d = 0; d <= extent; ++d)
-    for (int64_t s : {start - d, start + d})
-      if (s >= 1 && s < std::max<int64_t>(extent, 2) &&
-          std::gcd(s, extent) == 1)
-        return s;
-  return 1;
 }

@@ -10,7 +10,7 @@
 // step so becomes one pass over each parameter's data instead of a pass,
 // an allocation and a copy.
 //
-// State is still written last (docs/design.md, "Writes in place, last"):
+// State is still written last (docs/decisions.md, "Writes in place, last"):
 // such ops move to the end of their block, just before the assigns, so
 // every allocation of the call (and any read of the old state) comes
 // before the first write; an op whose state another such op reads stays

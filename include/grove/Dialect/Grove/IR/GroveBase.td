@@ -80,6 +80,7 @@ class Grove_DiffOp<string mnemonic, list<Trait> traits = []>
 // host (gradients against finite differences), without library kernels.
 def Grove_Float : AnyTypeOf<[F32, F16, BF16, F64]>;
 def Grove_FloatTensor : RankedTensorOf<[F32, F16, BF16, F64]>;
+def Grove_IndexList : TensorRankOf<[I32], [1]>;
 def Grove_AnyTensor
     : RankedTensorOf<[F32, F16, BF16, F64, I1, I8, I16, I32, I64]>;
 

@@ -1,10 +1,11 @@
-//===- GroveTensorOps.td - Constants and data-movement ops -----------------===//
+//===- GroveTensorOps.td - Constants, data movement, general ops ----------===//
 
 #ifndef GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD
 #define GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD
 
 include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -203,6 +204,192 @@ def Grove_AgreeDimsOp : Grove_Op<"agree_dims",
   let results = (outs Index:$result);
   let assemblyFormat = "$lhs `,` $rhs `,` $message attr-dict `:` type($result)";
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// General ops several features use: region terminator, row gathers and
+// sums, selection, random draws.
+//===----------------------------------------------------------------------===//
+
+def Grove_YieldOp : Grove_Op<"yield",
+    [Pure, Terminator, ReturnLike,
+     ParentOneOf<["ValueAndGradOp", "TreeFoldOp", "TreeFoldGradOp"]>,
+     Grove_NotDifferentiable]> {
+  let summary = "ends a grove region op's body with its value";
+  let arguments = (ins Variadic<Grove_AnyTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def Grove_GatherOp : Grove_Op<"gather", [Pure, Grove_NotDifferentiable]> {
+  let summary = "rows of a tensor by index; a negative index gives zeros";
+  let description = [{
+    `result[i, ...] = input[indices[i], ...]`, or zeros where
+    `indices[i] < 0` (or past the input's rows: never read out of
+    bounds). The tree lowerings move
+    rows with it. Its cotangent would be a scatter-add of rows;
+    `grove.scatter_add` (the collectives' decompression) adds single
+    elements into a flat tensor and is not differentiable itself, so gather
+    is not differentiable (embedding lookups are a `one_hot` times a
+    matmul).
+
+    ```mlir
+    %r = grove.gather %h, %idx : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Grove_AnyTensor:$input, Grove_IndexList:$indices);
+  let results = (outs Grove_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` `(` type($input) `,` type($indices) `)`
+    `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$indices)>
+  ];
+  let hasVerifier = 1;
+}
+
+def Grove_SegmentSumOp : Grove_Op<"segment_sum",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "sums of consecutive rows, segment by segment";
+  let description = [{
+    `result[p, ...] = sum of input[e, ...]` for `e` from `offsets[p] -
+    offsets[0]` to `offsets[p + 1] - offsets[0]` (exclusive): CSR
+    segments whose first offset is where the input starts (a slice of a
+    larger edge list). The result has one row fewer than `offsets`; rows
+    past the input are not read. A child-sum fold sums each node's
+    children's messages with it.
+
+    ```mlir
+    %s = grove.segment_sum %m, %off : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$input, Grove_IndexList:$offsets);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $offsets attr-dict `:` `(` type($input) `,` type($offsets) `)`
+    `->` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$offsets)>
+  ];
+  let hasVerifier = 1;
+}
+
+def Grove_ScatterAddOp : Grove_Op<"scatter_add",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "adds values into a flat tensor at indices";
+  let description = [{
+    `result = base`, then `result[indices[j]] += values[j]` for every
+    element j of `indices` and `values` (one shape, any rank), in order;
+    an index outside the base is skipped. Decompresses what top-k
+    compressors gathered from every rank (a sequential loop: two ranks may
+    send one index).
+
+    ```mlir
+    %d = grove.scatter_add %zeros, %idx, %vals
+        : (tensor<1000xf32>, tensor<?x32xi32>, tensor<?x32xf32>) -> tensor<1000xf32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[F32, F64], [1]>:$base,
+                       TensorOf<[I32]>:$indices,
+                       TensorOf<[F32, F64]>:$values);
+  let results = (outs TensorRankOf<[F32, F64], [1]>:$result);
+  let assemblyFormat = [{
+    $base `,` $indices `,` $values attr-dict `:` `(` type($base) `,`
+    type($indices) `,` type($values) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_TopKOp : Grove_Op<"top_k", [Pure, Grove_NotDifferentiable]> {
+  let summary = "the k elements of largest magnitude, with their indices";
+  let description = [{
+    Of a rank-1 tensor, the `k` elements of largest absolute value (ties
+    to the lower index; NaN counts as largest) and their indices, in
+    increasing index order. The top-k compressor sends them. Bufferizes to
+    one runtime call (`grove_rt_top_k_<type>`).
+
+    ```mlir
+    %v, %i = grove.top_k %e {k = 32} : tensor<1000xf32> -> (tensor<32xf32>, tensor<32xi32>)
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[F32, F64], [1]>:$input,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$k);
+  let results = (outs TensorRankOf<[F32, F64], [1]>:$values,
+                      TensorRankOf<[I32], [1]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` `(` type($values) `,` type($indices) `)`
+  }];
+  let hasVerifier = 1;
+}
+
+def Grove_RandomUniformOp : Grove_Op<"random_uniform",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "a pseudo-random tensor in [-1, 1), the same on every rank";
+  let description = [{
+    Element i (row-major) is `2 u - 1` with `u` the top 53 bits of
+    `splitmix64(seed ^ (stream << 32) ^ i)` over 2^53: a fixed tensor
+    every rank computes alike, such as PowerSGD's first Q.
+
+    ```mlir
+    %q = grove.random_uniform {seed = 0, stream = 3} : tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$seed, I64Attr:$stream);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Grove_RandomIndicesOp : Grove_Op<"random_indices",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "`count` distinct pseudo-random indices, the same on every rank";
+  let description = [{
+    `result[j] = (o + j s) mod extent` for j < `count`: an arithmetic
+    progression modulo `extent` from a start `o` drawn from the counter as
+    grove.random_block draws (`splitmix64(seed ^ (stream << 32) ^ counter)
+    mod extent`), with the stride `s` the integer nearest 0.618 extent that
+    is coprime to it (so the indices are distinct and spread). The random-k
+    compressor sends the elements at them; every rank draws the same.
+
+    ```mlir
+    %i = grove.random_indices %step {seed = 0, stream = 0, extent = 1000,
+                                     count = 31} : (tensor<i64>) -> tensor<31xi32>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I64], [0]>:$counter, I64Attr:$seed,
+                       I64Attr:$stream, I64Attr:$extent);
+  let results = (outs TensorRankOf<[I32], [1]>:$result);
+  let assemblyFormat = "$counter attr-dict `:` functional-type($counter, $result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The stride: nearest 0.618 extent, coprime to it.
+    int64_t getStride();
+  }];
+}
+
+def Grove_RandomBlockOp : Grove_Op<"random_block",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "a pseudo-random block offset, the same on every rank";
+  let description = [{
+    The offset of a block of `block` elements in a flat tensor of `extent`
+    elements, drawn from a counter (a rank-0 i64, usually a step count) so
+    that every rank that shares the counter draws the same block: the
+    GRBS compressor's shared seed (CSER; docs/distributed.md). With
+    `n = ceil(extent / block)` blocks, `h = splitmix64(seed ^ (stream <<
+    32) ^ counter)` picks block `h mod n`, whose offset `(h mod n) * block`
+    is clamped to `extent - block` (the last block ends at the end).
+
+    ```mlir
+    %off = grove.random_block %step {seed = 7, stream = 0, extent = 8192,
+                                     block = 256} : tensor<i64>
+    ```
+  }];
+  let arguments = (ins TensorRankOf<[I64], [0]>:$counter, I64Attr:$seed,
+                       I64Attr:$stream, I64Attr:$extent, I64Attr:$block);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$counter attr-dict `:` type($counter)";
+  let hasVerifier = 1;
 }
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVETENSOROPS_TD

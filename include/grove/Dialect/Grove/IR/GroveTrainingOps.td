@@ -14,15 +14,6 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Grove_YieldOp : Grove_Op<"yield",
-    [Pure, Terminator, ReturnLike,
-     ParentOneOf<["ValueAndGradOp", "TreeFoldOp", "TreeFoldGradOp"]>,
-     Grove_NotDifferentiable]> {
-  let summary = "ends a grove region op's body with its value";
-  let arguments = (ins Variadic<Grove_AnyTensor>:$values);
-  let assemblyFormat = "$values attr-dict `:` type($values)";
-}
-
 def Grove_ValueAndGradOp : Grove_Op<"value_and_grad",
     [SingleBlock, RecursiveMemoryEffects, Grove_NotDifferentiable,
      DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {

@@ -14,7 +14,6 @@ include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Grove_IndexList : TensorRankOf<[I32], [1]>;
 
 // What a node's children give its cell. Not stored: a fold's form follows
 // from its `arity` and whether it has an `edge` region (getFormKind), and
@@ -216,61 +215,6 @@ def Grove_TreeScheduleOp : Grove_Op<"tree_schedule",
     OpBuilder<(ins "::mlir::Value":$offsets, "::mlir::Value":$children,
                    "::mlir::Value":$roots, "int64_t":$arity, "int64_t":$mode)>
   ];
-}
-
-def Grove_SegmentSumOp : Grove_Op<"segment_sum",
-    [Pure, Grove_NotDifferentiable]> {
-  let summary = "sums of consecutive rows, segment by segment";
-  let description = [{
-    `result[p, ...] = sum of input[e, ...]` for `e` from `offsets[p] -
-    offsets[0]` to `offsets[p + 1] - offsets[0]` (exclusive): CSR
-    segments whose first offset is where the input starts (a slice of a
-    larger edge list). The result has one row fewer than `offsets`; rows
-    past the input are not read. A child-sum fold sums each node's
-    children's messages with it.
-
-    ```mlir
-    %s = grove.segment_sum %m, %off : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
-    ```
-  }];
-  let arguments = (ins Grove_FloatTensor:$input, Grove_IndexList:$offsets);
-  let results = (outs Grove_FloatTensor:$result);
-  let assemblyFormat = [{
-    $input `,` $offsets attr-dict `:` `(` type($input) `,` type($offsets) `)`
-    `->` type($result)
-  }];
-  let builders = [
-    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$offsets)>
-  ];
-  let hasVerifier = 1;
-}
-
-def Grove_GatherOp : Grove_Op<"gather", [Pure, Grove_NotDifferentiable]> {
-  let summary = "rows of a tensor by index; a negative index gives zeros";
-  let description = [{
-    `result[i, ...] = input[indices[i], ...]`, or zeros where
-    `indices[i] < 0` (or past the input's rows: never read out of
-    bounds). The tree lowerings move
-    rows with it. Its cotangent would be a scatter-add of rows;
-    `grove.scatter_add` (the collectives' decompression) adds single
-    elements into a flat tensor and is not differentiable itself, so gather
-    is not differentiable (embedding lookups are a `one_hot` times a
-    matmul).
-
-    ```mlir
-    %r = grove.gather %h, %idx : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
-    ```
-  }];
-  let arguments = (ins Grove_AnyTensor:$input, Grove_IndexList:$indices);
-  let results = (outs Grove_AnyTensor:$result);
-  let assemblyFormat = [{
-    $input `,` $indices attr-dict `:` `(` type($input) `,` type($indices) `)`
-    `->` type($result)
-  }];
-  let builders = [
-    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$indices)>
-  ];
-  let hasVerifier = 1;
 }
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVETREEOPS_TD
