@@ -30,7 +30,7 @@ TargetPolicy mlir::grove::getHostPolicy() { return TargetPolicy(); }
 
 TargetPolicy mlir::grove::getCudaPolicy() {
   TargetPolicy policy;
-  policy.target = "cuda";
+  policy.target = CompileTarget::Cuda;
   policy.convPerImage = false;
   policy.splitAttentionGemm = false;
   policy.convLibraryLowPrecision = true;
@@ -49,19 +49,10 @@ GroveInsertCollectivesOptions
 mlir::grove::getInsertCollectivesOptions(const GrovePipelineOptions &options,
                                          const TargetPolicy &policy) {
   GroveInsertCollectivesOptions collectives;
-  collectives.compressor = options.compressor;
-  collectives.ratio = options.compressRatio;
-  collectives.error = options.compressError;
-  collectives.syncPeriod = options.syncPeriod;
-  collectives.periodRatio = options.periodRatio;
-  collectives.bucketBytes = options.bucketBytes;
-  collectives.seed = options.collectiveSeed;
-  collectives.matrixRank = options.powerSGDRank;
-  collectives.networkGbps = options.networkGbps;
-  collectives.latencyUs = options.latencyUs;
-  collectives.worldSize = options.worldSize;
-  collectives.computeGflops = options.computeGflops;
-  collectives.batchSize = options.costBatchSize;
+#define GROVE_COLLECTIVES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD,            \
+                                 PIPELINE_NAME, DEFAULT, DESCRIPTION)          \
+  collectives.FIELD = options.PIPELINE_FIELD;
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
   collectives.target = policy.target;
   return collectives;
 }
@@ -70,11 +61,6 @@ LogicalResult
 mlir::grove::validatePipelineOptions(const GrovePipelineOptions &options,
                                      const TargetPolicy &policy,
                                      std::string &error) {
-  if (!isTreeBatchingMode(options.treeBatching)) {
-    error = "--tree-batching='" + options.treeBatching +
-            "' is not one of levels, levels-by-arity or nodes";
-    return failure();
-  }
   if (options.dataParallel) {
     std::string why;
     if (failed(checkInsertCollectivesOptions(
@@ -107,7 +93,10 @@ void mlir::grove::addTreesPhase(OpPassManager &pm,
   // Tree folds and their gradients become loops over the runtime's
   // schedule; CSE then shares one schedule between the two.
   GroveBatchDynamicTreesOptions trees;
-  trees.mode = options.treeBatching;
+#define GROVE_TREES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD, PIPELINE_NAME,   \
+                           DEFAULT, DESCRIPTION)                               \
+  trees.FIELD = options.PIPELINE_FIELD;
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
   pm.addPass(createGroveBatchDynamicTrees(trees));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -286,7 +275,7 @@ void mlir::grove::buildGroveToCudaPipeline(
   pm.addPass(createGroveLegalizeMemRef());
   pm.addNestedPass<func::FuncOp>(createGroveStageDeviceConstants());
   ConvertLinalgToBlasOptions blas;
-  blas.target = "cuda";
+  blas.target = CompileTarget::Cuda;
   pm.addPass(createConvertLinalgToBlas(blas));
   ConvertLinalgToGPULaunchOptions launch;
   launch.blockSize = options.blockSize;

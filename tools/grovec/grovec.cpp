@@ -62,7 +62,8 @@ cl::opt<std::string> target("target", cl::desc("Target: host (default), cuda"),
 // each DRIVER option is a flag `<FLAG>` here, stored in `<FIELD>Flag`.
 #define GROVE_DRIVER_OPTION(TYPE, FIELD, NAME, FLAG, DEFAULT, DESCRIPTION)     \
   cl::opt<TYPE> FIELD##Flag(FLAG, cl::desc(DESCRIPTION), cl::init(DEFAULT),    \
-                            cl::cat(groveCategory));
+                            cl::cat(groveCategory),                            \
+                            OptionValues<TYPE>::get());
 #include "grove/Pipelines/PipelineOptions.def"
 cl::opt<Emit> emit(
     "emit", cl::desc("What to write (default: lib)"),

@@ -3,6 +3,8 @@
 #ifndef GROVE_CONVERSION_PASSES_H
 #define GROVE_CONVERSION_PASSES_H
 
+#include "grove/Support/OptionTypes.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

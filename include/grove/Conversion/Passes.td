@@ -187,8 +187,10 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
       materialised).
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "runtime services to call: host or cuda">
+    Option<"target", "target", "::mlir::grove::CompileTarget",
+           /*default=*/"::mlir::grove::CompileTarget::Host",
+           "whose runtime services to call",
+           [{::mlir::grove::getCompileTargetValues()}]>
   ];
   let dependentDialects = ["func::FuncDialect", "arith::ArithDialect",
                            "memref::MemRefDialect"];

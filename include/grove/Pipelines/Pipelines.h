@@ -40,14 +40,15 @@ constexpr int64_t kDefaultConvLibraryMaxPositions = 784;
 struct GrovePipelineOptions : public PassPipelineOptions<GrovePipelineOptions> {
 #define GROVE_PIPELINE_OPTION(TYPE, FIELD, NAME, DEFAULT, DESCRIPTION)         \
   PassOptions::Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION),    \
-                                  llvm::cl::init(DEFAULT)};
+                                  llvm::cl::init(DEFAULT),                     \
+                                  OptionValues<TYPE>::get()};
 #include "grove/Pipelines/PipelineOptions.def"
 };
 
 /// What a target decides for the phases all targets share.
 struct TargetPolicy {
-  /// Recorded in the model descriptor (`target` line): "host" or "cuda".
-  std::string target = "host";
+  /// Recorded in the model descriptor (`target` line).
+  CompileTarget target = CompileTarget::Host;
   /// Convolutions unfold one image at a time (the unfolded copy stays in
   /// cache), or the whole batch at once (a GPU has the memory and wants one
   /// batched GEMM).
@@ -71,7 +72,7 @@ TargetPolicy getHostPolicy();
 TargetPolicy getCudaPolicy();
 
 /// The options of grove-insert-collectives that `options` ask for on the
-/// policy's target (the one mapping from pipeline to pass options).
+/// policy's target (the rows of PassOptions.def, copied).
 GroveInsertCollectivesOptions
 getInsertCollectivesOptions(const GrovePipelineOptions &options,
                             const TargetPolicy &policy);
@@ -79,7 +80,8 @@ getInsertCollectivesOptions(const GrovePipelineOptions &options,
 /// Checks what the passes would refuse of `options` on the policy's
 /// target, before any model is read (grovec calls it: a bad value or an
 /// unsupported combination is a usage error); `error` says what (the
-/// data-parallel checks in grove-insert-collectives' option names).
+/// data-parallel checks in grove-insert-collectives' option names). A value
+/// outside an enum's set never gets here: its option refuses it.
 LogicalResult validatePipelineOptions(const GrovePipelineOptions &options,
                                       const TargetPolicy &policy,
                                       std::string &error);

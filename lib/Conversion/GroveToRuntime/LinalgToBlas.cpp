@@ -255,12 +255,7 @@ struct ConvertLinalgToBlasPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (target != "host" && target != "cuda") {
-      module.emitError("convert-linalg-to-blas: unknown target '")
-          << target << "' (expected host or cuda)";
-      return signalPassFailure();
-    }
-    bool cuda = target == "cuda", declarationFailed = false;
+    bool cuda = target == CompileTarget::Cuda, declarationFailed = false;
     RewritePatternSet patterns(&getContext());
     patterns.add<LinalgToLibraryCall<linalg::MatmulOp>,
                  LinalgToLibraryCall<linalg::BatchMatmulOp>,

@@ -27,7 +27,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEBATCHDYNAMICTREES
@@ -461,26 +460,42 @@ void markForestArguments(Operation *fold, ValueRange forest, ValueRange inputs,
       func.setArgAttr(*i, kForestNodesAttr, b.getI64IntegerAttr(*parts[0]));
 }
 
-/// The schedule service's number of `mode` (abi.h), or -1.
-int64_t modeNumber(StringRef mode) {
-  return llvm::StringSwitch<int64_t>(mode)
-      .Case("levels", 0)
-      .Case("nodes", 1)
-      .Case("levels-by-arity", 2)
-      .Default(-1);
+/// The schedule service's number of `mode` (abi.h).
+int64_t modeNumber(TreeBatching mode) {
+  switch (mode) {
+  case TreeBatching::Levels:
+    return 0;
+  case TreeBatching::Nodes:
+    return 1;
+  case TreeBatching::LevelsByArity:
+    return 2;
+  }
+  llvm_unreachable("not a TreeBatching");
 }
 
 struct GroveBatchDynamicTreesPass
     : grove::impl::GroveBatchDynamicTreesBase<GroveBatchDynamicTreesPass> {
-  using Base::Base;
+  GroveBatchDynamicTreesPass() = default;
+  // The options are copied by the pass manager (copyOptionValuesFrom).
+  GroveBatchDynamicTreesPass(const GroveBatchDynamicTreesPass &other)
+      : Base(other) {}
+  explicit GroveBatchDynamicTreesPass(
+      const GroveBatchDynamicTreesOptions &options) {
+#define GROVE_TREES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD, PIPELINE_NAME,   \
+                           DEFAULT, DESCRIPTION)                               \
+  FIELD = options.FIELD;
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
+  }
+
+  // Declared in PassOptions.def, with the pipeline's and grovec's.
+#define GROVE_TREES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD, PIPELINE_NAME,   \
+                           DEFAULT, DESCRIPTION)                               \
+  Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION),                 \
+                     llvm::cl::init(DEFAULT), OptionValues<TYPE>::get()};
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
+
   void runOnOperation() override {
     int64_t modeValue = modeNumber(mode);
-    if (modeValue < 0) {
-      getOperation().emitError("grove-batch-dynamic-trees: mode must be "
-                               "'levels', 'nodes' or 'levels-by-arity', got '")
-          << mode << "'";
-      return signalPassFailure();
-    }
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<TreeFoldOp, TreeFoldGradOp>(op))
@@ -502,6 +517,7 @@ struct GroveBatchDynamicTreesPass
 
 } // namespace
 
-bool mlir::grove::isTreeBatchingMode(StringRef mode) {
-  return modeNumber(mode) >= 0;
+std::unique_ptr<Pass> mlir::grove::createGroveBatchDynamicTrees(
+    const GroveBatchDynamicTreesOptions &options) {
+  return std::make_unique<GroveBatchDynamicTreesPass>(options);
 }

@@ -14,8 +14,6 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEINSERTCOLLECTIVES
 #include "grove/Dialect/Grove/Transforms/Passes.h.inc"
@@ -29,11 +27,31 @@ namespace {
 class InsertCollectivesPass
     : public grove::impl::GroveInsertCollectivesBase<InsertCollectivesPass> {
 public:
-  using Base::Base;
+  InsertCollectivesPass() = default;
+  // The options are copied by the pass manager (copyOptionValuesFrom).
+  InsertCollectivesPass(const InsertCollectivesPass &other) : Base(other) {}
+  explicit InsertCollectivesPass(const GroveInsertCollectivesOptions &options) {
+#define GROVE_COLLECTIVES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD,            \
+                                 PIPELINE_NAME, DEFAULT, DESCRIPTION)          \
+  FIELD = options.FIELD;
+#define GROVE_COLLECTIVES_PASS_OPTION(TYPE, FIELD, NAME, DEFAULT, DESCRIPTION) \
+  FIELD = options.FIELD;
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
+  }
   void runOnOperation() override;
 
 private:
   LogicalResult parseOptions(CollectiveConfig &config);
+
+  // Declared in PassOptions.def, with the pipeline's and grovec's.
+#define GROVE_COLLECTIVES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD,            \
+                                 PIPELINE_NAME, DEFAULT, DESCRIPTION)          \
+  Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION),                 \
+                     llvm::cl::init(DEFAULT), OptionValues<TYPE>::get()};
+#define GROVE_COLLECTIVES_PASS_OPTION(TYPE, FIELD, NAME, DEFAULT, DESCRIPTION) \
+  Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION),                 \
+                     llvm::cl::init(DEFAULT), OptionValues<TYPE>::get()};
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
 };
 
 /// The options as a CollectiveConfig, or what is wrong with them.
@@ -53,24 +71,11 @@ FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
        << ": " << why;
     return failure();
   }
-  std::optional<ErrorMode> mode =
-      llvm::StringSwitch<std::optional<ErrorMode>>(o.error)
-          .Case("none", ErrorMode::None)
-          .Case("feedback", ErrorMode::Feedback)
-          .Case("reset", ErrorMode::Reset)
-          .Default(std::nullopt);
-  if (!mode) {
-    os << "unknown error mode '" << o.error
-       << "' (expected none, feedback or reset)";
-    return failure();
-  }
-  config.error = *mode;
-  if (o.ratio == "auto") {
-    config.autoRatio = true;
-  } else if (StringRef(o.ratio).getAsInteger(10, config.ratio)) {
-    os << "ratio must be a positive integer or auto, got '" << o.ratio << "'";
-    return failure();
-  }
+  config.error = o.error;
+  // compress-ratio was parsed by its option (grove/Support/OptionTypes.h).
+  config.autoRatio = o.ratio.isAuto;
+  if (!config.autoRatio)
+    config.ratio = o.ratio.value;
   if (config.autoRatio) {
     if (!(o.networkGbps > 0) || o.worldSize < 2 || !(o.computeGflops > 0) ||
         o.batchSize < 1 || o.latencyUs < 0) {
@@ -79,7 +84,7 @@ FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
       return failure();
     }
     if (config.compressor->getAutoRatios().empty() ||
-        config.error != ErrorMode::Feedback) {
+        config.error != CompressError::Feedback) {
       os << "ratio=auto picks a gradient compressor's ratio: give one ("
          << listCompressorNames(
                 [](const Compressor &c) { return !c.getAutoRatios().empty(); })
@@ -96,12 +101,12 @@ FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
           "must be positive";
     return failure();
   }
-  if (config.error == ErrorMode::Feedback && config.compressor->isDense()) {
+  if (config.error == CompressError::Feedback && config.compressor->isDense()) {
     os << "error=feedback needs a compressor (a dense average leaves no "
           "error)";
     return failure();
   }
-  if (config.error == ErrorMode::Reset &&
+  if (config.error == CompressError::Reset &&
       config.compressor->getName() != "grbs") {
     os << "error=reset (CSER) averages random blocks: it needs "
           "compressor=grbs";
@@ -117,20 +122,12 @@ FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
 
 LogicalResult InsertCollectivesPass::parseOptions(CollectiveConfig &config) {
   GroveInsertCollectivesOptions o;
-  o.compressor = compressor;
-  o.ratio = ratio;
-  o.error = error;
-  o.syncPeriod = syncPeriod;
-  o.periodRatio = periodRatio;
-  o.bucketBytes = bucketBytes;
-  o.seed = seed;
-  o.matrixRank = matrixRank;
-  o.networkGbps = networkGbps;
-  o.latencyUs = latencyUs;
-  o.worldSize = worldSize;
-  o.computeGflops = computeGflops;
-  o.batchSize = batchSize;
-  o.target = target;
+#define GROVE_COLLECTIVES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD,            \
+                                 PIPELINE_NAME, DEFAULT, DESCRIPTION)          \
+  o.FIELD = FIELD;
+#define GROVE_COLLECTIVES_PASS_OPTION(TYPE, FIELD, NAME, DEFAULT, DESCRIPTION) \
+  o.FIELD = FIELD;
+#include "grove/Dialect/Grove/Transforms/PassOptions.def"
   std::string message;
   FailureOr<CollectiveConfig> parsed = parseConfig(o, message);
   if (failed(parsed))
@@ -174,6 +171,11 @@ void InsertCollectivesPass::runOnOperation() {
 }
 
 } // namespace
+
+std::unique_ptr<Pass> mlir::grove::createGroveInsertCollectives(
+    const GroveInsertCollectivesOptions &options) {
+  return std::make_unique<InsertCollectivesPass>(options);
+}
 
 LogicalResult mlir::grove::checkInsertCollectivesOptions(
     const GroveInsertCollectivesOptions &options, std::string &error) {

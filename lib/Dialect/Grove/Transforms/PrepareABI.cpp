@@ -413,12 +413,10 @@ struct GrovePrepareABIPass
       name = module.getSymName() ? module.getSymName()->str() : "model";
     if (failed(checkModule(module, name)))
       return failure();
-    if (target != "host" && target != "cuda")
-      return module.emitError("unknown target '") << target << "'";
 
     ModelDesc model;
     model.module = name;
-    model.target = target;
+    model.target = stringifyCompileTarget(target).str();
     llvm::StringMap<size_t> stateIndex;
     if (failed(describeState(module, model, stateIndex)))
       return failure();

@@ -8,18 +8,23 @@
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=AUTODENSE
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=fast" 2>&1 | FileCheck %s --check-prefix=RATIOTEXT
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=topk error=feedback target=cuda" 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGETVALUE
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback" -verify-diagnostics
+
+// A value outside an option's set is refused by the option's parser, with
+// the values it takes.
+// ERROR: for the --error option: 'sometimes' is not one of none, feedback or reset
+// RATIOTEXT: for the --ratio option: 'fast' is not an integer or auto
+// TARGETVALUE: for the --target option: 'tpu' is not one of host or cuda
 
 // Options the pass refuses, each a located error (the module's location).
 // COMPRESSOR: error: grove-insert-collectives: unknown compressor 'zip' (expected none, fp16, bf16, grbs, randk, topk, sign, powersgd or int8)
-// ERROR: error: grove-insert-collectives: unknown error mode 'sometimes' (expected none, feedback or reset)
 // FEEDBACK: error: grove-insert-collectives: error=feedback needs a compressor (a dense average leaves no error)
 // RESET: error: grove-insert-collectives: error=reset (CSER) averages random blocks: it needs compressor=grbs
 // RATIO: error: grove-insert-collectives: ratio, period-ratio, sync-period, bucket-bytes and matrix-rank must be positive
 // AUTO: error: grove-insert-collectives: ratio=auto needs network-gbps > 0, world-size >= 2, compute-gflops > 0 and batch-size >= 1
 // AUTODENSE: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one (fp16, bf16, grbs, randk, topk, sign or int8) and error=feedback (what a bucket does not send must not be lost)
 // TARGET: error: grove-insert-collectives: compressor=topk cannot run on target cuda: its selection (grove.top_k) runs on the host only: the CUDA runtime has no device top-k yet
-// RATIOTEXT: error: grove-insert-collectives: ratio must be a positive integer or auto, got 'fast'
 
 grove.param @w : tensor<8xf32>
 func.func @step(%g: tensor<8xf32>) {

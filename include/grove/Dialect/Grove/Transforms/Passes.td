@@ -31,9 +31,11 @@ def GrovePrepareABI : Pass<"grove-prepare-abi", "ModuleOp"> {
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"\"",
            "Name of the generated library (default: the module's sym_name, "
            "else 'model')">,
-    Option<"target", "target", "std::string", /*default=*/"\"host\"",
-           "Target the model is compiled for (host or cuda); recorded in the "
-           "descriptor so that the runtime places tensors accordingly">,
+    Option<"target", "target", "::mlir::grove::CompileTarget",
+           /*default=*/"::mlir::grove::CompileTarget::Host",
+           "Target the model is compiled for; recorded in the descriptor so "
+           "that the runtime places tensors accordingly",
+           [{::mlir::grove::getCompileTargetValues()}]>,
   ];
 }
 
@@ -181,47 +183,8 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
     Collectives, counters and residuals are ordinary grove ops and state,
     so they bufferize, checkpoint and run like the rest of the step.
   }];
-  let options = [
-    Option<"compressor", "compressor", "std::string", "\"none\"",
-           "What the gradient or model collectives send: the name of a "
-           "registered compressor (Collectives/Registry.cpp; none, the "
-           "dense average, by default; an unknown one is refused with the "
-           "list)">,
-    Option<"ratio", "ratio", "std::string", "\"32\"",
-           "Compression ratio c of grbs and topk: each bucket "
-           "(error=none|feedback) or param (reset) sends floor(size / c) "
-           "elements (at least 1) a step; or auto: the network cost model "
-           "picks each bucket's compression, none included, and reports it "
-           "as a remark">,
-    Option<"error", "error", "std::string", "\"none\"",
-           "none, feedback (EF-SGD residuals) or reset (CSER: average model "
-           "blocks after local steps)">,
-    Option<"syncPeriod", "sync-period", "int64_t", "1",
-           "CSER's H: every H-th step uses period-ratio (C2)">,
-    Option<"periodRatio", "period-ratio", "int64_t", "4",
-           "CSER's C2 ratio, used on every sync-period-th step">,
-    Option<"bucketBytes", "bucket-bytes", "int64_t", "25 << 20",
-           "Gradient buckets hold at most this many bytes (one gradient "
-           "larger than it is a bucket alone)">,
-    Option<"seed", "seed", "int64_t", "0",
-           "Seed of the blocks' draw (the same on every rank)">,
-    Option<"matrixRank", "matrix-rank", "int64_t", "1",
-           "PowerSGD's rank r">,
-    Option<"networkGbps", "network-gbps", "double", "0",
-           "ratio=auto: the link's bandwidth in Gbit/s">,
-    Option<"latencyUs", "latency-us", "double", "20",
-           "ratio=auto: a message's latency in microseconds">,
-    Option<"worldSize", "world-size", "int64_t", "0",
-           "ratio=auto: the number of ranks the model will run on">,
-    Option<"computeGflops", "compute-gflops", "double", "50",
-           "ratio=auto: the rate the backward computes at, to estimate the "
-           "time left to overlap each bucket">,
-    Option<"batchSize", "batch-size", "int64_t", "32",
-           "ratio=auto: the size a dynamic dimension stands for">,
-    Option<"target", "target", "std::string", "\"host\"",
-           "the target the model is compiled for (host, cuda): a "
-           "compressor it cannot run is refused here">,
-  ];
+  // The options are declared once, with the pipeline's and grovec's, in
+  // PassOptions.def: the pass class declares them (InsertCollectives.cpp).
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect"];
 }
@@ -277,11 +240,7 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
     is marked for the runtime's check (`grove.forest`, and
     `grove.forest_nodes` on the argument a per-node input is made from).
   }];
-  let options = [
-    Option<"mode", "mode", "std::string", "\"levels\"",
-           "levels (one cell call per level), levels-by-arity (per level "
-           "and arity) or nodes (one per node, the unbatched reference)">,
-  ];
+  // `mode` is declared in PassOptions.def (BatchDynamicTrees.cpp).
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect", "scf::SCFDialect",
                            "linalg::LinalgDialect",

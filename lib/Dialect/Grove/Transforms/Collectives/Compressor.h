@@ -21,6 +21,7 @@
 #include "CostModel.h"
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Support/OptionTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -33,13 +34,10 @@ namespace mlir::grove {
 
 class Compressor;
 
-/// What error the compression leaves, and what is done with it.
-enum class ErrorMode { None, Feedback, Reset };
-
 /// The pass's options, checked (grove-insert-collectives, Passes.td).
 struct CollectiveConfig {
   const Compressor *compressor = nullptr;
-  ErrorMode error = ErrorMode::None;
+  CompressError error = CompressError::None;
   int64_t ratio = 32, periodRatio = 4, syncPeriod = 1, bucketBytes = 0,
           seed = 0;
   /// ratio=auto: the cost model picks each bucket's ratio.
@@ -166,9 +164,9 @@ public:
   virtual SmallVector<int64_t> getAutoRatios() const { return {}; }
   /// Whether compress() reads the step counter (a random draw per step).
   virtual bool needsStepCounter() const { return false; }
-  /// Whether models compiled for `target` ("host", "cuda") can run it;
-  /// if not, `why` says what is missing.
-  virtual bool supportsTarget(StringRef target, std::string &why) const {
+  /// Whether models compiled for `target` can run it; if not, `why` says
+  /// what is missing.
+  virtual bool supportsTarget(CompileTarget target, std::string &why) const {
     return true;
   }
   /// The grove ops that send `bucket` and average what the ranks sent.

@@ -133,7 +133,7 @@ FailureOr<Value> averageBucket(CollectiveBuilder &build, CollectiveState &state,
   unsigned stream = state.takeStreams(1);
   std::string residualName;
   Value e = flat, r;
-  if (config.error == ErrorMode::Feedback) {
+  if (config.error == CompressError::Feedback) {
     residualName = ("collectives.bucket" + Twine(stream) + ".residual").str();
     auto type = cast<RankedTensorType>(flat.getType());
     if (failed(declareState(state.getModule(), op, residualName, type, 0.0)))

@@ -48,7 +48,7 @@ public:
   StringRef getName() const override { return "model blocks (CSER)"; }
   bool appliesTo(OptimizerOpInterface,
                  const CollectiveConfig &config) const override {
-    return config.error == ErrorMode::Reset;
+    return config.error == CompressError::Reset;
   }
   LogicalResult apply(OptimizerOpInterface opt,
                       CollectiveState &state) const override;

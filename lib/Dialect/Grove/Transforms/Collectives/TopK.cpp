@@ -21,8 +21,8 @@ public:
   SmallVector<int64_t> getAutoRatios() const override {
     return getPowerOfTwoRatios();
   }
-  bool supportsTarget(StringRef target, std::string &why) const override {
-    if (target != "cuda")
+  bool supportsTarget(CompileTarget target, std::string &why) const override {
+    if (target != CompileTarget::Cuda)
       return true;
     why = "its selection (grove.top_k) runs on the host only: the CUDA "
           "runtime has no device top-k yet";
