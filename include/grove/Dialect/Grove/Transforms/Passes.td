@@ -182,6 +182,10 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
 
     Collectives, counters and residuals are ordinary grove ops and state,
     so they bufferize, checkpoint and run like the rest of the step.
+
+    Its options are declared with the pipelines' and grovec's, in
+    PassOptions.def, not here (`grove-opt --help` lists them;
+    docs/passes.md, "Options").
   }];
   // The options are declared once, with the pipeline's and grovec's, in
   // PassOptions.def: the pass class declares them (InsertCollectives.cpp).
@@ -239,6 +243,9 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
     A forest whose offsets, children and roots are a function's arguments
     is marked for the runtime's check (`grove.forest`, and
     `grove.forest_nodes` on the argument a per-node input is made from).
+
+    `mode` is declared with the pipelines' `tree-batching` in
+    PassOptions.def, not here (docs/passes.md, "Options").
   }];
   // `mode` is declared in PassOptions.def (BatchDynamicTrees.cpp).
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
