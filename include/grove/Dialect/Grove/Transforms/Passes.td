@@ -75,7 +75,7 @@ def GroveWriteStateInPlace
     which bufferizes to a self-copy the canonicalizer drops. An optimizer
     step is then one pass over each parameter's data, with no allocation.
     State is still written after every allocation and every read of the old
-    state (docs/design.md). An op whose state another such op reads, or
+    state (docs/decisions.md). An op whose state another such op reads, or
     that also computes a value that is not written, stays as it was and its
     writes stay copies; results never change.
   }];
