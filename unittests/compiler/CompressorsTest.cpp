@@ -45,7 +45,8 @@ TEST(Compressors, OnlyTheDenseOneIsDense) {
 TEST(Compressors, TargetsTheyCannotRunSayWhy) {
   for (const Compressor *c : getCompressors()) {
     std::string why;
-    EXPECT_TRUE(c->supportsTarget(CompileTarget::Host, why)) << c->getName().str();
+    EXPECT_TRUE(c->supportsTarget(CompileTarget::Host, why))
+        << c->getName().str();
     bool cuda = c->supportsTarget(CompileTarget::Cuda, why);
     EXPECT_EQ(cuda, c->getName() != "topk") << c->getName().str();
     EXPECT_EQ(why.empty(), cuda) << c->getName().str();
