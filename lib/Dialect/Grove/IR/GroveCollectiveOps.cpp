@@ -87,20 +87,30 @@ LogicalResult PackSignsOp::verify() {
   return success();
 }
 
-LogicalResult MeanOfSignsOp::verify() {
-  auto words = cast<RankedTensorType>(getWords().getType());
-  auto scales = cast<RankedTensorType>(getScales().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
+/// The mean of packed codes (mean_of_signs, mean_of_int8): a rank of
+/// `codesPerWord` codes a word per scale, unpacked into the static result.
+static LogicalResult verifyMeanOfPacked(Operation *op, Value wordsValue,
+                                        Value scalesValue, Value resultValue,
+                                        int64_t codesPerWord) {
+  auto words = cast<RankedTensorType>(wordsValue.getType());
+  auto scales = cast<RankedTensorType>(scalesValue.getType());
+  auto result = cast<RankedTensorType>(resultValue.getType());
   if (result.getElementType() != scales.getElementType())
-    return emitOpError("result must have the scales' element type");
+    return op->emitOpError("result must have the scales' element type");
   if (result.isDynamicDim(0) ||
-      words.getDimSize(1) != (result.getDimSize(0) + 31) / 32)
-    return emitOpError("expects a static result of at most 32 elements a "
-                       "word");
+      words.getDimSize(1) !=
+          (result.getDimSize(0) + codesPerWord - 1) / codesPerWord)
+    return op->emitOpError("expects a static result of at most ")
+           << codesPerWord << " elements a word";
   if (failed(verifyCompatibleShape(ArrayRef<int64_t>{words.getDimSize(0)},
                                    ArrayRef<int64_t>{scales.getDimSize(0)})))
-    return emitOpError("expects one scale a rank of words");
+    return op->emitOpError("expects one scale a rank of words");
   return success();
+}
+
+LogicalResult MeanOfSignsOp::verify() {
+  return verifyMeanOfPacked(*this, getWords(), getScales(), getResult(),
+                            /*codesPerWord=*/32);
 }
 
 LogicalResult PackInt8Op::verify() {
@@ -120,17 +130,6 @@ LogicalResult PackInt8Op::verify() {
 }
 
 LogicalResult MeanOfInt8Op::verify() {
-  auto words = cast<RankedTensorType>(getWords().getType());
-  auto scales = cast<RankedTensorType>(getScales().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
-  if (result.getElementType() != scales.getElementType())
-    return emitOpError("result must have the scales' element type");
-  if (result.isDynamicDim(0) ||
-      words.getDimSize(1) != (result.getDimSize(0) + 3) / 4)
-    return emitOpError("expects a static result of at most 4 elements a "
-                       "word");
-  if (failed(verifyCompatibleShape(ArrayRef<int64_t>{words.getDimSize(0)},
-                                   ArrayRef<int64_t>{scales.getDimSize(0)})))
-    return emitOpError("expects one scale a rank of words");
-  return success();
+  return verifyMeanOfPacked(*this, getWords(), getScales(), getResult(),
+                            /*codesPerWord=*/4);
 }
