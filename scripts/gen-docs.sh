@@ -7,6 +7,7 @@ BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 ninja -C "$BUILD" mlir-doc >/dev/null
 cp "$BUILD/docs/Dialects/GroveDialect.md" "$ROOT/docs/generated/GroveOps.md"
 cp "$BUILD/docs/GroveTransformsPasses.md" "$ROOT/docs/generated/GroveTransformsPasses.md"
+cp "$BUILD/docs/GroveLinalgTransformsPasses.md" "$ROOT/docs/generated/GroveLinalgTransformsPasses.md"
 cp "$BUILD/docs/GroveConversionPasses.md" "$ROOT/docs/generated/GroveConversionPasses.md"
 cp "$BUILD/docs/GroveCodegenPasses.md" "$ROOT/docs/generated/GroveCodegenPasses.md"
 echo "gen-docs: docs/generated/ updated"

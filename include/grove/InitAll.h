@@ -9,6 +9,7 @@
 #include "grove/Dialect/Grove/IR/GroveDialect.h"
 #include "grove/Dialect/Grove/Transforms/BufferizableOpInterfaceImpl.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
+#include "grove/Dialect/Linalg/Transforms/Passes.h"
 #include "grove/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +27,7 @@ inline void registerAllGroveDialects(DialectRegistry &registry) {
 /// Every grove pass and named pipeline.
 inline void registerAllGrovePasses() {
   registerGroveTransformsPasses();
+  registerGroveLinalgTransformsPasses();
   registerGroveConversionPasses();
   registerGroveCodegenPasses();
   registerGrovePipelines();

@@ -5,6 +5,7 @@
 #include "grove/Codegen/Passes.h"
 #include "grove/Conversion/Passes.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
+#include "grove/Dialect/Linalg/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/Transforms/Passes.h"

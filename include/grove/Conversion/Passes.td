@@ -70,67 +70,6 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
   ];
 }
 
-def GroveFuseElementwise : Pass<"grove-fuse-elementwise"> {
-  let summary = "elementwise fusion into linalg.generic consumers only";
-  let description = [{
-    Upstream's elementwise fusion patterns (as `linalg-fuse-elementwise-ops`)
-    with a control that fuses a producer only into a `linalg.generic`: named
-    contractions (matmul, batch_matmul - the GEMMs of 1x1 and im2col
-    convolutions) stay named, so `convert-linalg-to-blas` still turns them
-    into BLAS / cuBLAS calls instead of loops.
-  }];
-  let dependentDialects = ["linalg::LinalgDialect"];
-}
-
-def GroveCollapseLoopDims : Pass<"grove-collapse-loop-dims"> {
-  let summary = "merges adjacent loops of linalg.generics that walk memory "
-                "contiguously";
-  let description = [{
-    Upstream's `linalg::populateCollapseDimensions` with a control that
-    merges every run of adjacent loops of the same iterator type whose
-    dimensions stay adjacent and in order in every operand (or are absent
-    from it: a broadcast). An elementwise op on N x C x 7 x 7 then has one
-    loop of C·49 or N·C·49 iterations instead of an innermost loop of 7: the
-    host vectorizer gets long loops, GPU threads fewer index computations.
-    A broadcast operand of static size 1 read at constant 0 (a C x 1 x 1
-    per-channel operand, as NumPy broadcasting spells it) is first
-    collapsed to the dimensions it is read along, so it no longer keeps
-    H and W apart. Only ops whose indexing maps are then all projected
-    permutations are considered (no windows, no indexed rows); ops reading a
-    `tensor.extract_slice` are left alone, since a slice may not be
-    collapsible as a buffer and bufferization would copy it.
-  }];
-  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
-}
-
-def GroveSplitFullReductions : Pass<"grove-split-full-reductions"> {
-  let summary = "splits long reductions to a scalar into parallel partial "
-                "sums";
-  let description = [{
-    A reduction of a whole tensor to a scalar (a norm, a loss's sum) has no
-    parallel loop, so the host's thread team would run it on one thread.
-    Upstream's `linalg::splitReduction` rewrites a reduction over N static
-    elements into `parts` partial reductions of N/parts contiguous elements
-    each (a parallel loop the threads share, vectorised inside) and a short
-    final reduction of the partials. `parts` is the largest power of two up
-    to `max-parts` that divides N and leaves each part `min-part` elements
-    or more; reductions of fewer than `min-size` elements, of dynamic size,
-    over more than one loop, reading `linalg.index` or through a map that
-    is not a projected permutation (a broadcast's constant index) stay as
-    they are. The sum's association changes (reductions are already
-    reassociated when vectorised).
-  }];
-  let options = [
-    Option<"maxParts", "max-parts", "int64_t", /*default=*/"64",
-           "The most partial reductions">,
-    Option<"minPart", "min-part", "int64_t", /*default=*/"4096",
-           "The fewest elements a partial reduction takes">,
-    Option<"minSize", "min-size", "int64_t", /*default=*/"32768",
-           "Reductions of fewer elements stay on one thread">,
-  ];
-  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect"];
-}
-
 def ConvertGroveChecksToRuntime
     : Pass<"convert-grove-checks-to-runtime", "ModuleOp"> {
   let summary = "lowers grove.agree_dims and the world queries to runtime "

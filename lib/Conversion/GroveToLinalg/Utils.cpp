@@ -180,11 +180,3 @@ Value mlir::grove::castFloat(OpBuilder &b, Location loc, Value v, Type to) {
     return arith::ExtFOp::create(b, loc, to, v);
   return arith::TruncFOp::create(b, loc, to, v);
 }
-
-bool mlir::grove::isFullReduction(linalg::LinalgOp op) {
-  return op.getNumLoops() > 0 &&
-         op.getNumReductionLoops() == op.getNumLoops() &&
-         llvm::all_of(op.getDpsInits(), [](Value init) {
-           return cast<ShapedType>(init.getType()).getRank() == 0;
-         });
-}

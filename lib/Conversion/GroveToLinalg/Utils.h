@@ -81,11 +81,6 @@ Value castFloat(OpBuilder &b, Location loc, Value v, Type to);
 Value buildSumOrMean(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> axes, bool mean);
 
-/// Whether every loop of `op` is a reduction and every result a scalar (a
-/// norm, a loss's sum): grove-fuse-elementwise recomputes into such ops,
-/// grove-split-full-reductions splits them.
-bool isFullReduction(linalg::LinalgOp op);
-
 } // namespace mlir::grove
 
 #endif // GROVE_LIB_CONVERSION_GROVETOLINALG_UTILS_H

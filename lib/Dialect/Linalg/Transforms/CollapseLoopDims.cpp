@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Linalg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVECOLLAPSELOOPDIMS
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Dialect/Linalg/Transforms/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

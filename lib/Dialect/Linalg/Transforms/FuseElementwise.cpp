@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Utils.h"
-#include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Linalg/Transforms/Passes.h"
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
@@ -32,7 +32,7 @@
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEFUSEELEMENTWISE
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Dialect/Linalg/Transforms/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;

@@ -10,7 +10,7 @@
 
 #include "Utils.h"
 
-#include "grove/Conversion/Passes.h"
+#include "grove/Dialect/Linalg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -19,7 +19,7 @@
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVESPLITFULLREDUCTIONS
-#include "grove/Conversion/Passes.h.inc"
+#include "grove/Dialect/Linalg/Transforms/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;
