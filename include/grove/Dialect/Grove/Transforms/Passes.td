@@ -102,7 +102,8 @@ def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
     the sums may be associated in any way. Nothing is rewritten unless
     every intermediate is used only inside the pattern (the U slices once
     by the sum and once by their product), the slices tile the channels
-    exactly, the radix and cardinality agree everywhere, and the
+    exactly, the radix and cardinality agree everywhere, the radix is at
+    most 16 (the op's limit: its lowering unrolls the radix), and the
     convolutions are 1×1, unstrided, unpadded and grouped by the
     cardinality.
   }];
@@ -184,8 +185,8 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
     so they bufferize, checkpoint and run like the rest of the step.
 
     Its options are declared with the pipelines' and grovec's, in
-    PassOptions.def, not here (`grove-opt --help` lists them;
-    docs/passes.md, "Options").
+    PassOptions.def, not here; scripts/gen-docs.sh adds the section below
+    from its rows (docs/passes.md, "Options").
   }];
   // The options are declared once, with the pipeline's and grovec's, in
   // PassOptions.def: the pass class declares them (InsertCollectives.cpp).
@@ -245,7 +246,8 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
     `grove.forest_nodes` on the argument a per-node input is made from).
 
     `mode` is declared with the pipelines' `tree-batching` in
-    PassOptions.def, not here (docs/passes.md, "Options").
+    PassOptions.def, not here; scripts/gen-docs.sh adds the section below
+    from its row (docs/passes.md, "Options").
   }];
   // `mode` is declared in PassOptions.def (BatchDynamicTrees.cpp).
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",

@@ -20,6 +20,25 @@ def GroveFuseElementwise : Pass<"grove-fuse-elementwise"> {
     contractions (matmul, batch_matmul - the GEMMs of 1x1 and im2col
     convolutions) stay named, so `convert-linalg-to-blas` still turns them
     into BLAS / cuBLAS calls instead of loops.
+
+    Every `grove.assign` (a sink of its value) first moves to the end of its
+    block. The control recomputes nothing: the producer has one use, and
+    the consumer reads each of its elements once (its indexing map for it
+    is a permutation; a producer the consumer broadcasts, such as a
+    per-channel BN before a small FC written as a reduction generic, would
+    run once per broadcast point). A producer whose other users all follow
+    the consumer fuses too, the fused op keeping its result for them
+    (FuseIntoLaterUsers: an optimizer's new moments fuse into the
+    parameter's update and still reach their state writes). Reshapes fold
+    into generics by expansion, as upstream.
+
+    One exception recomputes: a reduction to a scalar (a `linalg.reduce`
+    to rank 0 is generalised first) reading an all-parallel elementwise op
+    that others read too gets a copy of that op of its own, which fusion
+    folds into it (RecomputeIntoFullReduction), when every other user is a
+    generic or a state write: LAMB's norm of its update direction reads
+    p, g, m and v instead of a stored direction (docs/training.md, "Bytes
+    per parameter").
   }];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
