@@ -81,63 +81,81 @@ struct PackSignsLowering : OpConversionPattern<PackSignsOp> {
   }
 };
 
-/// The ranks' scaled signs summed over a (word, bit, rank) space, the rank
-/// a reduction, then divided by the rank count and cut to the result.
+/// Builds one decoded term from a packed word, the code's index in it and
+/// its rank's scale.
+using DecodeTerm = function_ref<Value(OpBuilder &, Location, Value word,
+                                      Value slot, Value scale, Type element)>;
+
+/// The mean over ranks of packed codes (mean_of_signs, mean_of_int8): the
+/// terms summed over a (word, code, rank) space, the rank a reduction, each
+/// divided by the rank count, then flattened and cut to the result.
+Value lowerMeanOfPacked(ConversionPatternRewriter &rewriter, Location loc,
+                        RankedTensorType resultType, Value words, Value scales,
+                        int64_t perWord, DecodeTerm decode) {
+  Type element = resultType.getElementType();
+  int64_t size = resultType.getDimSize(0);
+  int64_t numWords = (size + perWord - 1) / perWord;
+  Value ranks = arith::UIToFPOp::create(
+      rewriter, loc, element,
+      arith::IndexCastUIOp::create(
+          rewriter, loc, rewriter.getI64Type(),
+          tensor::DimOp::create(rewriter, loc, words, 0)));
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr w = getAffineDimExpr(0, ctx), code = getAffineDimExpr(1, ctx),
+             r = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {r, w}, ctx),
+                                 AffineMap::get(3, 0, {r}, ctx),
+                                 AffineMap::get(3, 0, {w, code}, ctx)};
+  auto gridType = RankedTensorType::get({numWords, perWord}, element);
+  auto sum = linalg::GenericOp::create(
+      rewriter, loc, gridType, ValueRange{words, scales},
+      zeros(rewriter, loc, gridType), maps,
+      {utils::IteratorType::parallel, utils::IteratorType::parallel,
+       utils::IteratorType::reduction},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value slot = arith::IndexCastOp::create(
+            b, l, b.getI32Type(), linalg::IndexOp::create(b, l, 1));
+        Value term = decode(b, l, args[0], slot, args[1], element);
+        linalg::YieldOp::create(
+            b, l,
+            arith::AddFOp::create(b, l, args[2],
+                                  arith::DivFOp::create(b, l, term, ranks))
+                .getResult());
+      });
+  Value flat = tensor::CollapseShapeOp::create(
+      rewriter, loc, sum.getResult(0), ArrayRef<ReassociationIndices>{{0, 1}});
+  if (numWords * perWord != size)
+    flat = tensor::ExtractSliceOp::create(
+        rewriter, loc, resultType, flat,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(size)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+  return flat;
+}
+
+/// Bit `slot` of the word set means the rank's scale negated.
 struct MeanOfSignsLowering : OpConversionPattern<MeanOfSignsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(MeanOfSignsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type element = resultType.getElementType();
-    int64_t size = resultType.getDimSize(0), words = (size + 31) / 32;
-    Value ranks = arith::UIToFPOp::create(
-        rewriter, loc, element,
-        arith::IndexCastUIOp::create(
-            rewriter, loc, rewriter.getI64Type(),
-            tensor::DimOp::create(rewriter, loc, adaptor.getWords(), 0)));
-    MLIRContext *ctx = getContext();
-    AffineExpr w = getAffineDimExpr(0, ctx), bit = getAffineDimExpr(1, ctx),
-               r = getAffineDimExpr(2, ctx);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {r, w}, ctx),
-                                   AffineMap::get(3, 0, {r}, ctx),
-                                   AffineMap::get(3, 0, {w, bit}, ctx)};
-    auto gridType = RankedTensorType::get({words, 32}, element);
-    auto sum = linalg::GenericOp::create(
-        rewriter, loc, gridType,
-        ValueRange{adaptor.getWords(), adaptor.getScales()},
-        zeros(rewriter, loc, gridType), maps,
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Type i32 = b.getI32Type();
-          Value shift = arith::IndexCastOp::create(
-              b, l, i32, linalg::IndexOp::create(b, l, 1));
-          Value bitValue = arith::AndIOp::create(
-              b, l, arith::ShRUIOp::create(b, l, args[0], shift),
-              arith::ConstantIntOp::create(b, l, i32, 1));
-          Value negative =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, bitValue,
-                                    arith::ConstantIntOp::create(b, l, i32, 0));
-          Value term = arith::SelectOp::create(
-              b, l, negative, arith::NegFOp::create(b, l, args[1]), args[1]);
-          linalg::YieldOp::create(
-              b, l,
-              arith::AddFOp::create(b, l, args[2],
-                                    arith::DivFOp::create(b, l, term, ranks))
-                  .getResult());
-        });
-    Value flat =
-        tensor::CollapseShapeOp::create(rewriter, loc, sum.getResult(0),
-                                        ArrayRef<ReassociationIndices>{{0, 1}});
-    if (words * 32 != size)
-      flat = tensor::ExtractSliceOp::create(
-          rewriter, loc, resultType, flat,
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(size)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
-    rewriter.replaceOp(op, flat);
+    auto decode = [](OpBuilder &b, Location l, Value word, Value slot,
+                     Value scale, Type) -> Value {
+      Type i32 = b.getI32Type();
+      Value bit =
+          arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, word, slot),
+                                arith::ConstantIntOp::create(b, l, i32, 1));
+      Value negative =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, bit,
+                                arith::ConstantIntOp::create(b, l, i32, 0));
+      return arith::SelectOp::create(b, l, negative,
+                                     arith::NegFOp::create(b, l, scale), scale);
+    };
+    rewriter.replaceOp(
+        op, lowerMeanOfPacked(rewriter, op.getLoc(),
+                              cast<RankedTensorType>(op.getType()),
+                              adaptor.getWords(), adaptor.getScales(),
+                              /*perWord=*/32, decode));
     return success();
   }
 };
@@ -213,66 +231,31 @@ struct PackInt8Lowering : OpConversionPattern<PackInt8Op> {
   }
 };
 
-/// The ranks' scaled codes summed over a (word, byte, rank) space, the rank
-/// a reduction, each term divided by the rank count; cut to the result.
+/// Byte `slot` of the word, a signed code, times the rank's scale.
 struct MeanOfInt8Lowering : OpConversionPattern<MeanOfInt8Op> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(MeanOfInt8Op op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type element = resultType.getElementType();
-    int64_t size = resultType.getDimSize(0), words = (size + 3) / 4;
-    Value ranks = arith::UIToFPOp::create(
-        rewriter, loc, element,
-        arith::IndexCastUIOp::create(
-            rewriter, loc, rewriter.getI64Type(),
-            tensor::DimOp::create(rewriter, loc, adaptor.getWords(), 0)));
-    MLIRContext *ctx = getContext();
-    AffineExpr w = getAffineDimExpr(0, ctx), byte = getAffineDimExpr(1, ctx),
-               r = getAffineDimExpr(2, ctx);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {r, w}, ctx),
-                                   AffineMap::get(3, 0, {r}, ctx),
-                                   AffineMap::get(3, 0, {w, byte}, ctx)};
-    auto gridType = RankedTensorType::get({words, 4}, element);
-    auto sum = linalg::GenericOp::create(
-        rewriter, loc, gridType,
-        ValueRange{adaptor.getWords(), adaptor.getScales()},
-        zeros(rewriter, loc, gridType), maps,
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Type i32 = b.getI32Type();
-          // The byte to the top, then an arithmetic shift back: signed.
-          Value up = arith::SubIOp::create(
-              b, l, arith::ConstantIntOp::create(b, l, i32, 24),
-              arith::MulIOp::create(
-                  b, l,
-                  arith::IndexCastOp::create(b, l, i32,
-                                             linalg::IndexOp::create(b, l, 1)),
-                  arith::ConstantIntOp::create(b, l, i32, 8)));
-          Value code = arith::ShRSIOp::create(
-              b, l, arith::ShLIOp::create(b, l, args[0], up),
-              arith::ConstantIntOp::create(b, l, i32, 24));
-          Value term = arith::MulFOp::create(
-              b, l, arith::SIToFPOp::create(b, l, element, code), args[1]);
-          linalg::YieldOp::create(
-              b, l,
-              arith::AddFOp::create(b, l, args[2],
-                                    arith::DivFOp::create(b, l, term, ranks))
-                  .getResult());
-        });
-    Value flat =
-        tensor::CollapseShapeOp::create(rewriter, loc, sum.getResult(0),
-                                        ArrayRef<ReassociationIndices>{{0, 1}});
-    if (words * 4 != size)
-      flat = tensor::ExtractSliceOp::create(
-          rewriter, loc, resultType, flat,
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(size)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
-    rewriter.replaceOp(op, flat);
+    auto decode = [](OpBuilder &b, Location l, Value word, Value slot,
+                     Value scale, Type element) -> Value {
+      Type i32 = b.getI32Type();
+      // The byte to the top, then an arithmetic shift back: signed.
+      Value up = arith::SubIOp::create(
+          b, l, arith::ConstantIntOp::create(b, l, i32, 24),
+          arith::MulIOp::create(b, l, slot,
+                                arith::ConstantIntOp::create(b, l, i32, 8)));
+      Value code =
+          arith::ShRSIOp::create(b, l, arith::ShLIOp::create(b, l, word, up),
+                                 arith::ConstantIntOp::create(b, l, i32, 24));
+      return arith::MulFOp::create(
+          b, l, arith::SIToFPOp::create(b, l, element, code), scale);
+    };
+    rewriter.replaceOp(
+        op, lowerMeanOfPacked(rewriter, op.getLoc(),
+                              cast<RankedTensorType>(op.getType()),
+                              adaptor.getWords(), adaptor.getScales(),
+                              /*perWord=*/4, decode));
     return success();
   }
 };
