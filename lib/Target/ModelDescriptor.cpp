@@ -16,7 +16,9 @@ FailureOr<ModelDesc> mlir::grove::parseModelDescriptor(StringRef text,
       std::string_view(text.data(), text.size()), model);
   if (!r)
     return model;
-  error = "descriptor line " + std::to_string(r.line) + ": " + r.message;
+  error =
+      (r.where.empty() ? "descriptor: " : "descriptor at " + r.where + ": ") +
+      r.message;
   return failure();
 }
 
@@ -133,11 +135,12 @@ std::string mlir::grove::emitCHeader(const ModelDesc &model,
     os << "/* " << e.name << "(";
     for (auto [i, s] : llvm::enumerate(e.inputs)) {
       os << (i ? ", " : "") << s.name << ": " << shapeString(s);
-      if (s.below > 0)
-        os << " in [0, " << s.below << ")";
-      for (const schema::DimEquality &eq : s.equalDims)
-        os << ", dim " << eq.dim << " = " << e.inputs[eq.other].name << " dim "
-           << eq.otherDim;
+      if (const auto *below = s.find<schema::BoundPrecondition>())
+        os << " in [0, " << below->bound << ")";
+      for (const schema::Precondition &p : s.preconditions)
+        if (const auto *eq = std::get_if<schema::EqualDimPrecondition>(&p))
+          os << ", dim " << eq->dim << " = " << e.inputs[eq->input].name
+             << " dim " << eq->inputDim;
     }
     os << ") -> (";
     for (auto [i, s] : llvm::enumerate(e.outputs))

@@ -123,7 +123,7 @@
 // COMMON-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // COMMON-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d1)>
 // COMMON-LABEL: module @mlp attributes
-// COMMON-SAME: grove.abi.descriptor = "grove-model 5\0Amodule mlp\0A
+// COMMON-SAME: grove.abi.model = #grove.abi_model<module = "mlp", target = "host"
 // COMMON-LABEL: func.func @_grove_mlp_forward(
 // COMMON-SAME: %[[W1:[^:]*]]: memref<128x64xf32> {grove.state = @fc1.weight},
 // COMMON-SAME: %[[B1:[^:]*]]: memref<128xf32> {grove.state = @fc1.bias},

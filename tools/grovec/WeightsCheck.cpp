@@ -17,21 +17,21 @@ using namespace mlir;
 /// Entry slots the check never calls; the runtime only requires non-null.
 static void unusedEntry(void **) {}
 
-LogicalResult mlir::grove::checkWithRuntime(llvm::StringRef moduleName,
-                                            llvm::StringRef descriptor,
-                                            unsigned numEntries,
-                                            llvm::StringRef path,
-                                            std::string &error) {
-  std::string name = moduleName.str(), text = descriptor.str();
+LogicalResult
+mlir::grove::checkWithRuntime(const ::grove::schema::ModelDesc &model,
+                              llvm::StringRef path, std::string &error) {
   // Checking signatures and weights needs no device: validate a device
-  // model as the host runtime sees it (without its `target` line).
-  if (size_t at = text.find("\ntarget "); at != std::string::npos)
-    text.erase(at + 1, text.find('\n', at + 1) - at);
+  // model as the host runtime sees it.
+  ::grove::schema::ModelDesc onHost = model;
+  onHost.target = "host";
+  std::string name = model.module;
+  std::string text = ::grove::schema::printModelDescriptor(onHost);
+  auto numEntries = static_cast<uint32_t>(model.entries.size());
   std::vector<grove_packed_fn> entries(numEntries, &unusedEntry);
-  grove_model_def model = {GROVE_ABI_VERSION, numEntries, name.c_str(),
-                           text.c_str(), entries.data()};
+  grove_model_def def = {GROVE_ABI_VERSION, numEntries, name.c_str(),
+                         text.c_str(), entries.data()};
   grove_context *ctx = nullptr;
-  if (grove_context_create(&model, &ctx) != GROVE_OK) {
+  if (grove_context_create(&def, &ctx) != GROVE_OK) {
     error = std::string("internal: the runtime rejects the model "
                         "descriptor: ") +
             grove_last_error();

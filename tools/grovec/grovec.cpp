@@ -345,8 +345,7 @@ int main(int argc, char **argv) {
     return inputError("internal: the lowered module has no valid model "
                       "descriptor " +
                       error);
-  if (failed(checkWithRuntime(model->module, *descText, model->entries.size(),
-                              weights, error)))
+  if (failed(checkWithRuntime(*model, weights, error)))
     return inputError(error);
   return writeOutputs(*module, *model, name);
 }

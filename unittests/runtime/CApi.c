@@ -11,7 +11,11 @@
 
 static const grove_model_def kCModel = {
     GROVE_ABI_VERSION, 0, "cmodel",
-    "grove-model 5\nmodule cmodel\nparam k i32 1 2\n", NULL};
+    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"cmodel\","
+    "\"target\":\"host\",\n"
+    "\"state\":[{\"name\":\"k\",\"dtype\":\"i32\",\"shape\":[2]}],\n"
+    "\"entries\":[]}\n",
+    NULL};
 
 /* Returns 0 on success, else the number of the failed step. */
 int grove_test_c_api(void) {

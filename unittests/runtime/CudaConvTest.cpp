@@ -127,17 +127,19 @@ grove_status runCase(std::vector<double> &got, std::vector<double> &ref,
   const char *type = gBf16 ? "bf16" : "f32";
   const size_t elem = gBf16 ? 2 : 4;
   int64_t c = s.g * s.cg, f = s.g * s.fg, oh = s.oh(), ow = s.ow();
-  std::string desc = "grove-model 5\nmodule convm\ntarget cuda\n"
-                     "entry conv 3 0\n";
-  auto dims = [](std::initializer_list<int64_t> d) {
-    std::string out = " 4";
-    for (int64_t v : d)
-      out += " " + std::to_string(v);
-    return out;
+  auto input = [&](const char *name, std::initializer_list<int64_t> dims) {
+    std::string out = std::string("{\"name\":\"") + name + "\",\"dtype\":\"" +
+                      type + "\",\"shape\":[";
+    for (int64_t v : dims)
+      out += (out.back() == '[' ? "" : ",") + std::to_string(v);
+    return out + "]}";
   };
-  desc += std::string("input x ") + type + dims({s.n, c, s.h, s.w}) + "\n";
-  desc += std::string("input w ") + type + dims({f, s.cg, s.kh, s.kw}) + "\n";
-  desc += std::string("input y ") + type + dims({s.n, f, oh, ow}) + "\n";
+  std::string desc =
+      "{\"format\":\"grove-model\",\"version\":6,\"module\":\"convm\","
+      "\"target\":\"cuda\",\"state\":[],\"entries\":[{\"name\":\"conv\","
+      "\"args\":[{\"input\":0},{\"input\":1},{\"input\":2}],\"inputs\":[" +
+      input("x", {s.n, c, s.h, s.w}) + "," + input("w", {f, s.cg, s.kh, s.kw}) +
+      "," + input("y", {s.n, f, oh, ow}) + "],\"outputs\":[]}]}\n";
   grove_model_def model = {GROVE_ABI_VERSION, 1, "convm", desc.c_str(),
                            kConvEntries};
   grove_context *ctx = nullptr;

@@ -29,13 +29,13 @@ namespace {
 void noop(void **) {}
 const grove_packed_fn kEntries[1] = {noop};
 
-const char *kCudaDescriptor = "grove-model 5\n"
-                              "module cudamodel\n"
-                              "target cuda\n"
-                              "param w f32 1 4\n"
-                              "entry add 1 1\n"
-                              "input x f32 2 -1 4\n"
-                              "output out0 f32 2 -1 4\n";
+const char *kCudaDescriptor =
+    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"cudamodel\","
+    "\"target\":\"cuda\",\n"
+    "\"state\":[{\"name\":\"w\",\"dtype\":\"f32\",\"shape\":[4]}],\n"
+    "\"entries\":[{\"name\":\"add\",\"args\":[{\"input\":0}],\"inputs\":[{"
+    "\"name\":\"x\",\"dtype\":\"f32\",\"shape\":[-1,4]}],\"outputs\":[{"
+    "\"name\":\"out0\",\"dtype\":\"f32\",\"shape\":[-1,4]}]}]}\n";
 const grove_model_def kCudaModel = {GROVE_ABI_VERSION, 1, "cudamodel",
                                     kCudaDescriptor, kEntries};
 
@@ -155,8 +155,11 @@ void meet(void **) {
   mostInside = std::max(int(mostInside), seen);
 }
 const grove_packed_fn kTrack[1] = {track}, kMeet[1] = {meet};
-const char *kEntryOnly = "grove-model 5\nmodule conc\ntarget cuda\n"
-                         "entry f 0 0\n";
+const char *kEntryOnly = "{\"format\":\"grove-model\",\"version\":6,\"module\":"
+                         "\"conc\",\"target\":\"cuda\",\n"
+                         "\"state\":[],\n"
+                         "\"entries\":[{\"name\":\"f\",\"args\":[],\"inputs\":["
+                         "],\"outputs\":[]}]}\n";
 
 TEST_F(CudaRuntimeGpu, CallsOnOneContextRunOneAtATime) {
   // They share the context's stream and its cuBLAS and cuDNN handles.
@@ -319,7 +322,11 @@ TEST(CudaRuntimeNoGpu, OptionsMustBeInitialised) {
 }
 
 TEST(CudaRuntimeNoGpu, HostModelsStillRunOnTheHost) {
-  const char *desc = "grove-model 5\nmodule hostm\nentry f 0 0\n";
+  const char *desc = "{\"format\":\"grove-model\",\"version\":6,\"module\":"
+                     "\"hostm\",\"target\":\"host\",\n"
+                     "\"state\":[],\n"
+                     "\"entries\":[{\"name\":\"f\",\"args\":[],\"inputs\":[],"
+                     "\"outputs\":[]}]}\n";
   grove_model_def host = {GROVE_ABI_VERSION, 1, "hostm", desc, kEntries};
   grove_context *ctx = nullptr;
   ASSERT_EQ(grove_context_create(&host, &ctx), GROVE_OK);

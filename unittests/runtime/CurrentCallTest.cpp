@@ -29,7 +29,12 @@ void nothing(void **) {}
 const grove_packed_fn kEntries[] = {nothing, nothing};
 const grove_model_def kModel = {
     GROVE_ABI_VERSION, 2, "cc",
-    "grove-model 5\nmodule cc\nentry a 0 0\nentry b 0 0\n", kEntries};
+    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"cc\",\"target\":"
+    "\"host\",\n"
+    "\"state\":[],\n"
+    "\"entries\":[{\"name\":\"a\",\"args\":[],\"inputs\":[],\"outputs\":[]},\n"
+    "{\"name\":\"b\",\"args\":[],\"inputs\":[],\"outputs\":[]}]}\n",
+    kEntries};
 
 /// A context of the two-entry model above, destroyed with the fixture.
 class CurrentCallTest : public ::testing::Test {

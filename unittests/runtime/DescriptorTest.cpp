@@ -19,13 +19,45 @@ grove_model_def modelFor(const char *name, const std::string &descriptor,
   return {GROVE_ABI_VERSION, entries, name, descriptor.c_str(), kNoops};
 }
 
-const std::string kMlp = "grove-model 5\n"
-                         "module mlp\n"
-                         "param fc1.weight f32 2 128 64\n"
-                         "param fc1.bias f32 1 128\n"
-                         "entry forward 1 1\n"
-                         "input x f32 2 -1 64\n"
-                         "output out0 f32 2 -1 10\n";
+/// A descriptor of module `m` whose "state" and "entries" arrays hold
+/// `state` and `entries` (JSON text).
+std::string doc(const std::string &state, const std::string &entries,
+                const std::string &target = "host") {
+  return R"({"format":"grove-model","version":6,"module":"m","target":")" +
+         target + R"(","state":[)" + state + R"(],"entries":[)" + entries +
+         "]}\n";
+}
+
+/// `{"name":N,"dtype":T,"shape":[S]}` with `extra` before the brace.
+std::string tensor(const std::string &name, const std::string &dtype,
+                   const std::string &shape, const std::string &extra = "") {
+  return R"({"name":")" + name + R"(","dtype":")" + dtype + R"(","shape":[)" +
+         shape + "]" + extra + "}";
+}
+
+/// An entry `f` over `inputs` (handed in order, after `stateArgs`).
+std::string entry(const std::string &inputs, size_t numInputs,
+                  const std::string &stateArgs = "",
+                  const std::string &outputs = "",
+                  const std::string &name = "f") {
+  std::string args = stateArgs;
+  for (size_t i = 0; i < numInputs; ++i)
+    args += (args.empty() ? "" : ",") + std::string(R"({"input":)") +
+            std::to_string(i) + "}";
+  return R"({"name":")" + name + R"(","args":[)" + args + R"(],"inputs":[)" +
+         inputs + R"(],"outputs":[)" + outputs + "]}";
+}
+
+const std::string kMlp =
+    R"({"format":"grove-model","version":6,"module":"mlp","target":"host",
+"state":[
+{"name":"fc1.weight","dtype":"f32","shape":[128,64]},
+{"name":"fc1.bias","dtype":"f32","shape":[128]}],
+"entries":[
+{"name":"forward","args":[{"input":0}],
+"inputs":[{"name":"x","dtype":"f32","shape":[-1,64]}],
+"outputs":[{"name":"out0","dtype":"f32","shape":[-1,10]}]}]}
+)";
 
 struct ContextPtr {
   grove_context *ctx = nullptr;
@@ -69,10 +101,13 @@ TEST(Descriptor, ParsesDocumentedExample) {
 }
 
 TEST(Descriptor, AllDTypesAndRankZero) {
-  std::string text = "grove-model 5\nmodule m\n"
-                     "param a f32 0\nparam b f16 1 2\nparam c bf16 1 2\n"
-                     "param d f64 1 2\nparam e i8 1 2\nparam f i16 1 2\n"
-                     "param g i32 1 2\nparam h i64 1 2\nparam i i1 1 2\n";
+  std::string text =
+      doc(tensor("a", "f32", "") + "," + tensor("b", "f16", "2") + "," +
+              tensor("c", "bf16", "2") + "," + tensor("d", "f64", "2") + "," +
+              tensor("e", "i8", "2") + "," + tensor("f", "i16", "2") + "," +
+              tensor("g", "i32", "2") + "," + tensor("h", "i64", "2") + "," +
+              tensor("i", "i1", "2"),
+          "");
   grove_model_def model = modelFor("m", text, 0);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -93,11 +128,10 @@ TEST(Descriptor, AllDTypesAndRankZero) {
   EXPECT_EQ(p->ndim, 0);
 }
 
-TEST(Descriptor, EntriesWithoutInputsOrOutputsAndInterleavedParams) {
-  std::string text = "grove-model 5\nmodule m\n"
-                     "entry a 0 0\n"
-                     "param p i64 2 0 3\n"
-                     "entry b 0 1\noutput o i1 1 -1\n";
+TEST(Descriptor, EntriesWithoutInputsOrOutputs) {
+  std::string text = doc(tensor("p", "i64", "0,3"),
+                         entry("", 0, "", "", "a") + "," +
+                             entry("", 0, "", tensor("o", "i1", "-1"), "b"));
   grove_model_def model = modelFor("m", text, 2);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -106,20 +140,25 @@ TEST(Descriptor, EntriesWithoutInputsOrOutputsAndInterleavedParams) {
 }
 
 TEST(Descriptor, NoParamsNoEntries) {
-  grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 5\nmodule m\n", nullptr};
+  std::string text = doc("", "");
+  grove_model_def model = {GROVE_ABI_VERSION, 0, "m", text.c_str(), nullptr};
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
   EXPECT_EQ(grove_context_weights_ready(c.ctx), 1); // nothing to load
 }
 
 // State kinds and access: initialised state, and entries that read and
-// write it, in argument order; state may be declared after its users.
+// write it, in argument order.
 TEST(Descriptor, StateKindsAndAccess) {
-  std::string text = "grove-model 5\nmodule m\n"
-                     "entry step 3 0\nwrite m\ninput x f32 1 -1\nread w\n"
-                     "entry look 1 0\nread m\n"
-                     "param w f32 1 4\nstate m f32 1 4 init 0x3f800000\n";
+  std::string text = doc(
+      tensor("w", "f32", "4") + "," +
+          tensor("m", "f32", "4", R"(,"init":"0x3f800000")"),
+      R"({"name":"step","args":[{"state":"m","access":"write"},{"input":0},)"
+      R"({"state":"w","access":"read"}],"inputs":[)" +
+          tensor("x", "f32", "-1") +
+          R"(],"outputs":[]},)"
+          R"({"name":"look","args":[{"state":"m","access":"read"}],)"
+          R"("inputs":[],"outputs":[]})");
   grove_model_def model = modelFor("m", text, 2);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -151,9 +190,10 @@ TEST(Descriptor, StateKindsAndAccess) {
 }
 
 TEST(Descriptor, OnlyInitializedStateIsReadyAtCreation) {
-  std::string text = "grove-model 5\nmodule m\n"
-                     "state s f32 1 3 init 0x40490fdb\n"
-                     "state k i16 1 2 init 0xfffe\n";
+  std::string text =
+      doc(tensor("s", "f32", "3", R"(,"init":"0x40490fdb")") + "," +
+              tensor("k", "i16", "2", R"(,"init":"0xfffe")"),
+          "");
   grove_model_def model = modelFor("m", text, 0);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -167,7 +207,7 @@ TEST(Descriptor, OnlyInitializedStateIsReadyAtCreation) {
 }
 
 TEST(Descriptor, Utf8NamesAccepted) {
-  std::string text = "grove-model 5\nmodule m\nparam caf\xc3\xa9 f32 1 1\n";
+  std::string text = doc(tensor("caf\xc3\xa9", "f32", "1"), "");
   grove_model_def model = modelFor("m", text, 0);
   ContextPtr c;
   ASSERT_GROVE_OK(grove_context_create(&model, &c.ctx));
@@ -265,126 +305,202 @@ TEST_P(MalformedDescriptor, IsRejected) {
   EXPECT_EQ(ctx, nullptr);
 }
 
-const std::string H = "grove-model 5\nmodule m\n";
-const char kEmbeddedNul[] = "grove-model 5\nmodule m\0x\n";
+const char kEmbeddedNul[] =
+    "{\"format\":\"grove-model\",\"version\":6,\0\"module\":\"m\"}\n";
 
 std::string repeat(const std::string &s, int n) {
   std::string out;
   for (int i = 0; i < n; ++i)
-    out += s;
+    out += (i ? "," : "") + s;
   return out;
 }
 const grove_status INV = GROVE_ERROR_INVALID_ARGUMENT;
+const grove_status ABI = GROVE_ERROR_ABI_MISMATCH;
+const std::string kHeader = R"({"format":"grove-model","version":6,)";
+const std::string kRest = R"("module":"m","target":"host","state":[],)"
+                          R"("entries":[]})";
+const std::string kW = tensor("w", "f32", "");
+/// An entry over input `x` with `extra` preconditions etc. in its tensor.
+std::string inputs(const std::string &x) { return entry(x, 1); }
 
 INSTANTIATE_TEST_SUITE_P(
     Runtime, MalformedDescriptor,
     ::testing::Values(
-        BadDescriptor{"Empty", "", 0, INV, "empty"},
-        BadDescriptor{"NoFinalNewline", "grove-model 5\nmodule m", 0, INV,
-                      "newline"},
-        BadDescriptor{"OnlyHeader", "grove-model 5\n", 0, INV, "module"},
-        BadDescriptor{"FutureVersion", "grove-model 6\nmodule m\n", 0,
-                      GROVE_ERROR_ABI_MISMATCH, "version 6"},
-        BadDescriptor{"PastVersion", "grove-model 4\nmodule m\n", 0,
-                      GROVE_ERROR_ABI_MISMATCH, "version 4"},
-        BadDescriptor{"VersionNotNumber", "grove-model one\nmodule m\n", 0, INV,
+        BadDescriptor{"Empty", "", 0, INV, "not valid JSON"},
+        BadDescriptor{"NotJson", "hello\n", 0, INV, "not valid JSON"},
+        BadDescriptor{"TrailingGarbage", doc("", "") + "x", 0, INV,
+                      "not valid JSON"},
+        BadDescriptor{"NotAnObject", "[1,2]", 0, INV, "expected a JSON object"},
+        BadDescriptor{"TextDescriptor", "grove-model 5\nmodule m\n", 0, ABI,
+                      "text model descriptor"},
+        BadDescriptor{"FutureVersion",
+                      R"({"format":"grove-model","version":7,)" + kRest, 0, ABI,
+                      "version 7"},
+        BadDescriptor{"PastVersion",
+                      R"({"format":"grove-model","version":5,)" + kRest, 0, ABI,
+                      "version 5"},
+        BadDescriptor{"VersionNotNumber",
+                      R"({"format":"grove-model","version":"6",)" + kRest, 0,
+                      INV, "version"},
+        BadDescriptor{"WrongFormat",
+                      R"({"format":"grove","version":6,)" + kRest, 0, INV,
                       "grove-model"},
-        BadDescriptor{"WrongMagic", "grove 1\nmodule m\n", 0, INV,
-                      "grove-model"},
-        BadDescriptor{"MissingModuleKeyword", "grove-model 5\nmod m\n", 0, INV,
-                      "module"},
-        BadDescriptor{"ModuleNoName", "grove-model 5\nmodule\n", 0, INV,
-                      "module"},
-        BadDescriptor{"DoubleSpace", "grove-model 5\nmodule  m\n", 0, INV,
-                      "one space"},
-        BadDescriptor{"LeadingSpace", " grove-model 5\nmodule m\n", 0, INV,
-                      "one space"},
-        BadDescriptor{"TrailingSpace", H + "param a f32 1 2 \n", 0, INV,
-                      "one space"},
-        BadDescriptor{"Tab", H + "param\ta f32 1 2\n", 0, INV, "control"},
-        BadDescriptor{"CRLF", "grove-model 5\r\nmodule m\r\n", 0, INV, ""},
-        BadDescriptor{"EmptyLine", H + "\nparam a f32 1 2\n", 0, INV,
-                      "empty line"},
-        BadDescriptor{"UnknownKeyword", H + "buffer a f32 1 2\n", 0, INV,
-                      "buffer"},
-        BadDescriptor{"ParamDynamicDim", H + "param a f32 1 -1\n", 0, INV,
-                      "static"},
-        BadDescriptor{"ParamTooFewDims", H + "param a f32 2 3\n", 0, INV,
-                      "rank 2"},
-        BadDescriptor{"ParamTooManyDims", H + "param a f32 1 3 4\n", 0, INV,
-                      "rank 1"},
-        BadDescriptor{"ParamMissingRank", H + "param a f32\n", 0, INV, "NAME"},
-        BadDescriptor{"NegativeRank", H + "param a f32 -1\n", 0, INV, "rank"},
-        BadDescriptor{"HugeRank", H + "param a f32 99999999999999999999\n", 0,
-                      INV, "rank"},
+        BadDescriptor{"MissingModule",
+                      kHeader + R"("target":"host","state":[],"entries":[]})",
+                      0, INV, "missing \"module\""},
+        BadDescriptor{"ModuleNotString",
+                      kHeader + R"("module":5,"target":"host","state":[],)"
+                                R"("entries":[]})",
+                      0, INV, "module: expected a string"},
+        BadDescriptor{"UnknownKey", kHeader + R"("extra":1,)" + kRest, 0, INV,
+                      "unknown key \"extra\""},
+        BadDescriptor{"NestsTooDeep",
+                      std::string(64, '[') + std::string(64, ']'), 0, INV,
+                      "nests deeper"},
+        BadDescriptor{"UnknownTarget", doc("", "", "tpu"), 0, INV,
+                      "\"host\" or \"cuda\""},
+        BadDescriptor{"StateDynamicDim", doc(tensor("a", "f32", "-1"), ""), 0,
+                      INV, "state[0].shape[0]: expected a size >= 0 (state"},
         BadDescriptor{"RankAboveLimit",
-                      H + "param a f32 65" + repeat(" 1", 65) + "\n", 0, INV,
-                      "rank"},
-        BadDescriptor{"UnknownDType", H + "param a f128 1 2\n", 0, INV, "f128"},
-        BadDescriptor{"UpperCaseDType", H + "param a F32 1 2\n", 0, INV, "F32"},
-        BadDescriptor{"DimNotNumber", H + "param a f32 1 two\n", 0, INV, "two"},
-        BadDescriptor{"DimPlusSign", H + "param a f32 1 +2\n", 0, INV, "+2"},
-        BadDescriptor{"DimOverflow", H + "param a f32 1 9223372036854775808\n",
-                      0, INV, "9223372036854775808"},
-        BadDescriptor{"ParamBytesOverflow",
-                      H + "param a f64 3 4294967296 4294967296 4294967296\n", 0,
-                      INV, "too large"},
-        BadDescriptor{"DuplicateParam", H + "param a f32 0\nparam a f32 0\n", 0,
-                      INV, "duplicate param"},
+                      doc(tensor("a", "f32", repeat("1", 65)), ""), 0, INV,
+                      "at most 64"},
+        BadDescriptor{"UnknownDType", doc(tensor("a", "f128", "2"), ""), 0, INV,
+                      "f128"},
+        BadDescriptor{"UpperCaseDType", doc(tensor("a", "F32", "2"), ""), 0,
+                      INV, "F32"},
+        BadDescriptor{"DimNotNumber", doc(tensor("a", "f32", "\"two\""), ""), 0,
+                      INV, "expected a size"},
+        BadDescriptor{"DimNotInteger", doc(tensor("a", "f32", "2.5"), ""), 0,
+                      INV, "expected a size"},
+        BadDescriptor{"DimOverflow",
+                      doc(tensor("a", "f32", "9223372036854775808"), ""), 0,
+                      INV, "expected a size"},
+        BadDescriptor{
+            "ParamBytesOverflow",
+            doc(tensor("a", "f64", "4294967296,4294967296,4294967296"), ""), 0,
+            INV, "too large"},
+        BadDescriptor{
+            "DuplicateParam",
+            doc(tensor("a", "f32", "") + "," + tensor("a", "f32", ""), ""), 0,
+            INV, "duplicate name 'a'"},
         BadDescriptor{"InputDimBelowMinusOne",
-                      H + "entry f 1 0\ninput x f32 1 -2\n", 1, INV, "-2"},
-        BadDescriptor{"EntryTruncated", H + "entry f 1 1\ninput x f32 0\n", 1,
-                      INV, "ends first"},
-        BadDescriptor{"EntryOutputBeforeInput",
-                      H + "entry f 1 1\noutput y f32 0\ninput x f32 0\n", 1,
-                      INV, "expected 'input'"},
-        BadDescriptor{"EntryTooManyTokens", H + "entry f 0 0 0\n", 0, INV,
-                      "entry NAME"},
-        BadDescriptor{"EntryNegativeCount", H + "entry f -1 0\n", 1, INV,
-                      "argument count"},
-        BadDescriptor{"EntryHugeCount", H + "entry f 99999999 0\n", 1, INV,
-                      "argument count"},
-        BadDescriptor{"StateWithoutInit", H + "state s f32 1 2\n", 0, INV,
-                      "init 0xBITS"},
-        BadDescriptor{"StateInitTooWide", H + "state s i8 1 2 init 0x100\n", 0,
+                      doc("", inputs(tensor("x", "f32", "-2"))), 1, INV,
+                      "expected a size >= 0, or -1"},
+        BadDescriptor{"InputOutOfOrder",
+                      doc("", R"({"name":"f","args":[{"input":1},{"input":0}],)"
+                              R"("inputs":[)" +
+                                  tensor("x", "f32", "") + "," +
+                                  tensor("y", "f32", "") +
+                                  R"(],"outputs":[]})"),
+                      1, INV, "out of order"},
+        BadDescriptor{"InputNotHanded",
+                      doc("", entry(tensor("x", "f32", ""), 0)), 1, INV,
+                      "declares 1 inputs but hands 0"},
+        BadDescriptor{"StateInitTooWide",
+                      doc(tensor("s", "i8", "2", R"(,"init":"0x100")"), ""), 0,
                       INV, "at most 8 bits"},
-        BadDescriptor{"StateInitNotHex", H + "state s f32 0 init 12\n", 0, INV,
-                      "init 0xBITS"},
-        BadDescriptor{"StateInitUpperHex", H + "state s f32 0 init 0xAB\n", 0,
-                      INV, "init 0xBITS"},
-        BadDescriptor{"StateDynamicDim", H + "state s f32 1 -1 init 0x0\n", 0,
-                      INV, "static"},
-        BadDescriptor{"ReservedParamName", H + "param __metadata__ f32 0\n", 0,
-                      INV, "reserved"},
-        BadDescriptor{"ReadUndeclared", H + "entry f 1 0\nread nope\n", 1, INV,
-                      "undeclared state 'nope'"},
+        BadDescriptor{"StateInitNotHex",
+                      doc(tensor("s", "f32", "", R"(,"init":"12")"), ""), 0,
+                      INV, "hex digits"},
+        BadDescriptor{"StateInitUpperHex",
+                      doc(tensor("s", "f32", "", R"(,"init":"0xAB")"), ""), 0,
+                      INV, "hex digits"},
+        BadDescriptor{"StateInitNumber",
+                      doc(tensor("s", "f32", "", R"(,"init":5)"), ""), 0, INV,
+                      "hex digits"},
+        BadDescriptor{"ReservedParamName",
+                      doc(tensor("__metadata__", "f32", ""), ""), 0, INV,
+                      "reserved"},
+        BadDescriptor{
+            "ReadUndeclared",
+            doc("", entry("", 0, R"({"state":"nope","access":"read"})")), 1,
+            INV, "undeclared state 'nope'"},
         BadDescriptor{"WriteTwice",
-                      H + "param w f32 0\nentry f 2 0\nread w\nwrite w\n", 1,
-                      INV, "twice"},
-        BadDescriptor{"ReadNoName", H + "param w f32 0\nentry f 1 0\nread\n", 1,
-                      INV, "read NAME"},
-        BadDescriptor{"StateArgAsOutput",
-                      H + "param w f32 0\nentry f 0 1\nread w\n", 1, INV,
-                      "expected 'output'"},
-        BadDescriptor{"DuplicateEntry", H + "entry f 0 0\nentry f 0 0\n", 2,
-                      INV, "duplicate entry"},
-        BadDescriptor{"DuplicateInput",
-                      H + "entry f 2 0\ninput x f32 0\ninput x f32 0\n", 1, INV,
-                      "duplicate input"},
-        BadDescriptor{"StrayInput", H + "input x f32 0\n", 0, INV, "input"},
-        BadDescriptor{"EntryCountMismatch", H + "entry f 0 0\n", 3, INV,
+                      doc(kW, entry("", 0,
+                                    R"({"state":"w","access":"read"},)"
+                                    R"({"state":"w","access":"write"})")),
+                      1, INV, "twice"},
+        BadDescriptor{
+            "UnknownAccess",
+            doc(kW, entry("", 0, R"({"state":"w","access":"modify"})")), 1, INV,
+            "\"read\" or \"write\""},
+        BadDescriptor{"DuplicateEntry",
+                      doc("", entry("", 0) + "," + entry("", 0)), 2, INV,
+                      "duplicate entry"},
+        BadDescriptor{
+            "DuplicateInput",
+            doc("", entry(tensor("x", "f32", "") + "," + tensor("x", "f32", ""),
+                          2)),
+            1, INV, "duplicate name 'x'"},
+        BadDescriptor{"EntryCountMismatch", doc("", entry("", 0)), 3, INV,
                       "num_entries"},
-        BadDescriptor{"InvalidUtf8Name", H + "param a\xff f32 0\n", 0, INV,
-                      "invalid name"},
-        BadDescriptor{"OverlongUtf8Name", H + "param a\xc0\xaf f32 0\n", 0, INV,
-                      "invalid name"},
-        BadDescriptor{"SurrogateUtf8Name", H + "param a\xed\xa0\x80 f32 0\n", 0,
-                      INV, "invalid name"},
-        BadDescriptor{"ControlCharName", H + "param a\x01 f32 0\n", 0, INV,
+        BadDescriptor{"InvalidUtf8Name", doc(tensor("a\xff", "f32", ""), ""), 0,
+                      INV, "JSON"},
+        BadDescriptor{"ControlCharName", doc(tensor("a\\u0001", "f32", ""), ""),
+                      0, INV, "invalid name"},
+        BadDescriptor{"SpaceInName", doc(tensor("a b", "f32", ""), ""), 0, INV,
                       "invalid name"},
         BadDescriptor{"EmbeddedNul",
                       std::string(kEmbeddedNul, sizeof(kEmbeddedNul) - 1), 0,
-                      INV, "newline"}),
+                      INV, "not valid JSON"},
+        BadDescriptor{"UnknownPrecondition",
+                      doc("", inputs(tensor("x", "i32", "-1",
+                                            R"(,"preconditions":[{"kind":)"
+                                            R"("sorted"}])"))),
+                      1, INV, "unknown precondition kind \"sorted\""},
+        BadDescriptor{"BelowOnFloats",
+                      doc("", inputs(tensor("x", "f32", "-1",
+                                            R"(,"preconditions":[{"kind":)"
+                                            R"("below","bound":3}])"))),
+                      1, INV, "integer dtype"},
+        BadDescriptor{"BelowZero",
+                      doc("", inputs(tensor("x", "i32", "-1",
+                                            R"(,"preconditions":[{"kind":)"
+                                            R"("below","bound":0}])"))),
+                      1, INV, "bound: expected an integer in [1"},
+        BadDescriptor{
+            "TwoBounds",
+            doc("",
+                inputs(tensor("x", "i32", "-1",
+                              R"(,"preconditions":[{"kind":"below",)"
+                              R"("bound":3},{"kind":"below","bound":4}])"))),
+            1, INV, "two 'below' preconditions"},
+        BadDescriptor{
+            "EqualDimOfItself",
+            doc("", inputs(tensor("x", "f32", "-1,-1",
+                                  R"(,"preconditions":[{"kind":"equal_dim",)"
+                                  R"("dim":1,"input":0,"input_dim":0}])"))),
+            1, INV, "earlier input"},
+        BadDescriptor{"EqualDimStatic",
+                      doc("", entry(tensor("x", "f32", "-1") + "," +
+                                        tensor("y", "f32", "3",
+                                               R"(,"preconditions":[{"kind":)"
+                                               R"("equal_dim","dim":0,)"
+                                               R"("input":0,"input_dim":0}])"),
+                                    2)),
+                      1, INV, "not a dynamic dimension"},
+        BadDescriptor{"ForestOfFloats",
+                      doc("", entry(tensor("o", "f32", "-1",
+                                           R"(,"preconditions":[{"kind":)"
+                                           R"("forest","children":1,)"
+                                           R"("roots":2,"arity":0}])") +
+                                        "," + tensor("c", "i32", "-1") + "," +
+                                        tensor("r", "i32", "-1"),
+                                    3)),
+                      1, INV, "three distinct i32 inputs"},
+        BadDescriptor{"NodesWithoutForest",
+                      doc("", entry(tensor("o", "i32", "-1") + "," +
+                                        tensor("t", "f32", "-1,4",
+                                               R"(,"preconditions":[{"kind":)"
+                                               R"("forest_nodes","offsets":)"
+                                               R"(0}])"),
+                                    2)),
+                      1, INV, "forest precondition"},
+        BadDescriptor{
+            "PreconditionOnOutput",
+            doc("", entry("", 0, "",
+                          tensor("y", "i32", "-1", R"(,"preconditions":[])"))),
+            1, INV, "unknown key \"preconditions\""}),
     [](const ::testing::TestParamInfo<BadDescriptor> &info) {
       return std::string(info.param.label);
     });
@@ -393,7 +509,7 @@ INSTANTIATE_TEST_SUITE_P(
 // fail with a descriptor status and a message.
 TEST(Descriptor, RandomMutationsNeverCrash) {
   std::mt19937 rng(1234);
-  const char alphabet[] = "-0123456789 \n\tabcdefgimnoprtuxy.\xff";
+  const char alphabet[] = "-0123456789 \n\tabcdefgimnoprtuxy.\xff{}[]:,\"\\";
   for (int iter = 0; iter < 3000; ++iter) {
     std::string text = kMlp;
     int edits = 1 + static_cast<int>(rng() % 4);

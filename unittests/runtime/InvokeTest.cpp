@@ -425,7 +425,12 @@ void modest(void **) {
 const grove_packed_fn kHogEntries[] = {hog, modest};
 const grove_model_def kHogModel = {
     GROVE_ABI_VERSION, 2, "hogm",
-    "grove-model 5\nmodule hogm\nentry hog 0 0\nentry modest 0 0\n",
+    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"hogm\",\"target\":"
+    "\"host\",\n"
+    "\"state\":[],\n"
+    "\"entries\":[{\"name\":\"hog\",\"args\":[],\"inputs\":[],\"outputs\":[]},"
+    "\n"
+    "{\"name\":\"modest\",\"args\":[],\"inputs\":[],\"outputs\":[]}]}\n",
     kHogEntries};
 
 TEST(Invoke, BufferItCannotGetAbandonsTheCall) {
@@ -456,8 +461,14 @@ void pairCode(void **) { ++pairCalls; }
 const grove_packed_fn kPairEntries[] = {pairCode};
 const grove_model_def kPairModel = {
     GROVE_ABI_VERSION, 1, "pairm",
-    "grove-model 5\nmodule pairm\nentry pair 2 0\n"
-    "input x f32 2 -1 3\ninput labels f32 1 -1 equal 0 0 0\n",
+    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"pairm\",\"target\":"
+    "\"host\",\n"
+    "\"state\":[],\n"
+    "\"entries\":[{\"name\":\"pair\",\"args\":[{\"input\":0},{\"input\":1}],"
+    "\"inputs\":[{\"name\":\"x\",\"dtype\":\"f32\",\"shape\":[-1,3]},{\"name\":"
+    "\"labels\",\"dtype\":\"f32\",\"shape\":[-1],\"preconditions\":[{\"kind\":"
+    "\"equal_dim\",\"dim\":0,\"input\":0,\"input_dim\":0}]}],\"outputs\":[]}]}"
+    "\n",
     kPairEntries};
 
 TEST(Invoke, UnequalSizesAreRejectedBeforeTheCode) {

@@ -1,11 +1,12 @@
 //===- SchemaTest.cpp - The descriptor's one definition -------------------===//
 //
-// runtime/src/schema writes the descriptor for the compiler and reads it
-// for the runtime and grovec: what it prints it must read back equal.
+// grove/ModelSchema.h writes the descriptor for the compiler and reads it
+// for the runtime and grovec: what it prints it must read back equal, and
+// its validator is the one both sides trust.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,7 @@ namespace {
 bool equal(const TensorDesc &a, const TensorDesc &b) {
   return a.name == b.name && a.dtype.code == b.dtype.code &&
          a.dtype.bits == b.dtype.bits && a.shape == b.shape &&
-         a.below == b.below;
+         a.preconditions == b.preconditions;
 }
 
 TEST(Schema, PrintParseRoundTrip) {
@@ -43,9 +44,12 @@ TEST(Schema, PrintParseRoundTrip) {
   model.params = {w, step, flag};
   EntryDesc e;
   e.name = "train";
-  e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}, 0, {}});
-  e.inputs.push_back({"labels", {kDLInt, 32, 1}, {-1}, 10, {{0, 0, 0}}});
-  e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}, 0, {}});
+  e.inputs.push_back({"x", {kDLBfloat, 16, 1}, {-1, 3}, {}});
+  e.inputs.push_back({"labels",
+                      {kDLInt, 32, 1},
+                      {-1},
+                      {BoundPrecondition{10}, EqualDimPrecondition{0, 0, 0}}});
+  e.outputs.push_back({"loss", {kDLFloat, 32, 1}, {}, {}});
   e.args = {{true, 1, Access::Write},
             {false, 0, Access::Read},
             {false, 1, Access::Read},
@@ -53,13 +57,24 @@ TEST(Schema, PrintParseRoundTrip) {
   model.entries = {e};
 
   std::string text = printModelDescriptor(model);
-  EXPECT_EQ(text, "grove-model 5\nmodule m\ntarget cuda\n"
-                  "param w f32 2 2 3\n"
-                  "state step i64 0 init 0xfffffffffffffffd\n"
-                  "state flag i1 1 4 init 0x01\n"
-                  "entry train 4 1\nwrite step\ninput x bf16 2 -1 3\n"
-                  "input labels i32 1 -1 below 10 equal 0 0 0\nread w\n"
-                  "output loss f32 0\n");
+  EXPECT_EQ(text,
+            R"({"format":"grove-model","version":6,"module":"m","target":"cuda",
+"state":[
+{"name":"w","dtype":"f32","shape":[2,3]},
+{"name":"step","dtype":"i64","shape":[],"init":"0xfffffffffffffffd"},
+{"name":"flag","dtype":"i1","shape":[4],"init":"0x01"}],
+"entries":[
+{"name":"train","args":[
+{"state":"step","access":"write"},
+{"input":0},
+{"input":1},
+{"state":"w","access":"read"}],
+"inputs":[
+{"name":"x","dtype":"bf16","shape":[-1,3]},
+{"name":"labels","dtype":"i32","shape":[-1],"preconditions":[{"kind":"below","bound":10},{"kind":"equal_dim","dim":0,"input":0,"input_dim":0}]}],
+"outputs":[
+{"name":"loss","dtype":"f32","shape":[]}]}]}
+)");
   ModelDesc back;
   ParseResult r = parseModelDescriptor(text, back);
   ASSERT_FALSE(r) << r.message;
@@ -85,117 +100,149 @@ TEST(Schema, PrintParseRoundTrip) {
   EXPECT_TRUE(equal(b.outputs[0], e.outputs[0]));
 }
 
-TEST(Schema, ErrorsCarryTheirLine) {
+TEST(Schema, ErrorsCarryTheirPath) {
   ModelDesc out;
-  ParseResult r =
-      parseModelDescriptor("grove-model 5\nmodule m\nparam w f99 0\n", out);
+  ParseResult r = parseModelDescriptor(
+      R"({"format":"grove-model","version":6,"module":"m","target":"host",)"
+      R"("state":[{"name":"w","dtype":"f99","shape":[]}],"entries":[]})",
+      out);
   EXPECT_EQ(r.status, ParseStatus::Invalid);
-  EXPECT_EQ(r.line, 3u);
+  EXPECT_EQ(r.where, "state[0].dtype");
   EXPECT_NE(r.message.find("f99"), std::string::npos);
-  r = parseModelDescriptor("grove-model 7\nmodule m\n", out);
+  r = parseModelDescriptor(R"({"format":"grove-model","version":7})", out);
+  EXPECT_EQ(r.status, ParseStatus::VersionMismatch);
+  r = parseModelDescriptor("grove-model 5\nmodule m\n", out);
   EXPECT_EQ(r.status, ParseStatus::VersionMismatch);
 }
 
-// `below N` bounds integer inputs only, by N >= 1.
-TEST(Schema, InputBounds) {
-  auto parse = [](const std::string &input) {
-    ModelDesc out;
-    return parseModelDescriptor(
-        "grove-model 5\nmodule m\nentry f 1 0\n" + input + "\n", out);
-  };
-  EXPECT_FALSE(parse("input y i64 1 -1 below 3"));
-  ParseResult r = parse("input y f32 1 -1 below 3");
-  EXPECT_NE(r.message.find("not of an integer dtype"), std::string::npos)
-      << r.message;
-  r = parse("input y i32 1 -1 below 0");
-  EXPECT_NE(r.message.find("N >= 1, got '0'"), std::string::npos) << r.message;
-  r = parse("input y i32 1 -1 above 3");
-  EXPECT_EQ(r.status, ParseStatus::Invalid);
+/// An entry `f` over `inputs`, handed in order, checked by validateModel.
+ParseResult validateInputs(std::vector<TensorDesc> inputs) {
+  ModelDesc model;
+  model.module = "m";
+  EntryDesc e;
+  e.name = "f";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    e.args.push_back({false, i, Access::Read});
+  e.inputs = std::move(inputs);
+  model.entries = {e};
+  return validateModel(model);
 }
 
-// `equal D I E`: this input's dynamic dimension D is dimension E of the
-// earlier input I; clauses follow `below` in any number, and round-trip.
-TEST(Schema, InputEqualities) {
-  auto parse = [](const std::string &inputs, ModelDesc &out) {
-    return parseModelDescriptor("grove-model 5\nmodule m\nentry f 2 0\n"
-                                "input x f32 2 -1 -1\n" +
-                                    inputs + "\n",
-                                out);
-  };
-  ModelDesc out;
-  ASSERT_FALSE(
-      parse("input y i32 2 -1 -1 below 10 equal 0 0 0 equal 1 0 1", out));
-  const std::vector<DimEquality> &eq = out.entries[0].inputs[1].equalDims;
-  ASSERT_EQ(eq.size(), 2u);
-  EXPECT_EQ(eq[0], (DimEquality{0, 0, 0}));
-  EXPECT_EQ(eq[1], (DimEquality{1, 0, 1}));
-  EXPECT_EQ(out.entries[0].inputs[1].below, 10);
-  ModelDesc again;
-  ASSERT_FALSE(parseModelDescriptor(printModelDescriptor(out), again));
-  EXPECT_EQ(again.entries[0].inputs[1].equalDims, eq);
+TensorDesc input(const char *name, DLDataType type, std::vector<int64_t> shape,
+                 std::vector<Precondition> pre = {}) {
+  return {name, type, std::move(shape), std::move(pre)};
+}
 
-  // Only dynamic dimensions, of this input and of an earlier one.
-  for (const char *bad :
-       {"input y f32 1 4 equal 0 0 0", "input y f32 1 -1 equal 1 0 0",
-        "input y f32 1 -1 equal 0 1 0", "input y f32 1 -1 equal 0 0 2",
-        "input y f32 1 -1 equal 0 0", "input y f32 1 -1 equal 0 -1 0"}) {
-    ParseResult r = parse(bad, out);
-    EXPECT_EQ(r.status, ParseStatus::Invalid) << bad;
-    EXPECT_EQ(r.line, 5u) << bad;
+constexpr DLDataType kI32 = {kDLInt, 32, 1}, kF32 = {kDLFloat, 32, 1};
+
+// `below` bounds integer inputs only, by a bound >= 1, once.
+TEST(Schema, InputBounds) {
+  EXPECT_FALSE(validateInputs(
+      {input("y", {kDLInt, 64, 1}, {-1}, {BoundPrecondition{3}})}));
+  ParseResult r =
+      validateInputs({input("y", kF32, {-1}, {BoundPrecondition{3}})});
+  EXPECT_NE(r.message.find("integer dtype"), std::string::npos) << r.message;
+  r = validateInputs({input("y", kI32, {-1}, {BoundPrecondition{0}})});
+  EXPECT_NE(r.message.find("bound >= 1"), std::string::npos) << r.message;
+  r = validateInputs(
+      {input("y", kI32, {-1}, {BoundPrecondition{3}, BoundPrecondition{4}})});
+  EXPECT_NE(r.message.find("two 'below'"), std::string::npos) << r.message;
+  EXPECT_EQ(r.where, "entries[0].inputs[0].preconditions[1]");
+}
+
+// `equal_dim`: this input's dynamic dimension is a dynamic dimension of an
+// earlier input; any number of them, and they round-trip.
+TEST(Schema, InputEqualities) {
+  TensorDesc x = input("x", kF32, {-1, -1});
+  auto y = [&](std::vector<Precondition> pre) {
+    return input("y", kI32, {-1, -1}, std::move(pre));
+  };
+  EXPECT_FALSE(validateInputs(
+      {x, y({BoundPrecondition{10}, EqualDimPrecondition{0, 0, 0},
+             EqualDimPrecondition{1, 0, 1}})}));
+  for (EqualDimPrecondition bad :
+       {EqualDimPrecondition{2, 0, 0}, EqualDimPrecondition{0, 1, 0},
+        EqualDimPrecondition{0, 0, 2}, EqualDimPrecondition{0, -1, 0}}) {
+    ParseResult r = validateInputs({x, y({bad})});
+    EXPECT_EQ(r.status, ParseStatus::Invalid) << bad.dim << bad.input;
   }
-  ModelDesc staticFirst;
-  ParseResult r = parseModelDescriptor(
-      "grove-model 5\nmodule m\nentry f 2 0\ninput x f32 1 3\n"
-      "input y f32 1 -1 equal 0 0 0\n",
-      staticFirst);
+  ParseResult r =
+      validateInputs({input("x", kF32, {3}),
+                      input("y", kF32, {-1}, {EqualDimPrecondition{0, 0, 0}})});
   EXPECT_NE(r.message.find("no dynamic dimension of an earlier input"),
             std::string::npos)
       << r.message;
+  r = validateInputs(
+      {x, input("y", kF32, {4}, {EqualDimPrecondition{0, 0, 0}})});
+  EXPECT_NE(r.message.find("not a dynamic dimension"), std::string::npos)
+      << r.message;
 }
 
-// `forest C R A` on a forest's offsets names its children and roots inputs
-// (any order) and its arity; `nodes O` an input with a row per node.
+// `forest` on a forest's offsets names its children and roots inputs (any
+// order) and its arity; `forest_nodes` an input with a row per node.
 TEST(Schema, Forests) {
-  auto parse = [](const std::string &offsets, const std::string &tokens,
-                  ModelDesc &out) {
-    return parseModelDescriptor("grove-model 5\nmodule m\nentry f 4 0\n" +
-                                    offsets +
-                                    "\ninput children i32 1 -1\n"
-                                    "input roots i32 1 -1\n" +
-                                    tokens + "\n",
-                                out);
+  auto check = [](std::vector<Precondition> offsets, DLDataType offsetType,
+                  std::vector<int64_t> tokenShape,
+                  std::vector<Precondition> tokens) {
+    return validateInputs({input("offsets", offsetType, {-1}, offsets),
+                           input("children", kI32, {-1}),
+                           input("roots", kI32, {-1}),
+                           input("tokens", kI32, tokenShape, tokens)});
   };
-  ModelDesc out;
-  ASSERT_FALSE(parse("input offsets i32 1 -1 forest 1 2 2",
-                     "input tokens i32 1 -1 below 9 nodes 0", out));
-  const TensorDesc &off = out.entries[0].inputs[0];
-  EXPECT_TRUE(off.isForest());
-  EXPECT_EQ(off.forestChildren, 1);
-  EXPECT_EQ(off.forestRoots, 2);
-  EXPECT_EQ(off.forestArity, 2);
-  EXPECT_EQ(out.entries[0].inputs[3].nodesOf, 0);
-  ModelDesc again;
-  ASSERT_FALSE(parseModelDescriptor(printModelDescriptor(out), again));
-  EXPECT_EQ(printModelDescriptor(again), printModelDescriptor(out));
-
-  const char *ok = "input tokens i32 1 -1";
-  for (auto [offsets, tokens, needle] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"input offsets i32 1 -1 forest 1 2", ok, "forest CHILDREN"},
-           {"input offsets i32 1 -1 forest 1 2 -1", ok, "arity >= 0"},
-           {"input offsets i32 1 -1 forest 1 1 0", ok, "three distinct"},
-           {"input offsets i32 1 -1 forest 1 7 0", ok, "three distinct"},
-           {"input offsets i64 1 -1 forest 1 2 0", ok, "three distinct"},
-           {"input offsets i32 1 -1 forest 1 3 0", "input tokens f32 1 -1",
+  ParseResult ok = check({ForestPrecondition{1, 2, 2}}, kI32, {-1},
+                         {BoundPrecondition{9}, ForestNodesPrecondition{0}});
+  EXPECT_FALSE(ok) << ok.message;
+  for (auto [offsets, type, shape, tokens, needle] :
+       std::vector<std::tuple<std::vector<Precondition>, DLDataType,
+                              std::vector<int64_t>, std::vector<Precondition>,
+                              std::string>>{
+           {{ForestPrecondition{1, 2, -1}}, kI32, {-1}, {}, "three distinct"},
+           {{ForestPrecondition{1, 1, 0}}, kI32, {-1}, {}, "three distinct"},
+           {{ForestPrecondition{1, 7, 0}}, kI32, {-1}, {}, "three distinct"},
+           {{ForestPrecondition{1, 2, 0}},
+            {kDLInt, 64, 1},
+            {-1},
+            {},
             "three distinct"},
-           {"input offsets i32 1 -1", "input tokens i32 1 -1 nodes 0",
-            "a forest clause"},
-           {"input offsets i32 1 -1 forest 1 2 0",
-            "input tokens i32 1 4 nodes 0", "dynamic dimension 0"}}) {
-    ParseResult r = parse(offsets, tokens, out);
-    EXPECT_EQ(r.status, ParseStatus::Invalid) << offsets << " / " << tokens;
+           {{},
+            kI32,
+            {-1},
+            {ForestNodesPrecondition{0}},
+            "forest precondition"},
+           {{ForestPrecondition{1, 2, 0}},
+            kI32,
+            {4},
+            {ForestNodesPrecondition{0}},
+            "dynamic dimension 0"}}) {
+    ParseResult r = check(offsets, type, shape, tokens);
+    EXPECT_EQ(r.status, ParseStatus::Invalid) << needle;
     EXPECT_NE(r.message.find(needle), std::string::npos) << r.message;
   }
+}
+
+// Every kind survives print and parse, in order.
+TEST(Schema, PreconditionsRoundTrip) {
+  ModelDesc model;
+  model.module = "m";
+  EntryDesc e;
+  e.name = "f";
+  e.inputs = {input("offsets", kI32, {-1}, {ForestPrecondition{1, 2, 3}}),
+              input("children", kI32, {-1}), input("roots", kI32, {-1}),
+              input("tokens", kI32, {-1, -1},
+                    {ForestNodesPrecondition{0}, BoundPrecondition{7},
+                     EqualDimPrecondition{1, 0, 0}})};
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    e.args.push_back({false, i, Access::Read});
+  model.entries = {e};
+  ASSERT_FALSE(validateModel(model));
+  ModelDesc back;
+  ParseResult r = parseModelDescriptor(printModelDescriptor(model), back);
+  ASSERT_FALSE(r) << r.where << ": " << r.message;
+  ASSERT_EQ(back.entries.size(), 1u);
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    EXPECT_TRUE(equal(back.entries[0].inputs[i], e.inputs[i])) << i;
+  EXPECT_STREQ(preconditionKind(e.inputs[3].preconditions[0]), "forest_nodes");
+  EXPECT_EQ(e.inputs[3].find<BoundPrecondition>()->bound, 7);
 }
 
 TEST(Schema, NamesAndTokens) {

@@ -70,12 +70,19 @@ void bumpOom(void **args) {
 }
 
 const grove_packed_fn kEntries[] = {peek, bump, bumpOom};
-const char kDescriptor[] = "grove-model 5\n"
-                           "module statem\n"
-                           "state acc f32 1 4 init 0x3f800000\n"
-                           "entry peek 1 1\nread acc\noutput y f32 1 4\n"
-                           "entry bump 2 0\nwrite acc\ninput x f32 1 4\n"
-                           "entry bump_oom 1 0\nwrite acc\n";
+const char kDescriptor[] =
+    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"statem\","
+    "\"target\":\"host\",\n"
+    "\"state\":[{\"name\":\"acc\",\"dtype\":\"f32\",\"shape\":[4],\"init\":"
+    "\"0x3f800000\"}],\n"
+    "\"entries\":[{\"name\":\"peek\",\"args\":[{\"state\":\"acc\",\"access\":"
+    "\"read\"}],\"inputs\":[],\"outputs\":[{\"name\":\"y\",\"dtype\":\"f32\","
+    "\"shape\":[4]}]},\n"
+    "{\"name\":\"bump\",\"args\":[{\"state\":\"acc\",\"access\":\"write\"},{"
+    "\"input\":0}],\"inputs\":[{\"name\":\"x\",\"dtype\":\"f32\",\"shape\":[4]}"
+    "],\"outputs\":[]},\n"
+    "{\"name\":\"bump_oom\",\"args\":[{\"state\":\"acc\",\"access\":\"write\"}]"
+    ",\"inputs\":[],\"outputs\":[]}]}\n";
 const grove_model_def kModel = {GROVE_ABI_VERSION, 3, "statem", kDescriptor,
                                 kEntries};
 
@@ -252,7 +259,13 @@ TEST(State, ServicesFindTheirContextThroughTheCurrentCall) {
   static const grove_packed_fn entries[] = {countCall, countCall};
   static const grove_model_def model = {
       GROVE_ABI_VERSION, 2, "svc",
-      "grove-model 5\nmodule svc\nentry a 0 0\nentry b 0 0\n", entries};
+      "{\"format\":\"grove-model\",\"version\":6,\"module\":\"svc\",\"target\":"
+      "\"host\",\n"
+      "\"state\":[],\n"
+      "\"entries\":[{\"name\":\"a\",\"args\":[],\"inputs\":[],\"outputs\":[]},"
+      "\n"
+      "{\"name\":\"b\",\"args\":[],\"inputs\":[],\"outputs\":[]}]}\n",
+      entries};
   grove_context *one = nullptr, *two = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &one));
   ASSERT_GROVE_OK(grove_context_create(&model, &two));

@@ -184,7 +184,11 @@ TEST_F(TwoWeights, SaveFailures) {
 
 TEST(Weights, ModelWithoutParamsSavesAndLoadsEmptyFile) {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "empty",
-                           "grove-model 5\nmodule empty\n", nullptr};
+                           "{\"format\":\"grove-model\",\"version\":6,"
+                           "\"module\":\"empty\",\"target\":\"host\",\n"
+                           "\"state\":[],\n"
+                           "\"entries\":[]}\n",
+                           nullptr};
   grove_context *ctx = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
   TempDir dir;
@@ -194,13 +198,19 @@ TEST(Weights, ModelWithoutParamsSavesAndLoadsEmptyFile) {
 }
 
 TEST(Weights, AllDTypesRoundTrip) {
-  grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "grove-model 5\nmodule m\n"
-                           "param a f16 1 3\nparam b bf16 1 1\n"
-                           "param c f64 1 2\nparam d i8 1 5\n"
-                           "param e i16 1 1\nparam f i64 1 1\n"
-                           "param g i1 1 3\nparam h f32 0\nparam i i32 2 0 7\n",
-                           nullptr};
+  grove_model_def model = {
+      GROVE_ABI_VERSION, 0, "m",
+      "{\"format\":\"grove-model\",\"version\":6,\"module\":\"m\",\"target\":"
+      "\"host\",\n"
+      "\"state\":[{\"name\":\"a\",\"dtype\":\"f16\",\"shape\":[3]},{\"name\":"
+      "\"b\",\"dtype\":\"bf16\",\"shape\":[1]},{\"name\":\"c\",\"dtype\":"
+      "\"f64\",\"shape\":[2]},{\"name\":\"d\",\"dtype\":\"i8\",\"shape\":[5]},{"
+      "\"name\":\"e\",\"dtype\":\"i16\",\"shape\":[1]},{\"name\":\"f\","
+      "\"dtype\":\"i64\",\"shape\":[1]},{\"name\":\"g\",\"dtype\":\"i1\","
+      "\"shape\":[3]},{\"name\":\"h\",\"dtype\":\"f32\",\"shape\":[]},{"
+      "\"name\":\"i\",\"dtype\":\"i32\",\"shape\":[0,7]}],\n"
+      "\"entries\":[]}\n",
+      nullptr};
   grove_context *ctx = nullptr;
   ASSERT_GROVE_OK(grove_context_create(&model, &ctx));
   // Fill every param with a recognisable byte pattern through its view: first

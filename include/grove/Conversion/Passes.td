@@ -143,8 +143,11 @@ def GroveEmitEntryPoints : Pass<"grove-emit-entry-points", "ModuleOp"> {
     (`void(void **)`, see docs/abi.md) calling the `_mlir_ciface_` wrapper,
     and the typed `<module>_<function>(ctx, inputs..., outputs...)` that
     forwards to `grove_rt_invoke`; then the `<module>_model` definition with
-    the descriptor and the table of packed functions. Internal functions get
-    internal linkage.
+    the descriptor and the table of packed functions. The descriptor is the
+    module's `#grove.abi_model` with the sizes the lowering found equal
+    (`grove.abi.equal_dims`) added as `equal_dim` preconditions, written
+    once as JSON, also into the section `grove_models`. Internal functions
+    get internal linkage.
   }];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }

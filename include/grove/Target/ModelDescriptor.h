@@ -1,7 +1,8 @@
 //===- ModelDescriptor.h - The descriptor in the compiler -------*- C++ -*-===//
 //
-// The compiler reads the descriptor it embedded (its one definition is
-// runtime/src/schema) back from the lowered module to write the C header.
+// grovec reads the descriptor JSON embedded in the lowered module with the
+// one reader (grove/ModelSchema.h), as any loader of the library would, to
+// write the C header and check weights.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
 #include <string>
 
@@ -20,11 +21,11 @@ namespace mlir::grove {
 namespace schema = ::grove::schema;
 using schema::ModelDesc;
 
-/// Parses descriptor text; on failure returns failure and sets `error`.
+/// Parses descriptor JSON; on failure returns failure and sets `error`.
 FailureOr<ModelDesc> parseModelDescriptor(llvm::StringRef text,
                                           std::string &error);
 
-/// The descriptor text embedded in a module lowered by grove-to-host (the
+/// The descriptor JSON embedded in a module lowered by grove-to-host (the
 /// initializer of `_grove.<moduleName>.desc`).
 FailureOr<std::string> findEmbeddedDescriptor(ModuleOp module,
                                               llvm::StringRef moduleName);

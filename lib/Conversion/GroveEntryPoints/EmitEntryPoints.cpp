@@ -12,7 +12,8 @@
 #include "grove/Conversion/RuntimeServices.h"
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
 
-#include "ModelSchema.h"
+#include "grove/Dialect/Grove/IR/GroveAttrs.h"
+#include "grove/ModelSchema.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -107,45 +108,39 @@ static void createTyped(OpBuilder &b, Location loc, StringRef name,
   LLVM::ReturnOp::create(b, loc, status.getResult());
 }
 
-/// The descriptor with the sizes the entries' code assumes equal
-/// (kEqualDimsAttr, by entry index) as `equal` clauses of their inputs.
+/// The descriptor JSON: the module's #grove.abi_model with the sizes the
+/// entries' code assumes equal (kEqualDimsAttr, by entry index) added as
+/// equal_dim preconditions of their inputs. The one place it is written.
 FailureOr<std::string>
-withEqualDims(ModuleOp module, StringRef descriptor,
+describeModel(ModuleOp module, ABIModelAttr attr,
               const DenseMap<int64_t, DenseI64ArrayAttr> &equalDims) {
-  if (equalDims.empty())
-    return descriptor.str();
   namespace schema = ::grove::schema;
-  schema::ModelDesc model;
-  schema::ParseResult parsed = schema::parseModelDescriptor(
-      std::string_view(descriptor.data(), descriptor.size()), model);
-  if (parsed) {
-    module.emitError("the model descriptor does not parse: ") << parsed.message;
-    return failure();
-  }
+  FailureOr<schema::ModelDesc> model = attr.toSchema();
+  if (failed(model))
+    return module.emitError("invalid #grove.abi_model"), failure();
   for (auto [index, quads] : equalDims) {
     ArrayRef<int64_t> q = quads.asArrayRef();
-    if (index < 0 || index >= static_cast<int64_t>(model.entries.size()))
+    if (index < 0 || index >= static_cast<int64_t>(model->entries.size()))
       return module.emitError("equal sizes recorded for an unknown entry"),
              failure();
-    std::vector<schema::TensorDesc> &inputs = model.entries[index].inputs;
+    std::vector<schema::TensorDesc> &inputs = model->entries[index].inputs;
     for (size_t i = 0; i + 3 < q.size(); i += 4) {
-      schema::DimEquality eq{q[i + 1], q[i + 2], q[i + 3]};
-      if (q[i] >= static_cast<int64_t>(inputs.size()) || eq.other >= q[i])
+      schema::Precondition eq =
+          schema::EqualDimPrecondition{q[i + 1], q[i + 2], q[i + 3]};
+      if (q[i] >= static_cast<int64_t>(inputs.size()) || q[i + 2] >= q[i])
         return module.emitError("equal sizes name inputs out of order or "
                                 "out of range"),
                failure();
-      std::vector<schema::DimEquality> &list = inputs[q[i]].equalDims;
+      std::vector<schema::Precondition> &list = inputs[q[i]].preconditions;
       if (std::find(list.begin(), list.end(), eq) == list.end())
         list.push_back(eq);
     }
   }
-  std::string text = schema::printModelDescriptor(model);
-  schema::ModelDesc check;
-  if (schema::ParseResult r = schema::parseModelDescriptor(text, check)) {
-    module.emitError("equal sizes make an invalid descriptor: ") << r.message;
-    return failure();
-  }
-  return text;
+  if (schema::ParseResult r = schema::validateModel(*model))
+    return module.emitError("equal sizes make an invalid descriptor: ")
+               << r.message,
+           failure();
+  return schema::printModelDescriptor(*model);
 }
 
 // Generated helpers are named `_grove.<module>.<what>`: the dots keep them
@@ -154,7 +149,7 @@ struct GroveEmitEntryPointsPass
     : mlir::grove::impl::GroveEmitEntryPointsBase<GroveEmitEntryPointsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto descriptor = module->getAttrOfType<StringAttr>(kDescriptorAttr);
+    auto descriptor = module->getAttrOfType<ABIModelAttr>(kModelAttr);
     auto moduleName = module->getAttrOfType<StringAttr>(kModuleNameAttr);
     if (!descriptor || !moduleName) {
       module.emitError("expects a module prepared by grove-prepare-abi");
@@ -239,12 +234,15 @@ struct GroveEmitEntryPointsPass
     static_assert(sizeof(grove_model_def) == 32, "layout emitted below");
     LLVM::GlobalOp nameStr =
         createCStringGlobal(b, loc, "_grove." + prefix + ".name", prefix);
-    FailureOr<std::string> text =
-        withEqualDims(module, descriptor.getValue(), equalDims);
+    FailureOr<std::string> text = describeModel(module, descriptor, equalDims);
     if (failed(text))
       return signalPassFailure();
     LLVM::GlobalOp descStr =
         createCStringGlobal(b, loc, "_grove." + prefix + ".desc", *text);
+    // Also in a section of its own, so a loader can read every model's
+    // descriptor from the object, archive or library file without running
+    // it (docs/abi.md).
+    descStr.setSection(StringRef(::grove::schema::kDescriptorSection));
     auto tableType = LLVM::LLVMArrayType::get(ptr, entries.size());
     auto table =
         LLVM::GlobalOp::create(b, loc, tableType, true, LLVM::Linkage::Internal,
@@ -281,7 +279,7 @@ struct GroveEmitEntryPointsPass
       createTyped(b, loc, prefix + "_" + e.name, e, *invoke, model);
 
     // The ABI attributes have been consumed; LLVM IR has no use for them.
-    for (StringRef attr : {kDescriptorAttr, kModuleNameAttr})
+    for (StringRef attr : {kModelAttr, kModuleNameAttr})
       module->removeAttr(attr);
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
       fn->removeAttr(kEntryIndexAttr);

@@ -1,15 +1,17 @@
 //===- ModelSchema.h - The model descriptor, one definition ---*- C++ -*-===//
 //
-// The text descriptor embedded in every generated library (docs/abi.md) is
-// written by the compiler (grove-prepare-abi), read back by grovec for the C
-// header and the weights check, and read by the runtime. All three use this
-// one definition, so the format cannot drift between them. Plain C++17 with
-// no dependency but dlpack.h: the runtime links it as it is, and so does the
-// compiler (built without exceptions or RTTI, which this code never uses).
+// The descriptor embedded in every generated library (docs/abi.md) is
+// written once by the compiler (grove-emit-entry-points, from the typed
+// attributes grove-prepare-abi records) as versioned JSON, and read by the
+// runtime and by grovec (for the C header and the weights check). All of
+// them use this one definition and its one reader, so the format cannot
+// drift between them; any other loader reads the JSON on its own. Plain
+// C++17 that never throws: the runtime and the compiler (built without
+// exceptions or RTTI) link it as it is.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GROVE_SCHEMA_MODELSCHEMA_H
-#define GROVE_SCHEMA_MODELSCHEMA_H
+#ifndef GROVE_MODELSCHEMA_H
+#define GROVE_MODELSCHEMA_H
 
 #include <dlpack/dlpack.h>
 
@@ -17,12 +19,17 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace grove::schema {
 
-/// Version on the descriptor's first line (`grove-model 5`).
-constexpr int64_t kDescriptorVersion = 5;
+/// The descriptor's `"version"` (JSON; versions up to 5 were text).
+constexpr int64_t kDescriptorVersion = 6;
+/// The object-file section that holds every linked model's descriptor, each
+/// NUL-terminated, for loaders that read a library without running it (a C
+/// identifier, so ELF linkers define __start_/__stop_ symbols around it).
+constexpr char kDescriptorSection[] = "grove_models";
 /// Upper bound on tensor rank, shared by the dialect's verifier and the
 /// runtime; keeps descriptor sizes and loops bounded.
 constexpr int64_t kMaxRank = 64;
@@ -31,39 +38,73 @@ constexpr int64_t kMaxEntryTensors = 65535;
 /// DLPack's bool code (kDLBool in dlpack.h 0.8+; Debian 12 ships 0.6).
 constexpr uint8_t kDLBoolCode = 6;
 
-/// An entry input's dynamic dimension `dim` must equal dimension
-/// `otherDim` of the entry's earlier input `other` (a batch of images and
-/// its labels), checked before the entry runs.
-struct DimEquality {
+/// Preconditions: relations between an entry's inputs that its generated
+/// code assumes, checked by the runtime before the code runs, so a call
+/// that breaks one is refused before any state is written. Each kind is
+/// one struct here, one JSON object (`"kind"`), one attribute in the
+/// compiler (#grove.<kind>) and one check function in the runtime.
+
+/// `below`: every value of an integer input lies in [0, bound) (labels,
+/// token ids).
+struct BoundPrecondition {
+  int64_t bound = 1;
+  bool operator==(const BoundPrecondition &o) const { return bound == o.bound; }
+};
+
+/// `equal_dim`: the input's dynamic dimension `dim` equals dimension
+/// `inputDim` of the entry's earlier input `input` (a batch and its labels).
+struct EqualDimPrecondition {
   int64_t dim = 0;
-  int64_t other = 0;
-  int64_t otherDim = 0;
-  bool operator==(const DimEquality &o) const {
-    return dim == o.dim && other == o.other && otherDim == o.otherDim;
+  int64_t input = 0;
+  int64_t inputDim = 0;
+  bool operator==(const EqualDimPrecondition &o) const {
+    return dim == o.dim && input == o.input && inputDim == o.inputDim;
   }
 };
+
+/// `forest`: the input holds a forest's child offsets (docs/trees.md); the
+/// inputs `children` and `roots` hold the rest of it, and a node has at most
+/// `arity` children (0: any). The runtime validates the whole forest.
+struct ForestPrecondition {
+  int64_t children = 0;
+  int64_t roots = 0;
+  int64_t arity = 0;
+  bool operator==(const ForestPrecondition &o) const {
+    return children == o.children && roots == o.roots && arity == o.arity;
+  }
+};
+
+/// `forest_nodes`: the input has one row per node of the forest whose child
+/// offsets are input `offsets` (its dimension 0 is theirs minus one).
+struct ForestNodesPrecondition {
+  int64_t offsets = 0;
+  bool operator==(const ForestNodesPrecondition &o) const {
+    return offsets == o.offsets;
+  }
+};
+
+/// The runtime checks every input's preconditions kind by kind, in this
+/// order (sizes before values).
+using Precondition = std::variant<EqualDimPrecondition, BoundPrecondition,
+                                  ForestPrecondition, ForestNodesPrecondition>;
+
+/// The JSON `"kind"` of a precondition (`below`, `equal_dim`, ...).
+const char *preconditionKind(const Precondition &p);
 
 struct TensorDesc {
   std::string name;
   DLDataType dtype{};
   std::vector<int64_t> shape; // -1 = dynamic (entry inputs and outputs only)
-  /// Integer entry inputs: every value must lie in [0, below) (labels,
-  /// token ids), checked before the entry runs; 0: unchecked.
-  int64_t below = 0;
-  /// Entry inputs: dimensions the generated code assumes equal to an
-  /// earlier input's.
-  std::vector<DimEquality> equalDims;
-  /// Entry inputs that are a forest's child offsets (docs/trees.md): the
-  /// inputs holding its children and its roots, and the most children a
-  /// node may have (0: any). The runtime validates the forest before the
-  /// entry runs. -1: not a forest.
-  int64_t forestChildren = -1;
-  int64_t forestRoots = -1;
-  int64_t forestArity = 0;
-  /// Entry inputs with one row per node of a forest: the input holding its
-  /// child offsets, whose dimension 0 is one more than this one's. -1: none.
-  int64_t nodesOf = -1;
-  bool isForest() const { return forestChildren >= 0; }
+  /// Entry inputs only, in the order the compiler found them.
+  std::vector<Precondition> preconditions;
+
+  /// The first precondition of kind `P`, or nullptr.
+  template <typename P> const P *find() const {
+    for (const Precondition &p : preconditions)
+      if (const P *found = std::get_if<P>(&p))
+        return found;
+    return nullptr;
+  }
 };
 
 /// What fills a piece of module state before anything is loaded.
@@ -116,16 +157,26 @@ enum class ParseStatus { Ok, Invalid, VersionMismatch };
 
 struct ParseResult {
   ParseStatus status = ParseStatus::Ok;
-  size_t line = 0; // 1-based; 0 when the defect is not on one line
+  /// Where the defect is, as a path into the JSON document
+  /// (`entries[0].inputs[1].shape`); empty when it is the whole document.
+  std::string where;
   std::string message;
   explicit operator bool() const { return status != ParseStatus::Ok; }
 };
 
-/// Parses descriptor `text` strictly (docs/abi.md): anything unexpected is
-/// a mismatched or corrupted model and is reported, never guessed at.
+/// Reads descriptor JSON strictly (docs/abi.md): anything unexpected is a
+/// mismatched or corrupted model and is reported, never guessed at. Runs
+/// validateModel on what it read.
 ParseResult parseModelDescriptor(std::string_view text, ModelDesc &out);
 
-/// The descriptor text of `model`; parseModelDescriptor reads it back equal.
+/// Checks what the JSON format cannot say: names valid and unique, state
+/// arguments naming declared state once each, every input handed once in
+/// order, shapes and initial bits that fit their types, and preconditions
+/// that name dynamic dimensions and inputs of the right kind.
+ParseResult validateModel(const ModelDesc &model);
+
+/// The descriptor JSON of `model`, with one line per state, argument,
+/// input and output; parseModelDescriptor reads it back equal.
 std::string printModelDescriptor(const ModelDesc &model);
 
 /// Descriptor spelling (`f32`) to DLPack type; false if unknown.
@@ -148,4 +199,4 @@ bool isReservedStateName(std::string_view name);
 
 } // namespace grove::schema
 
-#endif // GROVE_SCHEMA_MODELSCHEMA_H
+#endif // GROVE_MODELSCHEMA_H

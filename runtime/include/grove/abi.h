@@ -25,7 +25,7 @@ extern "C" {
 #define GROVE_ABI_VERSION 6u
 
 /* A packed entry function: args = [one memref descriptor per argument, in
- * the order of the entry's `read`/`write`/`input` descriptor lines (state
+ * the order of the entry's `args` in the descriptor (state
  * buffers of the context and the caller's inputs), result buffer (only when
  * the function has results)]. See docs/abi.md. */
 typedef void (*grove_packed_fn)(void **args);
@@ -33,9 +33,9 @@ typedef void (*grove_packed_fn)(void **args);
 /* Emitted by grovec as `<module>_model`; read-only. */
 typedef struct grove_model_def {
   uint32_t abi_version;           /* GROVE_ABI_VERSION at compile time */
-  uint32_t num_entries;           /* == number of `entry` lines in descriptor */
+  uint32_t num_entries;           /* == the descriptor's entry count */
   const char *name;               /* module name, e.g. "mlp" */
-  const char *descriptor;         /* text model descriptor, docs/abi.md */
+  const char *descriptor;         /* model descriptor JSON, docs/abi.md */
   const grove_packed_fn *entries; /* num_entries packed functions */
 } grove_model_def;
 

@@ -120,7 +120,7 @@ GROVE_API const char *grove_last_error(void);
 
 /*--- Context lifetime ------------------------------------------------------*/
 
-/* Parses and validates `model` (ABI version, descriptor text, entry table)
+/* Parses and validates `model` (ABI version, descriptor JSON, entry table)
  * and creates a context with no weights set.
  * model:   borrowed for the context's lifetime; must outlive it (grovec's
  *          `<module>_model` is a global, so this holds naturally).

@@ -2,7 +2,7 @@
 
 #include "DType.h"
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
 namespace grove::rt {
 namespace {

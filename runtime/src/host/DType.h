@@ -1,7 +1,8 @@
 //===- DType.h - Element types known to the runtime -------------*- C++ -*-===//
 //
 // Safetensors' spelling of an element type (`F32`) against DLPack's
-// {code, bits, lanes}; messages use the descriptor's (`f32`, src/schema).
+// {code, bits, lanes}; messages use the descriptor's (`f32`,
+// grove/ModelSchema.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_DTYPE_H
@@ -9,7 +10,7 @@
 
 #include "grove/runtime.h"
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
 #include <cstddef>
 #include <string>

@@ -14,9 +14,9 @@ grove_status parseDescriptor(const char *text, ModelDesc &out) {
     return GROVE_OK;
   if (r.status == schema::ParseStatus::VersionMismatch)
     return fail(GROVE_ERROR_ABI_MISMATCH, r.message);
-  std::string where =
-      r.line ? "model descriptor line " + std::to_string(r.line) + ": " : "";
-  return fail(GROVE_ERROR_INVALID_ARGUMENT, where + r.message);
+  std::string where = r.where.empty() ? "" : " at " + r.where;
+  return fail(GROVE_ERROR_INVALID_ARGUMENT,
+              "model descriptor" + where + ": " + r.message);
 }
 
 } // namespace grove::rt

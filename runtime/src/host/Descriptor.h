@@ -1,6 +1,6 @@
 //===- Descriptor.h - The model descriptor in the runtime -------*- C++ -*-===//
 //
-// The descriptor's one definition lives in src/schema (shared with the
+// The descriptor's one definition is grove/ModelSchema.h (shared with the
 // compiler); this header brings its types into the runtime's namespace and
 // turns its parse errors into grove_status failures.
 //
@@ -10,17 +10,21 @@
 
 #include "grove/runtime.h"
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
 namespace grove::rt {
 
 using schema::Access;
 using schema::ArgDesc;
-using schema::DimEquality;
+using schema::BoundPrecondition;
 using schema::EntryDesc;
+using schema::EqualDimPrecondition;
+using schema::ForestNodesPrecondition;
+using schema::ForestPrecondition;
 using schema::kDescriptorVersion;
 using schema::kMaxRank;
 using schema::ModelDesc;
+using schema::Precondition;
 using schema::StateDesc;
 using schema::StateKind;
 using schema::TensorDesc;

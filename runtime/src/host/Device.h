@@ -1,7 +1,7 @@
 //===- Device.h - Where a context's tensors live ----------------*- C++ -*-===//
 //
 // Host contexts keep weights, inputs and outputs in host memory and need
-// nothing here. A device model (descriptor line `target cuda`) gets a
+// nothing here. A device model (descriptor `"target":"cuda"`) gets a
 // DeviceContext: the host sources only see this interface, so they compile
 // the same for libgrove_rt (where createDeviceContext reports that the
 // runtime has no device support) and libgrove_rt_cuda (runtime/src/cuda).

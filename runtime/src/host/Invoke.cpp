@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <shared_mutex>
+#include <variant>
 
 using namespace grove::rt;
 
@@ -123,24 +124,6 @@ private:
     return (isInput ? "input " : "output ") + std::to_string(k) + " '" +
            t.name + "'";
   }
-  /// The dynamic sizes the generated code assumes equal (the descriptor's
-  /// `equal` clauses; the inputs passed checkTensor).
-  grove_status checkEqualDims(const DLTensor *const *inputs) const {
-    for (size_t k = 0; k < entry.inputs.size(); ++k)
-      for (const DimEquality &eq : entry.inputs[k].equalDims) {
-        int64_t size = inputs[k]->shape[eq.dim];
-        int64_t other = inputs[eq.other]->shape[eq.otherDim];
-        if (size != other)
-          return fail(GROVE_ERROR_INVALID_ARGUMENT,
-                      label(true, k) + ": dimension " + std::to_string(eq.dim) +
-                          " is " + std::to_string(size) +
-                          " but must equal dimension " +
-                          std::to_string(eq.otherDim) + " of " +
-                          tensorLabel(true, size_t(eq.other)) + " (" +
-                          std::to_string(other) + ")");
-      }
-    return GROVE_OK;
-  }
   /// The values of input `k` (checked by checkTensor) on the host: read
   /// back from the device into `host` where they live there.
   grove_status hostValues(size_t k, const DLTensor &t, size_t &count,
@@ -158,22 +141,34 @@ private:
     }
     return GROVE_OK;
   }
-  /// The values of input `k` against its bound.
-  grove_status checkValues(size_t k, const DLTensor &t) const {
+  /// Preconditions (grove/ModelSchema.h), one check function per kind;
+  /// input `k` passed checkTensor, as did every input it names.
+  grove_status check(size_t k, const EqualDimPrecondition &p,
+                     const DLTensor *const *inputs) const {
+    int64_t size = inputs[k]->shape[p.dim];
+    int64_t other = inputs[p.input]->shape[p.inputDim];
+    if (size == other)
+      return GROVE_OK;
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                label(true, k) + ": dimension " + std::to_string(p.dim) +
+                    " is " + std::to_string(size) +
+                    " but must equal dimension " + std::to_string(p.inputDim) +
+                    " of " + tensorLabel(true, size_t(p.input)) + " (" +
+                    std::to_string(other) + ")");
+  }
+  grove_status check(size_t k, const BoundPrecondition &p,
+                     const DLTensor *const *inputs) const {
     size_t count = 0;
     std::vector<uint8_t> host;
     const void *values = nullptr;
-    if (grove_status s = hostValues(k, t, count, host, values))
+    if (grove_status s = hostValues(k, *inputs[k], count, host, values))
       return s;
-    return checkBelow(values, count, t.dtype, entry.inputs[k].below,
-                      label(true, k));
+    return checkBelow(values, count, inputs[k]->dtype, p.bound, label(true, k));
   }
-  /// The forest whose child offsets are input `k`, and the inputs with a
-  /// row per node of it (docs/trees.md).
-  grove_status checkForest(size_t k, const DLTensor *const *inputs) const {
-    const TensorDesc &sig = entry.inputs[k];
-    const size_t parts[3] = {k, size_t(sig.forestChildren),
-                             size_t(sig.forestRoots)};
+  /// The whole forest whose child offsets are input `k` (docs/trees.md).
+  grove_status check(size_t k, const ForestPrecondition &p,
+                     const DLTensor *const *inputs) const {
+    const size_t parts[3] = {k, size_t(p.children), size_t(p.roots)};
     std::vector<uint8_t> host[3];
     const void *values[3];
     size_t counts[3];
@@ -192,22 +187,42 @@ private:
     forest.children = static_cast<const int32_t *>(values[1]);
     forest.numRoots = int64_t(counts[2]);
     forest.roots = static_cast<const int32_t *>(values[2]);
-    forest.maxArity = sig.forestArity;
+    forest.maxArity = p.arity;
     std::string error;
     if (!validateForest(forest, error))
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
                   "entry '" + entry.name + "': the forest of inputs '" +
-                      sig.name + "', '" + entry.inputs[parts[1]].name +
-                      "' and '" + entry.inputs[parts[2]].name +
-                      "' is malformed: " + error);
-    for (size_t n = 0; n < entry.inputs.size(); ++n)
-      if (entry.inputs[n].nodesOf == int64_t(k) &&
-          inputs[n]->shape[0] != forest.numNodes)
-        return fail(GROVE_ERROR_INVALID_ARGUMENT,
-                    label(true, n) + ": dimension 0 is " +
-                        std::to_string(inputs[n]->shape[0]) +
-                        " but the forest of " + tensorLabel(true, k) + " has " +
-                        std::to_string(forest.numNodes) + " nodes");
+                      entry.inputs[k].name + "', '" +
+                      entry.inputs[parts[1]].name + "' and '" +
+                      entry.inputs[parts[2]].name + "' is malformed: " + error);
+    return GROVE_OK;
+  }
+  /// A row per node of the forest of input `p.offsets` (checked before).
+  grove_status check(size_t k, const ForestNodesPrecondition &p,
+                     const DLTensor *const *inputs) const {
+    int64_t nodes = inputs[p.offsets]->shape[0] - 1;
+    if (inputs[k]->shape[0] == nodes)
+      return GROVE_OK;
+    return fail(GROVE_ERROR_INVALID_ARGUMENT,
+                label(true, k) + ": dimension 0 is " +
+                    std::to_string(inputs[k]->shape[0]) +
+                    " but the forest of " +
+                    tensorLabel(true, size_t(p.offsets)) + " has " +
+                    std::to_string(nodes) + " nodes");
+  }
+  /// Every input's preconditions, kind by kind in the variant's order
+  /// (sizes before values, a forest before its rows): the first broken one
+  /// refuses the call before any generated code runs.
+  grove_status checkPreconditions(const DLTensor *const *inputs) const {
+    for (size_t kind = 0; kind < std::variant_size_v<Precondition>; ++kind)
+      for (size_t k = 0; k < entry.inputs.size(); ++k)
+        for (const Precondition &p : entry.inputs[k].preconditions) {
+          if (p.index() != kind)
+            continue;
+          if (grove_status s = std::visit(
+                  [&](const auto &q) { return check(k, q, inputs); }, p))
+            return s;
+        }
     return GROVE_OK;
   }
   grove_status decodeResults(const std::vector<int64_t> &words,
@@ -402,16 +417,8 @@ grove_status Invocation::run(const DLTensor *const *inputs,
                                      /*requireCompact=*/true, device))
       return s;
   // Before any generated code: a rejected call writes no state.
-  if (grove_status s = checkEqualDims(inputs))
+  if (grove_status s = checkPreconditions(inputs))
     return s;
-  for (size_t k = 0; k < entry.inputs.size(); ++k)
-    if (entry.inputs[k].below > 0)
-      if (grove_status s = checkValues(k, *inputs[k]))
-        return s;
-  for (size_t k = 0; k < entry.inputs.size(); ++k)
-    if (entry.inputs[k].isForest())
-      if (grove_status s = checkForest(k, inputs))
-        return s;
 
   // Argument descriptors in the packed function's order (the descriptor's
   // `read`/`write`/`input` lines), all in one word array; args point into

@@ -1,14 +1,25 @@
-//===- ModelSchema.cpp - Parse and print the model descriptor -------------===//
+//===- ModelSchema.cpp - Read, check and write the model descriptor -------===//
+//
+// The reader is nlohmann's JSON parser used without exceptions (parse with
+// allow_exceptions=false, every value's type checked before it is read), so
+// the compiler, built without exceptions, links this file as the runtime
+// does.
+//
+//===----------------------------------------------------------------------===//
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
-#include <charconv>
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
 namespace grove::schema {
 namespace {
+
+using json = nlohmann::json;
 
 struct DTypeToken {
   const char *token;
@@ -27,437 +38,517 @@ bool sameType(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
 
-bool parseInt(std::string_view token, int64_t &value) {
-  if (token.empty())
-    return false;
-  const char *end = token.data() + token.size();
-  auto [ptr, ec] = std::from_chars(token.data(), end, value);
-  return ec == std::errc() && ptr == end;
+/// A descriptor nests four deep; deeper input is corrupted or hostile and is
+/// refused before the (recursive) parser sees it.
+constexpr int kMaxDepth = 8;
+
+bool nestsTooDeep(std::string_view text) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if ((c == '[' || c == '{') && ++depth > kMaxDepth)
+      return true;
+    else if (c == ']' || c == '}')
+      --depth;
+  }
+  return false;
 }
 
-/// `0x` and 1 to 16 lower-case hex digits.
-bool parseBits(std::string_view token, uint64_t &value) {
-  if (token.size() < 3 || token.size() > 18 || token.substr(0, 2) != "0x")
-    return false;
-  for (char c : token.substr(2))
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return false;
-  const char *end = token.data() + token.size();
-  auto [ptr, ec] = std::from_chars(token.data() + 2, end, value, 16);
-  return ec == std::errc() && ptr == end;
+ParseResult invalid(std::string where, std::string message) {
+  return {ParseStatus::Invalid, std::move(where), std::move(message)};
 }
 
-class Parser {
+/// Reads one JSON object field by field: each read names what it expects,
+/// and done() refuses keys nobody read.
+class ObjectReader {
 public:
-  explicit Parser(ModelDesc &out) : out(out) {}
-  ParseResult run(std::string_view text);
+  ObjectReader(const json &value, std::string where)
+      : value(value), where(std::move(where)) {
+    if (!value.is_object())
+      error = invalid(this->where, "expected a JSON object");
+  }
+
+  const json *field(const char *key, bool optional = false) {
+    if (error)
+      return nullptr;
+    seen.insert(key);
+    auto it = value.find(key);
+    if (it != value.end())
+      return &*it;
+    if (!optional)
+      error = invalid(where, std::string("missing \"") + key + "\"");
+    return nullptr;
+  }
+  void string(const char *key, std::string &out) {
+    if (const json *v = field(key)) {
+      if (v->is_string())
+        out = v->get_ref<const std::string &>();
+      else
+        error = invalid(at(key), "expected a string");
+    }
+  }
+  /// An integer in [least, most].
+  void integer(const char *key, int64_t least, int64_t most, int64_t &out,
+               bool optional = false) {
+    const json *v = field(key, optional);
+    if (!v)
+      return;
+    bool ok = false;
+    int64_t x = 0;
+    if (v->is_number_unsigned()) {
+      uint64_t u = v->get<uint64_t>();
+      ok = u <= uint64_t(INT64_MAX);
+      x = int64_t(u);
+    } else if (v->is_number_integer()) {
+      ok = true;
+      x = v->get<int64_t>();
+    }
+    if (ok && x >= least && x <= most) {
+      out = x;
+      return;
+    }
+    error =
+        invalid(at(key), "expected an integer in [" + std::to_string(least) +
+                             ", " + std::to_string(most) + "]");
+  }
+  const json *array(const char *key, size_t most) {
+    const json *v = field(key);
+    if (!v)
+      return nullptr;
+    if (!v->is_array() || v->size() > most) {
+      error = invalid(at(key), "expected an array of at most " +
+                                   std::to_string(most) + " items");
+      return nullptr;
+    }
+    return v;
+  }
+  ParseResult done() {
+    if (error)
+      return error;
+    for (auto it = value.begin(); it != value.end(); ++it)
+      if (!seen.count(it.key()))
+        return invalid(where, "unknown key \"" + it.key() + "\"");
+    return {};
+  }
+  std::string at(const std::string &key) const {
+    return where.empty() ? key : where + "." + key;
+  }
+
+  ParseResult error;
 
 private:
-  ParseResult error(const std::string &message) {
-    return {ParseStatus::Invalid, lineNo, message};
-  }
-  ParseResult splitLine(std::string_view line);
-  ParseResult parseTensor(const char *keyword, bool allowDynamic,
-                          size_t numExtra, TensorDesc &tensor);
-  ParseResult parseCount(size_t index, const char *what, int64_t &value);
-  ParseResult parseHeader(const std::vector<std::string_view> &lines,
-                          size_t &i);
-  ParseResult parseState(bool initialized);
-  ParseResult parseInput(TensorDesc &tensor);
-  ParseResult checkEqualDims(const EntryDesc &entry, const TensorDesc &tensor);
-  ParseResult checkForests(const EntryDesc &entry);
-  ParseResult parseEntry(const std::vector<std::string_view> &lines, size_t &i);
-  ParseResult resolveStateArgs();
-  ParseResult next(const std::vector<std::string_view> &lines, size_t &i) {
-    lineNo = i + 1;
-    return splitLine(lines[i++]);
-  }
-
-  ModelDesc &out;
-  size_t lineNo = 0;
-  std::vector<std::string_view> tokens;
-  std::set<std::string> stateNames, entryNames;
-  /// State arguments by name until every state line has been read: state
-  /// may be declared after the entries that use it.
-  struct PendingArg {
-    size_t entry, arg, line;
-    std::string name;
-  };
-  std::vector<PendingArg> pending;
+  const json &value;
+  std::string where;
+  std::set<std::string> seen;
 };
 
-ParseResult Parser::splitLine(std::string_view line) {
-  tokens.clear();
-  if (line.empty())
-    return error("empty line");
-  size_t start = 0;
-  while (true) {
-    size_t space = line.find(' ', start);
-    std::string_view token =
-        line.substr(start, space == std::string_view::npos ? line.size() - start
-                                                           : space - start);
-    if (token.empty())
-      return error("tokens must be separated by exactly one space");
-    for (char c : token)
-      if (c == '\t' || c == '\r' || c == '\0' || c == '\v' || c == '\f')
-        return error("unexpected control character");
-    tokens.push_back(token);
-    if (space == std::string_view::npos)
-      return {};
-    start = space + 1;
+std::string item(const std::string &where, size_t i) {
+  return where + "[" + std::to_string(i) + "]";
+}
+
+ParseResult readPrecondition(const json &value, const std::string &where,
+                             Precondition &out) {
+  ObjectReader r(value, where);
+  std::string kind;
+  r.string("kind", kind);
+  if (r.error)
+    return r.error;
+  const int64_t most = kMaxEntryTensors;
+  if (kind == "below") {
+    BoundPrecondition p;
+    r.integer("bound", 1, INT64_MAX, p.bound);
+    out = p;
+  } else if (kind == "equal_dim") {
+    EqualDimPrecondition p;
+    r.integer("dim", 0, kMaxRank - 1, p.dim);
+    r.integer("input", 0, most, p.input);
+    r.integer("input_dim", 0, kMaxRank - 1, p.inputDim);
+    out = p;
+  } else if (kind == "forest") {
+    ForestPrecondition p;
+    r.integer("children", 0, most, p.children);
+    r.integer("roots", 0, most, p.roots);
+    r.integer("arity", 0, INT32_MAX, p.arity);
+    out = p;
+  } else if (kind == "forest_nodes") {
+    ForestNodesPrecondition p;
+    r.integer("offsets", 0, most, p.offsets);
+    out = p;
+  } else {
+    return invalid(r.at("kind"), "unknown precondition kind \"" + kind + "\"");
   }
+  return r.done();
 }
 
-ParseResult Parser::parseCount(size_t index, const char *what, int64_t &value) {
-  // Bounded so that a corrupted descriptor cannot make a reader reserve
-  // absurd amounts of memory.
-  if (!parseInt(tokens[index], value) || value < 0 || value > kMaxEntryTensors)
-    return error(std::string("bad ") + what + " '" +
-                 std::string(tokens[index]) + "'");
-  return {};
-}
-
-// `KEYWORD NAME DTYPE RANK D0 ... D(RANK-1)` and `numExtra` more tokens.
-ParseResult Parser::parseTensor(const char *keyword, bool allowDynamic,
-                                size_t numExtra, TensorDesc &tensor) {
-  if (tokens[0] != keyword)
-    return error(std::string("expected '") + keyword + "' line, got '" +
-                 std::string(tokens[0]) + "'");
-  if (tokens.size() < 4)
-    return error(std::string("'") + keyword +
-                 "' needs NAME DTYPE RANK and dimensions");
-  if (!isValidName(tokens[1]))
-    return error("invalid name '" + std::string(tokens[1]) + "'");
-  tensor.name = std::string(tokens[1]);
-  if (!dtypeFromToken(tokens[2], tensor.dtype))
-    return error("unknown dtype '" + std::string(tokens[2]) + "' for '" +
-                 tensor.name + "'");
-  int64_t rank = 0;
-  if (!parseInt(tokens[3], rank) || rank < 0 || rank > kMaxRank)
-    return error("bad rank '" + std::string(tokens[3]) + "' for '" +
-                 tensor.name + "'");
-  if (tokens.size() != 4 + static_cast<size_t>(rank) + numExtra)
-    return error("'" + tensor.name + "' has rank " + std::to_string(rank) +
-                 " but " +
-                 std::to_string(tokens.size() - 4 -
-                                std::min(numExtra, tokens.size() - 4)) +
-                 " dimensions");
-  tensor.shape.clear();
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t dim = 0;
-    std::string_view token = tokens[4 + i];
-    if (!parseInt(token, dim) || dim < (allowDynamic ? -1 : 0))
-      return error("bad dimension '" + std::string(token) + "' for '" +
-                   tensor.name + "'" +
-                   (allowDynamic ? "" : " (params must be static)"));
-    tensor.shape.push_back(dim);
-  }
-  return {};
-}
-
-// `input NAME DTYPE RANK DIMS... [below N] [equal D INPUT E]...`.
-ParseResult Parser::parseInput(TensorDesc &tensor) {
-  int64_t rank = 0;
-  size_t extra = 0;
-  if (tokens.size() >= 4 && parseInt(tokens[3], rank) && rank >= 0 &&
-      rank <= kMaxRank && tokens.size() > 4 + static_cast<size_t>(rank))
-    extra = tokens.size() - 4 - static_cast<size_t>(rank);
-  if (ParseResult r =
-          parseTensor("input", /*allowDynamic=*/true, extra, tensor))
-    return r;
-  for (size_t t = 4 + static_cast<size_t>(rank); t < tokens.size();) {
-    std::string_view clause = tokens[t];
-    if (clause == "below" && t + 2 <= tokens.size() && tensor.below == 0) {
-      if (tensor.dtype.code != kDLInt)
-        return error("input '" + tensor.name +
-                     "' has a bound ('below') but is not of an integer dtype");
-      if (!parseInt(tokens[t + 1], tensor.below) || tensor.below < 1)
-        return error("input '" + tensor.name +
-                     "' needs 'below N' with N >= 1, got '" +
-                     std::string(tokens[t + 1]) + "'");
-      t += 2;
-      continue;
+/// `{"name", "dtype", "shape"}` and, for inputs, `"preconditions"`; the
+/// caller reads its other keys from `r` and calls done().
+ParseResult readTensorFields(ObjectReader &r, bool allowDynamic, bool isInput,
+                             TensorDesc &out) {
+  std::string dtype;
+  r.string("name", out.name);
+  r.string("dtype", dtype);
+  if (r.error)
+    return r.error;
+  if (!dtypeFromToken(dtype, out.dtype))
+    return invalid(r.at("dtype"), "unknown dtype \"" + dtype + "\"");
+  if (const json *shape = r.array("shape", kMaxRank)) {
+    for (size_t d = 0; d < shape->size(); ++d) {
+      const json &dim = (*shape)[d];
+      if (!dim.is_number_integer() ||
+          (dim.is_number_unsigned() ? dim.get<uint64_t>() > INT64_MAX
+                                    : dim.get<int64_t>() < -1) ||
+          (!allowDynamic && !dim.is_number_unsigned()))
+        return invalid(item(r.at("shape"), d),
+                       allowDynamic ? "expected a size >= 0, or -1 (dynamic)"
+                                    : "expected a size >= 0 (state is static)");
+      out.shape.push_back(dim.get<int64_t>());
     }
-    if (clause == "forest" && t + 4 <= tokens.size() && !tensor.isForest()) {
-      if (!parseInt(tokens[t + 1], tensor.forestChildren) ||
-          !parseInt(tokens[t + 2], tensor.forestRoots) ||
-          !parseInt(tokens[t + 3], tensor.forestArity) ||
-          tensor.forestChildren < 0 || tensor.forestRoots < 0 ||
-          tensor.forestArity < 0)
-        return error("input '" + tensor.name +
-                     "' needs 'forest CHILDREN ROOTS ARITY' with input "
-                     "indices and an arity >= 0");
-      t += 4;
-      continue;
-    }
-    if (clause == "nodes" && t + 2 <= tokens.size() && tensor.nodesOf < 0) {
-      if (!parseInt(tokens[t + 1], tensor.nodesOf) || tensor.nodesOf < 0)
-        return error("input '" + tensor.name +
-                     "' needs 'nodes OFFSETS' with an input index");
-      t += 2;
-      continue;
-    }
-    DimEquality eq;
-    if (clause == "equal" && t + 4 <= tokens.size() &&
-        parseInt(tokens[t + 1], eq.dim) && parseInt(tokens[t + 2], eq.other) &&
-        parseInt(tokens[t + 3], eq.otherDim)) {
-      if (eq.dim < 0 || eq.dim >= rank || tensor.shape[eq.dim] != -1)
-        return error("input '" + tensor.name + "': 'equal " +
-                     std::string(tokens[t + 1]) +
-                     " ...' names no dynamic dimension of it");
-      tensor.equalDims.push_back(eq);
-      t += 4;
-      continue;
-    }
-    return error("input '" + tensor.name +
-                 "': expected 'below N', 'equal DIM INPUT DIM', "
-                 "'forest CHILDREN ROOTS ARITY' or 'nodes OFFSETS', got '" +
-                 std::string(clause) + "'");
+  }
+  if (!isInput || r.error)
+    return r.error;
+  const json *list = r.field("preconditions", /*optional=*/true);
+  if (!list)
+    return r.error;
+  if (!list->is_array() || list->size() > 16)
+    return invalid(r.at("preconditions"), "expected an array of at most 16");
+  for (size_t i = 0; i < list->size(); ++i) {
+    out.preconditions.emplace_back();
+    if (ParseResult e =
+            readPrecondition((*list)[i], item(r.at("preconditions"), i),
+                             out.preconditions.back()))
+      return e;
   }
   return {};
 }
 
-// An input's `equal` clauses name a dynamic dimension of an earlier input.
-ParseResult Parser::checkEqualDims(const EntryDesc &entry,
-                                   const TensorDesc &tensor) {
-  for (const DimEquality &eq : tensor.equalDims) {
-    const bool known =
-        eq.other >= 0 && eq.other < static_cast<int64_t>(entry.inputs.size());
-    const TensorDesc *other = known ? &entry.inputs[eq.other] : nullptr;
-    if (!other || eq.otherDim < 0 ||
-        eq.otherDim >= static_cast<int64_t>(other->shape.size()) ||
-        other->shape[eq.otherDim] != -1)
-      return error("input '" + tensor.name + "': 'equal' names input " +
-                   std::to_string(eq.other) + " dimension " +
-                   std::to_string(eq.otherDim) +
-                   ", which is no dynamic dimension of an earlier input");
+ParseResult readState(const json &value, const std::string &where,
+                      StateDesc &out) {
+  ObjectReader r(value, where);
+  if (ParseResult e = readTensorFields(r, false, false, out))
+    return e;
+  if (const json *init = r.field("init", /*optional=*/true)) {
+    // Hex text: a 64-bit pattern does not survive a JSON number (a double)
+    // in every reader.
+    std::string bits = init->is_string() ? init->get<std::string>() : "";
+    bool ok = bits.size() >= 3 && bits.size() <= 18 && bits.rfind("0x", 0) == 0;
+    for (size_t i = 2; ok && i < bits.size(); ++i)
+      ok = (bits[i] >= '0' && bits[i] <= '9') ||
+           (bits[i] >= 'a' && bits[i] <= 'f');
+    if (!ok)
+      return invalid(r.at("init"),
+                     "expected \"0x\" and 1 to 16 lower-case hex digits");
+    out.kind = StateKind::Initialized;
+    out.initBits = std::strtoull(bits.c_str() + 2, nullptr, 16);
   }
-  return {};
+  return r.done();
 }
 
-// A forest's offsets, children and roots are distinct rank-1 i32 inputs
-// of dynamic size; a `nodes` input has a dynamic dimension 0 and names
-// such offsets.
-ParseResult Parser::checkForests(const EntryDesc &entry) {
-  const int64_t count = static_cast<int64_t>(entry.inputs.size());
-  auto isIndexList = [&](int64_t k) {
-    if (k < 0 || k >= count)
-      return false;
-    const TensorDesc &t = entry.inputs[k];
-    return t.dtype.code == kDLInt && t.dtype.bits == 32 && t.dtype.lanes == 1 &&
-           t.shape.size() == 1 && t.shape[0] == -1;
-  };
-  for (int64_t k = 0; k < count; ++k) {
-    const TensorDesc &t = entry.inputs[k];
-    if (t.isForest() &&
-        (!isIndexList(k) || !isIndexList(t.forestChildren) ||
-         !isIndexList(t.forestRoots) || t.forestChildren == k ||
-         t.forestRoots == k || t.forestChildren == t.forestRoots))
-      return error("entry '" + entry.name + "': the forest of input '" +
-                   t.name +
-                   "' needs three distinct i32 inputs of one dynamic "
-                   "dimension (offsets, children, roots)");
-    if (t.nodesOf >= 0 &&
-        (t.nodesOf >= count || !entry.inputs[t.nodesOf].isForest() ||
-         t.shape.empty() || t.shape[0] != -1))
-      return error("entry '" + entry.name + "': input '" + t.name +
-                   "' has 'nodes " + std::to_string(t.nodesOf) +
-                   "', which needs a dynamic dimension 0 and an input with "
-                   "a forest clause");
+ParseResult readArg(const json &value, const std::string &where, ArgDesc &out,
+                    std::string &stateName) {
+  ObjectReader r(value, where);
+  if (value.is_object() && value.contains("input")) {
+    int64_t index = 0;
+    r.integer("input", 0, kMaxEntryTensors, index);
+    out = {false, size_t(index), Access::Read};
+    return r.done();
   }
-  return {};
+  std::string access;
+  r.string("state", stateName);
+  r.string("access", access);
+  if (r.error)
+    return r.error;
+  if (access != "read" && access != "write")
+    return invalid(r.at("access"), "expected \"read\" or \"write\"");
+  out = {true, 0, access == "write" ? Access::Write : Access::Read};
+  return r.done();
 }
 
-ParseResult Parser::parseHeader(const std::vector<std::string_view> &lines,
-                                size_t &i) {
-  if (ParseResult r = next(lines, i))
-    return r;
+ParseResult readEntry(const json &value, const std::string &where,
+                      const std::map<std::string, size_t> &stateIndex,
+                      EntryDesc &out) {
+  ObjectReader r(value, where);
+  r.string("name", out.name);
+  const json *args = r.array("args", kMaxEntryTensors);
+  const json *inputs = r.array("inputs", kMaxEntryTensors);
+  const json *outputs = r.array("outputs", kMaxEntryTensors);
+  if (r.error)
+    return r.error;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    ObjectReader t((*inputs)[i], item(r.at("inputs"), i));
+    out.inputs.emplace_back();
+    if (ParseResult e = readTensorFields(t, true, true, out.inputs.back()))
+      return e;
+    if (ParseResult e = t.done())
+      return e;
+  }
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    ObjectReader t((*outputs)[i], item(r.at("outputs"), i));
+    out.outputs.emplace_back();
+    if (ParseResult e = readTensorFields(t, true, false, out.outputs.back()))
+      return e;
+    if (ParseResult e = t.done())
+      return e;
+  }
+  for (size_t i = 0; i < args->size(); ++i) {
+    ArgDesc arg;
+    std::string state;
+    std::string at = item(r.at("args"), i);
+    if (ParseResult e = readArg((*args)[i], at, arg, state))
+      return e;
+    if (arg.isState) {
+      auto it = stateIndex.find(state);
+      if (it == stateIndex.end())
+        return invalid(at, "entry '" + out.name + "' uses undeclared state '" +
+                               state + "'");
+      arg.index = it->second;
+    }
+    out.args.push_back(arg);
+  }
+  return r.done();
+}
+
+ParseResult readModel(const json &doc, ModelDesc &out) {
+  ObjectReader r(doc, "");
+  std::string format;
   int64_t version = 0;
-  if (tokens.size() != 2 || tokens[0] != "grove-model" ||
-      !parseInt(tokens[1], version))
-    return error("expected 'grove-model VERSION'");
+  r.string("format", format);
+  r.integer("version", 0, INT32_MAX, version);
+  if (r.error)
+    return r.error;
+  if (format != "grove-model")
+    return invalid("format", "expected \"grove-model\"");
   if (version != kDescriptorVersion)
-    return {ParseStatus::VersionMismatch, lineNo,
+    return {ParseStatus::VersionMismatch, "version",
             "model descriptor version " + std::to_string(version) +
                 ", this reader reads version " +
                 std::to_string(kDescriptorVersion)};
-  if (i == lines.size())
-    return error("missing 'module NAME' line");
-  if (ParseResult r = next(lines, i))
-    return r;
-  if (tokens.size() != 2 || tokens[0] != "module" || !isValidName(tokens[1]))
-    return error("expected 'module NAME'");
-  out.module = std::string(tokens[1]);
-  // Optional `target NAME` (default host).
-  if (i < lines.size() && lines[i].rfind("target ", 0) == 0) {
-    if (ParseResult r = next(lines, i))
-      return r;
-    if (tokens.size() != 2 || (tokens[1] != "host" && tokens[1] != "cuda"))
-      return error("expected 'target host' or 'target cuda'");
-    out.target = std::string(tokens[1]);
+  r.string("module", out.module);
+  r.string("target", out.target);
+  const json *state = r.array("state", kMaxEntryTensors);
+  const json *entries = r.array("entries", kMaxEntryTensors);
+  if (r.error)
+    return r.error;
+  std::map<std::string, size_t> stateIndex;
+  for (size_t i = 0; i < state->size(); ++i) {
+    out.params.emplace_back();
+    if (ParseResult e =
+            readState((*state)[i], item("state", i), out.params.back()))
+      return e;
+    stateIndex.emplace(out.params.back().name, i);
   }
-  return {};
+  for (size_t i = 0; i < entries->size(); ++i) {
+    out.entries.emplace_back();
+    if (ParseResult e = readEntry((*entries)[i], item("entries", i), stateIndex,
+                                  out.entries.back()))
+      return e;
+  }
+  return r.done();
 }
 
-// `param NAME DTYPE RANK DIMS...` or `state NAME DTYPE RANK DIMS... init
-// 0xBITS`
-ParseResult Parser::parseState(bool initialized) {
-  StateDesc state;
-  state.kind = initialized ? StateKind::Initialized : StateKind::Weight;
-  if (initialized && (tokens.size() < 6 || tokens[tokens.size() - 2] != "init"))
-    return error("'state' needs NAME DTYPE RANK, the dimensions and "
-                 "'init 0xBITS'");
-  if (ParseResult r =
-          parseTensor(initialized ? "state" : "param",
-                      /*allowDynamic=*/false, initialized ? 2 : 0, state))
-    return r;
-  if (initialized) {
-    std::string_view keyword = tokens[tokens.size() - 2];
-    std::string_view bits = tokens.back();
-    unsigned width = state.dtype.bits;
-    if (keyword != "init" || !parseBits(bits, state.initBits) ||
-        (width < 64 && state.initBits >> width))
-      return error("state '" + state.name +
-                   "' needs 'init 0xBITS' with at "
-                   "most " +
-                   std::to_string(width) + " bits, got '" +
-                   std::string(keyword) + " " + std::string(bits) + "'");
-  }
-  if (isReservedStateName(state.name))
-    return error("param name '" + state.name +
-                 "' is reserved by the safetensors format");
-  if (!stateNames.insert(state.name).second)
-    return error("duplicate param '" + state.name + "'");
-  out.params.push_back(std::move(state));
-  return {};
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+bool isIndexList(const TensorDesc &t) {
+  return t.dtype.code == kDLInt && t.dtype.bits == 32 && t.dtype.lanes == 1 &&
+         t.shape.size() == 1 && t.shape[0] == -1;
 }
 
-// `entry NAME NUM_ARGS NUM_OUTPUTS`, then NUM_ARGS lines `input ...`,
-// `read NAME` or `write NAME` in argument order, then the `output` lines.
-ParseResult Parser::parseEntry(const std::vector<std::string_view> &lines,
-                               size_t &i) {
-  if (tokens.size() != 4)
-    return error("expected 'entry NAME NUM_ARGS NUM_OUTPUTS'");
-  EntryDesc entry;
-  if (!isValidName(tokens[1]))
-    return error("invalid entry name '" + std::string(tokens[1]) + "'");
-  entry.name = std::string(tokens[1]);
-  if (!entryNames.insert(entry.name).second)
-    return error("duplicate entry '" + entry.name + "'");
-  int64_t numArgs = 0, numOutputs = 0;
-  if (ParseResult r = parseCount(2, "argument count", numArgs))
-    return r;
-  if (ParseResult r = parseCount(3, "output count", numOutputs))
-    return r;
-  if (lines.size() - i < static_cast<size_t>(numArgs + numOutputs))
-    return error("entry '" + entry.name + "' declares " +
-                 std::to_string(numArgs) + " arguments and " +
-                 std::to_string(numOutputs) +
-                 " outputs but the descriptor ends first");
-  std::set<std::string> inputNames, outputNames, usedState;
-  for (int64_t k = 0; k < numArgs; ++k) {
-    if (ParseResult r = next(lines, i))
-      return r;
-    if (tokens[0] == "read" || tokens[0] == "write") {
-      if (tokens.size() != 2 || !isValidName(tokens[1]))
-        return error("expected '" + std::string(tokens[0]) + " NAME'");
-      std::string name(tokens[1]);
-      if (!usedState.insert(name).second)
-        return error("entry '" + entry.name + "' is handed state '" + name +
-                     "' twice");
-      ArgDesc arg;
-      arg.isState = true;
-      arg.access = tokens[0] == "write" ? Access::Write : Access::Read;
-      pending.push_back({out.entries.size(), entry.args.size(), lineNo, name});
-      entry.args.push_back(arg);
-      continue;
-    }
-    if (tokens[0] != "input")
-      return error("expected 'input', 'read' or 'write' line, got '" +
-                   std::string(tokens[0]) + "'");
-    TensorDesc tensor;
-    if (ParseResult r = parseInput(tensor))
-      return r;
-    if (ParseResult r = checkEqualDims(entry, tensor))
-      return r;
-    if (!inputNames.insert(tensor.name).second)
-      return error("duplicate input '" + tensor.name + "' in entry '" +
-                   entry.name + "'");
-    entry.args.push_back({false, entry.inputs.size(), Access::Read});
-    entry.inputs.push_back(std::move(tensor));
-  }
-  for (int64_t k = 0; k < numOutputs; ++k) {
-    if (ParseResult r = next(lines, i))
-      return r;
-    TensorDesc tensor;
-    if (ParseResult r = parseTensor("output", /*allowDynamic=*/true, 0, tensor))
-      return r;
-    if (!outputNames.insert(tensor.name).second)
-      return error("duplicate output '" + tensor.name + "' in entry '" +
-                   entry.name + "'");
-    entry.outputs.push_back(std::move(tensor));
-  }
-  if (ParseResult r = checkForests(entry))
-    return r;
-  out.entries.push_back(std::move(entry));
-  return {};
-}
+struct PreconditionValidator {
+  const EntryDesc &entry;
+  size_t k;
+  std::string where;
 
-ParseResult Parser::resolveStateArgs() {
-  std::map<std::string, size_t> index;
-  for (size_t s = 0; s < out.params.size(); ++s)
-    index.emplace(out.params[s].name, s);
-  for (const PendingArg &p : pending) {
-    auto it = index.find(p.name);
-    if (it == index.end())
-      return {ParseStatus::Invalid, p.line,
-              "entry '" + out.entries[p.entry].name +
-                  "' uses undeclared state '" + p.name + "'"};
-    out.entries[p.entry].args[p.arg].index = it->second;
+  ParseResult fail(const std::string &message) const {
+    return invalid(where, "input '" + entry.inputs[k].name + "': " + message);
   }
-  return {};
-}
+  const TensorDesc *input(int64_t i) const {
+    return i >= 0 && i < int64_t(entry.inputs.size()) ? &entry.inputs[i]
+                                                      : nullptr;
+  }
+  ParseResult operator()(const BoundPrecondition &p) const {
+    if (entry.inputs[k].dtype.code != kDLInt)
+      return fail("a bound ('below') needs an integer dtype");
+    if (p.bound < 1)
+      return fail("'below' needs a bound >= 1");
+    return {};
+  }
+  ParseResult operator()(const EqualDimPrecondition &p) const {
+    const TensorDesc &t = entry.inputs[k];
+    if (p.dim < 0 || p.dim >= int64_t(t.shape.size()) || t.shape[p.dim] != -1)
+      return fail("'equal_dim' names dimension " + std::to_string(p.dim) +
+                  ", which is not a dynamic dimension of it");
+    const TensorDesc *other = p.input < int64_t(k) ? input(p.input) : nullptr;
+    if (!other || p.inputDim < 0 ||
+        p.inputDim >= int64_t(other->shape.size()) ||
+        other->shape[p.inputDim] != -1)
+      return fail("'equal_dim' names input " + std::to_string(p.input) +
+                  " dimension " + std::to_string(p.inputDim) +
+                  ", which is no dynamic dimension of an earlier input");
+    return {};
+  }
+  ParseResult operator()(const ForestPrecondition &p) const {
+    const int64_t self = int64_t(k);
+    if (!isIndexList(entry.inputs[k]) || !input(p.children) ||
+        !input(p.roots) || !isIndexList(*input(p.children)) ||
+        !isIndexList(*input(p.roots)) || p.children == self ||
+        p.roots == self || p.children == p.roots || p.arity < 0)
+      return invalid(where, "entry '" + entry.name +
+                                "': the forest of input '" +
+                                entry.inputs[k].name +
+                                "' needs three distinct i32 inputs of one "
+                                "dynamic dimension (offsets, children, roots)");
+    return {};
+  }
+  ParseResult operator()(const ForestNodesPrecondition &p) const {
+    const TensorDesc &t = entry.inputs[k];
+    const TensorDesc *offsets = input(p.offsets);
+    if (!offsets || !offsets->find<ForestPrecondition>() || t.shape.empty() ||
+        t.shape[0] != -1)
+      return invalid(where, "entry '" + entry.name + "': input '" + t.name +
+                                "' has 'forest_nodes " +
+                                std::to_string(p.offsets) +
+                                "', which needs a dynamic dimension 0 and an "
+                                "input with a forest precondition");
+    return {};
+  }
+};
 
-ParseResult Parser::run(std::string_view text) {
-  if (text.empty())
-    return error("model descriptor is empty");
-  if (text.back() != '\n')
-    return error("model descriptor must end with a newline");
-  std::vector<std::string_view> lines;
-  for (size_t start = 0; start < text.size();) {
-    size_t nl = text.find('\n', start);
-    lines.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  size_t i = 0;
-  if (ParseResult r = parseHeader(lines, i))
-    return r;
-  // Body: state and entry blocks in any order.
-  while (i < lines.size()) {
-    if (ParseResult r = next(lines, i))
-      return r;
-    ParseResult r;
-    if (tokens[0] == "param" || tokens[0] == "state")
-      r = parseState(tokens[0] == "state");
-    else if (tokens[0] == "entry")
-      r = parseEntry(lines, i);
-    else
-      r = error("unknown line kind '" + std::string(tokens[0]) + "'");
-    if (r)
-      return r;
-  }
-  return resolveStateArgs();
-}
-
-void printTensor(std::string &os, const char *keyword, const TensorDesc &t) {
-  os += keyword;
-  os += ' ' + t.name + ' ' + dtypeToken(t.dtype) + ' ' +
-        std::to_string(t.shape.size());
+ParseResult validateTensor(const TensorDesc &t, const std::string &where,
+                           bool isState, std::set<std::string> &names) {
+  if (!isValidName(t.name))
+    return invalid(where, "invalid name '" + t.name + "'");
+  if (isState && isReservedStateName(t.name))
+    return invalid(where, "state name '" + t.name +
+                              "' is reserved by the safetensors format");
+  if (!names.insert(t.name).second)
+    return invalid(where, "duplicate name '" + t.name + "'");
+  if (!dtypeToken(t.dtype))
+    return invalid(where, "'" + t.name + "' has no descriptor dtype");
+  if (t.shape.size() > size_t(kMaxRank))
+    return invalid(where, "'" + t.name + "' has rank above " +
+                              std::to_string(kMaxRank));
   for (int64_t d : t.shape)
-    os += ' ' + std::to_string(d);
+    if (d < (isState ? 0 : -1))
+      return invalid(where, "'" + t.name + "' has a bad dimension " +
+                                std::to_string(d));
+  return {};
 }
+
+ParseResult validateEntry(const ModelDesc &model, const EntryDesc &e,
+                          const std::string &where) {
+  std::set<std::string> inputNames, outputNames;
+  if (e.args.size() > size_t(kMaxEntryTensors) ||
+      e.outputs.size() > size_t(kMaxEntryTensors))
+    return invalid(where, "entry '" + e.name + "' has too many tensors");
+  for (size_t k = 0; k < e.inputs.size(); ++k) {
+    std::string at = item(where + ".inputs", k);
+    if (ParseResult r = validateTensor(e.inputs[k], at, false, inputNames))
+      return r;
+    std::set<size_t> kinds;
+    for (size_t i = 0; i < e.inputs[k].preconditions.size(); ++i) {
+      const Precondition &p = e.inputs[k].preconditions[i];
+      std::string pat = item(at + ".preconditions", i);
+      if (!std::holds_alternative<EqualDimPrecondition>(p) &&
+          !kinds.insert(p.index()).second)
+        return invalid(pat, "input '" + e.inputs[k].name + "' has two '" +
+                                preconditionKind(p) + "' preconditions");
+      if (ParseResult r = std::visit(PreconditionValidator{e, k, pat}, p))
+        return r;
+    }
+  }
+  for (size_t k = 0; k < e.outputs.size(); ++k)
+    if (ParseResult r = validateTensor(
+            e.outputs[k], item(where + ".outputs", k), false, outputNames))
+      return r;
+  // Every input is handed once, in order; each piece of state at most once.
+  size_t nextInput = 0;
+  std::set<size_t> used;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const ArgDesc &a = e.args[i];
+    std::string at = item(where + ".args", i);
+    if (a.isState &&
+        (a.index >= model.params.size() || !used.insert(a.index).second))
+      return invalid(at, "entry '" + e.name +
+                             "' is handed undeclared state or state twice");
+    if (!a.isState && a.index != nextInput++)
+      return invalid(at, "entry '" + e.name + "' hands input " +
+                             std::to_string(a.index) + " out of order");
+  }
+  if (nextInput != e.inputs.size())
+    return invalid(where + ".args", "entry '" + e.name + "' declares " +
+                                        std::to_string(e.inputs.size()) +
+                                        " inputs but hands " +
+                                        std::to_string(nextInput));
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+void quote(std::string &os, const std::string &s) {
+  os += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      os += '\\';
+    os += c; // names hold no control characters (isValidName)
+  }
+  os += '"';
+}
+
+void printTensor(std::string &os, const TensorDesc &t) {
+  os += "{\"name\":";
+  quote(os, t.name);
+  os += ",\"dtype\":\"";
+  os += dtypeToken(t.dtype);
+  os += "\",\"shape\":[";
+  for (size_t d = 0; d < t.shape.size(); ++d)
+    os += (d ? "," : "") + std::to_string(t.shape[d]);
+  os += "]";
+}
+
+struct PreconditionPrinter {
+  std::string &os;
+  void field(const char *key, int64_t v) {
+    os += ",\"";
+    os += key;
+    os += "\":" + std::to_string(v);
+  }
+  void operator()(const BoundPrecondition &p) { field("bound", p.bound); }
+  void operator()(const EqualDimPrecondition &p) {
+    field("dim", p.dim);
+    field("input", p.input);
+    field("input_dim", p.inputDim);
+  }
+  void operator()(const ForestPrecondition &p) {
+    field("children", p.children);
+    field("roots", p.roots);
+    field("arity", p.arity);
+  }
+  void operator()(const ForestNodesPrecondition &p) {
+    field("offsets", p.offsets);
+  }
+};
 
 } // namespace
+
+const char *preconditionKind(const Precondition &p) {
+  static const char *const kinds[] = {"equal_dim", "below", "forest",
+                                      "forest_nodes"};
+  static_assert(std::variant_size_v<Precondition> == 4, "one name per kind");
+  return kinds[p.index()];
+}
 
 bool EntryDesc::writesState() const {
   for (const ArgDesc &a : args)
@@ -466,59 +557,119 @@ bool EntryDesc::writesState() const {
   return false;
 }
 
+ParseResult validateModel(const ModelDesc &model) {
+  if (!isValidName(model.module))
+    return invalid("module", "invalid module name '" + model.module + "'");
+  if (model.target != "host" && model.target != "cuda")
+    return invalid("target", "expected \"host\" or \"cuda\"");
+  std::set<std::string> stateNames, entryNames;
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    const StateDesc &s = model.params[i];
+    std::string at = item("state", i);
+    if (ParseResult r = validateTensor(s, at, true, stateNames))
+      return r;
+    if (s.kind == StateKind::Initialized && s.dtype.bits < 64 &&
+        s.initBits >> s.dtype.bits)
+      return invalid(at + ".init", "state '" + s.name + "' needs at most " +
+                                       std::to_string(s.dtype.bits) + " bits");
+  }
+  for (size_t i = 0; i < model.entries.size(); ++i) {
+    const EntryDesc &e = model.entries[i];
+    std::string at = item("entries", i);
+    if (!isValidName(e.name))
+      return invalid(at, "invalid entry name '" + e.name + "'");
+    if (!entryNames.insert(e.name).second)
+      return invalid(at, "duplicate entry '" + e.name + "'");
+    if (ParseResult r = validateEntry(model, e, at))
+      return r;
+  }
+  return {};
+}
+
 ParseResult parseModelDescriptor(std::string_view text, ModelDesc &out) {
   out = ModelDesc();
-  return Parser(out).run(text);
+  if (text.rfind("grove-model ", 0) == 0)
+    return {ParseStatus::VersionMismatch, "",
+            "a text model descriptor (versions up to 5); this reader reads "
+            "JSON version " +
+                std::to_string(kDescriptorVersion)};
+  if (nestsTooDeep(text))
+    return invalid("", "the model descriptor nests deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
+  json doc = json::parse(text.begin(), text.end(), nullptr,
+                         /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    return invalid("", "the model descriptor is not valid JSON");
+  if (ParseResult r = readModel(doc, out))
+    return r;
+  return validateModel(out);
 }
 
 std::string printModelDescriptor(const ModelDesc &model) {
-  std::string os = "grove-model " + std::to_string(kDescriptorVersion) +
-                   "\nmodule " + model.module + '\n';
-  // The host is the default target.
-  if (model.target != "host")
-    os += "target " + model.target + '\n';
-  for (const StateDesc &s : model.params) {
-    bool init = s.kind == StateKind::Initialized;
-    printTensor(os, init ? "state" : "param", s);
-    if (init) {
+  std::string os = "{\"format\":\"grove-model\",\"version\":" +
+                   std::to_string(kDescriptorVersion) + ",\"module\":";
+  quote(os, model.module);
+  os += ",\"target\":";
+  quote(os, model.target);
+  os += ",\n\"state\":[";
+  for (size_t i = 0; i < model.params.size(); ++i) {
+    const StateDesc &s = model.params[i];
+    os += i ? ",\n" : "\n";
+    printTensor(os, s);
+    if (s.kind == StateKind::Initialized) {
       char bits[32];
-      std::snprintf(bits, sizeof(bits), " init 0x%0*llx",
+      std::snprintf(bits, sizeof(bits), ",\"init\":\"0x%0*llx\"",
                     static_cast<int>(elementBytes(s.dtype) * 2),
                     static_cast<unsigned long long>(s.initBits));
       os += bits;
     }
-    os += '\n';
+    os += "}";
   }
-  for (const EntryDesc &e : model.entries) {
-    os += "entry " + e.name + ' ' + std::to_string(e.args.size()) + ' ' +
-          std::to_string(e.outputs.size()) + '\n';
-    for (const ArgDesc &a : e.args) {
-      if (a.isState)
-        os += std::string(a.access == Access::Write ? "write " : "read ") +
-              model.params[a.index].name;
-      else
-        printTensor(os, "input", e.inputs[a.index]);
-      if (!a.isState && e.inputs[a.index].below > 0)
-        os += " below " + std::to_string(e.inputs[a.index].below);
-      if (!a.isState && e.inputs[a.index].isForest()) {
-        const TensorDesc &t = e.inputs[a.index];
-        os += " forest " + std::to_string(t.forestChildren) + ' ' +
-              std::to_string(t.forestRoots) + ' ' +
-              std::to_string(t.forestArity);
+  os += "],\n\"entries\":[";
+  for (size_t i = 0; i < model.entries.size(); ++i) {
+    const EntryDesc &e = model.entries[i];
+    os += i ? ",\n{\"name\":" : "\n{\"name\":";
+    quote(os, e.name);
+    os += ",\"args\":[";
+    for (size_t k = 0; k < e.args.size(); ++k) {
+      const ArgDesc &a = e.args[k];
+      os += k ? ",\n" : "\n";
+      if (a.isState) {
+        os += "{\"state\":";
+        quote(os, model.params[a.index].name);
+        os += a.access == Access::Write ? ",\"access\":\"write\"}"
+                                        : ",\"access\":\"read\"}";
+      } else {
+        os += "{\"input\":" + std::to_string(a.index) + "}";
       }
-      if (!a.isState && e.inputs[a.index].nodesOf >= 0)
-        os += " nodes " + std::to_string(e.inputs[a.index].nodesOf);
-      if (!a.isState)
-        for (const DimEquality &eq : e.inputs[a.index].equalDims)
-          os += " equal " + std::to_string(eq.dim) + ' ' +
-                std::to_string(eq.other) + ' ' + std::to_string(eq.otherDim);
-      os += '\n';
     }
-    for (const TensorDesc &t : e.outputs) {
-      printTensor(os, "output", t);
-      os += '\n';
+    os += "],\n\"inputs\":[";
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      const TensorDesc &t = e.inputs[k];
+      os += k ? ",\n" : "\n";
+      printTensor(os, t);
+      if (!t.preconditions.empty()) {
+        os += ",\"preconditions\":[";
+        for (size_t p = 0; p < t.preconditions.size(); ++p) {
+          os += p ? ",{\"kind\":\"" : "{\"kind\":\"";
+          os += preconditionKind(t.preconditions[p]);
+          os += "\"";
+          std::visit(PreconditionPrinter{os}, t.preconditions[p]);
+          os += "}";
+        }
+        os += "]";
+      }
+      os += "}";
     }
+    os += "],\n\"outputs\":[";
+    for (size_t k = 0; k < e.outputs.size(); ++k) {
+      os += k ? ",\n" : "\n";
+      printTensor(os, e.outputs[k]);
+      os += "}";
+    }
+    os += "]}";
   }
+  os += "]}\n";
   return os;
 }
 

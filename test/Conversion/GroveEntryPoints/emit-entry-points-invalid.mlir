@@ -15,13 +15,13 @@ module @unprepared {
 
 // One of the two module attributes missing is enough.
 // expected-error @+1 {{expects a module prepared by grove-prepare-abi}}
-module @no_module attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0A"} {
+module @no_module attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = []>} {
 }
 
 // -----
 
 // An entry must say how many of its arguments are the caller's inputs.
-module @no_inputs attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m"} {
+module @no_inputs attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = [#grove.abi_entry<name = "f", args = [], outputs = []>]>, grove.abi.module = "m"} {
   // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name, or its input count}}
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.name = "f"} {
     llvm.return
@@ -33,7 +33,7 @@ module @no_inputs attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0
 
 // -----
 
-module @no_ciface attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m"} {
+module @no_ciface attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = [#grove.abi_entry<name = "f", args = [], outputs = []>]>, grove.abi.module = "m"} {
   // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
@@ -42,7 +42,7 @@ module @no_ciface attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0
 
 // -----
 
-module @no_name attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry f 0 0\0A", grove.abi.module = "m"} {
+module @no_name attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = [#grove.abi_entry<name = "f", args = [], outputs = []>]>, grove.abi.module = "m"} {
   // expected-error @+1 {{entry point lacks its _mlir_ciface_ wrapper or name}}
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64} {
     llvm.return
@@ -54,7 +54,7 @@ module @no_name attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Ae
 
 // -----
 
-module @scalar_result attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry f 0 1\0A", grove.abi.module = "m"} {
+module @scalar_result attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = [#grove.abi_entry<name = "f", args = [], outputs = [#grove.abi_tensor<name = "out0", type = tensor<f32>>]>]>, grove.abi.module = "m"} {
   // expected-error @+1 {{entry point returns a non-tensor value}}
   llvm.func @_grove_m_f() -> i32 attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     %0 = llvm.mlir.constant(0 : i32) : i32
@@ -69,7 +69,7 @@ module @scalar_result attributes {grove.abi.descriptor = "grove-model 5\0Amodule
 // -----
 
 // expected-error @+1 {{entry point indices are not contiguous}}
-module @gap attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m"} {
+module @gap attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = [#grove.abi_entry<name = "f", args = [], outputs = []>, #grove.abi_entry<name = "g", args = [], outputs = []>]>, grove.abi.module = "m"} {
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
@@ -87,7 +87,7 @@ module @gap attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry
 // -----
 
 // expected-error @+1 {{entry point indices are not contiguous}}
-module @duplicate attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0Aentry f 0 0\0Aentry g 0 0\0A", grove.abi.module = "m"} {
+module @duplicate attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = [#grove.abi_entry<name = "f", args = [], outputs = []>, #grove.abi_entry<name = "g", args = [], outputs = []>]>, grove.abi.module = "m"} {
   llvm.func @_grove_m_f() attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "f"} {
     llvm.return
   }
@@ -106,7 +106,7 @@ module @duplicate attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0
 
 // The runtime entry the typed functions call is reserved: a symbol of that
 // name with another type is reported, not called with the wrong signature.
-module @reserved_invoke attributes {grove.abi.descriptor = "grove-model 5\0Amodule m\0A", grove.abi.module = "m"} {
+module @reserved_invoke attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [], entries = []>, grove.abi.module = "m"} {
   // expected-error @+1 {{symbol @grove_rt_invoke is reserved for the runtime service of type '!llvm.func<i32 (ptr, ptr, i32, ptr)>'}}
   llvm.func @grove_rt_invoke(i32) -> i32
 }

@@ -51,7 +51,7 @@
 // CHECK-NEXT: llvm.return
 
 // CHECK: llvm.mlir.global internal constant @_grove.tiny.name("tiny\00")
-// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("grove-model 5\0Amodule tiny\0Aparam w f32 1 4\0Aentry scale 2 1\0Aread w\0Ainput x f32 2 -1 4\0Aoutput y f32 2 -1 4\0Aentry pair 3 2\0Aread w\0Ainput arg0 f32 1 4\0Ainput arg1 f32 1 4\0Aoutput out0 f32 1 4\0Aoutput out1 f32 1 4\0A\00")
+// CHECK: llvm.mlir.global internal constant @_grove.tiny.desc("{\22format\22:\22grove-model\22,\22version\22:6,\22module\22:\22tiny\22,\22target\22:\22host\22,\0A\22state\22:[\0A{\22name\22:\22w\22,\22dtype\22:\22f32\22,\22shape\22:[4]}],\0A\22entries\22:[\0A{\22name\22:\22scale\22,\22args\22:[\0A{\22state\22:\22w\22,\22access\22:\22read\22},\0A{\22input\22:0}],\0A\22inputs\22:[\0A{\22name\22:\22x\22,\22dtype\22:\22f32\22,\22shape\22:[-1,4]}],\0A\22outputs\22:[\0A{\22name\22:\22y\22,\22dtype\22:\22f32\22,\22shape\22:[-1,4]}]},\0A{\22name\22:\22pair\22,\22args\22:[\0A{\22state\22:\22w\22,\22access\22:\22read\22},\0A{\22input\22:0},\0A{\22input\22:1}],\0A\22inputs\22:[\0A{\22name\22:\22arg0\22,\22dtype\22:\22f32\22,\22shape\22:[4]},\0A{\22name\22:\22arg1\22,\22dtype\22:\22f32\22,\22shape\22:[4]}],\0A\22outputs\22:[\0A{\22name\22:\22out0\22,\22dtype\22:\22f32\22,\22shape\22:[4]},\0A{\22name\22:\22out1\22,\22dtype\22:\22f32\22,\22shape\22:[4]}]}]}\0A\00") {addr_space = 0 : i32, section = "grove_models"}
 
 // The entry table, in descriptor order.
 // CHECK-LABEL: llvm.mlir.global internal constant @_grove.tiny.entries() {{.*}} : !llvm.array<2 x ptr> {
@@ -138,7 +138,7 @@ module @tiny {
 // CHECK-NEXT: %[[S1:.*]] = llvm.getelementptr %[[ARGS]][1]
 // CHECK-NEXT: %[[RES:.*]] = llvm.load %[[S1]]
 // CHECK: llvm.call @_mlir_ciface__grove_edge_total(%[[RES]], %{{.*}}) : (!llvm.ptr, !llvm.ptr) -> ()
-// CHECK: @_grove.edge.desc("grove-model 5\0Amodule edge\0Astate w f32 1 4 init 0x00000000\0Aentry reset 1 0\0Awrite w\0Aentry total 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 0\0A\00")
+// CHECK: @_grove.edge.desc("{\22format\22:\22grove-model\22,\22version\22:6,\22module\22:\22edge\22,\22target\22:\22host\22,\0A\22state\22:[\0A{\22name\22:\22w\22,\22dtype\22:\22f32\22,\22shape\22:[4],\22init\22:\220x00000000\22}],\0A\22entries\22:[\0A{\22name\22:\22reset\22,\22args\22:[\0A{\22state\22:\22w\22,\22access\22:\22write\22}],\0A\22inputs\22:[],\0A\22outputs\22:[]},\0A{\22name\22:\22total\22,\22args\22:[\0A{\22input\22:0}],\0A\22inputs\22:[\0A{\22name\22:\22arg0\22,\22dtype\22:\22f32\22,\22shape\22:[4]}],\0A\22outputs\22:[\0A{\22name\22:\22out0\22,\22dtype\22:\22f32\22,\22shape\22:[]}]}]}\0A\00") {addr_space = 0 : i32, section = "grove_models"}
 // CHECK-LABEL: llvm.func @edge_reset(
 // CHECK-SAME: %[[CTX:.*]]: !llvm.ptr) -> i32 {
 // CHECK-NEXT: %[[N:.*]] = llvm.mlir.constant(1 : i64) : i64

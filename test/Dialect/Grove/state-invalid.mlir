@@ -128,8 +128,8 @@ func.func @f() attributes {grove.memref_signature = memref<2xf32>} {
 
 // -----
 
-// expected-error @+1 {{'grove.abi.descriptor' must be a string on a module}}
-func.func @f() attributes {grove.abi.descriptor = "x"} {
+// expected-error @+1 {{'grove.abi.model' must be a #grove.abi_model on a module}}
+func.func @f() attributes {grove.abi.model = "x"} {
   return
 }
 

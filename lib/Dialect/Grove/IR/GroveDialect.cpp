@@ -2,6 +2,7 @@
 
 #include "grove/Dialect/Grove/IR/GroveDialect.h"
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
+#include "grove/Dialect/Grove/IR/GroveAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +44,7 @@ void GroveDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "grove/Dialect/Grove/IR/GroveOpsTypes.cpp.inc"
       >();
+  registerAttributes();
   addInterfaces<GroveInlinerInterface>();
 }
 
@@ -55,7 +57,10 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
     return op->emitError("'")
            << name << "' must be " << what << ", got " << attr.getValue();
   };
-  if (name == kDescriptorAttr || name == kModuleNameAttr)
+  if (name == kModelAttr)
+    return expect(isa<ModuleOp>(op) && isa<ABIModelAttr>(attr.getValue()),
+                  "a #grove.abi_model on a module");
+  if (name == kModuleNameAttr)
     return expect(isa<ModuleOp>(op) && isa<StringAttr>(attr.getValue()),
                   "a string on a module");
   if (name == kEntryNameAttr)

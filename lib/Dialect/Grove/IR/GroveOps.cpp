@@ -10,7 +10,7 @@
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include "ModelSchema.h"
+#include "grove/ModelSchema.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"

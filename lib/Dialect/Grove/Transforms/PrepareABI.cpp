@@ -2,16 +2,16 @@
 //
 // The descriptor is computed here, at tensor level, because it needs the
 // signatures as the user wrote them (names, dtypes, dynamic dimensions),
-// which are gone once functions are lowered to LLVM.
+// which are gone once functions are lowered to LLVM. It is kept typed
+// (#grove.abi_model) until grove-emit-entry-points writes it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Grove/IR/ABIAttrs.h"
+#include "grove/Dialect/Grove/IR/GroveAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Support/CNames.h"
-
-#include "ModelSchema.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -137,28 +137,11 @@ static bool isReservedName(StringRef s) {
   return reserved.contains(s);
 }
 
-/// The DLPack type of an element type that can cross the ABI.
-static std::optional<DLDataType> dlType(Type t) {
-  auto make = [](uint8_t code, uint8_t bits) {
-    return DLDataType{code, bits, 1};
-  };
-  if (t.isF32() || t.isF16() || t.isF64())
-    return make(kDLFloat, t.getIntOrFloatBitWidth());
-  if (t.isBF16())
-    return make(kDLBfloat, 16);
-  if (t.isSignlessInteger(1))
-    return make(::grove::schema::kDLBoolCode, 8);
-  for (unsigned w : {8u, 16u, 32u, 64u})
-    if (t.isSignlessInteger(w))
-      return make(kDLInt, w);
-  return std::nullopt;
-}
-
 static ::grove::schema::TensorDesc tensorDesc(StringRef name,
                                               RankedTensorType type) {
   ::grove::schema::TensorDesc t;
   t.name = name.str();
-  t.dtype = *dlType(type.getElementType());
+  t.dtype = *toDLDataType(type.getElementType());
   for (int64_t d : type.getShape())
     t.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
   return t;
@@ -182,7 +165,7 @@ static LogicalResult checkABIType(func::FuncOp func, Type type,
     return func.emitError("entry point @")
            << func.getName() << ": " << what << " has rank " << tensor.getRank()
            << "; the runtime takes ranks up to " << ::grove::schema::kMaxRank;
-  if (!tensor || !dlType(tensor.getElementType()))
+  if (!tensor || !toDLDataType(tensor.getElementType()))
     return func.emitError("entry point @")
            << func.getName() << ": " << what << " has type " << type
            << "; entry points take and return ranked tensors of f32, f16, "
@@ -286,7 +269,7 @@ static LogicalResult describeState(ModuleOp module, ModelDesc &model,
   return success();
 }
 
-/// One entry's descriptor lines: its arguments by role, its results; marks
+/// One entry's descriptor: its arguments by role, its results; marks
 /// which arguments bufferization may write.
 static LogicalResult describeEntry(func::FuncOp func,
                                    const llvm::StringMap<size_t> &stateIndex,
@@ -337,21 +320,22 @@ static LogicalResult describeEntry(func::FuncOp func,
                  entry.inputs.size());
     if (failed(input))
       return failure();
-    // The bound moves into the descriptor (the runtime checks it).
+    // The bound and a forest's facts move into the descriptor as
+    // preconditions the runtime checks (input indices: arguments before
+    // the state).
+    std::vector<::grove::schema::Precondition> &pre = input->preconditions;
     if (auto below = func.getArgAttrOfType<IntegerAttr>(i, kBelowAttr)) {
-      input->below = below.getInt();
+      pre.push_back(::grove::schema::BoundPrecondition{below.getInt()});
       func.removeArgAttr(i, kBelowAttr);
     }
-    // So does a forest's (input indices: arguments before the state).
     if (auto forest =
             func.getArgAttrOfType<DenseI64ArrayAttr>(i, kForestAttr)) {
-      input->forestChildren = forest[0];
-      input->forestRoots = forest[1];
-      input->forestArity = forest[2];
+      pre.push_back(
+          ::grove::schema::ForestPrecondition{forest[0], forest[1], forest[2]});
       func.removeArgAttr(i, kForestAttr);
     }
     if (auto nodes = func.getArgAttrOfType<IntegerAttr>(i, kForestNodesAttr)) {
-      input->nodesOf = nodes.getInt();
+      pre.push_back(::grove::schema::ForestNodesPrecondition{nodes.getInt()});
       func.removeArgAttr(i, kForestNodesAttr);
     }
     entry.args.push_back({false, entry.inputs.size(), Access::Read});
@@ -436,9 +420,8 @@ struct GrovePrepareABIPass
       return module.emitError("module has no public function to export");
 
     OpBuilder b(module);
-    module->setAttr(
-        kDescriptorAttr,
-        b.getStringAttr(::grove::schema::printModelDescriptor(model)));
+    module->setAttr(kModelAttr,
+                    ABIModelAttr::fromSchema(module.getContext(), model));
     module->setAttr(kModuleNameAttr, b.getStringAttr(name));
     // The descriptor holds the state now; the context owns its storage.
     for (ParamOp p : llvm::make_early_inc_range(module.getOps<ParamOp>()))

@@ -1,16 +1,16 @@
 // RUN: grove-opt %s -split-input-file --grove-prepare-abi | FileCheck %s
 // RUN: grove-opt %s -split-input-file --grove-prepare-abi=module-name=mylib | FileCheck %s --check-prefix=NAMED
 
-// grove-prepare-abi (PrepareABI.cpp): the descriptor text, the module
+// grove-prepare-abi (PrepareABI.cpp): the typed descriptor, the module
 // attributes, and the renaming of public functions. Diagnostics are in
 // prepare-abi-invalid.mlir.
 
-// The full descriptor: params in declaration order, one `entry` line per
-// public definition followed by its arguments (here inputs only) and
-// outputs (dtype, rank, sizes with -1 for dynamic), names from grove.name
+// The full descriptor: params in declaration order, one #grove.abi_entry per
+// public definition with its arguments (here inputs only) and
+// outputs (their tensor types), names from grove.name
 // or argN / outN.
 // CHECK-LABEL: module @net attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 5\0Amodule net\0Aparam fc.weight f32 2 4 8\0Aparam fc.bias i32 1 4\0Aentry forward 2 2\0Ainput x f32 2 -1 8\0Ainput arg1 bf16 2 2 -1\0Aoutput logits f32 2 -1 8\0Aoutput out1 i8 0\0Aentry eval 5 1\0Ainput arg0 f16 1 3\0Ainput arg1 i1 1 1\0Ainput arg2 i16 1 1\0Ainput arg3 i32 1 1\0Ainput arg4 i64 1 1\0Aoutput out0 f64 1 2\0A"
+// CHECK-SAME: grove.abi.model = #grove.abi_model<module = "net", target = "host", state = [#grove.abi_state<name = "fc.weight", type = tensor<4x8xf32>>, #grove.abi_state<name = "fc.bias", type = tensor<4xi32>>], entries = [#grove.abi_entry<name = "forward", args = [#grove.abi_tensor<name = "x", type = tensor<?x8xf32>>, #grove.abi_tensor<name = "arg1", type = tensor<2x?xbf16>>], outputs = [#grove.abi_tensor<name = "logits", type = tensor<?x8xf32>>, #grove.abi_tensor<name = "out1", type = tensor<i8>>]>, #grove.abi_entry<name = "eval", args = [#grove.abi_tensor<name = "arg0", type = tensor<3xf16>>, #grove.abi_tensor<name = "arg1", type = tensor<1xi1>>, #grove.abi_tensor<name = "arg2", type = tensor<1xi16>>, #grove.abi_tensor<name = "arg3", type = tensor<1xi32>>, #grove.abi_tensor<name = "arg4", type = tensor<1xi64>>], outputs = [#grove.abi_tensor<name = "out0", type = tensor<2xf64>>]>]>
 // CHECK-SAME: grove.abi.module = "net"
 // The params are in the descriptor now: their declarations are gone.
 // CHECK-NOT: grove.param
@@ -28,7 +28,7 @@
 // CHECK-NOT: func.func @eval
 
 // NAMED-LABEL: module @net attributes {
-// NAMED-SAME: grove.abi.descriptor = "grove-model 5\0Amodule mylib\0Aparam
+// NAMED-SAME: grove.abi.model = #grove.abi_model<module = "mylib", target = "host", state = [#grove.abi_state
 // NAMED-SAME: grove.abi.module = "mylib"
 // NAMED: func.func @_grove_mylib_forward(
 // NAMED-SAME: grove.abi.name = "forward"
@@ -60,13 +60,13 @@ module @net {
 // A module without a name is `model`, unless module-name says otherwise.
 // Entries without arguments or results have no input / output lines.
 // CHECK-LABEL: module attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 5\0Amodule model\0Aentry sink 1 0\0Ainput arg0 f32 1 4\0Aentry source 0 1\0Aoutput out0 f32 1 4\0A"
+// CHECK-SAME: grove.abi.model = #grove.abi_model<module = "model", target = "host", state = [], entries = [#grove.abi_entry<name = "sink", args = [#grove.abi_tensor<name = "arg0", type = tensor<4xf32>>], outputs = []>, #grove.abi_entry<name = "source", args = [], outputs = [#grove.abi_tensor<name = "out0", type = tensor<4xf32>>]>]>
 // CHECK-SAME: grove.abi.module = "model"
 // CHECK: func.func @_grove_model_sink(%{{.*}}: tensor<4xf32> {bufferization.writable = false}) attributes {grove.abi.entry = 0 : i64, grove.abi.inputs = 1 : i64, grove.abi.name = "sink", llvm.emit_c_interface}
 // CHECK: func.func @_grove_model_source() -> tensor<4xf32> attributes {grove.abi.entry = 1 : i64, grove.abi.inputs = 0 : i64, grove.abi.name = "source", llvm.emit_c_interface}
 
 // NAMED-LABEL: module attributes {
-// NAMED-SAME: grove.abi.descriptor = "grove-model 5\0Amodule mylib\0Aentry sink
+// NAMED-SAME: grove.abi.model = #grove.abi_model<module = "mylib", target = "host", state = [], entries = [#grove.abi_entry<name = "sink"
 // NAMED-SAME: grove.abi.module = "mylib"
 // NAMED: func.func @_grove_mylib_sink(
 // NAMED: func.func @_grove_mylib_source(
@@ -85,7 +85,7 @@ func.func @source() -> tensor<4xf32> {
 // function calls is marked grove.abi.called (its inputs do not all pass the
 // runtime's checks), the caller is not.
 // CHECK-LABEL: module @calls attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 5\0Amodule calls\0Aentry outer 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0Aentry inner 1 1\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
+// CHECK-SAME: grove.abi.model = #grove.abi_model<module = "calls", target = "host", state = [], entries = [#grove.abi_entry<name = "outer", args = [#grove.abi_tensor<name = "arg0", type = tensor<4xf32>>], outputs = [#grove.abi_tensor<name = "out0", type = tensor<4xf32>>]>, #grove.abi_entry<name = "inner", args = [#grove.abi_tensor<name = "arg0", type = tensor<4xf32>>], outputs = [#grove.abi_tensor<name = "out0", type = tensor<4xf32>>]>]>
 // CHECK: func.func @_grove_calls_outer(%[[X:.*]]: tensor<4xf32> {bufferization.writable = false})
 // CHECK-NOT: grove.abi.called
 // CHECK-SAME: grove.abi.entry = 0 : i64
@@ -117,7 +117,7 @@ module @calls {
 // state the function writes is writable in place; the input count leaves
 // the state out.
 // CHECK-LABEL: module @st attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 5\0Amodule st\0Aparam w f32 1 4\0Astate m f32 1 4 init 0x3f800000\0Astate k i64 0 init 0xfffffffffffffffd\0Astate h bf16 1 2 init 0x3fc0\0Astate b i1 1 3 init 0x01\0Aentry step 3 1\0Awrite m\0Aread w\0Ainput arg0 f32 1 4\0Aoutput out0 f32 1 4\0A"
+// CHECK-SAME: grove.abi.model = #grove.abi_model<module = "st", target = "host", state = [#grove.abi_state<name = "w", type = tensor<4xf32>>, #grove.abi_state<name = "m", type = tensor<4xf32>, init = 1065353216 : i64>, #grove.abi_state<name = "k", type = tensor<i64>, init = -3 : i64>, #grove.abi_state<name = "h", type = tensor<2xbf16>, init = 16320 : i64>, #grove.abi_state<name = "b", type = tensor<3xi1>, init = 1 : i64>], entries = [#grove.abi_entry<name = "step", args = [#grove.abi_state_arg<state = "m", access = write>, #grove.abi_state_arg<state = "w", access = read>, #grove.abi_tensor<name = "arg0", type = tensor<4xf32>>], outputs = [#grove.abi_tensor<name = "out0", type = tensor<4xf32>>]>]>
 // CHECK-NOT: grove.param
 // CHECK: func.func @_grove_st_step(%{{.*}}: tensor<4xf32> {bufferization.writable = true, grove.state = @m, grove.writes}, %{{.*}}: tensor<4xf32> {bufferization.writable = false, grove.state = @w}, %{{.*}}: tensor<4xf32> {bufferization.writable = false})
 // CHECK-SAME: grove.abi.inputs = 1 : i64
@@ -142,7 +142,7 @@ module @st {
 // labels or by the user) ends its input line with `below N`; the attribute
 // moves into the descriptor.
 // CHECK-LABEL: module @bounded attributes {
-// CHECK-SAME: grove.abi.descriptor = "grove-model 5\0Amodule bounded\0Aentry pick 2 0\0Ainput arg0 f32 1 4\0Ainput labels i32 1 -1 below 10\0A"
+// CHECK-SAME: grove.abi.model = #grove.abi_model<module = "bounded", target = "host", state = [], entries = [#grove.abi_entry<name = "pick", args = [#grove.abi_tensor<name = "arg0", type = tensor<4xf32>>, #grove.abi_tensor<name = "labels", type = tensor<?xi32>, preconditions = [#grove.below<bound = 10>]>], outputs = []>]>
 // CHECK: func.func @_grove_bounded_pick(%{{.*}}: tensor<4xf32> {bufferization.writable = false}, %{{.*}}: tensor<?xi32> {bufferization.writable = false, grove.name = "labels"})
 module @bounded {
   func.func @pick(%x: tensor<4xf32>, %y: tensor<?xi32> {grove.name = "labels", grove.below = 10 : i64}) {

@@ -28,8 +28,9 @@ inline constexpr char kForestAttr[] = "grove.forest";
 /// Argument: one row per node of the forest whose offsets are argument N
 /// (i64): its dimension 0 is that argument's minus one.
 inline constexpr char kForestNodesAttr[] = "grove.forest_nodes";
-/// Module: the textual model descriptor (docs/abi.md).
-inline constexpr char kDescriptorAttr[] = "grove.abi.descriptor";
+/// Module: the model descriptor, typed (#grove.abi_model, GroveAttrs.td),
+/// from grove-prepare-abi until grove-emit-entry-points writes it.
+inline constexpr char kModelAttr[] = "grove.abi.model";
 /// Module: the C name of the library (`<module>_<function>`).
 inline constexpr char kModuleNameAttr[] = "grove.abi.module";
 /// Function: index of the entry point in the descriptor.
@@ -43,9 +44,9 @@ inline constexpr char kEntryInputsAttr[] = "grove.abi.inputs";
 /// do not all come through the runtime's checks (unit).
 inline constexpr char kEntryCalledAttr[] = "grove.abi.called";
 /// Entry function: dynamic input sizes its code assumes equal, as
-/// quadruples (input, dim, earlier input, its dim) of input indices; the
-/// runtime checks them before the call (grove-emit-entry-points moves them
-/// into the descriptor).
+/// quadruples (input, dim, earlier input, its dim) of input indices, found
+/// while lowering; grove-emit-entry-points adds them to the descriptor as
+/// #grove.equal_dim preconditions the runtime checks before the call.
 inline constexpr char kEqualDimsAttr[] = "grove.abi.equal_dims";
 /// Function: an outlined parallel loop body and its work per iteration
 /// (lib/Codegen/LLVMCPU).

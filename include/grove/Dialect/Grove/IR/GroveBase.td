@@ -24,7 +24,7 @@ def Grove_Dialect : Dialect {
     `grove.get_param`; the runtime context owns their storage.
   }];
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   // The grove.* discardable attributes (ABIAttrs.h) are declared here:
   // argument and result roles at the ABI, and the ABI passes' records.
@@ -32,6 +32,10 @@ def Grove_Dialect : Dialect {
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
+  let extraClassDeclaration = [{
+    /// The attributes of GroveAttrs.td (GroveAttrs.cpp).
+    void registerAttributes();
+  }];
 }
 
 // Every tensor type an op uses (operands, results, type attributes) has at

@@ -118,7 +118,7 @@ bool avoidsRowAxis(ArrayRef<int64_t> axes, int64_t rank);
 
 } // namespace mlir::grove
 
-#include "grove/Dialect/Grove/IR/GroveEnums.h.inc"
+#include "grove/Dialect/Grove/IR/GroveEnums.h"
 #include "grove/Dialect/Grove/IR/GroveInterfaces.h.inc"
 
 namespace mlir::grove {

@@ -3,6 +3,7 @@
 #ifndef GROVE_DIALECT_GROVE_IR_GROVEOPS_TD
 #define GROVE_DIALECT_GROVE_IR_GROVEOPS_TD
 
+include "grove/Dialect/Grove/IR/GroveAttrs.td"
 include "grove/Dialect/Grove/IR/GroveStateOps.td"
 include "grove/Dialect/Grove/IR/GroveTensorOps.td"
 include "grove/Dialect/Grove/IR/GroveMathOps.td"

@@ -16,10 +16,11 @@ def GrovePrepareABI : Pass<"grove-prepare-abi", "ModuleOp"> {
     Runs after grove-params-to-arguments. Checks that every public function
     can cross the C ABI (ranked tensor arguments and results of a supported
     dtype) and that every generated C symbol stays out of the runtime's
-    namespace, then records the textual model descriptor (docs/abi.md),
-    written by its one definition (runtime/src/schema), on the module as
-    `grove.abi.descriptor`: each param with its kind, and for each entry its
-    arguments by role (state read or written, or the caller's input). The
+    namespace, then records the model descriptor (docs/abi.md) on the module
+    as a typed attribute, `grove.abi.model = #grove.abi_model<...>`: each
+    param with its kind, and for each entry its arguments by role (state
+    read or written, or the caller's input), and the preconditions the
+    arguments carry (`grove.below`, a forest's). The
     module name goes in `grove.abi.module`; each public function gets its
     entry index (`grove.abi.entry`) and input count (`grove.abi.inputs`).
     Arguments become `bufferization.writable` only where they are state the
@@ -27,6 +28,7 @@ def GrovePrepareABI : Pass<"grove-prepare-abi", "ModuleOp"> {
     `_grove_<module>_<name>` so that several models link into one program;
     the `grove.param` declarations, now in the descriptor, are erased.
   }];
+  let dependentDialects = ["grove::GroveDialect"];
   let options = [
     Option<"moduleName", "module-name", "std::string", /*default=*/"\"\"",
            "Name of the generated library (default: the module's sym_name, "
