@@ -7,7 +7,7 @@ Gbit/s (scripts/netns.sh), 32 digits a rank a step, Adam (AdaAlter for
 Local AdaAlter), the same weights and batches for every method. For each:
 the mean step time, the steps and the time (steps x step time) to reach
 TARGET held-out accuracy, and the accuracy after STEPS steps. Grove:
-dense, fp16, CSER (C1 1/64, C2 1/8 every 8th step), top-k + EF at fixed
+dense, fp16, int8 + EF, CSER (C1 1/64, C2 1/8 every 8th step), top-k + EF at fixed
 ratios, PowerSGD rank 4 + EF, Local AdaAlter (H = 4), and the cost model's
 choice (compress-ratio=auto with top-k) for the link; PyTorch 1.13: DDP on
 gloo, and DDP with its PowerSGD hook (rank 4, error feedback and warm start
@@ -136,6 +136,7 @@ def fixed_lr_methods(gbps):
          [f"--bucket-bytes={1 << 20}", "--overlap-collectives=false"]),
         (f"{BUCKETS} buckets, overlapped", ADAM, [f"--bucket-bytes={1 << 20}"]),
         ("Grove fp16", ADAM, ["--compressor=fp16"]),
+        ("Grove int8 + EF", ADAM, ["--compressor=int8", ef]),
         (CSER_LABEL, ADAM, CSER_FLAGS),
         ("Grove PowerSGD rank 4 + EF", ADAM,
          ["--compressor=powersgd", "--powersgd-rank=4", ef]),
