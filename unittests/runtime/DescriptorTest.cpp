@@ -496,6 +496,38 @@ INSTANTIATE_TEST_SUITE_P(
                                                R"(0}])"),
                                     2)),
                       1, INV, "forest precondition"},
+        BadDescriptor{"DuplicateKey",
+                      R"({"format":"grove-model","version":6,"version":6,)" +
+                          kRest,
+                      0, INV, "key \"version\" appears twice"},
+        BadDescriptor{"DuplicateKeyInState",
+                      doc(R"({"name":"a","dtype":"f32","dtype":"i8",)"
+                          R"("shape":[]})",
+                          ""),
+                      0, INV, "key \"dtype\" appears twice"},
+        BadDescriptor{"BoolInitNotZeroOrOne",
+                      doc(tensor("b", "i1", "2", R"(,"init":"0x02")"), ""), 0,
+                      INV, "at most 1 bits"},
+        BadDescriptor{
+            "ArityTooLarge",
+            doc("", entry(tensor("o", "i32", "-1",
+                                 R"(,"preconditions":[{"kind":)"
+                                 R"("forest","children":1,)"
+                                 R"("roots":2,"arity":4294967296}])") +
+                              "," + tensor("c", "i32", "-1") + "," +
+                              tensor("r", "i32", "-1"),
+                          3)),
+            1, INV, "arity: expected an integer in [0, 2147483647]"},
+        BadDescriptor{"NodesOfItself",
+                      doc("", entry(tensor("o", "i32", "-1",
+                                           R"(,"preconditions":[{"kind":)"
+                                           R"("forest","children":1,)"
+                                           R"("roots":2,"arity":0},{"kind":)"
+                                           R"("forest_nodes","offsets":0}])") +
+                                        "," + tensor("c", "i32", "-1") + "," +
+                                        tensor("r", "i32", "-1"),
+                                    3)),
+                      1, INV, "another input with a forest precondition"},
         BadDescriptor{
             "PreconditionOnOutput",
             doc("", entry("", 0, "",

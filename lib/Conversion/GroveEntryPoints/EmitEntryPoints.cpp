@@ -115,9 +115,11 @@ FailureOr<std::string>
 describeModel(ModuleOp module, ABIModelAttr attr,
               const DenseMap<int64_t, DenseI64ArrayAttr> &equalDims) {
   namespace schema = ::grove::schema;
-  FailureOr<schema::ModelDesc> model = attr.toSchema();
+  FailureOr<schema::ModelDesc> model = ABIModelAttr::toSchema(
+      [&] { return module.emitError(); }, attr.getModule(), attr.getTarget(),
+      attr.getState(), attr.getEntries());
   if (failed(model))
-    return module.emitError("invalid #grove.abi_model"), failure();
+    return failure();
   for (auto [index, quads] : equalDims) {
     ArrayRef<int64_t> q = quads.asArrayRef();
     if (index < 0 || index >= static_cast<int64_t>(model->entries.size()))
@@ -137,10 +139,19 @@ describeModel(ModuleOp module, ABIModelAttr attr,
     }
   }
   if (schema::ParseResult r = schema::validateModel(*model))
-    return module.emitError("equal sizes make an invalid descriptor: ")
+    return module.emitError("equal sizes make an invalid descriptor")
+               << (r.where.empty() ? "" : " at " + r.where) << ": "
                << r.message,
            failure();
-  return schema::printModelDescriptor(*model);
+  // What every loader will read: the one reader must take it back.
+  std::string text = schema::printModelDescriptor(*model);
+  schema::ModelDesc back;
+  if (schema::ParseResult r = schema::parseModelDescriptor(text, back))
+    return module.emitError("internal: the descriptor written does not read "
+                            "back: ")
+               << r.message,
+           failure();
+  return text;
 }
 
 // Generated helpers are named `_grove.<module>.<what>`: the dots keep them

@@ -33,8 +33,12 @@ constexpr char kDescriptorSection[] = "grove_models";
 /// Upper bound on tensor rank, shared by the dialect's verifier and the
 /// runtime; keeps descriptor sizes and loops bounded.
 constexpr int64_t kMaxRank = 64;
-/// Upper bound on an entry's argument and result counts.
+/// Upper bound on an entry's argument and result counts, and on a model's
+/// state and entries.
 constexpr int64_t kMaxEntryTensors = 65535;
+/// Upper bound on one input's preconditions: an equal_dim per dimension and
+/// one of each other kind.
+constexpr int64_t kMaxPreconditions = kMaxRank + 3;
 /// DLPack's bool code (kDLBool in dlpack.h 0.8+; Debian 12 ships 0.6).
 constexpr uint8_t kDLBoolCode = 6;
 

@@ -4,6 +4,7 @@
 
 #include "DType.h"
 #include "Error.h"
+#include "StrictJson.h"
 #include "Tensor.h"
 
 #include <nlohmann/json.hpp>
@@ -23,32 +24,6 @@ constexpr int kMaxJsonDepth = 3;
 
 grove_status bad(const std::string &origin, const std::string &message) {
   return fail(GROVE_ERROR_BAD_WEIGHTS, origin + ": " + message);
-}
-
-/// Rejects deeply nested JSON before it reaches the parser, so that hostile
-/// input cannot make it build huge trees (or recurse when destroying them).
-bool nestingWithin(std::string_view text, int maxDepth) {
-  int depth = 0;
-  bool inString = false, escaped = false;
-  for (char c : text) {
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"')
-      inString = true;
-    else if (c == '{' || c == '[') {
-      if (++depth > maxDepth)
-        return false;
-    } else if (c == '}' || c == ']')
-      --depth;
-  }
-  return true;
 }
 
 /// Non-negative JSON integer that fits in `limit`.
@@ -158,82 +133,27 @@ std::string nameList(const std::vector<std::string> &names) {
   return out;
 }
 
-/// Builds the document like json::parse, and records the first key an
-/// object names twice (which would otherwise shadow the other silently).
-/// json::parse with a callback does the same check, but its callback parser
-/// rescans the parent object whenever an inner one closes: quadratic in the
-/// entries, minutes for a 5 MB header of 80,000 (empty) tensors.
-class DuplicateKeySax {
-public:
-  using Dom = nlohmann::detail::json_sax_dom_parser<json>;
-  explicit DuplicateKeySax(json &root) : dom_(root) {}
-
-  bool null() { return dom_.null(); }
-  bool boolean(bool v) { return dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) {
-    return dom_.number_integer(v);
-  }
-  bool number_unsigned(json::number_unsigned_t v) {
-    return dom_.number_unsigned(v);
-  }
-  bool number_float(json::number_float_t v, const json::string_t &text) {
-    return dom_.number_float(v, text);
-  }
-  bool string(json::string_t &v) { return dom_.string(v); }
-  bool binary(json::binary_t &v) { return dom_.binary(v); }
-  bool start_object(std::size_t n) {
-    keys_.emplace_back();
-    return dom_.start_object(n);
-  }
-  bool key(json::string_t &k) {
-    if (!keys_.back().insert(k).second && duplicate_.empty())
-      duplicate_ = k;
-    return dom_.key(k);
-  }
-  bool end_object() {
-    keys_.pop_back();
-    return dom_.end_object();
-  }
-  bool start_array(std::size_t n) { return dom_.start_array(n); }
-  bool end_array() { return dom_.end_array(); }
-  template <class Exception>
-  bool parse_error(std::size_t at, const std::string &token,
-                   const Exception &e) {
-    return dom_.parse_error(at, token, e); // throws
-  }
-
-  const std::string &duplicate() const { return duplicate_; }
-
-private:
-  Dom dom_;
-  std::vector<std::set<std::string>> keys_; // of each open object
-  std::string duplicate_;
-};
-
 } // namespace
 
 grove_status parseSafetensorsHeader(std::string_view header, uint64_t dataSize,
                                     const std::string &origin,
                                     std::vector<StTensor> &tensors) {
   tensors.clear();
-  if (!nestingWithin(header, kMaxJsonDepth))
+  // Duplicate keys (a tensor named twice, or a field of one entry) would
+  // silently shadow each other in the parsed object; they are refused, as
+  // the reference reader does.
+  json root;
+  schema::JsonResult parsed =
+      schema::parseStrictJson(header, kMaxJsonDepth, root);
+  if (parsed.defect == schema::JsonDefect::TooDeep)
     return bad(origin, "header JSON is nested deeper than " +
                            std::to_string(kMaxJsonDepth) + " levels");
-
-  // Duplicate keys (a tensor named twice, or a field of one entry) would
-  // silently shadow each other in the parsed object; catch them while
-  // parsing, as the reference reader does.
-  json root;
-  DuplicateKeySax sax(root);
-  try {
-    json::sax_parse(header.begin(), header.end(), &sax);
-  } catch (const json::exception &e) {
-    return bad(origin, std::string("header is not valid JSON: ") + e.what());
-  }
+  if (parsed.defect == schema::JsonDefect::Invalid)
+    return bad(origin, "header is not valid JSON: " + parsed.detail);
   if (!root.is_object())
     return bad(origin, "header JSON is not an object");
-  if (!sax.duplicate().empty())
-    return bad(origin, "header names '" + sax.duplicate() + "' twice");
+  if (parsed.defect == schema::JsonDefect::DuplicateKey)
+    return bad(origin, "header names '" + parsed.detail + "' twice");
 
   for (const auto &item : root.items()) {
     if (item.key() == "__metadata__") {

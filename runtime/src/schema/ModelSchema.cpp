@@ -1,15 +1,14 @@
 //===- ModelSchema.cpp - Read, check and write the model descriptor -------===//
 //
-// The reader is nlohmann's JSON parser used without exceptions (parse with
-// allow_exceptions=false, every value's type checked before it is read), so
-// the compiler, built without exceptions, links this file as the runtime
-// does.
+// The reader is nlohmann's JSON parser used without exceptions
+// (StrictJson.h, and every value's type checked before it is read), so the
+// compiler, built without exceptions, links this file as the runtime does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/ModelSchema.h"
 
-#include <nlohmann/json.hpp>
+#include "StrictJson.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,31 +37,10 @@ bool sameType(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
 
-/// A descriptor nests four deep; deeper input is corrupted or hostile and is
-/// refused before the (recursive) parser sees it.
-constexpr int kMaxDepth = 8;
-
-bool nestsTooDeep(std::string_view text) {
-  int depth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"')
-      inString = true;
-    else if ((c == '[' || c == '{') && ++depth > kMaxDepth)
-      return true;
-    else if (c == ']' || c == '}')
-      --depth;
-  }
-  return false;
-}
+/// A descriptor nests seven deep (entries, an entry, its inputs, an input,
+/// its preconditions, one of them); far deeper input is corrupted or
+/// hostile.
+constexpr int kMaxDepth = 16;
 
 ParseResult invalid(std::string where, std::string message) {
   return {ParseStatus::Invalid, std::move(where), std::move(message)};
@@ -219,8 +197,10 @@ ParseResult readTensorFields(ObjectReader &r, bool allowDynamic, bool isInput,
   const json *list = r.field("preconditions", /*optional=*/true);
   if (!list)
     return r.error;
-  if (!list->is_array() || list->size() > 16)
-    return invalid(r.at("preconditions"), "expected an array of at most 16");
+  if (!list->is_array() || list->size() > size_t(kMaxPreconditions))
+    return invalid(r.at("preconditions"),
+                   "expected an array of at most " +
+                       std::to_string(kMaxPreconditions));
   for (size_t i = 0; i < list->size(); ++i) {
     out.preconditions.emplace_back();
     if (ParseResult e =
@@ -256,7 +236,7 @@ ParseResult readState(const json &value, const std::string &where,
 ParseResult readArg(const json &value, const std::string &where, ArgDesc &out,
                     std::string &stateName) {
   ObjectReader r(value, where);
-  if (value.is_object() && value.contains("input")) {
+  if (value.is_object() && value.find("input") != value.end()) {
     int64_t index = 0;
     r.integer("input", 0, kMaxEntryTensors, index);
     out = {false, size_t(index), Access::Read};
@@ -402,7 +382,8 @@ struct PreconditionValidator {
     if (!isIndexList(entry.inputs[k]) || !input(p.children) ||
         !input(p.roots) || !isIndexList(*input(p.children)) ||
         !isIndexList(*input(p.roots)) || p.children == self ||
-        p.roots == self || p.children == p.roots || p.arity < 0)
+        p.roots == self || p.children == p.roots || p.arity < 0 ||
+        p.arity > INT32_MAX)
       return invalid(where, "entry '" + entry.name +
                                 "': the forest of input '" +
                                 entry.inputs[k].name +
@@ -413,13 +394,14 @@ struct PreconditionValidator {
   ParseResult operator()(const ForestNodesPrecondition &p) const {
     const TensorDesc &t = entry.inputs[k];
     const TensorDesc *offsets = input(p.offsets);
-    if (!offsets || !offsets->find<ForestPrecondition>() || t.shape.empty() ||
+    if (!offsets || p.offsets == int64_t(k) ||
+        !offsets->find<ForestPrecondition>() || t.shape.empty() ||
         t.shape[0] != -1)
       return invalid(where, "entry '" + entry.name + "': input '" + t.name +
                                 "' has 'forest_nodes " +
                                 std::to_string(p.offsets) +
-                                "', which needs a dynamic dimension 0 and an "
-                                "input with a forest precondition");
+                                "', which needs a dynamic dimension 0 and "
+                                "another input with a forest precondition");
     return {};
   }
 };
@@ -455,6 +437,10 @@ ParseResult validateEntry(const ModelDesc &model, const EntryDesc &e,
     std::string at = item(where + ".inputs", k);
     if (ParseResult r = validateTensor(e.inputs[k], at, false, inputNames))
       return r;
+    if (e.inputs[k].preconditions.size() > size_t(kMaxPreconditions))
+      return invalid(at + ".preconditions",
+                     "input '" + e.inputs[k].name + "' has more than " +
+                         std::to_string(kMaxPreconditions) + " preconditions");
     std::set<size_t> kinds;
     for (size_t i = 0; i < e.inputs[k].preconditions.size(); ++i) {
       const Precondition &p = e.inputs[k].preconditions[i];
@@ -562,16 +548,21 @@ ParseResult validateModel(const ModelDesc &model) {
     return invalid("module", "invalid module name '" + model.module + "'");
   if (model.target != "host" && model.target != "cuda")
     return invalid("target", "expected \"host\" or \"cuda\"");
+  if (model.params.size() > size_t(kMaxEntryTensors) ||
+      model.entries.size() > size_t(kMaxEntryTensors))
+    return invalid("", "more than " + std::to_string(kMaxEntryTensors) +
+                           " pieces of state or entries");
   std::set<std::string> stateNames, entryNames;
   for (size_t i = 0; i < model.params.size(); ++i) {
     const StateDesc &s = model.params[i];
     std::string at = item("state", i);
     if (ParseResult r = validateTensor(s, at, true, stateNames))
       return r;
-    if (s.kind == StateKind::Initialized && s.dtype.bits < 64 &&
-        s.initBits >> s.dtype.bits)
+    // A bool is a byte holding 0 or 1.
+    const unsigned bits = s.dtype.code == kDLBoolCode ? 1 : s.dtype.bits;
+    if (s.kind == StateKind::Initialized && bits < 64 && s.initBits >> bits)
       return invalid(at + ".init", "state '" + s.name + "' needs at most " +
-                                       std::to_string(s.dtype.bits) + " bits");
+                                       std::to_string(bits) + " bits");
   }
   for (size_t i = 0; i < model.entries.size(); ++i) {
     const EntryDesc &e = model.entries[i];
@@ -593,13 +584,17 @@ ParseResult parseModelDescriptor(std::string_view text, ModelDesc &out) {
             "a text model descriptor (versions up to 5); this reader reads "
             "JSON version " +
                 std::to_string(kDescriptorVersion)};
-  if (nestsTooDeep(text))
+  json doc;
+  JsonResult parsed = parseStrictJson(text, kMaxDepth, doc);
+  if (parsed.defect == JsonDefect::TooDeep)
     return invalid("", "the model descriptor nests deeper than " +
                            std::to_string(kMaxDepth) + " levels");
-  json doc = json::parse(text.begin(), text.end(), nullptr,
-                         /*allow_exceptions=*/false);
-  if (doc.is_discarded())
-    return invalid("", "the model descriptor is not valid JSON");
+  if (parsed.defect == JsonDefect::Invalid)
+    return invalid("",
+                   "the model descriptor is not valid JSON: " + parsed.detail);
+  if (parsed.defect == JsonDefect::DuplicateKey)
+    return invalid("",
+                   "key \"" + parsed.detail + "\" appears twice in an object");
   if (ParseResult r = readModel(doc, out))
     return r;
   return validateModel(out);

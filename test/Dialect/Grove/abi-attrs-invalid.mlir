@@ -42,3 +42,9 @@ module attributes {grove.abi.model = #grove.abi_model<module = "m", target = "ho
 // expected-error @+1 {{invalid model descriptor at target: expected "host" or "cuda"}}
 module attributes {grove.abi.model = #grove.abi_model<module = "m", target = "tpu", state = [], entries = []>} {
 }
+
+// -----
+
+// expected-error @+1 {{state 'x' has an init wider than 64 bits}}
+module attributes {grove.abi.model = #grove.abi_model<module = "m", target = "host", state = [#grove.abi_state<name = "x", type = tensor<2xf32>, init = 18446744073709551616 : i128>], entries = []>} {
+}

@@ -1,8 +1,8 @@
 //===- GroveAttrs.cpp - The model descriptor as attributes ----------------===//
 //
 // Each attribute converts to its struct of grove/ModelSchema.h and back; the
-// model's verifier is the schema's validateModel, so the IR can hold no
-// descriptor the runtime would refuse.
+// model's verifier is the schema's validateModel (which applies every limit
+// the reader does), so the IR holds no descriptor the runtime would refuse.
 //
 //===----------------------------------------------------------------------===//
 
@@ -223,6 +223,9 @@ ABIModelAttr::toSchema(EmitFn emitError, StringAttr module, StringAttr target,
     if (failed(tensorFields(emitError, s.getName(), s.getType(), desc)))
       return failure();
     if (IntegerAttr init = s.getInit()) {
+      if (init.getValue().getActiveBits() > 64)
+        return failWith(emitError, "state '" + s.getName().getValue() +
+                                       "' has an init wider than 64 bits");
       desc.kind = schema::StateKind::Initialized;
       desc.initBits = init.getValue().getZExtValue();
     }
@@ -248,8 +251,7 @@ LogicalResult ABIModelAttr::verify(EmitFn emitError, StringAttr module,
   return toSchema(emitError, module, target, state, entries);
 }
 
-static ABITensorAttr tensorAttr(MLIRContext *ctx,
-                                const schema::TensorDesc &t) {
+static ABITensorAttr tensorAttr(MLIRContext *ctx, const schema::TensorDesc &t) {
   SmallVector<int64_t> shape;
   for (int64_t d : t.shape)
     shape.push_back(d < 0 ? ShapedType::kDynamic : d);
@@ -294,6 +296,6 @@ ABIModelAttr ABIModelAttr::fromSchema(MLIRContext *ctx,
                                         b.getArrayAttr(outputs)));
   }
   return ABIModelAttr::get(ctx, b.getStringAttr(model.module),
-                           b.getStringAttr(model.target),
-                           b.getArrayAttr(state), b.getArrayAttr(entries));
+                           b.getStringAttr(model.target), b.getArrayAttr(state),
+                           b.getArrayAttr(entries));
 }

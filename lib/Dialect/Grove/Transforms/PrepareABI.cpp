@@ -419,6 +419,11 @@ struct GrovePrepareABIPass
     if (model.entries.empty())
       return module.emitError("module has no public function to export");
 
+    // Preconditions the user wrote (grove.forest, grove.forest_nodes) may
+    // name inputs that cannot hold them: refused here, located.
+    if (::grove::schema::ParseResult r = ::grove::schema::validateModel(model))
+      return module.emitError("invalid model descriptor")
+             << (r.where.empty() ? "" : " at " + r.where) << ": " << r.message;
     OpBuilder b(module);
     module->setAttr(kModelAttr,
                     ABIModelAttr::fromSchema(module.getContext(), model));

@@ -248,3 +248,14 @@ module @groves {
 func.func @f(%x: tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>) {
   return
 }
+
+// -----
+
+// A forest whose children and roots are no inputs of the entry: the
+// descriptor would be refused by every reader, so it is refused here.
+// expected-error @+1 {{invalid model descriptor at entries[0].inputs[0].preconditions[0]: entry 'f': the forest of input 'offsets' needs three distinct i32 inputs of one dynamic dimension (offsets, children, roots)}}
+module {
+  func.func @f(%o: tensor<?xi32> {grove.name = "offsets", grove.forest = array<i64: 5, 6, 0>}) {
+    return
+  }
+}
