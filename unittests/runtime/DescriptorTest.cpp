@@ -322,6 +322,16 @@ const std::string kRest = R"("module":"m","target":"host","state":[],)"
 const std::string kW = tensor("w", "f32", "");
 /// An entry over input `x` with `extra` preconditions etc. in its tensor.
 std::string inputs(const std::string &x) { return entry(x, 1); }
+/// An entry over a forest: offsets `o` of `dtype` carrying the
+/// preconditions `pre` (JSON objects), children `c` and roots `r`.
+std::string forestEntry(const std::string &dtype, const std::string &pre) {
+  return entry(tensor("o", dtype, "-1", R"(,"preconditions":[)" + pre + "]") +
+                   "," + tensor("c", "i32", "-1") + "," +
+                   tensor("r", "i32", "-1"),
+               3);
+}
+const std::string kForest =
+    R"({"kind":"forest","children":1,"roots":2,"arity":0})";
 
 INSTANTIATE_TEST_SUITE_P(
     Runtime, MalformedDescriptor,
@@ -479,15 +489,8 @@ INSTANTIATE_TEST_SUITE_P(
                                                R"("input":0,"input_dim":0}])"),
                                     2)),
                       1, INV, "not a dynamic dimension"},
-        BadDescriptor{"ForestOfFloats",
-                      doc("", entry(tensor("o", "f32", "-1",
-                                           R"(,"preconditions":[{"kind":)"
-                                           R"("forest","children":1,)"
-                                           R"("roots":2,"arity":0}])") +
-                                        "," + tensor("c", "i32", "-1") + "," +
-                                        tensor("r", "i32", "-1"),
-                                    3)),
-                      1, INV, "three distinct i32 inputs"},
+        BadDescriptor{"ForestOfFloats", doc("", forestEntry("f32", kForest)), 1,
+                      INV, "three distinct i32 inputs"},
         BadDescriptor{"NodesWithoutForest",
                       doc("", entry(tensor("o", "i32", "-1") + "," +
                                         tensor("t", "f32", "-1,4",
@@ -508,26 +511,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadDescriptor{"BoolInitNotZeroOrOne",
                       doc(tensor("b", "i1", "2", R"(,"init":"0x02")"), ""), 0,
                       INV, "at most 1 bits"},
+        BadDescriptor{"ArityTooLarge",
+                      doc("", forestEntry("i32", R"({"kind":"forest",)"
+                                                 R"("children":1,"roots":2,)"
+                                                 R"("arity":4294967296})")),
+                      1, INV, "arity: expected an integer in [0, 2147483647]"},
         BadDescriptor{
-            "ArityTooLarge",
-            doc("", entry(tensor("o", "i32", "-1",
-                                 R"(,"preconditions":[{"kind":)"
-                                 R"("forest","children":1,)"
-                                 R"("roots":2,"arity":4294967296}])") +
-                              "," + tensor("c", "i32", "-1") + "," +
-                              tensor("r", "i32", "-1"),
-                          3)),
-            1, INV, "arity: expected an integer in [0, 2147483647]"},
-        BadDescriptor{"NodesOfItself",
-                      doc("", entry(tensor("o", "i32", "-1",
-                                           R"(,"preconditions":[{"kind":)"
-                                           R"("forest","children":1,)"
-                                           R"("roots":2,"arity":0},{"kind":)"
-                                           R"("forest_nodes","offsets":0}])") +
-                                        "," + tensor("c", "i32", "-1") + "," +
-                                        tensor("r", "i32", "-1"),
-                                    3)),
-                      1, INV, "another input with a forest precondition"},
+            "NodesOfItself",
+            doc("", forestEntry("i32", kForest + R"(,{"kind":"forest_nodes",)"
+                                                 R"("offsets":0})")),
+            1, INV, "another input with a forest precondition"},
         BadDescriptor{
             "PreconditionOnOutput",
             doc("", entry("", 0, "",
