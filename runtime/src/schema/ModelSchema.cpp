@@ -263,22 +263,23 @@ ParseResult readEntry(const json &value, const std::string &where,
   const json *outputs = r.array("outputs", kMaxEntryTensors);
   if (r.error)
     return r.error;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    ObjectReader t((*inputs)[i], item(r.at("inputs"), i));
-    out.inputs.emplace_back();
-    if (ParseResult e = readTensorFields(t, true, true, out.inputs.back()))
-      return e;
-    if (ParseResult e = t.done())
-      return e;
-  }
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    ObjectReader t((*outputs)[i], item(r.at("outputs"), i));
-    out.outputs.emplace_back();
-    if (ParseResult e = readTensorFields(t, true, false, out.outputs.back()))
-      return e;
-    if (ParseResult e = t.done())
-      return e;
-  }
+  // Inputs may carry preconditions; outputs may not.
+  auto readTensors = [&](const json &list, const char *key, bool isInput,
+                         std::vector<TensorDesc> &tensors) -> ParseResult {
+    for (size_t i = 0; i < list.size(); ++i) {
+      ObjectReader t(list[i], item(r.at(key), i));
+      tensors.emplace_back();
+      if (ParseResult e = readTensorFields(t, true, isInput, tensors.back()))
+        return e;
+      if (ParseResult e = t.done())
+        return e;
+    }
+    return {};
+  };
+  if (ParseResult e = readTensors(*inputs, "inputs", true, out.inputs))
+    return e;
+  if (ParseResult e = readTensors(*outputs, "outputs", false, out.outputs))
+    return e;
   for (size_t i = 0; i < args->size(); ++i) {
     ArgDesc arg;
     std::string state;
