@@ -16,6 +16,9 @@
 #    requirement files are unchanged since the last successful run.
 # 4. A smoke test runs the venv (numpy <-> torch round trip, imports); it fails
 #    loudly if the environment is broken.
+# 5. models/bert/make_corpus.py builds the BERT masked-LM corpus in
+#    build/data/bert (docs/bert.md) from the standard library's docstrings, in
+#    a few seconds; it returns at once when the corpus is up to date.
 #
 # Environment: GROVE_BENCH=1 (benchmark peers), GROVE_VENV (venv path, default
 # <repo>/.venv), GROVE_SETUP_FORCE_PIP=1 (run pip even if the stamp matches).
@@ -151,12 +154,13 @@ import numpy as np
 want = os.environ["GROVE_EXPECT_NUMPY"]
 assert np.__version__ == want, f"numpy {np.__version__} from {np.__file__}, want Debian's {want}"
 assert np.__file__.startswith("/usr/lib/python3/dist-packages/"), f"numpy shadowed: {np.__file__}"
-import torch, sklearn, safetensors.numpy, onnx, onnxruntime
+import torch, sklearn, safetensors.numpy, onnx, onnxruntime, tokenizers
 a = np.arange(6, dtype=np.float32).reshape(2, 3)
 t = torch.from_numpy(a) * 2
 assert t.numpy().tolist() == [[0, 2, 4], [6, 8, 10]], "torch <-> numpy round trip broken"
 vers = [f"python {sys.version.split()[0]}", f"numpy {np.__version__}", f"torch {torch.__version__}",
-        f"sklearn {sklearn.__version__}", f"onnx {onnx.__version__}", f"onnxruntime {onnxruntime.__version__}"]
+        f"sklearn {sklearn.__version__}", f"onnx {onnx.__version__}", f"onnxruntime {onnxruntime.__version__}",
+        f"tokenizers {tokenizers.__version__}"]
 if os.environ.get("GROVE_BENCH") == "1":
     import iree.compiler, iree.runtime
     import iree.runtime.version as irv
@@ -176,6 +180,12 @@ if ! versions="$(smoke 2>>"$LOG")"; then
   fi
 fi
 log "ok: $versions"
+
+# ---------------------------------------------------------------- 5. BERT corpus
+corpus="$("$PY" "$ROOT/models/bert/make_corpus.py" --quiet 2>>"$LOG")" ||
+  die "building the BERT corpus failed (models/bert/make_corpus.py)"
+log "corpus: $corpus"
+
 ms=$((($(date +%s%N) - START_NS) / 1000000))
 rm -f "$LOG"
 log "done in $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s; use $VENV/bin/python"
