@@ -175,11 +175,12 @@ static int completed_epochs(grove_context *ctx, uint32_t n, int *epochs) {
   if (s != GROVE_OK)
     return fail("grove_context_get_weight", s);
   uint32_t per_epoch = (n + BATCH - 1) / BATCH;
-  float steps = *(const float *)step.data;
+  /* The counter is an i64 (docs/training.md). */
+  int64_t steps = *(const int64_t *)step.data;
   *epochs = (int)(steps / per_epoch);
-  if ((float)*epochs * per_epoch != steps) {
-    fprintf(stderr, "checkpoint holds %.0f steps, not whole epochs of %u\n",
-            steps, per_epoch);
+  if ((int64_t)*epochs * per_epoch != steps) {
+    fprintf(stderr, "checkpoint holds %lld steps, not whole epochs of %u\n",
+            (long long)steps, per_epoch);
     return 1;
   }
   return 0;

@@ -105,6 +105,9 @@ CASES = {
     "gelu": ({"a": (3, 5)}, {}, """
       %y = grove.gelu %a : {y}""", (3, 5),
              lambda t: torch.nn.functional.gelu(t["a"])),
+    "gelu_tanh": ({"a": (3, 5)}, {}, """
+      %y = grove.gelu_tanh %a : {y}""", (3, 5),
+                  lambda t: torch.nn.functional.gelu(t["a"], approximate="tanh")),
     "erf": ({"a": (3, 5)}, {}, """
       %y = grove.erf %a : {y}""", (3, 5), lambda t: torch.erf(t["a"])),
     "sin": ({"a": (3, 5)}, {}, """
@@ -277,6 +280,34 @@ CASES = {
                                                      (3, 16, 2, 3))}, """
       %u = grove.mul %x, %us : ({x}, {us}) -> {x}""" + sa_body("u", 4, 2, "x"),
         (D, 4, 2, 3), lambda t: sa_torch(t, t["x"] * t["us"], 4, 2)),
+    # The fused backward (grove.layer_norm_grad): input, scale and bias.
+    "layer_norm": ({"a": (2, 3, 6), "g": (6,), "b": (6,)}, {}, """
+      %y = grove.layer_norm %a, %g, %b {{epsilon = 1.0e-05 : f64}}
+          : ({a}, {g}, {b}) -> {y}""", (2, 3, 6),
+                   lambda t: torch.nn.functional.layer_norm(
+                       t["a"], (6,), t["g"], t["b"], 1e-5)),
+    "layer_norm_2d_dynamic": ({"g": (3, 4), "b": (3, 4), "w": (3, 4)},
+                              {"x": ((D, 3, 4), (5, 3, 4))}, """
+      %xw = grove.mul %x, %w : ({x}, {w}) -> {x}
+      %y = grove.layer_norm %xw, %g, %b {{epsilon = 1.0e-03 : f64}}
+          : ({x}, {g}, {b}) -> {y}""", (D, 3, 4),
+                              lambda t: torch.nn.functional.layer_norm(
+                                  t["x"] * t["w"], (3, 4), t["g"], t["b"],
+                                  1e-3)),
+    # Rows summed per id (group_by_index, gather, segment_sum); the ids
+    # repeat (10 ids over 7 rows).
+    "embedding": ({"t": (7, 4)}, {"ids": ((2, 5), (2, 5))}, """
+      %y = grove.embedding %t, %ids : ({t}, {ids}) -> {y}""", (2, 5, 4),
+                  lambda t: torch.nn.functional.embedding(t["ids"], t["t"])),
+    "embedding_dynamic": ({"t": (7, 4)}, {"ids": ((D, 3), (4, 3))}, """
+      %y = grove.embedding %t, %ids : ({t}, {ids}) -> {y}""", (D, 3, 4),
+                          lambda t: torch.nn.functional.embedding(
+                              t["ids"], t["t"])),
+    # Rows picked by index (masked positions): the cotangent's rows summed
+    # per index into the input's 7 rows.
+    "gather": ({"a": (7, 3)}, {"ids": ((9,), (9,))}, """
+      %y = grove.gather %a, %ids : ({a}, {ids}) -> {y}""", (9, 3),
+               lambda t: t["a"][t["ids"]]),
     "cross_entropy": ({"a": (4, 5)}, {"labels": ((4,), (4,))}, """
       %y = grove.softmax_cross_entropy %a, %labels {{label_smoothing = 0.1}}
           : ({a}, {labels}) -> {y}""", (),
@@ -288,6 +319,9 @@ CASES = {
 }
 
 
+INDICES = ("labels", "ids")
+
+
 def module(e):
     """One module holding every case's gradient (g_) and loss (f_) entry."""
     lines = [f"module @ad_{e} {{"]
@@ -297,7 +331,7 @@ def module(e):
     for name, (params, inputs, body, yshape, _) in CASES.items():
         types = {p: ty(s, e) for p, s in params.items()}
         for i, (mshape, _) in inputs.items():
-            types[i] = ty(mshape, "i32" if i == "labels" else e)
+            types[i] = ty(mshape, "i32" if i in INDICES else e)
         types["y"] = ty(yshape, e)
         args = [f"%r: {types['y']} {{grove.name = \"r\"}}"] + [
             f"%{i}: {types[i]} {{grove.name = \"{i}\"}}" for i in inputs]
@@ -337,6 +371,8 @@ def draw(name, shape, dtype):
         return r.uniform(0.5, 2.0, shape).astype(dtype)
     if name == "labels":
         return r.integers(0, 5, shape).astype(np.int32)
+    if name == "ids":
+        return r.integers(0, 7, shape).astype(np.int32)
     return np.asarray(r.standard_normal(shape), dtype=dtype)
 
 
@@ -376,7 +412,7 @@ for e, dtype in PRECISIONS:
             t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
                  for k, v in values.items()}
             for i, v in feeds.items():
-                t[i] = torch.tensor(v, dtype=torch.int64 if i == "labels"
+                t[i] = torch.tensor(v, dtype=torch.int64 if i in INDICES
                                     else torch.float64)
             ref = (fn(t) * torch.tensor(cot, dtype=torch.float64)).sum()
             expected = torch.autograd.grad(ref, [t[p] for p in params])

@@ -10,10 +10,17 @@
 #    output, against torch.nn.BatchNorm2d (momentum 0.3): rtol 1e-5 (f32),
 #    1e-12 (f64);
 #  * a dynamic batch (the element count of a channel known only at run
-#    time) against the same.
+#    time) against the same;
+#  * a train step (SGD with skip_nonfinite) whose batch holds a NaN or an
+#    infinity changes no state at all: weights and running statistics stay
+#    bit-identical and the skip is counted; a batch of one value per
+#    channel and an empty batch fail with GROVE_ERROR_INVALID_ARGUMENT
+#    (PyTorch raises on the first) and change no state either.
 import numpy as np
 import torch
-from grove_testing import Model, assert_close, rng
+from grove_testing import GroveError, Model, assert_close, rng
+
+GROVE_ERROR_INVALID_ARGUMENT = 1
 
 C, MOMENTUM, EPS = 3, 0.3, 1e-5
 
@@ -150,6 +157,79 @@ def input_gradient_fd(model, r):
     assert_close(dx, fd, 1e-6, 1e-7, "bn dx vs finite differences")
 
 
+def skip_source():
+    """A train step of BatchNorm1d + linear + MSE with a skipping SGD."""
+    v = f"tensor<{C}xf32>"
+    return f"""
+module @bn_skip {{
+  grove.param @scale : {v}
+  grove.param @bias : {v}
+  grove.param @w : tensor<{C}x1xf32>
+  grove.param @bn.running_mean : {v} = 0.0 : f32
+  grove.param @bn.running_var : {v} = 1.0 : f32
+  func.func @train_step(%x: tensor<?x{C}xf32> {{grove.name = "x"}},
+                        %t: tensor<?x1xf32> {{grove.name = "target"}})
+      -> (tensor<f32> {{grove.name = "loss"}}) {{
+    %l, %g:3 = grove.value_and_grad [@scale, @bias, @w] {{
+      %s = grove.get_param @scale : {v}
+      %b = grove.get_param @bias : {v}
+      %w = grove.get_param @w : tensor<{C}x1xf32>
+      %y = grove.batch_norm_training %x, %s, %b {{running_mean = @bn.running_mean,
+          running_var = @bn.running_var}} : (tensor<?x{C}xf32>, {v}, {v}) -> tensor<?x{C}xf32>
+      %p = grove.matmul %y, %w : (tensor<?x{C}xf32>, tensor<{C}x1xf32>) -> tensor<?x1xf32>
+      %l = grove.mse_loss %p, %t : (tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<f32>
+      grove.yield %l : tensor<f32>
+    }} : tensor<f32>, {v}, {v}, tensor<{C}x1xf32>
+    grove.sgd [@scale, @bias, @w] (%g#0, %g#1, %g#2) {{lr = 0.1 : f64,
+        momentum = 0.9 : f64, skip_nonfinite}} : {v}, {v}, tensor<{C}x1xf32>
+    return %l : tensor<f32>
+  }}
+}}
+"""
+
+
+SKIP_STATE = ["scale", "bias", "w", "bn.running_mean", "bn.running_var",
+              "scale.sgd.momentum", "bias.sgd.momentum", "w.sgd.momentum",
+              "sgd.step"]
+
+
+def skipped_steps_change_nothing(model, r):
+    model.set_weight("scale", r.standard_normal(C).astype(np.float32) + 1.5)
+    model.set_weight("bias", r.standard_normal(C).astype(np.float32))
+    model.set_weight("w", r.standard_normal((C, 1)).astype(np.float32))
+    x = r.standard_normal((8, C)).astype(np.float32)
+    t = r.standard_normal((8, 1)).astype(np.float32)
+    model.call("train_step", x, t)  # state away from its initial values
+
+    def state():
+        return {n: model.get_weight(n).copy() for n in SKIP_STATE}
+
+    before = state()
+    for poison in (np.nan, np.inf):
+        bad = x.copy()
+        bad[3, 1] = poison
+        (loss,) = model.call("train_step", bad, t)
+        assert not np.isfinite(loss), loss
+        after = state()
+        for n in SKIP_STATE:
+            assert np.array_equal(before[n], after[n]), \
+                f"a skipped step changed {n}: {before[n]} -> {after[n]}"
+    assert model.get_weight("sgd.skipped") == 2, model.get_weight("sgd.skipped")
+    for rows, what in ((1, "batch of one"), (0, "empty batch")):
+        try:
+            model.call("train_step", x[:rows], t[:rows])
+            raise AssertionError(f"{what} accepted")
+        except GroveError as e:
+            assert e.status == GROVE_ERROR_INVALID_ARGUMENT, e
+            assert "batch_norm_training" in e.message, e.message
+        after = state()
+        for n in SKIP_STATE:
+            assert np.array_equal(before[n], after[n]), f"{what} changed {n}"
+    # The next good step is taken.
+    model.call("train_step", x, t)
+    assert model.get_weight("sgd.step") == before["sgd.step"] + 1
+
+
 def main():
     r = rng()
     cases = (("bn_f32", "f32", np.float32, 6, 1e-4, 1e-5),
@@ -159,9 +239,11 @@ def main():
     # them where there is no GPU).
     models = {c[0]: Model(source(c[0], c[1], c[3]), name=c[0]) for c in cases}
     dx_model = Model(input_gradient_source(), name="bn_dx")
+    skip_model = Model(skip_source(), name="bn_skip")
     for name, e, dtype, batch, rtol, atol in cases:
         check(models[name], name, dtype, batch, rtol, atol, r)
     input_gradient_fd(dx_model, r)
+    skipped_steps_change_nothing(skip_model, r)
     print("batch_norm_training: gradients, running statistics and eval match")
 
 

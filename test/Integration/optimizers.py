@@ -20,6 +20,12 @@ import torch
 from grove_testing import Model, assert_close, rng
 
 STEPS = 20
+# Per-param groups, in SHAPES' order (fc1.weight, fc1.bias, fc2.weight,
+# fc2.bias, unused).
+DECAYS = [0.01, 0.0, 0.01, 0.0, 0.01]
+TRUST = [True, True, False, False, True]
+GROUP_DECAYS = ", ".join(str(d) for d in DECAYS)
+GROUP_TRUST = ", ".join("true" if t else "false" for t in TRUST)
 CONFIGS = {
     "sgd": ("grove.sgd", "{lr = 0.1 : f64}",
             lambda p: torch.optim.SGD(p, lr=0.1)),
@@ -68,6 +74,24 @@ CONFIGS = {
                               lambda p: ref_opt.LAMB(
                                   p, lr=0.02, beta1=0.8, beta2=0.999,
                                   eps=1e-6, weight_decay=0.0, nvlamb=True)),
+    # Parameter groups in one op, clipped by one global norm: BERT's
+    # decayed weights and undecayed biases, with a trust mask that differs
+    # from LAMB's default on two params (fc1.bias trusted without decay,
+    # fc2.weight decayed without trust).
+    "lamb_groups_clip": ("grove.lamb",
+                         "{lr = 0.02 : f64, max_grad_norm = 1.0 : f64, "
+                         f"weight_decays = array<f64: {GROUP_DECAYS}>, "
+                         f"trust_mask = array<i1: {GROUP_TRUST}>}}",
+                         lambda p: ref_opt.LAMB(
+                             p, lr=0.02, beta1=0.9, beta2=0.999, eps=1e-6,
+                             weight_decays=DECAYS, trust_mask=TRUST)),
+    "lans_groups_clip": ("grove.lans",
+                         "{lr = 0.02 : f64, max_grad_norm = 1.0 : f64, "
+                         f"weight_decays = array<f64: {GROUP_DECAYS}>, "
+                         f"trust_mask = array<i1: {GROUP_TRUST}>}}",
+                         lambda p: ref_opt.LANS(
+                             p, lr=0.02, beta1=0.9, beta2=0.999, eps=1e-6,
+                             weight_decays=DECAYS, trust_mask=TRUST)),
     "lans": ("grove.lans", "{lr = 0.02 : f64}",
              lambda p: ref_opt.LANS(p, lr=0.02, beta1=0.9, beta2=0.999,
                                     eps=1e-6, weight_decay=0.01)),
@@ -100,9 +124,10 @@ CONFIGS = {
                    lambda p: torch.optim.SGD(p, lr=0.2, momentum=0.5),
                    lambda opt: torch.optim.lr_scheduler.CosineAnnealingLR(
                        opt, T_max=STEPS, eta_min=0.01),
-                   "%t = grove.get_param @sgd.step : tensor<{e}>\n"
+                   "%t = grove.get_param @sgd.step : tensor<i64>\n"
                    "    %lr = grove.lr_schedule cosine %t {{lr = 0.2 : f64, "
-                   "total_steps = 20, end_lr = 0.01 : f64}} : tensor<{e}>"),
+                   "total_steps = 20, end_lr = 0.01 : f64}} "
+                   ": tensor<i64> -> tensor<{e}>"),
 }
 # The step whose batch holds a NaN: a skipping optimizer changes nothing
 # (torch: the step is not taken) and counts it in @<name>.skipped.
@@ -117,7 +142,7 @@ def source(name, op, attrs, e, schedule=""):
                        for p, s in SHAPES.items())
     if schedule:
         # The counter the schedule reads, declared as the optimizer would.
-        params += f"\n  grove.param @sgd.step : tensor<{e}> = 0.0 : {e}"
+        params += "\n  grove.param @sgd.step : tensor<i64> = 0 : i64"
     schedule = schedule.format(e=e)
     attrs = attrs.replace("{e}", e)
     wrt = ", ".join(f"@{p}" for p in SHAPES)

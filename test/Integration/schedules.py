@@ -65,7 +65,7 @@ def source(e):
     funcs = "\n".join(f"""
   func.func @{k}(%t: tensor<{e}> {{grove.name = "t"}})
       -> (tensor<{e}> {{grove.name = "lr"}}) {{
-    %lr = grove.lr_schedule {body} : tensor<{e}>
+    %lr = grove.lr_schedule {body} : tensor<{e}> -> tensor<{e}>
     return %lr : tensor<{e}>
   }}""" for k, body in SCHEDULES.items())
     return f"module @sched_{e} {{{funcs}\n}}"

@@ -7,6 +7,9 @@ Each reads its references' published update rule, not Grove's expansion:
     multi_tensor_lans.cu, MOMENT_MODE_1);
   * AdaAlter: gluon-nlp's adaalter.py (period 1), and Local AdaAlter
     (B frozen between synchronisations) on one worker for a longer period.
+LAMB and LANS take parameter groups as FusedLAMB's param_groups do, one
+entry per param: `weight_decays` and `trust_mask` (whether the trust ratio
+applies; LAMB's default is "decayed or nvlamb", LANS's always).
 They take torch tensors (whose .grad the caller sets, clipped or not) and
 update them in place, like torch.optim optimizers, keeping their state
 under Grove's slot names in `state[param]`.
@@ -27,10 +30,20 @@ class _Optimizer:
 
     def step(self):
         self.t += 1
-        for p in self.params:
+        for i, p in enumerate(self.params):
+            self.i = i
             w = p.detach().numpy()  # shares p's memory
             g = p.grad.detach().numpy().astype(np.float64)
             self.update(w, g, self.state[p])
+
+    def group(self, default_trust):
+        """The current param's weight decay and trust flag."""
+        h = self.hyper
+        wd = h["weight_decays"][self.i] if "weight_decays" in h \
+            else h["weight_decay"]
+        trust = h["trust_mask"][self.i] if "trust_mask" in h \
+            else default_trust(wd)
+        return wd, trust
 
     def slot(self, st, name, w):
         return st.setdefault(name, np.zeros_like(w, dtype=np.float64))
@@ -55,11 +68,12 @@ def _norm(x):
 class LAMB(_Adaptive):
     def update(self, w, g, st):
         h = self.hyper
-        b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
+        b1 = h["beta1"]
+        wd, trust = self.group(lambda wd: h.get("nvlamb", False) or wd != 0)
         m, d = self.moments(w, g, st)
         u = (m / (1 - b1 ** self.t)) / d + wd * w
         ratio = h["lr"]
-        if h.get("nvlamb", False) or wd != 0:
+        if trust:
             pn, un = _norm(w), _norm(u)
             if pn != 0 and un != 0:
                 ratio = h["lr"] * pn / un
@@ -69,7 +83,8 @@ class LAMB(_Adaptive):
 class LANS(_Adaptive):
     def update(self, w, g, st):
         h = self.hyper
-        b1, b2, eps, wd = h["beta1"], h["beta2"], h["eps"], h["weight_decay"]
+        b1, eps = h["beta1"], h["eps"]
+        wd, trust = self.group(lambda wd: True)
         gn, pn = _norm(g), _norm(w)
         if gn != 0:
             g = g / (gn + eps)
@@ -79,7 +94,9 @@ class LANS(_Adaptive):
 
         def ratio(u):
             un = _norm(u)
-            return h["lr"] * pn / un if pn != 0 and un != 0 else h["lr"]
+            if not trust or pn == 0 or un == 0:
+                return h["lr"]
+            return h["lr"] * pn / un
 
         rm, rg = b1 * ratio(um), (1 - b1) * ratio(ug)
         w -= rm * um + rg * ug

@@ -145,12 +145,13 @@ TEST(RowWiseOps, ExactlyTheDeclaredOps) {
       "grove.min", "grove.select",
       // elementwise, one operand
       "grove.relu", "grove.sigmoid", "grove.tanh", "grove.exp", "grove.log",
-      "grove.sqrt", "grove.gelu", "grove.erf", "grove.sin", "grove.cos",
-      "grove.floor", "grove.step", "grove.all_reduce", "grove.broadcast",
+      "grove.sqrt", "grove.gelu", "grove.gelu_tanh", "grove.erf", "grove.sin",
+      "grove.cos", "grove.floor", "grove.step", "grove.all_reduce",
+      "grove.broadcast",
       // along other axes than the rows
       "grove.reverse", "grove.softmax", "grove.log_softmax", "grove.reduce_sum",
       "grove.reduce_mean", "grove.reduce_max", "grove.transpose",
-      "grove.reshape", "grove.broadcast_to",
+      "grove.reshape", "grove.broadcast_to", "grove.layer_norm",
       // whole rows
       "grove.concat", "grove.slice",
       // rows by weights, one sample a row

@@ -108,6 +108,22 @@ static Value gelu(OpBuilder &b, Location loc, Type t, ValueRange args) {
   return arith::MulFOp::create(b, loc, half, onePlus);
 }
 
+static Value geluTanh(OpBuilder &b, Location loc, Type t, ValueRange args) {
+  // x/2 (1 + tanh(√(2/π) (x + 0.044715 x³))), torch's approximate='tanh'.
+  Value x = args[0];
+  Value x3 =
+      arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+  Value inner = arith::AddFOp::create(
+      b, loc, x,
+      arith::MulFOp::create(b, loc, x3, createFloat(b, loc, t, 0.044715)));
+  Value u = arith::MulFOp::create(
+      b, loc, inner, createFloat(b, loc, t, std::sqrt(2.0 / M_PI)));
+  Value onePlus = arith::AddFOp::create(b, loc, math::TanhOp::create(b, loc, u),
+                                        createFloat(b, loc, t, 1.0));
+  Value half = arith::MulFOp::create(b, loc, x, createFloat(b, loc, t, 0.5));
+  return arith::MulFOp::create(b, loc, half, onePlus);
+}
+
 static Value step(OpBuilder &b, Location loc, Type t, ValueRange args) {
   // 1 where x > 0 (ordered: NaN gives 0).
   Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
@@ -197,6 +213,7 @@ void mlir::grove::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<LogOp>>(ctx, unary<math::LogOp>());
   patterns.add<ElementwiseLowering<SqrtOp>>(ctx, unary<math::SqrtOp>());
   patterns.add<ElementwiseLowering<GeluOp>>(ctx, gelu);
+  patterns.add<ElementwiseLowering<GeluTanhOp>>(ctx, geluTanh);
   patterns.add<ElementwiseLowering<ErfOp>>(ctx, unary<math::ErfOp>());
   patterns.add<ElementwiseLowering<SinOp>>(ctx, unary<math::SinOp>());
   patterns.add<ElementwiseLowering<CosOp>>(ctx, unary<math::CosOp>());

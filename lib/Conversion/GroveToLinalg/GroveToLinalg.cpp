@@ -154,6 +154,8 @@ struct ConvertGroveToLinalgPass
     target.addLegalOp<TreeScheduleOp>();
     // Collectives likewise: one service call each on their buffers.
     target.addLegalOp<AllReduceOp, AllGatherOp, BroadcastOp, TopKOp>();
+    // A runtime call too (grove_rt_group_by_index).
+    target.addLegalOp<GroupByIndexOp>();
     // In-place state writes survive to bufferization, which lowers them.
     target.addLegalOp<AssignOp>();
     // World queries keep their declared effects (they only read the
@@ -168,6 +170,7 @@ struct ConvertGroveToLinalgPass
     populateDataMovementPatterns(patterns);
     populateCollectivePatterns(patterns);
     populateGeneralOpPatterns(patterns);
+    populateTransformerPatterns(patterns);
     ConvLowering conv;
     conv.perImage = convPerImage;
     conv.library = convLibrary;

@@ -17,6 +17,7 @@ void populateReductionPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populateCollectivePatterns(RewritePatternSet &patterns);
 void populateGeneralOpPatterns(RewritePatternSet &patterns);
+void populateTransformerPatterns(RewritePatternSet &patterns);
 /// How convolutions lower (the conv-* options of convert-grove-to-linalg).
 struct ConvLowering {
   /// im2col convolutions loop over the batch.

@@ -379,6 +379,41 @@ struct TopKOpInterface : AllocatingCallInterface<TopKOpInterface, TopKOp> {
   }
 };
 
+/// grove.group_by_index reads its indices and writes two new buffers
+/// through one call of grove_rt_group_by_index (abi.h).
+struct GroupByIndexOpInterface
+    : AllocatingCallInterface<GroupByIndexOpInterface, GroupByIndexOp> {
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto group = cast<GroupByIndexOp>(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> indices =
+        getBuffer(rewriter, group.getIndices(), options, state);
+    if (failed(indices))
+      return failure();
+    SmallVector<Value> args = {*indices};
+    for (Value r : op->getResults()) {
+      auto type = cast<RankedTensorType>(r.getType());
+      SmallVector<Value> sizes;
+      if (type.isDynamicDim(0))
+        sizes.push_back(memref::DimOp::create(rewriter, loc, *indices, 0));
+      FailureOr<Value> alloc = options.createAlloc(
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()), sizes);
+      if (failed(alloc))
+        return failure();
+      args.push_back(*alloc);
+    }
+    if (failed(
+            createServiceCall(rewriter, loc, op, Service::GroupByIndex, args)))
+      return failure();
+    replaceOpWithBufferizedValues(rewriter, op, {args[1], args[2]});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::grove::registerServiceBufferizationExternalModels(
@@ -394,5 +429,6 @@ void mlir::grove::registerServiceBufferizationExternalModels(
         CollectiveStartOpInterface<AllGatherStartOp>>(*ctx);
     CollectiveWaitOp::attachInterface<CollectiveWaitOpInterface>(*ctx);
     TopKOp::attachInterface<TopKOpInterface>(*ctx);
+    GroupByIndexOp::attachInterface<GroupByIndexOpInterface>(*ctx);
   });
 }

@@ -97,9 +97,23 @@ func.func @gather_started(%x: tensor<4xi32> {bufferization.writable = false})
   return %w : tensor<?x4xi32>
 }
 
+// grove.group_by_index: the order (one per index, dynamic) and the offsets
+// (num_groups + 1) are new buffers one call of grove_rt_group_by_index
+// writes.
+// CHECK-LABEL: func.func @group
+// CHECK-SAME: (%[[IDS:.*]]: memref<?xi32
+// CHECK: %[[N:.*]] = memref.dim %[[IDS]], %{{.*}}
+// CHECK-DAG: %[[O:.*]] = memref.alloc(%[[N]]) {{.*}} : memref<?xi32>
+// CHECK-DAG: %[[OFF:.*]] = memref.alloc() {{.*}} : memref<9xi32>
+// CHECK: call @grove_rt_group_by_index(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) -> ()
+func.func @group(%ids: tensor<?xi32>) -> (tensor<?xi32>, tensor<9xi32>) {
+  %o, %off = grove.group_by_index %ids {num_groups = 8} : tensor<?xi32> -> (tensor<?xi32>, tensor<9xi32>)
+  return %o, %off : tensor<?xi32>, tensor<9xi32>
+}
+
 // The services, declared once each.
 // CHECK-DAG: func.func private @grove_rt_all_reduce_f32(memref<?xf32, strided<[1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_all_gather_f32(memref<?xf32, strided<[1], offset: ?>>, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_all_reduce_start_f32(memref<?xf32, strided<[1], offset: ?>>, i32) -> i64 attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @grove_rt_collective_wait_f32(i64, memref<?xf32, strided<[1], offset: ?>>) attributes {llvm.emit_c_interface}
-
+// CHECK-DAG: func.func private @grove_rt_group_by_index(memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>) attributes {llvm.emit_c_interface}

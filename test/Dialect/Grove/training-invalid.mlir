@@ -385,8 +385,8 @@ func.func @adaalter_epsilon(%g: tensor<4xf32>) {
 // -----
 
 func.func @schedule_rank(%t: tensor<2xf32>) {
-  // expected-error @+1 {{'grove.lr_schedule' op expects a rank-0 f32 or f64 step, got 'tensor<2xf32>'}}
-  %lr = grove.lr_schedule constant %t {lr = 0.1 : f64} : tensor<2xf32>
+  // expected-error @+1 {{'grove.lr_schedule' op operand #0 must be 0D tensor of 64-bit signless integer or 32-bit signless integer or 32-bit float or 64-bit float values, but got 'tensor<2xf32>'}}
+  %lr = grove.lr_schedule constant %t {lr = 0.1 : f64} : tensor<2xf32> -> tensor<f32>
   return
 }
 
@@ -394,7 +394,7 @@ func.func @schedule_rank(%t: tensor<2xf32>) {
 
 func.func @schedule_total(%t: tensor<f32>) {
   // expected-error @+1 {{'grove.lr_schedule' op expects total_steps above warmup_steps (10), got 10}}
-  %lr = grove.lr_schedule cosine %t {lr = 0.1 : f64, warmup_steps = 10, total_steps = 10} : tensor<f32>
+  %lr = grove.lr_schedule cosine %t {lr = 0.1 : f64, warmup_steps = 10, total_steps = 10} : tensor<f32> -> tensor<f32>
   return
 }
 
@@ -402,7 +402,7 @@ func.func @schedule_total(%t: tensor<f32>) {
 
 func.func @schedule_warmup(%t: tensor<f32>) {
   // expected-error @+1 {{'grove.lr_schedule' op expects warmup_steps >= 0, got -1}}
-  %lr = grove.lr_schedule constant %t {lr = 0.1 : f64, warmup_steps = -1} : tensor<f32>
+  %lr = grove.lr_schedule constant %t {lr = 0.1 : f64, warmup_steps = -1} : tensor<f32> -> tensor<f32>
   return
 }
 
@@ -410,7 +410,7 @@ func.func @schedule_warmup(%t: tensor<f32>) {
 
 func.func @schedule_step_size(%t: tensor<f32>) {
   // expected-error @+1 {{'grove.lr_schedule' op expects a step_size of at least 1, got 0}}
-  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, step_size = 0} : tensor<f32>
+  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, step_size = 0} : tensor<f32> -> tensor<f32>
   return
 }
 
@@ -418,7 +418,7 @@ func.func @schedule_step_size(%t: tensor<f32>) {
 
 func.func @schedule_gamma(%t: tensor<f32>) {
   // expected-error @+1 {{'grove.lr_schedule' op expects a positive gamma}}
-  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, gamma = 0.0 : f64} : tensor<f32>
+  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, gamma = 0.0 : f64} : tensor<f32> -> tensor<f32>
   return
 }
 
@@ -426,7 +426,7 @@ func.func @schedule_gamma(%t: tensor<f32>) {
 
 func.func @schedule_kind(%t: tensor<f32>) {
   // expected-error @+1 {{one of the following enum values for attribute 'kind' [constant, polynomial, cosine, step_decay]}}
-  %lr = grove.lr_schedule exponential %t {lr = 0.1 : f64} : tensor<f32>
+  %lr = grove.lr_schedule exponential %t {lr = 0.1 : f64} : tensor<f32> -> tensor<f32>
   return
 }
 

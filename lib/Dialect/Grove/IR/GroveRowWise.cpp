@@ -48,6 +48,10 @@ bool ReverseOp::keepsRowsApart(function_ref<bool(Value)>) {
   return !llvm::is_contained(getAxes(), 0);
 }
 
+// Its rows are never the first dimension (the verifier asks for one
+// leading dimension at least).
+bool LayerNormOp::keepsRowsApart(function_ref<bool(Value)>) { return true; }
+
 bool SoftmaxOp::keepsRowsApart(function_ref<bool(Value)>) {
   return avoidsRowAxis(getAxisAttr().getInt(), inputRank(*this));
 }

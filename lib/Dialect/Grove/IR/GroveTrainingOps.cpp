@@ -140,9 +140,8 @@ template <typename Op> static LogicalResult verifyOptimizer(Op optimizer) {
   for (Attribute p : params)
     if (!seen.insert(p).second)
       return op->emitOpError("updates ") << p << " twice";
-  // One element type, f32 or f64: the step counter and the bias
-  // corrections are computed in it, which bf16 or f16 cannot count in
-  // (keep master weights in f32).
+  // One element type, f32 or f64: the moments and the update are computed
+  // in it (keep master weights in f32 for bf16 or f16 compute).
   Type element =
       cast<RankedTensorType>(gradients[0].getType()).getElementType();
   if (!element.isF32() && !element.isF64())
@@ -212,14 +211,32 @@ LogicalResult AdamOp::verify() {
                  failed(verifyMoments(*this)));
 }
 
+/// `weight_decays` and `trust_mask`, where given, have one entry per param;
+/// decays are finite and non-negative.
+template <typename Op> static LogicalResult verifyGroups(Op op) {
+  size_t n = op.getParams().size();
+  if (auto decays = op.getWeightDecays()) {
+    if (decays->size() != n)
+      return op.emitOpError("expects one weight_decays entry per param (")
+             << n << "), got " << decays->size();
+    for (double d : *decays)
+      if (failed(checkRange(op, "weight_decays entry", d, 0.0, 1e30, false)))
+        return failure();
+  }
+  if (auto mask = op.getTrustMask(); mask && mask->size() != n)
+    return op.emitOpError("expects one trust_mask entry per param (")
+           << n << "), got " << mask->size();
+  return success();
+}
+
 LogicalResult LAMBOp::verify() {
   return failure(failed(verifyOptimizer(*this)) ||
-                 failed(verifyMoments(*this)));
+                 failed(verifyMoments(*this)) || failed(verifyGroups(*this)));
 }
 
 LogicalResult LANSOp::verify() {
   return failure(failed(verifyOptimizer(*this)) ||
-                 failed(verifyMoments(*this)));
+                 failed(verifyMoments(*this)) || failed(verifyGroups(*this)));
 }
 
 LogicalResult AdagradOp::verify() {
@@ -250,10 +267,6 @@ LogicalResult AdaAlterOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult LRScheduleOp::verify() {
-  RankedTensorType type = getType();
-  if (type.getRank() != 0 ||
-      (!type.getElementType().isF32() && !type.getElementType().isF64()))
-    return emitOpError("expects a rank-0 f32 or f64 step, got ") << type;
   int64_t warmup = getWarmupSteps(), total = getTotalSteps();
   if (warmup < 0)
     return emitOpError("expects warmup_steps >= 0, got ") << warmup;

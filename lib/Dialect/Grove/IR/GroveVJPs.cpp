@@ -300,6 +300,24 @@ LogicalResult GeluOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   return success();
 }
 
+LogicalResult GeluTanhOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                   ArrayRef<bool> needed,
+                                   SmallVectorImpl<Value> &out) {
+  // With u = k (x + c x^3) and t = tanh(u): y = x (1 + t) / 2, so
+  // dy/dx = (1 + t) / 2 + x (1 - t^2) k (1 + 3 c x^2) / 2.
+  VJPBuilder v{b, getLoc()};
+  Value x = getInput();
+  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  Value x2 = v.mul(x, x);
+  Value u = v.scale(v.mul(x, v.add(v.scalar(x, 1.0), v.scale(x2, c))), k);
+  Value t = TanhOp::create(b, getLoc(), u);
+  Value half = v.scale(v.add(v.scalar(x, 1.0), t), 0.5);
+  Value sech2 = v.sub(v.scalar(x, 1.0), v.mul(t, t));
+  Value du = v.scale(v.add(v.scalar(x, 1.0), v.scale(x2, 3.0 * c)), 0.5 * k);
+  out.push_back(v.mul(dy[0], v.add(half, v.mul(x, v.mul(sech2, du)))));
+  return success();
+}
+
 LogicalResult SelectOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
@@ -756,6 +774,82 @@ LogicalResult BatchNormTrainingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   out.push_back(v.mul(inner, v.column(v.mul(getScale(), inv)))); // input
   out.push_back(v.sumOthers(gxhat));                             // scale
   out.push_back(v.sumOthers(g));                                 // bias
+  return success();
+}
+
+LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &out) {
+  // One fused op for all three (it recomputes each row's statistics).
+  auto grad = LayerNormGradOp::create(
+      b, getLoc(),
+      TypeRange{getInput().getType(), getScale().getType(),
+                getScale().getType()},
+      dy[0], getInput(), getScale(), getEpsilonAttr());
+  out.append({grad.getInputGrad(), grad.getScaleGrad(), grad.getBiasGrad()});
+  return success();
+}
+
+/// The rows of `dy` (one per index in `ids`, rank 1) summed per index into
+/// a tensor of type `target` (static rows): positions sorted by index, the
+/// rows gathered in that order, each index's run added up. Indices outside
+/// the target sort last, past every group, and are never summed.
+static Value sumRowsByIndex(OpBuilder &b, Location loc, Value dy, Value ids,
+                            RankedTensorType target) {
+  int64_t rows = target.getDimSize(0);
+  int64_t n = tensorOf(ids).getDimSize(0);
+  Type i32 = b.getI32Type();
+  auto group =
+      GroupByIndexOp::create(b, loc,
+                             TypeRange{RankedTensorType::get({n}, i32),
+                                       RankedTensorType::get({rows + 1}, i32)},
+                             ids, b.getI64IntegerAttr(rows));
+  Value sorted = GatherOp::create(b, loc, dy, group.getOrder());
+  Value sums = SegmentSumOp::create(b, loc, sorted, group.getOffsets());
+  // One segment per row of the target: rows + 1 offsets.
+  return tensor::CastOp::create(b, loc, target, sums);
+}
+
+LogicalResult EmbeddingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &out) {
+  Location loc = getLoc();
+  RankedTensorType table = getTable().getType();
+  int64_t rows = table.getDimSize(0), width = table.getDimSize(1);
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(width))
+    return emitOpError("differentiates only a table of static shape, got ")
+           << table;
+  RankedTensorType idsType = getIds().getType();
+  int64_t n = idsType.hasStaticShape() ? idsType.getNumElements()
+                                       : ShapedType::kDynamic;
+  Value ids = getIds();
+  if (idsType.getRank() != 1)
+    ids = ReshapeOp::create(b, loc, ids, ArrayRef<int64_t>{n});
+  Value g = ReshapeOp::create(b, loc, dy[0], ArrayRef<int64_t>{n, width});
+  out.push_back(sumRowsByIndex(b, loc, g, ids, table));
+  out.push_back(Value());
+  return success();
+}
+
+LogicalResult DropoutOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                  ArrayRef<bool> needed,
+                                  SmallVectorImpl<Value> &out) {
+  // Linear in x with a mask the same draw recomputes: dx = dropout(dy).
+  out.push_back(DropoutOp::create(b, getLoc(), dy[0].getType(), dy[0],
+                                  getRateAttr(), getStreamAttr(),
+                                  getGeneratorAttr()));
+  return success();
+}
+
+LogicalResult GatherOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                 ArrayRef<bool> needed,
+                                 SmallVectorImpl<Value> &out) {
+  RankedTensorType input = getInput().getType();
+  if (input.isDynamicDim(0))
+    return emitOpError("differentiates only an input with static rows, got ")
+           << input;
+  out.push_back(sumRowsByIndex(b, getLoc(), dy[0], getIndices(), input));
+  out.push_back(Value());
   return success();
 }
 

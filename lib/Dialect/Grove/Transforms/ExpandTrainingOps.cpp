@@ -18,6 +18,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Path.h"
 
 #include <cmath>
 
@@ -31,24 +33,69 @@ using namespace mlir::grove;
 
 namespace {
 
-/// Labels that are a function's argument get `grove.below` = the class
-/// count (the smallest, if several losses read them), so that the runtime
-/// rejects a label out of range before the entry writes any state.
-void boundLabels(SoftmaxCrossEntropyOp op, PatternRewriter &rewriter) {
-  auto arg = dyn_cast<BlockArgument>(op.getLabels());
+/// Indices that are a function's argument (labels, embedding ids) get
+/// `grove.below` = `bound` (the smallest, if several ops read them), so that
+/// the runtime rejects one out of range before the entry writes any state.
+void boundIndices(Value indices, int64_t bound, RewriterBase &rewriter) {
+  auto arg = dyn_cast<BlockArgument>(indices);
   auto func =
       arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
   if (!func || arg.getOwner() != &func.getBody().front())
     return;
-  int64_t classes = op.getLogits().getType().getDimSize(1);
-  if (ShapedType::isDynamic(classes) || classes < 1)
+  if (ShapedType::isDynamic(bound) || bound < 1)
     return;
   unsigned i = arg.getArgNumber();
   if (auto old = func.getArgAttrOfType<IntegerAttr>(i, kBelowAttr))
-    classes = std::min(classes, old.getInt());
+    bound = std::min(bound, old.getInt());
   rewriter.modifyOpInPlace(func, [&] {
-    func.setArgAttr(i, kBelowAttr, rewriter.getI64IntegerAttr(classes));
+    func.setArgAttr(i, kBelowAttr, rewriter.getI64IntegerAttr(bound));
   });
+}
+
+/// A located run-time check that dynamic `size` is at least `least`: the
+/// call fails with `what` (GROVE_ERROR_INVALID_ARGUMENT) and writes no state.
+void requireAtLeast(OpBuilder &b, Location loc, Value size, int64_t least,
+                    const Twine &what) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
+    os << llvm::sys::path::filename(flc.getFilename().getValue()) << ":"
+       << flc.getLine() << ":" << flc.getColumn() << ": ";
+  os << what;
+  Value atLeast = arith::MaxSIOp::create(
+      b, loc, size, arith::ConstantIndexOp::create(b, loc, least));
+  AgreeDimsOp::create(b, loc, b.getIndexType(), atLeast, size,
+                      b.getStringAttr(message), /*at_least=*/true);
+}
+
+/// The product of `x`'s dynamic `axes` sizes times the static ones, or
+/// null where all are static.
+Value dynamicCount(OpBuilder &b, Location loc, Value x,
+                   ArrayRef<int64_t> axes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t known = 1;
+  Value n;
+  for (int64_t a : axes) {
+    if (!type.isDynamicDim(a)) {
+      known *= type.getDimSize(a);
+      continue;
+    }
+    Value d = tensor::DimOp::create(b, loc, x, a);
+    n = n ? arith::MulIOp::create(b, loc, n, d).getResult() : d;
+  }
+  if (n && known != 1)
+    n = arith::MulIOp::create(b, loc, n,
+                              arith::ConstantIndexOp::create(b, loc, known));
+  return n;
+}
+
+/// A loss over an empty batch has no mean: the call fails instead of
+/// returning NaN and stepping on it.
+void requireNonEmpty(OpBuilder &b, Operation *op, Value x,
+                     ArrayRef<int64_t> axes, StringRef what) {
+  if (Value n = dynamicCount(b, op->getLoc(), x, axes))
+    requireAtLeast(b, op->getLoc(), n, 1,
+                   op->getName().getStringRef() + ": " + what);
 }
 
 /// -mean_n sum_c target[n, c] log_softmax(logits)[n, c].
@@ -57,9 +104,11 @@ struct ExpandSoftmaxCrossEntropy : OpRewritePattern<SoftmaxCrossEntropyOp> {
   LogicalResult matchAndRewrite(SoftmaxCrossEntropyOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    boundLabels(op, rewriter);
+    boundIndices(op.getLabels(), op.getLogits().getType().getDimSize(1),
+                 rewriter);
     Value logits = op.getLogits();
     RankedTensorType type = op.getLogits().getType();
+    requireNonEmpty(rewriter, op, logits, {0}, "rows of the batch");
     Value logp = LogSoftmaxOp::create(rewriter, loc, logits,
                                       rewriter.getI64IntegerAttr(1));
     Value target = OneHotOp::create(rewriter, loc, type, op.getLabels());
@@ -89,8 +138,11 @@ struct ExpandMSELoss : OpRewritePattern<MSELossOp> {
   LogicalResult matchAndRewrite(MSELossOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value d = SubOp::create(rewriter, loc, op.getPrediction(), op.getTarget());
     int64_t rank = op.getPrediction().getType().getRank();
+    requireNonEmpty(rewriter, op, op.getPrediction(),
+                    llvm::to_vector(llvm::seq<int64_t>(0, rank)),
+                    "elements of the prediction");
+    Value d = SubOp::create(rewriter, loc, op.getPrediction(), op.getTarget());
     rewriter.replaceOpWithNewOp<ReduceMeanOp>(
         op, MulOp::create(rewriter, loc, d, d),
         llvm::to_vector(llvm::seq<int64_t>(0, rank)));
@@ -107,6 +159,11 @@ struct ExpandBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
     Location loc = op.getLoc();
     Value x = op.getInput();
     ChannelArith v(rewriter, loc, x);
+    // One value per channel has no unbiased variance (torch raises); the
+    // verifier refuses it where the sizes are static.
+    if (Value n = dynamicCount(rewriter, loc, x, v.others()))
+      requireAtLeast(rewriter, loc, n, 2,
+                     "grove.batch_norm_training: values per channel");
     auto [mean, var] = v.batchStatistics(x);
     double eps = op.getEpsilon().convertToDouble();
     Value y = BatchNormOp::create(rewriter, loc, x, op.getScale(), op.getBias(),
@@ -140,6 +197,75 @@ struct ExpandBatchNormTraining : OpRewritePattern<BatchNormTrainingOp> {
     return success();
   }
 };
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+/// The generators each function draws from: its offset advances once per
+/// call (advanceGenerators).
+using Draws = llvm::SetVector<std::pair<Operation *, StringRef>>;
+
+/// A dropout reads its generator's seed and offset: the pure op over them.
+struct ExpandDropout : OpRewritePattern<DropoutOp> {
+  ExpandDropout(MLIRContext *ctx, Draws &draws)
+      : OpRewritePattern(ctx), draws(draws) {}
+  LogicalResult matchAndRewrite(DropoutOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getRate().isZero()) {
+      rewriter.replaceOp(op, op.getInput());
+      return success();
+    }
+    Location loc = op.getLoc();
+    auto counter = RankedTensorType::get({}, rewriter.getI64Type());
+    auto read = [&](StringRef name) {
+      return GetParamOp::create(rewriter, loc, counter,
+                                FlatSymbolRefAttr::get(op.getContext(), name));
+    };
+    Value seed = read(op.getSeedName()), offset = read(op.getOffsetName());
+    draws.insert({op->getParentOfType<func::FuncOp>(), op.getGenerator()});
+    rewriter.replaceOpWithNewOp<PhiloxDropoutOp>(
+        op, op.getType(), op.getInput(), seed, offset, op.getRateAttr(),
+        op.getStreamAttr());
+    return success();
+  }
+  Draws &draws;
+};
+
+/// Each generator's seed and offset: i64 scalars starting at 0.
+LogicalResult declareGenerators(ModuleOp module) {
+  auto counter =
+      RankedTensorType::get({}, IntegerType::get(module.getContext(), 64));
+  WalkResult result = module.walk([&](DropoutOp op) {
+    for (const std::string &name : {op.getSeedName(), op.getOffsetName()})
+      if (failed(declareState(module, op, name, counter, 0.0)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// A function that draws advances its generators' offsets by one at its
+/// end, so that the next call draws new masks.
+void advanceGenerators(const Draws &draws) {
+  for (auto [op, generator] : draws) {
+    auto func = cast<func::FuncOp>(op);
+    Operation *end = func.getBody().front().getTerminator();
+    OpBuilder b(end);
+    Location loc = func.getLoc();
+    auto name = FlatSymbolRefAttr::get(func.getContext(),
+                                       (generator + ".offset").str());
+    Value offset = GetParamOp::create(
+        b, loc, RankedTensorType::get({}, b.getI64Type()), name);
+    Value next = arith::AddIOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, offset),
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1));
+    SetParamOp::create(
+        b, loc, name,
+        tensor::FromElementsOp::create(
+            b, loc, RankedTensorType::get({}, b.getI64Type()), next));
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Optimizers
@@ -182,41 +308,117 @@ struct Arith : GroveArith {
   }
 };
 
+/// The state writes a function's optimizers make themselves, guarded by
+/// their own `ok`, and those `ok`s (a skip must change no other state
+/// either: guardStateWrites).
+struct SkipGuards {
+  llvm::DenseMap<Operation *, SmallVector<Value>> oks;
+  llvm::DenseSet<Operation *> own;
+};
+
+/// A rank-0 integer tensor from `v` (an i64 scalar).
+Value scalarTensor(OpBuilder &b, Location loc, Value v) {
+  return tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, v.getType()), v);
+}
+
+/// `ok` (a rank-0 float mask) as an i1.
+Value isSet(OpBuilder &b, Location loc, Value ok) {
+  Value v = tensor::ExtractOp::create(b, loc, ok);
+  return arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGT, v,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(v.getType(), 0.0)));
+}
+
+/// `updated` where `ok`, else `old`: grove.select for floats, a scalar
+/// select for rank-0 integers (counters).
+FailureOr<Value> guarded(OpBuilder &b, Location loc, Value ok, Value updated,
+                         Value old) {
+  auto type = cast<RankedTensorType>(updated.getType());
+  if (isa<FloatType>(type.getElementType()))
+    return SelectOp::create(b, loc, ok, updated, old).getResult();
+  if (type.getRank() != 0)
+    return failure();
+  Value chosen = arith::SelectOp::create(
+      b, loc, isSet(b, loc, ok), tensor::ExtractOp::create(b, loc, updated),
+      tensor::ExtractOp::create(b, loc, old));
+  return scalarTensor(b, loc, chosen);
+}
+
 /// One optimizer step as its expansion builds it: the gradients after
 /// clipping, whether they are finite (`ok`, a rank-0 1 or 0, with
 /// `skip_nonfinite`), the new step count t and the learning rate.
 struct Step {
   Arith a;
+  SkipGuards &guards;
   SmallVector<Value> gradients;
   Value ok;
-  Value t;
+  /// t, the steps taken with this one, as an i64 count (the state) and in
+  /// f64 (exact to 2^53), in which the bias corrections are computed.
+  Value count;
+  Value t64;
   Value lr;
-  /// 1 - beta^t by beta: one per step, whatever the number of params.
-  SmallVector<std::pair<double, Value>, 2> corrections;
+  /// The rate's operand (null for the attribute) and the attribute.
+  Value lrOperand;
+  double lrValue = 0.0;
+  /// β^t by β, in f64: one per step, whatever the number of params.
+  SmallVector<std::pair<double, Value>, 2> powers;
 
   /// Writes `updated` to state `name`, or keeps `old` where the step is
   /// skipped.
   void write(StringRef name, Value updated, Value old) {
-    a.set(name, ok ? a.select(ok, updated, old) : updated);
+    Value v = updated;
+    if (ok)
+      v = *guarded(a.b, a.loc, ok, updated, old);
+    guards.own.insert(SetParamOp::create(
+        a.b, a.loc, FlatSymbolRefAttr::get(a.b.getContext(), name), v));
   }
-  /// 1 - beta^t, as exp(t log beta).
-  Value correction(double beta) {
-    for (auto [known, c] : corrections)
+  Arith f64() { return Arith{{a.b, a.loc}, a.b.getF64Type()}; }
+  /// An f64 rank-0 value in the params' element type.
+  Value narrow(Value v) {
+    if (a.element.isF64())
+      return v;
+    return ConvertOp::create(a.b, a.loc, RankedTensorType::get({}, a.element),
+                             v);
+  }
+  /// β^t in f64, as exp(t log β) (torch computes β ** t in double).
+  Value power(double beta) {
+    for (auto [known, p] : powers)
       if (known == beta)
-        return c;
-    Value c = a.sub(a.c(1.0), a.exp(a.mul(t, a.c(std::log(beta)))));
-    corrections.push_back({beta, c});
-    return c;
+        return p;
+    Arith d = f64();
+    Value p = d.exp(d.mul(t64, d.c(std::log(beta))));
+    powers.push_back({beta, p});
+    return p;
   }
-  /// 1 / (1 - beta^t), or its square root: per-element loops multiply by
+  Value correctionF64(double beta) {
+    Arith d = f64();
+    return d.sub(d.c(1.0), power(beta));
+  }
+  /// lr / (1 - β^t), in f64 and rounded once, as torch's step size.
+  Value lrOverCorrection(double beta) {
+    Arith d = f64();
+    Value lr64 = d.c(lrValue);
+    if (lrOperand)
+      lr64 = a.element.isF64()
+                 ? lrOperand
+                 : ConvertOp::create(a.b, a.loc,
+                                     RankedTensorType::get({}, d.element),
+                                     lrOperand)
+                       .getResult();
+    return narrow(d.div(lr64, correctionF64(beta)));
+  }
+  /// 1 / (1 - β^t), or its square root: per-element loops multiply by
   /// these scalars instead of dividing by the corrections (a division is
   /// several times a multiply's cost in the update loops; the result
   /// differs by rounding only).
   Value inverseCorrection(double beta) {
-    return a.div(a.c(1.0), correction(beta));
+    Arith d = f64();
+    return narrow(d.div(d.c(1.0), correctionF64(beta)));
   }
   Value inverseSqrtCorrection(double beta) {
-    return a.div(a.c(1.0), a.sqrt(correction(beta)));
+    Arith d = f64();
+    return narrow(d.div(d.c(1.0), d.sqrt(correctionF64(beta))));
   }
   /// lr · ‖p‖ / ‖u‖ where both norms are non-zero, else lr: the trust
   /// ratio of LAMB and LANS.
@@ -227,19 +429,30 @@ struct Step {
   }
 };
 
+/// The step counters' type: an integer count, exact at any step (a float
+/// counter stops at 2^24 in f32), as torch's step counts are.
+RankedTensorType counterType(MLIRContext *ctx) {
+  return RankedTensorType::get({}, IntegerType::get(ctx, 64));
+}
+
 /// What every optimizer does first: with `skip_nonfinite`, `ok` says
 /// whether the gradients are all finite; with a `max_grad_norm`, they are
 /// scaled by min(1, max_norm / (global norm + 1e-6)), as
 /// torch.nn.utils.clip_grad_norm_ does; the step counter advances (unless
 /// skipped).
-Step beginStep(OptimizerOpInterface op, OpBuilder &b) {
+Step beginStep(OptimizerOpInterface op, OpBuilder &b, SkipGuards &guards) {
   Step s{Arith{{b, op.getLoc()}, op.getElementType()},
+         guards,
          llvm::to_vector(op.getGradients()),
          Value(),
          Value(),
          Value(),
+         Value(),
+         op.getLearningRate(),
+         op.getLr().convertToDouble(),
          {}};
   Arith &a = s.a;
+  Location loc = op.getLoc();
   if (op.getSkipNonfinite()) {
     // g * 0 is NaN exactly where g is NaN or infinite; step(1 + NaN) is 0.
     Value poison;
@@ -261,10 +474,14 @@ Step beginStep(OptimizerOpInterface op, OpBuilder &b) {
     for (Value &g : s.gradients)
       g = a.mul(g, scale);
   }
-  Type scalar = RankedTensorType::get({}, a.element);
-  Value t0 = a.get(op.getStepName(), scalar);
-  s.t = a.add(t0, a.c(1.0));
-  s.write(op.getStepName(), s.t, t0);
+  Value t0 = a.get(op.getStepName(), counterType(b.getContext()));
+  Value t = arith::AddIOp::create(
+      b, loc, tensor::ExtractOp::create(b, loc, t0),
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1));
+  s.count = scalarTensor(b, loc, t);
+  s.t64 =
+      scalarTensor(b, loc, arith::SIToFPOp::create(b, loc, b.getF64Type(), t));
+  s.write(op.getStepName(), s.count, t0);
   s.lr = op.getLearningRate() ? op.getLearningRate()
                               : a.c(op.getLr().convertToDouble());
   return s;
@@ -274,15 +491,24 @@ Step beginStep(OptimizerOpInterface op, OpBuilder &b) {
 void countSkip(Step &s, OptimizerOpInterface op) {
   if (!s.ok)
     return;
+  OpBuilder &b = s.a.b;
+  Location loc = s.a.loc;
   std::string counter = op.getSkippedName();
-  Type scalar = RankedTensorType::get({}, s.a.element);
-  s.a.set(counter,
-          s.a.add(s.a.get(counter, scalar), s.a.sub(s.a.c(1.0), s.ok)));
+  Value old = s.a.get(counter, counterType(b.getContext()));
+  Value skipped = arith::ExtUIOp::create(
+      b, loc, b.getI64Type(),
+      arith::XOrIOp::create(b, loc, isSet(b, loc, s.ok),
+                            arith::ConstantIntOp::create(b, loc, 1, 1)));
+  Value next = arith::AddIOp::create(
+      b, loc, tensor::ExtractOp::create(b, loc, old), skipped);
+  s.guards.own.insert(SetParamOp::create(
+      b, loc, FlatSymbolRefAttr::get(b.getContext(), counter),
+      scalarTensor(b, loc, next)));
 }
 
 /// The per-param updates, one overload per optimizer; `p` is the param's
 /// name and `g` its (clipped) gradient.
-void updateParam(SGDOp op, Step &s, StringRef p, Value g) {
+void updateParam(SGDOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double momentum = op.getMomentum().convertToDouble();
   double decay = op.getWeightDecay().convertToDouble();
@@ -298,7 +524,7 @@ void updateParam(SGDOp op, Step &s, StringRef p, Value g) {
   s.write(p, a.sub(w, a.mul(s.lr, d)), w);
 }
 
-void updateParam(AdamOp op, Step &s, StringRef p, Value g) {
+void updateParam(AdamOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double b1 = op.getBeta1().convertToDouble();
   double b2 = op.getBeta2().convertToDouble();
@@ -315,13 +541,13 @@ void updateParam(AdamOp op, Step &s, StringRef p, Value g) {
   Value v = a.add(a.mul(a.c(b2), v0), a.mul(a.c(1.0 - b2), a.mul(g, g)));
   s.write(mName, m, m0);
   s.write(vName, v, v0);
-  Value stepSize = a.div(s.lr, s.correction(b1));
+  Value stepSize = s.lrOverCorrection(b1);
   Value denom = a.add(a.mul(a.sqrt(v), s.inverseSqrtCorrection(b2)),
                       a.c(op.getEpsilon().convertToDouble()));
   s.write(p, a.sub(w, a.mul(stepSize, a.div(m, denom))), old);
 }
 
-void updateParam(AdagradOp op, Step &s, StringRef p, Value g) {
+void updateParam(AdagradOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double decay = op.getWeightDecay().convertToDouble();
   Value w = a.get(p, g.getType());
@@ -332,9 +558,13 @@ void updateParam(AdagradOp op, Step &s, StringRef p, Value g) {
   Value sum = a.add(sum0, a.mul(g, g));
   s.write(slot, sum, sum0);
   Value clr = s.lr;
-  if (double lrDecay = op.getLrDecay().convertToDouble(); lrDecay != 0.0)
-    clr =
-        a.div(clr, a.add(a.c(1.0), a.mul(a.sub(s.t, a.c(1.0)), a.c(lrDecay))));
+  if (double lrDecay = op.getLrDecay().convertToDouble(); lrDecay != 0.0) {
+    // 1 / (1 + (t - 1) lr_decay) in f64, as torch computes it.
+    Arith d = s.f64();
+    Value factor = d.div(
+        d.c(1.0), d.add(d.c(1.0), d.mul(d.sub(s.t64, d.c(1.0)), d.c(lrDecay))));
+    clr = a.mul(clr, s.narrow(factor));
+  }
   Value std = a.add(a.sqrt(sum), a.c(op.getEpsilon().convertToDouble()));
   s.write(p, a.sub(w, a.mul(clr, a.div(g, std))), w);
 }
@@ -357,28 +587,40 @@ std::pair<Value, Value> adaptiveMoments(Op op, Step &s, StringRef p, Value g) {
   return {denom, m};
 }
 
-void updateParam(LAMBOp op, Step &s, StringRef p, Value g) {
+/// Param `i`'s group: its weight decay (`weight_decays`, else
+/// `weight_decay`) and whether it takes the trust ratio (`trust_mask`,
+/// else `byDefault`).
+template <typename Op>
+std::pair<double, bool> groupOf(Op op, unsigned i, bool byDefault) {
+  double decay = op.getWeightDecays() ? (*op.getWeightDecays())[i]
+                                      : op.getWeightDecay().convertToDouble();
+  bool trust = op.getTrustMask() ? (*op.getTrustMask())[i] : byDefault;
+  return {decay, trust};
+}
+
+void updateParam(LAMBOp op, Step &s, unsigned i, StringRef p, Value g) {
   Arith &a = s.a;
-  double decay = op.getWeightDecay().convertToDouble();
+  // Apex applies the trust ratio only to decayed params unless nvlamb.
+  auto [decay, masked] = groupOf(op, i, false);
+  bool trust = op.getTrustMask() ? masked : decay != 0.0 || op.getNvlamb();
   Value w = a.get(p, g.getType());
   auto [denom, m] = adaptiveMoments(op, s, p, g);
   Value u = a.div(
       a.mul(m, s.inverseCorrection(op.getBeta1().convertToDouble())), denom);
   if (decay != 0.0)
     u = a.add(u, a.mul(a.c(decay), w));
-  // Apex applies the trust ratio only to decayed params unless nvlamb.
   Value ratio = s.lr;
-  if (decay != 0.0 || op.getNvlamb()) {
+  if (trust) {
     Value paramNorm = a.norm(w);
     ratio = s.trustRatio(paramNorm, a.norm(u));
   }
   s.write(p, a.sub(w, a.mul(ratio, u)), w);
 }
 
-void updateParam(LANSOp op, Step &s, StringRef p, Value g) {
+void updateParam(LANSOp op, Step &s, unsigned i, StringRef p, Value g) {
   Arith &a = s.a;
   double b1 = op.getBeta1().convertToDouble();
-  double decay = op.getWeightDecay().convertToDouble();
+  auto [decay, trust] = groupOf(op, i, /*byDefault=*/true);
   double eps = op.getEpsilon().convertToDouble();
   Value w = a.get(p, g.getType());
   Value gradNorm = a.norm(g), paramNorm = a.norm(w);
@@ -391,12 +633,13 @@ void updateParam(LANSOp op, Step &s, StringRef p, Value g) {
     um = a.add(um, decayed);
     ug = a.add(ug, decayed);
   }
-  Value rm = a.mul(a.c(b1), s.trustRatio(paramNorm, a.norm(um)));
-  Value rg = a.mul(a.c(1.0 - b1), s.trustRatio(paramNorm, a.norm(ug)));
+  Value rm = a.mul(a.c(b1), trust ? s.trustRatio(paramNorm, a.norm(um)) : s.lr);
+  Value rg =
+      a.mul(a.c(1.0 - b1), trust ? s.trustRatio(paramNorm, a.norm(ug)) : s.lr);
   s.write(p, a.sub(a.sub(w, a.mul(rm, um)), a.mul(rg, ug)), w);
 }
 
-void updateParam(AdaAlterOp op, Step &s, StringRef p, Value g) {
+void updateParam(AdaAlterOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double decay = op.getWeightDecay().convertToDouble();
   int64_t period = op.getPeriod();
@@ -415,10 +658,11 @@ void updateParam(AdaAlterOp op, Step &s, StringRef p, Value g) {
   if (period == 1)
     return;
   // The denominator catches up where t is a multiple of the period:
-  // t - H ⌊t / H⌋ is exactly 0 there (t counts in a float).
+  // t - H ⌊t / H⌋ is exactly 0 there (t is exact in f64).
   double h = double(period);
-  Value rest = a.sub(s.t, a.mul(a.c(h), a.floor(a.div(s.t, a.c(h)))));
-  Value sync = a.step(a.sub(a.c(0.5), rest));
+  Arith f = s.f64();
+  Value rest = f.sub(s.t64, f.mul(f.c(h), f.floor(f.div(s.t64, f.c(h)))));
+  Value sync = s.narrow(f.step(f.sub(f.c(0.5), rest)));
   s.write(denName, a.select(sync, acc, den0), den0);
 }
 
@@ -426,13 +670,19 @@ template <typename Op> struct ExpandOptimizer : OpRewritePattern<Op> {
   using OpRewritePattern<Op>::OpRewritePattern;
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
-    Step s = beginStep(op, rewriter);
-    for (auto [ref, g] : llvm::zip(op.getParams(), s.gradients))
-      updateParam(op, s, cast<FlatSymbolRefAttr>(ref).getValue(), g);
+    Step s = beginStep(op, rewriter, guards);
+    for (auto [i, ref, g] : llvm::enumerate(op.getParams(), s.gradients))
+      updateParam(op, s, unsigned(i), cast<FlatSymbolRefAttr>(ref).getValue(),
+                  g);
     countSkip(s, op);
+    if (s.ok)
+      guards.oks[op->getParentOp()].push_back(s.ok);
     rewriter.eraseOp(op);
     return success();
   }
+  SkipGuards &guards;
+  ExpandOptimizer(MLIRContext *ctx, SkipGuards &guards)
+      : OpRewritePattern<Op>(ctx), guards(guards) {}
 };
 
 //===----------------------------------------------------------------------===//
@@ -481,8 +731,19 @@ struct ExpandLRSchedule : OpRewritePattern<LRScheduleOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LRScheduleOp op,
                                 PatternRewriter &rewriter) const override {
-    Arith a{{rewriter, op.getLoc()}, op.getType().getElementType()};
+    Location loc = op.getLoc();
+    Type element = op.getType().getElementType();
+    Arith a{{rewriter, loc}, element};
+    // The count in the rate's type (an i64 optimizer step, usually).
     Value t = op.getStep();
+    Type stepType = cast<RankedTensorType>(t.getType()).getElementType();
+    if (isa<IntegerType>(stepType))
+      t = scalarTensor(
+          rewriter, loc,
+          arith::SIToFPOp::create(rewriter, loc, element,
+                                  tensor::ExtractOp::create(rewriter, loc, t)));
+    else if (stepType != element)
+      t = ConvertOp::create(rewriter, loc, op.getType(), t);
     double lr = op.getLr().convertToDouble();
     double end = op.getEndLr().convertToDouble();
     double warmup = double(op.getWarmupSteps());
@@ -554,11 +815,11 @@ LogicalResult declareOptimizerState(ModuleOp module) {
     }
   }
   for (OptimizerOpInterface op : optimizers) {
-    auto scalar = RankedTensorType::get({}, op.getElementType());
-    if (failed(declareState(module, op, op.getStepName(), scalar, 0.0)))
+    RankedTensorType counter = counterType(module.getContext());
+    if (failed(declareState(module, op, op.getStepName(), counter, 0.0)))
       return failure();
     if (op.getSkipNonfinite() &&
-        failed(declareState(module, op, op.getSkippedName(), scalar, 0.0)))
+        failed(declareState(module, op, op.getSkippedName(), counter, 0.0)))
       return failure();
     for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
@@ -616,20 +877,87 @@ void shareMaxPoolWinners(MaxPool2DGradOp grad, RewriterBase &rewriter) {
                              [&] { grad.getIndicesMutable().assign(indices); });
 }
 
+/// A skipped step changes no state but the skip counters: every other
+/// state write of a function with a `skip_nonfinite` optimizer (batch
+/// norm's running statistics, the collectives' residuals and counters, the
+/// elastic rate's ramp) moves to the function's end, where the optimizers'
+/// verdict is known, and keeps the old value where it is 0. Later reads of
+/// the param in the function read the value written, as before.
+LogicalResult guardStateWrites(func::FuncOp func, ArrayRef<Value> oks,
+                               const llvm::DenseSet<Operation *> &own) {
+  Block &body = func.getBody().front();
+  Operation *end = body.getTerminator();
+  OpBuilder b(end);
+  Location loc = func.getLoc();
+  Value ok = oks.front();
+  Type okType = cast<RankedTensorType>(ok.getType()).getElementType();
+  for (Value other : oks.drop_front()) {
+    if (cast<RankedTensorType>(other.getType()).getElementType() != okType)
+      other = ConvertOp::create(b, loc, ok.getType(), other);
+    ok = MulOp::create(b, loc, ok, other);
+  }
+  SmallVector<SetParamOp> writes;
+  for (auto w : body.getOps<SetParamOp>())
+    if (!own.contains(w))
+      writes.push_back(w);
+  for (SetParamOp w : writes) {
+    StringRef name = w.getName();
+    for (Operation *next = w->getNextNode(); next && next != end;
+         next = next->getNextNode()) {
+      if (auto later = dyn_cast<SetParamOp>(next);
+          later && later.getName() == name)
+        break;
+      if (auto read = dyn_cast<GetParamOp>(next);
+          read && read.getName() == name)
+        read.getResult().replaceAllUsesWith(w.getValue());
+    }
+    b.setInsertionPoint(w);
+    Value old = GetParamOp::create(b, w.getLoc(), w.getValue().getType(),
+                                   w.getNameAttr());
+    b.setInsertionPoint(end);
+    FailureOr<Value> kept = guarded(b, w.getLoc(), ok, w.getValue(), old);
+    if (failed(kept))
+      return w.emitOpError("writes integer state of rank above 0 in a "
+                           "function whose optimizer skips non-finite steps");
+    SetParamOp::create(b, w.getLoc(), w.getNameAttr(), *kept);
+    w.erase();
+  }
+  return success();
+}
+
+/// Embedding ids that are an entry's argument are bounded by the table's
+/// rows at the ABI, as labels are.
+void boundEmbeddingIds(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  module.walk([&](EmbeddingOp op) {
+    boundIndices(op.getIds(), op.getTable().getType().getDimSize(0), rewriter);
+  });
+}
+
 struct GroveExpandTrainingOpsPass
     : grove::impl::GroveExpandTrainingOpsBase<GroveExpandTrainingOpsPass> {
   void runOnOperation() override {
     if (failed(declareOptimizerState(getOperation())) ||
-        failed(declareElasticState(getOperation())))
+        failed(declareElasticState(getOperation())) ||
+        failed(declareGenerators(getOperation())))
       return signalPassFailure();
+    boundEmbeddingIds(getOperation());
+    SkipGuards guards;
+    Draws draws;
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandSoftmaxCrossEntropy, ExpandMSELoss,
-                 ExpandBatchNormTraining, ExpandLRSchedule, ExpandElasticLR,
-                 ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
+                 ExpandBatchNormTraining, ExpandLRSchedule, ExpandElasticLR>(
+        &getContext());
+    patterns.add<ExpandOptimizer<SGDOp>, ExpandOptimizer<AdamOp>,
                  ExpandOptimizer<AdagradOp>, ExpandOptimizer<LAMBOp>,
                  ExpandOptimizer<LANSOp>, ExpandOptimizer<AdaAlterOp>>(
-        &getContext());
+        &getContext(), guards);
+    patterns.add<ExpandDropout>(&getContext(), draws);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+    advanceGenerators(draws);
+    for (auto &[func, oks] : guards.oks)
+      if (failed(guardStateWrites(cast<func::FuncOp>(func), oks, guards.own)))
+        return signalPassFailure();
     // Not a pattern: it replaces an op before the one it looks at.
     SmallVector<MaxPool2DGradOp> grads;
     getOperation()->walk([&](MaxPool2DGradOp op) { grads.push_back(op); });

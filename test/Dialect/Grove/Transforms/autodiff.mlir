@@ -107,3 +107,43 @@ func.func @cross_entropy(%x: tensor<?x4xf32>, %y: tensor<?xi32>) -> (tensor<f32>
   } : tensor<f32>, tensor<10x4xf32>
   return %l, %g : tensor<f32>, tensor<10x4xf32>
 }
+
+// -----
+
+// The transformer ops' VJPs: layer norm's one fused grad op, dropout's the
+// same draw on the cotangent (same rate, stream and generator), and the
+// embedding's rows summed per id: group_by_index, a gather in that order,
+// segment sums (cast to the table's static shape).
+// CHECK-LABEL: func.func @transformer
+// CHECK-SAME: (%[[IDS:.*]]: tensor<?x5xi32>)
+// CHECK: %[[E:.*]] = grove.embedding %[[T:.*]], %[[IDS]]
+// CHECK: %[[N:.*]] = grove.layer_norm %[[E]], %[[G:.*]], %[[B:.*]] {epsilon
+// CHECK: %[[D:.*]] = grove.dropout %[[N]] {generator = "gen", rate = 1.000000e-01 : f64, stream = 4 : i64}
+// CHECK: %[[DD:.*]] = grove.dropout %{{.*}} {generator = "gen", rate = 1.000000e-01 : f64, stream = 4 : i64}
+// CHECK: %[[DX:.*]], %[[DG:.*]], %[[DB:.*]] = grove.layer_norm_grad %[[DD]], %[[E]], %[[G]]
+// CHECK: %[[FLAT:.*]] = grove.reshape %[[IDS]] : tensor<?x5xi32> -> tensor<?xi32>
+// CHECK: %[[ROWS:.*]] = grove.reshape %[[DX]] : tensor<?x5x8xf32> -> tensor<?x8xf32>
+// CHECK: %[[ORDER:.*]], %[[OFF:.*]] = grove.group_by_index %[[FLAT]] {num_groups = 20 : i64} : tensor<?xi32> -> (tensor<?xi32>, tensor<21xi32>)
+// CHECK: %[[SORTED:.*]] = grove.gather %[[ROWS]], %[[ORDER]]
+// CHECK: %[[SUMS:.*]] = grove.segment_sum %[[SORTED]], %[[OFF]] : (tensor<?x8xf32>, tensor<21xi32>) -> tensor<?x8xf32>
+// CHECK: %[[DT:.*]] = tensor.cast %[[SUMS]] : tensor<?x8xf32> to tensor<20x8xf32>
+// CHECK: return %{{.*}}, %[[DT]], %[[DG]], %[[DB]]
+module {
+  grove.param @t : tensor<20x8xf32>
+  grove.param @g : tensor<8xf32>
+  grove.param @b : tensor<8xf32>
+  func.func @transformer(%ids: tensor<?x5xi32>) -> (tensor<f32>, tensor<20x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+    %l, %gr:3 = grove.value_and_grad [@t, @g, @b] {
+      %t = grove.get_param @t : tensor<20x8xf32>
+      %g = grove.get_param @g : tensor<8xf32>
+      %b = grove.get_param @b : tensor<8xf32>
+      %e = grove.embedding %t, %ids : (tensor<20x8xf32>, tensor<?x5xi32>) -> tensor<?x5x8xf32>
+      %n = grove.layer_norm %e, %g, %b {epsilon = 1.0e-12 : f64} : (tensor<?x5x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x5x8xf32>
+      %d = grove.dropout %n {rate = 0.1 : f64, stream = 4, generator = "gen"} : tensor<?x5x8xf32>
+      %a = grove.gelu_tanh %d : tensor<?x5x8xf32>
+      %s = grove.reduce_sum %a {axes = array<i64: 0, 1, 2>} : tensor<?x5x8xf32> -> tensor<f32>
+      grove.yield %s : tensor<f32>
+    } : tensor<f32>, tensor<20x8xf32>, tensor<8xf32>, tensor<8xf32>
+    return %l, %gr#0, %gr#1, %gr#2 : tensor<f32>, tensor<20x8xf32>, tensor<8xf32>, tensor<8xf32>
+  }
+}

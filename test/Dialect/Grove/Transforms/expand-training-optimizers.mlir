@@ -1,17 +1,19 @@
 // RUN: grove-opt %s -split-input-file --grove-expand-training-ops | FileCheck %s
 
 // Adagrad's accumulator starts at initial_accumulator_value; the rate
-// decays as lr / (1 + (t - 1) lr_decay); the step divides by √s + ε.
-// CHECK: grove.param @adagrad.step : tensor<f32> = 0.000000e+00 : f32
+// decays as lr / (1 + (t - 1) lr_decay), the factor in f64 from the i64
+// step count; the step divides by √s + ε.
+// CHECK: grove.param @adagrad.step : tensor<i64> = 0 : i64
 // CHECK: grove.param @w.adagrad.sum : tensor<4xf32> = 2.500000e-01 : f32
 // CHECK-LABEL: func.func @adagrad
 // CHECK-SAME: (%[[G:.*]]: tensor<4xf32>)
-// CHECK: %[[T:.*]] = grove.add
+// CHECK: %[[T:.*]] = tensor.from_elements %{{.*}} : tensor<f64>
 // CHECK: %[[S0:.*]] = grove.get_param @w.adagrad.sum
 // CHECK: %[[SQ:.*]] = grove.mul %[[G]], %[[G]]
 // CHECK: %[[S:.*]] = grove.add %[[S0]], %[[SQ]]
 // CHECK: grove.set_param @w.adagrad.sum = %[[S]]
-// CHECK: %[[TM1:.*]] = grove.sub %[[T]], %{{.*}}
+// CHECK: %[[TM1:.*]] = grove.sub %[[T]], %{{.*}} : (tensor<f64>, tensor<f64>)
+// CHECK: %[[FACTOR:.*]] = grove.convert %{{.*}} : tensor<f64> -> tensor<f32>
 // CHECK: %[[ROOT:.*]] = grove.sqrt %[[S]]
 // CHECK: %[[STD:.*]] = grove.add %[[ROOT]], %{{.*}}
 // CHECK: grove.div %[[G]], %[[STD]]
@@ -96,7 +98,7 @@ module {
 // CHECK: grove.param @w.adaalter.denominator
 // CHECK-LABEL: func.func @alter
 // CHECK-SAME: (%[[G:.*]]: tensor<4xf32>)
-// CHECK: %[[T:.*]] = grove.add %{{.*}}, %{{.*}}
+// CHECK: %[[T:.*]] = tensor.from_elements %{{.*}} : tensor<f64>
 // CHECK: %[[ACC0:.*]] = grove.get_param @w.adaalter.accumulator
 // CHECK: %[[DEN0:.*]] = grove.get_param @w.adaalter.denominator
 // CHECK: %[[SHIFTED:.*]] = grove.add %[[DEN0]], %{{.*}}
@@ -108,7 +110,8 @@ module {
 // CHECK: grove.set_param @w.adaalter.accumulator = %[[ACC]]
 // CHECK: %[[Q:.*]] = grove.div %[[T]], %{{.*}}
 // CHECK: %[[FL:.*]] = grove.floor %[[Q]]
-// CHECK: %[[SYNC:.*]] = grove.step
+// CHECK: %[[SYNC64:.*]] = grove.step %{{.*}} : tensor<f64>
+// CHECK: %[[SYNC:.*]] = grove.convert %[[SYNC64]] : tensor<f64> -> tensor<f32>
 // CHECK: %[[DEN:.*]] = grove.select %[[SYNC]], %[[ACC]], %[[DEN0]]
 // CHECK: grove.set_param @w.adaalter.denominator = %[[DEN]]
 // CHECK-LABEL: func.func @once
@@ -152,10 +155,10 @@ module {
 // CHECK-NOT: grove.select
 // CHECK: return
 func.func @cosine(%t: tensor<f32>) -> tensor<f32> {
-  %lr = grove.lr_schedule cosine %t {lr = 0.1 : f64, warmup_steps = 5, total_steps = 50} : tensor<f32>
+  %lr = grove.lr_schedule cosine %t {lr = 0.1 : f64, warmup_steps = 5, total_steps = 50} : tensor<f32> -> tensor<f32>
   return %lr : tensor<f32>
 }
 func.func @step_decay(%t: tensor<f64>) -> tensor<f64> {
-  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, step_size = 10, gamma = 0.5 : f64} : tensor<f64>
+  %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, step_size = 10, gamma = 0.5 : f64} : tensor<f64> -> tensor<f64>
   return %lr : tensor<f64>
 }

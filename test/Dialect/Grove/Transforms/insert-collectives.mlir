@@ -198,16 +198,15 @@ func.func @local(%g: tensor<8xf32>) {
 }
 // DENSE: grove.param @w.adaalter.accumulator : tensor<8xf32> = 0.000000e+00 : f32
 // DENSE: grove.param @w.adaalter.denominator : tensor<8xf32> = 0.000000e+00 : f32
-// DENSE: grove.param @adaalter.step : tensor<f32> = 0.000000e+00 : f32
+// DENSE: grove.param @adaalter.step : tensor<i64> = 0 : i64
 // DENSE-LABEL: func.func @local
 // DENSE-NOT: grove.all_reduce
 // DENSE: grove.adaalter [@w](%{{.*}})
 // DENSE: %[[P:.*]] = grove.get_param @w : tensor<8xf32>
 // DENSE: %[[A:.*]] = grove.get_param @w.adaalter.accumulator
 // DENSE: %[[D:.*]] = grove.get_param @w.adaalter.denominator
-// DENSE: %[[T:.*]] = grove.get_param @adaalter.step : tensor<f32>
-// DENSE: %[[TV:.*]] = tensor.extract %[[T]][] : tensor<f32>
-// DENSE: %[[TI:.*]] = arith.fptosi %[[TV]] : f32 to i64
+// DENSE: %[[T:.*]] = grove.get_param @adaalter.step : tensor<i64>
+// DENSE: %[[TI:.*]] = tensor.extract %[[T]][] : tensor<i64>
 // DENSE: arith.remsi %[[TI]], %{{.*}} : i64
 // DENSE: %[[R:.*]]:3 = scf.if %{{.*}} -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
 // DENSE: %[[M:.*]] = grove.all_reduce mean %{{.*}} : tensor<16xf32>

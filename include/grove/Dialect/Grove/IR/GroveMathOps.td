@@ -80,6 +80,13 @@ def Grove_ExpOp : Grove_UnaryOp<"exp", "exp(x)">;
 def Grove_LogOp : Grove_UnaryOp<"log", "natural logarithm">;
 def Grove_SqrtOp : Grove_UnaryOp<"sqrt", "square root">;
 def Grove_GeluOp : Grove_UnaryOp<"gelu", "x * Phi(x), exact (erf) form">;
+def Grove_GeluTanhOp : Grove_UnaryOp<"gelu_tanh",
+    "x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GELU's tanh form"> {
+  let description = [{
+    torch.nn.functional.gelu with `approximate='tanh'` (BERT's and GPT-2's
+    activation).
+  }];
+}
 def Grove_ErfOp : Grove_UnaryOp<"erf", "error function">;
 def Grove_SinOp : Grove_UnaryOp<"sin", "sine">;
 def Grove_CosOp : Grove_UnaryOp<"cos", "cosine">;

@@ -220,17 +220,16 @@ def Grove_YieldOp : Grove_Op<"yield",
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
-def Grove_GatherOp : Grove_Op<"gather", [Pure, Grove_NotDifferentiable]> {
+def Grove_GatherOp : Grove_DiffOp<"gather", [Pure]> {
   let summary = "rows of a tensor by index; a negative index gives zeros";
   let description = [{
     `result[i, ...] = input[indices[i], ...]`, or zeros where
     `indices[i] < 0` (or past the input's rows: never read out of
-    bounds). The tree lowerings move
-    rows with it. Its cotangent would be a scatter-add of rows;
-    `grove.scatter_add` (the collectives' decompression) adds single
-    elements into a flat tensor and is not differentiable itself, so gather
-    is not differentiable (embedding lookups are a `one_hot` times a
-    matmul).
+    bounds). The tree lowerings move rows with it, and a masked language
+    model picks its masked positions with it. Its VJP sums the cotangent's
+    rows per index without atomics, as `grove.embedding`'s does
+    (`grove.group_by_index`, then a gather and a `grove.segment_sum`); it
+    needs the input's rows static.
 
     ```mlir
     %r = grove.gather %h, %idx : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
@@ -272,6 +271,34 @@ def Grove_SegmentSumOp : Grove_Op<"segment_sum",
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$offsets)>
   ];
+  let hasVerifier = 1;
+}
+
+def Grove_GroupByIndexOp : Grove_Op<"group_by_index",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "positions sorted by their index, with each index's offsets";
+  let description = [{
+    A stable counting sort of `indices` (rank 1) by value: `order` lists
+    the positions `j` with `indices[j] = 0` first, then those with 1, up
+    to `num_groups - 1`, then the positions whose index is outside `[0,
+    num_groups)`; `offsets[g]` is where group `g` starts in `order` and
+    `offsets[num_groups]` where the groups end. `grove.gather` by `order`
+    and `grove.segment_sum` by `offsets` so add up the rows of each index
+    without atomics (an embedding's gradient). One runtime call
+    (`grove_rt_group_by_index`), linear in the positions and the groups.
+
+    ```mlir
+    %order, %offsets = grove.group_by_index %ids {num_groups = 8192}
+        : tensor<?xi32> -> (tensor<?xi32>, tensor<8193xi32>)
+    ```
+  }];
+  let arguments = (ins Grove_IndexList:$indices,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_groups);
+  let results = (outs Grove_IndexList:$order, Grove_IndexList:$offsets);
+  let assemblyFormat = [{
+    $indices attr-dict `:` type($indices) `->` `(` type($order) `,`
+    type($offsets) `)`
+  }];
   let hasVerifier = 1;
 }
 

@@ -250,7 +250,9 @@ def Grove_LAMBOp : Grove_OptimizerOp<"lamb",
          DefaultValuedAttr<F64Attr, "0.999">:$beta2,
          DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon,
          DefaultValuedAttr<F64Attr, "0.01">:$weight_decay,
-         UnitAttr:$nvlamb), "lamb"> {
+         UnitAttr:$nvlamb,
+         OptionalAttr<DenseF64ArrayAttr>:$weight_decays,
+         OptionalAttr<DenseBoolArrayAttr>:$trust_mask), "lamb"> {
   let description = [{
     Per param, with t = step + 1: m = β1 m + (1 - β1) g, v = β2 v + (1 -
     β2) g², u = (m / (1 - β1^t)) / (√(v / (1 - β2^t)) + ε) + weight_decay ·
@@ -259,6 +261,12 @@ def Grove_LAMBOp : Grove_OptimizerOp<"lamb",
     decay, bias correction, gradient averaging), a param with weight_decay
     0 gets no trust ratio (r = lr) unless `nvlamb`. Apex clips by the
     global norm by default; here that is `max_grad_norm`.
+
+    Parameter groups are one op: `weight_decays` (one per param) replaces
+    `weight_decay` param by param, and `trust_mask` (one per param) says
+    which params take the trust ratio, so BERT's decayed weights and its
+    undecayed biases and LayerNorm params share one step and one global
+    norm, as FusedLAMB's groups do.
 
     ```mlir
     grove.lamb [@fc.weight] (%gw) {lr = 1.0e-02 : f64} : tensor<10x64xf32>
@@ -277,7 +285,9 @@ def Grove_LANSOp : Grove_OptimizerOp<"lans",
          DefaultValuedAttr<F64Attr, "0.9">:$beta1,
          DefaultValuedAttr<F64Attr, "0.999">:$beta2,
          DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon,
-         DefaultValuedAttr<F64Attr, "0.01">:$weight_decay), "lans"> {
+         DefaultValuedAttr<F64Attr, "0.01">:$weight_decay,
+         OptionalAttr<DenseF64ArrayAttr>:$weight_decays,
+         OptionalAttr<DenseBoolArrayAttr>:$trust_mask), "lans"> {
   let description = [{
     The fused kernel of gluon-nlp (`multi_tensor_lans.cu`, decoupled
     decay), per param, with t = step + 1 and the norms of g and p taken
@@ -285,7 +295,9 @@ def Grove_LANSOp : Grove_OptimizerOp<"lans",
     v = β2 v + (1 - β2) ĝ²; d = √(v / (1 - β2^t)) + ε; u_m = (m / (1 -
     β1^t)) / d + λ p and u_g = ĝ / d + λ p (λ the weight_decay); r_x =
     lr · ‖p‖ / ‖u_x‖ when both norms are non-zero, else lr; p -= β1 r_m u_m
-    + (1 - β1) r_g u_g.
+    + (1 - β1) r_g u_g. `weight_decays` and `trust_mask` (one entry per
+    param) make parameter groups, as for grove.lamb; a param outside the
+    trust mask takes r_x = lr.
 
     ```mlir
     grove.lans [@fc.weight] (%gw) lr(%lr : tensor<f32>) : tensor<10x64xf32>
@@ -341,11 +353,11 @@ def Grove_ScheduleKind : I32EnumAttr<"ScheduleKind", "a learning-rate schedule",
 }
 
 def Grove_LRScheduleOp : Grove_Op<"lr_schedule",
-    [Pure, Grove_NotDifferentiable, SameOperandsAndResultType]> {
+    [Pure, Grove_NotDifferentiable]> {
   let summary = "a learning rate computed from a step count";
   let description = [{
-    The learning rate after `step` updates (a rank-0 f32 or f64, usually an
-    optimizer's `@<name>.step`), as Hugging Face transformers' schedules
+    The learning rate after `step` updates (a rank-0 count, usually an
+    optimizer's i64 `@<name>.step`, or a float), as Hugging Face transformers' schedules
     compute it. With W = `warmup_steps` and t < W it is lr · t / W; after
     that, with T = `total_steps` and progress q = min(1, (t - W) / (T - W)):
 
@@ -356,12 +368,16 @@ def Grove_LRScheduleOp : Grove_Op<"lr_schedule",
     * `step_decay`: lr · gamma^⌊(t - W) / step_size⌋ (torch's StepLR).
 
     ```mlir
-    %t = grove.get_param @lans.step : tensor<f32>
+    %t = grove.get_param @lans.step : tensor<i64>
     %lr = grove.lr_schedule polynomial %t {lr = 5.0e-03 : f64,
-        warmup_steps = 100, total_steps = 1000} : tensor<f32>
+        warmup_steps = 100, total_steps = 1000} : tensor<i64> -> tensor<f32>
     ```
+
+    The rate is computed in the result's type from the count converted to
+    it (exact below 2^24 steps in f32).
   }];
-  let arguments = (ins Grove_FloatTensor:$step, Grove_ScheduleKind:$kind,
+  let arguments = (ins TensorRankOf<[I64, I32, F32, F64], [0]>:$step,
+                       Grove_ScheduleKind:$kind,
                        F64Attr:$lr,
                        DefaultValuedAttr<I64Attr, "0">:$warmup_steps,
                        DefaultValuedAttr<I64Attr, "0">:$total_steps,
@@ -369,8 +385,10 @@ def Grove_LRScheduleOp : Grove_Op<"lr_schedule",
                        DefaultValuedAttr<F64Attr, "1.0">:$power,
                        DefaultValuedAttr<I64Attr, "1">:$step_size,
                        DefaultValuedAttr<F64Attr, "0.1">:$gamma);
-  let results = (outs Grove_FloatTensor:$result);
-  let assemblyFormat = "$kind $step attr-dict `:` type($result)";
+  let results = (outs TensorRankOf<[F32, F64], [0]>:$result);
+  let assemblyFormat = [{
+    $kind $step attr-dict `:` type($step) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 

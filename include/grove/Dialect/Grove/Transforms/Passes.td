@@ -144,8 +144,17 @@ def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
     `grove.get_param` of its state, its formula in elementwise grove ops
     and per-tensor norms, and `grove.set_param` of the new state and
     params; its state params are declared first, with their initial
-    values, where the module does not declare them. A max pool whose
-    gradient follows it in its block becomes
+    values, where the module does not declare them; the step counters are
+    i64 and the bias corrections are computed from them in f64. With
+    `skip_nonfinite`, every other state write of the optimizer's function
+    moves to its end and keeps the old value on a skipped step. A loss over
+    an empty batch, and a batch norm with one value per channel, get a
+    run-time check that fails the call. `grove.dropout` becomes
+    `grove.philox_dropout` over its generator's seed and offset (declared
+    here), and a function that draws advances the offset by one at its end.
+    Embedding ids that are an entry's argument are bounded at the ABI by
+    the table's rows (`grove.below`), as labels are by the class count. A
+    max pool whose gradient follows it in its block becomes
     `grove.max_pool2d_with_indices`, and the gradient reads its winners.
   }];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",

@@ -65,7 +65,8 @@ LogicalResult LocalAdaAlter::apply(OptimizerOpInterface optimizer,
                               type, optimizer.getSlotInit(slot))))
         return failure();
   }
-  Type scalar = RankedTensorType::get({}, opt.getElementType());
+  // The optimizer's step count (grove-expand-training-ops: an i64).
+  Type scalar = RankedTensorType::get({}, b.getI64Type());
   if (failed(declareState(module, opt, opt.getStepName(),
                           cast<RankedTensorType>(scalar), 0.0)))
     return failure();

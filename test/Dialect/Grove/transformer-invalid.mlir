@@ -1,0 +1,169 @@
+// RUN: grove-opt %s -split-input-file -verify-diagnostics
+
+// One case per diagnostic of GroveTransformerOps.cpp.
+
+func.func @scale_bias(%x: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects scale and bias of one type, got 'tensor<4xf32>' and 'tensor<3xf32>'}}
+  %y = grove.layer_norm %x, %g, %b : (tensor<2x4xf32>, tensor<4xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_type(%x: tensor<2x4xf32>, %g: tensor<4xf64>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects scale of the input's element type, got 'f64' and 'f32'}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x4xf32>, tensor<4xf64>, tensor<4xf64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_rank(%x: tensor<2x4xf32>, %g: tensor<2x4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects scale of rank 1 to 1 (the input's rank 2 less at least one row dimension), got 2}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_dynamic(%x: tensor<2x?xf32>, %g: tensor<?xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects a static scale shape, got 'tensor<?xf32>'}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<2x?xf32>
+  return
+}
+
+// -----
+
+func.func @trailing(%x: tensor<2x5xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects the input's trailing dimensions to be the scale's shape 'tensor<4xf32>', got 'tensor<2x5xf32>'}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x5xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @result(%x: tensor<2x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects the result to be the input's type 'tensor<2x4xf32>', got 'tensor<?x4xf32>'}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @epsilon(%x: tensor<2x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects a positive epsilon}}
+  %y = grove.layer_norm %x, %g, %g {epsilon = 0.0 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @grad_types(%dy: tensor<3x4xf32>, %x: tensor<2x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm_grad' op expects output_grad and input_grad of the input's type 'tensor<2x4xf32>', got 'tensor<3x4xf32>' and 'tensor<2x4xf32>'}}
+  %dx, %ds, %db = grove.layer_norm_grad %dy, %x, %g : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @grad_scale(%dy: tensor<2x4xf32>, %x: tensor<2x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm_grad' op expects scale_grad and bias_grad of the scale's type 'tensor<4xf32>'}}
+  %dx, %ds, %db = grove.layer_norm_grad %dy, %x, %g : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<5xf32>)
+  return
+}
+
+// -----
+
+func.func @grad_epsilon(%dy: tensor<2x4xf32>, %x: tensor<2x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm_grad' op expects a positive epsilon}}
+  %dx, %ds, %db = grove.layer_norm_grad %dy, %x, %g {epsilon = -1.0 : f64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @table_rank(%t: tensor<100xf32>, %ids: tensor<3xi32>) {
+  // expected-error @+1 {{'grove.embedding' op expects a rank-2 table, got 'tensor<100xf32>'}}
+  %e = grove.embedding %t, %ids : (tensor<100xf32>, tensor<3xi32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_result(%t: tensor<100x8xf32>, %ids: tensor<?x3xi32>) {
+  // expected-error @+1 {{'grove.embedding' op expects the ids' shape and a table row, 'tensor<?x3x8xf32>', got 'tensor<?x8xf32>'}}
+  %e = grove.embedding %t, %ids : (tensor<100x8xf32>, tensor<?x3xi32>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_ids(%t: tensor<100x8xf32>, %ids: tensor<3xi64>) {
+  // expected-error @+1 {{'grove.embedding' op operand #1 must be ranked tensor of 32-bit signless integer values, but got 'tensor<3xi64>'}}
+  %e = grove.embedding %t, %ids : (tensor<100x8xf32>, tensor<3xi64>) -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @order(%ids: tensor<5xi32>) {
+  // expected-error @+1 {{'grove.group_by_index' op expects one order entry per index (5), got 'tensor<4xi32>'}}
+  %o, %off = grove.group_by_index %ids {num_groups = 3} : tensor<5xi32> -> (tensor<4xi32>, tensor<4xi32>)
+  return
+}
+
+// -----
+
+func.func @offsets(%ids: tensor<?xi32>) {
+  // expected-error @+1 {{'grove.group_by_index' op expects num_groups + 1 = 4 offsets, got 'tensor<3xi32>'}}
+  %o, %off = grove.group_by_index %ids {num_groups = 3} : tensor<?xi32> -> (tensor<?xi32>, tensor<3xi32>)
+  return
+}
+
+// -----
+
+func.func @groups(%ids: tensor<?xi32>) {
+  // expected-error @+1 {{'grove.group_by_index' op attribute 'num_groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %o, %off = grove.group_by_index %ids {num_groups = 0} : tensor<?xi32> -> (tensor<?xi32>, tensor<1xi32>)
+  return
+}
+
+// -----
+
+func.func @groups_big(%ids: tensor<?xi32>) {
+  // expected-error @+1 {{'grove.group_by_index' op expects num_groups below 2^31 - 1, got 2147483647}}
+  %o, %off = grove.group_by_index %ids {num_groups = 2147483647} : tensor<?xi32> -> (tensor<?xi32>, tensor<2147483648xi32>)
+  return
+}
+
+// -----
+
+func.func @dropout_rate(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.dropout' op expects a rate in [0, 1), got 1}}
+  %y = grove.dropout %x {rate = 1.0 : f64, stream = 0} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_stream(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.dropout' op expects a stream below 2^32, got 4294967296}}
+  %y = grove.dropout %x {rate = 0.5 : f64, stream = 4294967296} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_generator(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.dropout' op expects a generator name of letters, digits, '_' and '.', got 'a b'}}
+  %y = grove.dropout %x {rate = 0.5 : f64, stream = 0, generator = "a b"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @philox_rate(%x: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'grove.philox_dropout' op expects a rate in [0, 1), got -5.000000e-01}}
+  %y = grove.philox_dropout %x, %s, %s {rate = -0.5 : f64, stream = 0} : tensor<4xf32>
+  return
+}
