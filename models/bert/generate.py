@@ -1,0 +1,759 @@
+#!/usr/bin/env python3
+"""Writes a BERT-style encoder with a masked-LM head in the grove dialect.
+
+The module reads as if written by hand: named SSA values and one private
+function per block (`@embeddings`, `@attention_mask`, `@self_attention`,
+`@feed_forward`, `@layer_<i>`, `@encoder`, `@mlm_head`, `@masked_lm`), joined
+by `func.call`s, which grovec inlines. Three entries:
+
+* `mlm_logits(input_ids: i32[B, S], positions: i32[M]) -> logits [M, V]`:
+  the vocabulary logits at the flat positions `b * S + s` (inference);
+* `mlm_loss(input_ids, positions, labels: i32[M]) -> loss`: the mean
+  softmax cross-entropy over those positions; writes no state;
+* `train_step(input_ids, positions, labels) -> loss`: the same loss and its
+  gradient w.r.t. every param (`grove.value_and_grad`), then one `grove.lans`
+  over all params: per-param weight decays (none for biases and LayerNorm
+  params, as BERT), the trust ratio on every param, one global
+  `max_grad_norm` clip, and a learning rate from `grove.lr_schedule
+  polynomial` (linear warm-up, then linear decay to 0) over `@lans.step`.
+
+The masked rows are gathered from the [B*S, H] hidden states before the
+MLM head (as BERT's TF code does), so the vocabulary projection runs on the
+M masked rows only. Attention keys that are `[PAD]` (`--pad-id`) get BERT's
+additive -10000 before the softmax. Params are named as Hugging Face's
+BertForMaskedLM state_dict without its `bert.` prefix (post-LN), or as
+MegatronBert's (pre-LN: `attention.ln`, `ln`, a final `encoder.ln`, no
+embedding LayerNorm); Linear weights are [out, in], used with
+`transpose_rhs`; the decoder weight is the word embedding table (tied).
+There are no token-type embeddings (one segment), no pooler and no NSP head.
+models/bert/reference.py is the same model in PyTorch; docs/bert.md, "Model",
+describes it.
+
+    python3 models/bert/generate.py --preset tiny --seq 128 --batch 32 -o bert.mlir
+    python3 models/bert/generate.py --preset tiny --init bert.safetensors --seed 0
+    build/bin/grovec bert.mlir -o out --weights=bert.safetensors
+
+As a library: `generate(Config(...))` returns the module's text,
+`param_specs(cfg)` the params in declaration order and `init(cfg, seed)`
+the initial weights.
+"""
+import argparse
+import dataclasses
+import math
+import sys
+
+PRESETS = {  # layers, hidden, heads (BERT-tiny, -mini, -small)
+    "tiny": (2, 128, 2),
+    "mini": (4, 256, 4),
+    "small": (4, 512, 8),
+}
+
+
+@dataclasses.dataclass
+class Config:
+    layers: int = 2
+    hidden: int = 128
+    heads: int = 2
+    intermediate: int = 0          # 0: 4 * hidden
+    seq: int = 128
+    vocab: int = 8192
+    max_positions: int = 512
+    batch: object = "?"            # an int, or "?" for a dynamic batch
+    dtype: str = "f32"             # f32 | f64
+    pre_ln: bool = False           # post-LN (BERT) by default
+    act: str = "gelu"              # gelu (erf) | gelu_tanh
+    layer_norm_eps: float = 1e-12
+    pad_id: int = 0                # keys holding this id are masked
+    dropout: float = 0.0           # the hook: only 0 until grove has dropout
+    # The LANS step and its schedule.
+    lr: float = 2e-3
+    warmup: int = 100
+    total_steps: int = 1000
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    beta1: float = 0.9
+    beta2: float = 0.999
+    epsilon: float = 1e-6
+    name: str = "bert"
+
+    def __post_init__(self):
+        if not self.intermediate:
+            self.intermediate = 4 * self.hidden
+        if self.batch != "?":
+            self.batch = int(self.batch)
+            if self.batch < 1:
+                raise ValueError("--batch must be positive or ?")
+        for what in ("layers", "hidden", "heads", "seq", "vocab",
+                     "max_positions"):
+            if getattr(self, what) < 1:
+                raise ValueError(f"--{what.replace('_', '-')} must be positive")
+        if self.hidden % self.heads:
+            raise ValueError(f"--hidden {self.hidden} is not a multiple of "
+                             f"--heads {self.heads}")
+        if self.seq > self.max_positions:
+            raise ValueError(f"--seq {self.seq} exceeds --max-positions "
+                             f"{self.max_positions}")
+        if not 0 <= self.pad_id < self.vocab:
+            raise ValueError(f"--pad-id {self.pad_id} outside [0, {self.vocab})")
+        if self.dtype not in ("f32", "f64"):
+            raise ValueError("--dtype must be f32 or f64")
+        if self.act not in ("gelu", "gelu_tanh"):
+            raise ValueError("--act must be gelu or gelu_tanh")
+        if self.dropout != 0.0:
+            raise ValueError("dropout is not available yet (grove has no "
+                             "dropout op): only --dropout 0 is accepted")
+        if not 0 <= self.warmup < self.total_steps:
+            raise ValueError("need 0 <= --warmup < --total-steps")
+
+    @property
+    def head_size(self):
+        return self.hidden // self.heads
+
+    @property
+    def trainable(self):
+        """train_step needs a static batch: the gather of the masked rows
+        differentiates only with the hidden states' row count (B*S) known."""
+        return self.batch != "?"
+
+
+# ---------------------------------------------------------------------------
+# Params
+# ---------------------------------------------------------------------------
+
+def param_specs(cfg):
+    """(name, shape) of every param, in declaration order."""
+    H, I, V = cfg.hidden, cfg.intermediate, cfg.vocab
+    p = [("embeddings.word_embeddings.weight", (V, H)),
+         ("embeddings.position_embeddings.weight", (cfg.max_positions, H))]
+    if not cfg.pre_ln:
+        p += [("embeddings.LayerNorm.weight", (H,)),
+              ("embeddings.LayerNorm.bias", (H,))]
+    for i in range(cfg.layers):
+        L = f"encoder.layer.{i}"
+        if cfg.pre_ln:
+            p += [(f"{L}.attention.ln.weight", (H,)),
+                  (f"{L}.attention.ln.bias", (H,))]
+        for proj in ("query", "key", "value"):
+            p += [(f"{L}.attention.self.{proj}.weight", (H, H)),
+                  (f"{L}.attention.self.{proj}.bias", (H,))]
+        p += [(f"{L}.attention.output.dense.weight", (H, H)),
+              (f"{L}.attention.output.dense.bias", (H,))]
+        if cfg.pre_ln:
+            p += [(f"{L}.ln.weight", (H,)), (f"{L}.ln.bias", (H,))]
+        else:
+            p += [(f"{L}.attention.output.LayerNorm.weight", (H,)),
+                  (f"{L}.attention.output.LayerNorm.bias", (H,))]
+        p += [(f"{L}.intermediate.dense.weight", (I, H)),
+              (f"{L}.intermediate.dense.bias", (I,)),
+              (f"{L}.output.dense.weight", (H, I)),
+              (f"{L}.output.dense.bias", (H,))]
+        if not cfg.pre_ln:
+            p += [(f"{L}.output.LayerNorm.weight", (H,)),
+                  (f"{L}.output.LayerNorm.bias", (H,))]
+    if cfg.pre_ln:
+        p += [("encoder.ln.weight", (H,)), ("encoder.ln.bias", (H,))]
+    p += [("cls.predictions.transform.dense.weight", (H, H)),
+          ("cls.predictions.transform.dense.bias", (H,)),
+          ("cls.predictions.transform.LayerNorm.weight", (H,)),
+          ("cls.predictions.transform.LayerNorm.bias", (H,)),
+          ("cls.predictions.bias", (V,))]
+    return p
+
+
+def is_layer_norm(name):
+    return ".LayerNorm." in name or name.endswith(
+        (".ln.weight", ".ln.bias")) or name.startswith("encoder.ln.")
+
+
+def is_bias(name):
+    return name.endswith(".bias")
+
+
+def weight_decays(cfg):
+    """Per param, in param_specs order: BERT decays every weight matrix and
+    embedding table, and no bias or LayerNorm param."""
+    return [0.0 if is_bias(n) or is_layer_norm(n) else cfg.weight_decay
+            for n, _ in param_specs(cfg)]
+
+
+def init(cfg, seed=0, path=None):
+    """Initial weights as BERT draws them: normal(0, 0.02) for weight
+    matrices and embedding tables, LayerNorm weights 1 and biases 0, every
+    bias 0. Returns {name: array}; writes safetensors to `path` if given."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    dtype = np.float32 if cfg.dtype == "f32" else np.float64
+    out = {}
+    for name, shape in param_specs(cfg):
+        if is_layer_norm(name) and name.endswith(".weight"):
+            a = np.ones(shape)
+        elif is_bias(name):
+            a = np.zeros(shape)
+        else:
+            a = rng.normal(0.0, 0.02, shape)
+        out[name] = a.astype(dtype)
+    if path:
+        from safetensors.numpy import save_file
+        save_file(out, path)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
+
+def flt(x):
+    """An MLIR float literal (it needs a decimal point)."""
+    s = repr(float(x))
+    if "e" in s and "." not in s:
+        s = s.replace("e", ".0e")
+    elif "." not in s and "e" not in s and s not in ("inf", "-inf", "nan"):
+        s += ".0"
+    return s
+
+
+def wrap(line, width=100):
+    """Breaks a long line of IR: its types go on a continuation line, and
+    what is still too long breaks after commas (continuations indented 4)."""
+    if len(line) <= width or line.lstrip().startswith("//"):
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    cut = line.rfind(" : ")
+    if cut > len(indent) and not line.lstrip().startswith("}"):
+        return (wrap_commas(line[:cut], indent, width) +
+                wrap_commas(indent + line[cut + 1:], indent, width))
+    return wrap_commas(line, indent, width)
+
+
+def wrap_commas(line, indent, width):
+    out, cur = [], ""
+    for piece in line.split(", "):
+        cand = piece if not cur else cur + ", " + piece
+        if cur and len(cand) + 1 > width:
+            out.append(cur + ",")
+            cur = indent + piece
+        else:
+            cur = cand
+    return out + [cur]
+
+
+def mul_dims(a, b):
+    return "?" if "?" in (a, b) else a * b
+
+
+class Func:
+    """One function's body: named SSA values, made unique in it."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.lines = []
+        self.used = set()
+
+    def name(self, base):
+        n, k = base, 1
+        while n in self.used:
+            n, k = f"{base}_{k}", k + 1
+        self.used.add(n)
+        return "%" + n
+
+    def arg(self, base):
+        return self.name(base)
+
+    def op(self, base, text):
+        v = self.name(base)
+        self.lines.append(f"    {v} = {text}")
+        return v
+
+    def line(self, text):
+        self.lines.append("    " + text)
+
+    def t(self, *shape, dtype=None):
+        return "tensor<" + "".join(f"{d}x" for d in shape) + (
+            dtype or self.cfg.dtype) + ">"
+
+    # The ops, with their types spelled out.
+    def param(self, base, name, shape):
+        return self.op(base, f"grove.get_param @{name} : {self.t(*shape)}")
+
+    def dense(self, base, x, xshape, w, b, out):
+        """x @ w^T + b over the last dimension (a torch Linear, w [out, in])."""
+        yshape = xshape[:-1] + (out,)
+        y = self.op(base + "_mm", f"grove.matmul {x}, {w} {{transpose_rhs}} : "
+                    f"({self.t(*xshape)}, {self.t(out, xshape[-1])}) -> "
+                    f"{self.t(*yshape)}")
+        return self.op(base, f"grove.add {y}, {b} : ({self.t(*yshape)}, "
+                       f"{self.t(out)}) -> {self.t(*yshape)}")
+
+    def add(self, base, a, b, shape):
+        ty = self.t(*shape)
+        return self.op(base, f"grove.add {a}, {b} : ({ty}, {ty}) -> {ty}")
+
+    def layer_norm(self, base, x, shape, g, b):
+        H = shape[-1]
+        return self.op(base, f"grove.layer_norm {x}, {g}, {b} {{epsilon = "
+                       f"{flt(self.cfg.layer_norm_eps)} : f64}} : "
+                       f"({self.t(*shape)}, {self.t(H)}, {self.t(H)}) -> "
+                       f"{self.t(*shape)}")
+
+    def reshape(self, base, x, src, dst):
+        return self.op(base, f"grove.reshape {x} : {self.t(*src)} -> "
+                       f"{self.t(*dst)}")
+
+    def transpose(self, base, x, src, perm):
+        dst = tuple(src[p] for p in perm)
+        return self.op(base, f"grove.transpose {x} [{', '.join(map(str, perm))}]"
+                       f" : {self.t(*src)} -> {self.t(*dst)}")
+
+    def act(self, base, x, shape):
+        return self.op(base, f"grove.{self.cfg.act} {x} : {self.t(*shape)}")
+
+    def call(self, base, fn, args, arg_types, result_type):
+        return self.op(base, f"func.call @{fn}({', '.join(args)}) : "
+                       f"({', '.join(arg_types)}) -> {result_type}")
+
+    def dropout(self, x, where):
+        """Where BERT applies dropout in training (`where` says which).
+
+        The hook for a grove dropout op: Config accepts only probability 0
+        until one exists, so this returns `x` unchanged. With an op it
+        becomes one line here (and a seed/step operand for train_step).
+        """
+        assert self.cfg.dropout == 0.0, where
+        return x
+
+
+class Module:
+    """The functions of the module, as text."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.funcs = []
+
+    def func(self, name, args, result, f, private=True, comment=None,
+             result_names=None):
+        """Adds function `name` with the body written in Func `f`; args:
+        [(ssa, type, ABI name or None)]; result: a type or a list of them
+        (named by `result_names` on an entry)."""
+        vis = "private " if private else ""
+        sig = []
+        for ssa, ty, abi in args:
+            attr = f' {{grove.name = "{abi}"}}' if abi else ""
+            sig.append(f"{ssa}: {ty}{attr}")
+        res = result
+        if result_names:
+            res = "(" + ", ".join(f'{ty} {{grove.name = "{n}"}}' for ty, n in
+                                  zip(result, result_names)) + ")"
+        elif isinstance(result, (list, tuple)):
+            res = "(" + ", ".join(result) + ")"
+        text = []
+        if comment:
+            text += [f"  // {c}" for c in comment.split("\n")]
+        joined = ", ".join(sig)
+        text += wrap(f"  func.func {vis}@{name}({joined}) -> {res} {{")
+        for line in f.lines:
+            for part in line.split("\n"):
+                text += wrap(part)
+        text.append("  }")
+        self.funcs.append("\n".join(text))
+
+
+def split_heads(f, x, what):
+    """[B, S, H] -> [B*heads, S, head_size]."""
+    c = f.cfg
+    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
+    x4 = f.reshape(f"{what}_4d", x, (B, S, c.hidden), (B, S, nh, dh))
+    xt = f.transpose(f"{what}_bhsd", x4, (B, S, nh, dh), (0, 2, 1, 3))
+    return f.reshape(f"{what}_heads", xt, (B, nh, S, dh),
+                     (mul_dims(B, nh), S, dh))
+
+
+def merge_heads(f, x):
+    """[B*heads, S, head_size] -> [B, S, H]."""
+    c = f.cfg
+    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
+    x4 = f.reshape("context_bhsd", x, (mul_dims(B, nh), S, dh), (B, nh, S, dh))
+    xt = f.transpose("context_bshd", x4, (B, nh, S, dh), (0, 2, 1, 3))
+    return f.reshape("context", xt, (B, S, nh, dh), (B, S, c.hidden))
+
+
+def scaled_dot_product_attention(f, q, k, v, mask):
+    """softmax(q k^T / sqrt(d) + mask) v per head, decomposed.
+
+    q, k, v: [B*heads, S, head_size]; mask: [B, 1, 1, S] (0 or -10000).
+    The one place to swap for a fused attention op once grove has one.
+    """
+    c = f.cfg
+    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
+    BH = mul_dims(B, nh)
+    qkv = f.t(BH, S, dh)
+    scores = f.op("scores", f"grove.matmul {q}, {k} {{transpose_rhs}} : "
+                  f"({qkv}, {qkv}) -> {f.t(BH, S, S)}")
+    scale = f.op("scale", f"grove.constant dense<{flt(1 / math.sqrt(dh))}> : "
+                 f"{f.t()}")
+    scaled = f.op("scaled", f"grove.mul {scores}, {scale} : "
+                  f"({f.t(BH, S, S)}, {f.t()}) -> {f.t(BH, S, S)}")
+    s4 = f.reshape("scores_4d", scaled, (BH, S, S), (B, nh, S, S))
+    masked = f.op("masked", f"grove.add {s4}, {mask} : ({f.t(B, nh, S, S)}, "
+                  f"{f.t(B, 1, 1, S)}) -> {f.t(B, nh, S, S)}")
+    probs4 = f.op("probs_4d", f"grove.softmax {masked} {{axis = 3 : i64}} : "
+                  f"{f.t(B, nh, S, S)}")
+    probs4 = f.dropout(probs4, "attention probabilities")
+    probs = f.reshape("probs", probs4, (B, nh, S, S), (BH, S, S))
+    return f.op("context_heads", f"grove.matmul {probs}, {v} : "
+                f"({f.t(BH, S, S)}, {qkv}) -> {qkv}")
+
+
+def build(cfg):
+    """The Module of `cfg`: every function, in the order they are written."""
+    m = Module(cfg)
+    c = cfg
+    B, S, H, V, I = c.batch, c.seq, c.hidden, c.vocab, c.intermediate
+    BS = mul_dims(B, S)
+    t = Func(cfg).t
+    hid, mask_t = t(B, S, H), t(B, 1, 1, S)
+    ids_t, idx_t = t(B, S, dtype="i32"), t("?", dtype="i32")
+
+    # The additive attention mask from the ids.
+    f = Func(cfg)
+    ids = f.arg("input_ids")
+    pieces, types = [], []
+    if c.pad_id > 0:
+        pieces.append(f.op("not_pad_below", f"grove.constant dense<0.0> : "
+                           f"{t(c.pad_id, 1)}"))
+        types.append(t(c.pad_id, 1))
+    pieces.append(f.op("pad", f"grove.constant dense<-10000.0> : {t(1, 1)}"))
+    types.append(t(1, 1))
+    if c.pad_id < V - 1:
+        pieces.append(f.op("not_pad_above", f"grove.constant dense<0.0> : "
+                           f"{t(V - 1 - c.pad_id, 1)}"))
+        types.append(t(V - 1 - c.pad_id, 1))
+    table = pieces[0] if len(pieces) == 1 else f.op(
+        "table", f"grove.concat {', '.join(pieces)} {{axis = 0 : i64}} : "
+        f"({', '.join(types)}) -> {t(V, 1)}")
+    add = f.op("key_mask", f"grove.embedding {table}, {ids} : ({t(V, 1)}, "
+               f"{ids_t}) -> {t(B, S, 1)}")
+    mask = f.reshape("mask", add, (B, S, 1), (B, 1, 1, S))
+    f.line(f"return {mask} : {mask_t}")
+    m.func("attention_mask", [(ids, ids_t, None)], mask_t, f,
+           comment=f"BERT's additive attention mask: -10000 on the keys that "
+           f"are [PAD] (id {c.pad_id}), 0 elsewhere,\n"
+           "as a lookup in a constant [V, 1] table; [B, 1, 1, S] broadcasts "
+           "over heads and queries.")
+
+    # Embeddings.
+    f = Func(cfg)
+    ids = f.arg("input_ids")
+    words_t = f.param("word_table", "embeddings.word_embeddings.weight", (V, H))
+    pos_t = f.param("position_table", "embeddings.position_embeddings.weight",
+                    (c.max_positions, H))
+    words = f.op("words", f"grove.embedding {words_t}, {ids} : ({t(V, H)}, "
+                 f"{ids_t}) -> {hid}")
+    pos = pos_t if S == c.max_positions else f.op(
+        "positions", f"grove.slice {pos_t} [0, 0] [{S}, {H}] [1, 1] : "
+        f"{t(c.max_positions, H)} -> {t(S, H)}")
+    summed = f.op("summed", f"grove.add {words}, {pos} : ({hid}, {t(S, H)}) "
+                  f"-> {hid}")
+    out = summed
+    if not c.pre_ln:
+        g = f.param("ln_w", "embeddings.LayerNorm.weight", (H,))
+        b = f.param("ln_b", "embeddings.LayerNorm.bias", (H,))
+        out = f.layer_norm("normed", summed, (B, S, H), g, b)
+    out = f.dropout(out, "embeddings")
+    f.line(f"return {out} : {hid}")
+    m.func("embeddings", [(ids, ids_t, None)], hid, f,
+           comment="Word plus position embeddings (positions 0..S-1)" +
+           ("" if c.pre_ln else ", then LayerNorm") + ".")
+
+    # Self-attention: projections, heads, attention, merged heads.
+    f = Func(cfg)
+    x, msk = f.arg("x"), f.arg("mask")
+    wb = {}
+    args = [(x, hid, None), (msk, mask_t, None)]
+    for p in ("query", "key", "value"):
+        wb[p] = (f.arg(f"{p}_w"), f.arg(f"{p}_b"))
+        args += [(wb[p][0], t(H, H), None), (wb[p][1], t(H), None)]
+    heads = {}
+    for p, short in (("query", "q"), ("key", "k"), ("value", "v")):
+        proj = f.dense(short, x, (B, S, H), *wb[p], H)
+        heads[p] = split_heads(f, proj, short)
+    ctx = scaled_dot_product_attention(f, heads["query"], heads["key"],
+                                       heads["value"], msk)
+    out = merge_heads(f, ctx)
+    f.line(f"return {out} : {hid}")
+    m.func("self_attention", args, hid, f,
+           comment=f"Multi-head self-attention ({c.heads} heads of "
+           f"{c.head_size}), before the output projection.")
+
+    # Feed-forward.
+    f = Func(cfg)
+    x = f.arg("x")
+    w1, b1, w2, b2 = (f.arg("in_w"), f.arg("in_b"), f.arg("out_w"),
+                      f.arg("out_b"))
+    inner = f.dense("inner", x, (B, S, H), w1, b1, I)
+    a = f.act("activated", inner, (B, S, I))
+    out = f.dense("out", a, (B, S, I), w2, b2, H)
+    f.line(f"return {out} : {hid}")
+    m.func("feed_forward", [(x, hid, None), (w1, t(I, H), None),
+                            (b1, t(I), None), (w2, t(H, I), None),
+                            (b2, t(H), None)], hid, f,
+           comment=f"The position-wise feed-forward: dense {H} -> {I}, "
+           f"{c.act}, dense {I} -> {H}.")
+
+    # Layers.
+    att_types = [hid, mask_t] + [t(H, H), t(H)] * 3
+    ffn_types = [hid, t(I, H), t(I), t(H, I), t(H)]
+    for i in range(c.layers):
+        f = Func(cfg)
+        x, msk = f.arg("x"), f.arg("mask")
+        L = f"encoder.layer.{i}"
+
+        def par(base, suffix, shape):
+            return f.param(base, f"{L}.{suffix}", shape)
+
+        def attention(inp):
+            ws = [inp, msk]
+            for p, s in (("query", "q"), ("key", "k"), ("value", "v")):
+                ws += [par(f"{s}_w", f"attention.self.{p}.weight", (H, H)),
+                       par(f"{s}_b", f"attention.self.{p}.bias", (H,))]
+            ctx = f.call("context", "self_attention", ws, att_types, hid)
+            ow = par("o_w", "attention.output.dense.weight", (H, H))
+            ob = par("o_b", "attention.output.dense.bias", (H,))
+            out = f.dense("attended", ctx, (B, S, H), ow, ob, H)
+            return f.dropout(out, "attention output")
+
+        def feed_forward(inp):
+            ws = [inp, par("in_w", "intermediate.dense.weight", (I, H)),
+                  par("in_b", "intermediate.dense.bias", (I,)),
+                  par("out_w", "output.dense.weight", (H, I)),
+                  par("out_b", "output.dense.bias", (H,))]
+            out = f.call("ffn", "feed_forward", ws, ffn_types, hid)
+            return f.dropout(out, "feed-forward output")
+
+        if c.pre_ln:
+            g = par("ln1_w", "attention.ln.weight", (H,))
+            b = par("ln1_b", "attention.ln.bias", (H,))
+            h = f.add("h", x, attention(f.layer_norm("ln1", x, (B, S, H), g,
+                                                     b)), (B, S, H))
+            g = par("ln2_w", "ln.weight", (H,))
+            b = par("ln2_b", "ln.bias", (H,))
+            out = f.add("out", h, feed_forward(
+                f.layer_norm("ln2", h, (B, S, H), g, b)), (B, S, H))
+            note = "x + attention(LN(x)), then h + feed_forward(LN(h))"
+        else:
+            res = f.add("residual1", x, attention(x), (B, S, H))
+            g = par("ln1_w", "attention.output.LayerNorm.weight", (H,))
+            b = par("ln1_b", "attention.output.LayerNorm.bias", (H,))
+            h = f.layer_norm("h", res, (B, S, H), g, b)
+            res = f.add("residual2", h, feed_forward(h), (B, S, H))
+            g = par("ln2_w", "output.LayerNorm.weight", (H,))
+            b = par("ln2_b", "output.LayerNorm.bias", (H,))
+            out = f.layer_norm("out", res, (B, S, H), g, b)
+            note = "LN(x + attention(x)), then LN(h + feed_forward(h))"
+        f.line(f"return {out} : {hid}")
+        m.func(f"layer_{i}", [(x, hid, None), (msk, mask_t, None)], hid, f,
+               comment=f"Layer {i} ({'pre' if c.pre_ln else 'post'}-LN): "
+               f"{note}.")
+
+    # Encoder.
+    f = Func(cfg)
+    x, msk = f.arg("x"), f.arg("mask")
+    h = x
+    for i in range(c.layers):
+        h = f.call(f"h{i}", f"layer_{i}", [h, msk], [hid, mask_t], hid)
+    if c.pre_ln:
+        g = f.param("ln_w", "encoder.ln.weight", (H,))
+        b = f.param("ln_b", "encoder.ln.bias", (H,))
+        h = f.layer_norm("out", h, (B, S, H), g, b)
+    f.line(f"return {h} : {hid}")
+    m.func("encoder", [(x, hid, None), (msk, mask_t, None)], hid, f,
+           comment=f"{c.layers} layer{'s' if c.layers > 1 else ''}" +
+           (", then the final LayerNorm." if c.pre_ln else "."))
+
+    # MLM head over the gathered rows.
+    f = Func(cfg)
+    rows = f.arg("rows")
+    tw = f.param("w", "cls.predictions.transform.dense.weight", (H, H))
+    tb = f.param("b", "cls.predictions.transform.dense.bias", (H,))
+    g = f.param("ln_w", "cls.predictions.transform.LayerNorm.weight", (H,))
+    b = f.param("ln_b", "cls.predictions.transform.LayerNorm.bias", (H,))
+    dec = f.param("decoder_w", "embeddings.word_embeddings.weight", (V, H))
+    db = f.param("decoder_b", "cls.predictions.bias", (V,))
+    x = f.dense("transformed", rows, ("?", H), tw, tb, H)
+    x = f.act("activated", x, ("?", H))
+    x = f.layer_norm("normed", x, ("?", H), g, b)
+    logits = f.dense("logits", x, ("?", H), dec, db, V)
+    f.line(f"return {logits} : {t('?', V)}")
+    m.func("mlm_head", [(rows, t("?", H), None)], t("?", V), f,
+           comment="The masked-LM head: dense, activation, LayerNorm, then "
+           "the decoder tied to the word\nembeddings, plus its own bias.")
+
+    # Logits at the masked positions.
+    f = Func(cfg)
+    ids, pos = f.arg("input_ids"), f.arg("positions")
+    msk = f.call("mask", "attention_mask", [ids], [ids_t], mask_t)
+    x = f.call("embedded", "embeddings", [ids], [ids_t], hid)
+    h = f.call("hidden", "encoder", [x, msk], [hid, mask_t], hid)
+    flat = f.reshape("flat", h, (B, S, H), (BS, H))
+    rows = f.op("rows", f"grove.gather {flat}, {pos} : ({t(BS, H)}, {idx_t}) "
+                f"-> {t('?', H)}")
+    logits = f.call("logits", "mlm_head", [rows], [t("?", H)], t("?", V))
+    f.line(f"return {logits} : {t('?', V)}")
+    m.func("masked_lm", [(ids, ids_t, None), (pos, idx_t, None)], t("?", V), f,
+           comment="The encoder, then the MLM head on the hidden states at "
+           "the flat positions b*S + s\n(gathered first, so the vocabulary "
+           "projection runs on the masked rows only).")
+
+    def loss_of(f, ids, pos, labels, base="loss"):
+        logits = f.call("logits", "masked_lm", [ids, pos], [ids_t, idx_t],
+                        t("?", V))
+        return f.op(base, f"grove.softmax_cross_entropy {logits}, {labels} "
+                    f": ({t('?', V)}, {idx_t}) -> {t()}")
+
+    # Entries.
+    f = Func(cfg)
+    ids, pos = f.arg("input_ids"), f.arg("positions")
+    logits = f.call("logits", "masked_lm", [ids, pos], [ids_t, idx_t],
+                    t("?", V))
+    f.line(f"return {logits} : {t('?', V)}")
+    m.func("mlm_logits", [(ids, ids_t, "input_ids"), (pos, idx_t, "positions")],
+           [t("?", V)], f, private=False, result_names=["logits"],
+           comment="Entry: the vocabulary logits at the given positions.")
+
+    f = Func(cfg)
+    ids, pos, lab = f.arg("input_ids"), f.arg("positions"), f.arg("labels")
+    loss = loss_of(f, ids, pos, lab)
+    f.line(f"return {loss} : {t()}")
+    entry_args = [(ids, ids_t, "input_ids"), (pos, idx_t, "positions"),
+                  (lab, idx_t, "labels")]
+    m.func("mlm_loss", entry_args, [t()], f, private=False,
+           result_names=["loss"],
+           comment="Entry: the mean cross-entropy over the masked positions.")
+
+    if cfg.trainable:
+        specs = param_specs(cfg)
+        f = Func(cfg)
+        ids, pos, lab = f.arg("input_ids"), f.arg("positions"), f.arg("labels")
+        n = len(specs)
+        wrt = ", ".join(f"@{p}" for p, _ in specs)
+        types = [t(*s) for _, s in specs]
+        loss, grads = f.name("loss"), f.name("grads")
+        f.line(f"{loss}, {grads}:{n} = grove.value_and_grad [{wrt}] {{")
+        inner = Func(cfg)
+        inner.used = f.used
+        l = loss_of(inner, ids, pos, lab, "mlm_loss")
+        f.lines += ["  " + s for s in inner.lines]
+        f.line(f"  grove.yield {l} : {t()}")
+        f.line(f"}} : {t()}, {', '.join(types)}")
+        step = f.op("step", "grove.get_param @lans.step : tensor<i64>")
+        lr = f.op("lr", f"grove.lr_schedule polynomial {step} {{lr = "
+                  f"{flt(c.lr)} : f64, warmup_steps = {c.warmup}, total_steps = "
+                  f"{c.total_steps}, end_lr = 0.0 : f64, power = 1.0 : f64}} : "
+                  f"tensor<i64> -> {t()}")
+        decays = ", ".join(flt(d) for d in weight_decays(cfg))
+        trust = ", ".join(["true"] * n)
+        gs = ", ".join(f"{grads}#{i}" for i in range(n))
+        f.line(f"grove.lans [{wrt}] ({gs}) lr({lr} : {t()}) {{beta1 = "
+               f"{flt(c.beta1)} : f64, beta2 = {flt(c.beta2)} : f64, epsilon = "
+               f"{flt(c.epsilon)} : f64, max_grad_norm = {flt(c.max_grad_norm)}"
+               f" : f64,\n        weight_decays = array<f64: {decays}>,\n"
+               f"        trust_mask = array<i1: {trust}>}}\n"
+               f"        : {', '.join(types)}")
+        f.line(f"return {loss} : {t()}")
+        m.func("train_step", entry_args, [t()], f, private=False,
+               result_names=["loss"],
+               comment="Entry: one LANS step on the MLM loss, which it returns."
+               "\nWeight decay on the weight matrices and embeddings only; "
+               "the trust ratio on every param;\nthe rate warms up linearly "
+               f"over {c.warmup} steps, then decays linearly to 0 at step "
+               f"{c.total_steps}.")
+    return m
+
+
+def generate(cfg):
+    """The module's text."""
+    c = cfg
+    m = build(cfg)
+    layout = "pre-LN" if c.pre_ln else "post-LN"
+    head = [
+        "// A BERT-style encoder with a masked-LM head, written by "
+        "models/bert/generate.py:",
+        f"// {c.layers} layers, hidden {c.hidden}, {c.heads} heads, "
+        f"intermediate {c.intermediate}, {layout}, {c.act},",
+        f"// sequence {c.seq}, vocabulary {c.vocab}, {c.max_positions} "
+        f"positions, batch {c.batch}, {c.dtype}.",
+        f"module @{c.name} {{",
+    ]
+    params = [f"  grove.param @{n} : {Func(cfg).t(*s)}"
+              for n, s in param_specs(cfg)]
+    if cfg.trainable:
+        params += ["  // The LANS step counter, declared here because the "
+                   "schedule reads it.",
+                   "  grove.param @lans.step : tensor<i64> = 0 : i64"]
+    else:
+        head.insert(3, "// No train_step: the gather of the masked rows "
+                    "differentiates only with a static batch.")
+    body = "\n\n".join(m.funcs)
+    return "\n".join(head + params) + "\n\n" + body + "\n}\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", choices=sorted(PRESETS),
+                    help="layers, hidden and heads of BERT-tiny/mini/small")
+    ap.add_argument("--layers", type=int)
+    ap.add_argument("--hidden", type=int)
+    ap.add_argument("--heads", type=int)
+    ap.add_argument("--intermediate", type=int, default=0,
+                    help="feed-forward size (default 4 * hidden)")
+    ap.add_argument("--seq", type=int, default=128)
+    ap.add_argument("--vocab", type=int, default=8192)
+    ap.add_argument("--max-positions", type=int, default=512)
+    ap.add_argument("--batch", default="?",
+                    help="a number, or ? for a dynamic batch (no train_step)")
+    ap.add_argument("--dtype", choices=["f32", "f64"], default="f32")
+    ln = ap.add_mutually_exclusive_group()
+    ln.add_argument("--pre-ln", dest="pre_ln", action="store_true")
+    ln.add_argument("--post-ln", dest="pre_ln", action="store_false")
+    ap.add_argument("--act", choices=["gelu", "gelu_tanh"], default="gelu")
+    ap.add_argument("--layer-norm-eps", type=float, default=1e-12)
+    ap.add_argument("--pad-id", type=int, default=0)
+    ap.add_argument("--dropout", type=float, default=0.0,
+                    help="only 0 for now (grove has no dropout op yet)")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--total-steps", type=int, default=1000)
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--max-grad-norm", type=float, default=1.0)
+    ap.add_argument("--name", default="bert", help="the module's name")
+    ap.add_argument("-o", "--output", help="the .mlir (default stdout)")
+    ap.add_argument("--init", metavar="FILE.safetensors",
+                    help="also write initial weights there")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    layers, hidden, heads = PRESETS[a.preset] if a.preset else (2, 128, 2)
+    try:
+        cfg = Config(layers=a.layers or layers, hidden=a.hidden or hidden,
+                     heads=a.heads or heads, intermediate=a.intermediate,
+                     seq=a.seq, vocab=a.vocab, max_positions=a.max_positions,
+                     batch=a.batch, dtype=a.dtype, pre_ln=a.pre_ln, act=a.act,
+                     layer_norm_eps=a.layer_norm_eps, pad_id=a.pad_id,
+                     dropout=a.dropout, lr=a.lr, warmup=a.warmup,
+                     total_steps=a.total_steps, weight_decay=a.weight_decay,
+                     max_grad_norm=a.max_grad_norm, name=a.name)
+    except ValueError as e:
+        ap.error(str(e))
+    if not cfg.trainable:
+        print("generate.py: --batch ? writes mlm_logits and mlm_loss only "
+              "(train_step needs a static batch)", file=sys.stderr)
+    text = generate(cfg)
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    if a.init:
+        init(cfg, a.seed, a.init)
+
+
+if __name__ == "__main__":
+    main()
