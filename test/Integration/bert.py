@@ -182,16 +182,20 @@ def check_small(name, model):
     assert_close(loss, want, 1e-10, 0, f"{name} mlm_loss")
     assert model.get_weight("lans.step") == 0, "mlm_loss wrote state"
 
-    # An id outside the vocabulary fails train_step before it runs (and
+    # An id outside the vocabulary fails every entry before it runs (and
     # writes nothing).
     bad = ids.copy()
     bad[1, 3] = cfg.vocab
-    try:
-        model.call("train_step", bad, pos, labels)
-        raise AssertionError("an id outside the vocabulary was accepted")
-    except GroveError as e:
-        assert e.status == GROVE_ERROR_INVALID_ARGUMENT, e
-        assert "input_ids" in e.message, e.message
+    for entry, args in (("train_step", (bad, pos, labels)),
+                        ("mlm_loss", (bad, pos, labels)),
+                        ("mlm_logits", (bad, pos))):
+        try:
+            model.call(entry, *args)
+            raise AssertionError(f"{entry} accepted an id outside the "
+                                 "vocabulary")
+        except GroveError as e:
+            assert e.status == GROVE_ERROR_INVALID_ARGUMENT, e
+            assert "input_ids" in e.message, e.message
     assert model.get_weight("lans.step") == 0, "a refused step wrote state"
 
     # Training.

@@ -36,20 +36,35 @@ namespace {
 /// Indices that are a function's argument (labels, embedding ids) get
 /// `grove.below` = `bound` (the smallest, if several ops read them), so that
 /// the runtime rejects one out of range before the entry writes any state.
+/// Through calls too: a caller's argument passed straight to the callee's
+/// bounded argument is bounded alike (inference entries call the forward).
 void boundIndices(Value indices, int64_t bound, RewriterBase &rewriter) {
-  auto arg = dyn_cast<BlockArgument>(indices);
-  auto func =
-      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
-  if (!func || arg.getOwner() != &func.getBody().front())
-    return;
   if (ShapedType::isDynamic(bound) || bound < 1)
     return;
-  unsigned i = arg.getArgNumber();
-  if (auto old = func.getArgAttrOfType<IntegerAttr>(i, kBelowAttr))
-    bound = std::min(bound, old.getInt());
-  rewriter.modifyOpInPlace(func, [&] {
-    func.setArgAttr(i, kBelowAttr, rewriter.getI64IntegerAttr(bound));
-  });
+  SmallVector<Value> work = {indices};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    auto arg = dyn_cast<BlockArgument>(work.pop_back_val());
+    if (!arg || !seen.insert(arg).second)
+      continue;
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getBody().front())
+      continue;
+    unsigned i = arg.getArgNumber();
+    int64_t least = bound;
+    if (auto old = func.getArgAttrOfType<IntegerAttr>(i, kBelowAttr))
+      least = std::min(least, old.getInt());
+    rewriter.modifyOpInPlace(func, [&] {
+      func.setArgAttr(i, kBelowAttr, rewriter.getI64IntegerAttr(least));
+    });
+    auto module = func->getParentOfType<ModuleOp>();
+    if (!module)
+      continue;
+    module.walk([&](func::CallOp call) {
+      if (call.getCallee() == func.getSymName() && i < call.getNumOperands())
+        work.push_back(call.getOperand(i));
+    });
+  }
 }
 
 /// A located run-time check that dynamic `size` is at least `least`: the

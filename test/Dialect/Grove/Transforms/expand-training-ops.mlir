@@ -276,3 +276,29 @@ func.func @drops(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %w = grove.dropout %z {rate = 0.0 : f64, stream = 2} : tensor<?x4xf32>
   return %w : tensor<?x4xf32>
 }
+
+// -----
+
+// Embedding ids that are an argument are bounded by the table's rows, also
+// through a call: the entry's argument the callee's ids come from.
+// CHECK-LABEL: func.func private @lookup
+// CHECK-SAME: {grove.below = 10 : i64}
+// CHECK-LABEL: func.func @called
+// CHECK-SAME: {grove.below = 10 : i64, grove.name = "ids"}
+// CHECK-LABEL: func.func @unbounded
+// CHECK-NOT: grove.below
+module {
+  grove.param @t : tensor<10x4xf32>
+  func.func private @lookup(%ids: tensor<?xi32>) -> tensor<?x4xf32> {
+    %t = grove.get_param @t : tensor<10x4xf32>
+    %e = grove.embedding %t, %ids : (tensor<10x4xf32>, tensor<?xi32>) -> tensor<?x4xf32>
+    return %e : tensor<?x4xf32>
+  }
+  func.func @called(%ids: tensor<?xi32> {grove.name = "ids"}) -> (tensor<?x4xf32> {grove.name = "y"}) {
+    %e = func.call @lookup(%ids) : (tensor<?xi32>) -> tensor<?x4xf32>
+    return %e : tensor<?x4xf32>
+  }
+  func.func @unbounded(%ids: tensor<?xi32>) -> tensor<?xi32> {
+    return %ids : tensor<?xi32>
+  }
+}
