@@ -85,6 +85,8 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
     pm.addPass(createGroveInsertCollectives(
         getInsertCollectivesOptions(options, policy)));
   pm.addPass(createGroveExpandTrainingOps());
+  // Attention and its gradient both exist now: tile them over the keys.
+  pm.addPass(createGroveTileAttention());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -156,6 +158,9 @@ void mlir::grove::addBufferizePhase(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Tiled attention's loops carry tensors whose next value is a new buffer
+  // (a tile's statistics); the deallocation pipeline frees the old ones.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // An in-place insert_slice bufferizes to a copy between two equal
   // subviews: CSE makes them one value, and the canonicalizer drops the copy.

@@ -66,6 +66,18 @@ def sa_torch(t, u, radix, card):
                                      splits))
 
 
+def attention_torch(q, k, v, mask=None, causal=False, scale=None):
+    """softmax(scale q kᵀ + mask) v, written out (torch 1.13 has no SDPA)."""
+    scale = scale if scale is not None else q.shape[-1] ** -0.5
+    s = q @ k.transpose(-1, -2) * scale
+    if mask is not None:
+        s = s + mask
+    if causal:
+        allowed = torch.ones(s.shape[-2], s.shape[-1]).tril().bool()
+        s = s.masked_fill(~allowed, float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
+
+
 # name: (params {name: shape}, inputs {name: (mlir shape, run shape)},
 #        body building %y, y's mlir shape, torch function of the tensors)
 CASES = {
@@ -308,6 +320,20 @@ CASES = {
     "gather": ({"a": (7, 3)}, {"ids": ((9,), (9,))}, """
       %y = grove.gather %a, %ids : ({a}, {ids}) -> {y}""", (9, 3),
                lambda t: t["a"][t["ids"]]),
+    # Attention over key tiles of 3 (7 keys: a partial last tile): the fused
+    # backward (grove.attention_grad) for query, key and value.
+    "attention": ({"q": (2, 2, 5, 4), "k": (2, 2, 7, 4), "v": (2, 2, 7, 3)},
+                  {}, """
+      %y = grove.attention %q, %k, %v {{key_tile = 3 : i64}}
+          : ({q}, {k}, {v}) -> {y}""", (2, 2, 5, 3),
+                  lambda t: attention_torch(t["q"], t["k"], t["v"])),
+    "attention_mask_causal": (
+        {"q": (1, 2, 5, 4), "k": (1, 2, 7, 4), "v": (1, 2, 7, 4)},
+        {"x": ((1, 1, 1, 7), (1, 1, 1, 7))}, """
+      %y = grove.attention %q, %k, %v mask(%x : {x})
+          {{key_tile = 2 : i64, causal, scale = 0.3 : f64}}
+          : ({q}, {k}, {v}) -> {y}""", (1, 2, 5, 4),
+        lambda t: attention_torch(t["q"], t["k"], t["v"], t["x"], True, 0.3)),
     "cross_entropy": ({"a": (4, 5)}, {"labels": ((4,), (4,))}, """
       %y = grove.softmax_cross_entropy %a, %labels {{label_smoothing = 0.1}}
           : ({a}, {labels}) -> {y}""", (),

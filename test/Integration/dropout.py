@@ -4,8 +4,9 @@
 # numpy transcription of Philox4x32-10 (checked on the generator's published
 # known-answer vector first):
 #  * the mask is bit-exact: element i keeps where the top 24 bits of
-#    Philox(counter (i, offset), key (seed, seed_hi ^ stream)) over 2^24 are
-#    at least the rate, and kept elements are x / (1 - rate) exactly; the
+#    Philox(counter (i, offset), key k) over 2^24 are at least the rate, k
+#    the first two words of Philox(counter (stream, 0), key seed), and kept
+#    elements are x / (1 - rate) exactly; the
 #    same with two threads (the second RUN line), on a tensor large enough
 #    to be split over them;
 #  * each call advances @dropout.offset by one, so masks differ from call to
@@ -27,8 +28,8 @@ from grove_testing import Model, assert_close, rng
 M32 = np.uint64(0xFFFFFFFF)
 
 
-def philox_first_word(c, k):
-    """Philox4x32-10's first output word; c: 4 uint64 arrays of 32-bit
+def philox(c, k):
+    """Philox4x32-10's four output words; c: 4 uint64 arrays of 32-bit
     words, k: 2 such arrays."""
     c = [np.asarray(x, np.uint64) & M32 for x in c]
     k = [np.asarray(x, np.uint64) & M32 for x in k]
@@ -40,21 +41,23 @@ def philox_first_word(c, k):
         p1 = np.uint64(0xCD9E8D57) * c[2]
         c = [((p1 >> np.uint64(32)) ^ c[1] ^ k[0]) & M32, p1 & M32,
              ((p0 >> np.uint64(32)) ^ c[3] ^ k[1]) & M32, p0 & M32]
-    return c[0]
+    return c
 
 
 # Random123's known-answer vector for philox4x32-10 with a zero counter and
 # key: the first word is 0x6627e8d5.
-assert int(philox_first_word([0, 0, 0, 0], [0, 0])) == 0x6627E8D5
+assert int(philox([0, 0, 0, 0], [0, 0])[0]) == 0x6627E8D5
 
 
 def reference(x, seed, offset, stream, rate):
     i = np.arange(x.size, dtype=np.uint64)
-    s = np.uint64(seed)
-    word = philox_first_word(
+    s, st = np.uint64(seed), np.uint64(stream)
+    # The stream's key: Philox of (stream, 0) under the seed.
+    key = philox([st & M32, st >> np.uint64(32), 0, 0],
+                 [s & M32, s >> np.uint64(32)])
+    word = philox(
         [i & M32, i >> np.uint64(32), np.uint64(offset) & M32,
-         np.uint64(offset) >> np.uint64(32)],
-        [s & M32, (s >> np.uint64(32)) ^ np.uint64(stream)])
+         np.uint64(offset) >> np.uint64(32)], key[:2])[0]
     keep = (word >> np.uint64(8)) >= np.uint64(int(np.ceil(rate * 2**24)))
     keep = keep.reshape(x.shape)
     scale = x.dtype.type(1.0 / (1.0 - rate))

@@ -15,7 +15,12 @@
 #    table reads zeros; an id argument outside [0, rows) fails the call
 #    with GROVE_ERROR_INVALID_ARGUMENT naming the element, before it runs;
 #  * grove.group_by_index exactly against numpy's stable argsort, with
-#    out-of-range indices last.
+#    out-of-range indices last;
+#  * grove.attention over key tiles (130 keys in tiles of 48: a partial last
+#    tile), dynamic batch, with a padding mask and causal, against PyTorch
+#    in float64 (rtol 1e-5, atol 2e-6) and against the decomposed grove form
+#    (all the scores, softmax, product) compiled beside it; bf16 (computed in
+#    f32) within 0.02; a row whose keys are all masked is NaN, as in torch.
 import ml_dtypes
 import numpy as np
 import torch
@@ -24,6 +29,7 @@ from grove_testing import GroveError, Model, assert_close, rng
 F = torch.nn.functional
 GROVE_ERROR_INVALID_ARGUMENT = 1
 V, D = 11, 6
+S = 130  # keys: two full tiles of 48 and a partial one
 
 SOURCE = f"""
 module @tfm {{
@@ -82,6 +88,40 @@ module @tfm {{
     %picked = grove.gather %ids, %perm : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
     %e = grove.embedding %small, %picked : (tensor<4x{D}xf32>, tensor<?xi32>) -> tensor<?x{D}xf32>
     return %e : tensor<?x{D}xf32>
+  }}
+  func.func @attn(%q: tensor<?x2x{S}x16xf32> {{grove.name = "q"}},
+                  %k: tensor<?x2x{S}x16xf32> {{grove.name = "k"}},
+                  %v: tensor<?x2x{S}x8xf32> {{grove.name = "v"}},
+                  %m: tensor<?x1x1x{S}xf32> {{grove.name = "mask"}})
+      -> (tensor<?x2x{S}x8xf32> {{grove.name = "o"}},
+          tensor<?x2x{S}x8xf32> {{grove.name = "o_causal"}},
+          tensor<?x2x{S}x8xf32> {{grove.name = "o_decomposed"}}) {{
+    %o = grove.attention %q, %k, %v mask(%m : tensor<?x1x1x{S}xf32>) {{key_tile = 48 : i64}}
+        : (tensor<?x2x{S}x16xf32>, tensor<?x2x{S}x16xf32>, tensor<?x2x{S}x8xf32>) -> tensor<?x2x{S}x8xf32>
+    %c = grove.attention %q, %k, %v {{causal}}
+        : (tensor<?x2x{S}x16xf32>, tensor<?x2x{S}x16xf32>, tensor<?x2x{S}x8xf32>) -> tensor<?x2x{S}x8xf32>
+    // The decomposed form: all the scores, a softmax, a product.
+    %qr = grove.reshape %q : tensor<?x2x{S}x16xf32> -> tensor<?x{S}x16xf32>
+    %kr = grove.reshape %k : tensor<?x2x{S}x16xf32> -> tensor<?x{S}x16xf32>
+    %vr = grove.reshape %v : tensor<?x2x{S}x8xf32> -> tensor<?x{S}x8xf32>
+    %s = grove.matmul %qr, %kr {{transpose_rhs}} : (tensor<?x{S}x16xf32>, tensor<?x{S}x16xf32>) -> tensor<?x{S}x{S}xf32>
+    %quarter = grove.constant dense<0.25> : tensor<f32>
+    %ss = grove.mul %s, %quarter : (tensor<?x{S}x{S}xf32>, tensor<f32>) -> tensor<?x{S}x{S}xf32>
+    %s4 = grove.reshape %ss : tensor<?x{S}x{S}xf32> -> tensor<?x2x{S}x{S}xf32>
+    %sm = grove.add %s4, %m : (tensor<?x2x{S}x{S}xf32>, tensor<?x1x1x{S}xf32>) -> tensor<?x2x{S}x{S}xf32>
+    %p = grove.softmax %sm {{axis = 3 : i64}} : tensor<?x2x{S}x{S}xf32>
+    %p3 = grove.reshape %p : tensor<?x2x{S}x{S}xf32> -> tensor<?x{S}x{S}xf32>
+    %d3 = grove.matmul %p3, %vr : (tensor<?x{S}x{S}xf32>, tensor<?x{S}x8xf32>) -> tensor<?x{S}x8xf32>
+    %d = grove.reshape %d3 : tensor<?x{S}x8xf32> -> tensor<?x2x{S}x8xf32>
+    return %o, %c, %d : tensor<?x2x{S}x8xf32>, tensor<?x2x{S}x8xf32>, tensor<?x2x{S}x8xf32>
+  }}
+  func.func @attn_bf16(%q: tensor<1x2x64x16xbf16> {{grove.name = "q"}},
+                       %k: tensor<1x2x64x16xbf16> {{grove.name = "k"}},
+                       %v: tensor<1x2x64x16xbf16> {{grove.name = "v"}})
+      -> (tensor<1x2x64x16xbf16> {{grove.name = "o"}}) {{
+    %o = grove.attention %q, %k, %v {{key_tile = 16 : i64}}
+        : (tensor<1x2x64x16xbf16>, tensor<1x2x64x16xbf16>, tensor<1x2x64x16xbf16>) -> tensor<1x2x64x16xbf16>
+    return %o : tensor<1x2x64x16xbf16>
   }}
   func.func @group(%ids: tensor<?xi32> {{grove.name = "ids"}})
       -> (tensor<?xi32> {{grove.name = "order"}}, tensor<8xi32> {{grove.name = "offsets"}}) {{
@@ -182,6 +222,44 @@ want = np.where(((computed >= 0) & (computed < 4))[:, None],
                 table[np.clip(computed, 0, 3)], 0)
 assert np.array_equal(rows, want), "computed ids out of range read zeros"
 checks += 3
+
+# Attention over key tiles against PyTorch (decomposed, float64) and
+# against the decomposed grove form compiled beside it.
+def attention_ref(q, k, v, mask=None, causal=False):
+    t = lambda a: torch.tensor(np.asarray(a, dtype=np.float64))
+    s = t(q) @ t(k).transpose(-1, -2) * q.shape[-1] ** -0.5
+    if mask is not None:
+        s = s + t(mask)
+    if causal:
+        allowed = torch.ones(s.shape[-2], s.shape[-1]).tril().bool()
+        s = s.masked_fill(~allowed, float("-inf"))
+    return (torch.softmax(s, -1) @ t(v)).numpy()
+
+
+for b in (1, 3):
+    q = r.standard_normal((b, 2, S, 16)).astype(np.float32)
+    k = r.standard_normal((b, 2, S, 16)).astype(np.float32)
+    v = r.standard_normal((b, 2, S, 8)).astype(np.float32)
+    mask = np.zeros((b, 1, 1, S), np.float32)
+    mask[0, ..., S - 17:] = -1e4  # padding, BERT's additive mask
+    o, oc, od = m.call("attn", q, k, v, mask, num_outputs=3)
+    assert_close(o, attention_ref(q, k, v, mask), 1e-5, 2e-6, "attention")
+    assert_close(oc, attention_ref(q, k, v, causal=True), 1e-5, 2e-6,
+                 "attention causal")
+    assert_close(o, od, 1e-5, 2e-6, "attention against its decomposed form")
+    checks += 3
+q, k, v = (r.standard_normal((1, 2, 64, 16)).astype(bf) for _ in range(3))
+(o,) = m.call("attn_bf16", q, k, v)
+assert_close(o.astype(np.float64), attention_ref(q, k, v), 0.02, 0.02,
+             "attention bf16")
+# A row whose every key is masked is NaN, as in torch.
+q = r.standard_normal((1, 2, S, 16)).astype(np.float32)
+k = r.standard_normal((1, 2, S, 16)).astype(np.float32)
+v = r.standard_normal((1, 2, S, 8)).astype(np.float32)
+mask = np.full((1, 1, 1, S), -np.inf, np.float32)
+o, _, _ = m.call("attn", q, k, v, mask, num_outputs=3)
+assert np.isnan(o).all(), "a fully masked row"
+checks += 2
 
 for n in (0, 1, 40):
     ids = r.integers(-2, 9, n).astype(np.int32)

@@ -367,11 +367,11 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
 };
 
 /// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
-/// 3"): the first of the four output words for counter `c` and key `k`,
-/// all i32. Ten rounds of two 32x32->64 multiplies, the key bumped by the
-/// Weyl constants between rounds.
-Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> c,
-                      std::array<Value, 2> k) {
+/// 3"): the four output words for counter `c` and key `k`, all i32. Ten
+/// rounds of two 32x32->64 multiplies, the key bumped by the Weyl constants
+/// between rounds.
+std::array<Value, 4> philox(OpBuilder &b, Location loc, std::array<Value, 4> c,
+                            std::array<Value, 2> k) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto constant = [&](uint32_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, int64_t(int32_t(v)));
@@ -400,7 +400,7 @@ Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> c,
                                k[1]),
          lo0};
   }
-  return c[0];
+  return c;
 }
 
 /// The low and high 32-bit words of an i64.
@@ -412,9 +412,10 @@ std::pair<Value, Value> words(OpBuilder &b, Location loc, Value v) {
           arith::TruncIOp::create(b, loc, i32, hi)};
 }
 
-/// One elementwise generic: element i (row-major) keeps where Philox's
-/// first word's top 24 bits over 2^24 are at least the rate, scaled by
-/// 1 / (1 - rate) in the element type.
+/// One elementwise generic: element i (row-major) keeps where the top 24
+/// bits of Philox(counter (i, offset), key k) over 2^24 are at least the
+/// rate, scaled by 1 / (1 - rate) in the element type; k is the first two
+/// words of Philox(counter (stream, 0), key seed).
 struct PhiloxDropoutLowering : OpConversionPattern<PhiloxDropoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -453,11 +454,19 @@ struct PhiloxDropoutLowering : OpConversionPattern<PhiloxDropoutOp> {
           auto [i0, i1] = words(b, l, index);
           auto [o0, o1] = words(b, l, a[2]);
           auto [s0, s1] = words(b, l, a[1]);
-          s1 = arith::XOrIOp::create(
-              b, l, s1,
-              arith::ConstantIntOp::create(b, l, b.getI32Type(),
-                                           int64_t(int32_t(uint32_t(stream)))));
-          Value word = philoxFirstWord(b, l, {i0, i1, o0, o1}, {s0, s1});
+          // The stream's own key: Philox of the stream under the seed (a
+          // fold-in; loop-invariant, so LLVM computes it once).
+          Type i32 = b.getI32Type();
+          auto word32 = [&](uint64_t v) -> Value {
+            return arith::ConstantIntOp::create(b, l, i32,
+                                                int64_t(int32_t(uint32_t(v))));
+          };
+          std::array<Value, 4> key =
+              philox(b, l,
+                     {word32(uint64_t(stream)), word32(uint64_t(stream) >> 32),
+                      word32(0), word32(0)},
+                     {s0, s1});
+          Value word = philox(b, l, {i0, i1, o0, o1}, {key[0], key[1]})[0];
           Value top = arith::ShRUIOp::create(
               b, l, word,
               arith::ConstantIntOp::create(b, l, b.getI32Type(), 8));

@@ -506,3 +506,47 @@ func.func @elastic_base(%lr: tensor<f32>) {
   %r = grove.elastic_lr %lr {base_world = 0, ramp_steps = 10} : tensor<f32>
   return
 }
+
+// -----
+
+func.func @ce_empty(%z: tensor<0x4xf32>, %y: tensor<0xi32>) {
+  // expected-error @+1 {{'grove.softmax_cross_entropy' op expects at least one row, got an empty batch}}
+  %l = grove.softmax_cross_entropy %z, %y : (tensor<0x4xf32>, tensor<0xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @mse_empty(%p: tensor<0x4xf32>) {
+  // expected-error @+1 {{'grove.mse_loss' op expects at least one element, got 'tensor<0x4xf32>'}}
+  %l = grove.mse_loss %p, %p : (tensor<0x4xf32>, tensor<0x4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+grove.param @b : tensor<4xf32>
+func.func @groups_count(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.lamb' op expects one weight_decays entry per param (2), got 1}}
+  grove.lamb [@w, @b] (%g, %g) {weight_decays = array<f64: 0.0>} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @groups_negative(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.lans' op expects weight_decays entry in [0, 1e+30], got -1}}
+  grove.lans [@w] (%g) {weight_decays = array<f64: -1.0>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @trust_count(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.lans' op expects one trust_mask entry per param (1), got 2}}
+  grove.lans [@w] (%g) {trust_mask = array<i1: true, false>} : tensor<4xf32>
+  return
+}

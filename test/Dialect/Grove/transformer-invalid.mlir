@@ -27,7 +27,7 @@ func.func @scale_rank(%x: tensor<2x4xf32>, %g: tensor<2x4xf32>) {
 // -----
 
 func.func @scale_dynamic(%x: tensor<2x?xf32>, %g: tensor<?xf32>) {
-  // expected-error @+1 {{'grove.layer_norm' op expects a static scale shape, got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'grove.layer_norm' op expects a static, non-empty scale shape, got 'tensor<?xf32>'}}
   %y = grove.layer_norm %x, %g, %g : (tensor<2x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<2x?xf32>
   return
 }
@@ -37,6 +37,22 @@ func.func @scale_dynamic(%x: tensor<2x?xf32>, %g: tensor<?xf32>) {
 func.func @trailing(%x: tensor<2x5xf32>, %g: tensor<4xf32>) {
   // expected-error @+1 {{'grove.layer_norm' op expects the input's trailing dimensions to be the scale's shape 'tensor<4xf32>', got 'tensor<2x5xf32>'}}
   %y = grove.layer_norm %x, %g, %g : (tensor<2x5xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @scale_empty(%x: tensor<2x0xf32>, %g: tensor<0xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects a static, non-empty scale shape, got 'tensor<0xf32>'}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x0xf32>, tensor<0xf32>, tensor<0xf32>) -> tensor<2x0xf32>
+  return
+}
+
+// -----
+
+func.func @trailing_dynamic(%x: tensor<2x?xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.layer_norm' op expects the input's trailing dimensions to be the scale's shape 'tensor<4xf32>', got 'tensor<2x?xf32>'}}
+  %y = grove.layer_norm %x, %g, %g : (tensor<2x?xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x?xf32>
   return
 }
 
@@ -147,8 +163,8 @@ func.func @dropout_rate(%x: tensor<4xf32>) {
 // -----
 
 func.func @dropout_stream(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'grove.dropout' op expects a stream below 2^32, got 4294967296}}
-  %y = grove.dropout %x {rate = 0.5 : f64, stream = 4294967296} : tensor<4xf32>
+  // expected-error @+1 {{'grove.dropout' op attribute 'stream' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %y = grove.dropout %x {rate = 0.5 : f64, stream = -1} : tensor<4xf32>
   return
 }
 
@@ -165,5 +181,93 @@ func.func @dropout_generator(%x: tensor<4xf32>) {
 func.func @philox_rate(%x: tensor<4xf32>, %s: tensor<i64>) {
   // expected-error @+1 {{'grove.philox_dropout' op expects a rate in [0, 1), got -5.000000e-01}}
   %y = grove.philox_dropout %x, %s, %s {rate = -0.5 : f64, stream = 0} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_rank(%q: tensor<4x16x8xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects rank-4 query, key and value [B, H, S, D], got 'tensor<4x16x8xf32>', 'tensor<4x16x8xf32>' and 'tensor<4x16x8xf32>'}}
+  %o = grove.attention %q, %q, %q : (tensor<4x16x8xf32>, tensor<4x16x8xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @attn_types(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf64>) {
+  // expected-error @+1 {{'grove.attention' op expects query, key and value of one element type}}
+  %o = grove.attention %q, %k, %q : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf64>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_heads(%q: tensor<1x2x3x4xf32>, %k: tensor<1x3x3x4xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects one batch and head count (dimensions 0 and 1) in query, key and value}}
+  %o = grove.attention %q, %k, %k : (tensor<1x2x3x4xf32>, tensor<1x3x3x4xf32>, tensor<1x3x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_length(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x6x4xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects key and value of one length (dimension 2)}}
+  %o = grove.attention %q, %k, %v : (tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x6x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_head_size(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x8xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects query and key of one head size (dimension 3)}}
+  %o = grove.attention %q, %k, %k : (tensor<1x2x3x4xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) -> tensor<1x2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attn_result(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x6xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects an output of type 'tensor<1x2x3x6xf32>', got 'tensor<1x2x3x4xf32>'}}
+  %o = grove.attention %q, %k, %v : (tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x6xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_mask(%q: tensor<1x2x3x4xf32>, %m: tensor<1x2x3x7xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects a rank-4 mask of the query's element type broadcasting to [B, H, Sq, Sk], got 'tensor<1x2x3x7xf32>'}}
+  %o = grove.attention %q, %q, %q mask(%m : tensor<1x2x3x7xf32>) : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_scale(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects a positive scale, got -1}}
+  %o = grove.attention %q, %q, %q {scale = -1.0 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_head_dynamic(%q: tensor<1x2x3x?xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects a static head size or a scale, got 'tensor<1x2x3x?xf32>'}}
+  %o = grove.attention %q, %q, %q : (tensor<1x2x3x?xf32>, tensor<1x2x3x?xf32>, tensor<1x2x3x?xf32>) -> tensor<1x2x3x?xf32>
+  return
+}
+
+// -----
+
+func.func @attn_tile(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{'grove.attention' op expects a key_tile of at least 1, got 0}}
+  %o = grove.attention %q, %q, %q {key_tile = 0 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attn_grad_types(%q: tensor<1x2x3x4xf32>, %o: tensor<1x2x3x4xf32>, %do: tensor<1x2x3x5xf32>) {
+  // expected-error @+1 {{'grove.attention_grad' op expects output_grad of the output's type 'tensor<1x2x3x4xf32>', got 'tensor<1x2x3x5xf32>'}}
+  %a, %b, %c = grove.attention_grad %do, %q, %q, %q, %o : (tensor<1x2x3x5xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>)
   return
 }

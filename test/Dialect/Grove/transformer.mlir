@@ -49,3 +49,18 @@ func.func @dropout(%x: tensor<?x4xf32>, %s: tensor<i64>, %o: tensor<i64>) -> ten
   %p = grove.philox_dropout %z, %s, %o {rate = 0.1 : f64, stream = 3} : tensor<?x4xf32>
   return %p : tensor<?x4xf32>
 }
+
+// CHECK-LABEL: func.func @attention
+// CHECK: grove.attention %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x4x16x8xf32>, tensor<?x4x32x8xf32>, tensor<?x4x32x6xf32>) -> tensor<?x4x16x6xf32>
+// CHECK: grove.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<?x1x1x32xf32>) {causal, key_tile = 16 : i64, scale = 5.000000e-01 : f64}
+// CHECK: grove.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<?x1x1x32xf32>) {causal}
+func.func @attention(%q: tensor<?x4x16x8xf32>, %k: tensor<?x4x32x8xf32>, %v: tensor<?x4x32x6xf32>,
+                     %m: tensor<?x1x1x32xf32>) -> tensor<?x4x16x6xf32> {
+  %o = grove.attention %q, %k, %v : (tensor<?x4x16x8xf32>, tensor<?x4x32x8xf32>, tensor<?x4x32x6xf32>) -> tensor<?x4x16x6xf32>
+  %p = grove.attention %q, %k, %v mask(%m : tensor<?x1x1x32xf32>) {causal, key_tile = 16, scale = 0.5 : f64}
+      : (tensor<?x4x16x8xf32>, tensor<?x4x32x8xf32>, tensor<?x4x32x6xf32>) -> tensor<?x4x16x6xf32>
+  %dq, %dk, %dv = grove.attention_grad %o, %q, %k, %v, %p mask(%m : tensor<?x1x1x32xf32>) {causal}
+      : (tensor<?x4x16x6xf32>, tensor<?x4x16x8xf32>, tensor<?x4x32x8xf32>, tensor<?x4x32x6xf32>, tensor<?x4x16x6xf32>)
+      -> (tensor<?x4x16x8xf32>, tensor<?x4x32x8xf32>, tensor<?x4x32x6xf32>)
+  return %o : tensor<?x4x16x6xf32>
+}

@@ -91,6 +91,9 @@ LogicalResult SoftmaxCrossEntropyOp::verify() {
     return emitOpError("expects as many labels as logit rows");
   if (logits.isDynamicDim(1))
     return emitOpError("expects a static class count");
+  // A mean over no rows is NaN (dynamic batches are checked at run time).
+  if (n == 0)
+    return emitOpError("expects at least one row, got an empty batch");
   if (getType() != RankedTensorType::get({}, logits.getElementType()))
     return emitOpError("expects a rank-0 result of the logits' element type");
   double eps = getLabelSmoothing().convertToDouble();
@@ -106,6 +109,9 @@ LogicalResult MSELossOp::verify() {
   if (getType() !=
       RankedTensorType::get({}, getPrediction().getType().getElementType()))
     return emitOpError("expects a rank-0 result of the operands' element type");
+  if (llvm::is_contained(getPrediction().getType().getShape(), 0))
+    return emitOpError("expects at least one element, got ")
+           << getPrediction().getType();
   return success();
 }
 

@@ -816,8 +816,10 @@ LogicalResult EmbeddingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   Location loc = getLoc();
   RankedTensorType table = getTable().getType();
   int64_t rows = table.getDimSize(0), width = table.getDimSize(1);
-  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(width))
-    return emitOpError("differentiates only a table of static shape, got ")
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(width) || rows < 1 ||
+      rows >= int64_t(INT32_MAX))
+    return emitOpError("differentiates only a table of static shape with 1 "
+                       "to 2^31 - 2 rows, got ")
            << table;
   RankedTensorType idsType = getIds().getType();
   int64_t n = idsType.hasStaticShape() ? idsType.getNumElements()
@@ -828,6 +830,25 @@ LogicalResult EmbeddingOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
   Value g = ReshapeOp::create(b, loc, dy[0], ArrayRef<int64_t>{n, width});
   out.push_back(sumRowsByIndex(b, loc, g, ids, table));
   out.push_back(Value());
+  return success();
+}
+
+LogicalResult AttentionOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &out) {
+  // One fused op for query, key and value; the additive mask is treated as
+  // a constant (a learned bias would need dS summed over its broadcast).
+  if (getMask() && needed[3])
+    return emitOpError("differentiates only with respect to query, key and "
+                       "value, not the mask");
+  auto grad = AttentionGradOp::create(
+      b, getLoc(),
+      TypeRange{getQuery().getType(), getKey().getType(), getValue().getType()},
+      dy[0], getQuery(), getKey(), getValue(), getResult(), getMask(),
+      getScaleAttr(), getCausalAttr(), getKeyTileAttr());
+  out.append({grad.getQueryGrad(), grad.getKeyGrad(), grad.getValueGrad()});
+  if (getMask())
+    out.push_back(Value());
   return success();
 }
 
@@ -845,8 +866,10 @@ LogicalResult GatherOp::buildVJP(OpBuilder &b, ArrayRef<Value> dy,
                                  ArrayRef<bool> needed,
                                  SmallVectorImpl<Value> &out) {
   RankedTensorType input = getInput().getType();
-  if (input.isDynamicDim(0))
-    return emitOpError("differentiates only an input with static rows, got ")
+  if (input.isDynamicDim(0) || input.getDimSize(0) < 1 ||
+      input.getDimSize(0) >= int64_t(INT32_MAX))
+    return emitOpError("differentiates only an input with static rows, 1 to "
+                       "2^31 - 2 of them, got ")
            << input;
   out.push_back(sumRowsByIndex(b, getLoc(), dy[0], getIndices(), input));
   out.push_back(Value());

@@ -59,6 +59,21 @@ LogicalResult inlineCalls(ValueAndGradOp op, ModuleOp module) {
   }
 }
 
+/// A function called more than once in the body was inlined as copies
+/// whose dropouts share a generator and a stream, so they would draw one
+/// mask: the k-th repeat of a (generator, stream) draws on stream + k·2^32
+/// instead (before any VJP copies the attributes).
+void separateDraws(ValueAndGradOp op) {
+  llvm::DenseMap<std::pair<StringRef, int64_t>, int64_t> seen;
+  op.getBody().walk([&](DropoutOp drop) {
+    int64_t repeat = seen[{drop.getGenerator(), drop.getStream()}]++;
+    if (repeat == 0)
+      return;
+    uint64_t stream = uint64_t(drop.getStream()) + (uint64_t(repeat) << 32);
+    drop.setStream(int64_t(stream & uint64_t(INT64_MAX)));
+  });
+}
+
 /// After inlining, the body is straight-line grove code: a nested region,
 /// a state write or an optimizer (from an inlined callee) cannot be
 /// differentiated or moved into the forward.
@@ -135,10 +150,13 @@ struct GroveAutodiffPass : grove::impl::GroveAutodiffBase<GroveAutodiffPass> {
     ModuleOp module = getOperation();
     SmallVector<ValueAndGradOp> ops;
     module.walk([&](ValueAndGradOp op) { ops.push_back(op); });
-    for (ValueAndGradOp op : ops)
-      if (failed(inlineCalls(op, module)) || failed(checkBody(op)) ||
-          failed(differentiate(op)))
+    for (ValueAndGradOp op : ops) {
+      if (failed(inlineCalls(op, module)) || failed(checkBody(op)))
         return signalPassFailure();
+      separateDraws(op);
+      if (failed(differentiate(op)))
+        return signalPassFailure();
+    }
   }
 };
 

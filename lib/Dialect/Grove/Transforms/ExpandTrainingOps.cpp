@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Path.h"
 
@@ -327,7 +328,7 @@ struct Arith : GroveArith {
 /// their own `ok`, and those `ok`s (a skip must change no other state
 /// either: guardStateWrites).
 struct SkipGuards {
-  llvm::DenseMap<Operation *, SmallVector<Value>> oks;
+  llvm::MapVector<Operation *, SmallVector<Value>> oks;
   llvm::DenseSet<Operation *> own;
 };
 
@@ -917,14 +918,23 @@ LogicalResult guardStateWrites(func::FuncOp func, ArrayRef<Value> oks,
       writes.push_back(w);
   for (SetParamOp w : writes) {
     StringRef name = w.getName();
+    bool superseded = false;
     for (Operation *next = w->getNextNode(); next && next != end;
          next = next->getNextNode()) {
       if (auto later = dyn_cast<SetParamOp>(next);
-          later && later.getName() == name)
+          later && later.getName() == name) {
+        superseded = true;
         break;
+      }
       if (auto read = dyn_cast<GetParamOp>(next);
           read && read.getName() == name)
         read.getResult().replaceAllUsesWith(w.getValue());
+    }
+    // A later write (the optimizer's, say) decides the final value; moving
+    // this one past it would undo it.
+    if (superseded) {
+      w.erase();
+      continue;
     }
     b.setInsertionPoint(w);
     Value old = GetParamOp::create(b, w.getLoc(), w.getValue().getType(),

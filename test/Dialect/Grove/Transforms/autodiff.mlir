@@ -147,3 +147,32 @@ module {
     return %l, %gr#0, %gr#1, %gr#2 : tensor<f32>, tensor<20x8xf32>, tensor<8xf32>, tensor<8xf32>
   }
 }
+
+// -----
+
+// A function called twice inside the body is inlined twice: the second
+// copy's dropout draws on stream 2^32 + 1 instead of sharing stream 1's
+// mask, and each VJP repeats its own forward's draw.
+// CHECK-LABEL: func.func @two_layers
+// CHECK: grove.dropout %{{.*}} {rate = 5.000000e-01 : f64, stream = 1 : i64}
+// CHECK: grove.dropout %{{.*}} {rate = 5.000000e-01 : f64, stream = 4294967297 : i64}
+// CHECK: grove.dropout %{{.*}} {rate = 5.000000e-01 : f64, stream = 4294967297 : i64}
+// CHECK: grove.dropout %{{.*}} {rate = 5.000000e-01 : f64, stream = 1 : i64}
+module {
+  grove.param @w : tensor<4xf32>
+  func.func private @layer(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %w = grove.get_param @w : tensor<4xf32>
+    %y = grove.mul %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %d = grove.dropout %y {rate = 0.5 : f64, stream = 1} : tensor<4xf32>
+    return %d : tensor<4xf32>
+  }
+  func.func @two_layers(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+    %l, %g = grove.value_and_grad [@w] {
+      %a = func.call @layer(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      %b = func.call @layer(%a) : (tensor<4xf32>) -> tensor<4xf32>
+      %s = grove.reduce_sum %b {axes = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+      grove.yield %s : tensor<f32>
+    } : tensor<f32>, tensor<4xf32>
+    return %l, %g : tensor<f32>, tensor<4xf32>
+  }
+}

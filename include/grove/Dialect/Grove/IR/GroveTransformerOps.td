@@ -99,6 +99,88 @@ def Grove_EmbeddingOp : Grove_DiffOp<"embedding", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Grove_AttentionOp : Grove_DiffOp<"attention",
+    [Pure]> {
+  let summary = "scaled dot-product attention, never holding all the scores";
+  let description = [{
+    `softmax(scale · Q Kᵀ + mask) V` per batch and head, as
+    torch.nn.functional.scaled_dot_product_attention: `query` is [B, H, Sq,
+    D], `key` [B, H, Sk, D], `value` [B, H, Sk, Dv], the result [B, H, Sq,
+    Dv]. `scale` defaults to 1/√D. The optional additive `mask` is rank 4
+    and broadcasts to [B, H, Sq, Sk] (each dimension its size or a static
+    1: a padding mask is [B, 1, 1, Sk]); `causal` masks key j > query i
+    (top-left aligned, torch's `is_causal`). A row whose keys are all
+    masked gives NaN, as torch does.
+
+    grove-tile-attention computes it over tiles of `key_tile` keys with
+    FlashAttention's online softmax (a running maximum and sum per query
+    row), so no more than [B·H, Sq, key_tile] scores exist at once: memory
+    grows linearly with the sequence. Its VJP is one
+    `grove.attention_grad`, which recomputes the tiles instead of storing
+    the probabilities. bf16/f16 inputs are computed in f32.
+
+    ```mlir
+    %o = grove.attention %q, %k, %v mask(%m : tensor<?x1x1x128xf32>)
+        {scale = 1.250000e-01 : f64}
+        : (tensor<?x4x128x64xf32>, tensor<?x4x128x64xf32>,
+           tensor<?x4x128x64xf32>) -> tensor<?x4x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$query, Grove_FloatTensor:$key,
+                       Grove_FloatTensor:$value,
+                       Optional<Grove_FloatTensor>:$mask,
+                       OptionalAttr<F64Attr>:$scale, UnitAttr:$causal,
+                       DefaultValuedAttr<I64Attr, "128">:$key_tile);
+  let results = (outs Grove_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    attr-dict `:` `(` type($query) `,` type($key) `,` type($value) `)`
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `scale`, or 1/√D.
+    double getScaleOrDefault();
+  }];
+}
+
+def Grove_AttentionGradOp : Grove_Op<"attention_grad",
+    [Pure, Grove_NotDifferentiable]> {
+  let summary = "the gradients of grove.attention, recomputing its tiles";
+  let description = [{
+    For `output = attention(query, key, value, mask)` with these attributes
+    and `output_grad` = dL/doutput: the query's, key's and value's
+    gradients (FlashAttention-2's backward). Each row's log-sum-exp is
+    recomputed over the key tiles, then each tile's probabilities P; with
+    Δ = rowsum(dO ∘ O): dV += Pᵀ dO, dS = P ∘ (dO Vᵀ - Δ), dQ += scale ·
+    dS K, dK += scale · dSᵀ Q. The mask gets no gradient.
+
+    ```mlir
+    %dq, %dk, %dv = grove.attention_grad %do, %q, %k, %v, %o
+        : (tensor<?x4x128x64xf32>, tensor<?x4x128x64xf32>, tensor<?x4x128x64xf32>,
+           tensor<?x4x128x64xf32>, tensor<?x4x128x64xf32>)
+        -> (tensor<?x4x128x64xf32>, tensor<?x4x128x64xf32>, tensor<?x4x128x64xf32>)
+    ```
+  }];
+  let arguments = (ins Grove_FloatTensor:$output_grad, Grove_FloatTensor:$query,
+                       Grove_FloatTensor:$key, Grove_FloatTensor:$value,
+                       Grove_FloatTensor:$output,
+                       Optional<Grove_FloatTensor>:$mask,
+                       OptionalAttr<F64Attr>:$scale, UnitAttr:$causal,
+                       DefaultValuedAttr<I64Attr, "128">:$key_tile);
+  let results = (outs Grove_FloatTensor:$query_grad,
+                      Grove_FloatTensor:$key_grad,
+                      Grove_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $output_grad `,` $query `,` $key `,` $value `,` $output
+    (`mask` `(` $mask^ `:` type($mask) `)`)? attr-dict `:` `(`
+    type($output_grad) `,` type($query) `,` type($key) `,` type($value) `,`
+    type($output) `)` `->` `(` type($query_grad) `,` type($key_grad) `,`
+    type($value_grad) `)`
+  }];
+  let hasVerifier = 1;
+}
+
 def Grove_DropoutOp : Grove_DiffOp<"dropout", [MemoryEffects<[MemRead]>,
     SameOperandsAndResultType]> {
   let summary = "zeroes elements at random, scales the others by 1/(1 - rate)";
@@ -106,16 +188,20 @@ def Grove_DropoutOp : Grove_DiffOp<"dropout", [MemoryEffects<[MemRead]>,
     Each element is kept with probability 1 - `rate` and scaled by 1 / (1 -
     rate), or zeroed (torch.nn.functional.dropout in training). The draw is
     counter based (Philox4x32-10): element i of the input (row-major) keeps
-    where the first 24 bits of Philox(counter = (i, offset), key = (seed,
-    seed's high word xor `stream`)) over 2^24 are at least `rate`. Seed and
+    where the top 24 bits of Philox(counter (i, offset), key k) over 2^24
+    are at least `rate`, k being the stream's key, the first two words of
+    Philox(counter (`stream`, 0), key seed). Seed and
     offset are the state `@<generator>.seed` and `@<generator>.offset` (i64,
     zero-initialised, declared by grove-expand-training-ops where the module
     does not): a function that draws advances the offset by one per call,
     so every call draws new masks, the checkpoint holds the generator, and a
     resumed run draws the same masks; the mask never depends on the
     thread count. Ops of one function with one generator and stream draw
-    one mask: give each dropout its own stream. Its VJP is the same dropout
-    of the cotangent (the same mask, recomputed, never stored).
+    one mask: give each dropout its own stream. Inside
+    `grove.value_and_grad`, the copies a function called more than once
+    inlines draw apart (grove-autodiff adds k · 2^32 to the stream of the
+    k-th repeat). Its VJP is the same dropout of the cotangent (the same
+    mask, recomputed, never stored).
 
     ```mlir
     %y = grove.dropout %x {rate = 1.0e-01 : f64, stream = 3 : i64}

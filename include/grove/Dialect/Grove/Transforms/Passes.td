@@ -161,6 +161,25 @@ def GroveExpandTrainingOps : Pass<"grove-expand-training-ops", "ModuleOp"> {
                            "arith::ArithDialect"];
 }
 
+def GroveTileAttention : Pass<"grove-tile-attention", "ModuleOp"> {
+  let summary = "computes attention over key tiles with an online softmax";
+  let description = [{
+    After grove-autodiff: each `grove.attention` becomes an `scf.for` over
+    tiles of `key_tile` keys whose body is grove ops on the [B·H, Sq, tile]
+    scores of one tile (a batched matmul, the scale, the mask's tile, the
+    causal bias), carrying each query row's running maximum, running sum
+    and unnormalised output (FlashAttention's online softmax); each
+    `grove.attention_grad` becomes two sweeps, one for the rows'
+    log-sum-exp and one that recomputes each tile's probabilities and
+    accumulates dQ while writing the tile's dK and dV
+    (FlashAttention-2's backward). No [B, H, Sq, Sk] tensor is made.
+    bf16/f16 operands are computed in f32.
+  }];
+  let dependentDialects = ["grove::GroveDialect", "scf::SCFDialect",
+                           "tensor::TensorDialect", "arith::ArithDialect",
+                           "linalg::LinalgDialect"];
+}
+
 def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
   let summary = "makes each optimizer step data-parallel across ranks";
   let description = [{
