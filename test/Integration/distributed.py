@@ -10,7 +10,8 @@
 #    every weight and Adam moment within 1e-5 of its tensor's scale; the
 #    payload each rank sent is the gradients' bytes, every step;
 #  * GRBS with error feedback, CSER (error reset, C1/C2 every H steps) and
-#    Local AdaAlter: a linear loss sum(p * x) makes each rank's gradient its
+#    Local AdaAlter (also after a fully synchronous warm-up, as its authors'
+#    --warmup-steps): a linear loss sum(p * x) makes each rank's gradient its
 #    input x, so the params after SGD (lr 1) or AdaAlter steps show what the
 #    collectives computed; compared with numpy transcriptions of the
 #    algorithms (grove_dist.py's block draw): 1e-5 relative. GRBS at 1/32
@@ -471,9 +472,22 @@ def check_cser(workdir, ranks):
           f"models equal numpy's over {steps} steps")
 
 
-def check_local_adaalter(workdir, ranks):
-    steps, shapes, period, lr, eps = 6, [(1000,), (8, 12)], 2, 0.01, 1e-7
-    build(linear(ADAALTER, ["1000", "8x12"]), "ada", ["--data-parallel"],
+def check_local_adaalter(workdir, ranks, warmup=0):
+    """Local AdaAlter (H = 2); with `warmup` W, the authors' --warmup-steps
+    (large_word_language_model_local_hvd.py with distributed_hvd_local_sgd.py):
+    the first W steps average the gradients and the denominator is the
+    accumulator before each step (period 1); then local steps, the models
+    and accumulators averaged every H steps counted from W."""
+    shapes, period, lr, eps = [(1000,), (8, 12)], 2, 0.01, 1e-7
+    # With a warm-up: W steps, two periods and one local step, so the ranks
+    # end apart.
+    steps = warmup + 2 * period + 1 if warmup else 6
+    optimizer, name = ADAALTER, "ada"
+    if warmup:
+        optimizer = ADAALTER.replace(
+            "period = 2", f"period = 2, sync_warmup_steps = {warmup}")
+        name = f"adawarm{warmup}"
+    build(linear(optimizer, ["1000", "8x12"]), name, ["--data-parallel"],
           workdir)
     p0 = [R.standard_normal(s).astype(np.float32) for s in shapes]
     xs = [R.standard_normal((steps, ranks) + s).astype(np.float32) * 0.1
@@ -481,20 +495,28 @@ def check_local_adaalter(workdir, ranks):
     names = ["p0", "p1", "p0.adaalter.accumulator",
              "p1.adaalter.accumulator", "p0.adaalter.denominator",
              "p1.adaalter.denominator"]
-    results, out, _, _ = run_ranks(workdir, "train", "ada", ranks, steps, xs,
+    results, out, _, _ = run_ranks(workdir, "train", name, ranks, steps, xs,
                                    {"p0": p0[0], "p1": p0[1]}, names)
     assert len(results) == ranks, out
     # Local AdaAlter: x -= lr g / sqrt(B + eps); B' += g^2; every H steps the
-    # models and B' are averaged and B = B'.
+    # models and B' are averaged and B = B'. During the warm-up g is the
+    # ranks' mean (the trainer's allreduce_ of the gradients) and B = B'
+    # after every step; at W + 1 the trainer's init_states() keeps B and
+    # starts B' from it, and its counter syncs at W + H, W + 2H, ...
     x = [np.stack([p.astype(np.float64).ravel()] * ranks) for p in p0]
     acc = [np.zeros_like(v) for v in x]
     den = [np.zeros_like(v) for v in x]
     for s in range(steps):
+        t = s + 1
         for i in range(len(x)):
             g = xs[i][s].reshape(ranks, -1).astype(np.float64)
+            if t <= warmup:
+                g = np.broadcast_to(g.mean(axis=0), g.shape)
             x[i] -= lr * g / np.sqrt(den[i] + eps)
             acc[i] += g * g
-            if (s + 1) % period == 0:
+            if t <= warmup:
+                den[i][:] = acc[i]
+            elif (t - warmup) % period == 0:
                 x[i][:] = x[i].mean(axis=0)
                 acc[i][:] = acc[i].mean(axis=0)
                 den[i][:] = acc[i]
@@ -505,8 +527,19 @@ def check_local_adaalter(workdir, ranks):
                                (f"p{i}.adaalter.denominator", den[i])):
                 assert_close(res["p_" + name].ravel(), want[r], rtol=1e-5,
                              atol=1e-5, what=f"{name} rank {r}")
-    print(f"Local AdaAlter (H = {period}), {ranks} ranks: params, "
-          f"accumulators and denominators equal numpy's over {steps} steps")
+    # The bytes: the gradients during the warm-up, the models and
+    # accumulators where t >= W and H divides t - W (Grove also averages at
+    # t = W, where the ranks already agree: the switch).
+    grads = sum(int(np.prod(s)) for s in shapes) * 4
+    syncs = sum(1 for t in range(1, steps + 1)
+                if t >= warmup and (t - warmup) % period == 0)
+    sent = min(warmup, steps) * grads + syncs * 2 * grads
+    for r, res in results.items():
+        assert int(res["payload"]) == sent, (r, int(res["payload"]), sent)
+    print(f"Local AdaAlter (H = {period}"
+          f"{f', {warmup} synchronous steps first' if warmup else ''}), "
+          f"{ranks} ranks: params, accumulators and denominators equal "
+          f"numpy's over {steps} steps; {sent} bytes a rank")
 
 
 ELASTIC = """
@@ -641,6 +674,7 @@ def main():
     check_powersgd(workdir, 3)
     check_cser(workdir, 2)
     check_local_adaalter(workdir, 2)
+    check_local_adaalter(workdir, 3, warmup=3)
     check_elastic(workdir, 4)
     check_elastic(workdir, 0)
     check_fault(workdir, "kill")

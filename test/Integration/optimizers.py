@@ -117,6 +117,16 @@ CONFIGS = {
                             lambda p: ref_opt.AdaAlter(p, lr=0.05, eps=1e-2,
                                                        weight_decay=0.0,
                                                        period=3)),
+    # Fully synchronous for the first 5 of the 20 steps (the denominator
+    # catching up after each), then H = 4 counted from there: it catches up
+    # at steps 9, 13 and 17 (not 8, 12, 16, 20).
+    "adaalter_warmup": ("grove.adaalter",
+                        "{lr = 0.05 : f64, period = 4, sync_warmup_steps = 5,"
+                        " epsilon = 1.0e-02 : f64, weight_decay = 0.001 : f64}",
+                        lambda p: ref_opt.AdaAlter(p, lr=0.05, eps=1e-2,
+                                                   weight_decay=0.001,
+                                                   period=4,
+                                                   sync_warmup_steps=5)),
     # The learning rate from grove.lr_schedule over the step counter
     # (read before the update: 0 at the first step), as torch's
     # CosineAnnealingLR stepped after each update.

@@ -6,7 +6,9 @@ Each reads its references' published update rule, not Grove's expansion:
   * LANS: gluon-nlp's fused kernel (src/gluonnlp/torch/clib/
     multi_tensor_lans.cu, MOMENT_MODE_1);
   * AdaAlter: gluon-nlp's adaalter.py (period 1), and Local AdaAlter
-    (B frozen between synchronisations) on one worker for a longer period.
+    (B frozen between synchronisations) on one worker for a longer period,
+    after `sync_warmup_steps` W fully synchronous ones (the authors'
+    --warmup-steps: period 1 for t <= W, then the period counts from W).
 LAMB and LANS take parameter groups as FusedLAMB's param_groups do, one
 entry per param: `weight_decays` and `trust_mask` (whether the trust ratio
 applies; LAMB's default is "decayed or nvlamb", LANS's always).
@@ -107,8 +109,15 @@ class AdaAlter(_Optimizer):
         h = self.hyper
         acc = self.slot(st, "accumulator", w)
         period = h.get("period", 1)
+        warmup = h.get("sync_warmup_steps", 0)
         den = acc.copy() if period == 1 else self.slot(st, "denominator", w)
         w -= h["lr"] * (g / np.sqrt(den + h["eps"]) + h["weight_decay"] * w)
         acc += g * g
-        if period > 1 and self.t % period == 0:
+        # large_word_language_model_local_hvd.py: the warm-up's trainer
+        # (interval 0, full_sync) adds g^2 to the history B it divides by;
+        # at step W + 1 init_states() keeps B and starts the cache B' as a
+        # copy of it, and the trainer's counter makes B = B' every H steps
+        # from there.
+        if period > 1 and (self.t <= warmup or
+                           (self.t - warmup) % period == 0):
             den[...] = acc

@@ -9,6 +9,7 @@
 // CHECK: %[[LR:.*]] = grove.lr_schedule polynomial %[[T]] {lr = 5.000000e-03 : f64, power = 2.000000e+00 : f64, total_steps = 100 : i64, warmup_steps = 10 : i64} : tensor<i64> -> tensor<f32>
 // CHECK: grove.lans [@w](%{{.*}}) lr(%[[LR]] : tensor<f32>) {max_grad_norm = 1.000000e+00 : f64, skip_nonfinite} : tensor<3x4xf32>
 // CHECK: grove.adaalter [@b](%{{.*}}) {name = "alter", period = 4 : i64} : tensor<3xf32>
+// CHECK: grove.adaalter [@b](%{{.*}}) {name = "warm", period = 4 : i64, sync_warmup_steps = 100 : i64} : tensor<3xf32>
 // CHECK: grove.lr_schedule constant
 // CHECK: grove.lr_schedule cosine
 // CHECK: grove.lr_schedule step_decay %{{.*}} {gamma = 5.000000e-01 : f64, lr = 1.000000e-01 : f64, step_size = 30 : i64} : tensor<f64> -> tensor<f64>
@@ -26,6 +27,7 @@ module @m {
     %lr = grove.lr_schedule polynomial %t {lr = 0.005 : f64, warmup_steps = 10, total_steps = 100, power = 2.0 : f64} : tensor<i64> -> tensor<f32>
     grove.lans [@w] (%gw) lr(%lr : tensor<f32>) {max_grad_norm = 1.0 : f64, skip_nonfinite} : tensor<3x4xf32>
     grove.adaalter [@b] (%gb) {name = "alter", period = 4} : tensor<3xf32>
+    grove.adaalter [@b] (%gb) {name = "warm", period = 4, sync_warmup_steps = 100} : tensor<3xf32>
     %c = grove.lr_schedule constant %t64 {lr = 0.1 : f64} : tensor<f64> -> tensor<f64>
     %k = grove.lr_schedule cosine %t64 {lr = 0.1 : f64, total_steps = 90} : tensor<f64> -> tensor<f32>
     %s = grove.lr_schedule step_decay %t64 {lr = 0.1 : f64, step_size = 30, gamma = 0.5 : f64} : tensor<f64> -> tensor<f64>

@@ -384,6 +384,25 @@ func.func @adaalter_epsilon(%g: tensor<4xf32>) {
 
 // -----
 
+grove.param @w : tensor<4xf32>
+func.func @adaalter_warmup_negative(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adaalter' op expects sync_warmup_steps >= 0, got -1}}
+  grove.adaalter [@w] (%g) {period = 4, sync_warmup_steps = -1} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// With period 1 every step is synchronous: a warm-up would change nothing.
+grove.param @w : tensor<4xf32>
+func.func @adaalter_warmup_period(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.adaalter' op expects a period above 1 with sync_warmup_steps}}
+  grove.adaalter [@w] (%g) {sync_warmup_steps = 10} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @schedule_rank(%t: tensor<2xf32>) {
   // expected-error @+1 {{'grove.lr_schedule' op operand #0 must be 0D tensor of 64-bit signless integer or 32-bit signless integer or 32-bit float or 64-bit float values, but got 'tensor<2xf32>'}}
   %lr = grove.lr_schedule constant %t {lr = 0.1 : f64} : tensor<2xf32> -> tensor<f32>

@@ -265,6 +265,12 @@ LogicalResult AdaAlterOp::verify() {
     return emitOpError("expects a positive epsilon");
   if (getPeriod() < 1)
     return emitOpError("expects a period of at least 1, got ") << getPeriod();
+  int64_t warmup = getSyncWarmupSteps();
+  if (warmup < 0)
+    return emitOpError("expects sync_warmup_steps >= 0, got ") << warmup;
+  // With period 1 every step is synchronous already.
+  if (warmup > 0 && getPeriod() == 1)
+    return emitOpError("expects a period above 1 with sync_warmup_steps");
   return success();
 }
 

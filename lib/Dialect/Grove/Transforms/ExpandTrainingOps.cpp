@@ -673,11 +673,16 @@ void updateParam(AdaAlterOp op, Step &s, unsigned, StringRef p, Value g) {
   s.write(accName, acc, acc0);
   if (period == 1)
     return;
-  // The denominator catches up where t is a multiple of the period:
-  // t - H ⌊t / H⌋ is exactly 0 there (t is exact in f64).
+  // The denominator catches up where u is a multiple of the period:
+  // u - H ⌊u / H⌋ is exactly 0 there (t is exact in f64). u is t, or with
+  // a warm-up of W steps max(t - W, 0), 0 during the warm-up (period 1)
+  // and counting the period from its end.
   double h = double(period);
   Arith f = s.f64();
-  Value rest = f.sub(s.t64, f.mul(f.c(h), f.floor(f.div(s.t64, f.c(h)))));
+  Value u = s.t64;
+  if (int64_t warmup = op.getSyncWarmupSteps())
+    u = f.max(f.sub(u, f.c(double(warmup))), f.c(0.0));
+  Value rest = f.sub(u, f.mul(f.c(h), f.floor(f.div(u, f.c(h)))));
   Value sync = s.narrow(f.step(f.sub(f.c(0.5), rest)));
   s.write(denName, a.select(sync, acc, den0), den0);
 }

@@ -133,6 +133,36 @@ module {
 
 // -----
 
+// With a warm-up of W fully synchronous steps the denominator catches up
+// where u = max(t - W, 0) is a multiple of the period: every step up to W
+// (u = 0, as with period 1), then every H-th counted from W. In f64, from
+// the exact count, and narrowed once.
+// CHECK-LABEL: func.func @warm
+// CHECK: %[[T:.*]] = tensor.from_elements %{{.*}} : tensor<f64>
+// CHECK: %[[ACC:.*]] = grove.add %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>)
+// CHECK: grove.set_param @w.adaalter.accumulator = %[[ACC]]
+// CHECK: %[[ZERO:.*]] = grove.constant dense<0.000000e+00> : tensor<f64>
+// CHECK: %[[W:.*]] = grove.constant dense<3.000000e+00> : tensor<f64>
+// CHECK: %[[SINCE:.*]] = grove.sub %[[T]], %[[W]] : (tensor<f64>, tensor<f64>)
+// CHECK: %[[U:.*]] = grove.max %[[SINCE]], %[[ZERO]]
+// CHECK: %[[Q:.*]] = grove.div %[[U]], %{{.*}} : (tensor<f64>, tensor<f64>)
+// CHECK: %[[FL:.*]] = grove.floor %[[Q]] : tensor<f64>
+// CHECK: %[[HF:.*]] = grove.mul %{{.*}}, %[[FL]]
+// CHECK: %[[REST:.*]] = grove.sub %[[U]], %[[HF]]
+// CHECK: %[[SYNC64:.*]] = grove.step %{{.*}} : tensor<f64>
+// CHECK: %[[SYNC:.*]] = grove.convert %[[SYNC64]] : tensor<f64> -> tensor<f32>
+// CHECK: %[[DEN:.*]] = grove.select %[[SYNC]], %[[ACC]], %{{.*}}
+// CHECK: grove.set_param @w.adaalter.denominator = %[[DEN]]
+module {
+  grove.param @w : tensor<4xf32>
+  func.func @warm(%g: tensor<4xf32>) {
+    grove.adaalter [@w] (%g) {lr = 0.1 : f64, period = 4, sync_warmup_steps = 3} : tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
 // Schedules: warm-up is a select on step(W - t) between lr t / W and the
 // decayed rate; the cosine takes cos(π q) with q = min(1, max(t - W, 0) /
 // (T - W)); step decay is lr exp(⌊(t - W) / size⌋ log γ).

@@ -220,3 +220,51 @@ func.func @local(%g: tensor<8xf32>) {
 // DENSE: grove.set_param @w = %[[R]]#0
 // DENSE: grove.set_param @w.adaalter.accumulator = %[[R]]#1
 // DENSE: grove.set_param @w.adaalter.denominator = %[[R]]#2
+
+// -----
+
+// Local AdaAlter after a warm-up of W = 3 fully synchronous steps (the
+// authors' --warmup-steps): while the count before the step is below W, the
+// gradients are averaged (in buckets) before it; after it, the params and
+// accumulators are averaged where t >= W and t - W is a multiple of H, so
+// the period counts from the warm-up's last step, whose average makes the
+// ranks agree at the switch.
+grove.param @w : tensor<8xf32>
+grove.param @b : tensor<8xf32>
+func.func @warm(%gw: tensor<8xf32>, %gb: tensor<8xf32>) {
+  grove.adaalter [@w, @b] (%gw, %gb) {lr = 0.1 : f64, period = 4, sync_warmup_steps = 3} : tensor<8xf32>, tensor<8xf32>
+  return
+}
+// DENSE-LABEL: func.func @warm
+// DENSE-SAME: (%[[GW:.*]]: tensor<8xf32>, %[[GB:.*]]: tensor<8xf32>)
+// DENSE: %[[T0:.*]] = grove.get_param @adaalter.step : tensor<i64>
+// DENSE: %[[T0I:.*]] = tensor.extract %[[T0]][] : tensor<i64>
+// DENSE: %[[W:.*]] = arith.constant 3 : i64
+// DENSE: %[[WARM:.*]] = arith.cmpi slt, %[[T0I]], %[[W]] : i64
+// DENSE: %[[G:.*]]:2 = scf.if %[[WARM]] -> (tensor<8xf32>, tensor<8xf32>) {
+// DENSE: %[[GM:.*]] = grove.all_reduce mean %{{.*}} : tensor<16xf32>
+// DENSE: %[[GW1:.*]] = grove.slice %[[GM]] [0] [8] [1]
+// DENSE: %[[GB1:.*]] = grove.slice %[[GM]] [8] [16] [1]
+// DENSE: %[[GW2:.*]] = grove.reshape %[[GW1]]
+// DENSE: %[[GB2:.*]] = grove.reshape %[[GB1]]
+// DENSE: scf.yield %[[GW2]], %[[GB2]]
+// DENSE: } else {
+// DENSE: scf.yield %[[GW]], %[[GB]]
+// DENSE: }
+// DENSE: grove.adaalter [@w, @b](%[[G]]#0, %[[G]]#1) {lr = 1.000000e-01 : f64, period = 4 : i64, sync_warmup_steps = 3 : i64}
+// DENSE: %[[T:.*]] = grove.get_param @adaalter.step : tensor<i64>
+// DENSE: %[[TI:.*]] = tensor.extract %[[T]][] : tensor<i64>
+// DENSE: %[[MINUS:.*]] = arith.constant -3 : i64
+// DENSE: %[[SINCE:.*]] = arith.addi %[[TI]], %[[MINUS]] : i64
+// DENSE: %[[H:.*]] = arith.constant 4 : i64
+// DENSE: %[[REM:.*]] = arith.remsi %[[SINCE]], %[[H]] : i64
+// DENSE: %[[ON:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : i64
+// DENSE: %[[TI2:.*]] = tensor.extract %[[T]][] : tensor<i64>
+// DENSE: %[[W2:.*]] = arith.constant 3 : i64
+// DENSE: %[[AFTER:.*]] = arith.cmpi sge, %[[TI2]], %[[W2]] : i64
+// DENSE: %[[SYNC:.*]] = arith.andi %[[ON]], %[[AFTER]] : i1
+// DENSE: %[[R:.*]]:6 = scf.if %[[SYNC]]
+// DENSE-COUNT-2: grove.all_reduce mean %{{.*}} : tensor<16xf32>
+// DENSE: } else {
+// DENSE: grove.set_param @w = %[[R]]#0
+// DENSE: grove.set_param @w.adaalter.denominator = %[[R]]#4

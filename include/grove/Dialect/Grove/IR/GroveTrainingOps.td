@@ -315,7 +315,8 @@ def Grove_AdaAlterOp : Grove_OptimizerOp<"adaalter",
     (ins DefaultValuedAttr<F64Attr, "0.01">:$lr,
          DefaultValuedAttr<F64Attr, "1.0e-7">:$epsilon,
          DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
-         DefaultValuedAttr<I64Attr, "1">:$period), "adaalter"> {
+         DefaultValuedAttr<I64Attr, "1">:$period,
+         DefaultValuedAttr<I64Attr, "0">:$sync_warmup_steps), "adaalter"> {
   let description = [{
     p -= lr · (g / √(B + ε) + weight_decay · p), then the accumulator
     B' += g² (state `@<p>.<name>.accumulator`): the current g² never enters
@@ -326,9 +327,17 @@ def Grove_AdaAlterOp : Grove_OptimizerOp<"adaalter",
     the averaging of p and B' across workers every H steps comes with the
     collectives).
 
+    `sync_warmup_steps` (W, with H > 1; default 0) is the Local AdaAlter
+    authors' `--warmup-steps`: the first W steps are fully synchronous
+    AdaAlter, the denominator catching up after each (as with H = 1), and
+    the period counts from there: B catches up at the steps t ≤ W and where
+    t - W is a multiple of H. Under `--data-parallel` the gradients are
+    averaged across the ranks during those W steps, and the params and
+    accumulators at step W and every H steps after it.
+
     ```mlir
-    grove.adaalter [@fc.weight] (%gw) {lr = 0.5 : f64, period = 4}
-        : tensor<10x64xf32>
+    grove.adaalter [@fc.weight] (%gw) {lr = 0.5 : f64, period = 4,
+        sync_warmup_steps = 100} : tensor<10x64xf32>
     ```
   }];
   let extraClassDeclaration = [{

@@ -4,6 +4,10 @@
 // its own gradients, and every H-th step the parameters and the
 // accumulators are averaged across the ranks and the denominators restart
 // from the averaged accumulators, as in the authors' reference trainer.
+// With sync_warmup_steps W, the first W steps average the gradients
+// instead (fully synchronous AdaAlter, the authors' --warmup-steps), and
+// the period counts from step W, whose average makes sure the ranks
+// start their local steps from one model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +15,54 @@
 
 #include "grove/Dialect/Grove/Transforms/StateDecl.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::grove;
 
 namespace {
+
+/// The i64 count `t` (rank 0) compared with `value` by `predicate`.
+Value compareCount(OpBuilder &b, Location loc, Value t,
+                   arith::CmpIPredicate predicate, int64_t value) {
+  Value v = tensor::ExtractOp::create(b, loc, t);
+  return arith::CmpIOp::create(
+      b, loc, predicate, v,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), value));
+}
+
+/// During the warm-up (a count below W before the step) `opt`'s gradients
+/// become their mean over the ranks, in buckets, so that every rank takes
+/// the same fully synchronous step.
+void averageWarmupGradients(AdaAlterOp opt, Type scalar,
+                            const CollectiveConfig &config) {
+  OpBuilder b(opt);
+  Location loc = opt.getLoc();
+  Value before = GetParamOp::create(
+      b, loc, scalar,
+      FlatSymbolRefAttr::get(opt->getContext(), opt.getStepName()));
+  Value warm = compareCount(b, loc, before, arith::CmpIPredicate::slt,
+                            opt.getSyncWarmupSteps());
+  SmallVector<Value> grads(opt.getGradients().begin(),
+                           opt.getGradients().end());
+  SmallVector<Type> types;
+  for (Value g : grads)
+    types.push_back(g.getType());
+  auto ifOp = scf::IfOp::create(b, loc, types, warm, /*withElse=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    CollectiveBuilder build{b, loc};
+    scf::YieldOp::create(b, loc, build.meanBucketed(grads, config.bucketBytes));
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, loc, grads);
+  }
+  unsigned first = opt.getGradients().getBeginOperandIndex();
+  for (unsigned i = 0; i < grads.size(); ++i)
+    opt->setOperand(first + i, ifOp.getResult(i));
+}
 
 class LocalAdaAlter : public SyncStrategy {
 public:
@@ -82,7 +128,17 @@ LogicalResult LocalAdaAlter::apply(OptimizerOpInterface optimizer,
       b, loc, scalar,
       FlatSymbolRefAttr::get(opt->getContext(), opt.getStepName()));
   CollectiveBuilder build{b, loc};
-  Value cond = build.isMultiple(t, 0, opt.getPeriod());
+  int64_t warmup = opt.getSyncWarmupSteps();
+  Value cond = build.isMultiple(t, -warmup, opt.getPeriod());
+  if (warmup > 0) {
+    averageWarmupGradients(opt, scalar, config);
+    // The period counts from the warm-up's last step t = W, which averages
+    // too: the ranks then agree even where they started apart or an
+    // all-reduce's rounding differed between them.
+    cond = arith::AndIOp::create(
+        b, loc, cond,
+        compareCount(b, loc, t, arith::CmpIPredicate::sge, warmup));
+  }
   SmallVector<Type> types;
   for (Value v : llvm::concat<Value>(params, acc, den))
     types.push_back(v.getType());
