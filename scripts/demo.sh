@@ -59,6 +59,22 @@ MPIRUN=(mpirun --oversubscribe --enable-recovery -np 4 -x OMP_NUM_THREADS=1)
   "$ROOT/models/mlp/digits_test.bin" --method topk-ef --epochs 100 \
   --expect-accuracy 0.96
 
+# train_bert exists where CMake found the venv's python to run generate.py.
+echo
+if ninja -C "$BUILD" -t query train_bert >/dev/null 2>&1; then
+  "$ROOT/scripts/build.sh" train_bert >/dev/null
+  echo "demo: examples/train_bert (BERT-tiny's masked LM pre-trained from C on the"
+  echo "      corpus setup.sh built: rows packed and masked in C, one compiled"
+  echo "      LANS step per batch of 32; 60 steps of its 1000; docs/bert.md):"
+  "$BUILD/examples/train_bert/train_bert" "$ROOT/build/data/bert" \
+    --steps 60 --interval 20 \
+    --checkpoint "$BUILD/examples/train_bert/checkpoint.safetensors" \
+    --expect-loss-below 8
+else
+  echo "demo: examples/train_bert not configured (no $ROOT/.venv/bin/python when"
+  echo "      CMake ran; rerun cmake on $BUILD): SKIPPED"
+fi
+
 # digits_cuda exists where CMake found a CUDA toolkit.
 if ninja -C "$BUILD" -t query digits_cuda >/dev/null 2>&1; then
   "$ROOT/scripts/build.sh" digits_cuda >/dev/null
