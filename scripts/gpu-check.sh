@@ -31,7 +31,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUNDLE="${GROVE_GPU_BUNDLE:-$ROOT/gpu-bundle}"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 CUDA="${CUDA_HOME:-/usr/local/cuda}"
-INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers batch_norm_training schedules resnest_train labels checkpoint trees)
+INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers batch_norm_training schedules resnest_train labels checkpoint trees transformer dropout)
 # The bundle must fit the device tool's 64 MiB carry: optimizers.py runs
 # one model per optimizer family there (the host runs all of them).
 export GROVE_TEST_MODELS="sgd_nesterov_f64,adamw_f64,adam_clip_skip_f32,adagrad_f32,lamb_f32,lans_clip_skip_f32,adaalter_local_skip_f32,sgd_cosine_f32"
