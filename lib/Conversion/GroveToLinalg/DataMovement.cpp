@@ -433,30 +433,12 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, adaptor.getIndices(), init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value inRange = arith::AndIOp::create(
-              b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i, zero),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, rows));
           // linalg.index must be the generic's own child.
-          SmallVector<Value> at = {i};
+          SmallVector<Value> rest;
           for (int64_t d = 1; d < rank; ++d)
-            at.push_back(linalg::IndexOp::create(b, l, d));
-          auto branch = scf::IfOp::create(
-              b, l, inRange,
-              [&](OpBuilder &t, Location tl) {
-                scf::YieldOp::create(
-                    t, tl,
-                    tensor::ExtractOp::create(t, tl, input, at).getResult());
-              },
-              [&](OpBuilder &e, Location el) {
-                scf::YieldOp::create(
-                    e, el,
-                    arith::ConstantOp::create(e, el, e.getZeroAttr(element))
-                        .getResult());
-              });
-          linalg::YieldOp::create(b, l, branch.getResult(0));
+            rest.push_back(linalg::IndexOp::create(b, l, d));
+          linalg::YieldOp::create(
+              b, l, readRowOrZero(b, l, input, args[0], rows, rest, element));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();

@@ -338,28 +338,9 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
         rewriter, loc, ids, init, {idsMap, id},
         SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value inRange = arith::AndIOp::create(
-              b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i, zero),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, rows));
           Value column = linalg::IndexOp::create(b, l, rank - 1);
-          auto branch = scf::IfOp::create(
-              b, l, inRange,
-              [&](OpBuilder &t, Location tl) {
-                scf::YieldOp::create(t, tl,
-                                     tensor::ExtractOp::create(
-                                         t, tl, table, ValueRange{i, column})
-                                         .getResult());
-              },
-              [&](OpBuilder &e, Location el) {
-                scf::YieldOp::create(
-                    e, el,
-                    arith::ConstantOp::create(e, el, e.getZeroAttr(element))
-                        .getResult());
-              });
-          linalg::YieldOp::create(b, l, branch.getResult(0));
+          linalg::YieldOp::create(
+              b, l, readRowOrZero(b, l, table, args[0], rows, column, element));
         })[0];
     rewriter.replaceOp(op, out);
     return success();

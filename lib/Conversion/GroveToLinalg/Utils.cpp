@@ -5,10 +5,12 @@
 #include "llvm/Support/Path.h"
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
+#include "grove/Support/LocatedMessage.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -84,17 +86,29 @@ SmallVector<OpFoldResult> mlir::grove::getBroadcastResultDims(
   return dims;
 }
 
-/// `what` after the source location of `loc`, by file name only: the
-/// message is compiled into the library, which must not depend on the
-/// folder it was built in.
-static std::string locatedMessage(Location loc, const Twine &what) {
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
-    os << llvm::sys::path::filename(flc.getFilename().getValue()) << ":"
-       << flc.getLine() << ":" << flc.getColumn() << ": ";
-  os << what;
-  return message;
+Value mlir::grove::readRowOrZero(OpBuilder &b, Location loc, Value table,
+                                 Value id, Value rows, ValueRange rest,
+                                 Type element) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), id);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value inRange = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, rows));
+  SmallVector<Value> at = {i};
+  llvm::append_range(at, rest);
+  auto branch = scf::IfOp::create(
+      b, loc, inRange,
+      [&](OpBuilder &t, Location tl) {
+        scf::YieldOp::create(
+            t, tl, tensor::ExtractOp::create(t, tl, table, at).getResult());
+      },
+      [&](OpBuilder &e, Location el) {
+        scf::YieldOp::create(
+            e, el,
+            arith::ConstantOp::create(e, el, e.getZeroAttr(element))
+                .getResult());
+      });
+  return branch.getResult(0);
 }
 
 Value mlir::grove::agreeDims(OpBuilder &b, Location loc, Value lhs, Value rhs,

@@ -56,6 +56,12 @@ AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> operandShape,
 /// the tests' tolerances); without it every add waits for the previous one.
 arith::FastMathFlagsAttr getReductionFastMath(MLIRContext *ctx);
 
+/// In a linalg.generic body: `table[id, rest...]` where 0 <= id < `rows`
+/// (an index), else a zero of `element`; `id` is an i32 (gathers and
+/// embeddings read rows by it, never out of bounds).
+Value readRowOrZero(OpBuilder &b, Location loc, Value table, Value id,
+                    Value rows, ValueRange rest, Type element);
+
 /// A float constant of `type` (scalar).
 Value createFloat(OpBuilder &b, Location loc, Type type, double value);
 

@@ -396,10 +396,10 @@ func.func @reshape_empty(%x: tensor<?x0xf32>) -> tensor<?x5xf32> {
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<?xi32>) outs(%[[E]] : tensor<?x4xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
 // CHECK: %[[R:.*]] = arith.index_cast %[[IN]] : i32 to index
 // CHECK-DAG: arith.cmpi slt, %[[R]], %[[ROWS]] : index
 // CHECK-DAG: arith.cmpi sge, %[[R]], %{{.*}} : index
-// CHECK: %[[COL:.*]] = linalg.index 1 : index
 // CHECK: scf.if
 // CHECK-NEXT: tensor.extract %[[X]][%[[R]], %[[COL]]] : tensor<?x4xf32>
 // CHECK: } else {

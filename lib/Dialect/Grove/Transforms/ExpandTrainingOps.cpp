@@ -13,6 +13,7 @@
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 #include "grove/Dialect/Grove/Transforms/StateDecl.h"
+#include "grove/Support/LocatedMessage.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -72,16 +73,11 @@ void boundIndices(Value indices, int64_t bound, RewriterBase &rewriter) {
 /// call fails with `what` (GROVE_ERROR_INVALID_ARGUMENT) and writes no state.
 void requireAtLeast(OpBuilder &b, Location loc, Value size, int64_t least,
                     const Twine &what) {
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
-    os << llvm::sys::path::filename(flc.getFilename().getValue()) << ":"
-       << flc.getLine() << ":" << flc.getColumn() << ": ";
-  os << what;
   Value atLeast = arith::MaxSIOp::create(
       b, loc, size, arith::ConstantIndexOp::create(b, loc, least));
   AgreeDimsOp::create(b, loc, b.getIndexType(), atLeast, size,
-                      b.getStringAttr(message), /*at_least=*/true);
+                      b.getStringAttr(locatedMessage(loc, what)),
+                      /*at_least=*/true);
 }
 
 /// The product of `x`'s dynamic `axes` sizes times the static ones, or
