@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Error.h"
+
 #include "grove/abi.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +15,10 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
+
+using namespace grove::rt;
 
 namespace {
 
@@ -81,6 +86,23 @@ TEST(GroupByIndex, ReadsAStridedView) {
   auto [order, offsets] = group(ids, 3, /*stride=*/2);
   EXPECT_EQ(order, (std::vector<int32_t>{1, 0, 2}));
   EXPECT_EQ(offsets, (std::vector<int32_t>{0, 1, 1, 3}));
+}
+
+TEST(GroupByIndex, MorePositionsThan32BitsFailTheCall) {
+  // A view claiming 2^31 indices (never read: the size is refused first).
+  clearServiceError();
+  int32_t one = 0;
+  std::vector<int32_t> offsets(3, -7);
+  grove_memref_i32_1 in = {&one, &one, 0, {int64_t(1) << 31}, {0}};
+  grove_memref_i32_1 o = {&one, &one, 0, {int64_t(1) << 31}, {1}};
+  grove_memref_i32_1 off = view(offsets);
+  _mlir_ciface_grove_rt_group_by_index(&in, &o, &off);
+  std::string message;
+  grove_status status;
+  ASSERT_TRUE(takeServiceError(message, status));
+  EXPECT_EQ(status, GROVE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("2^31 - 1"), std::string::npos) << message;
+  EXPECT_EQ(offsets, (std::vector<int32_t>{0, 0, 0}));
 }
 
 } // namespace

@@ -47,6 +47,8 @@ bool group(CudaContext &ctx, const grove_memref_i32_1 *indices,
                     std::string(kName) + ": a strided buffer");
     return false;
   }
+  if (!groupByIndexFits(n))
+    return false;
   const Driver &d = ctx.cudaDevice().driver();
   if (!check(ctx, d.cuStreamSynchronize(ctx.stream()), "waiting for the ids"))
     return false;

@@ -3,11 +3,14 @@
 // One pass counts each group's positions, a prefix sum turns the counts
 // into offsets, a second pass places the positions: linear, stable, and
 // with no atomics, so the sums the model then takes over each group are
-// deterministic.
+// deterministic. Positions are 32-bit: more than 2^31 - 1 indices fail the
+// call (GROVE_ERROR_INVALID_ARGUMENT).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GroupByIndex.h"
+
+#include "Error.h"
 
 #include "grove/abi.h"
 #include "grove/runtime.h"
@@ -41,6 +44,15 @@ void grove::rt::groupByIndex(const int32_t *indices, int64_t indexStride,
   offsets[0] = 0;
 }
 
+bool grove::rt::groupByIndexFits(int64_t n) {
+  if (n <= int64_t(INT32_MAX))
+    return true;
+  reportServiceError("grove_rt_group_by_index: more than 2^31 - 1 indices "
+                     "(positions are 32-bit)",
+                     GROVE_ERROR_INVALID_ARGUMENT);
+  return false;
+}
+
 extern "C" GROVE_API void
 _mlir_ciface_grove_rt_group_by_index(const grove_memref_i32_1 *indices,
                                      grove_memref_i32_1 *order,
@@ -49,7 +61,13 @@ _mlir_ciface_grove_rt_group_by_index(const grove_memref_i32_1 *indices,
   int64_t n = std::max<int64_t>(indices->sizes[0], 0);
   int64_t groups = std::max<int64_t>(offsets->sizes[0] - 1, 0);
   int64_t stride = n > 1 ? indices->strides[0] : 1;
+  int32_t *start = offsets->aligned + offsets->offset;
+  if (!grove::rt::groupByIndexFits(n)) {
+    // The call fails at its end; empty groups make the sums that follow
+    // read nothing meanwhile.
+    std::fill(start, start + groups + 1, 0);
+    return;
+  }
   grove::rt::groupByIndex(indices->aligned + indices->offset, stride, n, groups,
-                          order->aligned + order->offset,
-                          offsets->aligned + offsets->offset);
+                          order->aligned + order->offset, start);
 }

@@ -19,6 +19,10 @@ namespace grove::rt {
 void groupByIndex(const int32_t *indices, int64_t indexStride, int64_t n,
                   int64_t groups, int32_t *order, int32_t *offsets);
 
+/// Whether `n` positions fit the 32-bit lists; if not, fails the current
+/// call with a message.
+bool groupByIndexFits(int64_t n);
+
 } // namespace grove::rt
 
 #endif // GROVE_RUNTIME_HOST_GROUPBYINDEX_H
