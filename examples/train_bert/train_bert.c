@@ -145,6 +145,18 @@ static int json_string(json *j, const char **s, size_t *n) {
   return 0;
 }
 
+/* A member's key and its colon, from j->p (white space first). */
+static int json_key(json *j, const char **s, size_t *n) {
+  json_ws(j);
+  if (json_string(j, s, n))
+    return 1;
+  json_ws(j);
+  if (j->p >= j->end || *j->p != ':')
+    return 1;
+  ++j->p;
+  return 0;
+}
+
 static int json_skip(json *j, int depth) {
   json_ws(j);
   if (j->p >= j->end || depth > 32)
@@ -163,15 +175,8 @@ static int json_skip(json *j, int depth) {
       return 0;
     }
     for (;;) {
-      if (c == '{') {
-        json_ws(j);
-        if (json_string(j, &s, &n))
-          return 1;
-        json_ws(j);
-        if (j->p >= j->end || *j->p != ':')
-          return 1;
-        ++j->p;
-      }
+      if (c == '{' && json_key(j, &s, &n))
+        return 1;
       if (json_skip(j, depth + 1))
         return 1;
       json_ws(j);
@@ -201,13 +206,8 @@ static int json_member(json *j, const char *key) {
   for (;;) {
     const char *s;
     size_t n;
-    json_ws(j);
-    if (json_string(j, &s, &n))
+    if (json_key(j, &s, &n))
       return 1;
-    json_ws(j);
-    if (j->p >= j->end || *j->p != ':')
-      return 1;
-    ++j->p;
     if (n == strlen(key) && !memcmp(s, key, n)) {
       json_ws(j);
       return 0;

@@ -204,10 +204,20 @@ LogicalResult AttentionOp::verify() {
                          getType(), scaleOf(getScale()), getKeyTile());
 }
 
-double AttentionOp::getScaleOrDefault() {
-  if (auto scale = getScale())
+/// `scale`, or 1/√D for the query's head size D (static: the verifier).
+static double scaleOrDefault(std::optional<APFloat> scale, Value query) {
+  if (scale)
     return scale->convertToDouble();
-  return 1.0 / std::sqrt(double(getQuery().getType().getDimSize(3)));
+  auto q = cast<RankedTensorType>(query.getType());
+  return 1.0 / std::sqrt(double(q.getDimSize(3)));
+}
+
+double AttentionOp::getScaleOrDefault() {
+  return scaleOrDefault(getScale(), getQuery());
+}
+
+double AttentionGradOp::getScaleOrDefault() {
+  return scaleOrDefault(getScale(), getQuery());
 }
 
 LogicalResult AttentionGradOp::verify() {

@@ -84,17 +84,7 @@ void requireAtLeast(OpBuilder &b, Location loc, Value size, int64_t least,
 /// null where all are static.
 Value dynamicCount(OpBuilder &b, Location loc, Value x,
                    ArrayRef<int64_t> axes) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t known = 1;
-  Value n;
-  for (int64_t a : axes) {
-    if (!type.isDynamicDim(a)) {
-      known *= type.getDimSize(a);
-      continue;
-    }
-    Value d = tensor::DimOp::create(b, loc, x, a);
-    n = n ? arith::MulIOp::create(b, loc, n, d).getResult() : d;
-  }
+  auto [known, n] = GroveArith{b, loc}.sizeProduct(x, axes);
   if (n && known != 1)
     n = arith::MulIOp::create(b, loc, n,
                               arith::ConstantIndexOp::create(b, loc, known));

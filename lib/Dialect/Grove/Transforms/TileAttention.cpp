@@ -23,7 +23,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include <cmath>
 #include <limits>
 
 namespace mlir::grove {
@@ -251,19 +250,29 @@ struct Attention {
     return SmallVector<Value>(loop.getResults());
   }
 
+  /// One tile's step of the online softmax from the running maximum `m0`
+  /// and sum `l0`: the tile's unnormalised probabilities, the factor
+  /// exp(m0 - m) that rescales what came before, the new maximum and sum.
+  struct Online {
+    Value p, correction, m, l;
+  };
+  Online online(Value s, Value m0, Value l0) {
+    Value m = max(m0, reduceRows(s, /*max=*/true));
+    Value safe = finiteOrZero(m);
+    Value p = a.exp(a.sub(s, safe));
+    Value correction = a.exp(a.sub(m0, safe));
+    Value l = a.add(a.mul(l0, correction), reduceRows(p, /*max=*/false));
+    return {p, correction, m, l};
+  }
+
   /// The row statistics of softmax(scores): the running maximum and sum.
   std::pair<Value, Value> statistics() {
     SmallVector<Value> out =
         sweep({rowsFilled(q, -std::numeric_limits<double>::infinity()),
                rowsFilled(q, 0.0)},
               [&](Value start, Value size, ValueRange c) -> SmallVector<Value> {
-                Value s = scores(start, size);
-                Value m = max(c[0], reduceRows(s, /*max=*/true));
-                Value safe = finiteOrZero(m);
-                Value p = a.exp(a.sub(s, safe));
-                Value l = a.add(a.mul(c[1], a.exp(a.sub(c[0], safe))),
-                                reduceRows(p, /*max=*/false));
-                return {m, l};
+                Online step = online(scores(start, size), c[0], c[1]);
+                return {step.m, step.l};
               });
     return {out[0], out[1]};
   }
@@ -300,16 +309,11 @@ LogicalResult tileForward(AttentionOp op, IRRewriter &rewriter) {
       {at.rowsFilled(at.q, -std::numeric_limits<double>::infinity()),
        at.rowsFilled(at.q, 0.0), acc0},
       [&](Value start, Value size, ValueRange c) -> SmallVector<Value> {
-        Value s = at.scores(start, size);
-        Value m = at.max(c[0], at.reduceRows(s, /*max=*/true));
-        Value safe = at.finiteOrZero(m);
-        Value p = x.exp(x.sub(s, safe));
-        Value correction = x.exp(x.sub(c[0], safe));
-        Value l =
-            x.add(x.mul(c[1], correction), at.reduceRows(p, /*max=*/false));
-        Value pv = at.matmul(p, at.rowsOf(at.v, start, size), false, false);
-        Value acc = x.add(x.mul(c[2], correction), pv);
-        return {m, l, acc};
+        Attention::Online step = at.online(at.scores(start, size), c[0], c[1]);
+        Value pv =
+            at.matmul(step.p, at.rowsOf(at.v, start, size), false, false);
+        Value acc = x.add(x.mul(c[2], step.correction), pv);
+        return {step.m, step.l, acc};
       });
   Value o = x.div(out[2], out[1]);
   RankedTensorType type = op.getType();
@@ -323,10 +327,7 @@ LogicalResult tileForward(AttentionOp op, IRRewriter &rewriter) {
 LogicalResult tileBackward(AttentionGradOp op, IRRewriter &rewriter) {
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  double scale =
-      op.getScale()
-          ? op.getScale()->convertToDouble()
-          : 1.0 / std::sqrt(double(op.getQuery().getType().getDimSize(3)));
+  double scale = op.getScaleOrDefault();
   Attention at =
       makeAttention(rewriter, loc, op.getQuery(), op.getKey(), op.getValue(),
                     op.getMask(), scale, op.getCausal(), op.getKeyTile());

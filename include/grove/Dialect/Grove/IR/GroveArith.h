@@ -52,9 +52,9 @@ struct GroveArith {
         b, loc, RankedTensorType::get({}, element), f);
   }
 
-  /// The number of elements of `x` along `axes`, as a rank-0 tensor of
-  /// `x`'s element type (from run-time sizes where they are dynamic).
-  Value count(Value x, ArrayRef<int64_t> axes) {
+  /// The product of `x`'s static sizes along `axes` (`known`) and of its
+  /// dynamic ones (an index, or null where none is dynamic).
+  std::pair<int64_t, Value> sizeProduct(Value x, ArrayRef<int64_t> axes) {
     auto type = cast<RankedTensorType>(x.getType());
     int64_t known = 1;
     Value dynamic;
@@ -66,6 +66,14 @@ struct GroveArith {
       Value d = dim(x, a);
       dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, d) : d;
     }
+    return {known, dynamic};
+  }
+
+  /// The number of elements of `x` along `axes`, as a rank-0 tensor of
+  /// `x`'s element type (from run-time sizes where they are dynamic).
+  Value count(Value x, ArrayRef<int64_t> axes) {
+    auto type = cast<RankedTensorType>(x.getType());
+    auto [known, dynamic] = sizeProduct(x, axes);
     if (!dynamic)
       return scalar(x, static_cast<double>(known));
     Value n = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), dynamic);

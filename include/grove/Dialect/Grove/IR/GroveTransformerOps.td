@@ -179,6 +179,10 @@ def Grove_AttentionGradOp : Grove_Op<"attention_grad",
     type($value_grad) `)`
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `scale`, or 1/√D, as grove.attention's.
+    double getScaleOrDefault();
+  }];
 }
 
 def Grove_DropoutOp : Grove_DiffOp<"dropout", [MemoryEffects<[MemRead]>,
