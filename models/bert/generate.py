@@ -16,6 +16,10 @@ by `func.call`s, which grovec inlines. Three entries:
   params, as BERT), the trust ratio on every param, one global
   `max_grad_norm` clip, and a learning rate from `grove.lr_schedule
   polynomial` (linear warm-up, then linear decay to 0) over `@lans.step`.
+  `--optimizer lamb` makes it one `grove.lamb` (the same groups and clip);
+  `adamw` / `adam` two `grove.adam` ops (decoupled decay or L2 on the
+  decayed params, none on the others) after one explicit global clip, the
+  schedule over `@adamw.step` / `@adam.step`.
 
 The masked rows are gathered from the [B*S, H] hidden states before the
 MLM head (as BERT's TF code does), so the vocabulary projection runs on the
@@ -49,6 +53,10 @@ PRESETS = {  # layers, hidden, heads (BERT-tiny, -mini, -small)
 }
 
 
+# The optimizers train_step can end with, and their names in comments.
+OPTIMIZERS = {"lans": "LANS", "lamb": "LAMB", "adamw": "AdamW", "adam": "Adam"}
+
+
 @dataclasses.dataclass
 class Config:
     layers: int = 2
@@ -66,7 +74,9 @@ class Config:
     pad_id: int = 0                # keys holding this id are masked
     dropout: float = 0.0           # the hook: only 0 until grove has dropout
     decomposed_attention: bool = False  # attention in primitive ops
-    # The LANS step and its schedule.
+    # The optimizer step (LANS unless `optimizer` says otherwise) and its
+    # schedule.
+    optimizer: str = "lans"        # lans | lamb | adamw | adam
     lr: float = 2e-3
     warmup: int = 100
     total_steps: int = 1000
@@ -103,6 +113,9 @@ class Config:
         if self.dropout != 0.0:
             raise ValueError("dropout is not available yet (grove has no "
                              "dropout op): only --dropout 0 is accepted")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"--optimizer must be one of "
+                             f"{', '.join(OPTIMIZERS)}")
         if not 0 <= self.warmup < self.total_steps:
             raise ValueError("need 0 <= --warmup < --total-steps")
 
@@ -660,29 +673,84 @@ def build(cfg):
         f.lines += ["  " + s for s in inner.lines]
         f.line(f"  grove.yield {l} : {t()}")
         f.line(f"}} : {t()}, {', '.join(types)}")
-        step = f.op("step", "grove.get_param @lans.step : tensor<i64>")
+        step = f.op("step", f"grove.get_param @{c.optimizer}.step : "
+                    "tensor<i64>")
         lr = f.op("lr", f"grove.lr_schedule polynomial {step} {{lr = "
                   f"{flt(c.lr)} : f64, warmup_steps = {c.warmup}, total_steps = "
                   f"{c.total_steps}, end_lr = 0.0 : f64, power = 1.0 : f64}} : "
                   f"tensor<i64> -> {t()}")
-        decays = ", ".join(flt(d) for d in weight_decays(cfg))
-        trust = ", ".join(["true"] * n)
-        gs = ", ".join(f"{grads}#{i}" for i in range(n))
-        f.line(f"grove.lans [{wrt}] ({gs}) lr({lr} : {t()}) {{beta1 = "
-               f"{flt(c.beta1)} : f64, beta2 = {flt(c.beta2)} : f64, epsilon = "
-               f"{flt(c.epsilon)} : f64, max_grad_norm = {flt(c.max_grad_norm)}"
-               f" : f64,\n        weight_decays = array<f64: {decays}>,\n"
-               f"        trust_mask = array<i1: {trust}>}}\n"
-               f"        : {', '.join(types)}")
+        optimizer_step(f, c, specs, [f"{grads}#{i}" for i in range(n)], lr)
         f.line(f"return {loss} : {t()}")
         m.func("train_step", entry_args, [t()], f, private=False,
                result_names=["loss"],
-               comment="Entry: one LANS step on the MLM loss, which it returns."
-               "\nWeight decay on the weight matrices and embeddings only; "
-               "the trust ratio on every param;\nthe rate warms up linearly "
+               comment=f"Entry: one {OPTIMIZERS[c.optimizer]} step on the MLM "
+               "loss, which it returns.\nWeight decay on the weight matrices "
+               "and embeddings only; " + (
+                   "the trust ratio on every param;\n"
+                   if c.optimizer in ("lans", "lamb") else
+                   "one global gradient clip;\n") + "the rate warms up linearly "
                f"over {c.warmup} steps, then decays linearly to 0 at step "
                f"{c.total_steps}.")
     return m
+
+
+def optimizer_step(f, c, specs, grads, lr):
+    """The update of every param in `specs` from `grads` at rate `lr`, with
+    BERT's decay groups (weight_decays) and one global clip of the gradients
+    at c.max_grad_norm (torch.nn.utils.clip_grad_norm_ over all params).
+
+    LANS and LAMB are one op each (per-param `weight_decays`, the trust ratio
+    on every param). grove.adam has one weight_decay per op, so Adam and AdamW
+    are two ops, the decayed params (state `@<opt>...`) and the others
+    (`@<opt>_no_decay...`), after an explicit global clip (each op's own
+    `max_grad_norm` would clip its group by the group's norm)."""
+    t = f.t
+    wrt = [f"@{p}" for p, _ in specs]
+    types = [t(*s) for _, s in specs]
+    if c.optimizer in ("lans", "lamb"):
+        f.line(f"grove.{c.optimizer} [{', '.join(wrt)}] ({', '.join(grads)}) "
+               f"lr({lr} : {t()}) {{beta1 = "
+               f"{flt(c.beta1)} : f64, beta2 = {flt(c.beta2)} : f64, epsilon = "
+               f"{flt(c.epsilon)} : f64, max_grad_norm = {flt(c.max_grad_norm)}"
+               f" : f64,\n        weight_decays = array<f64: "
+               f"{', '.join(flt(d) for d in weight_decays(c))}>,\n"
+               f"        trust_mask = array<i1: {', '.join(['true'] * len(wrt))}>}}"
+               f"\n        : {', '.join(types)}")
+        return
+    if c.max_grad_norm > 0:
+        total = None
+        for g, (_, shape) in zip(grads, specs):
+            sq = f.op("grad_sq", f"grove.mul {g}, {g} : ({t(*shape)}, "
+                      f"{t(*shape)}) -> {t(*shape)}")
+            axes = ", ".join(str(i) for i in range(len(shape)))
+            ss = f.op("grad_ss", f"grove.reduce_sum {sq} {{axes = array<i64: "
+                      f"{axes}>}} : {t(*shape)} -> {t()}")
+            total = ss if total is None else f.op(
+                "grad_ss_sum", f"grove.add {total}, {ss} : ({t()}, {t()}) -> {t()}")
+        norm = f.op("grad_norm", f"grove.sqrt {total} : {t()}")
+        tiny = f.op("clip_eps", f"grove.constant dense<1.0e-06> : {t()}")
+        most = f.op("max_norm", f"grove.constant dense<{flt(c.max_grad_norm)}> "
+                    f": {t()}")
+        one = f.op("one", f"grove.constant dense<1.0> : {t()}")
+        den = f.op("clip_den", f"grove.add {norm}, {tiny} : ({t()}, {t()}) -> "
+                   f"{t()}")
+        ratio = f.op("clip_ratio", f"grove.div {most}, {den} : ({t()}, {t()}) "
+                     f"-> {t()}")
+        scale = f.op("clip_scale", f"grove.min {ratio}, {one} : ({t()}, {t()}) "
+                     f"-> {t()}")
+        grads = [f.op("clipped", f"grove.mul {g}, {scale} : ({t(*shape)}, "
+                      f"{t()}) -> {t(*shape)}")
+                 for g, (_, shape) in zip(grads, specs)]
+    plain = [is_bias(p) or is_layer_norm(p) for p, _ in specs]
+    for group, decay in (("", c.weight_decay), ("_no_decay", 0.0)):
+        idx = [i for i in range(len(specs)) if plain[i] == (group != "")]
+        flags = ", decoupled" if c.optimizer == "adamw" else ""
+        f.line(f"grove.adam [{', '.join(wrt[i] for i in idx)}] "
+               f"({', '.join(grads[i] for i in idx)}) lr({lr} : {t()}) "
+               f"{{beta1 = {flt(c.beta1)} : f64, beta2 = {flt(c.beta2)} : f64, "
+               f"epsilon = {flt(c.epsilon)} : f64, weight_decay = {flt(decay)} "
+               f": f64{flags}, name = \"{c.optimizer}{group}\"}}\n"
+               f"        : {', '.join(types[i] for i in idx)}")
 
 
 def generate(cfg):
@@ -702,9 +770,9 @@ def generate(cfg):
     params = [f"  grove.param @{n} : {Func(cfg).t(*s)}"
               for n, s in param_specs(cfg)]
     if cfg.trainable:
-        params += ["  // The LANS step counter, declared here because the "
-                   "schedule reads it.",
-                   "  grove.param @lans.step : tensor<i64> = 0 : i64"]
+        params += [f"  // The {OPTIMIZERS[c.optimizer]} step counter, declared "
+                   "here because the schedule reads it.",
+                   f"  grove.param @{c.optimizer}.step : tensor<i64> = 0 : i64"]
     else:
         head.insert(3, "// No train_step: the gather of the masked rows "
                     "differentiates only with a static batch.")
@@ -738,6 +806,9 @@ def main(argv=None):
     ap.add_argument("--decomposed-attention", action="store_true",
                     help="attention in primitive ops instead of "
                     "grove.attention (the form tests compare with)")
+    ap.add_argument("--optimizer", choices=list(OPTIMIZERS), default="lans",
+                    help="train_step's update (Adam and AdamW: two grove.adam "
+                    "ops, decayed and not, after one global clip)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--total-steps", type=int, default=1000)
@@ -758,7 +829,7 @@ def main(argv=None):
                      layer_norm_eps=a.layer_norm_eps, pad_id=a.pad_id,
                      dropout=a.dropout,
                      decomposed_attention=a.decomposed_attention,
-                     lr=a.lr, warmup=a.warmup,
+                     optimizer=a.optimizer, lr=a.lr, warmup=a.warmup,
                      total_steps=a.total_steps, weight_decay=a.weight_decay,
                      max_grad_norm=a.max_grad_norm, name=a.name)
     except ValueError as e:
