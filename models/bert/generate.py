@@ -21,6 +21,20 @@ by `func.call`s, which grovec inlines. Three entries:
   decayed params, none on the others) after one explicit global clip, the
   schedule over `@adamw.step` / `@adam.step`.
 
+Dropout (`--dropout`, BERT's hidden dropout on the embeddings' output, the
+attention output and the feed-forward output; `--attention-dropout`, on the
+attention probabilities) is in `train_step` only: `mlm_logits` and
+`mlm_loss` are the model in eval mode. The blocks that hold a dropout, and
+those that call them, get a training variant `@<block>_train` that
+train_step calls; each place has its own `grove.dropout` `stream` (layers
+apart too: `dropout_streams(cfg)` lists them), and all draw from
+`@dropout.seed` and `@dropout.offset`, which each train_step advances by
+one. `grove.attention` has no dropout inside, so with `--attention-dropout`
+above 0 train_step's attention is the decomposed form (the [B, heads, S, S]
+probabilities exist, forward and backward); the eval entries keep the
+tiled op. At probability 0 the module is the same, byte for byte, as
+without the options.
+
 The masked rows are gathered from the [B*S, H] hidden states before the
 MLM head (as BERT's TF code does), so the vocabulary projection runs on the
 M masked rows only. Attention keys that are `[PAD]` (`--pad-id`) get BERT's
@@ -38,8 +52,8 @@ describes it.
     build/bin/grovec bert.mlir -o out --weights=bert.safetensors
 
 As a library: `generate(Config(...))` returns the module's text,
-`param_specs(cfg)` the params in declaration order and `init(cfg, seed)`
-the initial weights.
+`param_specs(cfg)` the params in declaration order, `init(cfg, seed)`
+the initial weights and `dropout_streams(cfg)` the stream of each dropout.
 """
 import argparse
 import dataclasses
@@ -72,7 +86,8 @@ class Config:
     act: str = "gelu"              # gelu (erf) | gelu_tanh
     layer_norm_eps: float = 1e-12
     pad_id: int = 0                # keys holding this id are masked
-    dropout: float = 0.0           # the hook: only 0 until grove has dropout
+    dropout: float = 0.0           # hidden dropout (train_step only)
+    attention_dropout: float = 0.0  # on the attention probabilities
     decomposed_attention: bool = False  # attention in primitive ops
     # The optimizer step (LANS unless `optimizer` says otherwise) and its
     # schedule.
@@ -110,9 +125,10 @@ class Config:
             raise ValueError("--dtype must be f32 or f64")
         if self.act not in ("gelu", "gelu_tanh"):
             raise ValueError("--act must be gelu or gelu_tanh")
-        if self.dropout != 0.0:
-            raise ValueError("dropout is not available yet (grove has no "
-                             "dropout op): only --dropout 0 is accepted")
+        for what in ("dropout", "attention_dropout"):
+            if not 0 <= getattr(self, what) < 1:
+                raise ValueError(f"--{what.replace('_', '-')} must be in "
+                                 "[0, 1)")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"--optimizer must be one of "
                              f"{', '.join(OPTIMIZERS)}")
@@ -122,6 +138,12 @@ class Config:
     @property
     def head_size(self):
         return self.hidden // self.heads
+
+    def dropout_rate(self, where):
+        """The dropout probability at `where` (one of DROPOUT_PLACES)."""
+        if where == "attention probabilities":
+            return self.attention_dropout
+        return self.dropout
 
     @property
     def trainable(self):
@@ -213,6 +235,52 @@ def init(cfg, seed=0, path=None):
 
 
 # ---------------------------------------------------------------------------
+# Dropout
+# ---------------------------------------------------------------------------
+
+# BERT's four places, in the order train_step draws at them: the embeddings'
+# output, then in each layer the attention probabilities, the attention's
+# output projection and the feed-forward output (each before its residual).
+DROPOUT_PLACES = ("embeddings", "attention probabilities", "attention output",
+                  "feed-forward output")
+
+
+def dropout_stream(where, layer=0):
+    """The `stream` written on the grove.dropout at `where` in layer `layer`:
+    0 for the embeddings, 1 for the attention probabilities (one op, in the
+    shared @self_attention_train), 2 + 2i and 3 + 2i for layer i's
+    attention output and feed-forward output."""
+    if where == "embeddings":
+        return 0
+    if where == "attention probabilities":
+        return 1
+    return {"attention output": 2, "feed-forward output": 3}[where] + 2 * layer
+
+
+def dropout_streams(cfg):
+    """{(where, layer): (stream, rate)} of every mask train_step draws
+    (layer None for the embeddings), with the stream it draws on: the
+    attention probabilities' op is inlined once per layer, and grove-autodiff
+    moves the i-th repeat to stream 1 + i * 2^32, so layers draw apart. All
+    draw with @dropout.seed and @dropout.offset (the offset a train_step
+    starts with): see grove.dropout."""
+    out = {}
+    if not cfg.trainable:
+        return out
+    if cfg.dropout:
+        out[("embeddings", None)] = (dropout_stream("embeddings"), cfg.dropout)
+    for i in range(cfg.layers):
+        for where in DROPOUT_PLACES[1:]:
+            rate = cfg.dropout_rate(where)
+            if rate:
+                stream = dropout_stream(where, i)
+                if where == "attention probabilities":
+                    stream += i << 32
+                out[(where, i)] = (stream, rate)
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Text
 # ---------------------------------------------------------------------------
 
@@ -256,10 +324,14 @@ def mul_dims(a, b):
 
 
 class Func:
-    """One function's body: named SSA values, made unique in it."""
+    """One function's body: named SSA values, made unique in it. `train`:
+    the training variant (dropout on), whose calls go to the training
+    variants of the callees that have one (`trained`)."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, train=False, trained=()):
         self.cfg = cfg
+        self.train = train
+        self.trained = trained
         self.lines = []
         self.used = set()
 
@@ -322,18 +394,24 @@ class Func:
         return self.op(base, f"grove.{self.cfg.act} {x} : {self.t(*shape)}")
 
     def call(self, base, fn, args, arg_types, result_type):
+        """A call of @fn, or of @fn_train from a training variant where fn
+        has one."""
+        if self.train and fn in self.trained:
+            fn += "_train"
         return self.op(base, f"func.call @{fn}({', '.join(args)}) : "
                        f"({', '.join(arg_types)}) -> {result_type}")
 
-    def dropout(self, x, where):
-        """Where BERT applies dropout in training (`where` says which).
-
-        The hook for a grove dropout op: Config accepts only probability 0
-        until one exists, so this returns `x` unchanged. With an op it
-        becomes one line here (and a seed/step operand for train_step).
-        """
-        assert self.cfg.dropout == 0.0, where
-        return x
+    def dropout(self, x, shape, where, layer=0):
+        """Where BERT applies dropout (`where`, one of DROPOUT_PLACES): one
+        grove.dropout in a training variant with a rate above 0, with the
+        place's own stream; `x` itself otherwise (eval)."""
+        rate = self.cfg.dropout_rate(where)
+        if not self.train or not rate:
+            return x
+        return self.op(x[1:] + "_dropped", f"grove.dropout {x} {{rate = "
+                       f"{flt(rate)} : f64, stream = "
+                       f"{dropout_stream(where, layer)} : i64}} : "
+                       f"{self.t(*shape)}")
 
 
 class Module:
@@ -393,9 +471,11 @@ def scaled_dot_product_attention(f, q, k, v, mask):
     q, k, v: [B, heads, S, head_size]; mask: [B, 1, 1, S] (0 or -10000).
     The op is tiled over the keys (grove-tile-attention), so no [B, heads,
     S, S] tensor exists; `decomposed_attention` is the same in primitive
-    ops, kept as the form the tests compare with.
+    ops, kept as the form the tests compare with. grove.attention has no
+    dropout inside, so a training variant with attention dropout takes the
+    decomposed form, whose probabilities exist to drop.
     """
-    if f.cfg.decomposed_attention:
+    if f.cfg.decomposed_attention or (f.train and f.cfg.attention_dropout):
         return decomposed_attention(f, q, k, v, mask)
     c = f.cfg
     B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
@@ -425,7 +505,7 @@ def decomposed_attention(f, q, k, v, mask):
                   f"{f.t(B, 1, 1, S)}) -> {f.t(B, nh, S, S)}")
     probs4 = f.op("probs_4d", f"grove.softmax {masked} {{axis = 3 : i64}} : "
                   f"{f.t(B, nh, S, S)}")
-    probs4 = f.dropout(probs4, "attention probabilities")
+    probs4 = f.dropout(probs4, (B, nh, S, S), "attention probabilities")
     probs = f.reshape("probs", probs4, (B, nh, S, S), (BH, S, S))
     ctx = f.op("context_flat", f"grove.matmul {probs}, {v} : "
                f"({f.t(BH, S, S)}, {qkv}) -> {qkv}")
@@ -441,6 +521,25 @@ def build(cfg):
     t = Func(cfg).t
     hid, mask_t = t(B, S, H), t(B, 1, 1, S)
     ids_t, idx_t = t(B, S, dtype="i32"), t("?", dtype="i32")
+
+    # Dropout is training only: the blocks with a dropout, and those that
+    # call them, also get a training variant @<name>_train, which train_step
+    # calls; mlm_logits and mlm_loss keep the deterministic ones (eval).
+    trained = set()
+    if c.trainable and c.dropout:
+        trained.add("embeddings")
+    if c.trainable and c.attention_dropout:
+        trained.add("self_attention")
+    if trained:
+        trained |= {f"layer_{i}" for i in range(c.layers)}
+        trained |= {"encoder", "masked_lm"}
+
+    def variants(name):
+        """(train, function name, Func) of block `name`, then of its
+        training variant where it has one."""
+        for train in (False, True) if name in trained else (False,):
+            yield (train, name + "_train" if train else name,
+                   Func(cfg, train, trained))
 
     # The additive attention mask from the ids.
     f = Func(cfg)
@@ -470,48 +569,61 @@ def build(cfg):
            "over heads and queries.")
 
     # Embeddings.
-    f = Func(cfg)
-    ids = f.arg("input_ids")
-    words_t = f.param("word_table", "embeddings.word_embeddings.weight", (V, H))
-    pos_t = f.param("position_table", "embeddings.position_embeddings.weight",
-                    (c.max_positions, H))
-    words = f.op("words", f"grove.embedding {words_t}, {ids} : ({t(V, H)}, "
-                 f"{ids_t}) -> {hid}")
-    pos = pos_t if S == c.max_positions else f.op(
-        "positions", f"grove.slice {pos_t} [0, 0] [{S}, {H}] [1, 1] : "
-        f"{t(c.max_positions, H)} -> {t(S, H)}")
-    summed = f.op("summed", f"grove.add {words}, {pos} : ({hid}, {t(S, H)}) "
-                  f"-> {hid}")
-    out = summed
-    if not c.pre_ln:
-        g = f.param("ln_w", "embeddings.LayerNorm.weight", (H,))
-        b = f.param("ln_b", "embeddings.LayerNorm.bias", (H,))
-        out = f.layer_norm("normed", summed, (B, S, H), g, b)
-    out = f.dropout(out, "embeddings")
-    f.line(f"return {out} : {hid}")
-    m.func("embeddings", [(ids, ids_t, None)], hid, f,
-           comment="Word plus position embeddings (positions 0..S-1)" +
-           ("" if c.pre_ln else ", then LayerNorm") + ".")
+    for train, name, f in variants("embeddings"):
+        ids = f.arg("input_ids")
+        words_t = f.param("word_table", "embeddings.word_embeddings.weight",
+                          (V, H))
+        pos_t = f.param("position_table",
+                        "embeddings.position_embeddings.weight",
+                        (c.max_positions, H))
+        words = f.op("words", f"grove.embedding {words_t}, {ids} : "
+                     f"({t(V, H)}, {ids_t}) -> {hid}")
+        pos = pos_t if S == c.max_positions else f.op(
+            "positions", f"grove.slice {pos_t} [0, 0] [{S}, {H}] [1, 1] : "
+            f"{t(c.max_positions, H)} -> {t(S, H)}")
+        summed = f.op("summed", f"grove.add {words}, {pos} : ({hid}, "
+                      f"{t(S, H)}) -> {hid}")
+        out = summed
+        if not c.pre_ln:
+            g = f.param("ln_w", "embeddings.LayerNorm.weight", (H,))
+            b = f.param("ln_b", "embeddings.LayerNorm.bias", (H,))
+            out = f.layer_norm("normed", summed, (B, S, H), g, b)
+        out = f.dropout(out, (B, S, H), "embeddings")
+        f.line(f"return {out} : {hid}")
+        note = ("Word plus position embeddings (positions 0..S-1)" +
+                ("" if c.pre_ln else ", then LayerNorm") + ".")
+        if train:
+            note = (f"@embeddings in training: dropout {flt(c.dropout)} on "
+                    f"its output (stream {dropout_stream('embeddings')}).")
+        m.func(name, [(ids, ids_t, None)], hid, f, comment=note)
 
     # Self-attention: projections, heads, attention, merged heads.
-    f = Func(cfg)
-    x, msk = f.arg("x"), f.arg("mask")
-    wb = {}
-    args = [(x, hid, None), (msk, mask_t, None)]
-    for p in ("query", "key", "value"):
-        wb[p] = (f.arg(f"{p}_w"), f.arg(f"{p}_b"))
-        args += [(wb[p][0], t(H, H), None), (wb[p][1], t(H), None)]
-    heads = {}
-    for p, short in (("query", "q"), ("key", "k"), ("value", "v")):
-        proj = f.dense(short, x, (B, S, H), *wb[p], H)
-        heads[p] = split_heads(f, proj, short)
-    ctx = scaled_dot_product_attention(f, heads["query"], heads["key"],
-                                       heads["value"], msk)
-    out = merge_heads(f, ctx)
-    f.line(f"return {out} : {hid}")
-    m.func("self_attention", args, hid, f,
-           comment=f"Multi-head self-attention ({c.heads} heads of "
-           f"{c.head_size}), before the output projection.")
+    for train, name, f in variants("self_attention"):
+        x, msk = f.arg("x"), f.arg("mask")
+        wb = {}
+        args = [(x, hid, None), (msk, mask_t, None)]
+        for p in ("query", "key", "value"):
+            wb[p] = (f.arg(f"{p}_w"), f.arg(f"{p}_b"))
+            args += [(wb[p][0], t(H, H), None), (wb[p][1], t(H), None)]
+        heads = {}
+        for p, short in (("query", "q"), ("key", "k"), ("value", "v")):
+            proj = f.dense(short, x, (B, S, H), *wb[p], H)
+            heads[p] = split_heads(f, proj, short)
+        ctx = scaled_dot_product_attention(f, heads["query"], heads["key"],
+                                           heads["value"], msk)
+        out = merge_heads(f, ctx)
+        f.line(f"return {out} : {hid}")
+        note = (f"Multi-head self-attention ({c.heads} heads of "
+                f"{c.head_size}), before the output projection.")
+        if train:
+            st = dropout_stream("attention probabilities")
+            note = ("@self_attention in training: the attention in primitive "
+                    "ops (grove.attention has no\ndropout inside), with "
+                    f"dropout {flt(c.attention_dropout)} on the probabilities "
+                    f"(stream {st}; grove-autodiff moves\nthe copy inlined "
+                    f"for layer i to stream {st} + i * 2^32, so layers draw "
+                    "apart).")
+        m.func(name, args, hid, f, comment=note)
 
     # Feed-forward.
     f = Func(cfg)
@@ -531,8 +643,8 @@ def build(cfg):
     # Layers.
     att_types = [hid, mask_t] + [t(H, H), t(H)] * 3
     ffn_types = [hid, t(I, H), t(I), t(H, I), t(H)]
-    for i in range(c.layers):
-        f = Func(cfg)
+    for i, (train, name, f) in ((i, v) for i in range(c.layers)
+                                for v in variants(f"layer_{i}")):
         x, msk = f.arg("x"), f.arg("mask")
         L = f"encoder.layer.{i}"
 
@@ -548,7 +660,7 @@ def build(cfg):
             ow = par("o_w", "attention.output.dense.weight", (H, H))
             ob = par("o_b", "attention.output.dense.bias", (H,))
             out = f.dense("attended", ctx, (B, S, H), ow, ob, H)
-            return f.dropout(out, "attention output")
+            return f.dropout(out, (B, S, H), "attention output", i)
 
         def feed_forward(inp):
             ws = [inp, par("in_w", "intermediate.dense.weight", (I, H)),
@@ -556,7 +668,7 @@ def build(cfg):
                   par("out_w", "output.dense.weight", (H, I)),
                   par("out_b", "output.dense.bias", (H,))]
             out = f.call("ffn", "feed_forward", ws, ffn_types, hid)
-            return f.dropout(out, "feed-forward output")
+            return f.dropout(out, (B, S, H), "feed-forward output", i)
 
         if c.pre_ln:
             g = par("ln1_w", "attention.ln.weight", (H,))
@@ -579,24 +691,38 @@ def build(cfg):
             out = f.layer_norm("out", res, (B, S, H), g, b)
             note = "LN(x + attention(x)), then LN(h + feed_forward(h))"
         f.line(f"return {out} : {hid}")
-        m.func(f"layer_{i}", [(x, hid, None), (msk, mask_t, None)], hid, f,
-               comment=f"Layer {i} ({'pre' if c.pre_ln else 'post'}-LN): "
-               f"{note}.")
+        note = f"Layer {i} ({'pre' if c.pre_ln else 'post'}-LN): {note}."
+        if train:
+            note = f"@layer_{i} in training"
+            if c.dropout:
+                note += (f": dropout {flt(c.dropout)} on the attention output "
+                         f"(stream {dropout_stream('attention output', i)}) "
+                         "and on the\nfeed-forward output (stream "
+                         f"{dropout_stream('feed-forward output', i)})")
+            if c.attention_dropout:
+                note += ("," if c.dropout else "") + \
+                    " through @self_attention_train"
+            note += "."
+        m.func(name, [(x, hid, None), (msk, mask_t, None)], hid, f,
+               comment=note)
 
     # Encoder.
-    f = Func(cfg)
-    x, msk = f.arg("x"), f.arg("mask")
-    h = x
-    for i in range(c.layers):
-        h = f.call(f"h{i}", f"layer_{i}", [h, msk], [hid, mask_t], hid)
-    if c.pre_ln:
-        g = f.param("ln_w", "encoder.ln.weight", (H,))
-        b = f.param("ln_b", "encoder.ln.bias", (H,))
-        h = f.layer_norm("out", h, (B, S, H), g, b)
-    f.line(f"return {h} : {hid}")
-    m.func("encoder", [(x, hid, None), (msk, mask_t, None)], hid, f,
-           comment=f"{c.layers} layer{'s' if c.layers > 1 else ''}" +
-           (", then the final LayerNorm." if c.pre_ln else "."))
+    for train, name, f in variants("encoder"):
+        x, msk = f.arg("x"), f.arg("mask")
+        h = x
+        for i in range(c.layers):
+            h = f.call(f"h{i}", f"layer_{i}", [h, msk], [hid, mask_t], hid)
+        if c.pre_ln:
+            g = f.param("ln_w", "encoder.ln.weight", (H,))
+            b = f.param("ln_b", "encoder.ln.bias", (H,))
+            h = f.layer_norm("out", h, (B, S, H), g, b)
+        f.line(f"return {h} : {hid}")
+        note = (f"{c.layers} layer{'s' if c.layers > 1 else ''}" +
+                (", then the final LayerNorm." if c.pre_ln else "."))
+        if train:
+            note = "@encoder in training, through each @layer_<i>_train."
+        m.func(name, [(x, hid, None), (msk, mask_t, None)], hid, f,
+               comment=note)
 
     # MLM head over the gathered rows.
     f = Func(cfg)
@@ -617,20 +743,25 @@ def build(cfg):
            "the decoder tied to the word\nembeddings, plus its own bias.")
 
     # Logits at the masked positions.
-    f = Func(cfg)
-    ids, pos = f.arg("input_ids"), f.arg("positions")
-    msk = f.call("mask", "attention_mask", [ids], [ids_t], mask_t)
-    x = f.call("embedded", "embeddings", [ids], [ids_t], hid)
-    h = f.call("hidden", "encoder", [x, msk], [hid, mask_t], hid)
-    flat = f.reshape("flat", h, (B, S, H), (BS, H))
-    rows = f.op("rows", f"grove.gather {flat}, {pos} : ({t(BS, H)}, {idx_t}) "
-                f"-> {t('?', H)}")
-    logits = f.call("logits", "mlm_head", [rows], [t("?", H)], t("?", V))
-    f.line(f"return {logits} : {t('?', V)}")
-    m.func("masked_lm", [(ids, ids_t, None), (pos, idx_t, None)], t("?", V), f,
-           comment="The encoder, then the MLM head on the hidden states at "
-           "the flat positions b*S + s\n(gathered first, so the vocabulary "
-           "projection runs on the masked rows only).")
+    for train, name, f in variants("masked_lm"):
+        ids, pos = f.arg("input_ids"), f.arg("positions")
+        msk = f.call("mask", "attention_mask", [ids], [ids_t], mask_t)
+        x = f.call("embedded", "embeddings", [ids], [ids_t], hid)
+        h = f.call("hidden", "encoder", [x, msk], [hid, mask_t], hid)
+        flat = f.reshape("flat", h, (B, S, H), (BS, H))
+        rows = f.op("rows", f"grove.gather {flat}, {pos} : ({t(BS, H)}, "
+                    f"{idx_t}) -> {t('?', H)}")
+        logits = f.call("logits", "mlm_head", [rows], [t("?", H)], t("?", V))
+        f.line(f"return {logits} : {t('?', V)}")
+        note = ("The encoder, then the MLM head on the hidden states at the "
+                "flat positions b*S + s\n(gathered first, so the vocabulary "
+                "projection runs on the masked rows only).")
+        if train:
+            note = "@masked_lm in training, through " + " and ".join(
+                f"@{n}_train" for n in ("embeddings", "encoder")
+                if n in trained) + "."
+        m.func(name, [(ids, ids_t, None), (pos, idx_t, None)], t("?", V), f,
+               comment=note)
 
     def loss_of(f, ids, pos, labels, base="loss"):
         logits = f.call("logits", "masked_lm", [ids, pos], [ids_t, idx_t],
@@ -667,7 +798,7 @@ def build(cfg):
         types = [t(*s) for _, s in specs]
         loss, grads = f.name("loss"), f.name("grads")
         f.line(f"{loss}, {grads}:{n} = grove.value_and_grad [{wrt}] {{")
-        inner = Func(cfg)
+        inner = Func(cfg, train=True, trained=trained)
         inner.used = f.used
         l = loss_of(inner, ids, pos, lab, "mlm_loss")
         f.lines += ["  " + s for s in inner.lines]
@@ -681,16 +812,21 @@ def build(cfg):
                   f"tensor<i64> -> {t()}")
         optimizer_step(f, c, specs, [f"{grads}#{i}" for i in range(n)], lr)
         f.line(f"return {loss} : {t()}")
+        note = (f"Entry: one {OPTIMIZERS[c.optimizer]} step on the MLM "
+                "loss, which it returns.\nWeight decay on the weight matrices "
+                "and embeddings only; " + (
+                    "the trust ratio on every param;\n"
+                    if c.optimizer in ("lans", "lamb") else
+                    "one global gradient clip;\n") + "the rate warms up "
+                f"linearly over {c.warmup} steps, then decays linearly to 0 "
+                f"at step {c.total_steps}.")
+        if trained:
+            note += ("\nThe loss is @masked_lm_train's, with dropout: a mask "
+                     "a place and a step, drawn from\n@dropout.seed (set it "
+                     "to vary runs) and @dropout.offset, which each step "
+                     "advances by one.")
         m.func("train_step", entry_args, [t()], f, private=False,
-               result_names=["loss"],
-               comment=f"Entry: one {OPTIMIZERS[c.optimizer]} step on the MLM "
-               "loss, which it returns.\nWeight decay on the weight matrices "
-               "and embeddings only; " + (
-                   "the trust ratio on every param;\n"
-                   if c.optimizer in ("lans", "lamb") else
-                   "one global gradient clip;\n") + "the rate warms up linearly "
-               f"over {c.warmup} steps, then decays linearly to 0 at step "
-               f"{c.total_steps}.")
+               result_names=["loss"], comment=note)
     return m
 
 
@@ -767,6 +903,9 @@ def generate(cfg):
         f"positions, batch {c.batch}, {c.dtype}.",
         f"module @{c.name} {{",
     ]
+    if dropout_streams(cfg):
+        head.insert(3, f"// Dropout in train_step only: hidden {flt(c.dropout)}"
+                    f", attention probabilities {flt(c.attention_dropout)}.")
     params = [f"  grove.param @{n} : {Func(cfg).t(*s)}"
               for n, s in param_specs(cfg)]
     if cfg.trainable:
@@ -802,7 +941,16 @@ def main(argv=None):
     ap.add_argument("--layer-norm-eps", type=float, default=1e-12)
     ap.add_argument("--pad-id", type=int, default=0)
     ap.add_argument("--dropout", type=float, default=0.0,
-                    help="only 0 for now (the generator's hook is not wired)")
+                    help="hidden dropout probability (BERT's "
+                    "hidden_dropout_prob, 0.1 in BERT): the embeddings' "
+                    "output, the attention output and the feed-forward "
+                    "output, in train_step only")
+    ap.add_argument("--attention-dropout", type=float, default=0.0,
+                    help="dropout probability on the attention probabilities "
+                    "(BERT's attention_probs_dropout_prob), in train_step "
+                    "only; above 0, train_step's attention is the decomposed "
+                    "form (grove.attention has no dropout inside), which "
+                    "holds the [B, heads, S, S] probabilities")
     ap.add_argument("--decomposed-attention", action="store_true",
                     help="attention in primitive ops instead of "
                     "grove.attention (the form tests compare with)")
@@ -827,7 +975,7 @@ def main(argv=None):
                      seq=a.seq, vocab=a.vocab, max_positions=a.max_positions,
                      batch=a.batch, dtype=a.dtype, pre_ln=a.pre_ln, act=a.act,
                      layer_norm_eps=a.layer_norm_eps, pad_id=a.pad_id,
-                     dropout=a.dropout,
+                     dropout=a.dropout, attention_dropout=a.attention_dropout,
                      decomposed_attention=a.decomposed_attention,
                      optimizer=a.optimizer, lr=a.lr, warmup=a.warmup,
                      total_steps=a.total_steps, weight_decay=a.weight_decay,

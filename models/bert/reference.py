@@ -4,9 +4,20 @@ masking of a batch of token rows.
 Written from the structure of Hugging Face's BertForMaskedLM (post-LN) and
 MegatronBertForMaskedLM (pre-LN), not from generate.py's IR: params are a
 dict named as generate.py names them (HF's state_dict without `bert.`; the
-decoder reads the word embeddings, tied). No token types, pooler or NSP;
-every dropout is off (generate.py has none yet). Attention keys holding
-`pad_id` get the extended mask's -10000, as HF does for attention_mask 0.
+decoder reads the word embeddings, tied). No token types, pooler or NSP.
+Attention keys holding `pad_id` get the extended mask's -10000, as HF does
+for attention_mask 0.
+
+Dropout is where BERT has it: the embeddings' output, each layer's
+attention probabilities, attention output and feed-forward output (before
+their residuals). By default it is off (eval mode: generate.py's
+mlm_logits and mlm_loss). `dropout=fn` turns it on: `fn(x, where, layer)`
+returns x after dropout at `where` (one of generate.DROPOUT_PLACES) in
+`layer` (None for the embeddings). Grove's masks come from its Philox
+generator, which torch cannot draw, so the caller gives them:
+test/Integration/bert.py recomputes them from the seed, the offset and each
+place's stream (generate.dropout_streams) and applies them here, to check
+train_step.
 
     sys.path.insert(0, "models/bert"); import reference
     p = reference.load("bert.safetensors", torch.float64)
@@ -49,7 +60,13 @@ def linear(p, prefix, x):
     return F.linear(x, p[prefix + ".weight"], p[prefix + ".bias"])
 
 
-def self_attention(p, prefix, x, extended_mask, heads):
+def no_dropout(x, where, layer=None):
+    """Eval mode: no dropout anywhere."""
+    return x
+
+
+def self_attention(p, prefix, x, extended_mask, heads, dropout=no_dropout,
+                   layer=None):
     """BertSelfAttention: the context layer, before attention.output."""
     B, S, H = x.shape
     d = H // heads
@@ -62,31 +79,43 @@ def self_attention(p, prefix, x, extended_mask, heads):
     v = split(linear(p, prefix + ".value", x))
     scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d)
     probs = torch.softmax(scores + extended_mask, dim=-1)
+    probs = dropout(probs, "attention probabilities", layer)
     context = torch.matmul(probs, v)
     return context.permute(0, 2, 1, 3).reshape(B, S, H)
 
 
-def encoder_layer(p, cfg, i, x, extended_mask):
+def encoder_layer(p, cfg, i, x, extended_mask, dropout=no_dropout):
     L = f"encoder.layer.{i}"
     eps = cfg.layer_norm_eps
+
+    def attention_output(a):
+        return dropout(linear(p, L + ".attention.output.dense", a),
+                       "attention output", i)
+
+    def output(f):
+        return dropout(linear(p, L + ".output.dense", f),
+                       "feed-forward output", i)
+
     if cfg.pre_ln:  # MegatronBertLayer
         a = self_attention(p, L + ".attention.self",
                            layer_norm(p, L + ".attention.ln", x, eps),
-                           extended_mask, cfg.heads)
-        h = x + linear(p, L + ".attention.output.dense", a)
+                           extended_mask, cfg.heads, dropout, i)
+        h = x + attention_output(a)
         f = activation(cfg, linear(p, L + ".intermediate.dense",
                                    layer_norm(p, L + ".ln", h, eps)))
-        return h + linear(p, L + ".output.dense", f)
-    a = self_attention(p, L + ".attention.self", x, extended_mask, cfg.heads)
+        return h + output(f)
+    a = self_attention(p, L + ".attention.self", x, extended_mask, cfg.heads,
+                       dropout, i)
     h = layer_norm(p, L + ".attention.output.LayerNorm",
-                   linear(p, L + ".attention.output.dense", a) + x, eps)
+                   attention_output(a) + x, eps)
     f = activation(cfg, linear(p, L + ".intermediate.dense", h))
-    return layer_norm(p, L + ".output.LayerNorm",
-                      linear(p, L + ".output.dense", f) + h, eps)
+    return layer_norm(p, L + ".output.LayerNorm", output(f) + h, eps)
 
 
-def hidden_states(p, cfg, input_ids):
-    """The encoder's output [B, S, H] for int ids [B, S]."""
+def hidden_states(p, cfg, input_ids, dropout=None):
+    """The encoder's output [B, S, H] for int ids [B, S]; `dropout`: None
+    (eval) or a function applying dropout (the module's docstring)."""
+    dropout = dropout or no_dropout
     ids = torch.as_tensor(np.asarray(input_ids), dtype=torch.int64)
     S = ids.shape[1]
     word = p["embeddings.word_embeddings.weight"]
@@ -94,18 +123,19 @@ def hidden_states(p, cfg, input_ids):
         p["embeddings.position_embeddings.weight"][:S].unsqueeze(0)
     if not cfg.pre_ln:
         x = layer_norm(p, "embeddings.LayerNorm", x, cfg.layer_norm_eps)
+    x = dropout(x, "embeddings", None)
     attention_mask = (ids != cfg.pad_id).to(word.dtype)
     extended = (1.0 - attention_mask)[:, None, None, :] * -10000.0
     for i in range(cfg.layers):
-        x = encoder_layer(p, cfg, i, x, extended)
+        x = encoder_layer(p, cfg, i, x, extended, dropout)
     if cfg.pre_ln:
         x = layer_norm(p, "encoder.ln", x, cfg.layer_norm_eps)
     return x
 
 
-def mlm_logits(p, cfg, input_ids, positions):
+def mlm_logits(p, cfg, input_ids, positions, dropout=None):
     """The vocabulary logits [M, V] at the flat positions b * S + s."""
-    h = hidden_states(p, cfg, input_ids)
+    h = hidden_states(p, cfg, input_ids, dropout)
     rows = h.reshape(-1, h.shape[-1])[
         torch.as_tensor(np.asarray(positions), dtype=torch.int64)]
     t = activation(cfg, linear(p, "cls.predictions.transform.dense", rows))
@@ -115,9 +145,10 @@ def mlm_logits(p, cfg, input_ids, positions):
                     p["cls.predictions.bias"])
 
 
-def mlm_loss(p, cfg, input_ids, positions, labels):
-    """Mean cross-entropy over the masked positions."""
-    return F.cross_entropy(mlm_logits(p, cfg, input_ids, positions),
+def mlm_loss(p, cfg, input_ids, positions, labels, dropout=None):
+    """Mean cross-entropy over the masked positions (train_step's loss with
+    `dropout`, mlm_loss's without)."""
+    return F.cross_entropy(mlm_logits(p, cfg, input_ids, positions, dropout),
                            torch.as_tensor(np.asarray(labels),
                                            dtype=torch.int64))
 

@@ -30,11 +30,30 @@
 #    train_steps, each loss against float64 LANS, rtol 1e-5.
 # Attention is one grove.attention (tiled over the keys) in every model but
 # bert_pre, which writes it in primitive ops: both forms meet the same
-# bounds. Also: an id outside the vocabulary fails every entry
-# (GROVE_ERROR_INVALID_ARGUMENT) and changes no state, and a dropout
-# probability other than 0 is refused by the generator (its hook is not
-# wired yet). Prints compile and call timings.
+# bounds. Dropout (train_step only): bert_pre has BERT's four (hidden 0.1,
+# attention probabilities 0.2), bert_tiny the hidden three (0.1, its
+# train_step keeps grove.attention); bert_post and bert_dyn none. Grove
+# draws the masks with Philox from @dropout.seed (set at random here),
+# @dropout.offset and each place's stream (generate.dropout_streams); the
+# test recomputes them with test/Integration/dropout.py's numpy Philox and
+# gives them to the reference, so the train_steps above are checked exactly
+# with dropout too (bert_pre in f64 to the same bounds, bert_tiny in f32
+# against float64). Also, with dropout:
+#  * mlm_logits and mlm_loss are eval mode (no dropout, as checked above)
+#    and leave @dropout.offset alone; train_step's loss differs from
+#    mlm_loss's on the same weights and batch; each step advances the
+#    offset by one, and bert_tiny's first step taken at offset 1 instead
+#    of 0 gives another loss (the reference's at offset 1);
+#  * determinism: bert_tiny's 3 steps taken again from the same weights and
+#    seed in two fresh contexts, one on 1 thread and one on 2, give the
+#    same losses and params, bit for bit;
+#  * the generator refuses probabilities outside [0, 1), and with none 0
+#    writes no dropout outside train_step (a dynamic batch: none at all).
+# Also: an id outside the vocabulary fails every entry
+# (GROVE_ERROR_INVALID_ARGUMENT) and changes no state. Prints compile and
+# call timings.
 import concurrent.futures
+import ctypes
 import os
 import sys
 import tempfile
@@ -49,6 +68,12 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "models", "bert"))
 import generate  # noqa: E402
 import reference  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dropout as philox  # noqa: E402  (its checks run in its main())
+
+# The 2-thread run below takes both threads even on a busy machine (the
+# runtime would otherwise fall back to one when starved).
+os.environ["GROVE_HOST_ADAPTIVE_THREADS"] = "0"
 
 GROVE_ERROR_INVALID_ARGUMENT = 1
 STEPS = 3
@@ -59,17 +84,20 @@ CONFIGS = {
     "bert_post": generate.Config(heads=2, pre_ln=False, act="gelu",
                                  max_grad_norm=0.05, name="bert_post",
                                  **SMALL),
-    # Attention in primitive ops (every other model uses grove.attention).
+    # Attention in primitive ops (every other model uses grove.attention);
+    # BERT's four dropouts in train_step.
     "bert_pre": generate.Config(heads=4, intermediate=48, pre_ln=True,
                                 act="gelu_tanh", max_grad_norm=100.0,
-                                decomposed_attention=True,
+                                decomposed_attention=True, dropout=0.1,
+                                attention_dropout=0.2,
                                 name="bert_pre", **SMALL),
     "bert_dyn": generate.Config(layers=1, hidden=16, heads=2, seq=8, vocab=40,
                                 max_positions=8, batch="?", dtype="f64",
                                 name="bert_dyn"),
     "bert_tiny": generate.Config(layers=2, hidden=128, heads=2, seq=128,
                                  vocab=512, batch=2, dtype="f32", lr=1e-3,
-                                 warmup=1, total_steps=10, name="bert_tiny"),
+                                 warmup=1, total_steps=10, dropout=0.1,
+                                 name="bert_tiny"),
 }
 r = rng()
 work = tempfile.mkdtemp(prefix="grove-bert-")
@@ -121,6 +149,53 @@ def compile_all():
         return out
 
 
+def grove_dropout(cfg, seed, offset):
+    """The reference's `dropout` that applies train_step's masks: at each
+    place, grove.dropout's Philox draw (dropout.reference) from the seed,
+    the offset the step starts with and the place's stream, kept elements
+    scaled by 1 / (1 - rate). None where the model has no dropout."""
+    streams = generate.dropout_streams(cfg)
+    if not streams:
+        return None
+
+    def apply(x, where, layer):
+        if (where, layer) not in streams:
+            return x
+        stream, _ = streams[(where, layer)]
+        # The rate from the config, not from the generator's table.
+        rate = cfg.attention_dropout if where == "attention probabilities" \
+            else cfg.dropout
+        _, keep = philox.reference(np.zeros(tuple(x.shape)), seed, offset,
+                                   stream, rate)
+        return x * torch.tensor(keep, dtype=x.dtype) * (1.0 / (1.0 - rate))
+    return apply
+
+
+def set_dropout_seed(model, cfg):
+    """A random @dropout.seed (the state grovec declares), or None where
+    the model has no dropout."""
+    if not generate.dropout_streams(cfg):
+        return None
+    seed = int(r.integers(2**63))
+    model.set_weight("dropout.seed", np.array(seed, np.int64))
+    assert model.get_weight("dropout.offset") == 0
+    return seed
+
+
+def offset_of(model):
+    return int(model.get_weight("dropout.offset"))
+
+
+def fresh_context(model, path, seed):
+    """Another instance of `model` from the weights in `path`, at
+    @dropout.seed `seed` and offset 0."""
+    other = model.another_context()
+    other.load_weights(path)
+    other.set_weight("dropout.seed", np.array(seed, np.int64))
+    assert offset_of(other) == 0 and other.get_weight("lans.step") == 0
+    return other
+
+
 def best_time(run, repeat=5):
     """The fastest of `repeat` calls (the first also warms the allocator)."""
     best = float("inf")
@@ -170,6 +245,7 @@ def check_small(name, model):
     from safetensors.numpy import save_file
     save_file(params, path)
     model.load_weights(path)
+    seed = set_dropout_seed(model, cfg)
     ref = reference.load(path, torch.float64, requires_grad=True)
     assert set(ref) == {n for n, _ in specs}
 
@@ -201,6 +277,8 @@ def check_small(name, model):
             assert e.status == GROVE_ERROR_INVALID_ARGUMENT, e
             assert "input_ids" in e.message, e.message
     assert model.get_weight("lans.step") == 0, "a refused step wrote state"
+    if seed is not None:
+        assert offset_of(model) == 0, "mlm_loss or a refused step drew"
 
     # Training.
     order = [ref[n] for n, _ in specs]
@@ -208,14 +286,24 @@ def check_small(name, model):
                        eps=cfg.epsilon,
                        weight_decays=generate.weight_decays(cfg),
                        trust_mask=[True] * len(specs))
-    clipped, t_step = 0, []
+    clipped, t_step, apart = 0, [], []
     for step in range(STEPS):
         ids, pos, labels = batch_of(cfg, cfg.batch, pad_tail=2 + step)
+        drop = None
+        if seed is not None:
+            # Dropout is train_step's only: mlm_loss (eval) on the same
+            # weights and batch differs, and draws nothing.
+            (eval_loss,) = model.call("mlm_loss", ids, pos, labels)
+            assert offset_of(model) == step, "an offset other than the step"
+            drop = grove_dropout(cfg, seed, step)
         t0 = time.perf_counter()
         (loss,) = model.call("train_step", ids, pos, labels)
         t_step.append(time.perf_counter() - t0)
+        if seed is not None:
+            apart.append(abs(float(loss) / float(eval_loss) - 1))
+            assert apart[-1] > 1e-6, f"{name}: dropout left the loss alone"
         opt.zero_grad()
-        want = reference.mlm_loss(ref, cfg, ids, pos, labels)
+        want = reference.mlm_loss(ref, cfg, ids, pos, labels, drop)
         want.backward()
         norm = torch.nn.utils.clip_grad_norm_(order, cfg.max_grad_norm)
         clipped += float(norm) > cfg.max_grad_norm
@@ -225,6 +313,8 @@ def check_small(name, model):
         opt.step()
         assert_close(loss, want.item(), 1e-10, 0, f"{name} loss at step {step}")
     assert model.get_weight("lans.step") == STEPS
+    if seed is not None:
+        assert offset_of(model) == STEPS
     worst = 0.0
     for n, _ in specs:
         if n.endswith(NOISE_ONLY):
@@ -241,8 +331,10 @@ def check_small(name, model):
     print(f"{name}: logits, loss and {STEPS} LANS steps match "
           f"({len(specs)} params and their moments, the key biases within "
           f"bounds; {clipped} of {STEPS} "
-          f"steps clipped; worst error {worst:.2g} of a tensor's scale); "
-          f"mlm_logits {t_logits * 1e3:.2f} ms, train_step "
+          f"steps clipped; worst error {worst:.2g} of a tensor's scale" +
+          (f"; with dropout: the Philox masks, the loss {min(apart):.2g}-"
+           f"{max(apart):.2g} off mlm_loss's" if apart else "") +
+          f"); mlm_logits {t_logits * 1e3:.2f} ms, train_step "
           f"{min(t_step) * 1e3:.2f} ms (best of {STEPS})")
     return clipped
 
@@ -268,6 +360,7 @@ def check_tiny(model):
     path = os.path.join(work, "bert_tiny.safetensors")
     generate.init(cfg, seed=int(r.integers(2**31)), path=path)
     model.load_weights(path)
+    seed = set_dropout_seed(model, cfg)
     p32 = reference.load(path, torch.float32)
     p64 = reference.load(path, torch.float64, requires_grad=True)
     ids, pos, labels = batch_of(cfg, cfg.batch, pad_tail=7)
@@ -282,20 +375,37 @@ def check_tiny(model):
     assert_close(loss, l64, 5e-6, 0, "bert_tiny mlm_loss vs torch f64")
     (logits,) = model.call("mlm_logits", ids, pos)
     err = assert_close(logits, want, 0, 2e-5, "bert_tiny mlm_logits vs f64")
+    assert offset_of(model) == 0, "mlm_loss or mlm_logits drew"
+
+    # The first step at offset 1 instead of 0 (another context, the same
+    # weights and seed): other masks, the reference's at offset 1.
+    other = fresh_context(model, path, seed)
+    other.set_weight("dropout.offset", np.array(1, np.int64))
+    (at_one,) = other.call("train_step", ids, pos, labels)
+    with torch.no_grad():
+        want = reference.mlm_loss(p64, cfg, ids, pos, labels,
+                                  grove_dropout(cfg, seed, 1)).item()
+    assert_close(at_one, want, 1e-5, 0, "bert_tiny's first step at offset 1")
+    del other
+
     order = [p64[n] for n, _ in specs]
     opt = ref_opt.LANS(order, lr=cfg.lr, beta1=cfg.beta1, beta2=cfg.beta2,
                        eps=cfg.epsilon,
                        weight_decays=generate.weight_decays(cfg),
                        trust_mask=[True] * len(specs))
-    t_step, worst = [], 0.0
+    t_step, worst, batches, losses = [], 0.0, [], []
     for step in range(STEPS):
         if step:
             ids, pos, labels = batch_of(cfg, cfg.batch)
+        batches.append((ids, pos, labels))
         t0 = time.perf_counter()
         (loss,) = model.call("train_step", ids, pos, labels)
         t_step.append(time.perf_counter() - t0)
+        losses.append(loss)
+        assert offset_of(model) == step + 1
         opt.zero_grad()
-        want = reference.mlm_loss(p64, cfg, ids, pos, labels)
+        want = reference.mlm_loss(p64, cfg, ids, pos, labels,
+                                  grove_dropout(cfg, seed, step))
         want.backward()
         torch.nn.utils.clip_grad_norm_(order, cfg.max_grad_norm)
         opt.hyper["lr"] = reference.polynomial_lr(step, cfg.lr, cfg.warmup,
@@ -303,20 +413,68 @@ def check_tiny(model):
         opt.step()
         assert_close(loss, want.item(), 1e-5, 0, f"bert_tiny loss at step {step}")
         worst = max(worst, abs(float(loss) / want.item() - 1))
-    print(f"bert_tiny (f32): mlm_loss off torch f32 by {abs(first - l32):.2g}, "
-          f"f64 by {abs(first - l64):.2g} (loss {l64:.4f}); logits within "
-          f"{err:.2g} of f64; {STEPS} train_steps' losses within {worst:.2g} "
-          f"relative; mlm_loss "
-          f"{t_loss * 1e3:.1f} ms, train_step {min(t_step) * 1e3:.1f} ms (best of "
-          f"{len(t_step)})")
+    # The first step's loss (dropout) against mlm_loss's (none) on the same
+    # weights and batch, and against the same step at offset 1.
+    assert abs(float(losses[0]) / first - 1) > 1e-5, \
+        "no dropout in train_step"
+    assert float(at_one) != float(losses[0]), "offset 1 drew offset 0's masks"
+
+    # The same steps from the same weights and seed in two fresh contexts,
+    # on 1 thread and on 2: the same losses and params, bit for bit.
+    gomp = ctypes.CDLL("libgomp.so.1")  # the OpenMP team of grove's runtime
+    threads = gomp.omp_get_max_threads()
+    for n in (1, 2):
+        gomp.omp_set_num_threads(n)
+        try:
+            again = fresh_context(model, path, seed)
+            for (ids, pos, labels), loss in zip(batches, losses):
+                (got,) = again.call("train_step", ids, pos, labels)
+                assert got.tobytes() == loss.tobytes(), \
+                    f"bert_tiny on {n} thread(s): loss {got} != {loss}"
+        finally:
+            gomp.omp_set_num_threads(threads)
+        for name, _ in specs:
+            assert again.get_weight(name).tobytes() == \
+                model.get_weight(name).tobytes(), \
+                f"bert_tiny on {n} thread(s): {name} differs"
+        del again
+    print(f"bert_tiny (f32, dropout {cfg.dropout}): mlm_loss off torch f32 by "
+          f"{abs(first - l32):.2g}, f64 by {abs(first - l64):.2g} (loss "
+          f"{l64:.4f}); logits within {err:.2g} of f64; {STEPS} train_steps' "
+          f"losses (the Philox masks in the reference) within {worst:.2g} "
+          f"relative; the first {float(losses[0]):.4f} with dropout, "
+          f"{float(at_one):.4f} at offset 1; again in two fresh contexts on "
+          f"1 and 2 threads: the same bit for bit; mlm_loss "
+          f"{t_loss * 1e3:.1f} ms, train_step {min(t_step) * 1e3:.1f} ms (best "
+          f"of {len(t_step)})")
+
+
+def check_generator():
+    """Probabilities outside [0, 1) are refused; dropout is train_step's
+    only: with a dynamic batch (no train_step) the module is the same as
+    without, and the eval entries call the functions without dropout."""
+    for bad in (dict(dropout=1.0), dict(attention_dropout=-0.1)):
+        try:
+            generate.Config(**bad)
+            raise AssertionError(f"{bad} accepted")
+        except ValueError as e:
+            assert "dropout" in str(e), e
+    dyn = dict(CONFIGS["bert_dyn"].__dict__, intermediate=0)
+    assert generate.generate(generate.Config(**dyn)) == generate.generate(
+        generate.Config(**dict(dyn, dropout=0.1, attention_dropout=0.1)))
+    cfg = CONFIGS["bert_pre"]
+    text = generate.generate(cfg)
+    for fn in text.split("func.func ")[1:]:
+        name = fn.split("(")[0].split("@")[1]
+        if not (name.endswith("_train") or name == "train_step"):
+            assert "grove.dropout" not in fn and "_train(" not in fn, name
+    # The embeddings', then per layer the probabilities' (one op, shared by
+    # the layers) and two more.
+    assert text.count("grove.dropout") == 2 + 2 * cfg.layers
 
 
 def main():
-    try:
-        generate.Config(dropout=0.1)
-        raise AssertionError("dropout 0.1 accepted")
-    except ValueError as e:
-        assert "dropout" in str(e), e
+    check_generator()
     models = compile_all()
     clipped = check_small("bert_post", models["bert_post"])
     assert clipped == STEPS, f"bert_post: {clipped} of {STEPS} steps clipped"

@@ -18,6 +18,8 @@
 #    generator's offset reset before each call;
 #  * the generator is state: a run saved and resumed from the checkpoint
 #    draws the same masks, bit for bit, as one that never stopped.
+# The checks run in main(): test/Integration/bert.py imports reference()
+# (the masks of a grove.dropout) from here.
 import os
 import tempfile
 
@@ -98,76 +100,82 @@ module @drop_{e} {{
 """
 
 
-r = rng()
-models = {e: Model(source(e), name=f"drop_{e}") for e in ("f32", "f64")}
-m = models["f32"]
-m.set_weight("w", r.standard_normal(256).astype(np.float32))
-m.set_weight("dropout.seed", np.array(SEED, np.int64))
+def main():
+    r = rng()
+    models = {e: Model(source(e), name=f"drop_{e}") for e in ("f32", "f64")}
+    m = models["f32"]
+    m.set_weight("w", r.standard_normal(256).astype(np.float32))
+    m.set_weight("dropout.seed", np.array(SEED, np.int64))
 
-# Bit-exact masks, a new one per call (1024 x 256: split over the team).
-x = r.standard_normal((1024, 256)).astype(np.float32)
-masks = []
-for call in range(3):
-    assert m.get_weight("dropout.offset") == call
-    (y,) = m.call("draw", x)
-    want, keep = reference(x, SEED, call, STREAM, RATE)
-    assert np.array_equal(y, want), f"call {call}: mask or scale differs"
-    masks.append(keep)
-assert not np.array_equal(masks[0], masks[1]), "the offset did not advance"
-kept = np.mean(masks[0])
-sigma = np.sqrt(RATE * (1 - RATE) / masks[0].size)
-assert abs(kept - (1 - RATE)) < 5 * sigma, kept
+    # Bit-exact masks, a new one per call (1024 x 256: split over the team).
+    x = r.standard_normal((1024, 256)).astype(np.float32)
+    masks = []
+    for call in range(3):
+        assert m.get_weight("dropout.offset") == call
+        (y,) = m.call("draw", x)
+        want, keep = reference(x, SEED, call, STREAM, RATE)
+        assert np.array_equal(y, want), f"call {call}: mask or scale differs"
+        masks.append(keep)
+    assert not np.array_equal(masks[0], masks[1]), "the offset did not advance"
+    kept = np.mean(masks[0])
+    sigma = np.sqrt(RATE * (1 - RATE) / masks[0].size)
+    assert abs(kept - (1 - RATE)) < 5 * sigma, kept
 
-# Another stream draws another mask; rate 0 is the identity.
-offset = int(m.get_weight("dropout.offset"))
-y, z = m.call("draw_other", x, num_outputs=2)
-want, keep8 = reference(x, SEED, offset, 8, RATE)
-assert np.array_equal(y, want) and not np.array_equal(keep8, masks[0])
-assert np.array_equal(z, x)
+    # Another stream draws another mask; rate 0 is the identity.
+    offset = int(m.get_weight("dropout.offset"))
+    y, z = m.call("draw_other", x, num_outputs=2)
+    want, keep8 = reference(x, SEED, offset, 8, RATE)
+    assert np.array_equal(y, want) and not np.array_equal(keep8, masks[0])
+    assert np.array_equal(z, x)
 
-# Gradients: the same mask on the cotangent.
-for e, dtype in (("f32", np.float32), ("f64", np.float64)):
-    g = models[e]
-    w = r.standard_normal(256).astype(dtype)
-    g.set_weight("w", w)
-    g.set_weight("dropout.seed", np.array(SEED + 1, np.int64))
-    x = r.standard_normal((3, 256)).astype(dtype)
-    rr = r.standard_normal((3, 256)).astype(dtype)
-    offset = int(g.get_weight("dropout.offset"))
-    loss, dw = g.call("grad", x, rr, num_outputs=2)
-    _, keep = reference(x * w, SEED + 1, offset, STREAM, RATE)
-    if e == "f32":
-        tw = torch.tensor(w, dtype=torch.float64, requires_grad=True)
-        mask = torch.tensor(keep, dtype=torch.float64) / (1 - RATE)
-        ref = ((torch.tensor(x, dtype=torch.float64) * tw) * mask
-               * torch.tensor(rr, dtype=torch.float64)).sum()
-        (want,) = torch.autograd.grad(ref, [tw])
-        assert_close(loss, ref.item(), 1e-6, 1e-6, "dropout loss")
-        assert_close(dw, want.numpy(), 1e-6, 1e-6, "dropout dw vs PyTorch")
-    else:
-        h, fd = 1e-6, np.zeros_like(w)
-        for j in range(w.size):
-            for sign in (1, -1):
-                wp = w.copy()
-                wp[j] += sign * h
-                g.set_weight("w", wp)
-                g.set_weight("dropout.offset", np.array(offset, np.int64))
-                fd[j] += sign * g.call("grad", x, rr, num_outputs=2)[0] / (2 * h)
-        assert_close(dw, fd, 1e-7, 1e-7, "dropout dw vs finite differences")
+    # Gradients: the same mask on the cotangent.
+    for e, dtype in (("f32", np.float32), ("f64", np.float64)):
+        g = models[e]
+        w = r.standard_normal(256).astype(dtype)
+        g.set_weight("w", w)
+        g.set_weight("dropout.seed", np.array(SEED + 1, np.int64))
+        x = r.standard_normal((3, 256)).astype(dtype)
+        rr = r.standard_normal((3, 256)).astype(dtype)
+        offset = int(g.get_weight("dropout.offset"))
+        loss, dw = g.call("grad", x, rr, num_outputs=2)
+        _, keep = reference(x * w, SEED + 1, offset, STREAM, RATE)
+        if e == "f32":
+            tw = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+            mask = torch.tensor(keep, dtype=torch.float64) / (1 - RATE)
+            ref = ((torch.tensor(x, dtype=torch.float64) * tw) * mask
+                   * torch.tensor(rr, dtype=torch.float64)).sum()
+            (want,) = torch.autograd.grad(ref, [tw])
+            assert_close(loss, ref.item(), 1e-6, 1e-6, "dropout loss")
+            assert_close(dw, want.numpy(), 1e-6, 1e-6, "dropout dw vs PyTorch")
+        else:
+            h, fd = 1e-6, np.zeros_like(w)
+            for j in range(w.size):
+                for sign in (1, -1):
+                    wp = w.copy()
+                    wp[j] += sign * h
+                    g.set_weight("w", wp)
+                    g.set_weight("dropout.offset", np.array(offset, np.int64))
+                    fd[j] += sign * g.call("grad", x, rr,
+                                           num_outputs=2)[0] / (2 * h)
+            assert_close(dw, fd, 1e-7, 1e-7, "dropout dw vs finite differences")
 
-# Resume: a checkpoint holds the generator.
-with tempfile.TemporaryDirectory() as tmp:
-    x = r.standard_normal((2, 256)).astype(np.float32)
-    a = models["f32"]
-    a.set_weight("dropout.offset", np.array(0, np.int64))
-    a.call("draw", x)
-    path = os.path.join(tmp, "ckpt.safetensors")
-    a.save_weights(path)
-    straight = [a.call("draw", x)[0] for _ in range(2)]
-    b = a.another_context()
-    b.load_weights(path)
-    resumed = [b.call("draw", x)[0] for _ in range(2)]
-    for s, t in zip(straight, resumed):
-        assert np.array_equal(s, t), "a resumed run drew other masks"
-print(f"dropout: Philox masks bit-exact ({os.environ.get('OMP_NUM_THREADS')} "
-      "threads), gradients, resume")
+    # Resume: a checkpoint holds the generator.
+    with tempfile.TemporaryDirectory() as tmp:
+        x = r.standard_normal((2, 256)).astype(np.float32)
+        a = models["f32"]
+        a.set_weight("dropout.offset", np.array(0, np.int64))
+        a.call("draw", x)
+        path = os.path.join(tmp, "ckpt.safetensors")
+        a.save_weights(path)
+        straight = [a.call("draw", x)[0] for _ in range(2)]
+        b = a.another_context()
+        b.load_weights(path)
+        resumed = [b.call("draw", x)[0] for _ in range(2)]
+        for s, t in zip(straight, resumed):
+            assert np.array_equal(s, t), "a resumed run drew other masks"
+    print(f"dropout: Philox masks bit-exact "
+          f"({os.environ.get('OMP_NUM_THREADS')} threads), gradients, resume")
+
+
+if __name__ == "__main__":
+    main()
