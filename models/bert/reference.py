@@ -25,6 +25,10 @@ train_step.
 
 `cfg` is anything with generate.Config's fields (layers, heads, pre_ln,
 act, layer_norm_eps, pad_id). Used by test/Integration/bert.py.
+
+`LANS` is grove.lans in torch's _foreach ops (the float32 peer of
+bench/train_step.py; test/lib/reference_optimizers.py holds the float64
+transcription the tests check against).
 """
 import math
 
@@ -205,3 +209,66 @@ def masking(tokens, rng, vocab_size, mask_id=4, special_ids=(0, 1, 2, 3, 4),
     positions = np.asarray(positions, dtype=np.int32)
     labels = tokens.reshape(-1)[positions].astype(np.int32)
     return ids, positions, labels
+
+
+class LANS:
+    """grove.lans (gluon-nlp's fused LANS, decoupled decay) over `params`
+    with torch._foreach ops, in their dtype: per param, with t the steps
+    taken including this one and the norms of g and p taken first,
+    ĝ = g / (‖g‖ + ε) (g when ‖g‖ = 0), m = β1 m + (1 - β1) ĝ,
+    v = β2 v + (1 - β2) ĝ², d = √(v / (1 - β2^t)) + ε,
+    u_m = m / (1 - β1^t) / d + λ p, u_g = ĝ / d + λ p,
+    r_x = lr ‖p‖ / ‖u_x‖ (lr when a norm is 0), p -= β1 r_m u_m
+    + (1 - β1) r_g u_g. `weight_decays`: λ per param; the trust ratio
+    applies to every param (generate.py's trust_mask). step(lr) reads
+    each param's .grad (clipped or not by the caller) and overwrites it
+    with ĝ. State: `m`, `v` (lists in params' order) and `t`."""
+
+    def __init__(self, params, weight_decays, beta1=0.9, beta2=0.999,
+                 eps=1e-6):
+        self.params = list(params)
+        self.wd = [float(w) for w in weight_decays]
+        assert len(self.wd) == len(self.params)
+        self.b1, self.b2, self.eps = beta1, beta2, eps
+        with torch.no_grad():
+            self.m = [torch.zeros_like(p) for p in self.params]
+            self.v = [torch.zeros_like(p) for p in self.params]
+        self.t = 0
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self, lr):
+        self.t += 1
+        b1, b2, eps, t = self.b1, self.b2, self.eps, self.t
+        p = self.params
+        g = [q.grad for q in p]
+        gn = torch.stack(torch._foreach_norm(g)).tolist()
+        pn = torch.stack(torch._foreach_norm(p)).tolist()
+        torch._foreach_mul_(g, [1 / (n + eps) if n else 1.0 for n in gn])
+        torch._foreach_mul_(self.m, b1)
+        torch._foreach_add_(self.m, g, alpha=1 - b1)
+        torch._foreach_mul_(self.v, b2)
+        torch._foreach_addcmul_(self.v, g, g, value=1 - b2)
+        d = torch._foreach_div(self.v, 1 - b2 ** t)
+        torch._foreach_sqrt_(d)
+        torch._foreach_add_(d, eps)
+        decay = torch._foreach_mul(p, self.wd)
+        um = torch._foreach_div(self.m, d)
+        torch._foreach_mul_(um, 1 / (1 - b1 ** t))
+        torch._foreach_add_(um, decay)
+        ug = torch._foreach_div(g, d)
+        torch._foreach_add_(ug, decay)
+        un = torch.stack(torch._foreach_norm(um + ug)).tolist()
+        k = len(p)
+
+        def ratio(n_p, n_u):
+            return lr * n_p / n_u if n_p and n_u else lr
+        torch._foreach_mul_(um, [b1 * ratio(pn[i], un[i])
+                                 for i in range(k)])
+        torch._foreach_mul_(ug, [(1 - b1) * ratio(pn[i], un[k + i])
+                                 for i in range(k)])
+        torch._foreach_sub_(p, um)
+        torch._foreach_sub_(p, ug)
