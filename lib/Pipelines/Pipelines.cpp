@@ -62,6 +62,16 @@ LogicalResult
 mlir::grove::validatePipelineOptions(const GrovePipelineOptions &options,
                                      const TargetPolicy &policy,
                                      std::string &error) {
+  const std::string &autocast = options.autocast;
+  if (!autocast.empty() && autocast != "bf16" && autocast != "f16") {
+    error = "--autocast must be bf16 or f16, got '" + autocast + "'";
+    return failure();
+  }
+  if (options.lossScale < -1 || options.lossScaleGrowthInterval < 1) {
+    error = "--loss-scale must be -1, 0 or positive and "
+            "--loss-scale-growth-interval at least 1";
+    return failure();
+  }
   if (options.dataParallel) {
     std::string why;
     if (failed(checkInsertCollectivesOptions(
@@ -79,6 +89,13 @@ void mlir::grove::addDifferentiatePhase(OpPassManager &pm,
   // After the fusions, so that fused ops differentiate as one (split
   // attention's backward is fused too); losses expand once their
   // closed-form VJPs are built.
+  // Before autodiff, so the backward differentiates the converts: f32
+  // params get f32 gradients.
+  GroveAutocastOptions autocast;
+  autocast.compute = options.autocast;
+  autocast.lossScale = options.lossScale;
+  autocast.growthInterval = options.lossScaleGrowthInterval;
+  pm.addPass(createGroveAutocast(autocast));
   pm.addPass(createGroveAutodiff());
   // The gradients are still the optimizers' operands here.
   if (options.dataParallel)

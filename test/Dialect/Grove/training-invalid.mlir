@@ -230,8 +230,27 @@ func.func @adam_name(%g: tensor<4xf32>) {
 
 grove.param @w : tensor<4xbf16>
 func.func @adam_bf16(%g: tensor<4xbf16>) {
-  // expected-error @+1 {{'grove.adam' op expects f32 or f64 params, got 'bf16'}}
+  // expected-error @+1 {{'grove.adam' op expects f32 or f64 params, got 'bf16' (bf16 and f16 params need master_weights)}}
   grove.adam [@w] (%g) : tensor<4xbf16>
+  return
+}
+
+// -----
+
+grove.param @w : tensor<4xf32>
+func.func @master_of_f32(%g: tensor<4xf32>) {
+  // expected-error @+1 {{'grove.sgd' op keeps master weights of bf16 or f16 params, got 'f32' params}}
+  grove.sgd [@w] (%g) {master_weights} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// With master weights the rate is f32, as the update.
+grove.param @w : tensor<4xf16>
+func.func @master_rate(%g: tensor<4xf16>, %lr: tensor<f16>) {
+  // expected-error @+1 {{'grove.lamb' op expects a learning_rate of type 'tensor<f32>', got 'tensor<f16>'}}
+  grove.lamb [@w] (%g) lr(%lr : tensor<f16>) {master_weights} : tensor<4xf16>
   return
 }
 

@@ -31,6 +31,24 @@ void GroveDialect::registerAttributes() {
 }
 
 //===----------------------------------------------------------------------===//
+// Policies
+//===----------------------------------------------------------------------===//
+
+LogicalResult AutocastAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   FloatType compute, int64_t lossScale,
+                                   int64_t growthInterval) {
+  if (!compute.isBF16() && !compute.isF16())
+    return emitError() << "autocast computes in bf16 or f16, not " << compute;
+  if (lossScale < 0)
+    return emitError() << "loss_scale must be 0 (none) or positive, got "
+                       << lossScale;
+  if (growthInterval < 1)
+    return emitError() << "growth_interval must be at least 1, got "
+                       << growthInterval;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Preconditions
 //===----------------------------------------------------------------------===//
 

@@ -81,6 +81,13 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
   if (name == kNoAliasArgsAttr)
     return expect(isa<DenseI64ArrayAttr>(attr.getValue()),
                   "an array of argument indices");
+  if (name == kAutocastAttr)
+    return expect(isa<ModuleOp, func::FuncOp>(op) &&
+                      isa<AutocastAttr>(attr.getValue()),
+                  "a #grove.autocast on a module or function");
+  if (name == kLossScaleUpdateAttr)
+    return expect(isa<SetParamOp>(op) && isa<UnitAttr>(attr.getValue()),
+                  "a unit attribute on grove.set_param");
   if (name == kMemRefSignatureAttr) {
     auto type = dyn_cast<TypeAttr>(attr.getValue());
     return expect(type && isa<FunctionType>(type.getValue()),

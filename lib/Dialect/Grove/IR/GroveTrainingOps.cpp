@@ -146,20 +146,28 @@ template <typename Op> static LogicalResult verifyOptimizer(Op optimizer) {
   for (Attribute p : params)
     if (!seen.insert(p).second)
       return op->emitOpError("updates ") << p << " twice";
-  // One element type, f32 or f64: the moments and the update are computed
-  // in it (keep master weights in f32 for bf16 or f16 compute).
+  // One element type, f32 or f64, in which the moments and the update are
+  // computed; bf16 and f16 params are updated through f32 master copies.
   Type element =
       cast<RankedTensorType>(gradients[0].getType()).getElementType();
-  if (!element.isF32() && !element.isF64())
+  bool low = element.isBF16() || element.isF16();
+  if (low && !optimizer.getMasterWeights())
+    return op->emitOpError("expects f32 or f64 params, got ")
+           << element << " (bf16 and f16 params need master_weights)";
+  if (!low && optimizer.getMasterWeights())
+    return op->emitOpError("keeps master weights of bf16 or f16 params, got ")
+           << element << " params";
+  if (!low && !element.isF32() && !element.isF64())
     return op->emitOpError("expects f32 or f64 params, got ") << element;
   for (Value g : gradients)
     if (cast<RankedTensorType>(g.getType()).getElementType() != element)
       return op->emitOpError("expects params of one element type, got ")
              << element << " and "
              << cast<RankedTensorType>(g.getType()).getElementType();
-  if (lr && lr.getType() != RankedTensorType::get({}, element))
+  auto rateType = RankedTensorType::get({}, optimizer.getElementType());
+  if (lr && lr.getType() != rateType)
     return op->emitOpError("expects a learning_rate of type ")
-           << RankedTensorType::get({}, element) << ", got " << lr.getType();
+           << rateType << ", got " << lr.getType();
   if (name.empty() || name.contains('/'))
     return op->emitOpError("expects a non-empty state name without '/'");
   return failure(failed(checkRange(op, "weight_decay",

@@ -365,6 +365,12 @@ struct Step {
   double lrValue = 0.0;
   /// β^t by β, in f64: one per step, whatever the number of params.
   SmallVector<std::pair<double, Value>, 2> powers;
+  /// With master weights: the params' own (bf16 or f16) element type, the
+  /// optimizer (naming the master copies) and 1 on the optimizer's first
+  /// step (rank-0 f32), where the copies are taken from the params.
+  Type stored;
+  OptimizerOpInterface op;
+  Value first;
 
   /// Writes `updated` to state `name`, or keeps `old` where the step is
   /// skipped.
@@ -375,6 +381,29 @@ struct Step {
     guards.own.insert(SetParamOp::create(
         a.b, a.loc, FlatSymbolRefAttr::get(a.b.getContext(), name), v));
   }
+  /// Param `p` (whose gradient is `g`) as the update reads it: its f32
+  /// master copy, taken from the param itself on the first step.
+  Value param(StringRef p, Value g) {
+    if (!stored)
+      return a.get(p, g.getType());
+    auto type = cast<RankedTensorType>(g.getType());
+    Value own = ConvertOp::create(a.b, a.loc, type,
+                                  a.get(p, type.clone(stored)));
+    return a.select(first, own, a.get(masterName(p), type));
+  }
+  /// Writes param `p`: with master weights the copy, and the param rounded
+  /// from it.
+  void writeParam(StringRef p, Value updated, Value old) {
+    if (!stored)
+      return write(p, updated, old);
+    write(masterName(p), updated, old);
+    Value kept = ok ? *guarded(a.b, a.loc, ok, updated, old) : updated;
+    auto type = cast<RankedTensorType>(kept.getType()).clone(stored);
+    guards.own.insert(SetParamOp::create(
+        a.b, a.loc, FlatSymbolRefAttr::get(a.b.getContext(), p),
+        ConvertOp::create(a.b, a.loc, type, kept)));
+  }
+  std::string masterName(StringRef p) { return op.getStateName(p, "master"); }
   Arith f64() { return Arith{{a.b, a.loc}, a.b.getF64Type()}; }
   /// An f64 rank-0 value in the params' element type.
   Value narrow(Value v) {
@@ -437,6 +466,23 @@ RankedTensorType counterType(MLIRContext *ctx) {
   return RankedTensorType::get({}, IntegerType::get(ctx, 64));
 }
 
+/// With master weights, the update runs in f32 on the gradients widened;
+/// `first` marks the step (step counter `t0` = 0) that copies the params.
+void takeMasterWeights(Step &s, Value t0) {
+  OpBuilder &b = s.a.b;
+  Location loc = s.a.loc;
+  for (Value &g : s.gradients) {
+    auto type = cast<RankedTensorType>(g.getType());
+    s.stored = type.getElementType();
+    g = ConvertOp::create(b, loc, type.clone(b.getF32Type()), g);
+  }
+  Value isZero = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, tensor::ExtractOp::create(b, loc, t0),
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+  s.first = scalarTensor(
+      b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), isZero));
+}
+
 /// What every optimizer does first: with `skip_nonfinite`, `ok` says
 /// whether the gradients are all finite; with a `max_grad_norm`, they are
 /// scaled by min(1, max_norm / (global norm + 1e-6)), as
@@ -452,9 +498,15 @@ Step beginStep(OptimizerOpInterface op, OpBuilder &b, SkipGuards &guards) {
          Value(),
          op.getLearningRate(),
          op.getLr().convertToDouble(),
-         {}};
+         {},
+         Type(),
+         op,
+         Value()};
   Arith &a = s.a;
   Location loc = op.getLoc();
+  Value t0 = a.get(op.getStepName(), counterType(b.getContext()));
+  if (op.getMasterWeights())
+    takeMasterWeights(s, t0);
   if (op.getSkipNonfinite()) {
     // g * 0 is NaN exactly where g is NaN or infinite; step(1 + NaN) is 0.
     Value poison;
@@ -476,7 +528,6 @@ Step beginStep(OptimizerOpInterface op, OpBuilder &b, SkipGuards &guards) {
     for (Value &g : s.gradients)
       g = a.mul(g, scale);
   }
-  Value t0 = a.get(op.getStepName(), counterType(b.getContext()));
   Value t = arith::AddIOp::create(
       b, loc, tensor::ExtractOp::create(b, loc, t0),
       arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1));
@@ -514,7 +565,7 @@ void updateParam(SGDOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double momentum = op.getMomentum().convertToDouble();
   double decay = op.getWeightDecay().convertToDouble();
-  Value w = a.get(p, g.getType());
+  Value w = s.param(p, g);
   Value d = decay != 0.0 ? a.add(g, a.mul(a.c(decay), w)) : g;
   if (momentum != 0.0) {
     std::string slot = op.getStateName(p, "momentum");
@@ -523,7 +574,7 @@ void updateParam(SGDOp op, Step &s, unsigned, StringRef p, Value g) {
     s.write(slot, buf, old);
     d = op.getNesterov() ? a.add(d, a.mul(a.c(momentum), buf)) : buf;
   }
-  s.write(p, a.sub(w, a.mul(s.lr, d)), w);
+  s.writeParam(p, a.sub(w, a.mul(s.lr, d)), w);
 }
 
 void updateParam(AdamOp op, Step &s, unsigned, StringRef p, Value g) {
@@ -531,7 +582,7 @@ void updateParam(AdamOp op, Step &s, unsigned, StringRef p, Value g) {
   double b1 = op.getBeta1().convertToDouble();
   double b2 = op.getBeta2().convertToDouble();
   double decay = op.getWeightDecay().convertToDouble();
-  Value old = a.get(p, g.getType());
+  Value old = s.param(p, g);
   Value w = old;
   if (decay != 0.0 && op.getDecoupled())
     w = a.mul(w, a.sub(a.c(1.0), a.mul(s.lr, a.c(decay))));
@@ -546,13 +597,13 @@ void updateParam(AdamOp op, Step &s, unsigned, StringRef p, Value g) {
   Value stepSize = s.lrOverCorrection(b1);
   Value denom = a.add(a.mul(a.sqrt(v), s.inverseSqrtCorrection(b2)),
                       a.c(op.getEpsilon().convertToDouble()));
-  s.write(p, a.sub(w, a.mul(stepSize, a.div(m, denom))), old);
+  s.writeParam(p, a.sub(w, a.mul(stepSize, a.div(m, denom))), old);
 }
 
 void updateParam(AdagradOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double decay = op.getWeightDecay().convertToDouble();
-  Value w = a.get(p, g.getType());
+  Value w = s.param(p, g);
   if (decay != 0.0)
     g = a.add(g, a.mul(a.c(decay), w));
   std::string slot = op.getStateName(p, "sum");
@@ -568,7 +619,7 @@ void updateParam(AdagradOp op, Step &s, unsigned, StringRef p, Value g) {
     clr = a.mul(clr, s.narrow(factor));
   }
   Value std = a.add(a.sqrt(sum), a.c(op.getEpsilon().convertToDouble()));
-  s.write(p, a.sub(w, a.mul(clr, a.div(g, std))), w);
+  s.writeParam(p, a.sub(w, a.mul(clr, a.div(g, std))), w);
 }
 
 /// LAMB's and LANS's moments of (normalised) gradient `g`, written back;
@@ -605,7 +656,7 @@ void updateParam(LAMBOp op, Step &s, unsigned i, StringRef p, Value g) {
   // Apex applies the trust ratio only to decayed params unless nvlamb.
   auto [decay, masked] = groupOf(op, i, false);
   bool trust = op.getTrustMask() ? masked : decay != 0.0 || op.getNvlamb();
-  Value w = a.get(p, g.getType());
+  Value w = s.param(p, g);
   auto [denom, m] = adaptiveMoments(op, s, p, g);
   Value u = a.div(
       a.mul(m, s.inverseCorrection(op.getBeta1().convertToDouble())), denom);
@@ -616,7 +667,7 @@ void updateParam(LAMBOp op, Step &s, unsigned i, StringRef p, Value g) {
     Value paramNorm = a.norm(w);
     ratio = s.trustRatio(paramNorm, a.norm(u));
   }
-  s.write(p, a.sub(w, a.mul(ratio, u)), w);
+  s.writeParam(p, a.sub(w, a.mul(ratio, u)), w);
 }
 
 void updateParam(LANSOp op, Step &s, unsigned i, StringRef p, Value g) {
@@ -624,7 +675,7 @@ void updateParam(LANSOp op, Step &s, unsigned i, StringRef p, Value g) {
   double b1 = op.getBeta1().convertToDouble();
   auto [decay, trust] = groupOf(op, i, /*byDefault=*/true);
   double eps = op.getEpsilon().convertToDouble();
-  Value w = a.get(p, g.getType());
+  Value w = s.param(p, g);
   Value gradNorm = a.norm(g), paramNorm = a.norm(w);
   g = a.select(a.step(gradNorm), a.div(g, a.add(gradNorm, a.c(eps))), g);
   auto [denom, m] = adaptiveMoments(op, s, p, g);
@@ -638,14 +689,14 @@ void updateParam(LANSOp op, Step &s, unsigned i, StringRef p, Value g) {
   Value rm = a.mul(a.c(b1), trust ? s.trustRatio(paramNorm, a.norm(um)) : s.lr);
   Value rg =
       a.mul(a.c(1.0 - b1), trust ? s.trustRatio(paramNorm, a.norm(ug)) : s.lr);
-  s.write(p, a.sub(a.sub(w, a.mul(rm, um)), a.mul(rg, ug)), w);
+  s.writeParam(p, a.sub(a.sub(w, a.mul(rm, um)), a.mul(rg, ug)), w);
 }
 
 void updateParam(AdaAlterOp op, Step &s, unsigned, StringRef p, Value g) {
   Arith &a = s.a;
   double decay = op.getWeightDecay().convertToDouble();
   int64_t period = op.getPeriod();
-  Value w = a.get(p, g.getType());
+  Value w = s.param(p, g);
   std::string accName = op.getStateName(p, "accumulator");
   Value acc0 = a.get(accName, g.getType());
   std::string denName = op.getStateName(p, "denominator");
@@ -654,7 +705,7 @@ void updateParam(AdaAlterOp op, Step &s, unsigned, StringRef p, Value g) {
       a.div(g, a.sqrt(a.add(den0, a.c(op.getEpsilon().convertToDouble()))));
   if (decay != 0.0)
     d = a.add(d, a.mul(a.c(decay), w));
-  s.write(p, a.sub(w, a.mul(s.lr, d)), w);
+  s.writeParam(p, a.sub(w, a.mul(s.lr, d)), w);
   Value acc = a.add(acc0, a.mul(g, g));
   s.write(accName, acc, acc0);
   if (period == 1)
@@ -830,7 +881,12 @@ LogicalResult declareOptimizerState(ModuleOp module) {
       return failure();
     for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      auto type = cast<RankedTensorType>(g.getType());
+      auto type = cast<RankedTensorType>(g.getType())
+                      .clone(op.getElementType());
+      if (op.getMasterWeights() &&
+          failed(declareState(module, op, op.getStateName(name, "master"),
+                              type, 0.0)))
+        return failure();
       for (StringRef slot : op.getStateSlots())
         if (failed(declareState(module, op, op.getStateName(name, slot), type,
                                 op.getSlotInit(slot))))
@@ -884,7 +940,8 @@ void shareMaxPoolWinners(MaxPool2DGradOp grad, RewriterBase &rewriter) {
                              [&] { grad.getIndicesMutable().assign(indices); });
 }
 
-/// A skipped step changes no state but the skip counters: every other
+/// A skipped step changes no state but the skip counters and a dynamic
+/// loss scale (grove-autocast): every other
 /// state write of a function with a `skip_nonfinite` optimizer (batch
 /// norm's running statistics, the collectives' residuals and counters, the
 /// elastic rate's ramp) moves to the function's end, where the optimizers'
@@ -904,8 +961,9 @@ LogicalResult guardStateWrites(func::FuncOp func, ArrayRef<Value> oks,
     ok = MulOp::create(b, loc, ok, other);
   }
   SmallVector<SetParamOp> writes;
+  // A dynamic loss scale must back off on the very steps that are skipped.
   for (auto w : body.getOps<SetParamOp>())
-    if (!own.contains(w))
+    if (!own.contains(w) && !w->hasAttr(kLossScaleUpdateAttr))
       writes.push_back(w);
   for (SetParamOp w : writes) {
     StringRef name = w.getName();

@@ -192,3 +192,32 @@ func.func @step_decay(%t: tensor<f64>) -> tensor<f64> {
   %lr = grove.lr_schedule step_decay %t {lr = 0.1 : f64, step_size = 10, gamma = 0.5 : f64} : tensor<f64> -> tensor<f64>
   return %lr : tensor<f64>
 }
+
+// -----
+
+// Master weights: bf16 params updated through f32 copies. The gradient is
+// widened; the copy is the param widened on the first step (step count 0)
+// and the state after; the moments are f32; the copy is written and the
+// param is the copy rounded.
+// CHECK: grove.param @w.sgd.master : tensor<4xf32> = 0.000000e+00 : f32
+// CHECK: grove.param @w.sgd.momentum : tensor<4xf32> = 0.000000e+00 : f32
+// CHECK-LABEL: func.func @master
+// CHECK: %[[T0:.*]] = grove.get_param @sgd.step : tensor<i64>
+// CHECK: %[[G:.*]] = grove.convert %arg0 : tensor<4xbf16> -> tensor<4xf32>
+// CHECK: %[[ZERO:.*]] = arith.cmpi eq
+// CHECK: %[[FIRSTF:.*]] = arith.uitofp %[[ZERO]] : i1 to f32
+// CHECK: %[[FIRST:.*]] = tensor.from_elements %[[FIRSTF]] : tensor<f32>
+// CHECK: %[[P:.*]] = grove.get_param @w : tensor<4xbf16>
+// CHECK: %[[PW:.*]] = grove.convert %[[P]] : tensor<4xbf16> -> tensor<4xf32>
+// CHECK: %[[M:.*]] = grove.get_param @w.sgd.master : tensor<4xf32>
+// CHECK: %[[W:.*]] = grove.select %[[FIRST]], %[[PW]], %[[M]]
+// CHECK: grove.get_param @w.sgd.momentum : tensor<4xf32>
+// CHECK: %[[NEW:.*]] = grove.sub %[[W]], %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: grove.set_param @w.sgd.master = %[[NEW]] : tensor<4xf32>
+// CHECK: %[[R:.*]] = grove.convert %[[NEW]] : tensor<4xf32> -> tensor<4xbf16>
+// CHECK: grove.set_param @w = %[[R]] : tensor<4xbf16>
+grove.param @w : tensor<4xbf16>
+func.func @master(%g: tensor<4xbf16>) {
+  grove.sgd [@w] (%g) {lr = 0.1 : f64, momentum = 0.9 : f64, master_weights} : tensor<4xbf16>
+  return
+}

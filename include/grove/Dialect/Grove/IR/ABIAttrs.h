@@ -51,6 +51,11 @@ inline constexpr char kEqualDimsAttr[] = "grove.abi.equal_dims";
 /// Function: an outlined parallel loop body and its work per iteration
 /// (lib/Codegen/LLVMCPU).
 inline constexpr char kParallelBodyAttr[] = "grove.parallel_body";
+/// A mixed-precision policy on a function or module (#grove.autocast).
+inline constexpr char kAutocastAttr[] = "grove.autocast";
+/// Marks a grove.set_param of a dynamic loss scale: the one state write a
+/// skipped step makes besides the skip counters (grove-autocast).
+inline constexpr char kLossScaleUpdateAttr[] = "grove.loss_scale_update";
 /// Range function: the arguments (memref-level indices) whose buffers no
 /// other argument reaches while it runs, and its memref-level signature, to
 /// find their pointers once memrefs are exploded into descriptors

@@ -142,4 +142,39 @@ def Grove_ABIModelAttr : Grove_Attr<"ABIModel", "abi_model"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Policies that passes read
+//===----------------------------------------------------------------------===//
+
+def Grove_AutocastAttr : Grove_Attr<"Autocast", "autocast"> {
+  let summary = "a mixed-precision policy (grove-autocast)";
+  let description = [{
+    As `grove.autocast` on a function, or on the module for every function
+    without its own: grove-autocast runs the function's ops marked
+    AutocastLow (matmul, conv2d, attention) in `compute`, bf16 or f16, its
+    AutocastWide ops (reductions, normalisations, losses, exp, log) in f32
+    and its AutocastFollow ops in the widest type of their operands
+    (GroveBase.td). Params, function signatures and everything the
+    optimizers do stay as written (f32 master weights and state).
+
+    With `loss_scale` > 0 each grove.value_and_grad of the function scales
+    its value by a dynamic loss scale before the backward, starting at
+    `loss_scale`: the gradients are divided by it again, a step whose
+    gradients are not finite is skipped (its optimizers get
+    `skip_nonfinite`) and halves the scale, and `growth_interval` finite
+    steps in a row double it (torch.cuda.amp.GradScaler's rule).
+
+    ```mlir
+    module attributes {grove.autocast = #grove.autocast<compute = bf16>}
+    func.func @train_step(...) attributes {grove.autocast =
+        #grove.autocast<compute = f16, loss_scale = 65536>}
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::FloatType":$compute,
+    DefaultValuedParameter<"int64_t", "0">:$loss_scale,
+    DefaultValuedParameter<"int64_t", "2000">:$growth_interval);
+  let genVerifyDecl = 1;
+}
+
 #endif // GROVE_DIALECT_GROVE_IR_GROVEATTRS_TD

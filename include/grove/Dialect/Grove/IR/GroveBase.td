@@ -65,6 +65,24 @@ def Grove_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
   let cppNamespace = "::mlir::grove";
 }
 
+// What an op computes in under a mixed-precision policy (grove-autocast,
+// docs/training.md "Mixed precision"), in the spirit of torch.autocast's
+// lists. AutocastLow: in the policy's compute type (bf16 or f16), its f32
+// operands converted (the GEMM-shaped ops). AutocastWide: in f32, its
+// narrowed operands converted back (reductions, normalisations, losses,
+// exp and log). AutocastFollow: in the widest type of its float operands
+// (elementwise and data movement). An op with none of them runs in the
+// types it was written with.
+def Grove_AutocastLow : NativeOpTrait<"AutocastLow"> {
+  let cppNamespace = "::mlir::grove";
+}
+def Grove_AutocastWide : NativeOpTrait<"AutocastWide"> {
+  let cppNamespace = "::mlir::grove";
+}
+def Grove_AutocastFollow : NativeOpTrait<"AutocastFollow"> {
+  let cppNamespace = "::mlir::grove";
+}
+
 // An op a tree cell may run on its rows (RowWiseOpInterface): elementwise
 // ops take the interface's default; Grove_RowWiseByRule ops state their own
 // rule, `<Op>::keepsRowsApart` in GroveRowWise.cpp.

@@ -77,6 +77,9 @@ def Grove_OptimizerOpInterface : OpInterface<"OptimizerOpInterface"> {
                     "bool", "getSkipNonfinite", (ins)>,
     InterfaceMethod<"Global-norm clipping bound (0: none).", "::llvm::APFloat",
                     "getMaxGradNorm", (ins)>,
+    InterfaceMethod<"Whether bf16 or f16 params are updated through f32 "
+                    "master copies in the op's state.",
+                    "bool", "getMasterWeights", (ins)>,
     InterfaceMethod<"The slots each param has.",
                     "::llvm::SmallVector<::llvm::StringRef>", "getStateSlots",
                     (ins)>,
@@ -93,8 +96,11 @@ def Grove_OptimizerOpInterface : OpInterface<"OptimizerOpInterface"> {
     std::string getSkippedName() {
       return ($_op.getName() + ".skipped").str();
     }
-    /// The params' element type (f32 or f64), that of the step counter.
+    /// The type the update computes in, of its state and learning rate:
+    /// the params' (f32 or f64), or f32 with master weights.
     ::mlir::Type getElementType() {
+      if ($_op.getMasterWeights())
+        return ::mlir::Float32Type::get($_op->getContext());
       return ::llvm::cast<::mlir::RankedTensorType>(
                  $_op.getGradients()[0].getType())
           .getElementType();

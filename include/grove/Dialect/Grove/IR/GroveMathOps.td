@@ -16,7 +16,8 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // stretched, so `?` against `?` means equal sizes.
 class Grove_BinaryOp<string mnemonic, list<Trait> traits = []>
     : Grove_DiffOp<mnemonic, !listconcat(traits, [Pure, Grove_Broadcasting,
-                                   Grove_RowWiseOpInterface])> {
+                                   Grove_RowWiseOpInterface,
+                                   Grove_AutocastFollow])> {
   let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs);
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = [{
@@ -49,9 +50,10 @@ def Grove_MinOp : Grove_BinaryOp<"min", [Commutative]> {
   let summary = "elementwise minimum with broadcasting (NaN propagates)";
 }
 
-class Grove_UnaryOp<string mnemonic, string formula>
+class Grove_UnaryOp<string mnemonic, string formula,
+                    Trait autocast = Grove_AutocastFollow>
     : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType,
-                              Grove_RowWiseOpInterface]> {
+                              Grove_RowWiseOpInterface, autocast]> {
   let summary = "elementwise " # formula;
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
@@ -76,8 +78,9 @@ def Grove_ConvertOp : Grove_DiffOp<"convert", [Pure, SameOperandsAndResultShape]
 def Grove_ReluOp : Grove_UnaryOp<"relu", "max(x, 0)">;
 def Grove_SigmoidOp : Grove_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Grove_TanhOp : Grove_UnaryOp<"tanh", "tanh(x)">;
-def Grove_ExpOp : Grove_UnaryOp<"exp", "exp(x)">;
-def Grove_LogOp : Grove_UnaryOp<"log", "natural logarithm">;
+def Grove_ExpOp : Grove_UnaryOp<"exp", "exp(x)", Grove_AutocastWide>;
+def Grove_LogOp : Grove_UnaryOp<"log", "natural logarithm",
+                                Grove_AutocastWide>;
 def Grove_SqrtOp : Grove_UnaryOp<"sqrt", "square root">;
 def Grove_GeluOp : Grove_UnaryOp<"gelu", "x * Phi(x), exact (erf) form">;
 def Grove_GeluTanhOp : Grove_UnaryOp<"gelu_tanh",
@@ -105,6 +108,7 @@ def Grove_StepOp : Grove_UnaryOp<"step", "Heaviside step: 1 where x > 0, else 0"
 }
 
 def Grove_SelectOp : Grove_DiffOp<"select", [Pure, Grove_RowWiseOpInterface,
+    Grove_AutocastFollow,
     AllTypesMatch<["true_value", "false_value", "result"]>]> {
   let summary = "elementwise choice by a float mask";
   let description = [{
@@ -139,7 +143,8 @@ def Grove_SelectOp : Grove_DiffOp<"select", [Pure, Grove_RowWiseOpInterface,
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule]> {
+def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule,
+                                              Grove_AutocastLow]> {
   let summary = "matrix product, optionally transposed and batched";
   let description = [{
     `op(lhs) @ op(rhs)` where `op` transposes the last two dimensions when
@@ -176,7 +181,7 @@ def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule]> {
 
 class Grove_SoftmaxLikeOp<string mnemonic, string what>
     : Grove_DiffOp<mnemonic, [Pure, SameOperandsAndResultType,
-                              Grove_RowWiseByRule]> {
+                              Grove_RowWiseByRule, Grove_AutocastWide]> {
   let summary = what # " along one axis";
   let description = [{
     `axis` may be negative (counted from the end), numpy style.
@@ -190,8 +195,9 @@ class Grove_SoftmaxLikeOp<string mnemonic, string what>
 def Grove_SoftmaxOp : Grove_SoftmaxLikeOp<"softmax", "softmax">;
 def Grove_LogSoftmaxOp : Grove_SoftmaxLikeOp<"log_softmax", "log-softmax">;
 
-class Grove_ReduceOp<string mnemonic, string what>
-    : Grove_DiffOp<mnemonic, [Pure, Grove_ReducesAxes, Grove_RowWiseByRule]> {
+class Grove_ReduceOp<string mnemonic, string what, Trait autocast>
+    : Grove_DiffOp<mnemonic, [Pure, Grove_ReducesAxes, Grove_RowWiseByRule,
+                              autocast]> {
   let summary = what # " over a set of axes";
   let description = [{
     `axes` are distinct, in range, and may be negative. With `keepdims` the
@@ -216,8 +222,11 @@ class Grove_ReduceOp<string mnemonic, string what>
   let hasFolder = 1;
 }
 
-def Grove_ReduceSumOp : Grove_ReduceOp<"reduce_sum", "sum">;
-def Grove_ReduceMeanOp : Grove_ReduceOp<"reduce_mean", "mean">;
-def Grove_ReduceMaxOp : Grove_ReduceOp<"reduce_max", "maximum">;
+def Grove_ReduceSumOp : Grove_ReduceOp<"reduce_sum", "sum",
+                                        Grove_AutocastWide>;
+def Grove_ReduceMeanOp : Grove_ReduceOp<"reduce_mean", "mean",
+                                          Grove_AutocastWide>;
+def Grove_ReduceMaxOp : Grove_ReduceOp<"reduce_max", "maximum",
+                                        Grove_AutocastFollow>;
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVEMATHOPS_TD

@@ -14,7 +14,8 @@ include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Grove_Conv2DOp : Grove_DiffOp<"conv2d", [Pure, Grove_RowWiseByRule]> {
+def Grove_Conv2DOp : Grove_DiffOp<"conv2d", [Pure, Grove_RowWiseByRule,
+                                            Grove_AutocastLow]> {
   let summary = "2-D convolution (NCHW), grouped, strided, padded, dilated";
   let description = [{
     `result[n, f, y, x] = bias[f] + Σ_{c, i, j} input[n, g·Cg + c,
@@ -84,7 +85,7 @@ def Grove_Conv2DWeightGradOp : Grove_Op<"conv2d_weight_grad",
 }
 
 def Grove_BatchNormOp : Grove_DiffOp<"batch_norm",
-    [Pure, Grove_RowWiseByRule]> {
+    [Pure, Grove_RowWiseByRule, Grove_AutocastWide]> {
   let summary = "batch normalisation with running statistics (inference)";
   let description = [{
     `(input - mean[c]) / sqrt(variance[c] + epsilon) · scale[c] + bias[c]`
@@ -118,7 +119,7 @@ def Grove_BatchNormOp : Grove_DiffOp<"batch_norm",
 }
 
 def Grove_BatchNormTrainingOp : Grove_DiffOp<"batch_norm_training",
-    [MemoryEffects<[MemRead, MemWrite]>,
+    [MemoryEffects<[MemRead, MemWrite]>, Grove_AutocastWide,
      DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "batch normalisation with batch statistics (training)";
   let description = [{
@@ -156,7 +157,8 @@ def Grove_BatchNormTrainingOp : Grove_DiffOp<"batch_norm_training",
 }
 
 class Grove_Pool2DOp<string mnemonic, string what>
-    : Grove_DiffOp<mnemonic, [Pure, Grove_RowWiseByRule]> {
+    : Grove_DiffOp<mnemonic, [Pure, Grove_RowWiseByRule,
+                              Grove_AutocastFollow]> {
   let summary = what # " pooling over 2-D windows (NCHW)";
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
@@ -290,7 +292,7 @@ def Grove_AvgPool2DGradOp : Grove_Pool2DGradOp<"avg_pool2d_grad",
 }
 
 def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool",
-    [Pure, Grove_RowWiseByRule]> {
+    [Pure, Grove_RowWiseByRule, Grove_AutocastFollow]> {
   let summary = "mean over all spatial positions: N×C×H×W → N×C×1×1";
   let arguments = (ins Grove_FloatTensor:$input);
   let results = (outs Grove_FloatTensor:$result);
@@ -303,7 +305,8 @@ def Grove_GlobalAvgPoolOp : Grove_DiffOp<"global_avg_pool",
   let hasVerifier = 1;
 }
 
-def Grove_FlattenOp : Grove_DiffOp<"flatten", [Pure, Grove_RowWiseByRule]> {
+def Grove_FlattenOp : Grove_DiffOp<"flatten", [Pure, Grove_RowWiseByRule,
+                                              Grove_AutocastFollow]> {
   let summary = "collapses the dimensions from `axis` on into one";
   let description = [{
     `N×C×1×1 → N×C` for `axis = 1`; at most one dynamic dimension may be

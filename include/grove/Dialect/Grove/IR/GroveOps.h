@@ -64,6 +64,15 @@ template <typename ConcreteType>
 class NotDifferentiable
     : public OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
 
+/// The autocast traits (GroveBase.td): markers grove-autocast reads.
+template <typename ConcreteType>
+class AutocastLow : public OpTrait::TraitBase<ConcreteType, AutocastLow> {};
+template <typename ConcreteType>
+class AutocastWide : public OpTrait::TraitBase<ConcreteType, AutocastWide> {};
+template <typename ConcreteType>
+class AutocastFollow : public OpTrait::TraitBase<ConcreteType, AutocastFollow> {
+};
+
 /// A grove.constant of `type` (a float tensor) with every element `value`:
 /// seeds, zeros and the scalars of VJPs and optimizer formulas.
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type,

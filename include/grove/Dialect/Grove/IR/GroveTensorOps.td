@@ -24,7 +24,8 @@ def Grove_ConstantOp : Grove_Op<"constant",
   let hasFolder = 1;
 }
 
-def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure, Grove_RowWiseByRule]> {
+def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure, Grove_RowWiseByRule,
+                                              Grove_AutocastFollow]> {
   let summary = "reinterprets a tensor with a new shape (row-major order)";
   let description = [{
     Element count is preserved. The result may have at most one dynamic
@@ -51,7 +52,7 @@ def Grove_ReshapeOp : Grove_DiffOp<"reshape", [Pure, Grove_RowWiseByRule]> {
 }
 
 def Grove_TransposeOp : Grove_DiffOp<"transpose",
-    [Pure, Grove_RowWiseByRule]> {
+    [Pure, Grove_RowWiseByRule, Grove_AutocastFollow]> {
   let summary = "permutes the dimensions of a tensor";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -76,7 +77,8 @@ def Grove_TransposeOp : Grove_DiffOp<"transpose",
   let hasFolder = 1;
 }
 
-def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure, Grove_RowWiseByRule]> {
+def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure, Grove_RowWiseByRule,
+                                            Grove_AutocastFollow]> {
   let summary = "concatenates tensors along an axis";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -101,7 +103,8 @@ def Grove_ConcatOp : Grove_DiffOp<"concat", [Pure, Grove_RowWiseByRule]> {
   let hasFolder = 1;
 }
 
-def Grove_SliceOp : Grove_DiffOp<"slice", [Pure, Grove_RowWiseByRule]> {
+def Grove_SliceOp : Grove_DiffOp<"slice", [Pure, Grove_RowWiseByRule,
+                                          Grove_AutocastFollow]> {
   let summary = "extracts a strided slice";
   let description = [{
     For each dimension, takes indices `start, start + stride, ...` below
@@ -134,7 +137,7 @@ def Grove_SliceOp : Grove_DiffOp<"slice", [Pure, Grove_RowWiseByRule]> {
 }
 
 def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to",
-    [Pure, Grove_RowWiseByRule]> {
+    [Pure, Grove_RowWiseByRule, Grove_AutocastFollow]> {
   let summary = "broadcasts a tensor to a shape (numpy rules)";
   let description = [{
     Input dimensions align with the trailing result dimensions; each is 1
@@ -164,7 +167,8 @@ def Grove_BroadcastToOp : Grove_DiffOp<"broadcast_to",
 }
 
 def Grove_ReverseOp : Grove_DiffOp<"reverse",
-    [Pure, SameOperandsAndResultType, Grove_RowWiseByRule]> {
+    [Pure, SameOperandsAndResultType, Grove_RowWiseByRule,
+     Grove_AutocastFollow]> {
   let summary = "reverses a tensor along static axes";
   let description = [{
     `result[..., i, ...] = input[..., n - 1 - i, ...]` along each of `axes`
@@ -220,7 +224,7 @@ def Grove_YieldOp : Grove_Op<"yield",
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
-def Grove_GatherOp : Grove_DiffOp<"gather", [Pure]> {
+def Grove_GatherOp : Grove_DiffOp<"gather", [Pure, Grove_AutocastFollow]> {
   let summary = "rows of a tensor by index; a negative index gives zeros";
   let description = [{
     `result[i, ...] = input[indices[i], ...]`, or zeros where

@@ -71,7 +71,7 @@ def Grove_OneHotOp : Grove_Op<"one_hot",
 }
 
 def Grove_SoftmaxCrossEntropyOp : Grove_DiffOp<"softmax_cross_entropy",
-    [Pure]> {
+    [Pure, Grove_AutocastWide]> {
   let summary = "mean softmax cross-entropy of logits against labels";
   let description = [{
     `logits` is N × C, `labels` N integers in `[0, C)`. With label smoothing
@@ -95,7 +95,7 @@ def Grove_SoftmaxCrossEntropyOp : Grove_DiffOp<"softmax_cross_entropy",
   let hasVerifier = 1;
 }
 
-def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
+def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure, Grove_AutocastWide]> {
   let summary = "mean squared error";
   let description = [{
     The mean over every element of `(prediction - target)²`, a rank-0
@@ -120,6 +120,10 @@ def Grove_MSELossOp : Grove_DiffOp<"mse_loss", [Pure]> {
 
 // An update of `params` (f32 or f64, one element type) from their
 // `gradients`, in place, over state the op owns (OptimizerOpInterface):
+// bf16 or f16 params need `master_weights`: the update then runs in f32 on
+// copies `@<param>.<name>.master` (taken from the params on the first
+// step, `@<name>.step` = 0), and each param is its copy rounded; the
+// other slots and the rate are f32 too.
 // `@<param>.<name>.<slot>` per param, `@<name>.step` (the steps taken) and
 // with `skip_nonfinite` `@<name>.skipped`, declared zero-initialised by
 // grove-expand-training-ops where the module does not declare them (with
@@ -147,6 +151,7 @@ class Grove_OptimizerOp<string mnemonic, string summaryText, dag hyperparams,
       hyperparams,
       (ins DefaultValuedAttr<F64Attr, "0.0">:$max_grad_norm,
            UnitAttr:$skip_nonfinite,
+           UnitAttr:$master_weights,
            DefaultValuedAttr<StrAttr, "\"" # defaultName # "\"">:$name));
   let assemblyFormat = [{
     $params `(` $gradients `)`

@@ -13,7 +13,7 @@ include "grove/Dialect/Grove/IR/GroveBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Grove_LayerNormOp : Grove_DiffOp<"layer_norm",
-    [Pure, Grove_RowWiseByRule]> {
+    [Pure, Grove_RowWiseByRule, Grove_AutocastWide]> {
   let summary = "normalisation over the trailing dimensions, scaled and shifted";
   let description = [{
     The trailing dimensions that `scale` and `bias` have (both of one
@@ -74,7 +74,7 @@ def Grove_LayerNormGradOp : Grove_Op<"layer_norm_grad",
   let hasVerifier = 1;
 }
 
-def Grove_EmbeddingOp : Grove_DiffOp<"embedding", [Pure]> {
+def Grove_EmbeddingOp : Grove_DiffOp<"embedding", [Pure, Grove_AutocastFollow]> {
   let summary = "rows of a table by integer ids (an embedding lookup)";
   let description = [{
     `result[i..., d] = table[ids[i...], d]` for ids of any rank: the result
@@ -100,7 +100,7 @@ def Grove_EmbeddingOp : Grove_DiffOp<"embedding", [Pure]> {
 }
 
 def Grove_AttentionOp : Grove_DiffOp<"attention",
-    [Pure]> {
+    [Pure, Grove_AutocastLow]> {
   let summary = "scaled dot-product attention, never holding all the scores";
   let description = [{
     `softmax(scale · Q Kᵀ + mask) V` per batch and head, as
@@ -186,6 +186,7 @@ def Grove_AttentionGradOp : Grove_Op<"attention_grad",
 }
 
 def Grove_DropoutOp : Grove_DiffOp<"dropout", [MemoryEffects<[MemRead]>,
+    Grove_AutocastFollow,
     SameOperandsAndResultType]> {
   let summary = "zeroes elements at random, scales the others by 1/(1 - rate)";
   let description = [{

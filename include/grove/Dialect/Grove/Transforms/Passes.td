@@ -112,6 +112,49 @@ def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
   let dependentDialects = ["grove::GroveDialect"];
 }
 
+def GroveAutocast : Pass<"grove-autocast", "ModuleOp"> {
+  let summary = "runs functions in mixed precision under an op policy";
+  let description = [{
+    Before grove-autodiff. A function's policy is its `grove.autocast`
+    attribute (#grove.autocast), else the module's, else the pass's
+    `compute` option. Under it, walking the function in order: an op marked
+    AutocastLow (GroveBase.td) gets its f32 operands converted to the
+    compute type (bf16 or f16) and its f32 results retyped to it; an
+    AutocastWide op gets operands this pass narrowed converted back to
+    their type; an AutocastFollow op computes in the widest type of its
+    float operands (narrowed where all of them are); any other op, the
+    terminators, calls and state writes included, sees every value in the
+    type it was written with. A retyping the op's verifier refuses is
+    undone. Params stay as declared: autodiff carries each gradient back
+    through `grove.convert`, so the f32 params are the master weights and
+    the optimizers run as written.
+
+    With a loss scale, each grove.value_and_grad of the function multiplies
+    its value by the state `@loss_scale.scale` (f32) inside its body (in a
+    module with several, `@<function>.loss_scale.scale`, and
+    `@<function>.loss_scale_<i>.scale` for the i-th further one of a
+    function); its value and
+    gradients are divided by it after it; the scale halves where the
+    gradients are not finite and doubles after `growth_interval` finite
+    steps in a row (`.good_steps` beside `.scale`, i64), and every optimizer of
+    the function skips non-finite steps (`skip_nonfinite`). The scale's
+    writes are the one state a skipped step changes.
+  }];
+  let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
+  let options = [
+    Option<"compute", "compute", "std::string", /*default=*/"\"\"",
+           "bf16 or f16: the policy of functions without a grove.autocast "
+           "attribute, in a module without one (default none)">,
+    Option<"lossScale", "loss-scale", "int64_t", /*default=*/"-1",
+           "with `compute`: dynamic loss scaling from this scale (0 none; "
+           "-1, the default: 65536 for f16, none for bf16)">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000",
+           "with a loss scale: finite steps in a row that double it">,
+  ];
+}
+
 def GroveAutodiff : Pass<"grove-autodiff", "ModuleOp"> {
   let summary = "expands grove.value_and_grad into forward and backward ops";
   let description = [{
