@@ -1,18 +1,23 @@
 # RUN: %python %s
 # f16 and bf16 models: an elementwise chain, softmax, a reduction, a
 # global average pool over 56x56 (accumulated in f32: a bf16 running sum of
-# 3136 terms stalls far below the true value) and matmuls (plain, transposed rhs, batched) against numpy in f32 on the same
-# low-precision inputs, fresh random inputs, dynamic batch sizes. Run on the
-# GPU too by test/Integration/CUDA (GROVE_TEST_TARGET=cuda).
+# 3136 terms stalls far below the true value) and matmuls (plain, transposed
+# rhs, batched, and one of 6 MFLOP that the host GEMM threads) against numpy
+# in f32 on the same low-precision inputs, fresh random inputs, dynamic batch
+# sizes. Run on the GPU too by test/Integration/CUDA (GROVE_TEST_TARGET=cuda).
 # Tolerances, with eps = 2^-10 (f16) or 2^-7 (bf16), one rounding per
 # stored result: elementwise/softmax/reduction rtol 4 eps, atol eps; matmul
-# (K = 512) rtol eps plus atol eps/8: both targets add exact products in f32
-# and round once (cuBLAS natively; on the host the sum is carried in f32 by
-# grove-widen-loop-accumulators, and arith-emulate-unsupported-floats marks
-# the product's narrowing `contract`, so extf(truncf(p)) folds to p), which
-# leaves that rounding (at most eps/2 of the value; 0.62 eps measured near
-# zero) and the f32 summation order. A running sum rounded at every step,
-# as the host did before, is off by more than 10 eps sqrt(K).
+# (K = 512 or 256) rtol eps plus atol eps/8: both targets add exact products
+# in f32 and round once (cuBLAS natively; on the host bf16 matmuls are calls
+# to the runtime's bf16 GEMM, oneDNN's with f32 accumulation, checked below,
+# and f16 ones loops whose sum grove-widen-loop-accumulators carries in f32,
+# arith-emulate-unsupported-floats marking the product's narrowing
+# `contract`, so extf(truncf(p)) folds to p), which leaves that rounding (at
+# most eps/2 of the value; 0.62 eps measured near zero) and the f32
+# summation order. A running sum rounded at every step, as the host did
+# before, is off by more than 10 eps sqrt(K).
+import os
+
 import ml_dtypes
 import numpy as np
 from grove_testing import Model, assert_close, rng
@@ -53,8 +58,19 @@ for t in TYPES:
   func.func @bmm_{t}(%x: tensor<?x5x{K}x{t}>, %w: tensor<?x{K}x3x{t}>) -> tensor<?x5x3x{t}> {{
     %0 = grove.matmul %x, %w : (tensor<?x5x{K}x{t}>, tensor<?x{K}x3x{t}>) -> tensor<?x5x3x{t}>
     return %0 : tensor<?x5x3x{t}>
+  }}
+  func.func @mmbig_{t}(%x: tensor<?x256x{t}>, %w: tensor<96x256x{t}>) -> tensor<?x96x{t}> {{
+    %0 = grove.matmul %x, %w {{transpose_rhs}} : (tensor<?x256x{t}>, tensor<96x256x{t}>) -> tensor<?x96x{t}>
+    return %0 : tensor<?x96x{t}>
   }}""")
 model = Model("module {" + "".join(funcs) + "\n}", name="lowp")
+
+if model.target == "host":
+    # The host's bf16 matmuls are runtime calls (f16 has no host GEMM).
+    with open(os.path.join(model.workdir, "liblowp.so"), "rb") as f:
+        code = f.read()
+    for service in (b"grove_rt_matmul_bf16", b"grove_rt_batch_matmul_bf16"):
+        assert service in code, f"no call to {service.decode()}"
 
 r = rng()
 checked = 0
@@ -94,5 +110,10 @@ for t, (dtype, eps) in TYPES.items():
         (got,) = model.call(f"bmm_{t}", bx, bw)
         assert_close(f32(got), f32(bx) @ f32(bw), what=f"bmm_{t} n={n}",
                      **mm_tol)
-        checked += 7
+        # 2 * 130 * 96 * 256 = 6.4 MFLOP: threaded (over 4 MFLOP).
+        xb, wb = arr(3 * n + 10, 256), arr(96, 256)
+        (got,) = model.call(f"mmbig_{t}", xb, wb)
+        assert_close(f32(got), f32(xb) @ f32(wb).T, what=f"mmbig_{t} n={n}",
+                     **mm_tol)
+        checked += 8
 print(f"low_precision: {checked} checks passed on {model.target}")

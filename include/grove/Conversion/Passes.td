@@ -98,8 +98,9 @@ def ConvertLinalgToBlas : Pass<"convert-linalg-to-blas", "ModuleOp"> {
     memrefs (any strides, transposes given by their indexing maps) become
     calls into the runtime (runtime/include/grove/abi.h):
 
-    * `target=host`: f32 only, `grove_rt_matmul_f32` /
-      `grove_rt_batch_matmul_f32` (oneDNN or OpenBLAS).
+    * `target=host`: f32 and bf16, `grove_rt_matmul_<type>` /
+      `grove_rt_batch_matmul_<type>` (oneDNN or OpenBLAS; bf16 accumulates
+      in f32 and rounds once). f16 stays linalg.
     * `target=cuda`: f32, f16 and bf16 (f32 accumulation), always as a
       strided-batched GEMM `grove_rt_cuda_gemm_<type>` on rank-3 views (a
       2-D operand is a batch of one), which calls cuBLAS on the context's

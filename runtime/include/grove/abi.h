@@ -22,7 +22,7 @@ extern "C" {
 /* Bumped with every change to a struct here or a row of grove/services.def;
  * the runtime does not build until the catalogue's fingerprint is recorded
  * for the new version (runtime/src/host/Catalogue.cpp). */
-#define GROVE_ABI_VERSION 8u
+#define GROVE_ABI_VERSION 9u
 
 /* A packed entry function: args = [one memref descriptor per argument, in
  * the order of the entry's `args` in the descriptor (state
@@ -73,6 +73,7 @@ typedef GROVE_MEMREF(float, 3) grove_memref_f32_3;
 typedef GROVE_MEMREF(float, 5) grove_memref_f32_5;
 typedef GROVE_MEMREF(double, 1) grove_memref_f64_1;
 typedef GROVE_MEMREF(uint16_t, 1) grove_memref_u16_1;
+typedef GROVE_MEMREF(uint16_t, 2) grove_memref_u16_2;
 typedef GROVE_MEMREF(uint16_t, 3) grove_memref_u16_3;
 typedef GROVE_MEMREF(uint16_t, 5) grove_memref_u16_5;
 typedef GROVE_MEMREF(int32_t, 1) grove_memref_i32_1;

@@ -12,39 +12,34 @@
 using namespace grove::rt;
 
 float grove::rt::halfToFloat(uint16_t h, bool bf16) {
+  if (bf16)
+    return bf16ToFloat(h);
   uint32_t bits;
-  if (bf16) {
-    bits = uint32_t(h) << 16;
-  } else {
-    uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
-             mant = h & 0x3ff;
-    if (exp == 0x1f)
-      bits = sign | 0x7f800000 | (mant << 13);
-    else if (exp == 0 && mant == 0)
-      bits = sign;
-    else if (exp == 0) { // subnormal: normalise
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    } else
-      bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f,
+           mant = h & 0x3ff;
+  if (exp == 0x1f)
+    bits = sign | 0x7f800000 | (mant << 13);
+  else if (exp == 0 && mant == 0)
+    bits = sign;
+  else if (exp == 0) { // subnormal: normalise
+    exp = 127 - 15 + 1;
+    while (!(mant & 0x400)) {
+      mant <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
+  } else
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
   float f;
   std::memcpy(&f, &bits, sizeof(f));
   return f;
 }
 
 uint16_t grove::rt::floatToHalf(float f, bool bf16) {
+  if (bf16)
+    return floatToBf16(f);
   uint32_t x;
   std::memcpy(&x, &f, sizeof(x));
-  if (bf16) {
-    if ((x & 0x7fffffff) > 0x7f800000)
-      return uint16_t((x >> 16) | 0x40);                   // quiet NaN
-    return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16); // nearest even
-  }
   uint32_t sign = (x >> 16) & 0x8000;
   int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
   uint32_t mant = x & 0x7fffff;
