@@ -89,6 +89,9 @@ class Config:
     dropout: float = 0.0           # hidden dropout (train_step only)
     attention_dropout: float = 0.0  # on the attention probabilities
     decomposed_attention: bool = False  # attention in primitive ops
+    # Mixed precision for the whole module (#grove.autocast): "" (none),
+    # "bf16" or "f16" (with dynamic loss scaling, 65536 to start).
+    autocast: str = ""
     # The optimizer step (LANS unless `optimizer` says otherwise) and its
     # schedule.
     optimizer: str = "lans"        # lans | lamb | adamw | adam
@@ -129,6 +132,11 @@ class Config:
             if not 0 <= getattr(self, what) < 1:
                 raise ValueError(f"--{what.replace('_', '-')} must be in "
                                  "[0, 1)")
+        if self.autocast not in ("", "bf16", "f16"):
+            raise ValueError("--autocast must be bf16 or f16")
+        if self.autocast and self.dtype != "f32":
+            raise ValueError("--autocast needs --dtype f32 (the master "
+                             "weights)")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"--optimizer must be one of "
                              f"{', '.join(OPTIMIZERS)}")
@@ -903,6 +911,14 @@ def generate(cfg):
         f"positions, batch {c.batch}, {c.dtype}.",
         f"module @{c.name} {{",
     ]
+    if c.autocast:
+        scale = ", loss_scale = 65536" if c.autocast == "f16" else ""
+        head[-1:] = [
+            "// Mixed precision: matmuls and attention in "
+            f"{c.autocast}, norms, softmaxes and the loss in f32, params and",
+            "// LANS in f32 (grove-autocast, docs/training.md).",
+            f"module @{c.name} attributes {{grove.autocast = "
+            f"#grove.autocast<compute = {c.autocast}{scale}>}} {{"]
     if dropout_streams(cfg):
         head.insert(3, f"// Dropout in train_step only: hidden {flt(c.dropout)}"
                     f", attention probabilities {flt(c.attention_dropout)}.")
@@ -954,6 +970,11 @@ def main(argv=None):
     ap.add_argument("--decomposed-attention", action="store_true",
                     help="attention in primitive ops instead of "
                     "grove.attention (the form tests compare with)")
+    ap.add_argument("--autocast", choices=["bf16", "f16"], default="",
+                    help="mixed precision for the whole module "
+                    "(#grove.autocast): matmuls and attention in bf16 or "
+                    "f16, params and the optimizer in f32; f16 with dynamic "
+                    "loss scaling")
     ap.add_argument("--optimizer", choices=list(OPTIMIZERS), default="lans",
                     help="train_step's update (Adam and AdamW: two grove.adam "
                     "ops, decayed and not, after one global clip)")
@@ -977,7 +998,7 @@ def main(argv=None):
                      layer_norm_eps=a.layer_norm_eps, pad_id=a.pad_id,
                      dropout=a.dropout, attention_dropout=a.attention_dropout,
                      decomposed_attention=a.decomposed_attention,
-                     optimizer=a.optimizer, lr=a.lr, warmup=a.warmup,
+                     optimizer=a.optimizer, autocast=a.autocast, lr=a.lr, warmup=a.warmup,
                      total_steps=a.total_steps, weight_decay=a.weight_decay,
                      max_grad_norm=a.max_grad_norm, name=a.name)
     except ValueError as e:
