@@ -72,10 +72,12 @@ rate of the polynomial schedule (warm-up 100 steps, linear decay to 0 at
                    direction), the schedule as optax.join_schedules; the
                    whole step jitted, params and state donated.
 bf16 rows (--bert-dtypes, default f32,bf16): Grove compiles the same
-module with --autocast=bf16 (its autocast pass), PyTorch runs under
-torch.autocast("cpu", bfloat16), JAX's matmuls take bf16 inputs and
-accumulate in f32; while grovec rejects the flag the bf16 rows are skipped
-with a printed note.
+module with --autocast=bf16 (grove-autocast: matmuls and attention in bf16
+on oneDNN's bf16 GEMM, norms, softmaxes and the loss in f32, f32 params and
+LANS), PyTorch runs under torch.autocast("cpu", bfloat16) with its layer
+norms in f32 (1.13's CPU autocast leaves them to the input's type, which
+F.layer_norm refuses beside f32 weights), JAX's matmuls take bf16 inputs and
+accumulate in f32.
 Check, before the timing, for each preset at batch 8: each peer takes one
 step from step 100 (Grove's lans.step set; the full rate, and bias
 corrections at t = 101) from the same weights and batch, and its params
@@ -343,6 +345,13 @@ def bert_torch(model, b, dtype, check=False):
         opt.t = BERT_CHECK_STEP
     autocast = torch.autocast("cpu", dtype=torch.bfloat16,
                               enabled=dtype == "bf16")
+    if dtype == "bf16":
+        # torch 1.13's CPU autocast leaves layer_norm off its f32 list, and
+        # F.layer_norm then refuses a bf16 input with f32 weights: compute it
+        # in f32, as CUDA autocast (and Grove's policy) does.
+        plain = reference.layer_norm
+        reference.layer_norm = lambda p, prefix, x, eps: plain(
+            p, prefix, x.float(), eps)
 
     def step():
         opt.zero_grad()

@@ -31,7 +31,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUNDLE="${GROVE_GPU_BUNDLE:-$ROOT/gpu-bundle}"
 BUILD="${GROVE_BUILD_DIR:-$ROOT/build}"
 CUDA="${CUDA_HOME:-/usr/local/cuda}"
-INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers batch_norm_training schedules resnest_train labels checkpoint trees transformer dropout)
+INTEGRATION=(elementwise contraction reduction data_movement mlp nn split_attention resnest low_precision optimizers batch_norm_training schedules resnest_train labels checkpoint trees transformer dropout mixed_precision bert_mixed_precision)
 # The bundle must fit the device tool's 64 MiB carry: optimizers.py runs
 # one model per optimizer family there (the host runs all of them).
 export GROVE_TEST_MODELS="sgd_nesterov_f64,adamw_f64,adam_clip_skip_f32,adagrad_f32,lamb_f32,lans_clip_skip_f32,adaalter_local_skip_f32,sgd_cosine_f32"
@@ -124,6 +124,9 @@ open('$tmp/treelstm_bench.mlir', 'w').write(T.generate.module(
       "$tmp/$name/lib$name.a" -Wl,--no-whole-archive -L"$BUNDLE/rt" \
       '-Wl,-rpath,$ORIGIN/../rt' -lgrove_rt_cuda -lm
   done
+  # The BERT corpus for bert_mixed_precision.py (about 1 MB).
+  mkdir -p "$BUNDLE/data/bert"
+  cp "$ROOT"/build/data/bert/{meta.json,vocab.txt,train.bin,valid.bin} "$BUNDLE/data/bert/"
   cp "$ROOT/models/mlp/mlp.safetensors" "$ROOT/models/mlp/digits_test.bin" \
     "$ROOT/models/mlp/reference_accuracy.txt" "$BUNDLE/data/"
   # The weights are not shipped (110 MB): run.py generates them from the
@@ -203,7 +206,7 @@ PY
   # No empty entries: the loader reads one as the current directory.
   export LD_LIBRARY_PATH="$CUDA/lib64${wheel_libs:+:$wheel_libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export CUDA_HOME="$CUDA" PYTHONPATH="$ROOT/test/lib" GROVE_TEST_BUNDLE="$BUNDLE" \
-    GROVE_TEST_TARGET=cuda PYTHONUNBUFFERED=1 \
+    GROVE_TEST_TARGET=cuda PYTHONUNBUFFERED=1 GROVE_BERT_DATA="$BUNDLE/data/bert" \
     GROVE_TEST_CUDA_STUB="$BUNDLE/data/libcuda-stub.so" GROVE_CUDNN_LOG=1
   log "libraries from: $CUDA/lib64 ${wheel_libs:-(no NVIDIA wheels)}"
   "$py" -c 'import numpy, torch, ml_dtypes, safetensors' ||

@@ -126,10 +126,15 @@ def torch_autocast(weights, x, y):
         p[k].grad.numpy() for k in PARAMS]
 
 
-def check_bf16_policy():
+SCALED = ("--autocast=f16", f"--loss-scale={2**40}",
+          "--loss-scale-growth-interval=4")
+UNSCALED = ("--autocast=f16", "--loss-scale=0")
+
+
+def check_bf16_policy(bf16, f32):
     w = random_weights()
-    bf16 = load(Model(MLP, name="mp", grovec_flags=("--autocast=bf16",)), w)
-    f32 = load(Model(MLP, name="mp"), w)
+    load(bf16, w)
+    load(f32, w)
     x, y = batch()
     z_ref, loss_ref, grads_ref = torch_autocast(w, x, y)
     (z,) = bf16.call("forward", x)
@@ -156,13 +161,8 @@ def state(model):
     return {n: model.get_weight(s).item() for n, s in names.items()}
 
 
-def check_loss_scaling():
-    w = random_weights()
-    flags = ("--autocast=f16", f"--loss-scale={2**40}",
-             "--loss-scale-growth-interval=4")
-    m = load(Model(MLP, name="mp", grovec_flags=flags), w)
-    plain = Model(MLP, name="mp",
-                  grovec_flags=("--autocast=f16", "--loss-scale=0"))
+def check_loss_scaling(m, plain):
+    load(m, random_weights())
     assert state(m)["loss_scale.scale"] == 2.0**40
     skipped = taken = grown = 0
     first_taken = True
@@ -233,8 +233,7 @@ module @mw {
 """
 
 
-def check_master_weights():
-    m = Model(MASTER, name="mw")
+def check_master_weights(m):
     p0 = {"p": rng.normal(0, 1, (7, 5)).astype(bfloat16),
           "q": rng.normal(0, 1, 3).astype(bfloat16)}
     for k, v in p0.items():
@@ -266,9 +265,14 @@ def check_master_weights():
 
 
 def main():
-    check_bf16_policy()
-    check_loss_scaling()
-    check_master_weights()
+    # Every model first: a compile-only run (the GPU check's prepare) ends
+    # at the first call.
+    models = [Model(MLP, name="mp", grovec_flags=flags)
+              for flags in (("--autocast=bf16",), (), SCALED, UNSCALED)]
+    master = Model(MASTER, name="mw")
+    check_bf16_policy(*models[:2])
+    check_loss_scaling(*models[2:])
+    check_master_weights(master)
 
 
 if __name__ == "__main__":
