@@ -387,8 +387,8 @@ struct Step {
     if (!stored)
       return a.get(p, g.getType());
     auto type = cast<RankedTensorType>(g.getType());
-    Value own = ConvertOp::create(a.b, a.loc, type,
-                                  a.get(p, type.clone(stored)));
+    Value own =
+        ConvertOp::create(a.b, a.loc, type, a.get(p, type.clone(stored)));
     return a.select(first, own, a.get(masterName(p), type));
   }
   /// Writes param `p`: with master weights the copy, and the param rounded
@@ -881,11 +881,11 @@ LogicalResult declareOptimizerState(ModuleOp module) {
       return failure();
     for (auto [ref, g] : llvm::zip(op.getParams(), op.getGradients())) {
       StringRef name = cast<FlatSymbolRefAttr>(ref).getValue();
-      auto type = cast<RankedTensorType>(g.getType())
-                      .clone(op.getElementType());
+      auto type =
+          cast<RankedTensorType>(g.getType()).clone(op.getElementType());
       if (op.getMasterWeights() &&
-          failed(declareState(module, op, op.getStateName(name, "master"),
-                              type, 0.0)))
+          failed(declareState(module, op, op.getStateName(name, "master"), type,
+                              0.0)))
         return failure();
       for (StringRef slot : op.getStateSlots())
         if (failed(declareState(module, op, op.getStateName(name, slot), type,
