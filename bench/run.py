@@ -646,6 +646,10 @@ def machine_info():
         pass
     flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
     isa = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "")
+    # What bf16 GEMMs can use: AVX512_BF16's dot products, AMX's tiles.
+    bf16 = [name for flag, name in (("avx512_bf16", "AVX512_BF16"),
+                                    ("amx_bf16", "AMX-BF16")) if flag in flags]
+    isa += f", bf16: {' + '.join(bf16)}" if bf16 else ", no bf16 instructions"
     osr = ""
     try:
         osr = next(l for l in open("/etc/os-release") if l.startswith("PRETTY_NAME")).split("=", 1)[1].strip().strip('"')

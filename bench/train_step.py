@@ -1000,6 +1000,12 @@ def bert(opts, timing, repeat):
         write("train-step-bert", section)
 
 
+def bert_machine():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run import machine_info
+    return machine_info()
+
+
 def bert_report(cases, found, checks, repeat, seconds):
     import datetime
     day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -1007,8 +1013,8 @@ def bert_report(cases, found, checks, repeat, seconds):
     lines = ["<!-- train-step-bert: written by bench/train_step.py "
              "(--only bert) -->",
              "## Training step, host: BERT masked LM", "",
-             f"{day}, {os.cpu_count()} cores. One train step of "
-             "models/bert/generate.py's masked LM (post-LN, erf GELU, "
+             f"{day}, {os.cpu_count()} cores ({bert_machine()}). One train "
+             "step of models/bert/generate.py's masked LM (post-LN, erf GELU, "
              f"vocabulary 8192, sequence {BERT_SEQ}; tiny: 2 layers, hidden "
              "128, 2 heads; mini: 4 layers, hidden 256, 4 heads): forward, "
              "backward, global gradient clip at 1.0 and one LANS update of "
