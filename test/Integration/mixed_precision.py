@@ -58,31 +58,27 @@ module @mp {
   func.func @grads(%x: tensor<?x16xf32>, %y: tensor<?xi32>)
       -> (tensor<f32>, tensor<32x16xf32>, tensor<32xf32>, tensor<5x32xf32>,
           tensor<5xf32>) {
-    %l, %g:4 = grove.value_and_grad [@w1, @b1, @w2, @b2] {
-      %z = func.call @logits(%x) : (tensor<?x16xf32>) -> tensor<?x5xf32>
-      %c = grove.softmax_cross_entropy %z, %y
-          : (tensor<?x5xf32>, tensor<?xi32>) -> tensor<f32>
-      grove.yield %c : tensor<f32>
-    } : tensor<f32>, tensor<32x16xf32>, tensor<32xf32>, tensor<5x32xf32>,
-        tensor<5xf32>
+VALUE_AND_GRAD
     return %l, %g#0, %g#1, %g#2, %g#3 : tensor<f32>, tensor<32x16xf32>,
         tensor<32xf32>, tensor<5x32xf32>, tensor<5xf32>
   }
 
   func.func @train_step(%x: tensor<?x16xf32>, %y: tensor<?xi32>) -> tensor<f32> {
-    %l, %g:4 = grove.value_and_grad [@w1, @b1, @w2, @b2] {
-      %z = func.call @logits(%x) : (tensor<?x16xf32>) -> tensor<?x5xf32>
-      %c = grove.softmax_cross_entropy %z, %y
-          : (tensor<?x5xf32>, tensor<?xi32>) -> tensor<f32>
-      grove.yield %c : tensor<f32>
-    } : tensor<f32>, tensor<32x16xf32>, tensor<32xf32>, tensor<5x32xf32>,
-        tensor<5xf32>
+VALUE_AND_GRAD
     grove.adam [@w1, @b1, @w2, @b2] (%g#0, %g#1, %g#2, %g#3) {lr = 1.0e-02 : f64}
         : tensor<32x16xf32>, tensor<32xf32>, tensor<5x32xf32>, tensor<5xf32>
     return %l : tensor<f32>
   }
 }
 """
+MLP = MLP.replace("VALUE_AND_GRAD", """\
+    %l, %g:4 = grove.value_and_grad [@w1, @b1, @w2, @b2] {
+      %z = func.call @logits(%x) : (tensor<?x16xf32>) -> tensor<?x5xf32>
+      %c = grove.softmax_cross_entropy %z, %y
+          : (tensor<?x5xf32>, tensor<?xi32>) -> tensor<f32>
+      grove.yield %c : tensor<f32>
+    } : tensor<f32>, tensor<32x16xf32>, tensor<32xf32>, tensor<5x32xf32>,
+        tensor<5xf32>""")
 PARAMS = ("w1", "b1", "w2", "b2")
 rng = fresh_rng()
 
@@ -154,7 +150,7 @@ def check_bf16_policy(bf16, f32):
 
 def state(model):
     """The step's counters; the module has two value_and_grads, so the
-    scale is train_step's own."""
+    scale is train_step's own (grads' has its own)."""
     names = {"loss_scale.scale": "train_step.loss_scale.scale",
              "loss_scale.good_steps": "train_step.loss_scale.good_steps",
              "adam.step": "adam.step", "adam.skipped": "adam.skipped"}

@@ -557,6 +557,16 @@ void batchMatmul(int32_t trans_a, int32_t trans_b, float alpha, float beta,
 #endif
 }
 
+/// One product of 2-D memrefs (the matmul entry points of each type).
+template <typename Memref>
+void matmul2D(int32_t transA, int32_t transB, float alpha, float beta,
+              const Memref *a, const Memref *b, Memref *c) {
+  matmul(transA, transB, alpha, beta,
+         matrixOf(a->aligned, a->offset, a->sizes, a->strides),
+         matrixOf(b->aligned, b->offset, b->sizes, b->strides),
+         matrixOf(c->aligned, c->offset, c->sizes, c->strides));
+}
+
 } // namespace
 
 extern "C" {
@@ -567,10 +577,7 @@ GROVE_API void _mlir_ciface_grove_rt_matmul_f32(int32_t trans_a,
                                                 const grove_memref_f32_2 *a,
                                                 const grove_memref_f32_2 *b,
                                                 grove_memref_f32_2 *c) {
-  matmul(trans_a, trans_b, alpha, beta,
-         matrixOf(a->aligned, a->offset, a->sizes, a->strides),
-         matrixOf(b->aligned, b->offset, b->sizes, b->strides),
-         matrixOf(c->aligned, c->offset, c->sizes, c->strides));
+  matmul2D(trans_a, trans_b, alpha, beta, a, b, c);
 }
 
 GROVE_API void _mlir_ciface_grove_rt_batch_matmul_f32(
@@ -586,10 +593,7 @@ GROVE_API void _mlir_ciface_grove_rt_matmul_bf16(int32_t trans_a,
                                                  const grove_memref_u16_2 *a,
                                                  const grove_memref_u16_2 *b,
                                                  grove_memref_u16_2 *c) {
-  matmul(trans_a, trans_b, alpha, beta,
-         matrixOf(a->aligned, a->offset, a->sizes, a->strides),
-         matrixOf(b->aligned, b->offset, b->sizes, b->strides),
-         matrixOf(c->aligned, c->offset, c->sizes, c->strides));
+  matmul2D(trans_a, trans_b, alpha, beta, a, b, c);
 }
 
 GROVE_API void _mlir_ciface_grove_rt_batch_matmul_bf16(

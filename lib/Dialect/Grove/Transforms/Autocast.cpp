@@ -311,7 +311,7 @@ struct GroveAutocastPass
       return signalPassFailure();
     if (auto own = module->getAttrOfType<AutocastAttr>(kAutocastAttr))
       *fallback = own;
-    unsigned gradients = 0;
+    unsigned gradients = 0, scaled = 0;
     module.walk([&](ValueAndGradOp) { ++gradients; });
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       auto policy = func->getAttrOfType<AutocastAttr>(kAutocastAttr);
@@ -321,9 +321,15 @@ struct GroveAutocastPass
         continue;
       Caster(policy.getCompute()).run(func);
       if (policy.getLossScale() > 0 &&
-          failed(scaleLosses(module, func, policy, gradients == 1)))
+          failed(scaleLosses(module, func, policy, gradients == 1, scaled)))
         return signalPassFailure();
     }
+    // A step whose scaled gradients overflowed changes no param, wherever
+    // the gradients are consumed (another function may return them).
+    if (scaled)
+      module.walk([&](OptimizerOpInterface opt) {
+        opt->setAttr("skip_nonfinite", UnitAttr::get(module.getContext()));
+      });
   }
 
   /// The pass options' policy, null without `compute`.
@@ -351,7 +357,7 @@ struct GroveAutocastPass
   }
 
   LogicalResult scaleLosses(ModuleOp module, func::FuncOp func,
-                            AutocastAttr policy, bool alone) {
+                            AutocastAttr policy, bool alone, unsigned &scaled) {
     SmallVector<ValueAndGradOp> ops;
     func.walk([&](ValueAndGradOp op) { ops.push_back(op); });
     for (auto [i, op] : llvm::enumerate(ops)) {
@@ -364,12 +370,8 @@ struct GroveAutocastPass
       if (failed(scaler.declare(module, policy.getLossScale())))
         return failure();
       scaler.build();
+      ++scaled;
     }
-    // A step whose scaled gradients overflowed changes no param.
-    if (!ops.empty())
-      func.walk([&](OptimizerOpInterface opt) {
-        opt->setAttr("skip_nonfinite", UnitAttr::get(func.getContext()));
-      });
     return success();
   }
 };

@@ -26,6 +26,10 @@
 // CHECK: grove.set_param @loss_scale.good_steps = %{{.*}} {grove.loss_scale_update}
 // CHECK: grove.adam [@w](%[[G]]) {skip_nonfinite}
 // CHECK: return %[[V]]
+// An optimizer elsewhere in the module (it may be given the gradients)
+// skips too.
+// CHECK-LABEL: func.func @apply
+// CHECK: grove.sgd [@w](%arg0) {skip_nonfinite}
 // OFF-NOT: loss_scale
 // OFF-NOT: skip_nonfinite
 
@@ -45,4 +49,9 @@ func.func @train_step(%x: tensor<4x8xf32>, %y: tensor<4xi32>) -> tensor<f32> {
   } : tensor<f32>, tensor<8x3xf32>
   grove.adam [@w] (%g) : tensor<8x3xf32>
   return %l : tensor<f32>
+}
+
+func.func @apply(%g: tensor<8x3xf32>) {
+  grove.sgd [@w] (%g) : tensor<8x3xf32>
+  return
 }

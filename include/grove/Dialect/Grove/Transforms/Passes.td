@@ -137,7 +137,7 @@ def GroveAutocast : Pass<"grove-autocast", "ModuleOp"> {
     gradients are divided by it after it; the scale halves where the
     gradients are not finite and doubles after `growth_interval` finite
     steps in a row (`.good_steps` beside `.scale`, i64), and every optimizer of
-    the function skips non-finite steps (`skip_nonfinite`). The scale's
+    the module skips non-finite steps (`skip_nonfinite`). The scale's
     writes are the one state a skipped step changes.
   }];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
