@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """LANS at a large batch on BERT-tiny masked-LM pretraining.
 
-    .venv/bin/python bench/lans_bert.py          # ~10 min on 2 idle cores (25 busy); prints the
-                                                 # table, writes its section of docs/perf.md
+    .venv/bin/python bench/lans_bert.py          # from scratch ~12-15 min on 2 idle cores
+                                                 # (25+ busy); prints the table, writes its
+                                                 # section of docs/perf.md
     .venv/bin/python bench/lans_bert.py --quick  # ~1-2 min smoke run, docs untouched
 
 The claim tested (Zheng et al., "Accelerated Large Batch Optimization of
@@ -27,6 +28,20 @@ takes K consecutive small batches at a time: equal epochs, 1/K the steps).
   * large batch   LARGE = 16 x 8 = 128 sequences: LANS, LAMB and AdamW, each
                   rate of a grid.
 
+The grid rule: a grid whose best rate is at its edge is extended by one more
+half-decade step beyond that edge, repeatedly, at most MAX_EXTENSIONS = 2
+extensions; automatic, the same for every grid (the batch-8 one included).
+The original rates are always run; results.json and the table mark the rates
+that came from extensions.
+
+Reuse: the runs of the last full run's results.json (in --out) are reused
+when its configuration (sequences, evaluation, seeds, batches, warm-up, the
+data it drew) is this one's; before the first new run, one saved run (the
+grid's best, the one the new rate competes with) is run again and its
+held-out curve must match the saved one within REUSE_TOLERANCE, or every
+saved run is discarded and all are run again (the compiler may have changed
+since). --fresh runs everything.
+
 The MLM loss is evaluated on a fixed held-out set (the first EVAL_ROWS rows
 of the valid split, masked once with a fixed seed) at every 1/EVAL_POINTS of
 each run. The target is the final held-out loss of the best small-batch run;
@@ -34,18 +49,21 @@ for each run the table gives its final held-out loss and the first
 evaluation step at which it was at or below the target ("not reached"
 otherwise). A large-batch run that reaches the target within its own steps
 reached it in at most 1/16 of the small-batch steps. Rates are chosen from
-fixed grids stated below and in the report, on the same held-out set (an
-upper bound for every optimizer alike).
+the grids stated below and in the report (fixed before the run, then
+extended by the grid rule), on the same held-out set (an upper bound for
+every optimizer alike).
 
-Options: --quick (512 sequences, the middle rate of each grid, 4
-evaluations; docs untouched), --no-write, --sequences N, --out DIR (the
-compiled libraries, cached by source and compiler, and the last run's
-results.json; default build-bench/lans_bert), --report JSON (the report
-again from a results.json, without training).
+Options: --quick (512 sequences, the middle rate of each grid and no
+extensions, 4 evaluations; nothing reused, results-quick.json; docs
+untouched), --fresh, --no-write, --sequences N, --out DIR (the compiled
+libraries, cached by source and compiler, the last run's results.json and
+the one before it, results-prev.json; default build-bench/lans_bert),
+--report JSON (the report again from a results.json, without training).
 """
 import argparse
 import datetime
 import hashlib
+import json
 import math
 import os
 import sys
@@ -77,6 +95,8 @@ GRIDS = [("adamw", SMALL, [3e-4, 1e-3, 3e-3]),
          ("lans", LARGE, [3e-2, 1e-1, 3e-1]),
          ("lamb", LARGE, [3e-2, 1e-1, 3e-1]),
          ("adamw", LARGE, [1e-3, 3e-3, 1e-2])]
+MAX_EXTENSIONS = 2         # the grid rule (see the docstring)
+REUSE_TOLERANCE = 1e-3     # a saved run rerun: max |held-out loss difference|
 NAMES = {"lans": "LANS", "lamb": "LAMB", "adamw": "AdamW", "adam": "Adam"}
 
 sys.path.insert(0, str(ROOT / "models" / "bert"))
@@ -223,9 +243,59 @@ def reached(r, target):
     return None
 
 
+def half_decade(lr, direction):
+    """The rate one half-decade below (direction -1) or above (+1) lr, on
+    the grids' 1-3-10 ladder."""
+    k = round(2 * math.log10(lr)) + direction
+    return float(f"{10 ** (k / 2):.0e}")
+
+
+def score(r):
+    return r["final"] if math.isfinite(r["final"]) else math.inf
+
+
+def fingerprint(n, per_epoch, masked, points):
+    """What a saved run must share with this one to be reused."""
+    return dict(seq=SEQ, small=SMALL, large=LARGE, n=n, per_epoch=per_epoch,
+                masked=masked, points=points,
+                warmup_fraction=WARMUP_FRACTION, eval_rows=EVAL_ROWS,
+                seeds=[DATA_SEED, EVAL_SEED, INIT_SEED])
+
+
+def source_hash(cfg):
+    return hashlib.sha256(generate.generate(cfg).encode()).hexdigest()[:16]
+
+
+def saved_runs(path, fp, log):
+    """(runs, sessions) of the results.json at path if its configuration is
+    fp, else ([], [])."""
+    if not path.exists():
+        return [], []
+    prev = json.loads(path.read_text())
+    if prev.get("quick"):
+        log(f"not reusing {path}: a --quick run")
+        return [], []
+    # The first results.json (commit 775b611) has no "config": its
+    # constants were this script's (only the rates and reuse are new).
+    theirs = prev.get("config") or fingerprint(
+        prev["n"], prev["per_epoch"], prev["masked"], prev["points"])
+    diff = sorted(k for k in fp if theirs.get(k) != fp[k])
+    if diff:
+        log(f"not reusing {path}: {', '.join(diff)} differ")
+        return [], []
+    sessions = prev.get("sessions") or [dict(
+        date=datetime.datetime.fromtimestamp(path.stat().st_mtime)
+        .strftime("%Y-%m-%d"), total_s=prev["total_s"],
+        new_runs=len(prev["results"]), reused=0)]
+    log(f"{len(prev['results'])} saved runs in {path}")
+    return prev["results"], sessions
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--fresh", action="store_true",
+                    help="run everything, reusing no saved run")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--sequences", type=int)
     ap.add_argument("--out", default=str(ROOT / "build-bench" / "lans_bert"))
@@ -234,7 +304,6 @@ def main():
                     "(in --out) without training")
     opts = ap.parse_args()
     if opts.report:
-        import json
         saved = json.loads(Path(opts.report).read_text())
         section = report(**saved)
         print(section)
@@ -258,30 +327,101 @@ def main():
     log(f"{n} sequences of {SEQ} per run ({n / per_epoch:.2f} epochs of "
         f"{per_epoch}); {len(stream[2])} masked tokens; held-out: {EVAL_ROWS} "
         f"rows, {len(valid[2])} masked tokens")
+    fp = fingerprint(n, per_epoch, len(valid[2]), points)
+    path = out / ("results-quick.json" if opts.quick else "results.json")
+    saved, sessions = ([], []) if opts.quick or opts.fresh else \
+        saved_runs(path, fp, log)
+    today = datetime.datetime.now().strftime("%Y-%m-%d")
+    check = None
 
-    results, total_runs = [], sum(len(g) for _, _, g in grids)
-    for opt, b, grid in grids:
-        for lr in grid:
-            log(f"{NAMES[opt]} batch {b} lr {lr:g}: {n // b} steps")
-            r = run(opt, b, lr, n, stream, valid, init, vocab, out, points)
-            results.append(r)
-            log(f"{NAMES[opt]} batch {b} lr {lr:g}: final {r['final']:.4f}; "
-                f"compiled in {r['compile_s']:.1f} s, trained and evaluated "
-                f"in {r['train_s']:.1f} s; projected end of the runs at "
-                f"{(time.perf_counter() - T0) / len(results) * total_runs / 60:.1f}"
-                " min")
+    def train(opt, b, lr):
+        r = run(opt, b, lr, n, stream, valid, init, vocab, out, points)
+        r.update(source=source_hash(config(opt, b, lr, n // b, vocab)),
+                 date=today)
+        log(f"{NAMES[opt]} batch {b} lr {lr:g}: final {r['final']:.4f}; "
+            f"compiled in {r['compile_s']:.1f} s, trained and evaluated "
+            f"in {r['train_s']:.1f} s")
+        return r
+
+    def verify(s):
+        """Runs saved run s again: is its held-out curve the same?"""
+        log(f"reuse check: {NAMES[s['opt']]} batch {s['b']} lr {s['lr']:g} "
+            "again")
+        r = train(s["opt"], s["b"], s["lr"])
+        same = [a[0] for a in r["curve"]] == [a[0] for a in s["curve"]]
+        d = max(abs(a[1] - b[1]) for a, b in zip(r["curve"], s["curve"])) \
+            if same else math.inf
+        ok = same and d <= REUSE_TOLERANCE and \
+            s.get("source", r["source"]) == r["source"]
+        log(f"reuse check: max held-out difference {d:.2g} "
+            f"({'reusing' if ok else 'not reusing'} the saved runs)")
+        return dict(opt=s["opt"], b=s["b"], lr=s["lr"], max_diff=d, ok=ok,
+                    tolerance=REUSE_TOLERANCE, train_s=r["train_s"])
+
+    def get(results, opt, b, lr, extension, edge):
+        """Run (opt, b, lr), or its saved run; edge: the saved run a new
+        rate competes with (the one rerun to check reuse)."""
+        nonlocal check
+        s = next((x for x in saved if (x["opt"], x["b"]) == (opt, b)
+                  and math.isclose(x["lr"], lr)), None)
+        if s is not None:
+            r = dict(s, extension=extension, reused=True)
+        else:
+            if saved and check is None:
+                check = verify(edge or next(x for x in saved
+                                            if x["b"] == LARGE))
+                if not check["ok"]:
+                    raise LookupError
+            r = dict(train(opt, b, lr), extension=extension, reused=False)
+        results.append(r)
+        return r
+
+    def all_grids():
+        results = []
+        for opt, b, grid in grids:
+            mine = [get(results, opt, b, lr, 0, None) for lr in grid]
+            for k in range(1, MAX_EXTENSIONS + 1):
+                if len(grid) < 2:          # --quick: one rate, no rule
+                    break
+                rates = sorted(mine, key=lambda r: r["lr"])
+                best = min(mine, key=score)
+                if best is rates[0]:
+                    lr = half_decade(best["lr"], -1)
+                elif best is rates[-1]:
+                    lr = half_decade(best["lr"], +1)
+                else:
+                    break
+                log(f"{NAMES[opt]} batch {b}: best lr {best['lr']:g} at the "
+                    f"edge of its grid; extension {k}: lr {lr:g}")
+                mine.append(get(results, opt, b, lr, k,
+                                best if best.get("reused") else None))
+        return results
+
+    try:
+        results = all_grids()
+    except LookupError:
+        log("the saved runs are not reused: every run again")
+        saved, sessions = [], []
+        results = all_grids()
     # Every run starts from the same weights: the same held-out loss.
     initial = [r["curve"][0][1] for r in results]
     if max(initial) - min(initial) > 1e-4:
         log(f"warning: the initial held-out losses differ: {initial}")
     total_s = time.perf_counter() - T0
+    new = sum(not r["reused"] for r in results)
+    sessions = sessions + [dict(date=today, total_s=total_s, new_runs=new,
+                                reused=len(results) - new, check=check)]
     saved = dict(results=results, n=n, per_epoch=per_epoch, initial=initial,
                  masked=len(valid[2]), total_s=total_s, points=points,
-                 quick=opts.quick, unigram=unigram_loss(c, valid))
-    import json
-    (out / "results.json").write_text(json.dumps(saved, indent=1))
+                 quick=opts.quick, unigram=unigram_loss(c, valid),
+                 config=fp, sessions=sessions)
+    if path.exists() and not opts.quick:
+        (out / "results-prev.json").write_text(path.read_text())
+    path.write_text(json.dumps(saved, indent=1))
     section = report(**saved)
     print("\n" + section)
+    log(f"{new} runs trained, {len(results) - new} reused; "
+        f"{total_s / 60:.1f} min")
     if not (opts.quick or opts.no_write):
         from timing import write_perf_section
         write_perf_section(ROOT / "docs" / "perf.md", "lans-bert", section)
@@ -292,12 +432,51 @@ def fmt(x):
     return f"{x:.3f}" if math.isfinite(x) else "diverged"
 
 
+def ext_mark(r, form=" (ext. "):
+    k = r.get("extension", 0)
+    return f"{form}{k}{')' if form.endswith('(ext. ') else ''}" if k else ""
+
+
+def sessions_text(sessions, total_s, results):
+    """How long the runs took, over the invocations that made them."""
+    if not sessions:
+        return f"the whole run took {total_s / 60:.1f} min"
+    last = sessions[-1]
+    c = last.get("check")
+    if len(sessions) == 1:
+        return f"the whole run took {last['total_s'] / 60:.1f} min" + (
+            "" if not c else " (the runs saved by an earlier invocation were "
+            f"not reused: {NAMES[c['opt']]} at batch {c['b']}, lr "
+            f"{c['lr']:g}, run again with today's compiler, differed from its "
+            f"saved held-out losses by up to {c['max_diff']:.2g}, over the "
+            f"tolerance {c['tolerance']:g})")
+    earlier = sessions[:-1]
+    text = (f"the runs took {sum(s['total_s'] for s in sessions) / 60:.1f} "
+            f"min in {len(sessions)} invocations: "
+            + "; ".join(f"{s['date']}, {s['new_runs']} runs in "
+                        f"{s['total_s'] / 60:.1f} min" for s in earlier)
+            + f"; {last['date']}, {last['new_runs']} new runs"
+            + (" and the reuse check" if c else "") + " in "
+            f"{last['total_s'] / 60:.1f} min, reusing the {last['reused']} "
+            "saved in results.json (same sequences, masks, evaluation, seeds "
+            "and warm-up)")
+    if c:
+        text += (f" after running one of them again ({NAMES[c['opt']]} at "
+                 f"batch {c['b']}, lr {c['lr']:g}, with today's compiler: "
+                 + ("its held-out losses identical to the saved ones"
+                    if c["max_diff"] == 0 else
+                    f"its held-out losses within {c['max_diff']:.2g} of the "
+                    f"saved ones, tolerance {c['tolerance']:g}") + ")")
+    return text
+
+
 def report(results, n, per_epoch, initial, masked, total_s, points, quick,
-           unigram):
+           unigram, config=None, sessions=None):
     from run import machine_info
+    order = {(o, b): i for i, (o, b, _) in enumerate(GRIDS)}
+    results = sorted(results, key=lambda r: (order[(r["opt"], r["b"])],
+                                             r["lr"]))
     small = [r for r in results if r["b"] == SMALL]
-    def score(r):
-        return r["final"] if math.isfinite(r["final"]) else math.inf
     best_small = min(small, key=score)
     target = best_small["final"]
     best = {}
@@ -312,7 +491,7 @@ def report(results, n, per_epoch, initial, masked, total_s, points, quick,
         "## LANS at a large batch (BERT-tiny masked-LM pretraining)", "",
         f"{when}, {os.cpu_count()} cores ({machine_info()}); "
         f"{'`--quick` smoke run; ' if quick else ''}"
-        f"the whole run took {total_s / 60:.1f} min. Command: "
+        f"{sessions_text(sessions, total_s, results)}. Command: "
         "`.venv/bin/python bench/lans_bert.py`.", "",
         "The LANS paper's claim, at BERT-tiny's scale: at a batch 16× larger, "
         "LANS reaches the small-batch loss in 1/16 of the steps, where LAMB "
@@ -346,7 +525,13 @@ def report(results, n, per_epoch, initial, masked, total_s, points, quick,
         "batch-128 AdamW grid to 0.05–0.5; the papers' ~6e-3 to 1e-2 are for "
         "BERT-large, whose Adam rate is 10× smaller), and the best chosen on "
         "the same held-out "
-        "set (an upper bound for every optimizer alike). "
+        "set (an upper bound for every optimizer alike). **Grid rule** "
+        "(stated before the results, applied automatically to every "
+        f"optimizer and batch alike, batch {SMALL} included): a grid whose "
+        "best rate is at its edge is extended by one more half-decade step "
+        "beyond that edge, repeatedly, at most "
+        f"{MAX_EXTENSIONS} extensions; the original rates are kept, and a "
+        "rate from the k-th extension is marked (ext. k). "
         f"**Target: {target:.3f}**, the final held-out loss of the best "
         f"batch-{SMALL} run (AdamW, lr {best_small['lr']:g}). \"Reached at\": "
         "the first evaluation at or below the target (so a step count "
@@ -365,7 +550,8 @@ def report(results, n, per_epoch, initial, masked, total_s, points, quick,
         where = ("not reached" if s is None else
                  f"step {s} ({s * r['b'] / n:.0%} of the tokens; "
                  f"{s / small_steps:.3f} × the small-batch steps)")
-        lines.append(f"| {NAMES[r['opt']]}{mark} | {r['b']} | {r['lr']:g} | "
+        lines.append(f"| {NAMES[r['opt']]}{mark} | {r['b']} | "
+                     f"{r['lr']:g}{ext_mark(r)} | "
                      f"{r['steps']:,} ({r['warmup']}) | {fmt(r['final'])} | "
                      f"{where} | {r['train_s']:.0f} s |")
     # The best run of each grid over the run (fractions of its tokens).
@@ -381,20 +567,10 @@ def report(results, n, per_epoch, initial, masked, total_s, points, quick,
             want = max(1, round(r["steps"] * f))
             got = [e for s, e in r["curve"] if s == want]
             cells.append(fmt(got[0]) if got else "–")
-        lines.append(f"| {NAMES[opt]} | {b} | {r['lr']:g} | "
+        lines.append(f"| {NAMES[opt]} | {b} | {r['lr']:g}{ext_mark(r)} | "
                      + " | ".join(cells) + " |")
-    edges = []
-    for (opt, b), r in best.items():
-        rates = sorted(x["lr"] for x in results if (x["opt"], x["b"]) ==
-                       (opt, b))
-        if len(rates) > 1 and r["lr"] in (rates[0], rates[-1]):
-            edges.append(f"{NAMES[opt]} at batch {b} ({r['lr']:g}, the "
-                         f"{'lowest' if r['lr'] == rates[0] else 'highest'})")
-    edge = ("" if not edges else
-            " The best rate is at an edge of its grid for " + ", ".join(edges)
-            + ": a rate beyond it might do better; the grids were not "
-            "extended after the run.")
-    lines += ["", verdict(best, target, n) + edge + (
+    lines += ["", verdict(best, target, n) + grid_text(results, best)
+              + (
         f" The target is {unigram - target:.3f} below the unigram score "
         f"({unigram:.3f}): " + (
             "at this scale and budget the models learn little beyond token "
@@ -404,6 +580,47 @@ def report(results, n, per_epoch, initial, masked, total_s, points, quick,
             "the models learn context beyond token frequencies."))]
     lines.append("<!-- /lans-bert -->")
     return "\n".join(lines)
+
+
+def grid_text(results, best):
+    """What the grid rule did, and which best rates are still at an edge."""
+    parts, edges, inside = [], [], []
+    for (opt, b), r in best.items():
+        mine = sorted((x for x in results if (x["opt"], x["b"]) == (opt, b)),
+                      key=lambda x: x["lr"])
+        rates = [x["lr"] for x in mine]
+        exts = [x for x in mine if x.get("extension")]
+        name = f"{NAMES[opt]} at batch {b}"
+        where = ("lowest" if r["lr"] == rates[0] else "highest"
+                 if r["lr"] == rates[-1] else None) if len(rates) > 1 else None
+        if exts:
+            exts.sort(key=lambda x: x["extension"])
+            tried = " and ".join(f"{x['lr']:g} (final {fmt(x['final'])})"
+                                 for x in exts)
+            parts.append(f"{name} to {tried}: best {r['lr']:g}"
+                         f"{ext_mark(r)}, " + (f"still the {where} rate"
+                                               if where else
+                                               "inside the grid"))
+        if where:
+            edges.append(f"{name} ({r['lr']:g}, the {where}"
+                         + (f", after {len(exts)} extension"
+                            f"{'s' if len(exts) > 1 else ''}" if exts else
+                            ", not extended") + ")")
+        elif not exts:
+            inside.append(name)
+    text = ""
+    if parts:
+        text += " The grid rule extended " + "; ".join(parts) + "."
+    if inside:
+        text += (f" No extension for {', '.join(inside)}: "
+                 f"{'its' if len(inside) == 1 else 'their'} best rate is "
+                 "inside the grid.")
+    if edges:
+        text += (" The best rate is still at an edge of its grid for "
+                 + ", ".join(edges) + ": a rate beyond it might do better.")
+    elif len(results) > len(best):
+        text += " Every grid's best rate is now inside it."
+    return text
 
 
 def verdict(best, target, n):
@@ -417,11 +634,11 @@ def verdict(best, target, n):
         gap = r["final"] - target
         if s is None:
             parts.append(f"{NAMES[opt]} at batch {LARGE} (best lr "
-                         f"{r['lr']:g}) did not reach it: its final loss "
+                         f"{r['lr']:g}{ext_mark(r, ', ext. ')}) did not reach it: its final loss "
                          f"{fmt(r['final'])} is {gap:+.3f} from the target")
         else:
             parts.append(f"{NAMES[opt]} at batch {LARGE} (best lr "
-                         f"{r['lr']:g}) reached it at step {s} of "
+                         f"{r['lr']:g}{ext_mark(r, ', ext. ')}) reached it at step {s} of "
                          f"{r['steps']} and ended at {fmt(r['final'])} "
                          f"({gap:+.3f})")
     lans = best.get(("lans", LARGE))
