@@ -13,18 +13,35 @@ inputs:
                       softmax, a product), compiled beside it;
   * PyTorch eager     the decomposed form in torch 1.13 (which has no
                       scaled_dot_product_attention), inference_mode, on 2
-                      threads.
-Each result is first checked against PyTorch in float64 (rtol 1e-4). Time:
+                      threads;
+  * JAX jit           the decomposed form in jax.numpy (q @ k^T * scale +
+                      mask, jax.nn.softmax, @ v) under jax.jit, inputs
+                      already on the device, block_until_ready per call; XLA's
+                      CPU backend (both cores) rewrites it into oneDNN
+                      matmul (scale and mask fused), softmax, matmul (the
+                      custom calls are read from the compiled HLO and
+                      reported). jax.nn.dot_product_attention, where the
+                      installed JAX has it (0.4.31 on), is not measured: the
+                      report says so.
+Each result is first checked against PyTorch in float64 (rtol 1e-4; the
+max abs errors are printed and reported). Time:
 median of per-round medians, variants interleaved. Peak memory: each
 variant runs alone in a fresh process (this script with --measure), which
 resets its peak resident set (/proc/self/clear_refs) after loading inputs,
 code and libraries, and reports the peak over three calls minus the
 resident set before them: what the calls added at their peak, first-call
 costs included (Grove's thread team and buffer cache, a few MiB whatever
-the length), so the growth with the sequence is what compares.
+the length), so the growth with the sequence is what compares. JAX: the
+executable is compiled ahead (jit(...).lower(...).compile()) and the inputs
+placed before the reset; XLA on the CPU keeps no preallocated pool (that is
+GPU-only) but mallocs each call's temporaries (its buffer plan, reported as
+XLA temp) and output, which glibc keeps in its heap or maps afresh (above
+the 32 MiB mmap threshold), so its number is what one call needs at once
+plus what malloc kept between calls, like the others'.
 """
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -86,6 +103,26 @@ def torch_attention(q, k, v, m):
     return torch.softmax(s, -1) @ v
 
 
+def jax_attention(q, k, v, m):
+    import jax
+    import jax.numpy as jnp
+    s = q @ jnp.swapaxes(k, -1, -2) * 0.125 + m
+    return jax.nn.softmax(s, axis=-1) @ v
+
+
+def jax_compiled(args):
+    """The jitted JAX attention compiled ahead for `args` (numpy), the
+    inputs placed on the device, and what XLA made of it."""
+    import jax
+    jargs = [jax.device_put(a) for a in args]
+    fn = jax.jit(jax_attention)
+    compiled = fn.lower(*jargs).compile()
+    hlo = compiled.as_text()
+    calls = sorted(set(re.findall(r'custom_call_target="([^"]+)"', hlo)))
+    temp = compiled.memory_analysis().temp_size_in_bytes / 2**20
+    return fn, compiled, jargs, calls, temp
+
+
 def status_kib(key):
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -109,6 +146,11 @@ def measure(variant, s):
             before = reset_peak()
             for _ in range(3):
                 torch_attention(*targs)
+    elif variant == "jax":
+        _, compiled, jargs, _, _ = jax_compiled(args)
+        before = reset_peak()
+        for _ in range(3):
+            compiled(*jargs).block_until_ready()
     else:
         from grove_testing import Model
         model = Model(source(s), name=f"attn{s}", grovec_flags=GROVEC_FLAGS)
@@ -137,46 +179,77 @@ def main():
         measure(opts.measure[0], int(opts.measure[1]))
         return
     from grove_testing import Model
+    import jax
     lengths = LENGTHS[:2] if opts.quick else LENGTHS
     torch.set_num_threads(2)
+    has_dpa = hasattr(jax.nn, "dot_product_attention")
+    if has_dpa:
+        print(f"note: jax {jax.__version__} has jax.nn.dot_product_attention;"
+              " it is not measured here", flush=True)
     rows = []
+    xla = {}
     for s in lengths:
         model = Model(source(s), name=f"attn{s}", grovec_flags=GROVEC_FLAGS)
         args = inputs(s)
         t64 = [torch.from_numpy(a).double() for a in args]
         want = torch_attention(*t64).numpy()
-        for variant in ("tiled", "decomposed"):
-            (got,) = model.call(variant, *args)
-            err = np.abs(got - want).max() / np.abs(want).max()
-            assert err < 1e-4, f"{variant} S={s}: relative error {err}"
-        runs = {v: model.bind(v, *args) for v in ("tiled", "decomposed")}
         targs = [torch.from_numpy(a) for a in args]
-        samples = {"tiled": [], "decomposed": [], "torch": []}
+        jfn, _, jargs, calls, temp = jax_compiled(args)
+        xla[s] = (calls, temp)
+        got = {v: model.call(v, *args)[0] for v in ("tiled", "decomposed")}
+        with torch.inference_mode():
+            got["torch"] = torch_attention(*targs).numpy()
+        got["jax"] = np.asarray(jfn(*jargs))
+        errs = {}
+        for variant, out in got.items():
+            errs[variant] = np.abs(out - want).max()
+            rel = errs[variant] / np.abs(want).max()
+            assert rel < 1e-4, f"{variant} S={s}: relative error {rel}"
+        print(f"S={s:5d}: max abs error vs float64: " + ", ".join(
+            f"{v} {e:.1e}" for v, e in errs.items())
+            + f"; XLA: {' + '.join(calls)}, temp {temp:.1f} MiB", flush=True)
+        runs = {v: model.bind(v, *args) for v in ("tiled", "decomposed")}
+        samples = {"tiled": [], "decomposed": [], "torch": [], "jax": []}
         for _ in range(5):
             for v, run in runs.items():
                 samples[v].append(sample(run))
             with torch.inference_mode():
                 samples["torch"].append(
                     sample(lambda: torch_attention(*targs)))
+            samples["jax"].append(
+                sample(lambda: jfn(*jargs).block_until_ready()))
         med = {v: statistics.median(x) * 1e3 for v, x in samples.items()}
         mem = {}
-        for v in ("tiled", "decomposed", "torch"):
+        for v in ("tiled", "decomposed", "torch", "jax"):
             out = subprocess.run(
                 [sys.executable, __file__, "--measure", v, str(s)],
                 capture_output=True, text=True, check=True).stdout
             mem[v] = int(out.split()[-1]) / 1024
-        rows.append((s, med, mem))
-        print(f"S={s:5d}: tiled {med['tiled']:8.3f} ms {mem['tiled']:7.1f} MiB"
-              f"  decomposed {med['decomposed']:8.3f} ms "
-              f"{mem['decomposed']:7.1f} MiB  torch {med['torch']:8.3f} ms "
-              f"{mem['torch']:7.1f} MiB", flush=True)
+        rows.append((s, med, mem, errs))
+        print(f"S={s:5d}: " + "  ".join(
+            f"{v} {med[v]:8.3f} ms {mem[v]:7.1f} MiB" for v in med),
+            flush=True)
     if not opts.quick:
-        write(rows)
+        write(rows, xla, has_dpa)
 
 
-def write(rows):
+def write(rows, xla, has_dpa):
     import datetime
+    import jax
+    import jaxlib
     when = datetime.datetime.now().strftime("%Y-%m-%d")
+    calls = sorted({c for cs, _ in xla.values() for c in cs})
+    fused = (" (scale and mask fused into the first matmul)"
+             if "__onednn$matmul" in calls else "")
+    calls = " + ".join(f"`{c}`" for c in calls) or "its own kernels"
+    if has_dpa:
+        dpa = (f"jax {jax.__version__} has `jax.nn.dot_product_attention`, "
+               "not measured here.")
+    else:
+        dpa = (f"`jax.nn.dot_product_attention` is not in jax "
+               f"{jax.__version__} (it came with 0.4.31), so there is no "
+               "second JAX row.")
+    torch_version = torch.__version__.split("+")[0]
     lines = [
         "<!-- attention: written by bench/attention.py -->",
         "## Attention alone (forward), host",
@@ -189,24 +262,45 @@ def write(rows):
         "tiled: "
         "`grove.attention` over tiles of 128 keys (online softmax); Grove "
         "decomposed: the same in primitive ops (every score stored); PyTorch "
-        "1.13 eager: the decomposed form (it has no fused attention), 2 "
-        "threads. Command: `.venv/bin/python bench/attention.py`.",
+        f"{torch_version} eager: the decomposed form (it has no fused "
+        "attention), 2 threads; JAX: "
+        f"jax {jax.__version__} (jaxlib {jaxlib.__version__}), `jax.jit` of "
+        "the same decomposed form in jax.numpy (`q @ kᵀ · scale + mask`, "
+        "`jax.nn.softmax`, `@ v`), inputs already on the device, "
+        "`block_until_ready` per call; XLA's CPU backend runs it on both "
+        f"cores as {calls}{fused}. "
+        f"{dpa} JAX's memory: the executable compiled ahead and the inputs "
+        "placed before the peak is reset; on the CPU XLA keeps no "
+        "preallocated pool (that is GPU-only) but mallocs each call's "
+        "temporaries (XLA temp: its buffer plan, the scores and the "
+        "probabilities) and output, so its number, like the others', is what "
+        "a call needs at once plus what malloc kept from earlier calls. "
+        "Every output is checked against PyTorch in float64 (relative error "
+        "under 1e-4; max abs errors below). "
+        "Command: `.venv/bin/python bench/attention.py`.",
         "",
-        "| sequence | tiled ms | decomposed ms | torch ms | tiled MiB | "
-        "decomposed MiB | torch MiB | torch / tiled |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| sequence | tiled ms | decomposed ms | torch ms | jax ms | "
+        "tiled MiB | decomposed MiB | torch MiB | jax MiB | XLA temp MiB | "
+        "torch / tiled | jax / tiled |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+        "---: | ---: | ---: |",
     ]
-    for s, med, mem in rows:
+    for s, med, mem, _ in rows:
         lines.append(
             f"| {s} | {med['tiled']:.3f} | {med['decomposed']:.3f} | "
-            f"{med['torch']:.3f} | {mem['tiled']:.1f} | "
+            f"{med['torch']:.3f} | {med['jax']:.3f} | {mem['tiled']:.1f} | "
             f"{mem['decomposed']:.1f} | {mem['torch']:.1f} | "
-            f"{med['torch'] / med['tiled']:.2f} |")
+            f"{mem['jax']:.1f} | {xla[s][1]:.1f} | "
+            f"{med['torch'] / med['tiled']:.2f} | "
+            f"{med['jax'] / med['tiled']:.2f} |")
+    lines.append("")
+    lines.append("Max abs error against PyTorch float64: " + "; ".join(
+        f"S={s}: " + ", ".join(f"{v} {e:.1e}" for v, e in errs.items())
+        for s, _, _, errs in rows) + ".")
     lines.append("")
     lines.append("<!-- /attention -->")
     write_perf_section(ROOT / "docs" / "perf.md", "attention",
                        "\n".join(lines))
-
 
 if __name__ == "__main__":
     main()
