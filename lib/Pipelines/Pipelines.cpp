@@ -229,7 +229,7 @@ static void addHostToLLVM(OpPassManager &pm, bool withGpu) {
   // f32 tanh as arithmetic the vectorizer widens (libm's is scalar); the
   // CUDA target's host code has none, its kernels use libdevice.
   if (!withGpu)
-    pm.addPass(createGroveApproximateTanh());
+    pm.addPass(createGroveApproximateMath());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -2,11 +2,14 @@
 # Transcendental functions in vectorized loops (host, --cpu=native). Where
 # the CPU has AVX2, HostCodegen maps exp/log/sin/cos... to glibc's vector
 # math library (libmvec, linked with -lm), so the library must reference
-# _ZGV* entry points, and tanh is upstream's polynomial approximation
-# (grove-approximate-tanh: libmvec's tanhf has no LLVM mapping); the
+# _ZGV* entry points, and tanh and erf are upstream's polynomial
+# approximations (grove-approximate-math: libmvec's tanhf and erff have no
+# LLVM mapping); the
 # results must still match numpy in float64 on fresh random inputs.
 # Tolerance: rtol 4e-6, atol 1e-6 (libmvec's float variants are within 4
-# ulp, the tanh approximation too here); softmax and sigmoid 1e-5 on top.
+# ulp, the tanh and erf approximations too here); softmax and sigmoid
+# 1e-5 on top. The library has no erff or tanhf call left.
+import math
 import os
 import subprocess
 
@@ -15,6 +18,7 @@ from grove_testing import Model, assert_close, rng
 
 T = "tensor<?x1000xf32>"
 UNARY = {"exp": np.exp, "log": np.log, "tanh": np.tanh,
+         "erf": np.vectorize(math.erf),
          "sigmoid": lambda x: 1 / (1 + np.exp(-x))}
 funcs = [f"""
   func.func @{op}(%x: {T}) -> {T} {{
@@ -37,6 +41,8 @@ symbols = subprocess.run(["nm", "-D", "--undefined-only",
 uses_libmvec = "_ZGV" in symbols
 if avx2:
     assert uses_libmvec, "AVX2 CPU but no libmvec call in the library:\n" + symbols
+for scalar in ("erff", "tanhf"):
+    assert scalar not in symbols.split(), f"{scalar} is still called:\n" + symbols
 print(f"vector_math: AVX2 {avx2}, libmvec calls {uses_libmvec}")
 
 r = rng()

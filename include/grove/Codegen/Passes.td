@@ -230,15 +230,17 @@ def GroveExpandBF16Casts : Pass<"grove-expand-bf16-casts"> {
   let dependentDialects = ["arith::ArithDialect"];
 }
 
-def GroveApproximateTanh : Pass<"grove-approximate-tanh"> {
-  let summary = "math.tanh as upstream's polynomial approximation (host)";
+def GroveApproximateMath : Pass<"grove-approximate-math"> {
+  let summary = "f32 tanh and erf as upstream's polynomial approximations (host)";
   let description = [{
-    Host target: `math.tanh` on f32 (scalars or vectors) becomes MLIR's
-    rational approximation (`populatePolynomialApproximateTanhPattern`),
-    plain arithmetic that LLVM's vectorizer widens. LLVM has no vector
-    mapping of `tanhf` to libmvec, so the libm call it would otherwise be
-    stays scalar, one call an element; a Tree-LSTM spends a quarter of its
-    forward there (docs/perf.md). Other element types keep their calls.
+    Host target: `math.tanh` and `math.erf` on f32 (scalars or vectors)
+    become MLIR's rational approximations
+    (`populatePolynomialApproximateTanhPattern`, `...ErfPattern`), plain
+    arithmetic that LLVM's vectorizer widens. LLVM has no vector mapping of
+    `tanhf` or `erff` to libmvec, so the libm calls they would otherwise be
+    stay scalar, one call an element: a Tree-LSTM spent a quarter of its
+    forward in tanh, a BERT train step 6% in erf (GELU; docs/perf.md).
+    Other element types keep their calls.
   }];
   let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
                            "vector::VectorDialect"];

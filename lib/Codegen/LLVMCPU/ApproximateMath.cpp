@@ -1,8 +1,9 @@
-//===- ApproximateTanh.cpp - tanh as vectorizable arithmetic (host) -------===//
+//===- ApproximateMath.cpp - tanh, erf as vectorizable arithmetic (host) --===//
 //
-// libm's tanhf is a scalar call LLVM cannot widen (there is no libmvec
-// mapping for it), so a loop of tanh stays one call an element. Upstream's
-// polynomial approximation is arithmetic the vectorizer handles.
+// libm's tanhf and erff are scalar calls LLVM cannot widen (there is no
+// libmvec mapping for them), so a loop of either stays one call an element.
+// Upstream's polynomial approximations are arithmetic the vectorizer
+// handles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,18 +15,19 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::grove {
-#define GEN_PASS_DEF_GROVEAPPROXIMATETANH
+#define GEN_PASS_DEF_GROVEAPPROXIMATEMATH
 #include "grove/Codegen/Passes.h.inc"
 } // namespace mlir::grove
 
 using namespace mlir;
 
 namespace {
-struct GroveApproximateTanhPass
-    : grove::impl::GroveApproximateTanhBase<GroveApproximateTanhPass> {
+struct GroveApproximateMathPass
+    : grove::impl::GroveApproximateMathBase<GroveApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populatePolynomialApproximateTanhPattern(patterns);
+    populatePolynomialApproximateErfPattern(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
