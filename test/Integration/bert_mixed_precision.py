@@ -16,6 +16,7 @@
 # minute on the host; the GPU check runs it on the GPU (the corpus from
 # GROVE_BERT_DATA).
 import os
+import subprocess
 import sys
 import time
 
@@ -88,6 +89,14 @@ def main():
         assert abs(l16[0] - ref16) <= 2e-2 * ref16, (l16[0], ref16)
     assert np.all(np.isfinite(l16)) and np.all(np.isfinite(l32))
     assert l16[0] != l32[0], "bf16 and f32 first losses are equal"
+    if os.environ.get("GROVE_TEST_TARGET", "host") == "host":
+        # The bf16 model's GEMMs are the runtime's bf16 services.
+        for m, want in ((m16, True), (m32, False)):
+            so = os.path.join(m.workdir, "libbert.so")
+            syms = subprocess.run(["nm", "-D", "--undefined-only", so],
+                                  capture_output=True, text=True,
+                                  check=True).stdout
+            assert ("grove_rt_matmul_bf16" in syms) == want, syms
     worst = 0.0
     for k in range(0, STEPS, WINDOW):
         a, b = l32[k:k + WINDOW].mean(), l16[k:k + WINDOW].mean()

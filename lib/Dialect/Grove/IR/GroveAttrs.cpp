@@ -39,8 +39,9 @@ LogicalResult AutocastAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    int64_t growthInterval) {
   if (!compute.isBF16() && !compute.isF16())
     return emitError() << "autocast computes in bf16 or f16, not " << compute;
-  if (lossScale < 0)
-    return emitError() << "loss_scale must be 0 (none) or positive, got "
+  if (lossScale < -1)
+    return emitError() << "loss_scale must be -1 (by compute type), 0 "
+                          "(none) or positive, got "
                        << lossScale;
   if (growthInterval < 1)
     return emitError() << "growth_interval must be at least 1, got "

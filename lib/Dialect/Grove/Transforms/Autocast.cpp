@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEAUTOCAST
@@ -55,6 +56,7 @@ public:
         return WalkResult::advance();
       if (op->getNumRegions() != 0) {
         restore(op);
+        restoreCaptured(op);
         return WalkResult::skip();
       }
       if (op->hasTrait<AutocastLow>())
@@ -82,11 +84,11 @@ private:
     if (floatElement(v) == element)
       return;
     OpBuilder b(use.getOwner());
-    Value cast = ConvertOp::create(b, use.getOwner()->getLoc(),
-                                   withElement(v, element), v);
+    Value converted = ConvertOp::create(b, use.getOwner()->getLoc(),
+                                        withElement(v, element), v);
     if (undo)
       undo->operands.push_back({&use, v});
-    use.set(cast);
+    use.set(converted);
   }
 
   void retypeResults(Operation *op, FloatType from, FloatType to, Undo &undo) {
@@ -111,10 +113,10 @@ private:
     for (auto [r, type] : undo.results)
       r.setType(type);
     for (auto [use, v] : undo.operands) {
-      Operation *cast = use->get().getDefiningOp();
+      Operation *converted = use->get().getDefiningOp();
       use->set(v);
-      if (cast->use_empty())
-        cast->erase();
+      if (converted->use_empty())
+        converted->erase();
     }
   }
 
@@ -162,6 +164,18 @@ private:
     verifyOrUndo(op, undo);
   }
 
+  /// The values a region op's body reads from above, back in the types they
+  /// were written with, converted before the op (the body is not cast).
+  void restoreCaptured(Operation *op) {
+    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) {
+      auto it = original.find(use->get());
+      if (it == original.end())
+        return;
+      OpBuilder b(op);
+      use->set(ConvertOp::create(b, op->getLoc(), it->second, use->get()));
+    });
+  }
+
   /// Every value this pass retyped back to the type it was written with.
   void restore(Operation *op) {
     for (OpOperand &use : op->getOpOperands()) {
@@ -189,6 +203,15 @@ public:
 
   LogicalResult declare(ModuleOp module, int64_t init) {
     MLIRContext *ctx = module.getContext();
+    // The scaled value and gradients must hold what f16 cannot: the scale
+    // itself overflows f16, and an unscaled f16 gradient underflows again
+    // (GradScaler refuses to unscale f16 gradients for the same reason).
+    for (Value r : op->getResults())
+      if (!floatElement(r).isF32())
+        return op.emitOpError("needs an f32 value and f32 gradients for "
+                              "dynamic loss scaling (f32 params, the master "
+                              "weights), got ")
+               << r.getType();
     return success(
         succeeded(declareState(module, op, scaleName(), scalarType(ctx),
                                double(init))) &&
@@ -217,21 +240,12 @@ private:
   static FlatSymbolRefAttr symbol(OpBuilder &b, StringRef name) {
     return FlatSymbolRefAttr::get(b.getContext(), name);
   }
-  /// `scale` in `like`'s element type.
-  static Value as(OpBuilder &b, Location loc, Value scale, Value like) {
-    Type element = cast<RankedTensorType>(like.getType()).getElementType();
-    if (floatElement(scale) == element)
-      return scale;
-    return ConvertOp::create(b, loc, withElement(scale, element), scale);
-  }
-
   /// The body yields value · scale: the backward starts from it.
   void scaleValue(OpBuilder &b, Value scale) {
     YieldOp yield = op.getYield();
     b.setInsertionPoint(yield);
     Value v = yield.getValues()[0];
-    yield->setOperand(0, MulOp::create(b, yield.getLoc(), v,
-                                       as(b, yield.getLoc(), scale, v)));
+    yield->setOperand(0, MulOp::create(b, yield.getLoc(), v, scale));
     b.setInsertionPoint(op);
   }
 
@@ -242,7 +256,7 @@ private:
     GroveArith a{b, loc};
     Value poison;
     for (Value r : op->getResults()) {
-      Value divided = a.div(r, as(b, loc, scale, r));
+      Value divided = a.div(r, scale);
       r.replaceAllUsesExcept(divided, divided.getDefiningOp());
       if (r == op.getValue())
         continue;
@@ -251,8 +265,7 @@ private:
       auto axes = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
       Value zero = a.mul(r, a.scalar(r, 0.0));
       Value sum = axes.empty() ? zero : ReduceSumOp::create(b, loc, zero, axes);
-      Value wide = as(b, loc, sum, scale);
-      poison = poison ? a.add(poison, wide) : wide;
+      poison = poison ? a.add(poison, sum) : sum;
     }
     if (!poison)
       return a.scalar(scale, 1.0);
@@ -311,7 +324,7 @@ struct GroveAutocastPass
       return signalPassFailure();
     if (auto own = module->getAttrOfType<AutocastAttr>(kAutocastAttr))
       *fallback = own;
-    unsigned gradients = 0, scaled = 0;
+    unsigned gradients = 0;
     module.walk([&](ValueAndGradOp) { ++gradients; });
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       auto policy = func->getAttrOfType<AutocastAttr>(kAutocastAttr);
@@ -320,16 +333,14 @@ struct GroveAutocastPass
       if (!policy || func.isDeclaration())
         continue;
       Caster(policy.getCompute()).run(func);
-      if (policy.getLossScale() > 0 &&
-          failed(scaleLosses(module, func, policy, gradients == 1, scaled)))
+      if (policy.getInitialLossScale() > 0 &&
+          failed(scaleLosses(module, func, policy, gradients == 1)))
         return signalPassFailure();
     }
-    // A step whose scaled gradients overflowed changes no param, wherever
-    // the gradients are consumed (another function may return them).
-    if (scaled)
-      module.walk([&](OptimizerOpInterface opt) {
-        opt->setAttr("skip_nonfinite", UnitAttr::get(module.getContext()));
-      });
+    // Applied: a second run must not cast or scale again.
+    module->removeAttr(kAutocastAttr);
+    for (auto func : module.getOps<func::FuncOp>())
+      func->removeAttr(kAutocastAttr);
   }
 
   /// The pass options' policy, null without `compute`.
@@ -342,22 +353,23 @@ struct GroveAutocastPass
       type = BFloat16Type::get(ctx);
     else if (compute == "f16")
       type = Float16Type::get(ctx);
-    if (!type || lossScale < -1 || growthInterval < 1) {
-      getOperation().emitError("grove-autocast: ")
-          << (!type ? "compute must be bf16 or f16, got '" + compute + "'"
-                    : std::string("loss-scale must be -1, 0 or positive and "
-                                  "growth-interval at least 1"));
+    if (!type) {
+      getOperation().emitError("grove-autocast: compute must be bf16 or f16, "
+                               "got '")
+          << compute << "'";
       return failure();
     }
-    // (The options are cl::opt objects: read them as int64_t, or the
-    // conditional would convert them to int.)
-    int64_t given = lossScale, interval = growthInterval;
-    int64_t scale = given == -1 ? (type.isF16() ? 65536 : 0) : given;
-    return AutocastAttr::get(ctx, type, scale, interval);
+    if (lossScale < -1 || growthInterval < 1) {
+      getOperation().emitError("grove-autocast: loss-scale must be -1, 0 or "
+                               "positive and growth-interval at least 1");
+      return failure();
+    }
+    return AutocastAttr::get(ctx, type, int64_t(lossScale),
+                             int64_t(growthInterval));
   }
 
   LogicalResult scaleLosses(ModuleOp module, func::FuncOp func,
-                            AutocastAttr policy, bool alone, unsigned &scaled) {
+                            AutocastAttr policy, bool alone) {
     SmallVector<ValueAndGradOp> ops;
     func.walk([&](ValueAndGradOp op) { ops.push_back(op); });
     for (auto [i, op] : llvm::enumerate(ops)) {
@@ -367,11 +379,15 @@ struct GroveAutocastPass
       if (i)
         prefix += "_" + std::to_string(i);
       LossScaler scaler(op, prefix, policy.getGrowthInterval());
-      if (failed(scaler.declare(module, policy.getLossScale())))
+      if (failed(scaler.declare(module, policy.getInitialLossScale())))
         return failure();
       scaler.build();
-      ++scaled;
     }
+    // A step whose scaled gradients overflowed changes no param.
+    if (!ops.empty())
+      func.walk([&](OptimizerOpInterface opt) {
+        opt->setAttr("skip_nonfinite", UnitAttr::get(func.getContext()));
+      });
     return success();
   }
 };

@@ -11,6 +11,7 @@
 
 #include "Collectives/Compressor.h"
 
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
@@ -150,6 +151,19 @@ void InsertCollectivesPass::runOnOperation() {
         "grove-insert-collectives: no optimizer in the module, so nothing to "
         "make data-parallel (the pass runs before "
         "grove-expand-training-ops)");
+    return signalPassFailure();
+  }
+  // Each rank would judge its own gradients' overflow before the
+  // reduction and move its scale apart from the others'.
+  WalkResult scaled = getOperation().walk([](SetParamOp write) {
+    return write->hasAttr(kLossScaleUpdateAttr) ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+  });
+  if (scaled.wasInterrupted()) {
+    getOperation().emitError(
+        "grove-insert-collectives: dynamic loss scaling is not data-parallel "
+        "yet (each rank would judge overflow apart); use bf16 without a loss "
+        "scale (--loss-scale=0)");
     return signalPassFailure();
   }
   for (OptimizerOpInterface opt : optimizers) {

@@ -1,5 +1,6 @@
 // RUN: grove-opt %s -split-input-file -verify-diagnostics
 // RUN: echo 'module {}' | not grove-opt --grove-autocast='compute=f64' 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: echo 'module {}' | not grove-opt --grove-autocast='compute=f16 loss-scale=-2' 2>&1 | FileCheck %s --check-prefix=SCALE
 
 // #grove.autocast's verifier and where grove.autocast may stand.
 
@@ -10,7 +11,7 @@ func.func @f32() attributes {grove.autocast = #grove.autocast<compute = f32>} {
 
 // -----
 
-// expected-error @+1 {{loss_scale must be 0 (none) or positive, got -2}}
+// expected-error @+1 {{loss_scale must be -1 (by compute type), 0 (none) or positive, got -2}}
 func.func @negative() attributes {grove.autocast = #grove.autocast<compute = f16, loss_scale = -2>} {
   return
 }
@@ -40,3 +41,4 @@ func.func @not_a_write(%x: tensor<f32>) -> tensor<f32> {
 }
 
 // OPTION: error: grove-autocast: compute must be bf16 or f16, got 'f64'
+// SCALE: error: grove-autocast: loss-scale must be -1, 0 or positive and growth-interval at least 1

@@ -26,10 +26,9 @@
 // CHECK: grove.set_param @loss_scale.good_steps = %{{.*}} {grove.loss_scale_update}
 // CHECK: grove.adam [@w](%[[G]]) {skip_nonfinite}
 // CHECK: return %[[V]]
-// An optimizer elsewhere in the module (it may be given the gradients)
-// skips too.
+// An optimizer of another function keeps its own choice.
 // CHECK-LABEL: func.func @apply
-// CHECK: grove.sgd [@w](%arg0) {skip_nonfinite}
+// CHECK: grove.sgd [@w](%arg0) : tensor<8x3xf32>
 // OFF-NOT: loss_scale
 // OFF-NOT: skip_nonfinite
 

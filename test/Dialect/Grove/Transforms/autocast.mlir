@@ -67,7 +67,8 @@ func.func @option(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-// CHECK-LABEL: module attributes {grove.autocast = #grove.autocast<compute = f16>}
+// CHECK-NOT: grove.autocast
+// CHECK-LABEL: func.func @mod
 // CHECK: grove.matmul {{.*}} -> tensor<2x2xf16>
 // NONE: grove.matmul {{.*}} -> tensor<2x2xf16>
 module attributes {grove.autocast = #grove.autocast<compute = f16>} {
@@ -103,4 +104,24 @@ func.func @step(%x: tensor<4x8xf32>, %y: tensor<4xi32>) -> tensor<f32> {
   } : tensor<f32>, tensor<8x3xf32>
   grove.sgd [@w] (%g) : tensor<8x3xf32>
   return %l : tensor<f32>
+}
+
+// -----
+
+// A region op's body is not cast: a narrowed value it reads from above is
+// converted back before the op.
+// CHECK-LABEL: func.func @region
+// CHECK: %[[H:.*]] = grove.matmul {{.*}} -> tensor<2x2xbf16>
+// CHECK: %[[W:.*]] = grove.convert %[[H]] : tensor<2x2xbf16> -> tensor<2x2xf32>
+// CHECK: scf.if
+// CHECK: grove.relu %[[W]] : tensor<2x2xf32>
+func.func @region(%x: tensor<2x2xf32>, %c: i1) -> tensor<2x2xf32> {
+  %h = grove.matmul %x, %x : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = scf.if %c -> tensor<2x2xf32> {
+    %a = grove.relu %h : tensor<2x2xf32>
+    scf.yield %a : tensor<2x2xf32>
+  } else {
+    scf.yield %x : tensor<2x2xf32>
+  }
+  return %r : tensor<2x2xf32>
 }

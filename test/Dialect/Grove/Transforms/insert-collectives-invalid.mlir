@@ -54,6 +54,16 @@ func.func @skip(%g: tensor<8xf32>) {
 
 // -----
 
+// Master copies would miss the averaging.
+grove.param @w : tensor<8xbf16>
+func.func @master(%g: tensor<8xbf16>) {
+  // expected-error @+1 {{'grove.adaalter' op with master_weights cannot take local steps: the averaging would reach the rounded params, not the master copies the next step reads}}
+  grove.adaalter [@w] (%g) {period = 2, master_weights} : tensor<8xbf16>
+  return
+}
+
+// -----
+
 // The counter is read in the entry block and counted before the return.
 grove.param @w : tensor<8xf32>
 func.func @blocks(%g: tensor<8xf32>) {

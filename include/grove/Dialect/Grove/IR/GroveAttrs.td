@@ -157,24 +157,34 @@ def Grove_AutocastAttr : Grove_Attr<"Autocast", "autocast"> {
     (GroveBase.td). Params, function signatures and everything the
     optimizers do stay as written (f32 master weights and state).
 
-    With `loss_scale` > 0 each grove.value_and_grad of the function scales
-    its value by a dynamic loss scale before the backward, starting at
-    `loss_scale`: the gradients are divided by it again, a step whose
-    gradients are not finite is skipped (its optimizers get
-    `skip_nonfinite`) and halves the scale, and `growth_interval` finite
-    steps in a row double it (torch.cuda.amp.GradScaler's rule).
+    With `loss_scale` > 0 (by default, -1: 65536 for f16, none for bf16;
+    0: none) each grove.value_and_grad of the function scales its value by
+    a dynamic loss scale before the backward, starting at `loss_scale`:
+    the gradients are divided by it again, a step whose gradients are not
+    finite is skipped (the function's optimizers get `skip_nonfinite`) and
+    halves the scale, and `growth_interval` finite steps in a row double it
+    (torch.cuda.amp.GradScaler's rule).
 
     ```mlir
     module attributes {grove.autocast = #grove.autocast<compute = bf16>}
     func.func @train_step(...) attributes {grove.autocast =
-        #grove.autocast<compute = f16, loss_scale = 65536>}
+        #grove.autocast<compute = f16, loss_scale = 1024>}
     ```
   }];
   let parameters = (ins
     "::mlir::FloatType":$compute,
-    DefaultValuedParameter<"int64_t", "0">:$loss_scale,
+    DefaultValuedParameter<"int64_t", "-1">:$loss_scale,
     DefaultValuedParameter<"int64_t", "2000">:$growth_interval);
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The scale dynamic loss scaling starts at, 0 for none: `loss_scale`,
+    /// or by default 65536 for f16 and none for bf16.
+    int64_t getInitialLossScale() const {
+      if (getLossScale() != -1)
+        return getLossScale();
+      return getCompute().isF16() ? 65536 : 0;
+    }
+  }];
 }
 
 #endif // GROVE_DIALECT_GROVE_IR_GROVEATTRS_TD

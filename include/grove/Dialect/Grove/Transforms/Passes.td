@@ -136,9 +136,11 @@ def GroveAutocast : Pass<"grove-autocast", "ModuleOp"> {
     function); its value and
     gradients are divided by it after it; the scale halves where the
     gradients are not finite and doubles after `growth_interval` finite
-    steps in a row (`.good_steps` beside `.scale`, i64), and every optimizer of
-    the module skips non-finite steps (`skip_nonfinite`). The scale's
-    writes are the one state a skipped step changes.
+    steps in a row (`.good_steps` beside `.scale`, i64), and every optimizer
+    of the function skips non-finite steps (`skip_nonfinite`). The scale's
+    writes are the one state a skipped step changes. The value and the
+    gradients must be f32. The pass removes the `grove.autocast`
+    attributes it applied.
   }];
   let dependentDialects = ["grove::GroveDialect", "tensor::TensorDialect",
                            "arith::ArithDialect"];

@@ -85,6 +85,11 @@ LogicalResult LocalAdaAlter::apply(OptimizerOpInterface optimizer,
         "with skip_nonfinite cannot take local steps: a rank that skips "
         "a step would count steps apart from the others and miss their "
         "synchronisation");
+  if (opt.getMasterWeights())
+    return opt.emitOpError(
+        "with master_weights cannot take local steps: the averaging would "
+        "reach the rounded params, not the master copies the next step "
+        "reads");
   ModuleOp module = state.getModule();
   OpBuilder b(opt->getContext());
   b.setInsertionPointAfter(opt);
