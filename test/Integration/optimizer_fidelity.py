@@ -7,7 +7,8 @@
 #    measured from w = 0 so that the update is not lost in w's rounding;
 #  * the step counter is an i64 and counts past 2^24 (where an f32 counter
 #    stops): a step from 2^24 makes it 2^24 + 1 and updates as torch's Adam
-#    at that step;
+#    at that step (within 1e-6 of the update's norm: element-wise, a new
+#    moment that nearly cancels makes any f32 Adam's relative error large);
 #  * an empty batch fails the call with GROVE_ERROR_INVALID_ARGUMENT (a
 #    loss over no rows has no mean) and changes no param or state.
 import numpy as np
@@ -100,8 +101,12 @@ m.call("train_step", x)
 assert m.get_weight("adam.step") == T + 1, m.get_weight("adam.step")
 want = exact_adam(w.astype(np.float64), x.astype(np.float64), T + 1,
                   mom.astype(np.float64), var.astype(np.float64))
-err = relative_update_error(m.get_weight("w").astype(np.float64), w, want)
-assert err <= 1e-5, f"update at step 2^24 + 1: {err}"
+# Norm-wise: an element whose new moment nearly cancels (beta1 m against
+# (1 - beta1) g) has an ill-conditioned relative error in any f32 Adam.
+got = m.get_weight("w").astype(np.float64)
+err = float(np.linalg.norm(got - want) / np.linalg.norm(want - w))
+print(f"update at step 2^24 + 1: {err:.2e} of its norm")
+assert err <= 1e-6, f"update at step 2^24 + 1: {err}"
 
 # An empty batch is an error that changes nothing.
 names = ["w", "sgd.step"]
