@@ -375,9 +375,14 @@ struct Step {
   /// Writes `updated` to state `name`, or keeps `old` where the step is
   /// skipped.
   void write(StringRef name, Value updated, Value old) {
-    Value v = updated;
-    if (ok)
-      v = *guarded(a.b, a.loc, ok, updated, old);
+    set(name, kept(updated, old));
+  }
+  /// `updated`, or `old` where the step is skipped.
+  Value kept(Value updated, Value old) {
+    return ok ? *guarded(a.b, a.loc, ok, updated, old) : updated;
+  }
+  /// Writes `v` to state `name` (one of the step's own writes).
+  void set(StringRef name, Value v) {
     guards.own.insert(SetParamOp::create(
         a.b, a.loc, FlatSymbolRefAttr::get(a.b.getContext(), name), v));
   }
@@ -396,12 +401,10 @@ struct Step {
   void writeParam(StringRef p, Value updated, Value old) {
     if (!stored)
       return write(p, updated, old);
-    write(masterName(p), updated, old);
-    Value kept = ok ? *guarded(a.b, a.loc, ok, updated, old) : updated;
-    auto type = cast<RankedTensorType>(kept.getType()).clone(stored);
-    guards.own.insert(SetParamOp::create(
-        a.b, a.loc, FlatSymbolRefAttr::get(a.b.getContext(), p),
-        ConvertOp::create(a.b, a.loc, type, kept)));
+    Value copy = kept(updated, old);
+    set(masterName(p), copy);
+    auto type = cast<RankedTensorType>(copy.getType()).clone(stored);
+    set(p, ConvertOp::create(a.b, a.loc, type, copy));
   }
   std::string masterName(StringRef p) { return op.getStateName(p, "master"); }
   Arith f64() { return Arith{{a.b, a.loc}, a.b.getF64Type()}; }
