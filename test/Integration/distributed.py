@@ -8,7 +8,10 @@
 #    share of the batch, ends where the same model compiled without
 #    --data-parallel ends after 10 single-process steps on the whole batch:
 #    every weight and Adam moment within 1e-5 of its tensor's scale; the
-#    payload each rank sent is the gradients' bytes, every step;
+#    payload each rank sent is the gradients' bytes, every step. Adam's
+#    epsilon is 1e-3: at the default 1e-8 an element whose gradient nearly
+#    cancels moves by about lr whatever its size, so its sign and size are
+#    the rounding of the sum, which differs with the ranks' summation order;
 #  * GRBS with error feedback, CSER (error reset, C1/C2 every H steps) and
 #    Local AdaAlter (also after a fully synchronous warm-up, as its authors'
 #    --warmup-steps): a linear loss sum(p * x) makes each rank's gradient its
@@ -53,7 +56,7 @@ module @mlp {
       %l = grove.softmax_cross_entropy %z, %y : (tensor<?x10xf32>, tensor<?xi32>) -> tensor<f32>
       grove.yield %l : tensor<f32>
     } : tensor<f32>, tensor<32x64xf32>, tensor<32xf32>, tensor<10x32xf32>, tensor<10xf32>
-    grove.adam [@fc1.weight, @fc1.bias, @fc2.weight, @fc2.bias] (%g#0, %g#1, %g#2, %g#3) {lr = 1.0e-02 : f64}
+    grove.adam [@fc1.weight, @fc1.bias, @fc2.weight, @fc2.bias] (%g#0, %g#1, %g#2, %g#3) {lr = 1.0e-02 : f64, epsilon = 1.0e-03 : f64}
         : tensor<32x64xf32>, tensor<32xf32>, tensor<10x32xf32>, tensor<10xf32>
     return %loss : tensor<f32>
   }
