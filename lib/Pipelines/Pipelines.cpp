@@ -34,6 +34,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.target = CompileTarget::Cuda;
   policy.convPerImage = false;
   policy.splitAttentionGemm = false;
+  policy.segmentSumRows = false;
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.splitFullReductions = false;
@@ -151,6 +152,7 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
   ConvertGroveToLinalgOptions toLinalg;
   toLinalg.convPerImage = policy.convPerImage;
   toLinalg.splitAttentionGemm = policy.splitAttentionGemm;
+  toLinalg.segmentSumRows = policy.segmentSumRows;
   toLinalg.convLibrary = options.convLibrary;
   toLinalg.convLibraryLowPrecision = policy.convLibraryLowPrecision;
   toLinalg.convLibraryMaxPositions =
@@ -179,6 +181,9 @@ void mlir::grove::addBufferizePhase(OpPassManager &pm) {
   // (a tile's statistics); the deallocation pipeline frees the old ones.
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // The host's segment sums (segment-sum-rows) join the parallel loops that
+  // linalg's lowering makes, which the host outlines.
+  pm.addPass(createForallToParallelLoopPass());
   // An in-place insert_slice bufferizes to a copy between two equal
   // subviews: CSE makes them one value, and the canonicalizer drops the copy.
   pm.addPass(createCSEPass());

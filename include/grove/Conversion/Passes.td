@@ -25,7 +25,14 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     `scf.for` over the batch (pad, unfold and GEMM one image at a time), so
     its unfolded copy is one image's (it stays in cache) instead of the
     whole batch's (hundreds of MB at batch 16, written to and read back
-    from memory); the host pipelines set it. With `split-attention-gemm`,
+    from memory); the host pipelines set it. `grove.segment_sum` is one
+    `linalg.generic` over its result whose body loops over the element's
+    segment (a GPU thread an element), or with `segment-sum-rows` (the host
+    pipelines) an `scf.forall` over the segments whose body zeroes its row
+    and adds the segment's input rows with `linalg.add` on row slices: the
+    columns are the innermost loop, which LLVM vectorizes, where a loop
+    inside every element keeps the generic and what fuses with it scalar.
+    With `split-attention-gemm`,
     each of the two FCs of a one-group f32 `grove.split_attention` is a
     `linalg.matmul` (so a GEMM library call) when its weight has at most
     64Ki elements, and otherwise when the batch is above 1, chosen with an
@@ -58,6 +65,9 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
            "int64_t", /*default=*/"0",
            "f32 convolutions with at most this many output positions per "
            "channel (Oh*Ow) take the library form too (0: none)">,
+    Option<"segmentSumRows", "segment-sum-rows", "bool", /*default=*/"false",
+           "grove.segment_sum as an scf.forall over the segments adding "
+           "row slices (the host's form; default: one linalg.generic)">,
     Option<"splitAttentionGemm", "split-attention-gemm", "bool",
            /*default=*/"false",
            "one-group f32 split-attention FCs as matmuls (small ones always, "

@@ -56,6 +56,10 @@ struct TargetPolicy {
   /// Split attention's FCs become GEMM library calls (host) or stay
   /// kernels (GPU).
   bool splitAttentionGemm = true;
+  /// grove.segment_sum adds whole rows in an scf.forall over the segments
+  /// (the columns vectorize), or is a linalg.generic over its elements (a
+  /// GPU thread each).
+  bool segmentSumRows = true;
   /// The convolution library takes f16/bf16 too (cuDNN), not only f32.
   bool convLibraryLowPrecision = false;
   /// Whether conv-library-max-positions applies (the host's small-image

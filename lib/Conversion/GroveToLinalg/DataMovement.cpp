@@ -445,38 +445,123 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
-/// One linalg.generic over the result whose body loops over its
-/// segment's rows (scf.for): offsets[p] and offsets[p + 1] come in as two
-/// shifted views of the offsets, relative to offsets[0], clamped to the
-/// input's rows. Without segments the body never runs (nothing is read).
+/// `offsets[p]` (an i32 read from the offsets tensor) relative to
+/// `offsets[0]`, clamped to [0, rows]: a segment's first or end row.
+Value segmentBound(OpBuilder &b, Location loc, Value offsets, Value at,
+                   Value rows) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value base = tensor::ExtractOp::create(b, loc, offsets, ValueRange{c0});
+  Value v = tensor::ExtractOp::create(b, loc, offsets, ValueRange{at});
+  Value rel = arith::SubIOp::create(b, loc, v, base);
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), rel);
+  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, i, c0),
+                                rows);
+}
+
+/// grove.segment_sum. Offsets are read relative to offsets[0] by the code
+/// that sums (on a device they live in device memory, where host code
+/// cannot read), clamped to the input's rows; without segments nothing is
+/// read. Two forms:
+///  - `rowLoops` (the host): an scf.forall over the segments, each zeroing
+///    its row and adding its input rows to it with linalg.add on row
+///    slices, so the columns are the innermost loop, which LLVM widens. A
+///    consumer reads the summed rows from memory.
+///  - otherwise one linalg.generic over the result whose body loops over
+///    the element's segment (scf.for): a GPU thread an element; it fuses
+///    into its elementwise consumers, but a loop inside every element is
+///    scalar code on a CPU (an embedding's optimizer update fused with it
+///    was).
 struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+  SegmentSumLowering(MLIRContext *ctx, bool rowLoops)
+      : OpConversionPattern(ctx), rowLoops(rowLoops) {}
+
   LogicalResult
   matchAndRewrite(SegmentSumOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    MLIRContext *ctx = rewriter.getContext();
-    int64_t rank = type.getRank();
     Value input = adaptor.getInput(), offsets = adaptor.getOffsets();
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value rows = tensor::DimOp::create(rewriter, loc, input, 0);
     Value count = arith::MaxSIOp::create(
         rewriter, loc,
         arith::SubIOp::create(rewriter, loc,
                               tensor::DimOp::create(rewriter, loc, offsets, 0),
                               one),
         zero);
-    auto view = [&](Value start) {
-      return tensor::ExtractSliceOp::create(
-          rewriter, loc, offsets, ArrayRef<OpFoldResult>{start},
-          ArrayRef<OpFoldResult>{count}, ArrayRef<OpFoldResult>{one});
-    };
-    Value starts = view(zero), ends = view(one);
     SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
     dims[0] = count;
-    Value init = createEmpty(rewriter, loc, type, dims);
+    Value result =
+        rowLoops
+            ? buildRowLoops(rewriter, loc, op.getType(), input, offsets, dims)
+            : buildGeneric(rewriter, loc, op.getType(), input, offsets, dims);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  static Value buildRowLoops(OpBuilder &b, Location loc, RankedTensorType type,
+                             Value input, Value offsets,
+                             ArrayRef<OpFoldResult> dims) {
+    int64_t rank = type.getRank();
+    Value rows = tensor::DimOp::create(b, loc, input, 0);
+    Value init = createEmpty(b, loc, type, dims);
+    auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{dims[0]},
+                                        ValueRange{init}, std::nullopt);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getBody());
+    Value p = forall.getInductionVars()[0];
+    Value out = forall.getRegionIterArgs()[0];
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    Value lo = segmentBound(b, loc, offsets, p, rows);
+    Value hi = segmentBound(b, loc, offsets,
+                            arith::AddIOp::create(b, loc, p, c1), rows);
+    // Row slices keep their leading 1: [at, 0, ...] of sizes [1, dims...].
+    SmallVector<OpFoldResult> sizes(dims.begin(), dims.end());
+    sizes[0] = b.getIndexAttr(1);
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    auto rowAt = [&](Value at) {
+      SmallVector<OpFoldResult> offs(rank, b.getIndexAttr(0));
+      offs[0] = at;
+      return offs;
+    };
+    Value row =
+        tensor::ExtractSliceOp::create(b, loc, out, rowAt(p), sizes, strides);
+    Value zeroElt =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+    row = linalg::FillOp::create(b, loc, zeroElt, row).getResult(0);
+    auto loop = scf::ForOp::create(
+        b, loc, lo, hi, c1, ValueRange{row},
+        [&](OpBuilder &f, Location fl, Value e, ValueRange acc) {
+          Value x = tensor::ExtractSliceOp::create(f, fl, input, rowAt(e),
+                                                   sizes, strides);
+          Value sum =
+              linalg::AddOp::create(f, fl, ValueRange{acc[0], x}, acc[0])
+                  .getResult(0);
+          scf::YieldOp::create(f, fl, sum);
+        });
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), out,
+                                          rowAt(p), sizes, strides);
+    return forall.getResult(0);
+  }
+
+  /// offsets[p] and offsets[p + 1] come in as two shifted views of the
+  /// offsets.
+  static Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                            Value input, Value offsets,
+                            ArrayRef<OpFoldResult> dims) {
+    MLIRContext *ctx = b.getContext();
+    int64_t rank = type.getRank();
+    Value rows = tensor::DimOp::create(b, loc, input, 0);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto view = [&](Value start) {
+      return tensor::ExtractSliceOp::create(
+          b, loc, offsets, ArrayRef<OpFoldResult>{start},
+          ArrayRef<OpFoldResult>{dims[0]}, ArrayRef<OpFoldResult>{one});
+    };
+    Value starts = view(zero), ends = view(one);
+    Value init = createEmpty(b, loc, type, dims);
     SmallVector<AffineMap> maps = {
         AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)),
         AffineMap::get(rank, 0, getAffineDimExpr(0, ctx)),
@@ -485,26 +570,24 @@ struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
                                                utils::IteratorType::parallel);
     Type element = type.getElementType();
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{starts, ends}, init, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          // Relative to offsets[0], read by each point: on a device the
-          // offsets live in device memory, where host code cannot read.
-          Value c0 = arith::ConstantIndexOp::create(b, l, 0);
-          Value base = tensor::ExtractOp::create(b, l, offsets, ValueRange{c0});
+        b, loc, type, ValueRange{starts, ends}, init, maps, iterators,
+        [&](OpBuilder &g, Location l, ValueRange args) {
+          Value c0 = arith::ConstantIndexOp::create(g, l, 0);
+          Value base = tensor::ExtractOp::create(g, l, offsets, ValueRange{c0});
           auto bound = [&](Value v) {
-            Value rel = arith::SubIOp::create(b, l, v, base);
-            Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), rel);
+            Value rel = arith::SubIOp::create(g, l, v, base);
+            Value i = arith::IndexCastOp::create(g, l, g.getIndexType(), rel);
             return arith::MinSIOp::create(
-                b, l, arith::MaxSIOp::create(b, l, i, c0), rows);
+                g, l, arith::MaxSIOp::create(g, l, i, c0), rows);
           };
           Value lo = bound(args[0]), hi = bound(args[1]);
           SmallVector<Value> at = {Value()};
           for (int64_t d = 1; d < rank; ++d)
-            at.push_back(linalg::IndexOp::create(b, l, d));
-          Value c1 = arith::ConstantIndexOp::create(b, l, 1);
-          Value acc0 = arith::ConstantOp::create(b, l, b.getZeroAttr(element));
+            at.push_back(linalg::IndexOp::create(g, l, d));
+          Value c1 = arith::ConstantIndexOp::create(g, l, 1);
+          Value acc0 = arith::ConstantOp::create(g, l, g.getZeroAttr(element));
           auto loop = scf::ForOp::create(
-              b, l, lo, hi, c1, ValueRange{acc0},
+              g, l, lo, hi, c1, ValueRange{acc0},
               [&](OpBuilder &f, Location fl, Value e, ValueRange acc) {
                 SmallVector<Value> idx(at);
                 idx[0] = e;
@@ -512,18 +595,20 @@ struct SegmentSumLowering : OpConversionPattern<SegmentSumOp> {
                 scf::YieldOp::create(
                     f, fl, arith::AddFOp::create(f, fl, acc[0], x).getResult());
               });
-          linalg::YieldOp::create(b, l, loop.getResult(0));
+          linalg::YieldOp::create(g, l, loop.getResult(0));
         });
-    rewriter.replaceOp(op, generic.getResult(0));
-    return success();
+    return generic.getResult(0);
   }
+
+  bool rowLoops;
 };
 
 } // namespace
 
-void mlir::grove::populateDataMovementPatterns(RewritePatternSet &patterns) {
+void mlir::grove::populateDataMovementPatterns(RewritePatternSet &patterns,
+                                               bool segmentSumRows) {
   patterns.add<ConstantLowering, ReshapeLowering, TransposeLowering,
                ReverseLowering, ConcatLowering, SliceLowering,
-               BroadcastToLowering, GatherLowering, SegmentSumLowering>(
-      patterns.getContext());
+               BroadcastToLowering, GatherLowering>(patterns.getContext());
+  patterns.add<SegmentSumLowering>(patterns.getContext(), segmentSumRows);
 }

@@ -167,7 +167,7 @@ struct ConvertGroveToLinalgPass
     populateElementwisePatterns(patterns);
     populateContractionPatterns(patterns);
     populateReductionPatterns(patterns);
-    populateDataMovementPatterns(patterns);
+    populateDataMovementPatterns(patterns, segmentSumRows);
     populateCollectivePatterns(patterns);
     populateGeneralOpPatterns(patterns);
     populateTransformerPatterns(patterns);

@@ -14,7 +14,8 @@ namespace mlir::grove {
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateReductionPatterns(RewritePatternSet &patterns);
-void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateDataMovementPatterns(RewritePatternSet &patterns,
+                                  bool segmentSumRows);
 void populateCollectivePatterns(RewritePatternSet &patterns);
 void populateGeneralOpPatterns(RewritePatternSet &patterns);
 void populateTransformerPatterns(RewritePatternSet &patterns);
