@@ -29,3 +29,19 @@ status=${PIPESTATUS[0]}
 set -e
 [[ $status -eq 0 ]] || { echo "build: FAILED (ninja exit $status)" >&2; exit 1; }
 echo "build: done in $(($(date +%s) - t0)) s"
+
+# The Python package (docs/python.md) into the venv, from this build tree:
+# scikit-build-core reconfigures it, finds nothing to rebuild and installs
+# the `python` component.
+PY="$ROOT/.venv/bin/python"
+if [[ -x "$PY" && -d "$BUILD/python_packages/grove" ]]; then
+  t0=$(date +%s)
+  "$PY" -m pip install -q --disable-pip-version-check --no-input \
+    --no-build-isolation --no-deps --config-settings=build-dir="$BUILD" \
+    "$ROOT" >"$BUILD/pip-install-grove.log" 2>&1 ||
+    { cat "$BUILD/pip-install-grove.log" >&2;
+      echo "build: installing the grove package FAILED" >&2; exit 1; }
+  echo "build: grove package installed in .venv in $(($(date +%s) - t0)) s"
+elif [[ -x "$PY" ]]; then
+  echo "build: the grove Python package was not built (see CMake's 'Grove Python package' line)"
+fi

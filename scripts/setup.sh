@@ -53,7 +53,7 @@ PACKAGES=(
   libopenblas-dev libgfortran-12-dev libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   libdlpack-dev nlohmann-json3-dev libgtest-dev
   openmpi-bin libopenmpi-dev iproute2
-  python3-torch python3-numpy python3-sklearn python3-venv
+  python3-torch python3-numpy python3-sklearn python3-venv python3-dev
 )
 
 if [[ -r /etc/os-release ]]; then
@@ -155,6 +155,7 @@ want = os.environ["GROVE_EXPECT_NUMPY"]
 assert np.__version__ == want, f"numpy {np.__version__} from {np.__file__}, want Debian's {want}"
 assert np.__file__.startswith("/usr/lib/python3/dist-packages/"), f"numpy shadowed: {np.__file__}"
 import torch, sklearn, safetensors.numpy, onnx, onnxruntime, tokenizers
+import nanobind, scikit_build_core, pytest
 a = np.arange(6, dtype=np.float32).reshape(2, 3)
 t = torch.from_numpy(a) * 2
 assert t.numpy().tolist() == [[0, 2, 4], [6, 8, 10]], "torch <-> numpy round trip broken"

@@ -22,6 +22,10 @@ rm -rf "$RESULTS" && mkdir -p "$RESULTS"
 echo "test: lit"
 "$LLVM/bin/lit" -sv --xunit-xml-output "$RESULTS/lit.xml" "$BUILD/test" || status=1
 
+echo "test: pytest (the grove Python package, as installed in .venv)"
+"$ROOT/.venv/bin/python" -m pytest -q -p no:cacheprovider \
+  --junitxml="$RESULTS/pytest.xml" "$ROOT/test/python" || status=1
+
 echo "test: gtest (runtime)"
 OMP_NUM_THREADS=1 "$BUILD/unittests/grove-runtime-tests" --gtest_brief=1 \
   --gtest_output="xml:$RESULTS/gtest.xml" || status=1
@@ -41,7 +45,7 @@ echo "test: gtest (runtime under ASan+UBSan, build-asan/)"
 GROVE_ASAN_GTEST_OUTPUT="$RESULTS/gtest-asan.xml" \
   "$ROOT/scripts/test-sanitizers.sh" || status=1
 
-reports=("$RESULTS/lit.xml" "$RESULTS/gtest.xml" "$RESULTS/gtest-threads.xml"
+reports=("$RESULTS/lit.xml" "$RESULTS/pytest.xml" "$RESULTS/gtest.xml" "$RESULTS/gtest-threads.xml"
   "$RESULTS/gtest-compiler.xml" "$RESULTS/gtest-asan.xml")
 if [[ -x "$BUILD/unittests/grove-runtime-cuda-tests" ]]; then
   echo "test: gtest (CUDA runtime; GPU cases SKIPPED where no GPU)"

@@ -1,0 +1,285 @@
+//===- Context.cpp - A loaded model library and its context ---------------===//
+
+#include "Context.h"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+using namespace grove::python;
+
+namespace {
+
+/// Array-likes the runtime takes: on the CPU, compact row-major (a strided
+/// one is copied by nanobind's conversion; a compact one never is).
+using Input = nb::ndarray<nb::device::cpu, nb::c_contig>;
+
+/// The runtime's view of a compact CPU array (no copy).
+DLTensor toDLTensor(const Input &array) {
+  nb::dlpack::dtype d = array.dtype();
+  return DLTensor{array.data(),
+                  DLDevice{kDLCPU, 0},
+                  int32_t(array.ndim()),
+                  DLDataType{d.code, d.bits, d.lanes},
+                  const_cast<int64_t *>(array.shape_ptr()),
+                  nullptr,
+                  0};
+}
+
+nb::tuple dtypeOf(DLDataType t) {
+  return nb::make_tuple(int(t.code), int(t.bits), int(t.lanes));
+}
+
+nb::tuple signatureOf(const grove_tensor_sig &sig) {
+  nb::list shape;
+  for (int32_t d = 0; d < sig.ndim; ++d)
+    shape.append(sig.shape[d]);
+  return nb::make_tuple(sig.name, dtypeOf(sig.dtype), nb::tuple(shape));
+}
+
+/// Deletes the runtime's tensor when the last array viewing it goes.
+void releaseTensor(void *p) noexcept {
+  auto *tensor = static_cast<DLManagedTensor *>(p);
+  if (tensor->deleter)
+    tensor->deleter(tensor);
+}
+
+template <typename F>
+nb::object asFramework(void *data, size_t ndim, const size_t *shape,
+                       nb::handle owner, const int64_t *strides,
+                       nb::dlpack::dtype dtype) {
+  return nb::cast(nb::ndarray<F>(data, ndim, shape, owner, strides, dtype,
+                                 nb::device::cpu::value),
+                  nb::rv_policy::reference);
+}
+
+} // namespace
+
+void grove::python::check(grove_status status, const char *what) {
+  if (status == GROVE_OK)
+    return;
+  const char *message = grove_last_error();
+  throw StatusError(
+      status,
+      std::string(what) + ": " +
+          (message && *message ? message : grove_status_string(status)));
+}
+
+static Framework parseFramework(const std::string &name) {
+  if (name == "numpy")
+    return Framework::Numpy;
+  if (name == "torch")
+    return Framework::Torch;
+  if (name == "jax")
+    return Framework::Jax;
+  if (name == "dlpack")
+    return Framework::DLPack;
+  throw nb::value_error(
+      ("unknown framework '" + name + "' (numpy, torch, jax or dlpack)")
+          .c_str());
+}
+
+Context::Context(const std::string &library, const std::string &name,
+                 const std::string &framework)
+    : framework(parseFramework(framework)) {
+  handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    throw StatusError(GROVE_ERROR_IO,
+                      "cannot open '" + library + "': " + dlerror());
+  auto *model = static_cast<const grove_model_def *>(
+      dlsym(handle, (name + "_model").c_str()));
+  if (!model) {
+    dlclose(handle);
+    throw StatusError(GROVE_ERROR_INVALID_ARGUMENT,
+                      "'" + library + "' defines no model '" + name +
+                          "' (no symbol " + name + "_model)");
+  }
+  grove_status status = grove_context_create(model, &ctx);
+  if (status != GROVE_OK) {
+    std::string message = grove_last_error();
+    dlclose(handle);
+    throw StatusError(status,
+                      "cannot create a context for '" + name + "': " + message);
+  }
+}
+
+Context::~Context() {
+  grove_context_destroy(ctx);
+  // The library stays mapped: outputs still alive free through the
+  // runtime, never through it, but function pointers the runtime kept for
+  // the context's lifetime are gone with the context, so closing is safe.
+  if (handle)
+    dlclose(handle);
+}
+
+nb::object Context::wrap(DLManagedTensor *tensor) const {
+  const DLTensor &t = tensor->dl_tensor;
+  nb::capsule owner(tensor, releaseTensor);
+  std::vector<size_t> shape(t.shape, t.shape + t.ndim);
+  void *data = static_cast<char *>(t.data) + t.byte_offset;
+  nb::dlpack::dtype dtype{t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  switch (framework) {
+  case Framework::Numpy:
+    return asFramework<nb::numpy>(data, t.ndim, shape.data(), owner, t.strides,
+                                  dtype);
+  case Framework::Torch:
+    return asFramework<nb::pytorch>(data, t.ndim, shape.data(), owner,
+                                    t.strides, dtype);
+  case Framework::Jax:
+    return asFramework<nb::jax>(data, t.ndim, shape.data(), owner, t.strides,
+                                dtype);
+  case Framework::DLPack:
+    break;
+  }
+  return nb::cast(nb::ndarray<>(data, t.ndim, shape.data(), owner, t.strides,
+                                dtype, nb::device::cpu::value),
+                  nb::rv_policy::reference);
+}
+
+nb::list Context::invoke(uint32_t index, nb::sequence inputs) {
+  const grove_entry_sig *sig = nullptr;
+  check(grove_context_entry(ctx, index, &sig), "grove_context_entry");
+  size_t count = nb::len(inputs);
+  if (count != sig->num_inputs)
+    throw StatusError(GROVE_ERROR_INVALID_ARGUMENT,
+                      std::string(sig->name) + " takes " +
+                          std::to_string(sig->num_inputs) + " inputs, got " +
+                          std::to_string(count));
+  // The arrays (and any copies nanobind made) live until the call returns.
+  std::vector<Input> arrays;
+  arrays.reserve(count);
+  std::vector<DLTensor> tensors(count);
+  std::vector<const DLTensor *> pointers(count);
+  for (size_t i = 0; i < count; ++i) {
+    nb::object item = inputs[i];
+    Input array;
+    if (!nb::try_cast(item, array))
+      throw nb::type_error((std::string(sig->name) + ": input " +
+                            std::to_string(i) + " ('" + sig->inputs[i].name +
+                            "') is not a CPU array (DLPack or buffer protocol)")
+                               .c_str());
+    arrays.push_back(array);
+    tensors[i] = toDLTensor(array);
+    pointers[i] = &tensors[i];
+  }
+  std::vector<DLManagedTensor *> outputs(sig->num_outputs, nullptr);
+  grove_status status;
+  {
+    nb::gil_scoped_release release;
+    status = grove_invoke(ctx, sig->name, pointers.data(), count,
+                          outputs.data(), outputs.size());
+  }
+  check(status, sig->name);
+  lastInputs.clear();
+  for (const DLTensor &t : tensors)
+    lastInputs.push_back(reinterpret_cast<uintptr_t>(t.data));
+  lastOutputs.clear();
+  nb::list results;
+  for (DLManagedTensor *t : outputs) {
+    lastOutputs.push_back(reinterpret_cast<uintptr_t>(t->dl_tensor.data) +
+                          t->dl_tensor.byte_offset);
+    results.append(wrap(t));
+  }
+  return results;
+}
+
+nb::tuple Context::lastCallPointers() const {
+  nb::list ins, outs;
+  for (uintptr_t p : lastInputs)
+    ins.append(p);
+  for (uintptr_t p : lastOutputs)
+    outs.append(p);
+  return nb::make_tuple(ins, outs);
+}
+
+nb::list Context::entries() const {
+  nb::list out;
+  for (uint32_t e = 0, n = grove_context_num_entries(ctx); e < n; ++e) {
+    const grove_entry_sig *sig = nullptr;
+    check(grove_context_entry(ctx, e, &sig), "grove_context_entry");
+    nb::list ins, outs;
+    for (uint32_t i = 0; i < sig->num_inputs; ++i)
+      ins.append(signatureOf(sig->inputs[i]));
+    for (uint32_t i = 0; i < sig->num_outputs; ++i)
+      outs.append(signatureOf(sig->outputs[i]));
+    out.append(nb::make_tuple(sig->name, ins, outs));
+  }
+  return out;
+}
+
+nb::list Context::params() const {
+  nb::list out;
+  for (uint32_t p = 0, n = grove_context_num_params(ctx); p < n; ++p) {
+    const grove_tensor_sig *sig = nullptr;
+    grove_param_kind kind;
+    check(grove_context_param(ctx, p, &sig), "grove_context_param");
+    check(grove_context_param_kind(ctx, p, &kind), "grove_context_param_kind");
+    nb::tuple s = signatureOf(*sig);
+    out.append(nb::make_tuple(s[0], s[1], s[2],
+                              kind == GROVE_PARAM_WEIGHT ? "weight" : "state"));
+  }
+  return out;
+}
+
+nb::list Context::access() const {
+  nb::list out;
+  uint32_t params = grove_context_num_params(ctx);
+  for (uint32_t e = 0, n = grove_context_num_entries(ctx); e < n; ++e) {
+    nb::list row;
+    for (uint32_t p = 0; p < params; ++p) {
+      int access = 0;
+      check(grove_context_entry_access(ctx, e, p, &access),
+            "grove_context_entry_access");
+      row.append(access);
+    }
+    out.append(row);
+  }
+  return out;
+}
+
+nb::object Context::getWeight(const std::string &name) {
+  DLTensor view;
+  check(grove_context_get_weight(ctx, name.c_str(), &view),
+        "grove_context_get_weight");
+  // A copy: a view would dangle after the next load_weights.
+  std::vector<size_t> shape(view.shape, view.shape + view.ndim);
+  nb::dlpack::dtype dtype{view.dtype.code, view.dtype.bits, view.dtype.lanes};
+  nb::ndarray<nb::numpy> borrowed(
+      static_cast<char *>(view.data) + view.byte_offset, view.ndim,
+      shape.data(), nb::handle(), nullptr, dtype, nb::device::cpu::value);
+  nb::object array = nb::cast(borrowed, nb::rv_policy::reference);
+  return array.attr("copy")();
+}
+
+void Context::setWeight(const std::string &name, nb::object value) {
+  Input array;
+  if (!nb::try_cast(value, array))
+    throw nb::type_error(
+        ("'" + name + "': not a CPU array (DLPack or buffer protocol)")
+            .c_str());
+  DLTensor t = toDLTensor(array);
+  check(grove_context_set_weight(ctx, name.c_str(), &t),
+        "grove_context_set_weight");
+}
+
+void Context::loadWeights(const std::string &path) {
+  grove_status status;
+  {
+    nb::gil_scoped_release release;
+    status = grove_context_load_weights(ctx, path.c_str());
+  }
+  check(status, "grove_context_load_weights");
+}
+
+void Context::saveWeights(const std::string &path) const {
+  grove_status status;
+  {
+    nb::gil_scoped_release release;
+    status = grove_context_save_weights(ctx, path.c_str());
+  }
+  check(status, "grove_context_save_weights");
+}
+
+bool Context::weightsReady() const {
+  return grove_context_weights_ready(ctx) != 0;
+}
