@@ -1,9 +1,11 @@
 /* train_util.h - what the training examples share: error reporting, a
  * deterministic generator (the same weights and shuffles on every
- * machine), a shuffle and a progress bar. Header-only: each example is one
+ * machine), a shuffle and a progress bar (progress.h). Header-only: each example is one
  * C file. */
 #ifndef GROVE_EXAMPLES_TRAIN_UTIL_H
 #define GROVE_EXAMPLES_TRAIN_UTIL_H
+
+#include "progress.h"
 
 #include <grove/runtime.h>
 
@@ -37,14 +39,8 @@ static void shuffle(uint32_t *order, uint32_t n) {
 
 static inline void progress(int epoch, int epochs, uint32_t done,
                             uint32_t total, double loss) {
-  enum { WIDTH = 30 };
-  int filled = (int)((uint64_t)done * WIDTH / total);
-  char bar[WIDTH + 1];
-  for (int i = 0; i < WIDTH; ++i)
-    bar[i] = i < filled ? '#' : '.';
-  bar[WIDTH] = 0;
-  fprintf(stderr, "\repoch %2d/%d [%s] %4u/%u loss %.4f", epoch, epochs, bar,
-          done, total, loss);
+  progress_bar(done, total, "epoch %2d/%d %4u/%u loss %.4f", epoch, epochs,
+               done, total, loss);
 }
 
 #endif /* GROVE_EXAMPLES_TRAIN_UTIL_H */

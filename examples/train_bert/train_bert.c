@@ -40,6 +40,8 @@
 
 #include "bert.h"
 
+#include "../common/progress.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -531,15 +533,9 @@ static int evaluate(grove_context *ctx, batch *b, int64_t n, double *loss,
 }
 
 static void progress(int64_t step, int64_t first, int64_t steps, double loss) {
-  enum { WIDTH = 30 };
-  int64_t total = steps - first, done = step - first;
-  int filled = total ? (int)(done * WIDTH / total) : WIDTH;
-  char bar[WIDTH + 1];
-  for (int i = 0; i < WIDTH; ++i)
-    bar[i] = i < filled ? '#' : '.';
-  bar[WIDTH] = 0;
-  fprintf(stderr, "\r[%s] step %lld/%lld loss %.4f", bar, (long long)step,
-          (long long)steps, loss);
+  progress_bar((uint64_t)(step - first), (uint64_t)(steps - first),
+               "step %lld/%lld loss %.4f", (long long)step, (long long)steps,
+               loss);
 }
 
 /*--- The model ------------------------------------------------------------*/
@@ -777,12 +773,12 @@ int main(int argc, char **argv) {
     s = bert_train_step(ctx, &a.ids, &a.positions, &a.labels, &out);
     train_seconds += now() - t0;
     if (s != GROVE_OK) {
-      fprintf(stderr, "\n");
+      progress_end();
       return fail("train_step", s);
     }
     double loss = take_loss(out);
     if (!isfinite(loss)) {
-      fprintf(stderr, "\n");
+      progress_end();
       return error("step %lld: the training loss is %g", (long long)t + 1,
                    loss);
     }
@@ -791,7 +787,7 @@ int main(int argc, char **argv) {
     progress(t + 1, done, steps, sum / in_interval);
     if ((t + 1) % interval && t + 1 != steps)
       continue;
-    fprintf(stderr, "\n");
+    progress_end();
     if (evaluate(ctx, &b, valid_batches, &valid, &valid_tokens))
       return 1;
     printf("step %*lld/%lld: train loss %.6f, valid loss %.6f | %.2f "

@@ -255,7 +255,7 @@ int main(int argc, char **argv) {
     if (train_epoch(m, ctx, &train, order, epoch, epochs, &loss) ||
         evaluate(m, ctx, &test, &accuracy))
       return 1;
-    fprintf(stderr, "\n");
+    progress_end();
     printf("epoch %2d: loss %.6f, held-out accuracy %.4f\n", epoch, loss,
            accuracy);
     if (checkpoint &&

@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
     }
     if (evaluate(&m, ctx, &c, &b, ids, &accuracy))
       return 1;
-    fprintf(stderr, "\n");
+    progress_end();
     printf("epoch %2d: loss %.4f, held-out accuracy %.1f%%\n", epoch,
            sum / steps, 100 * accuracy);
   }
