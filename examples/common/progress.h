@@ -18,11 +18,10 @@ static inline int progress_visible(void) {
 }
 
 /* "\r[####....] <what>": `done` of `total` filled. */
-static inline void progress_bar(uint64_t done, uint64_t total,
-                                const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static inline void progress_bar(uint64_t done, uint64_t total,
-                                const char *fmt, ...) {
+static inline void progress_bar(uint64_t done, uint64_t total, const char *fmt,
+                                ...) __attribute__((format(printf, 3, 4)));
+static inline void progress_bar(uint64_t done, uint64_t total, const char *fmt,
+                                ...) {
   enum { WIDTH = 30 };
   if (!progress_visible())
     return;
