@@ -1,7 +1,7 @@
 /* train_util.h - what the training examples share: error reporting, a
  * deterministic generator (the same weights and shuffles on every
- * machine), a shuffle and a progress bar (progress.h). Header-only: each example is one
- * C file. */
+ * machine), a shuffle and a progress bar (progress.h). Header-only: each
+ * example is one C file. */
 #ifndef GROVE_EXAMPLES_TRAIN_UTIL_H
 #define GROVE_EXAMPLES_TRAIN_UTIL_H
 
