@@ -1,4 +1,5 @@
 """grove.load: a compiled library as a Python object with typed methods."""
+import functools
 import os
 from dataclasses import dataclass
 from typing import Tuple
@@ -55,13 +56,23 @@ class DLPackTensor:
         return (1, 0)  # kDLCPU
 
 
-class Entry:
+class Entry(functools.partial):
     """An entry point: call it with one array-like per input (anything with
     __dlpack__ or the buffer protocol on the CPU: numpy, PyTorch, JAX);
-    returns its one output, or a tuple of them."""
+    returns its one output, or a tuple of them. (A partial of the context's
+    invoke: a call goes from the interpreter to C++ directly.)"""
+
+    def __new__(cls, model, index, *_):
+        invoke = model._ctx.invoke
+        if model.framework == "dlpack":
+            def invoke(i, *args, _call=model._ctx.invoke):
+                out = _call(i, *args)
+                if isinstance(out, tuple):
+                    return tuple(DLPackTensor(t) for t in out)
+                return DLPackTensor(out)
+        return super().__new__(cls, invoke, index)
 
     def __init__(self, model, index, name, inputs, outputs, reads, writes):
-        self._model, self._index = model, index
         self.name = name
         self.inputs = tuple(TensorSpec._from(s) for s in inputs)
         self.outputs = tuple(TensorSpec._from(s) for s in outputs)
@@ -72,12 +83,6 @@ class Entry:
         self.__doc__ = (f"{name}({args}) -> ({outs})"
                         + (f"; writes {', '.join(self.writes)}"
                            if self.writes else ""))
-
-    def __call__(self, *args):
-        out = self._model._ctx.invoke(self._index, args)
-        if self._model.framework == "dlpack":
-            out = [DLPackTensor(t) for t in out]
-        return out[0] if len(out) == 1 else tuple(out)
 
     def __repr__(self):
         return f"<grove entry {self.__doc__}>"

@@ -47,9 +47,10 @@ public:
   Context(const Context &) = delete;
   Context &operator=(const Context &) = delete;
 
-  /// Calls entry `index` on `inputs` (a sequence of array-likes); the
-  /// outputs in the context's framework. The GIL is released meanwhile.
-  nb::list invoke(uint32_t index, nb::sequence inputs);
+  /// Calls entry `index` on `inputs` (array-likes); its one output, or a
+  /// tuple of them, in the context's framework. The GIL is released
+  /// meanwhile.
+  nb::object invoke(uint32_t index, nb::args inputs);
 
   /// Signatures: [(name, [(input, dtype, shape)], [(output, ...)])].
   nb::list entries() const;

@@ -15,6 +15,10 @@
 
 #include <nanobind/stl/string.h>
 
+#define PY_ARRAY_UNIQUE_SYMBOL grove_python_numpy_api
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
 #include <dlfcn.h>
 
 using namespace grove::python;
@@ -56,6 +60,8 @@ nb::tuple compile(const std::string &source, const std::string &sourceName,
 
 NB_MODULE(_core, m) {
   m.doc() = "Grove's compiler and runtime (use the grove package)";
+  if (_import_array() < 0)
+    throw nb::python_error();
   nb::object groveError = nb::borrow(
       PyErr_NewException("grove.GroveError", PyExc_RuntimeError, nullptr));
   nb::object compileError = nb::borrow(

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Per-call overhead from Python: the grove package against the same call
+from C, and against ONNX Runtime's, IREE's and TVM's Python calls and a
+PyTorch eager op, in one run.
+
+    .venv/bin/python bench/python_call.py           # ~1 min; writes docs/perf.md's section
+    .venv/bin/python bench/python_call.py --quick   # smoke run, docs untouched
+
+The call: c = a + b on two 4-element float32 vectors, three tensors a call,
+so the time is the call's own cost. Each peer in its best configuration for
+this (the note of each row says which); the Python peers take and give numpy
+arrays unless the row says otherwise. Time per call: the best over rounds of
+the mean of a loop of calls (one process, one thread: GROVE and OpenMP
+threads at 1, ONNX Runtime's intra-op threads at 1). The goal (issue 36):
+Grove from Python within 1.5 us of Grove from C.
+"""
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import write_perf_section  # noqa: E402
+
+N = 4
+GROVE_SRC = f"""module @add3 {{
+  func.func @f(%a: tensor<{N}xf32>, %b: tensor<{N}xf32>) -> tensor<{N}xf32> {{
+    %c = grove.add %a, %b : (tensor<{N}xf32>, tensor<{N}xf32>) -> tensor<{N}xf32>
+    return %c : tensor<{N}xf32>
+  }}
+}}"""
+C_DRIVER = r"""
+#include "add3.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  int rounds = atoi(argv[1]), calls = atoi(argv[2]);
+  grove_context *ctx;
+  if (grove_context_create(&add3_model, &ctx) != GROVE_OK)
+    return 1;
+  float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+  int64_t shape[1] = {4};
+  DLTensor ta = {a, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  DLTensor tb = {b, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  double best = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    double t0 = now();
+    for (int i = 0; i < calls; ++i) {
+      DLManagedTensor *out;
+      if (add3_f(ctx, &ta, &tb, &out) != GROVE_OK)
+        return 1;
+      out->deleter(out);
+    }
+    double t = (now() - t0) / calls;
+    best = t < best ? t : best;
+  }
+  printf("%.9f\n", best);
+  grove_context_destroy(ctx);
+  return 0;
+}
+"""
+
+
+def best_mean(call, rounds, calls):
+    """The best over `rounds` of the mean time of `calls` calls."""
+    call()
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            call()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def grove_rows(work, rounds, calls):
+    import grove
+    lib = grove.compile(GROVE_SRC, output_dir=str(work))
+    exe = work / "c_driver"
+    (work / "driver.c").write_text(C_DRIVER)
+    # The runtime the package loaded, so both sides call the same code.
+    rt = Path(grove._core.runtime_library())
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", str(exe),
+                    str(work / "driver.c"), "-I" + str(work),
+                    "-I" + str(ROOT / "runtime" / "include"), "-L" + str(work),
+                    "-Wl,-rpath," + str(work), "-ladd3", "-L" + str(rt.parent),
+                    "-Wl,-rpath," + str(rt.parent), "-l:" + rt.name, "-lm"],
+                   check=True)
+    c_time = float(subprocess.run([str(exe), str(rounds), str(calls)],
+                                  check=True, capture_output=True,
+                                  text=True).stdout)
+    rows = [("Grove, C (typed wrapper)", c_time, "add3_f(ctx, &a, &b, &out), "
+             "output freed")]
+    a = np.arange(N, dtype=np.float32)
+    b = np.ones(N, np.float32)
+    m = grove.load(lib)
+    rows.append(("Grove, Python", best_mean(lambda: m.f(a, b), rounds, calls),
+                 "model.f(a, b): numpy in, numpy out"))
+    try:
+        import torch
+        mt = grove.load(lib, framework="torch")
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        rows.append(("Grove, Python (torch)", best_mean(
+            lambda: mt.f(ta, tb), rounds, calls),
+            "torch tensors in, a torch tensor out"))
+    except ImportError:
+        pass
+    return rows
+
+
+def ort_rows(work, rounds, calls):
+    try:
+        import onnx
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        return [("ONNX Runtime", None, "not installed")]
+    vec = [N]
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["c"])], "add3",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, vec),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, vec)],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, vec)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("",
+                                                                        17)])
+    path = work / "add3.onnx"
+    onnx.save(model, str(path))
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(str(path), opts,
+                                providers=["CPUExecutionProvider"])
+    a = np.arange(N, dtype=np.float32)
+    b = np.ones(N, np.float32)
+    feeds = {"a": a, "b": b}
+    run = best_mean(lambda: sess.run(None, feeds), rounds, calls)
+    binding = sess.io_binding()
+    binding.bind_cpu_input("a", a)
+    binding.bind_cpu_input("b", b)
+    binding.bind_output("c")
+
+    def bound():
+        sess.run_with_iobinding(binding)
+        return binding.copy_outputs_to_cpu()
+    io = best_mean(bound, rounds, calls)
+    if run <= io:
+        return [("ONNX Runtime", run, "sess.run(None, feeds): numpy in and "
+                 f"out (IOBinding: {io * 1e6:.2f} us)")]
+    return [("ONNX Runtime", io, "IOBinding, outputs copied to numpy "
+             f"(sess.run: {run * 1e6:.2f} us)")]
+
+
+def iree_rows(work, rounds, calls):
+    try:
+        import iree.compiler as ireec
+        import iree.runtime as ireert
+    except ImportError:
+        return [("IREE", None, "not installed (GROVE_BENCH=1 installs it)")]
+    src = f"""func.func @f(%a: tensor<{N}xf32>, %b: tensor<{N}xf32>) -> tensor<{N}xf32> {{
+  %c = arith.addf %a, %b : tensor<{N}xf32>
+  return %c : tensor<{N}xf32>
+}}"""
+    vmfb = ireec.compile_str(src, target_backends=["llvm-cpu"],
+                             extra_args=["--iree-llvmcpu-target-cpu=host"])
+    config = ireert.Config("local-sync")
+    ctx = ireert.SystemContext(config=config)
+    ctx.add_vm_module(ireert.VmModule.copy_buffer(ctx.instance, vmfb))
+    f = ctx.modules.module["f"]
+    a = np.arange(N, dtype=np.float32)
+    b = np.ones(N, np.float32)
+    device = best_mean(lambda: f(a, b), rounds, calls)
+    host = best_mean(lambda: f(a, b).to_host(), rounds, calls)
+    return [("IREE", host, "local-sync driver, numpy in, .to_host() out "
+             f"(a DeviceArray out: {device * 1e6:.2f} us)")]
+
+
+def tvm_rows(work, rounds, calls):
+    try:
+        import tvm
+        from tvm import te
+    except ImportError:
+        return [("TVM", None, "not installed (GROVE_BENCH=1 installs it)")]
+    A = te.placeholder((N,), name="A")
+    B = te.placeholder((N,), name="B")
+    C = te.compute((N,), lambda i: A[i] + B[i], name="C")
+    f = tvm.compile(te.create_prim_func([A, B, C]), target="llvm")
+    dev = tvm.cpu()
+    a = np.arange(N, dtype=np.float32)
+    b = np.ones(N, np.float32)
+    ta, tb = tvm.runtime.tensor(a, dev), tvm.runtime.tensor(b, dev)
+    tc = tvm.runtime.tensor(np.empty(N, np.float32), dev)
+    pre = best_mean(lambda: f(ta, tb, tc), rounds, calls)
+
+    def from_numpy():
+        out = tvm.runtime.tensor(np.empty(N, np.float32), dev)
+        f(tvm.runtime.tensor(a, dev), tvm.runtime.tensor(b, dev), out)
+        return out.numpy()
+    full = best_mean(from_numpy, rounds, calls)
+    return [("TVM", pre, "f(a, b, c) on TVM tensors allocated once "
+             f"(destination passing; from numpy and back: {full * 1e6:.2f} "
+             "us)")]
+
+
+def torch_rows(rounds, calls):
+    try:
+        import torch
+    except ImportError:
+        return [("PyTorch eager", None, "not installed")]
+    torch.set_num_threads(1)
+    ta = torch.arange(N, dtype=torch.float32)
+    tb = torch.ones(N)
+    return [("PyTorch eager", best_mean(lambda: torch.add(ta, tb), rounds,
+                                         calls),
+             f"torch.add(a, b), torch {torch.__version__}")]
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--write", default=str(ROOT / "docs" / "perf.md"))
+    a = ap.parse_args()
+    os.environ["OMP_NUM_THREADS"] = "1"
+    rounds, calls = (3, 2000) if a.quick else (7, 50000)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        rows = grove_rows(work, rounds, calls)
+        rows += ort_rows(work, rounds, calls)
+        rows += iree_rows(work, rounds, calls)
+        rows += tvm_rows(work, rounds, calls)
+        rows += torch_rows(rounds, calls)
+    c_time = rows[0][1]
+    py_time = rows[1][1]
+    lines = ["<!-- python-call: written by bench/python_call.py -->", "",
+             "## Python call overhead", "",
+             f"{time.strftime('%Y-%m-%d')}, {machine()}. " + " ".join(
+                 __doc__.split("\n\n")[2].split()), "",
+             "| peer | us a call | vs Grove from Python | how |",
+             "| --- | --- | --- | --- |"]
+    for name, t, how in rows:
+        if t is None:
+            lines.append(f"| {name} | - | - | {how} |")
+            continue
+        lines.append(f"| {name} | {t * 1e6:.2f} | {t / py_time:.2f}x | "
+                     f"{how} |")
+    over = (py_time - c_time) * 1e6
+    lines += ["", f"Grove from Python costs {over:.2f} us a call above the "
+              f"same call from C (goal: at most 1.5 us: "
+              f"{'met' if over <= 1.5 else 'not met'}).", "",
+              "<!-- /python-call -->"]
+    section = "\n".join(lines)
+    print(section)
+    if not a.quick:
+        write_perf_section(a.write, "python-call", section)
+
+
+if __name__ == "__main__":
+    main()
