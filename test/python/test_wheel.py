@@ -10,7 +10,7 @@ from conftest import ROOT
 
 
 def test_wheel_installs_and_runs(tmp_path):
-    build = os.path.join(ROOT, "build")
+    build = os.environ.get("GROVE_BUILD_DIR", os.path.join(ROOT, "build"))
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q",
                     "--no-build-isolation", "--no-deps", "-w", str(dist),
