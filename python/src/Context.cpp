@@ -68,17 +68,49 @@ bool dtypeOfFormat(const char *format, Py_ssize_t itemsize, DLDataType &out) {
   return true;
 }
 
-/// Inputs seen through the buffer protocol (numpy's fast path: no DLPack
-/// capsule a call), released when the call is over.
-class Buffers {
+/// numpy's dtype for bf16: ml_dtypes' (numpy has none), or null where
+/// ml_dtypes is not installed.
+PyArray_Descr *bfloat16Descr() {
+  static PyObject *descr = [] {
+    PyObject *module = PyImport_ImportModule("ml_dtypes");
+    PyObject *type =
+        module ? PyObject_GetAttrString(module, "bfloat16") : nullptr;
+    PyArray_Descr *d = nullptr;
+    if (!type || !PyArray_DescrConverter(type, &d))
+      PyErr_Clear();
+    Py_XDECREF(type);
+    Py_XDECREF(module);
+    return reinterpret_cast<PyObject *>(d);
+  }();
+  return reinterpret_cast<PyArray_Descr *>(descr);
+}
+
+/// The arrays a call reads, as DLTensors, without copies where they are
+/// compact: the buffer protocol first (numpy's fast path: no DLPack capsule
+/// a call), then numpy's bfloat16 (ml_dtypes), then nanobind's DLPack import
+/// (torch, JAX; it copies a strided array). Everything is held until the
+/// views go.
+class InputViews {
 public:
-  ~Buffers() {
+  ~InputViews() {
     for (Py_buffer &view : views)
       PyBuffer_Release(&view);
   }
-  /// `object`'s compact data as a DLTensor, or false (no buffer, not
-  /// compact, or a dtype the format does not say): the caller falls back
-  /// to DLPack.
+  /// `object` as a DLTensor, or false (not an array on the CPU).
+  bool add(nb::handle object, DLTensor &out) {
+    if (view(object, out) || bfloat16View(object, out))
+      return true;
+    Input array;
+    if (!nb::try_cast(object, array))
+      return false;
+    arrays.push_back(array);
+    out = toDLTensor(array);
+    return true;
+  }
+
+private:
+  /// `object`'s compact data through the buffer protocol, or false (no
+  /// buffer, not compact, or a dtype the format does not say).
   bool view(nb::handle object, DLTensor &out) {
     if (!PyObject_CheckBuffer(object.ptr()))
       return false;
@@ -105,8 +137,31 @@ public:
     return true;
   }
 
-private:
+  /// A compact numpy array of ml_dtypes' bfloat16, which has no buffer
+  /// format (and numpy 1.x no DLPack code) to say so.
+  bool bfloat16View(nb::handle object, DLTensor &out) {
+    PyArray_Descr *bf16 = bfloat16Descr();
+    if (!bf16 || !PyArray_Check(object.ptr()))
+      return false;
+    auto *array = reinterpret_cast<PyArrayObject *>(object.ptr());
+    if (!PyArray_EquivTypes(PyArray_DESCR(array), bf16) ||
+        !PyArray_IS_C_CONTIGUOUS(array))
+      return false;
+    static_assert(sizeof(npy_intp) == sizeof(int64_t));
+    kept.push_back(nb::borrow(object));
+    out = DLTensor{PyArray_DATA(array),
+                   DLDevice{kDLCPU, 0},
+                   int32_t(PyArray_NDIM(array)),
+                   DLDataType{kDLBfloat, 16, 1},
+                   reinterpret_cast<int64_t *>(PyArray_DIMS(array)),
+                   nullptr,
+                   0};
+    return true;
+  }
+
   std::vector<Py_buffer> views;
+  std::vector<nb::object> kept;
+  std::vector<Input> arrays;
 };
 
 nb::tuple dtypeOf(DLDataType t) {
@@ -152,29 +207,49 @@ int numpyType(DLDataType t) {
   }
 }
 
-/// A numpy array over the runtime's tensor, which `owner` frees: numpy's
-/// C API directly, a few hundred nanoseconds less a call than a DLPack
-/// exchange through Python. Null for a dtype numpy lacks.
+/// A numpy array over the runtime's tensor, which `owner` frees (null: a
+/// borrowed view): numpy's C API directly, a few hundred nanoseconds less a
+/// call than a DLPack exchange through Python. Null for a dtype numpy
+/// lacks.
+bool isBfloat16(DLDataType t) {
+  return t.code == kDLBfloat && t.bits == 16 && t.lanes == 1;
+}
+
+/// The descriptor of a numpy dtype for `t`, a new reference, or null.
+PyArray_Descr *numpyDescr(DLDataType t) {
+  if (isBfloat16(t)) {
+    PyArray_Descr *d = bfloat16Descr();
+    Py_XINCREF(d);
+    return d;
+  }
+  int type = numpyType(t);
+  return type < 0 ? nullptr : PyArray_DescrFromType(type);
+}
+
 nb::object numpyArray(const DLTensor &t, nb::handle owner) {
-  int type = numpyType(t.dtype);
-  if (type < 0)
+  PyArray_Descr *descr = numpyDescr(t.dtype);
+  if (!descr)
     return nb::object();
   npy_intp dims[NPY_MAXDIMS], strides[NPY_MAXDIMS];
-  if (t.ndim > NPY_MAXDIMS)
+  if (t.ndim > NPY_MAXDIMS) {
+    Py_DECREF(descr);
     return nb::object();
+  }
   int64_t itemsize = t.dtype.bits / 8, stride = itemsize;
   for (int32_t d = t.ndim - 1; d >= 0; --d) {
     dims[d] = t.shape[d];
     strides[d] = t.strides ? t.strides[d] * itemsize : stride;
     stride *= t.shape[d];
   }
-  PyObject *array = PyArray_New(&PyArray_Type, t.ndim, dims, type, strides,
-                                static_cast<char *>(t.data) + t.byte_offset,
-                                int(itemsize), NPY_ARRAY_WRITEABLE, nullptr);
+  // Steals `descr`.
+  PyObject *array =
+      PyArray_NewFromDescr(&PyArray_Type, descr, t.ndim, dims, strides,
+                           static_cast<char *>(t.data) + t.byte_offset,
+                           NPY_ARRAY_WRITEABLE, nullptr);
   if (!array)
     throw nb::python_error();
-  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(array),
-                            owner.inc_ref().ptr()) < 0) {
+  if (owner && PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(array),
+                                     owner.inc_ref().ptr()) < 0) {
     Py_DECREF(array);
     throw nb::python_error();
   }
@@ -284,26 +359,16 @@ nb::object Context::invoke(uint32_t index, nb::args inputs) {
                       std::string(sig->name) + " takes " +
                           std::to_string(sig->num_inputs) + " inputs, got " +
                           std::to_string(count));
-  // The views and arrays (and any copies nanobind made) live until the call
-  // returns.
-  Buffers buffers;
-  std::vector<Input> arrays;
-  arrays.reserve(count);
+  InputViews views; // until the call returns
   std::vector<DLTensor> tensors(count);
   std::vector<const DLTensor *> pointers(count);
   for (size_t i = 0; i < count; ++i) {
-    nb::handle item = inputs[i];
     pointers[i] = &tensors[i];
-    if (buffers.view(item, tensors[i]))
-      continue;
-    Input array;
-    if (!nb::try_cast(item, array))
+    if (!views.add(inputs[i], tensors[i]))
       throw nb::type_error((std::string(sig->name) + ": input " +
                             std::to_string(i) + " ('" + sig->inputs[i].name +
                             "') is not a CPU array (DLPack or buffer protocol)")
                                .c_str());
-    arrays.push_back(array);
-    tensors[i] = toDLTensor(array);
   }
   std::vector<DLManagedTensor *> outputs(sig->num_outputs, nullptr);
   grove_status status;
@@ -387,22 +452,20 @@ nb::object Context::getWeight(const std::string &name) {
   check(grove_context_get_weight(ctx, name.c_str(), &view),
         "grove_context_get_weight");
   // A copy: a view would dangle after the next load_weights.
-  std::vector<size_t> shape(view.shape, view.shape + view.ndim);
-  nb::dlpack::dtype dtype{view.dtype.code, view.dtype.bits, view.dtype.lanes};
-  nb::ndarray<nb::numpy> borrowed(
-      static_cast<char *>(view.data) + view.byte_offset, view.ndim,
-      shape.data(), nb::handle(), nullptr, dtype, nb::device::cpu::value);
-  nb::object array = nb::cast(borrowed, nb::rv_policy::reference);
-  return array.attr("copy")();
+  nb::object borrowed = numpyArray(view, nb::handle());
+  if (!borrowed)
+    throw StatusError(GROVE_ERROR_UNSUPPORTED,
+                      "'" + name + "': numpy has no dtype for this param's");
+  return borrowed.attr("copy")();
 }
 
 void Context::setWeight(const std::string &name, nb::object value) {
-  Input array;
-  if (!nb::try_cast(value, array))
+  InputViews views;
+  DLTensor t;
+  if (!views.add(value, t))
     throw nb::type_error(
         ("'" + name + "': not a CPU array (DLPack or buffer protocol)")
             .c_str());
-  DLTensor t = toDLTensor(array);
   check(grove_context_set_weight(ctx, name.c_str(), &t),
         "grove_context_set_weight");
 }

@@ -269,3 +269,32 @@ def test_pipeline_options_reach_the_compiler(tmp_path, mlp_weights, rng):
     err = np.abs(m.forward(x) - mlp_forward(mlp_weights, x)).max()
     assert 1e-5 < err < 0.1, err
     assert os.path.exists(os.path.join(tmp_path, "mlp16.h"))
+
+
+def test_bfloat16_numpy_in_and_out(tmp_path, rng):
+    """numpy bf16 arrays (ml_dtypes) in and out, without copies, and as
+    params; the sum against float64 within bf16's rounding."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = ml_dtypes.bfloat16
+    lib = grove.compile("""module @b {
+  grove.param @w : tensor<5xbf16>
+  func.func @f(%a: tensor<5xbf16>) -> tensor<5xbf16> {
+    %w = grove.get_param @w : tensor<5xbf16>
+    %s = grove.add %a, %w : (tensor<5xbf16>, tensor<5xbf16>) -> tensor<5xbf16>
+    return %s : tensor<5xbf16>
+  }
+}""", output_dir=str(tmp_path))
+    m = grove.load(lib)
+    w = rng.standard_normal(5).astype(bf16)
+    m["w"] = w
+    assert m["w"].dtype == bf16
+    np.testing.assert_array_equal(m["w"].astype(np.float32),
+                                  w.astype(np.float32))
+    a = rng.standard_normal(5).astype(bf16)
+    out = m.f(a)
+    assert isinstance(out, np.ndarray) and out.dtype == bf16
+    ins, outs = m._ctx.last_call_pointers()
+    assert ins == [a.ctypes.data] and outs == [out.ctypes.data]
+    ref = a.astype(np.float64) + w.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2**-8,
+                               atol=1e-6)
