@@ -27,6 +27,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+from run import machine_info  # noqa: E402  (bench/run.py: one definition)
 from timing import write_perf_section  # noqa: E402
 
 N = 4
@@ -315,18 +316,6 @@ def torch_rows(rounds, calls):
              f"torch.add(a, b), torch {torch.__version__}")]
 
 
-def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -346,7 +335,8 @@ def main():
     py_time = rows[1][1]
     lines = ["<!-- python-call: written by bench/python_call.py -->", "",
              "## Python call overhead", "",
-             f"{time.strftime('%Y-%m-%d')}, {machine()}. " + " ".join(
+             f"{time.strftime('%Y-%m-%d')}, {machine_info()}, Python "
+             f"{platform.python_version()}. " + " ".join(
                  __doc__.split("\n\n")[2].split()), "",
              "| peer | us a call | vs Grove from Python | how |",
              "| --- | --- | --- | --- |"]
