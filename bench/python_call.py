@@ -184,7 +184,10 @@ def step_rows(work, rounds, steps):
     x = ((np.arange(32 * 64) % 17) / 17).astype(np.float32).reshape(32, 64)
     y = (np.arange(32) % 10).astype(np.int32)
     py = best_mean(lambda: m.train_step(x, y), rounds, steps)
-    return c, py
+    with tempfile.TemporaryDirectory() as tmp:
+        with grove.trace(os.path.join(tmp, "trace.json")):
+            traced = best_mean(lambda: m.train_step(x, y), rounds, steps)
+    return c, py, traced
 
 
 def grove_rows(work, rounds, calls):
@@ -330,7 +333,8 @@ def main():
         rows += iree_rows(work, rounds, calls)
         rows += tvm_rows(work, rounds, calls)
         rows += torch_rows(rounds, calls)
-        step_c, step_py = step_rows(work, rounds, max(calls // 50, 200))
+        step_c, step_py, step_traced = step_rows(work, rounds,
+                                                 max(calls // 50, 200))
     c_time = rows[0][1]
     py_time = rows[1][1]
     lines = ["<!-- python-call: written by bench/python_call.py -->", "",
@@ -356,7 +360,10 @@ def main():
               f"Python (numpy arrays): {step_c * 1e6:.1f} us and "
               f"{step_py * 1e6:.1f} us, {(step_py - step_c) * 1e6:.2f} us "
               "more a step from Python "
-              f"({100 * (step_py / step_c - 1):.1f}%).", "",
+              f"({100 * (step_py / step_c - 1):.1f}%). Traced "
+              "(grove.trace: a span for the call and one for each of its "
+              f"GEMMs): {step_traced * 1e6:.1f} us "
+              f"({100 * (step_traced / step_py - 1):+.1f}%).", "",
               "<!-- /python-call -->"]
     section = "\n".join(lines)
     print(section)

@@ -13,9 +13,10 @@ from ._core import abi_version as _abi_version
 from ._core import runtime_version as _runtime_version
 from ._compile import compile
 from ._model import Entry, Model, ParamSpec, TensorSpec, load
+from ._trace import trace
 
 __version__ = _runtime_version()
 ABI_VERSION = _abi_version()
 
 __all__ = ["compile", "load", "Model", "Entry", "TensorSpec", "ParamSpec",
-           "CompileError", "GroveError", "ABI_VERSION"]
+           "CompileError", "GroveError", "ABI_VERSION", "trace"]

@@ -99,6 +99,17 @@ NB_MODULE(_core, m) {
       throw StatusError(GROVE_ERROR_INTERNAL, "cannot locate libgrove_rt");
     return std::string(info.dli_fname);
   });
+  m.def("trace_start", [](const std::string &path) {
+    check(grove_trace_start(path.c_str()), "grove_trace_start");
+  });
+  m.def("trace_stop", [] {
+    grove_status status;
+    {
+      nb::gil_scoped_release release;
+      status = grove_trace_stop();
+    }
+    check(status, "grove_trace_stop");
+  });
   m.def("runtime_version", [] { return std::string(grove_runtime_version()); });
   m.def("abi_version", [] { return grove_runtime_abi_version(); });
 

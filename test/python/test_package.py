@@ -298,3 +298,36 @@ def test_bfloat16_numpy_in_and_out(tmp_path, rng):
     ref = a.astype(np.float64) + w.astype(np.float64)
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2**-8,
                                atol=1e-6)
+
+
+def test_trace_spans(mlp_library, mlp_weights, rng, tmp_path):
+    """grove.trace: a span per entry call (named by the entry) holding the
+    spans of the GEMMs it made, with their sizes; JSON Chrome opens."""
+    import json
+    m = grove.load(mlp_library)
+    m.load_state_dict(mlp_weights)
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+    y = rng.integers(0, 4, 8).astype(np.int32)
+    path = tmp_path / "trace.json"
+    with grove.trace(path):
+        m.forward(x)
+        m.train_step(x, y)
+        with pytest.raises(grove.GroveError, match="already"):
+            grove.trace(tmp_path / "other.json").__enter__()
+    m.forward(x)  # after the trace: not recorded
+    events = json.loads(path.read_text())["traceEvents"]
+    entries = [e for e in events if e["cat"] == "entry"]
+    assert [e["name"] for e in entries] == ["forward", "train_step"]
+    assert all(e["ph"] == "X" and e["args"]["model"] == "mlp"
+               for e in entries)
+    gemms = [e for e in events if e["name"] == "grove_rt_matmul_f32"]
+    fwd, step = entries
+    inside = lambda e, s: (s["ts"] <= e["ts"] and  # noqa: E731
+                           e["ts"] + e["dur"] <= s["ts"] + s["dur"] + 1e-3)
+    assert sum(inside(g, fwd) for g in gemms) == 2
+    assert sum(inside(g, step) for g in gemms) >= 4
+    assert {(g["args"]["m"], g["args"]["n"], g["args"]["k"])
+            for g in gemms if inside(g, fwd)} == {(8, 32, 16), (8, 4, 32)}
+    with pytest.raises(grove.GroveError):
+        with grove.trace(tmp_path / "no" / "such" / "dir.json"):
+            pass

@@ -260,6 +260,21 @@ GROVE_API grove_status grove_invoke(grove_context *ctx, const char *entry,
                                     DLManagedTensor **outputs,
                                     size_t num_outputs);
 
+/*--- Traces ----------------------------------------------------------------*/
+
+/* Starts recording a Chrome trace (the JSON format Perfetto and
+ * chrome://tracing open) of this process: a span for every entry call (named
+ * by the entry, with its model) and every runtime service it makes (GEMM,
+ * convolution, collectives with their bytes, tree schedules), until
+ * grove_trace_stop writes it to `path`. GROVE_TRACE=path in the environment
+ * traces the whole process, written at exit. `path` is checked for writing
+ * now; GROVE_ERROR_INVALID_ARGUMENT while a trace is already recording. */
+GROVE_API grove_status grove_trace_start(const char *path);
+
+/* Stops the trace and writes it (a temporary file renamed over the path);
+ * GROVE_OK when none was recording. */
+GROVE_API grove_status grove_trace_stop(void);
+
 /*--- Introspection (all returned pointers owned by the context) ------------*/
 
 /* Number of entry points; 0 for NULL ctx. */

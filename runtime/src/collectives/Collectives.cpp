@@ -14,6 +14,7 @@
 #include "Error.h"
 #include "Memory.h"
 #include "Services.h"
+#include "Trace.h"
 
 #include "grove/abi.h"
 
@@ -408,25 +409,34 @@ static void abandonCurrentCall() {
     call->abandon();
 }
 
+/// A trace span of collective `name` over `buffer`, with its bytes.
+#define GROVE_COLLECTIVE_SPAN(name, buffer)                                    \
+  grove::rt::trace::Span span("collective", name);                             \
+  span.arg("bytes", (buffer)->sizes[0] * int64_t(sizeof(*(buffer)->aligned)))
+
 #define GROVE_COLLECTIVE_SERVICES(SUFFIX, MEMREF, TYPE)                        \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_reduce_##SUFFIX(         \
       MEMREF *buffer, int32_t reduction) {                                     \
+    GROVE_COLLECTIVE_SPAN("all_reduce", buffer);                               \
     if (!allReduceService(buffer, TYPE, reduction))                            \
       abandonCurrentCall();                                                    \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_all_gather_##SUFFIX(         \
       const MEMREF *in, MEMREF *out) {                                         \
+    GROVE_COLLECTIVE_SPAN("all_gather", out);                                  \
     if (!allGatherService(in, out, TYPE))                                      \
       abandonCurrentCall();                                                    \
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_broadcast_##SUFFIX(          \
       MEMREF *buffer, int32_t root) {                                          \
+    GROVE_COLLECTIVE_SPAN("broadcast", buffer);                                \
     if (!broadcastService(buffer, TYPE, root))                                 \
       abandonCurrentCall();                                                    \
   }                                                                            \
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_reduce_start_##SUFFIX(const MEMREF *buffer,    \
                                                       int32_t reduction) {     \
+    GROVE_COLLECTIVE_SPAN("all_reduce_start", buffer);                         \
     int64_t handle = allReduceStartService(buffer, TYPE, reduction);           \
     if (!handle)                                                               \
       abandonCurrentCall();                                                    \
@@ -434,6 +444,7 @@ static void abandonCurrentCall() {
   }                                                                            \
   extern "C" GROVE_API int64_t                                                 \
       _mlir_ciface_grove_rt_all_gather_start_##SUFFIX(const MEMREF *buffer) {  \
+    GROVE_COLLECTIVE_SPAN("all_gather_start", buffer);                         \
     int64_t handle = allGatherStartService(buffer, TYPE);                      \
     if (!handle)                                                               \
       abandonCurrentCall();                                                    \
@@ -441,6 +452,7 @@ static void abandonCurrentCall() {
   }                                                                            \
   extern "C" GROVE_API void _mlir_ciface_grove_rt_collective_wait_##SUFFIX(    \
       int64_t handle, MEMREF *buffer) {                                        \
+    GROVE_COLLECTIVE_SPAN("collective_wait", buffer);                          \
     if (!collectiveWaitService(handle, buffer, TYPE))                          \
       abandonCurrentCall();                                                    \
   }
@@ -450,6 +462,7 @@ GROVE_COLLECTIVE_SERVICES(f16, grove_memref_u16_1, WireType::F16)
 GROVE_COLLECTIVE_SERVICES(bf16, grove_memref_u16_1, WireType::BF16)
 GROVE_COLLECTIVE_SERVICES(i32, grove_memref_i32_1, WireType::I32)
 #undef GROVE_COLLECTIVE_SERVICES
+#undef GROVE_COLLECTIVE_SPAN
 
 namespace {
 

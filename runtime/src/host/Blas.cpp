@@ -17,6 +17,7 @@
 #include "Error.h"
 #include "HalfFloat.h"
 #include "Tensor.h"
+#include "Trace.h"
 
 #if GROVE_HAVE_DNNL
 #include <omp.h>
@@ -39,6 +40,7 @@ extern "C" DNNL_API dnnl_status_t dnnl_gemm_bf16bf16f32(
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 using namespace grove::rt;
 
@@ -493,6 +495,11 @@ template <typename T, typename Memref3>
 void batchMatmul(int32_t trans_a, int32_t trans_b, float alpha, float beta,
                  const Memref3 *a, const Memref3 *b, Memref3 *c) {
   const int64_t batch = a->sizes[0];
+  trace::Span span("service", Names<T>::batchMatmul);
+  span.arg("batch", batch);
+  span.arg("m", c->sizes[1]);
+  span.arg("n", c->sizes[2]);
+  span.arg("k", a->sizes[trans_a ? 1 : 2]);
   if (batch != b->sizes[0] || batch != c->sizes[0] || batch < 0) {
     char message[200];
     std::snprintf(message, sizeof(message),
@@ -561,6 +568,11 @@ void batchMatmul(int32_t trans_a, int32_t trans_b, float alpha, float beta,
 template <typename Memref>
 void matmul2D(int32_t transA, int32_t transB, float alpha, float beta,
               const Memref *a, const Memref *b, Memref *c) {
+  using T = std::remove_pointer_t<decltype(c->aligned)>;
+  trace::Span span("service", Names<T>::matmul);
+  span.arg("m", c->sizes[0]);
+  span.arg("n", c->sizes[1]);
+  span.arg("k", a->sizes[transA ? 0 : 1]);
   matmul(transA, transB, alpha, beta,
          matrixOf(a->aligned, a->offset, a->sizes, a->strides),
          matrixOf(b->aligned, b->offset, b->sizes, b->strides),

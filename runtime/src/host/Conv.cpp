@@ -24,6 +24,7 @@
 #include "Env.h"
 #include "Error.h"
 #include "Tensor.h"
+#include "Trace.h"
 
 #include "grove/abi.h"
 
@@ -375,6 +376,12 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
     grove_memref_f32_5 *y, int64_t pad_top, int64_t pad_left,
     int64_t pad_bottom, int64_t pad_right, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w) {
+  grove::rt::trace::Span span("service", "grove_rt_conv2d_f32");
+  span.arg("n", x->sizes[0]);
+  span.arg("c", x->sizes[1]);
+  span.arg("h", x->sizes[2]);
+  span.arg("w", x->sizes[3]);
+  span.arg("k", w->sizes[0]);
   Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
             view(w->aligned, w->offset, w->sizes, w->strides),
             view(y->aligned, y->offset, y->sizes, y->strides),

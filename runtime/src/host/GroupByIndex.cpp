@@ -11,6 +11,7 @@
 #include "GroupByIndex.h"
 
 #include "Error.h"
+#include "Trace.h"
 
 #include "grove/abi.h"
 #include "grove/runtime.h"
@@ -57,6 +58,8 @@ extern "C" GROVE_API void
 _mlir_ciface_grove_rt_group_by_index(const grove_memref_i32_1 *indices,
                                      grove_memref_i32_1 *order,
                                      grove_memref_i32_1 *offsets) {
+  grove::rt::trace::Span span("service", "grove_rt_group_by_index");
+  span.arg("n", indices->sizes[0]);
   // The compiler allocates order and offsets contiguous (n and G + 1).
   int64_t n = std::max<int64_t>(indices->sizes[0], 0);
   int64_t groups = std::max<int64_t>(offsets->sizes[0] - 1, 0);

@@ -14,6 +14,7 @@
 #include "Memory.h"
 #include "Services.h"
 #include "Threads.h"
+#include "Trace.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -389,6 +390,11 @@ grove_status Invocation::wrapResults(std::vector<RawResult> &results,
 
 grove_status Invocation::run(const DLTensor *const *inputs,
                              DLManagedTensor **const *slots) {
+  trace::Span span("entry", "");
+  if (span.on()) {
+    span.setName(entry.name);
+    span.arg("model", ctx.desc.module.c_str());
+  }
   for (size_t k = 0; k < entry.outputs.size(); ++k) {
     if (!slots[k])
       return fail(GROVE_ERROR_INVALID_ARGUMENT,

@@ -12,6 +12,7 @@
 #include "TreeSchedule.h"
 
 #include "Error.h"
+#include "Trace.h"
 
 #include "grove/abi.h"
 
@@ -78,6 +79,9 @@ extern "C" GROVE_API int64_t _mlir_ciface_grove_rt_tree_schedule(
     grove_memref_i32_1 *edgeParent, grove_memref_i32_1 *childStart,
     grove_memref_i32_1 *parentEdge, grove_memref_i32_1 *rootOf,
     grove_memref_i32_1 *rootPosition) {
+  grove::rt::trace::Span span("service", "grove_rt_tree_schedule");
+  span.arg("roots", roots->sizes[0]);
+  span.arg("nodes", offsets->sizes[0] - 1);
   grove_memref_i32_1 *const lists[kScheduleLists] = {
       order,      position,   edgeChild, edgeParent,
       childStart, parentEdge, rootOf,    rootPosition};

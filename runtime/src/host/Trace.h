@@ -1,0 +1,62 @@
+//===- Trace.h - Chrome trace spans of calls and services -------*- C++ -*-===//
+//
+// grove_trace_start (or GROVE_TRACE=file.json in the environment) records a
+// span for every entry call and every runtime service until
+// grove_trace_stop writes them as a Chrome trace (the JSON Perfetto and
+// chrome://tracing open). Off, a span costs one relaxed atomic load.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GROVE_RUNTIME_TRACE_H
+#define GROVE_RUNTIME_TRACE_H
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace grove::rt::trace {
+
+extern std::atomic<bool> active;
+
+inline bool enabled() { return active.load(std::memory_order_relaxed); }
+
+/// Monotonic nanoseconds.
+uint64_t now();
+
+/// Records a complete span; `args` is the body of a JSON object (already
+/// escaped) or empty.
+void record(const std::string &name, const char *category, uint64_t start,
+            uint64_t end, const std::string &args);
+
+/// A span over a scope, recorded at its end when tracing is on.
+class Span {
+public:
+  Span(const char *category, const char *name)
+      : category(category), name(name), start(enabled() ? now() : 0) {}
+  ~Span() {
+    if (start)
+      record(ownedName.empty() ? std::string(name) : ownedName, category, start,
+             now(), args);
+  }
+  Span(const Span &) = delete;
+  Span &operator=(const Span &) = delete;
+
+  bool on() const { return start != 0; }
+  /// A name that outlives nothing (copied; only when on).
+  void setName(const std::string &n) {
+    if (start)
+      ownedName = n;
+  }
+  void arg(const char *key, int64_t value);
+  void arg(const char *key, const char *value);
+
+private:
+  const char *category;
+  const char *name;
+  std::string ownedName, args;
+  uint64_t start;
+};
+
+} // namespace grove::rt::trace
+
+#endif // GROVE_RUNTIME_TRACE_H
