@@ -362,7 +362,7 @@ def main():
               "more a step from Python "
               f"({100 * (step_py / step_c - 1):.1f}%). Traced "
               "(grove.trace: a span for the call and one for each of its "
-              f"GEMMs): {step_traced * 1e6:.1f} us "
+              f"GEMMs and generated loops): {step_traced * 1e6:.1f} us "
               f"({100 * (step_traced / step_py - 1):+.1f}%).", "",
               "<!-- /python-call -->"]
     section = "\n".join(lines)

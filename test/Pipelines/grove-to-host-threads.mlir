@@ -26,6 +26,7 @@
 // CHECK-DAG: #[[$UNROLL:loop_unroll[0-9]*]] = #llvm.loop_unroll<disable = true>
 // CHECK-DAG: #[[$ANN:loop_annotation[0-9]*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]], parallelAccesses = #[[$GROUP]]>
 // CHECK-LABEL: module @big
+// CHECK: llvm.mlir.global internal constant @_grove_big_relu__parallel_0__name("grove-to-host-threads.mlir:[[@LINE+36]]:10\00")
 // CHECK-LABEL: llvm.func internal @_grove_big_relu(
 // CHECK-DAG: %[[CTX:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, i64, i64, i64, i64, ptr, ptr, {{.*}})> : (i64) -> !llvm.ptr
 // CHECK-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : index) : i64
@@ -34,7 +35,9 @@
 // CHECK: llvm.store %arg0, %{{.*}} : !llvm.ptr, !llvm.ptr
 // CHECK: %[[THUNK:.*]] = llvm.mlir.addressof @_grove_big_relu__parallel_0__thunk : !llvm.ptr
 // CHECK-NEXT: %[[WORK:.*]] = llvm.mlir.constant(1 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[THUNK]], %[[CTX]], %[[C0]], %[[N]], %[[WORK]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+// CHECK-NEXT: %[[NA:.*]] = llvm.mlir.addressof @_grove_big_relu__parallel_0__name : !llvm.ptr
+// CHECK-NEXT: %[[NAME:.*]] = llvm.getelementptr %[[NA]][0, 0]
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[THUNK]], %[[CTX]], %[[C0]], %[[N]], %[[WORK]], %[[NAME]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr) -> ()
 // CHECK-NEXT: llvm.return
 // The range function is the loop over [lo, hi), left to the vectorizer as a
 // parallel loop: its load and store are in the access group its back edge
@@ -55,7 +58,7 @@
 // CHECK-NOT: access_groups
 // CHECK: llvm.call @_grove_big_relu__parallel_0(%[[TLO]], %[[THI]],
 // CHECK-NEXT: llvm.return
-// CHECK: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64)
+// CHECK: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr)
 // CHECK: llvm.func @big_relu(
 module @big {
   func.func @relu(%x: tensor<256x1024xf32> {grove.name = "x"}) -> (tensor<256x1024xf32> {grove.name = "y"}) {
@@ -89,12 +92,15 @@ module @tiny {
 // A dynamic number of rows: dispatched whatever it turns out to be, over
 // [0, rows) with the rows read from the input's descriptor (%arg3).
 // CHECK-LABEL: module @dyn
+// CHECK: llvm.mlir.global internal constant @_grove_dyn_add__parallel_0__name("grove-to-host-threads.mlir:[[@LINE+11]]:10\00")
 // CHECK-LABEL: llvm.func internal @_grove_dyn_add(
 // CHECK: %[[THUNK:.*]] = llvm.mlir.addressof @_grove_dyn_add__parallel_0__thunk : !llvm.ptr
 // CHECK-NEXT: %[[WORK:.*]] = llvm.mlir.constant(1024 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[THUNK]], %{{.*}}, %{{.*}}, %{{.*}}, %[[WORK]])
+// CHECK-NEXT: llvm.mlir.addressof @_grove_dyn_add__parallel_0__name
+// CHECK-NEXT: %[[NAME:.*]] = llvm.getelementptr
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[THUNK]], %{{.*}}, %{{.*}}, %{{.*}}, %[[WORK]], %[[NAME]])
 // CHECK: llvm.func internal @_grove_dyn_add__parallel_0__thunk(
-// CHECK: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64)
+// CHECK: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr)
 module @dyn {
   func.func @add(%x: tensor<?x1024xf32> {grove.name = "x"}, %b: tensor<1024xf32> {grove.name = "b"}) -> (tensor<?x1024xf32> {grove.name = "y"}) {
     %y = grove.add %x, %b : (tensor<?x1024xf32>, tensor<1024xf32>) -> tensor<?x1024xf32>

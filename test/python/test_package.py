@@ -2,6 +2,7 @@
 numpy (float64 reference, fresh random inputs), no copies (data pointers),
 exceptions, threads, state and checkpoints."""
 import os
+import re
 import threading
 import time
 
@@ -328,6 +329,15 @@ def test_trace_spans(mlp_library, mlp_weights, rng, tmp_path):
     assert sum(inside(g, step) for g in gemms) >= 4
     assert {(g["args"]["m"], g["args"]["n"], g["args"]["k"])
             for g in gemms if inside(g, fwd)} == {(8, 32, 16), (8, 4, 32)}
+    # Generated loops, named by the grove op they come from ("<string>":
+    # the source was text): the forward's bias + relu (MLP's line 15, the
+    # relu) and its output bias (line 17).
+    loops = [e for e in events if e["cat"] == "loop"]
+    assert loops and all(re.fullmatch(r"<string>:\d+:\d+", e["name"])
+                         for e in loops), loops
+    assert all(inside(e, fwd) or inside(e, step) for e in loops)
+    assert {e["name"] for e in loops if inside(e, fwd)} == {
+        "<string>:15:10", "<string>:17:10"}, [e["name"] for e in loops]
     with pytest.raises(grove.GroveError):
         with grove.trace(tmp_path / "no" / "such" / "dir.json"):
             pass

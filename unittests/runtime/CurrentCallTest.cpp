@@ -234,7 +234,7 @@ void failLastChunk(void *arg, int64_t, int64_t end) {
 TEST_F(CurrentCallTest, ErrorsOnParallelForTeamThreadsReachTheCall) {
   CurrentCall call(*ctx, 0);
   FailLastChunk arg{int64_t(1) << 20};
-  grove_rt_parallel_for(failLastChunk, &arg, 0, arg.hi, 0);
+  grove_rt_parallel_for(failLastChunk, &arg, 0, arg.hi, 0, nullptr);
   EXPECT_TRUE(call.failed());
   EXPECT_EQ(grove_rt_call_failed(), 1);
   EXPECT_EQ(call.status(), GROVE_ERROR_INVALID_ARGUMENT);

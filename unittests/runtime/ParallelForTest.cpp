@@ -140,7 +140,7 @@ TEST(ParallelFor, BigRangeCoveredExactlyOnce) {
   for (int64_t work : {int64_t(1), int64_t(3), int64_t(1000)}) {
     SCOPED_TRACE("work_per_iteration = " + std::to_string(work));
     Recorder r(0, kBig);
-    grove_rt_parallel_for(&Recorder::fn, &r, 0, kBig, work);
+    grove_rt_parallel_for(&Recorder::fn, &r, 0, kBig, work, nullptr);
     r.expectCoveredOnce();
     EXPECT_GE(r.calls.size(), 1u);
   }
@@ -156,14 +156,14 @@ TEST(ParallelFor, NonZeroLowerBound) {
   for (auto [lo, hi] : ranges) {
     SCOPED_TRACE("[" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
     Recorder r(lo, hi);
-    grove_rt_parallel_for(&Recorder::fn, &r, lo, hi, 0);
+    grove_rt_parallel_for(&Recorder::fn, &r, lo, hi, 0, nullptr);
     r.expectCoveredOnce();
   }
 }
 
 TEST(ParallelFor, UnknownWorkParallelizesBigRanges) {
   Recorder r(0, kBig);
-  grove_rt_parallel_for(&Recorder::fn, &r, 0, kBig, /*work=*/0);
+  grove_rt_parallel_for(&Recorder::fn, &r, 0, kBig, /*work=*/0, nullptr);
   r.expectCoveredOnce();
   if (!teamHasSeveralThreads())
     GTEST_SKIP() << "one OpenMP thread (or no OpenMP): coverage checked, "
@@ -175,7 +175,7 @@ TEST(ParallelFor, UnknownWorkParallelizesBigRanges) {
 TEST(ParallelFor, KnownBigWorkParallelizes) {
   // 4096 iterations of 64 each: 2^18 >= 2^15.
   Recorder r(0, 4096);
-  grove_rt_parallel_for(&Recorder::fn, &r, 0, 4096, 64);
+  grove_rt_parallel_for(&Recorder::fn, &r, 0, 4096, 64, nullptr);
   r.expectCoveredOnce();
   if (!teamHasSeveralThreads())
     GTEST_SKIP() << "one OpenMP thread (or no OpenMP)";
@@ -197,7 +197,7 @@ TEST(ParallelFor, SmallWorkRunsInlineOnTheCallingThread) {
     SCOPED_TRACE("[" + std::to_string(c.lo) + ", " + std::to_string(c.hi) +
                  ") x " + std::to_string(c.work));
     Recorder r(c.lo, c.hi);
-    grove_rt_parallel_for(&Recorder::fn, &r, c.lo, c.hi, c.work);
+    grove_rt_parallel_for(&Recorder::fn, &r, c.lo, c.hi, c.work, nullptr);
     r.expectCoveredOnce();
     ASSERT_EQ(r.calls.size(), 1u);
     EXPECT_EQ(r.calls[0].first, c.lo);
@@ -212,7 +212,7 @@ TEST(ParallelFor, HugeWorkDoesNotOverflowIntoInline) {
   // runtime decides, the range is covered once.
   Recorder r(0, 100000);
   grove_rt_parallel_for(&Recorder::fn, &r, 0, 100000,
-                        std::numeric_limits<int64_t>::max());
+                        std::numeric_limits<int64_t>::max(), nullptr);
   r.expectCoveredOnce();
 }
 
@@ -222,7 +222,7 @@ TEST(ParallelFor, EmptyAndNegativeRangesCallNothing) {
       {0, 0}, {5, 5}, {-7, -7}, {5, 4}, {0, -1}, {100, -100}, {kBig, 0}};
   for (auto [lo, hi] : ranges)
     for (int64_t work : {int64_t(0), int64_t(1), int64_t(1) << 20})
-      grove_rt_parallel_for(&countCall, nullptr, lo, hi, work);
+      grove_rt_parallel_for(&countCall, nullptr, lo, hi, work, nullptr);
   EXPECT_EQ(unexpectedCalls.load(), 0);
 }
 
@@ -238,7 +238,7 @@ TEST(ParallelFor, NullContextIsPassedThrough) {
           nonNull.fetch_add(1);
         covered.fetch_add(end - begin);
       },
-      nullptr, 0, kBig, 0);
+      nullptr, 0, kBig, 0, nullptr);
   EXPECT_EQ(nonNull.load(), 0);
   EXPECT_EQ(covered.load(), kBig);
 }
@@ -278,7 +278,7 @@ void outerFn(void *ctx, int64_t begin, int64_t end) {
               in->n->innerOffThread.fetch_add(1);
           }
         },
-        &inner, i * kInner, (i + 1) * kInner, /*work=*/0);
+        &inner, i * kInner, (i + 1) * kInner, /*work=*/0, nullptr);
   }
 }
 } // namespace
@@ -286,7 +286,7 @@ void outerFn(void *ctx, int64_t begin, int64_t end) {
 TEST(ParallelFor, NestedCallsCompleteAndCoverTheirRanges) {
   Watchdog watchdog(120);
   Nested n;
-  grove_rt_parallel_for(&outerFn, &n, 0, kOuter, /*work=*/0);
+  grove_rt_parallel_for(&outerFn, &n, 0, kOuter, /*work=*/0, nullptr);
   n.outer.expectCoveredOnce();
   n.inner.expectCoveredOnce();
   EXPECT_EQ(n.innerOffThread.load(), 0);
@@ -307,7 +307,7 @@ TEST(ParallelFor, InsideAParallelRegionRunsInline) {
     const int team = omp_get_num_threads();
     for (int c = omp_get_thread_num(); c < kCallers; c += team) {
       Recorder mine(c * kEach, (c + 1) * kEach);
-      grove_rt_parallel_for(&Recorder::fn, &mine, mine.lo, mine.hi, 0);
+      grove_rt_parallel_for(&Recorder::fn, &mine, mine.lo, mine.hi, 0, nullptr);
       for (const auto &call : mine.calls)
         r.record(call.first, call.second);
       if (active && (mine.calls.size() != 1 || mine.threads.size() != 1 ||

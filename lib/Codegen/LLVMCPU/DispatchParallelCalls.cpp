@@ -14,6 +14,7 @@
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Path.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEDISPATCHPARALLELCALLS
@@ -23,6 +24,22 @@ namespace mlir::grove {
 using namespace mlir;
 
 namespace {
+
+/// The first file location in `loc` ("file:line:col", the file's base
+/// name), or "" where there is none.
+std::string locationName(Location loc) {
+  std::string name;
+  loc->walk([&](Location l) {
+    if (auto file = dyn_cast<FileLineColLoc>(l)) {
+      name = (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+              Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
 using grove::kMemRefSignatureAttr;
 using grove::kNoAliasArgsAttr;
 using grove::kParallelBodyAttr;
@@ -106,8 +123,24 @@ struct GroveDispatchParallelCallsPass
         lo = LLVM::SExtOp::create(b, loc, i64, lo);
         hi = LLVM::SExtOp::create(b, loc, i64, hi);
       }
-      LLVM::CallOp::create(b, loc, *runtimeFn,
-                           ValueRange{thunkPtr, context, lo, hi, workValue});
+      // Traces name the loop by where it came from (a body without a
+      // location by its symbol): one string a body, whatever its calls.
+      std::string symbol = (body.getSymName() + "__name").str();
+      Value name;
+      if (auto global = module.lookupSymbol<LLVM::GlobalOp>(symbol)) {
+        name = LLVM::AddressOfOp::create(b, loc, global);
+      } else {
+        std::string where = locationName(body.getLoc());
+        if (where.empty())
+          where = body.getSymName().str();
+        // A C string: createGlobalString stores the bytes it is given.
+        where.push_back('\0');
+        name = LLVM::createGlobalString(loc, b, symbol, where,
+                                        LLVM::Linkage::Internal);
+      }
+      LLVM::CallOp::create(
+          b, loc, *runtimeFn,
+          ValueRange{thunkPtr, context, lo, hi, workValue, name});
       call.erase();
     }
     // The marker has served its purpose; the module leaves the pass as

@@ -15,6 +15,7 @@
 #include "CurrentCall.h"
 #include "Error.h"
 #include "Memory.h"
+#include "Trace.h"
 
 #if GROVE_HAVE_DNNL
 #include <omp.h>
@@ -69,10 +70,13 @@ void runOnTeam(TeamFailure &failure, int64_t t, const Body &body) {
 } // namespace
 
 GROVE_API void grove_rt_parallel_for(grove_range_fn fn, void *ctx, int64_t lo,
-                                     int64_t hi, int64_t work_per_iteration) {
+                                     int64_t hi, int64_t work_per_iteration,
+                                     const char *name) {
   const int64_t n = hi - lo;
   if (n <= 0)
     return;
+  grove::rt::trace::Span span("loop", name ? name : "parallel loop");
+  span.arg("iterations", n);
 #if GROVE_HAVE_DNNL
   int64_t work = 0;
   bool small = work_per_iteration > 0 &&

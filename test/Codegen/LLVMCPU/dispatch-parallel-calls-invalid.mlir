@@ -5,7 +5,7 @@
 
 // The runtime's symbol declared with another type.
 module {
-  // expected-error @+1 {{symbol @grove_rt_parallel_for is reserved for the runtime service of type '!llvm.func<void (ptr, ptr, i64, i64, i64)>'}}
+  // expected-error @+1 {{symbol @grove_rt_parallel_for is reserved for the runtime service of type '!llvm.func<void (ptr, ptr, i64, i64, i64, ptr)>'}}
   llvm.func @grove_rt_parallel_for(!llvm.ptr, i64, i64)
   llvm.func internal @body(%lo: i64, %hi: i64) attributes {grove.parallel_body = 1 : i64} {
     llvm.return

@@ -3,10 +3,14 @@
 // grove-dispatch-parallel-calls (DispatchParallelCalls.cpp), on hand-written
 // LLVM-dialect modules: each call of a function marked grove.parallel_body
 // = N, body(lo, hi, captures...), becomes
-// grove_rt_parallel_for(@body__thunk, ctx, lo, hi, N), where ctx is a stack
-// struct of the captures allocated in the caller's entry block and the
+// grove_rt_parallel_for(@body__thunk, ctx, lo, hi, N, name), where ctx is a
+// stack struct of the captures allocated in the caller's entry block, the
 // internal thunk void(ptr ctx, i64 lo, i64 hi) loads them back and calls the
-// body. Diagnostics are in dispatch-parallel-calls-invalid.mlir.
+// body, and name is an internal string @body__name holding the body's
+// location, "file:line:col" (for traces), one a body. Diagnostics are in
+// dispatch-parallel-calls-invalid.mlir.
+
+// CHECK: llvm.mlir.global internal constant @body__name("dispatch-parallel-calls.mlir:{{[0-9]+}}:3\00")
 
 // CHECK-LABEL: llvm.func internal @body(
 // CHECK-SAME: %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: f32, %{{[^:]*}}: i64) {
@@ -40,7 +44,9 @@
 // CHECK-NEXT: llvm.store %[[N]], %[[S2]] : i64, !llvm.ptr
 // CHECK-NEXT: %[[T:.*]] = llvm.mlir.addressof @body__thunk : !llvm.ptr
 // CHECK-NEXT: %[[W:.*]] = llvm.mlir.constant(64 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T]], %[[S]], %[[L]], %[[H]], %[[W]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+// CHECK-NEXT: %[[NA:.*]] = llvm.mlir.addressof @body__name : !llvm.ptr
+// CHECK-NEXT: %[[NM:.*]] = llvm.getelementptr %[[NA]][0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<{{[0-9]+}} x i8>
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T]], %[[S]], %[[L]], %[[H]], %[[W]], %[[NM]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr) -> ()
 // CHECK-NEXT: llvm.return
 
 // A call inside a loop: the alloca is still in the entry block, so the
@@ -57,10 +63,11 @@
 // CHECK: llvm.store %[[IV:.*]], %{{.*}} : i64, !llvm.ptr
 // CHECK-NEXT: %[[T:.*]] = llvm.mlir.addressof @body__thunk : !llvm.ptr
 // CHECK-NEXT: %[[W:.*]] = llvm.mlir.constant(64 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T]], %[[S]], %[[IV]], %[[H]], %[[W]])
+// CHECK-NEXT: %[[NA:.*]] = llvm.mlir.addressof @body__name : !llvm.ptr
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T]], %[[S]], %[[IV]], %[[H]], %[[W]], %[[NA]])
 // CHECK-NOT: llvm.call @body(
 // The service is declared once, at the end of the module.
-// CHECK: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64)
+// CHECK: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr)
 // CHECK-NOT: @body__thunk_
 // CHECK-NOT: llvm.func @grove_rt_parallel_for
 module {
@@ -110,17 +117,22 @@ module {
 // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK-NEXT: %[[T0:.*]] = llvm.mlir.addressof @bare__thunk : !llvm.ptr
 // CHECK-NEXT: %[[W0:.*]] = llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T0]], %[[NULL]], %[[N]], %[[N]], %[[W0]])
+// CHECK-NEXT: %[[NA0:.*]] = llvm.mlir.addressof @bare__name : !llvm.ptr
+// CHECK-NEXT: %[[NM0:.*]] = llvm.getelementptr %[[NA0]]
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T0]], %[[NULL]], %[[N]], %[[N]], %[[W0]], %[[NM0]])
 // CHECK: llvm.store %[[A]]
 // CHECK: llvm.store %[[B]]
 // CHECK: %[[T1:.*]] = llvm.mlir.addressof @pair__thunk : !llvm.ptr
 // CHECK-NEXT: %[[W1:.*]] = llvm.mlir.constant(5 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T1]], %[[S2]], %[[N]], %[[N]], %[[W1]])
+// CHECK-NEXT: %[[NA1:.*]] = llvm.mlir.addressof @pair__name : !llvm.ptr
+// CHECK-NEXT: %[[NM1:.*]] = llvm.getelementptr %[[NA1]]
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T1]], %[[S2]], %[[N]], %[[N]], %[[W1]], %[[NM1]])
 // CHECK: llvm.store %[[B]]
 // CHECK: llvm.store %[[A]]
 // CHECK: %[[T2:.*]] = llvm.mlir.addressof @pair__thunk : !llvm.ptr
 // CHECK-NEXT: %[[W2:.*]] = llvm.mlir.constant(5 : i64) : i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T2]], %[[S1]], %[[N]], %[[N]], %[[W2]])
+// CHECK-NEXT: %[[NA2:.*]] = llvm.mlir.addressof @pair__name : !llvm.ptr
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T2]], %[[S1]], %[[N]], %[[N]], %[[W2]], %[[NA2]])
 // CHECK-NEXT: llvm.call @plain(%[[N]], %[[N]]) : (i64, i64) -> ()
 // CHECK-NEXT: llvm.return
 // CHECK-NOT: __thunk
@@ -147,7 +159,7 @@ module {
 
 // A declaration of the service with the right type is used, not repeated;
 // a symbol already named like the thunk makes the thunk take another name.
-// CHECK-LABEL: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64)
+// CHECK-LABEL: llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr)
 // CHECK-LABEL: llvm.func internal @body(
 // CHECK: llvm.func internal @[[THUNK:body__thunk_[0-9]+]](
 // CHECK: llvm.func @body__thunk()
@@ -155,7 +167,7 @@ module {
 // CHECK: llvm.mlir.addressof @[[THUNK]] : !llvm.ptr
 // CHECK-NOT: llvm.func @grove_rt_parallel_for
 module {
-  llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64)
+  llvm.func @grove_rt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr)
   llvm.func internal @body(%lo: i64, %hi: i64) attributes {grove.parallel_body = 1 : i64} {
     llvm.return
   }
@@ -186,7 +198,9 @@ module {
 // CHECK-NEXT: %[[W:.*]] = llvm.mlir.constant(7 : i64) : i64
 // CHECK-NEXT: %[[LO64:.*]] = llvm.sext %[[C3]] : i32 to i64
 // CHECK-NEXT: %[[HI64:.*]] = llvm.sext %[[N]] : i32 to i64
-// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T]], %{{.*}}, %[[LO64]], %[[HI64]], %[[W]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+// CHECK-NEXT: llvm.mlir.addressof @body32__name
+// CHECK-NEXT: llvm.getelementptr
+// CHECK-NEXT: llvm.call @grove_rt_parallel_for(%[[T]], %{{.*}}, %[[LO64]], %[[HI64]], %[[W]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr) -> ()
 // CHECK-NEXT: llvm.return
 // CHECK-NOT: llvm.sext
 module {

@@ -374,7 +374,7 @@ func.func @tzero() -> i64 {
 
 // A stand-in for the runtime's service: fn(ctx, max(b - 2, lo), b) for b
 // from hi down to lo, so no sub-range starts at 0 except the last.
-llvm.func @grove_rt_parallel_for(%fn: !llvm.ptr, %ctx: !llvm.ptr, %lo: i64, %hi: i64, %work: i64) {
+llvm.func @grove_rt_parallel_for(%fn: !llvm.ptr, %ctx: !llvm.ptr, %lo: i64, %hi: i64, %work: i64, %name: !llvm.ptr) {
   %c2 = llvm.mlir.constant(2 : i64) : i64
   llvm.br ^loop(%hi : i64)
 ^loop(%b: i64):
