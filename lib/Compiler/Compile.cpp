@@ -5,6 +5,7 @@
 #include "grove/InitAll.h"
 #include "grove/Pipelines/Pipelines.h"
 #include "grove/Support/CNames.h"
+#include "grove/Support/InputFile.h"
 #include "grove/Target/HostCodegen.h"
 #include "grove/Target/ModelDescriptor.h"
 
@@ -118,6 +119,15 @@ LogicalResult mlir::grove::compileSource(StringRef source, StringRef sourceName,
   if (failed(bindOptions(options, pipeline, os)))
     return failure();
 
+  // The parser recurses once a bracket: a text nested too deep is a
+  // diagnostic, not a stack overflow in the caller's process.
+  auto [line, column] = findExcessiveNesting(source, kMaxInputNesting);
+  if (line) {
+    os << sourceName << ":" << line << ":" << column
+       << ": error: nesting deeper than " << kMaxInputNesting
+       << " levels; the parser would overflow its stack\n";
+    return failure();
+  }
   MLIRContext context(getRegistry());
   context.disableMultithreading();
   context.printOpOnDiagnostic(false);

@@ -103,6 +103,10 @@ def test_compile_error_has_location(tmp_path):
     with pytest.raises(grove.CompileError) as info:
         grove.compile("module {\n  func.func @f( {\n}\n")
     assert "<string>:2:" in info.value.diagnostics
+    # Nesting the recursive parser could not take: a diagnostic, not a
+    # stack overflow in this process.
+    with pytest.raises(grove.CompileError, match="nesting deeper"):
+        grove.compile("module {\n" + "(" * 20000 + ")" * 20000 + "\n}\n")
 
 
 def test_bad_options_are_errors():
