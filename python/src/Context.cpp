@@ -85,6 +85,21 @@ PyArray_Descr *bfloat16Descr() {
   return reinterpret_cast<PyArray_Descr *>(descr);
 }
 
+/// torch.Tensor where torch is already imported (never imported here),
+/// else null.
+PyObject *torchTensorType() {
+  static PyObject *type = nullptr;
+  if (!type) {
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *torch = PyDict_GetItemString(modules, "torch");
+    if (torch)
+      type = PyObject_GetAttrString(torch, "Tensor"); // kept for good
+    if (!type)
+      PyErr_Clear();
+  }
+  return type;
+}
+
 /// The arrays a call reads, as DLTensors, without copies where they are
 /// compact: the buffer protocol first (numpy's fast path: no DLPack capsule
 /// a call), then numpy's bfloat16 (ml_dtypes), then nanobind's DLPack import
@@ -98,7 +113,8 @@ public:
   }
   /// `object` as a DLTensor, or false (not an array on the CPU).
   bool add(nb::handle object, DLTensor &out) {
-    if (view(object, out) || bfloat16View(object, out))
+    if (view(object, out) || bfloat16View(object, out) ||
+        torchView(object, out))
       return true;
     Input array;
     if (!nb::try_cast(object, array))
@@ -109,6 +125,35 @@ public:
   }
 
 private:
+  /// A CPU torch tensor through its numpy view (`Tensor.numpy()`, no copy),
+  /// cheaper than torch 1.13's `__dlpack__`. A tensor that requires grad
+  /// is read through `detach()` (Grove takes no part in torch's autograd);
+  /// one numpy cannot view (bf16) goes to DLPack.
+  bool torchView(nb::handle object, DLTensor &out) {
+    PyObject *tensorType = torchTensorType();
+    if (!tensorType ||
+        !PyObject_TypeCheck(object.ptr(),
+                            reinterpret_cast<PyTypeObject *>(tensorType)))
+      return false;
+    PyObject *array = PyObject_CallMethod(object.ptr(), "numpy", nullptr);
+    if (!array) {
+      PyErr_Clear();
+      PyObject *detached = PyObject_CallMethod(object.ptr(), "detach", nullptr);
+      array =
+          detached ? PyObject_CallMethod(detached, "numpy", nullptr) : nullptr;
+      Py_XDECREF(detached);
+      if (!array) {
+        PyErr_Clear();
+        return false;
+      }
+    }
+    nb::object owned = nb::steal(array);
+    if (!view(owned, out))
+      return false;
+    kept.push_back(std::move(owned));
+    return true;
+  }
+
   /// `object`'s compact data through the buffer protocol, or false (no
   /// buffer, not compact, or a dtype the format does not say).
   bool view(nb::handle object, DLTensor &out) {
@@ -337,6 +382,11 @@ nb::object Context::wrap(DLManagedTensor *tensor) const {
     return asFramework<nb::numpy>(data, t.ndim, shape.data(), owner, t.strides,
                                   dtype);
   case Framework::Torch:
+    // torch.from_numpy over the numpy view: cheaper than a DLPack
+    // exchange; bf16 (which torch.from_numpy refuses) goes by DLPack.
+    if (!isBfloat16(t.dtype))
+      if (nb::object array = numpyArray(t, owner))
+        return nb::module_::import_("torch").attr("from_numpy")(array);
     return asFramework<nb::pytorch>(data, t.ndim, shape.data(), owner,
                                     t.strides, dtype);
   case Framework::Jax:

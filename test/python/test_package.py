@@ -345,3 +345,26 @@ def test_trace_spans(mlp_library, mlp_weights, rng, tmp_path):
     with pytest.raises(grove.GroveError):
         with grove.trace(tmp_path / "no" / "such" / "dir.json"):
             pass
+
+
+def test_torch_tensors_in_and_out(mlp_library, mlp_weights, rng):
+    """torch tensors in (a Parameter that requires grad included: read
+    through detach) and out, without copies, numerics against numpy."""
+    torch = pytest.importorskip("torch")
+    m = grove.load(mlp_library, framework="torch")
+    m.load_state_dict({k: torch.from_numpy(v) for k, v in
+                       mlp_weights.items()})
+    x = torch.from_numpy(rng.standard_normal((6, 16)).astype(np.float32))
+    out = m.forward(x)
+    ins, outs = m._ctx.last_call_pointers()
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.float32
+    assert ins == [x.data_ptr()] and outs == [out.data_ptr()]
+    np.testing.assert_allclose(out.numpy(), mlp_forward(mlp_weights,
+                                                        x.numpy()),
+                               rtol=1e-5, atol=1e-5)
+    p = torch.nn.Parameter(x.clone())
+    np.testing.assert_array_equal(m.forward(p).numpy(), out.numpy())
+    assert m._ctx.last_call_pointers()[0] == [p.data_ptr()]
+    bf = m.forward  # bf16 torch tensors go by DLPack (numpy has no bf16)
+    with pytest.raises(grove.GroveError):  # the model takes f32
+        bf(x.to(torch.bfloat16))
