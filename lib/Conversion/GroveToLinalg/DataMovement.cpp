@@ -445,14 +445,12 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
-/// `offsets[p]` (an i32 read from the offsets tensor) relative to
-/// `offsets[0]`, clamped to [0, rows]: a segment's first or end row.
-Value segmentBound(OpBuilder &b, Location loc, Value offsets, Value at,
-                   Value rows) {
+/// `offset` (an i32 read from the offsets) relative to `base`
+/// (offsets[0]), clamped to [0, rows]: a segment's first or end row.
+Value segmentRow(OpBuilder &b, Location loc, Value offset, Value base,
+                 Value rows) {
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value base = tensor::ExtractOp::create(b, loc, offsets, ValueRange{c0});
-  Value v = tensor::ExtractOp::create(b, loc, offsets, ValueRange{at});
-  Value rel = arith::SubIOp::create(b, loc, v, base);
+  Value rel = arith::SubIOp::create(b, loc, offset, base);
   Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), rel);
   return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, i, c0),
                                 rows);
@@ -511,10 +509,15 @@ private:
     b.setInsertionPointToStart(forall.getBody());
     Value p = forall.getInductionVars()[0];
     Value out = forall.getRegionIterArgs()[0];
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-    Value lo = segmentBound(b, loc, offsets, p, rows);
-    Value hi = segmentBound(b, loc, offsets,
-                            arith::AddIOp::create(b, loc, p, c1), rows);
+    auto offsetAt = [&](Value at) {
+      return tensor::ExtractOp::create(b, loc, offsets, ValueRange{at});
+    };
+    Value base = offsetAt(c0);
+    Value lo = segmentRow(b, loc, offsetAt(p), base, rows);
+    Value hi = segmentRow(
+        b, loc, offsetAt(arith::AddIOp::create(b, loc, p, c1)), base, rows);
     // Row slices keep their leading 1: [at, 0, ...] of sizes [1, dims...].
     SmallVector<OpFoldResult> sizes(dims.begin(), dims.end());
     sizes[0] = b.getIndexAttr(1);
@@ -574,13 +577,8 @@ private:
         [&](OpBuilder &g, Location l, ValueRange args) {
           Value c0 = arith::ConstantIndexOp::create(g, l, 0);
           Value base = tensor::ExtractOp::create(g, l, offsets, ValueRange{c0});
-          auto bound = [&](Value v) {
-            Value rel = arith::SubIOp::create(g, l, v, base);
-            Value i = arith::IndexCastOp::create(g, l, g.getIndexType(), rel);
-            return arith::MinSIOp::create(
-                g, l, arith::MaxSIOp::create(g, l, i, c0), rows);
-          };
-          Value lo = bound(args[0]), hi = bound(args[1]);
+          Value lo = segmentRow(g, l, args[0], base, rows);
+          Value hi = segmentRow(g, l, args[1], base, rows);
           SmallVector<Value> at = {Value()};
           for (int64_t d = 1; d < rank; ++d)
             at.push_back(linalg::IndexOp::create(g, l, d));
