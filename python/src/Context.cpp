@@ -100,6 +100,20 @@ PyObject *torchTensorType() {
   return type;
 }
 
+/// torch.from_numpy, looked up once (a torch output implies torch is
+/// imported); kept for good, as the type above.
+nb::handle torchFromNumpy() {
+  static PyObject *fn = [] {
+    PyObject *torch = PyImport_ImportModule("torch");
+    PyObject *f = torch ? PyObject_GetAttrString(torch, "from_numpy") : nullptr;
+    Py_XDECREF(torch);
+    if (!f)
+      throw nb::python_error();
+    return f;
+  }();
+  return fn;
+}
+
 /// The arrays a call reads, as DLTensors, without copies where they are
 /// compact: the buffer protocol first (numpy's fast path: no DLPack capsule
 /// a call), then numpy's bfloat16 (ml_dtypes), then nanobind's DLPack import
@@ -386,7 +400,7 @@ nb::object Context::wrap(DLManagedTensor *tensor) const {
     // exchange; bf16 (which torch.from_numpy refuses) goes by DLPack.
     if (!isBfloat16(t.dtype))
       if (nb::object array = numpyArray(t, owner))
-        return nb::module_::import_("torch").attr("from_numpy")(array);
+        return torchFromNumpy()(array);
     return asFramework<nb::pytorch>(data, t.ndim, shape.data(), owner,
                                     t.strides, dtype);
   case Framework::Jax:
