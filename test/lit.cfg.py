@@ -34,7 +34,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.grove_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-# Tests that run numerics import the Grove helpers and numpy/torch.
+# Tests import the build's Python package (model generators use its
+# builder, grove.ir and grove.nn), and the Grove helpers and numpy/torch.
+llvm_config.with_environment(
+    "PYTHONPATH", os.path.join(config.grove_obj_root, "python_packages"),
+    append_path=True)
 llvm_config.with_environment(
     "PYTHONPATH", os.path.join(config.grove_src_root, "test", "lib"),
     append_path=True)

@@ -4,7 +4,10 @@
 The module reads as if written by hand: named SSA values and one private
 function per block (`@embeddings`, `@attention_mask`, `@self_attention`,
 `@feed_forward`, `@layer_<i>`, `@encoder`, `@mlm_head`, `@masked_lm`), joined
-by `func.call`s, which grovec inlines. Three entries:
+by `func.call`s, which grovec inlines. The blocks are `grove.nn` blocks
+(FuncBlock below), written through the `grove.ir` builder, so the params
+are named by the blocks' paths, and their shapes and initializers come
+from the same code as the IR. Three entries:
 
 * `mlm_logits(input_ids: i32[B, S], positions: i32[M]) -> logits [M, V]`:
   the vocabulary logits at the flat positions `b * S + s` (inference);
@@ -47,18 +50,32 @@ There are no token-type embeddings (one segment), no pooler and no NSP head.
 models/bert/reference.py is the same model in PyTorch; docs/bert.md, "Model",
 describes it.
 
-    python3 models/bert/generate.py --preset tiny --seq 128 --batch 32 -o bert.mlir
-    python3 models/bert/generate.py --preset tiny --init bert.safetensors --seed 0
+    python3 models/bert/generate.py --preset tiny --seq 128 --batch 32 \
+        -o bert.mlir
+    python3 models/bert/generate.py --preset tiny --init bert.safetensors \
+        --seed 0
     build/bin/grovec bert.mlir -o out --weights=bert.safetensors
 
 As a library: `generate(Config(...))` returns the module's text,
-`param_specs(cfg)` the params in declaration order, `init(cfg, seed)`
-the initial weights and `dropout_streams(cfg)` the stream of each dropout.
+`build(cfg)` the `grove.ir.Module`, `param_specs(cfg)` the params in
+declaration order, `init(cfg, seed)` the initial weights and
+`dropout_streams(cfg)` the stream of each dropout.
 """
 import argparse
 import dataclasses
 import math
+import os
 import sys
+
+try:
+    from grove import ir, nn
+except ImportError:  # no grove installed: the source tree's (ir and nn
+    # need no build)
+    for mod in [m for m in sys.modules if m.split(".")[0] == "grove"]:
+        del sys.modules[mod]
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "python"))
+    from grove import ir, nn
 
 PRESETS = {  # layers, hidden, heads (BERT-tiny, -mini, -small)
     "tiny": (2, 128, 2),
@@ -115,7 +132,8 @@ class Config:
         for what in ("layers", "hidden", "heads", "seq", "vocab",
                      "max_positions"):
             if getattr(self, what) < 1:
-                raise ValueError(f"--{what.replace('_', '-')} must be positive")
+                raise ValueError(f"--{what.replace('_', '-')} must be "
+                                 "positive")
         if self.hidden % self.heads:
             raise ValueError(f"--hidden {self.hidden} is not a multiple of "
                              f"--heads {self.heads}")
@@ -123,7 +141,8 @@ class Config:
             raise ValueError(f"--seq {self.seq} exceeds --max-positions "
                              f"{self.max_positions}")
         if not 0 <= self.pad_id < self.vocab:
-            raise ValueError(f"--pad-id {self.pad_id} outside [0, {self.vocab})")
+            raise ValueError(f"--pad-id {self.pad_id} outside "
+                             f"[0, {self.vocab})")
         if self.dtype not in ("f32", "f64"):
             raise ValueError("--dtype must be f32 or f64")
         if self.act not in ("gelu", "gelu_tanh"):
@@ -165,43 +184,9 @@ class Config:
 # ---------------------------------------------------------------------------
 
 def param_specs(cfg):
-    """(name, shape) of every param, in declaration order."""
-    H, I, V = cfg.hidden, cfg.intermediate, cfg.vocab
-    p = [("embeddings.word_embeddings.weight", (V, H)),
-         ("embeddings.position_embeddings.weight", (cfg.max_positions, H))]
-    if not cfg.pre_ln:
-        p += [("embeddings.LayerNorm.weight", (H,)),
-              ("embeddings.LayerNorm.bias", (H,))]
-    for i in range(cfg.layers):
-        L = f"encoder.layer.{i}"
-        if cfg.pre_ln:
-            p += [(f"{L}.attention.ln.weight", (H,)),
-                  (f"{L}.attention.ln.bias", (H,))]
-        for proj in ("query", "key", "value"):
-            p += [(f"{L}.attention.self.{proj}.weight", (H, H)),
-                  (f"{L}.attention.self.{proj}.bias", (H,))]
-        p += [(f"{L}.attention.output.dense.weight", (H, H)),
-              (f"{L}.attention.output.dense.bias", (H,))]
-        if cfg.pre_ln:
-            p += [(f"{L}.ln.weight", (H,)), (f"{L}.ln.bias", (H,))]
-        else:
-            p += [(f"{L}.attention.output.LayerNorm.weight", (H,)),
-                  (f"{L}.attention.output.LayerNorm.bias", (H,))]
-        p += [(f"{L}.intermediate.dense.weight", (I, H)),
-              (f"{L}.intermediate.dense.bias", (I,)),
-              (f"{L}.output.dense.weight", (H, I)),
-              (f"{L}.output.dense.bias", (H,))]
-        if not cfg.pre_ln:
-            p += [(f"{L}.output.LayerNorm.weight", (H,)),
-                  (f"{L}.output.LayerNorm.bias", (H,))]
-    if cfg.pre_ln:
-        p += [("encoder.ln.weight", (H,)), ("encoder.ln.bias", (H,))]
-    p += [("cls.predictions.transform.dense.weight", (H, H)),
-          ("cls.predictions.transform.dense.bias", (H,)),
-          ("cls.predictions.transform.LayerNorm.weight", (H,)),
-          ("cls.predictions.transform.LayerNorm.bias", (H,)),
-          ("cls.predictions.bias", (V,))]
-    return p
+    """(name, shape) of every param, in declaration order: the order the
+    blocks below first read them in."""
+    return [(p.name, p.shape) for p in build(cfg).trainable_params()]
 
 
 def is_layer_norm(name):
@@ -213,29 +198,35 @@ def is_bias(name):
     return name.endswith(".bias")
 
 
+def decays(cfg, name):
+    """BERT decays every weight matrix and embedding table, and no bias or
+    LayerNorm param."""
+    return 0.0 if is_bias(name) or is_layer_norm(name) else \
+        float(cfg.weight_decay)
+
+
 def weight_decays(cfg):
-    """Per param, in param_specs order: BERT decays every weight matrix and
-    embedding table, and no bias or LayerNorm param."""
-    return [0.0 if is_bias(n) or is_layer_norm(n) else cfg.weight_decay
-            for n, _ in param_specs(cfg)]
+    """Per param, in param_specs order (decays)."""
+    return [decays(cfg, n) for n, _ in param_specs(cfg)]
+
+
+def initializer(name):
+    """BERT's draw for param `name`: LayerNorm weights 1, every bias 0,
+    normal(0, 0.02) for weight matrices and embedding tables."""
+    if is_layer_norm(name) and name.endswith(".weight"):
+        return nn.Ones()
+    if is_bias(name):
+        return nn.Zeros()
+    return nn.Normal(0.02)
 
 
 def init(cfg, seed=0, path=None):
-    """Initial weights as BERT draws them: normal(0, 0.02) for weight
-    matrices and embedding tables, LayerNorm weights 1 and biases 0, every
-    bias 0. Returns {name: array}; writes safetensors to `path` if given."""
-    import numpy as np
-    rng = np.random.default_rng(seed)
-    dtype = np.float32 if cfg.dtype == "f32" else np.float64
-    out = {}
-    for name, shape in param_specs(cfg):
-        if is_layer_norm(name) and name.endswith(".weight"):
-            a = np.ones(shape)
-        elif is_bias(name):
-            a = np.zeros(shape)
-        else:
-            a = rng.normal(0.0, 0.02, shape)
-        out[name] = a.astype(dtype)
+    """Initial weights as BERT draws them (initializer), in param_specs
+    order from one generator. Returns {name: array}; writes safetensors to
+    `path` if given."""
+    m = build(cfg)
+    weights = m.init_weights(seed)
+    out = {p.name: weights[p.name] for p in m.trainable_params()}
     if path:
         from safetensors.numpy import save_file
         save_file(out, path)
@@ -289,650 +280,622 @@ def dropout_streams(cfg):
 
 
 # ---------------------------------------------------------------------------
-# Text
+# Blocks
 # ---------------------------------------------------------------------------
 
 def flt(x):
-    """An MLIR float literal (it needs a decimal point)."""
-    s = repr(float(x))
-    if "e" in s and "." not in s:
-        s = s.replace("e", ".0e")
-    elif "." not in s and "e" not in s and s not in ("inf", "-inf", "nan"):
-        s += ".0"
-    return s
+    """A number as the comments print it."""
+    return repr(float(x))
 
 
-def wrap(line, width=100):
-    """Breaks a long line of IR: its types go on a continuation line, and
-    what is still too long breaks after commas (continuations indented 4)."""
-    if len(line) <= width or line.lstrip().startswith("//"):
-        return [line]
-    indent = " " * (len(line) - len(line.lstrip()) + 4)
-    cut = line.rfind(" : ")
-    if cut > len(indent) and not line.lstrip().startswith("}"):
-        return (wrap_commas(line[:cut], indent, width) +
-                wrap_commas(indent + line[cut + 1:], indent, width))
-    return wrap_commas(line, indent, width)
+def training_variants(cfg):
+    """The functions with a training variant @<name>_train, which
+    train_step calls: the blocks that hold a dropout, and those that call
+    them. mlm_logits and mlm_loss call the others (eval)."""
+    trained = set()
+    if cfg.trainable and cfg.dropout:
+        trained.add("embeddings")
+    if cfg.trainable and cfg.attention_dropout:
+        trained.add("self_attention")
+    if trained:
+        trained |= {f"layer_{i}" for i in range(cfg.layers)}
+        trained |= {"encoder", "masked_lm"}
+    return trained
 
 
-def wrap_commas(line, indent, width):
-    out, cur = [], ""
-    for piece in line.split(", "):
-        cand = piece if not cur else cur + ", " + piece
-        if cur and len(cand) + 1 > width:
-            out.append(cur + ",")
-            cur = indent + piece
-        else:
-            cur = cand
-    return out + [cur]
-
-
-def mul_dims(a, b):
-    return "?" if "?" in (a, b) else a * b
-
-
-class Func:
-    """One function's body: named SSA values, made unique in it. `train`:
-    the training variant (dropout on), whose calls go to the training
-    variants of the callees that have one (`trained`)."""
-
-    def __init__(self, cfg, train=False, trained=()):
-        self.cfg = cfg
-        self.train = train
-        self.trained = trained
-        self.lines = []
-        self.used = set()
-
-    def name(self, base):
-        n, k = base, 1
-        while n in self.used:
-            n, k = f"{base}_{k}", k + 1
-        self.used.add(n)
-        return "%" + n
-
-    def arg(self, base):
-        return self.name(base)
-
-    def op(self, base, text):
-        v = self.name(base)
-        self.lines.append(f"    {v} = {text}")
-        return v
-
-    def line(self, text):
-        self.lines.append("    " + text)
-
-    def t(self, *shape, dtype=None):
-        return "tensor<" + "".join(f"{d}x" for d in shape) + (
-            dtype or self.cfg.dtype) + ">"
-
-    # The ops, with their types spelled out.
-    def param(self, base, name, shape):
-        return self.op(base, f"grove.get_param @{name} : {self.t(*shape)}")
-
-    def dense(self, base, x, xshape, w, b, out):
-        """x @ w^T + b over the last dimension (a torch Linear, w [out, in])."""
-        yshape = xshape[:-1] + (out,)
-        y = self.op(base + "_mm", f"grove.matmul {x}, {w} {{transpose_rhs}} : "
-                    f"({self.t(*xshape)}, {self.t(out, xshape[-1])}) -> "
-                    f"{self.t(*yshape)}")
-        return self.op(base, f"grove.add {y}, {b} : ({self.t(*yshape)}, "
-                       f"{self.t(out)}) -> {self.t(*yshape)}")
-
-    def add(self, base, a, b, shape):
-        ty = self.t(*shape)
-        return self.op(base, f"grove.add {a}, {b} : ({ty}, {ty}) -> {ty}")
-
-    def layer_norm(self, base, x, shape, g, b):
-        H = shape[-1]
-        return self.op(base, f"grove.layer_norm {x}, {g}, {b} {{epsilon = "
-                       f"{flt(self.cfg.layer_norm_eps)} : f64}} : "
-                       f"({self.t(*shape)}, {self.t(H)}, {self.t(H)}) -> "
-                       f"{self.t(*shape)}")
-
-    def reshape(self, base, x, src, dst):
-        return self.op(base, f"grove.reshape {x} : {self.t(*src)} -> "
-                       f"{self.t(*dst)}")
-
-    def transpose(self, base, x, src, perm):
-        dst = tuple(src[p] for p in perm)
-        return self.op(base, f"grove.transpose {x} [{', '.join(map(str, perm))}]"
-                       f" : {self.t(*src)} -> {self.t(*dst)}")
-
-    def act(self, base, x, shape):
-        return self.op(base, f"grove.{self.cfg.act} {x} : {self.t(*shape)}")
-
-    def call(self, base, fn, args, arg_types, result_type):
-        """A call of @fn, or of @fn_train from a training variant where fn
-        has one."""
-        if self.train and fn in self.trained:
-            fn += "_train"
-        return self.op(base, f"func.call @{fn}({', '.join(args)}) : "
-                       f"({', '.join(arg_types)}) -> {result_type}")
-
-    def dropout(self, x, shape, where, layer=0):
-        """Where BERT applies dropout (`where`, one of DROPOUT_PLACES): one
-        grove.dropout in a training variant with a rate above 0, with the
-        place's own stream; `x` itself otherwise (eval)."""
-        rate = self.cfg.dropout_rate(where)
-        if not self.train or not rate:
-            return x
-        return self.op(x[1:] + "_dropped", f"grove.dropout {x} {{rate = "
-                       f"{flt(rate)} : f64, stream = "
-                       f"{dropout_stream(where, layer)} : i64}} : "
-                       f"{self.t(*shape)}")
-
-
-class Module:
-    """The functions of the module, as text."""
+class Dims:
+    """cfg's sizes (the batch None when dynamic) and the types that recur
+    in the functions' signatures."""
 
     def __init__(self, cfg):
+        self.dtype = cfg.dtype
+        self.B = None if cfg.batch == "?" else cfg.batch
+        self.S, self.H, self.V = cfg.seq, cfg.hidden, cfg.vocab
+        self.I, self.P = cfg.intermediate, cfg.max_positions
+        self.heads, self.head_size = cfg.heads, cfg.head_size
+        self.BS = None if self.B is None else self.B * self.S
+        self.BH = None if self.B is None else self.B * self.heads
+        self.hidden = self.t(self.B, self.S, self.H)
+        self.mask = self.t(self.B, 1, 1, self.S)
+        self.ids = ir.TensorType((self.B, self.S), "i32")
+        self.positions = ir.TensorType((None,), "i32")
+
+    def t(self, *shape):
+        return ir.TensorType(shape, self.dtype)
+
+
+def dense(b, x, w, bias, name):
+    """x @ w^T + bias over the last dimension (a torch Linear, w [out, in]);
+    the product is %<name>_mm."""
+    return b.add(b.matmul(x, w, transpose_rhs=True, name=name + "_mm"), bias,
+                 name=name)
+
+
+def dropped(b, dropout, x):
+    """x through the nn.Dropout `dropout` (in a training function only), as
+    %<x>_dropped."""
+    return dropout(b, x, name=x.name[1:] + "_dropped")
+
+
+class FuncBlock(nn.Block):
+    """A block of BERT written as a private function of its own, @<fn>,
+    that its caller reaches by func.call (grovec inlines them): one function
+    a block keeps the module readable as hand-written IR. Where
+    training_variants says so there is also @<fn>_train, written with a
+    training builder (its dropouts on), and called from training functions.
+    Params are named by the block's path (nn.Block), as Hugging Face's
+    state_dict names them, and read where the block needs them."""
+
+    fn = None
+
+    def __init__(self, cfg):
+        super().__init__()
         self.cfg = cfg
-        self.funcs = []
+        self.dims = Dims(cfg)
 
-    def func(self, name, args, result, f, private=True, comment=None,
-             result_names=None):
-        """Adds function `name` with the body written in Func `f`; args:
-        [(ssa, type, ABI name or None)]; result: a type or a list of them
-        (named by `result_names` on an entry)."""
-        vis = "private " if private else ""
-        sig = []
-        for ssa, ty, abi in args:
-            attr = f' {{grove.name = "{abi}"}}' if abi else ""
-            sig.append(f"{ssa}: {ty}{attr}")
-        res = result
-        if result_names:
-            res = "(" + ", ".join(f'{ty} {{grove.name = "{n}"}}' for ty, n in
-                                  zip(result, result_names)) + ")"
-        elif isinstance(result, (list, tuple)):
-            res = "(" + ", ".join(result) + ")"
-        text = []
-        if comment:
-            text += [f"  // {c}" for c in comment.split("\n")]
-        joined = ", ".join(sig)
-        text += wrap(f"  func.func {vis}@{name}({joined}) -> {res} {{")
-        for line in f.lines:
-            for part in line.split("\n"):
-                text += wrap(part)
-        text.append("  }")
-        self.funcs.append("\n".join(text))
+    # What a subclass says: its arguments [(name, type)], its result type,
+    # the comment above it (training variant or not) and its body
+    # (forward(b, *args) -> result).
+    def args(self):
+        raise NotImplementedError
 
+    def result(self):
+        return self.dims.hidden
 
-def split_heads(f, x, what):
-    """[B, S, H] -> [B, heads, S, head_size]."""
-    c = f.cfg
-    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
-    x4 = f.reshape(f"{what}_4d", x, (B, S, c.hidden), (B, S, nh, dh))
-    return f.transpose(f"{what}_heads", x4, (B, S, nh, dh), (0, 2, 1, 3))
+    def note(self, train):
+        raise NotImplementedError
 
+    @property
+    def trained(self):
+        return self.fn in training_variants(self.cfg)
 
-def merge_heads(f, x):
-    """[B, heads, S, head_size] -> [B, S, H]."""
-    c = f.cfg
-    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
-    xt = f.transpose("context_bshd", x, (B, nh, S, dh), (0, 2, 1, 3))
-    return f.reshape("context", xt, (B, S, nh, dh), (B, S, c.hidden))
+    def define(self, m):
+        """Writes @fn into module m, then @fn_train where it has one."""
+        for train in (False, True) if self.trained else (False,):
+            f = m.function(self.fn + ("_train" if train else ""),
+                           self.args(), [self.result()], private=True,
+                           training=train, comment=self.note(train))
+            f.builder.ret(self.forward(f.builder, *f.args))
 
+    def call(self, b, *args, name):
+        """func.call of @fn, or of @fn_train from a training function."""
+        fn = self.fn + ("_train" if b.training and self.trained else "")
+        return b.call(fn, list(args), [self.result()], name=name)
 
-def scaled_dot_product_attention(f, q, k, v, mask):
-    """softmax(q k^T / sqrt(d) + mask) v per head: one grove.attention.
+    def get(self, b, path, shape, name):
+        """This block's param `path` (declared on first use, with BERT's
+        initializer), read as %name."""
+        return b.get_param(self.declare(b, path, shape, initializer(
+            self.param_name(path))), name=name)
 
-    q, k, v: [B, heads, S, head_size]; mask: [B, 1, 1, S] (0 or -10000).
-    The op is tiled over the keys (grove-tile-attention), so no [B, heads,
-    S, S] tensor exists; `decomposed_attention` is the same in primitive
-    ops, kept as the form the tests compare with. grove.attention has no
-    dropout inside, so a training variant with attention dropout takes the
-    decomposed form, whose probabilities exist to drop.
-    """
-    if f.cfg.decomposed_attention or (f.train and f.cfg.attention_dropout):
-        return decomposed_attention(f, q, k, v, mask)
-    c = f.cfg
-    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
-    qkv = f.t(B, nh, S, dh)
-    return f.op("context_heads",
-                f"grove.attention {q}, {k}, {v} mask({mask} : "
-                f"{f.t(B, 1, 1, S)}) : ({qkv}, {qkv}, {qkv}) -> {qkv}")
+    def layer_norm(self, b, x, path, short, name):
+        """LayerNorm by this block's params `path`.weight and .bias (read as
+        %<short>_w and %<short>_b)."""
+        H = self.dims.H
+        g = self.get(b, f"{path}.weight", (H,), short + "_w")
+        bias = self.get(b, f"{path}.bias", (H,), short + "_b")
+        return b.layer_norm(x, g, bias, self.cfg.layer_norm_eps, name=name)
 
 
-def decomposed_attention(f, q, k, v, mask):
-    """grove.attention written out: all the scores, a softmax, a product."""
-    c = f.cfg
-    B, S, nh, dh = c.batch, c.seq, c.heads, c.head_size
-    BH = mul_dims(B, nh)
-    q = f.reshape("q_flat", q, (B, nh, S, dh), (BH, S, dh))
-    k = f.reshape("k_flat", k, (B, nh, S, dh), (BH, S, dh))
-    v = f.reshape("v_flat", v, (B, nh, S, dh), (BH, S, dh))
-    qkv = f.t(BH, S, dh)
-    scores = f.op("scores", f"grove.matmul {q}, {k} {{transpose_rhs}} : "
-                  f"({qkv}, {qkv}) -> {f.t(BH, S, S)}")
-    scale = f.op("scale", f"grove.constant dense<{flt(1 / math.sqrt(dh))}> : "
-                 f"{f.t()}")
-    scaled = f.op("scaled", f"grove.mul {scores}, {scale} : "
-                  f"({f.t(BH, S, S)}, {f.t()}) -> {f.t(BH, S, S)}")
-    s4 = f.reshape("scores_4d", scaled, (BH, S, S), (B, nh, S, S))
-    masked = f.op("masked", f"grove.add {s4}, {mask} : ({f.t(B, nh, S, S)}, "
-                  f"{f.t(B, 1, 1, S)}) -> {f.t(B, nh, S, S)}")
-    probs4 = f.op("probs_4d", f"grove.softmax {masked} {{axis = 3 : i64}} : "
-                  f"{f.t(B, nh, S, S)}")
-    probs4 = f.dropout(probs4, (B, nh, S, S), "attention probabilities")
-    probs = f.reshape("probs", probs4, (B, nh, S, S), (BH, S, S))
-    ctx = f.op("context_flat", f"grove.matmul {probs}, {v} : "
-               f"({f.t(BH, S, S)}, {qkv}) -> {qkv}")
-    return f.reshape("context_heads", ctx, (BH, S, dh), (B, nh, S, dh))
+class AttentionMask(FuncBlock):
+    """BERT's additive attention mask from the ids."""
+
+    fn = "attention_mask"
+
+    def args(self):
+        return [("input_ids", self.dims.ids)]
+
+    def result(self):
+        return self.dims.mask
+
+    def note(self, train):
+        return (f"BERT's additive attention mask: -10000 on the keys that are "
+                f"[PAD] (id {self.cfg.pad_id}), 0 elsewhere,\nas a lookup in "
+                "a constant [V, 1] table; [B, 1, 1, S] broadcasts over heads "
+                "and queries.")
+
+    def forward(self, b, ids):
+        d, pad = self.dims, self.cfg.pad_id
+        pieces = []
+        if pad > 0:
+            pieces.append(b.constant(0.0, d.t(pad, 1), name="not_pad_below"))
+        pieces.append(b.constant(-10000.0, d.t(1, 1), name="pad"))
+        if pad < d.V - 1:
+            pieces.append(b.constant(0.0, d.t(d.V - 1 - pad, 1),
+                                     name="not_pad_above"))
+        table = pieces[0] if len(pieces) == 1 else \
+            b.concat(pieces, 0, name="table")
+        key_mask = b.embedding(table, ids, name="key_mask")
+        return b.reshape(key_mask, (d.B, 1, 1, d.S), name="mask")
+
+
+class Embeddings(FuncBlock):
+    """Word plus position embeddings, LayerNorm (post-LN), dropout."""
+
+    fn = "embeddings"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.dropout = nn.Dropout(cfg.dropout, dropout_stream("embeddings"))
+
+    def args(self):
+        return [("input_ids", self.dims.ids)]
+
+    def note(self, train):
+        if train:
+            return (f"@embeddings in training: dropout {flt(self.cfg.dropout)}"
+                    f" on its output (stream {self.dropout.stream}).")
+        return ("Word plus position embeddings (positions 0..S-1)" +
+                ("" if self.cfg.pre_ln else ", then LayerNorm") + ".")
+
+    def forward(self, b, ids):
+        d = self.dims
+        words_t = self.get(b, "word_embeddings.weight", (d.V, d.H),
+                           "word_table")
+        pos_t = self.get(b, "position_embeddings.weight", (d.P, d.H),
+                         "position_table")
+        words = b.embedding(words_t, ids, name="words")
+        pos = pos_t if d.S == d.P else \
+            b.slice(pos_t, [0, 0], [d.S, d.H], name="positions")
+        out = b.add(words, pos, name="summed")
+        if not self.cfg.pre_ln:
+            out = self.layer_norm(b, out, "LayerNorm", "ln", name="normed")
+        return dropped(b, self.dropout, out)
+
+
+class SelfAttention(FuncBlock):
+    """Multi-head self-attention before the output projection. Shared by
+    the layers, so its weights are arguments (each layer reads its own and
+    passes them)."""
+
+    fn = "self_attention"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.dropout = nn.Dropout(cfg.attention_dropout,
+                                  dropout_stream("attention probabilities"))
+
+    def args(self):
+        d = self.dims
+        out = [("x", d.hidden), ("mask", d.mask)]
+        for p in ("query", "key", "value"):
+            out += [(f"{p}_w", d.t(d.H, d.H)), (f"{p}_b", d.t(d.H))]
+        return out
+
+    def note(self, train):
+        if train:
+            st = self.dropout.stream
+            return ("@self_attention in training: the attention in primitive "
+                    "ops (grove.attention has no\ndropout inside), with "
+                    f"dropout {flt(self.cfg.attention_dropout)} on the "
+                    f"probabilities (stream {st}; grove-autodiff moves\nthe "
+                    f"copy inlined for layer i to stream {st} + i * 2^32, so "
+                    "layers draw apart).")
+        return (f"Multi-head self-attention ({self.cfg.heads} heads of "
+                f"{self.cfg.head_size}), before the output projection.")
+
+    def forward(self, b, x, mask, *weights):
+        heads = []
+        for short, w, bias in zip("qkv", weights[::2], weights[1::2]):
+            heads.append(self.split_heads(b, dense(b, x, w, bias, short),
+                                          short))
+        q, k, v = heads
+        if self.cfg.decomposed_attention or (b.training and
+                                             self.cfg.attention_dropout):
+            ctx = self.decomposed(b, q, k, v, mask)
+        else:
+            ctx = b.attention(q, k, v, mask, name="context_heads")
+        return self.merge_heads(b, ctx)
+
+    def split_heads(self, b, x, what):
+        """[B, S, H] -> [B, heads, S, head_size]."""
+        d = self.dims
+        x4 = b.reshape(x, (d.B, d.S, d.heads, d.head_size), name=what + "_4d")
+        return b.transpose(x4, [0, 2, 1, 3], name=what + "_heads")
+
+    def merge_heads(self, b, x):
+        """[B, heads, S, head_size] -> [B, S, H]."""
+        xt = b.transpose(x, [0, 2, 1, 3], name="context_bshd")
+        return b.reshape(xt, (self.dims.B, self.dims.S, self.dims.H),
+                         name="context")
+
+    def decomposed(self, b, q, k, v, mask):
+        """softmax(q k^T / sqrt(d) + mask) v per head in primitive ops: all
+        the scores, a softmax, a product. grove.attention is the same tiled
+        over the keys (grove-tile-attention), with no [B, heads, S, S]
+        tensor; this form is the one the tests compare with
+        (`decomposed_attention`), and the one a training function with
+        attention dropout takes: grove.attention has no dropout inside, and
+        here the probabilities exist to drop."""
+        d = self.dims
+        flat = (d.BH, d.S, d.head_size)
+        q = b.reshape(q, flat, name="q_flat")
+        k = b.reshape(k, flat, name="k_flat")
+        v = b.reshape(v, flat, name="v_flat")
+        scores = b.matmul(q, k, transpose_rhs=True, name="scores")
+        scale = b.constant(1 / math.sqrt(d.head_size), d.t(), name="scale")
+        scaled = b.mul(scores, scale, name="scaled")
+        s4 = b.reshape(scaled, (d.B, d.heads, d.S, d.S), name="scores_4d")
+        masked = b.add(s4, mask, name="masked")
+        probs4 = b.softmax(masked, axis=3, name="probs_4d")
+        probs4 = dropped(b, self.dropout, probs4)
+        probs = b.reshape(probs4, (d.BH, d.S, d.S), name="probs")
+        ctx = b.matmul(probs, v, name="context_flat")
+        return b.reshape(ctx, (d.B, d.heads, d.S, d.head_size),
+                         name="context_heads")
+
+
+class FeedForward(FuncBlock):
+    """The position-wise feed-forward; shared by the layers, its weights
+    arguments as SelfAttention's."""
+
+    fn = "feed_forward"
+
+    def args(self):
+        d = self.dims
+        return [("x", d.hidden), ("in_w", d.t(d.I, d.H)), ("in_b", d.t(d.I)),
+                ("out_w", d.t(d.H, d.I)), ("out_b", d.t(d.H))]
+
+    def note(self, train):
+        d = self.dims
+        return (f"The position-wise feed-forward: dense {d.H} -> {d.I}, "
+                f"{self.cfg.act}, dense {d.I} -> {d.H}.")
+
+    def forward(self, b, x, in_w, in_b, out_w, out_b):
+        inner = dense(b, x, in_w, in_b, "inner")
+        activated = b.unary(self.cfg.act, inner, name="activated")
+        return dense(b, activated, out_w, out_b, "out")
+
+
+class Layer(FuncBlock):
+    """Encoder layer i: its params (encoder.layer.<i>.*), the calls of the
+    shared @self_attention and @feed_forward, the output projection,
+    residuals and LayerNorms (post-LN or pre-LN), dropout."""
+
+    def __init__(self, cfg, i, attention, feed_forward):
+        super().__init__(cfg)
+        self.i = i
+        self.fn = f"layer_{i}"
+        self.shared = (attention, feed_forward)  # called, not owned
+        self.attended_dropout = nn.Dropout(
+            cfg.dropout, dropout_stream("attention output", i))
+        self.ffn_dropout = nn.Dropout(
+            cfg.dropout, dropout_stream("feed-forward output", i))
+
+    def args(self):
+        return [("x", self.dims.hidden), ("mask", self.dims.mask)]
+
+    def note(self, train):
+        c, i = self.cfg, self.i
+        if not train:
+            how = "x + attention(LN(x)), then h + feed_forward(LN(h))" \
+                if c.pre_ln else \
+                "LN(x + attention(x)), then LN(h + feed_forward(h))"
+            return f"Layer {i} ({'pre' if c.pre_ln else 'post'}-LN): {how}."
+        note = f"@layer_{i} in training"
+        if c.dropout:
+            note += (f": dropout {flt(c.dropout)} on the attention output "
+                     f"(stream {self.attended_dropout.stream}) and on the\n"
+                     "feed-forward output (stream "
+                     f"{self.ffn_dropout.stream})")
+        if c.attention_dropout:
+            note += ("," if c.dropout else "") + \
+                " through @self_attention_train"
+        return note + "."
+
+    def attention(self, b, x, mask):
+        d = self.dims
+        attention, _ = self.shared
+        ws = [x, mask]
+        for p, short in (("query", "q"), ("key", "k"), ("value", "v")):
+            ws += [self.get(b, f"attention.self.{p}.weight", (d.H, d.H),
+                            short + "_w"),
+                   self.get(b, f"attention.self.{p}.bias", (d.H,),
+                            short + "_b")]
+        ctx = attention.call(b, *ws, name="context")
+        ow = self.get(b, "attention.output.dense.weight", (d.H, d.H), "o_w")
+        ob = self.get(b, "attention.output.dense.bias", (d.H,), "o_b")
+        return dropped(b, self.attended_dropout,
+                       dense(b, ctx, ow, ob, "attended"))
+
+    def feed_forward(self, b, x):
+        d = self.dims
+        _, feed_forward = self.shared
+        ws = [x, self.get(b, "intermediate.dense.weight", (d.I, d.H), "in_w"),
+              self.get(b, "intermediate.dense.bias", (d.I,), "in_b"),
+              self.get(b, "output.dense.weight", (d.H, d.I), "out_w"),
+              self.get(b, "output.dense.bias", (d.H,), "out_b")]
+        return dropped(b, self.ffn_dropout,
+                       feed_forward.call(b, *ws, name="ffn"))
+
+    def forward(self, b, x, mask):
+        if self.cfg.pre_ln:
+            ln1 = self.layer_norm(b, x, "attention.ln", "ln1", name="ln1")
+            h = b.add(x, self.attention(b, ln1, mask), name="h")
+            ln2 = self.layer_norm(b, h, "ln", "ln2", name="ln2")
+            return b.add(h, self.feed_forward(b, ln2), name="out")
+        res = b.add(x, self.attention(b, x, mask), name="residual1")
+        h = self.layer_norm(b, res, "attention.output.LayerNorm", "ln1",
+                            name="h")
+        res = b.add(h, self.feed_forward(b, h), name="residual2")
+        return self.layer_norm(b, res, "output.LayerNorm", "ln2", name="out")
+
+
+class Encoder(FuncBlock):
+    """The layers in order (`layer`: their params are encoder.layer.<i>.*),
+    then the final LayerNorm (pre-LN)."""
+
+    fn = "encoder"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.self_attention = SelfAttention(cfg)
+        self.feed_forward = FeedForward(cfg)
+        self.layer = nn.Sequential(*(
+            Layer(cfg, i, self.self_attention, self.feed_forward)
+            for i in range(cfg.layers)))
+
+    def args(self):
+        return [("x", self.dims.hidden), ("mask", self.dims.mask)]
+
+    def note(self, train):
+        c = self.cfg
+        if train:
+            return "@encoder in training, through each @layer_<i>_train."
+        return (f"{c.layers} layer{'s' if c.layers > 1 else ''}" +
+                (", then the final LayerNorm." if c.pre_ln else "."))
+
+    def forward(self, b, x, mask):
+        h = x
+        for i in range(len(self.layer)):
+            h = self.layer[i].call(b, h, mask, name=f"h{i}")
+        if self.cfg.pre_ln:
+            h = self.layer_norm(b, h, "ln", "ln", name="out")
+        return h
+
+
+class MLMHead(FuncBlock):
+    """BERT's cls.predictions over the gathered rows; the decoder weight is
+    the word embedding table (tied)."""
+
+    fn = "mlm_head"
+
+    def __init__(self, cfg, embeddings):
+        super().__init__(cfg)
+        self.tied = (embeddings,)  # its word table, not a child
+
+    def args(self):
+        return [("rows", self.dims.t(None, self.dims.H))]
+
+    def result(self):
+        return self.dims.t(None, self.dims.V)
+
+    def note(self, train):
+        return ("The masked-LM head: dense, activation, LayerNorm, then the "
+                "decoder tied to the word\nembeddings, plus its own bias.")
+
+    def forward(self, b, rows):
+        H, V = self.dims.H, self.dims.V
+        t = "predictions.transform."
+        w = self.get(b, t + "dense.weight", (H, H), "w")
+        bias = self.get(b, t + "dense.bias", (H,), "b")
+        g = self.get(b, t + "LayerNorm.weight", (H,), "ln_w")
+        beta = self.get(b, t + "LayerNorm.bias", (H,), "ln_b")
+        dec = self.tied[0].get(b, "word_embeddings.weight", (V, H),
+                               "decoder_w")
+        dec_b = self.get(b, "predictions.bias", (V,), "decoder_b")
+        x = dense(b, rows, w, bias, "transformed")
+        x = b.unary(self.cfg.act, x, name="activated")
+        x = b.layer_norm(x, g, beta, self.cfg.layer_norm_eps, name="normed")
+        return dense(b, x, dec, dec_b, "logits")
+
+
+class MaskedLM(FuncBlock):
+    """The model, Hugging Face's BertForMaskedLM without its `bert.`
+    prefix: embeddings, encoder, cls, and @masked_lm, which joins them."""
+
+    fn = "masked_lm"
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.attention_mask = AttentionMask(cfg)
+        self.embeddings = Embeddings(cfg)
+        self.encoder = Encoder(cfg)
+        self.cls = MLMHead(cfg, self.embeddings)
+
+    def blocks(self):
+        """Every function's block, in the order the module lists them."""
+        e = self.encoder
+        return [self.attention_mask, self.embeddings, e.self_attention,
+                e.feed_forward] + [e.layer[i] for i in range(len(e.layer))] + \
+            [e, self.cls, self]
+
+    def args(self):
+        return [("input_ids", self.dims.ids),
+                ("positions", self.dims.positions)]
+
+    def result(self):
+        return self.dims.t(None, self.dims.V)
+
+    def note(self, train):
+        if train:
+            return "@masked_lm in training, through " + " and ".join(
+                f"@{n}_train" for n in ("embeddings", "encoder")
+                if n in training_variants(self.cfg)) + "."
+        return ("The encoder, then the MLM head on the hidden states at the "
+                "flat positions b*S + s\n(gathered first, so the vocabulary "
+                "projection runs on the masked rows only).")
+
+    def forward(self, b, ids, positions):
+        d = self.dims
+        mask = self.attention_mask.call(b, ids, name="mask")
+        x = self.embeddings.call(b, ids, name="embedded")
+        h = self.encoder.call(b, x, mask, name="hidden")
+        flat = b.reshape(h, (d.BS, d.H), name="flat")
+        rows = b.gather(flat, positions, name="rows")
+        return self.cls.call(b, rows, name="logits")
+
+
+# ---------------------------------------------------------------------------
+# The module
+# ---------------------------------------------------------------------------
+
+def header(cfg):
+    c = cfg
+    lines = [
+        "A BERT-style encoder with a masked-LM head, written by "
+        "models/bert/generate.py:",
+        f"{c.layers} layers, hidden {c.hidden}, {c.heads} heads, "
+        f"intermediate {c.intermediate}, {'pre' if c.pre_ln else 'post'}-LN, "
+        f"{c.act},",
+        f"sequence {c.seq}, vocabulary {c.vocab}, {c.max_positions} "
+        f"positions, batch {c.batch}, {c.dtype}."]
+    if not c.trainable:
+        lines.append("No train_step: the gather of the masked rows "
+                     "differentiates only with a static batch.")
+    if dropout_streams(c):
+        lines.append(f"Dropout in train_step only: hidden {flt(c.dropout)}, "
+                     f"attention probabilities {flt(c.attention_dropout)}.")
+    if c.autocast:
+        lines += [f"Mixed precision: matmuls and attention in {c.autocast}, "
+                  "norms, softmaxes and the loss in f32, params and",
+                  "LANS in f32 (grove-autocast, docs/training.md)."]
+    return "\n".join(lines)
+
+
+def mlm_loss(b, model, ids, positions, labels, name):
+    """The mean softmax cross-entropy of the logits at `positions`."""
+    logits = model.call(b, ids, positions, name="logits")
+    return b.softmax_cross_entropy(logits, labels, name=name)
 
 
 def build(cfg):
-    """The Module of `cfg`: every function, in the order they are written."""
-    m = Module(cfg)
+    """The ir.Module of `cfg`: the blocks' functions, then the entries."""
     c = cfg
-    B, S, H, V, I = c.batch, c.seq, c.hidden, c.vocab, c.intermediate
-    BS = mul_dims(B, S)
-    t = Func(cfg).t
-    hid, mask_t = t(B, S, H), t(B, 1, 1, S)
-    ids_t, idx_t = t(B, S, dtype="i32"), t("?", dtype="i32")
+    attrs = {}
+    if c.autocast:
+        scale = ", loss_scale = 65536" if c.autocast == "f16" else ""
+        attrs["grove.autocast"] = ir.Raw(
+            f"#grove.autocast<compute = {c.autocast}{scale}>")
+    m = ir.Module(c.name, header=header(c), attrs=attrs, dtype=c.dtype,
+                  wrap_lists=True)
+    model = MaskedLM(c)
+    for block in model.blocks():
+        block.define(m)
 
-    # Dropout is training only: the blocks with a dropout, and those that
-    # call them, also get a training variant @<name>_train, which train_step
-    # calls; mlm_logits and mlm_loss keep the deterministic ones (eval).
-    trained = set()
-    if c.trainable and c.dropout:
-        trained.add("embeddings")
-    if c.trainable and c.attention_dropout:
-        trained.add("self_attention")
-    if trained:
-        trained |= {f"layer_{i}" for i in range(c.layers)}
-        trained |= {"encoder", "masked_lm"}
+    d = model.dims
+    args = [("input_ids", d.ids), ("positions", d.positions)]
+    f = m.function("mlm_logits", args, [("logits", d.t(None, d.V))],
+                   comment="Entry: the vocabulary logits at the given "
+                   "positions.")
+    f.builder.ret(model.call(f.builder, *f.args, name="logits"))
 
-    def variants(name):
-        """(train, function name, Func) of block `name`, then of its
-        training variant where it has one."""
-        for train in (False, True) if name in trained else (False,):
-            yield (train, name + "_train" if train else name,
-                   Func(cfg, train, trained))
+    args.append(("labels", d.positions))
+    f = m.function("mlm_loss", args, [("loss", d.t())],
+                   comment="Entry: the mean cross-entropy over the masked "
+                   "positions.")
+    f.builder.ret(mlm_loss(f.builder, model, *f.args, name="loss"))
+    if not c.trainable:
+        return m
 
-    # The additive attention mask from the ids.
-    f = Func(cfg)
-    ids = f.arg("input_ids")
-    pieces, types = [], []
-    if c.pad_id > 0:
-        pieces.append(f.op("not_pad_below", f"grove.constant dense<0.0> : "
-                           f"{t(c.pad_id, 1)}"))
-        types.append(t(c.pad_id, 1))
-    pieces.append(f.op("pad", f"grove.constant dense<-10000.0> : {t(1, 1)}"))
-    types.append(t(1, 1))
-    if c.pad_id < V - 1:
-        pieces.append(f.op("not_pad_above", f"grove.constant dense<0.0> : "
-                           f"{t(V - 1 - c.pad_id, 1)}"))
-        types.append(t(V - 1 - c.pad_id, 1))
-    table = pieces[0] if len(pieces) == 1 else f.op(
-        "table", f"grove.concat {', '.join(pieces)} {{axis = 0 : i64}} : "
-        f"({', '.join(types)}) -> {t(V, 1)}")
-    add = f.op("key_mask", f"grove.embedding {table}, {ids} : ({t(V, 1)}, "
-               f"{ids_t}) -> {t(B, S, 1)}")
-    mask = f.reshape("mask", add, (B, S, 1), (B, 1, 1, S))
-    f.line(f"return {mask} : {mask_t}")
-    m.func("attention_mask", [(ids, ids_t, None)], mask_t, f,
-           comment=f"BERT's additive attention mask: -10000 on the keys that "
-           f"are [PAD] (id {c.pad_id}), 0 elsewhere,\n"
-           "as a lookup in a constant [V, 1] table; [B, 1, 1, S] broadcasts "
-           "over heads and queries.")
-
-    # Embeddings.
-    for train, name, f in variants("embeddings"):
-        ids = f.arg("input_ids")
-        words_t = f.param("word_table", "embeddings.word_embeddings.weight",
-                          (V, H))
-        pos_t = f.param("position_table",
-                        "embeddings.position_embeddings.weight",
-                        (c.max_positions, H))
-        words = f.op("words", f"grove.embedding {words_t}, {ids} : "
-                     f"({t(V, H)}, {ids_t}) -> {hid}")
-        pos = pos_t if S == c.max_positions else f.op(
-            "positions", f"grove.slice {pos_t} [0, 0] [{S}, {H}] [1, 1] : "
-            f"{t(c.max_positions, H)} -> {t(S, H)}")
-        summed = f.op("summed", f"grove.add {words}, {pos} : ({hid}, "
-                      f"{t(S, H)}) -> {hid}")
-        out = summed
-        if not c.pre_ln:
-            g = f.param("ln_w", "embeddings.LayerNorm.weight", (H,))
-            b = f.param("ln_b", "embeddings.LayerNorm.bias", (H,))
-            out = f.layer_norm("normed", summed, (B, S, H), g, b)
-        out = f.dropout(out, (B, S, H), "embeddings")
-        f.line(f"return {out} : {hid}")
-        note = ("Word plus position embeddings (positions 0..S-1)" +
-                ("" if c.pre_ln else ", then LayerNorm") + ".")
-        if train:
-            note = (f"@embeddings in training: dropout {flt(c.dropout)} on "
-                    f"its output (stream {dropout_stream('embeddings')}).")
-        m.func(name, [(ids, ids_t, None)], hid, f, comment=note)
-
-    # Self-attention: projections, heads, attention, merged heads.
-    for train, name, f in variants("self_attention"):
-        x, msk = f.arg("x"), f.arg("mask")
-        wb = {}
-        args = [(x, hid, None), (msk, mask_t, None)]
-        for p in ("query", "key", "value"):
-            wb[p] = (f.arg(f"{p}_w"), f.arg(f"{p}_b"))
-            args += [(wb[p][0], t(H, H), None), (wb[p][1], t(H), None)]
-        heads = {}
-        for p, short in (("query", "q"), ("key", "k"), ("value", "v")):
-            proj = f.dense(short, x, (B, S, H), *wb[p], H)
-            heads[p] = split_heads(f, proj, short)
-        ctx = scaled_dot_product_attention(f, heads["query"], heads["key"],
-                                           heads["value"], msk)
-        out = merge_heads(f, ctx)
-        f.line(f"return {out} : {hid}")
-        note = (f"Multi-head self-attention ({c.heads} heads of "
-                f"{c.head_size}), before the output projection.")
-        if train:
-            st = dropout_stream("attention probabilities")
-            note = ("@self_attention in training: the attention in primitive "
-                    "ops (grove.attention has no\ndropout inside), with "
-                    f"dropout {flt(c.attention_dropout)} on the probabilities "
-                    f"(stream {st}; grove-autodiff moves\nthe copy inlined "
-                    f"for layer i to stream {st} + i * 2^32, so layers draw "
-                    "apart).")
-        m.func(name, args, hid, f, comment=note)
-
-    # Feed-forward.
-    f = Func(cfg)
-    x = f.arg("x")
-    w1, b1, w2, b2 = (f.arg("in_w"), f.arg("in_b"), f.arg("out_w"),
-                      f.arg("out_b"))
-    inner = f.dense("inner", x, (B, S, H), w1, b1, I)
-    a = f.act("activated", inner, (B, S, I))
-    out = f.dense("out", a, (B, S, I), w2, b2, H)
-    f.line(f"return {out} : {hid}")
-    m.func("feed_forward", [(x, hid, None), (w1, t(I, H), None),
-                            (b1, t(I), None), (w2, t(H, I), None),
-                            (b2, t(H), None)], hid, f,
-           comment=f"The position-wise feed-forward: dense {H} -> {I}, "
-           f"{c.act}, dense {I} -> {H}.")
-
-    # Layers.
-    att_types = [hid, mask_t] + [t(H, H), t(H)] * 3
-    ffn_types = [hid, t(I, H), t(I), t(H, I), t(H)]
-    for i, (train, name, f) in ((i, v) for i in range(c.layers)
-                                for v in variants(f"layer_{i}")):
-        x, msk = f.arg("x"), f.arg("mask")
-        L = f"encoder.layer.{i}"
-
-        def par(base, suffix, shape):
-            return f.param(base, f"{L}.{suffix}", shape)
-
-        def attention(inp):
-            ws = [inp, msk]
-            for p, s in (("query", "q"), ("key", "k"), ("value", "v")):
-                ws += [par(f"{s}_w", f"attention.self.{p}.weight", (H, H)),
-                       par(f"{s}_b", f"attention.self.{p}.bias", (H,))]
-            ctx = f.call("context", "self_attention", ws, att_types, hid)
-            ow = par("o_w", "attention.output.dense.weight", (H, H))
-            ob = par("o_b", "attention.output.dense.bias", (H,))
-            out = f.dense("attended", ctx, (B, S, H), ow, ob, H)
-            return f.dropout(out, (B, S, H), "attention output", i)
-
-        def feed_forward(inp):
-            ws = [inp, par("in_w", "intermediate.dense.weight", (I, H)),
-                  par("in_b", "intermediate.dense.bias", (I,)),
-                  par("out_w", "output.dense.weight", (H, I)),
-                  par("out_b", "output.dense.bias", (H,))]
-            out = f.call("ffn", "feed_forward", ws, ffn_types, hid)
-            return f.dropout(out, (B, S, H), "feed-forward output", i)
-
-        if c.pre_ln:
-            g = par("ln1_w", "attention.ln.weight", (H,))
-            b = par("ln1_b", "attention.ln.bias", (H,))
-            h = f.add("h", x, attention(f.layer_norm("ln1", x, (B, S, H), g,
-                                                     b)), (B, S, H))
-            g = par("ln2_w", "ln.weight", (H,))
-            b = par("ln2_b", "ln.bias", (H,))
-            out = f.add("out", h, feed_forward(
-                f.layer_norm("ln2", h, (B, S, H), g, b)), (B, S, H))
-            note = "x + attention(LN(x)), then h + feed_forward(LN(h))"
-        else:
-            res = f.add("residual1", x, attention(x), (B, S, H))
-            g = par("ln1_w", "attention.output.LayerNorm.weight", (H,))
-            b = par("ln1_b", "attention.output.LayerNorm.bias", (H,))
-            h = f.layer_norm("h", res, (B, S, H), g, b)
-            res = f.add("residual2", h, feed_forward(h), (B, S, H))
-            g = par("ln2_w", "output.LayerNorm.weight", (H,))
-            b = par("ln2_b", "output.LayerNorm.bias", (H,))
-            out = f.layer_norm("out", res, (B, S, H), g, b)
-            note = "LN(x + attention(x)), then LN(h + feed_forward(h))"
-        f.line(f"return {out} : {hid}")
-        note = f"Layer {i} ({'pre' if c.pre_ln else 'post'}-LN): {note}."
-        if train:
-            note = f"@layer_{i} in training"
-            if c.dropout:
-                note += (f": dropout {flt(c.dropout)} on the attention output "
-                         f"(stream {dropout_stream('attention output', i)}) "
-                         "and on the\nfeed-forward output (stream "
-                         f"{dropout_stream('feed-forward output', i)})")
-            if c.attention_dropout:
-                note += ("," if c.dropout else "") + \
-                    " through @self_attention_train"
-            note += "."
-        m.func(name, [(x, hid, None), (msk, mask_t, None)], hid, f,
-               comment=note)
-
-    # Encoder.
-    for train, name, f in variants("encoder"):
-        x, msk = f.arg("x"), f.arg("mask")
-        h = x
-        for i in range(c.layers):
-            h = f.call(f"h{i}", f"layer_{i}", [h, msk], [hid, mask_t], hid)
-        if c.pre_ln:
-            g = f.param("ln_w", "encoder.ln.weight", (H,))
-            b = f.param("ln_b", "encoder.ln.bias", (H,))
-            h = f.layer_norm("out", h, (B, S, H), g, b)
-        f.line(f"return {h} : {hid}")
-        note = (f"{c.layers} layer{'s' if c.layers > 1 else ''}" +
-                (", then the final LayerNorm." if c.pre_ln else "."))
-        if train:
-            note = "@encoder in training, through each @layer_<i>_train."
-        m.func(name, [(x, hid, None), (msk, mask_t, None)], hid, f,
-               comment=note)
-
-    # MLM head over the gathered rows.
-    f = Func(cfg)
-    rows = f.arg("rows")
-    tw = f.param("w", "cls.predictions.transform.dense.weight", (H, H))
-    tb = f.param("b", "cls.predictions.transform.dense.bias", (H,))
-    g = f.param("ln_w", "cls.predictions.transform.LayerNorm.weight", (H,))
-    b = f.param("ln_b", "cls.predictions.transform.LayerNorm.bias", (H,))
-    dec = f.param("decoder_w", "embeddings.word_embeddings.weight", (V, H))
-    db = f.param("decoder_b", "cls.predictions.bias", (V,))
-    x = f.dense("transformed", rows, ("?", H), tw, tb, H)
-    x = f.act("activated", x, ("?", H))
-    x = f.layer_norm("normed", x, ("?", H), g, b)
-    logits = f.dense("logits", x, ("?", H), dec, db, V)
-    f.line(f"return {logits} : {t('?', V)}")
-    m.func("mlm_head", [(rows, t("?", H), None)], t("?", V), f,
-           comment="The masked-LM head: dense, activation, LayerNorm, then "
-           "the decoder tied to the word\nembeddings, plus its own bias.")
-
-    # Logits at the masked positions.
-    for train, name, f in variants("masked_lm"):
-        ids, pos = f.arg("input_ids"), f.arg("positions")
-        msk = f.call("mask", "attention_mask", [ids], [ids_t], mask_t)
-        x = f.call("embedded", "embeddings", [ids], [ids_t], hid)
-        h = f.call("hidden", "encoder", [x, msk], [hid, mask_t], hid)
-        flat = f.reshape("flat", h, (B, S, H), (BS, H))
-        rows = f.op("rows", f"grove.gather {flat}, {pos} : ({t(BS, H)}, "
-                    f"{idx_t}) -> {t('?', H)}")
-        logits = f.call("logits", "mlm_head", [rows], [t("?", H)], t("?", V))
-        f.line(f"return {logits} : {t('?', V)}")
-        note = ("The encoder, then the MLM head on the hidden states at the "
-                "flat positions b*S + s\n(gathered first, so the vocabulary "
-                "projection runs on the masked rows only).")
-        if train:
-            note = "@masked_lm in training, through " + " and ".join(
-                f"@{n}_train" for n in ("embeddings", "encoder")
-                if n in trained) + "."
-        m.func(name, [(ids, ids_t, None), (pos, idx_t, None)], t("?", V), f,
-               comment=note)
-
-    def loss_of(f, ids, pos, labels, base="loss"):
-        logits = f.call("logits", "masked_lm", [ids, pos], [ids_t, idx_t],
-                        t("?", V))
-        return f.op(base, f"grove.softmax_cross_entropy {logits}, {labels} "
-                    f": ({t('?', V)}, {idx_t}) -> {t()}")
-
-    # Entries.
-    f = Func(cfg)
-    ids, pos = f.arg("input_ids"), f.arg("positions")
-    logits = f.call("logits", "masked_lm", [ids, pos], [ids_t, idx_t],
-                    t("?", V))
-    f.line(f"return {logits} : {t('?', V)}")
-    m.func("mlm_logits", [(ids, ids_t, "input_ids"), (pos, idx_t, "positions")],
-           [t("?", V)], f, private=False, result_names=["logits"],
-           comment="Entry: the vocabulary logits at the given positions.")
-
-    f = Func(cfg)
-    ids, pos, lab = f.arg("input_ids"), f.arg("positions"), f.arg("labels")
-    loss = loss_of(f, ids, pos, lab)
-    f.line(f"return {loss} : {t()}")
-    entry_args = [(ids, ids_t, "input_ids"), (pos, idx_t, "positions"),
-                  (lab, idx_t, "labels")]
-    m.func("mlm_loss", entry_args, [t()], f, private=False,
-           result_names=["loss"],
-           comment="Entry: the mean cross-entropy over the masked positions.")
-
-    if cfg.trainable:
-        specs = param_specs(cfg)
-        f = Func(cfg)
-        ids, pos, lab = f.arg("input_ids"), f.arg("positions"), f.arg("labels")
-        n = len(specs)
-        wrt = ", ".join(f"@{p}" for p, _ in specs)
-        types = [t(*s) for _, s in specs]
-        loss, grads = f.name("loss"), f.name("grads")
-        f.line(f"{loss}, {grads}:{n} = grove.value_and_grad [{wrt}] {{")
-        inner = Func(cfg, train=True, trained=trained)
-        inner.used = f.used
-        l = loss_of(inner, ids, pos, lab, "mlm_loss")
-        f.lines += ["  " + s for s in inner.lines]
-        f.line(f"  grove.yield {l} : {t()}")
-        f.line(f"}} : {t()}, {', '.join(types)}")
-        step = f.op("step", f"grove.get_param @{c.optimizer}.step : "
-                    "tensor<i64>")
-        lr = f.op("lr", f"grove.lr_schedule polynomial {step} {{lr = "
-                  f"{flt(c.lr)} : f64, warmup_steps = {c.warmup}, total_steps = "
-                  f"{c.total_steps}, end_lr = 0.0 : f64, power = 1.0 : f64}} : "
-                  f"tensor<i64> -> {t()}")
-        optimizer_step(f, c, specs, [f"{grads}#{i}" for i in range(n)], lr)
-        f.line(f"return {loss} : {t()}")
-        note = (f"Entry: one {OPTIMIZERS[c.optimizer]} step on the MLM "
-                "loss, which it returns.\nWeight decay on the weight matrices "
-                "and embeddings only; " + (
-                    "the trust ratio on every param;\n"
-                    if c.optimizer in ("lans", "lamb") else
-                    "one global gradient clip;\n") + "the rate warms up "
-                f"linearly over {c.warmup} steps, then decays linearly to 0 "
-                f"at step {c.total_steps}.")
-        if trained:
-            note += ("\nThe loss is @masked_lm_train's, with dropout: a mask "
-                     "a place and a step, drawn from\n@dropout.seed (set it "
-                     "to vary runs) and @dropout.offset, which each step "
-                     "advances by one.")
-        m.func("train_step", entry_args, [t()], f, private=False,
-               result_names=["loss"], comment=note)
+    note = (f"Entry: one {OPTIMIZERS[c.optimizer]} step on the MLM loss, "
+            "which it returns.\nWeight decay on the weight matrices and "
+            "embeddings only; " + (
+                "the trust ratio on every param;\n"
+                if c.optimizer in ("lans", "lamb") else
+                "one global gradient clip;\n") + "the rate warms up linearly "
+            f"over {c.warmup} steps, then decays linearly to 0 at step "
+            f"{c.total_steps}.")
+    if training_variants(c):
+        note += ("\nThe loss is @masked_lm_train's, with dropout: a mask a "
+                 "place and a step, drawn from\n@dropout.seed (set it to "
+                 "vary runs) and @dropout.offset, which each step advances "
+                 "by one.")
+    f = m.function("train_step", args, [("loss", d.t())], training=True,
+                   comment=note)
+    b = f.builder
+    params = m.trainable_params()
+    loss, grads = b.value_and_grad(
+        params, lambda r: mlm_loss(r, model, *f.args, name="mlm_loss"),
+        name="loss", grads_name="grads")
+    step = m.param(f"{c.optimizer}.step", (), "i64", trainable=False,
+                   initial=0, comment=f"The {OPTIMIZERS[c.optimizer]} step "
+                   "counter, declared here because the schedule reads it.")
+    lr = b.lr_schedule("polynomial", b.get_param(step, name="step"), c.dtype,
+                       name="lr", lr=float(c.lr), warmup_steps=int(c.warmup),
+                       total_steps=int(c.total_steps), end_lr=0.0, power=1.0)
+    optimizer_step(b, c, params, grads, lr)
+    b.ret(loss)
     return m
 
 
-def optimizer_step(f, c, specs, grads, lr):
-    """The update of every param in `specs` from `grads` at rate `lr`, with
-    BERT's decay groups (weight_decays) and one global clip of the gradients
-    at c.max_grad_norm (torch.nn.utils.clip_grad_norm_ over all params).
+def optimizer_step(b, c, params, grads, lr):
+    """The update of every param from its gradient at rate `lr`, with BERT's
+    decay groups (decays) and one global clip of the gradients at
+    c.max_grad_norm (torch.nn.utils.clip_grad_norm_ over all params).
 
     LANS and LAMB are one op each (per-param `weight_decays`, the trust ratio
     on every param). grove.adam has one weight_decay per op, so Adam and AdamW
     are two ops, the decayed params (state `@<opt>...`) and the others
     (`@<opt>_no_decay...`), after an explicit global clip (each op's own
     `max_grad_norm` would clip its group by the group's norm)."""
-    t = f.t
-    wrt = [f"@{p}" for p, _ in specs]
-    types = [t(*s) for _, s in specs]
+    moments = dict(beta1=float(c.beta1), beta2=float(c.beta2),
+                   epsilon=float(c.epsilon))
     if c.optimizer in ("lans", "lamb"):
-        f.line(f"grove.{c.optimizer} [{', '.join(wrt)}] ({', '.join(grads)}) "
-               f"lr({lr} : {t()}) {{beta1 = "
-               f"{flt(c.beta1)} : f64, beta2 = {flt(c.beta2)} : f64, epsilon = "
-               f"{flt(c.epsilon)} : f64, max_grad_norm = {flt(c.max_grad_norm)}"
-               f" : f64,\n        weight_decays = array<f64: "
-               f"{', '.join(flt(d) for d in weight_decays(c))}>,\n"
-               f"        trust_mask = array<i1: {', '.join(['true'] * len(wrt))}>}}"
-               f"\n        : {', '.join(types)}")
+        b.optimizer(c.optimizer, params, grads, lr, **moments,
+                    max_grad_norm=float(c.max_grad_norm),
+                    weight_decays=[decays(c, p.name) for p in params],
+                    trust_mask=ir.Raw("array<i1: " + ", ".join(
+                        ["true"] * len(params)) + ">"))
         return
     if c.max_grad_norm > 0:
         total = None
-        for g, (_, shape) in zip(grads, specs):
-            sq = f.op("grad_sq", f"grove.mul {g}, {g} : ({t(*shape)}, "
-                      f"{t(*shape)}) -> {t(*shape)}")
-            axes = ", ".join(str(i) for i in range(len(shape)))
-            ss = f.op("grad_ss", f"grove.reduce_sum {sq} {{axes = array<i64: "
-                      f"{axes}>}} : {t(*shape)} -> {t()}")
-            total = ss if total is None else f.op(
-                "grad_ss_sum", f"grove.add {total}, {ss} : ({t()}, {t()}) -> {t()}")
-        norm = f.op("grad_norm", f"grove.sqrt {total} : {t()}")
-        tiny = f.op("clip_eps", f"grove.constant dense<1.0e-06> : {t()}")
-        most = f.op("max_norm", f"grove.constant dense<{flt(c.max_grad_norm)}> "
-                    f": {t()}")
-        one = f.op("one", f"grove.constant dense<1.0> : {t()}")
-        den = f.op("clip_den", f"grove.add {norm}, {tiny} : ({t()}, {t()}) -> "
-                   f"{t()}")
-        ratio = f.op("clip_ratio", f"grove.div {most}, {den} : ({t()}, {t()}) "
-                     f"-> {t()}")
-        scale = f.op("clip_scale", f"grove.min {ratio}, {one} : ({t()}, {t()}) "
-                     f"-> {t()}")
-        grads = [f.op("clipped", f"grove.mul {g}, {scale} : ({t(*shape)}, "
-                      f"{t()}) -> {t(*shape)}")
-                 for g, (_, shape) in zip(grads, specs)]
-    plain = [is_bias(p) or is_layer_norm(p) for p, _ in specs]
+        for g in grads:
+            sq = b.mul(g, g, name="grad_sq")
+            ss = b.reduce("sum", sq, range(g.type.rank), name="grad_ss")
+            total = ss if total is None else \
+                b.add(total, ss, name="grad_ss_sum")
+        norm = b.unary("sqrt", total, name="grad_norm")
+        scalar = ir.TensorType((), c.dtype)
+        tiny = b.constant(1e-6, scalar, name="clip_eps")
+        most = b.constant(c.max_grad_norm, scalar, name="max_norm")
+        one = b.constant(1.0, scalar, name="one")
+        den = b.add(norm, tiny, name="clip_den")
+        ratio = b.div(most, den, name="clip_ratio")
+        scale = b.minimum(ratio, one, name="clip_scale")
+        grads = [b.mul(g, scale, name="clipped") for g in grads]
+    plain = [is_bias(p.name) or is_layer_norm(p.name) for p in params]
     for group, decay in (("", c.weight_decay), ("_no_decay", 0.0)):
-        idx = [i for i in range(len(specs)) if plain[i] == (group != "")]
-        flags = ", decoupled" if c.optimizer == "adamw" else ""
-        f.line(f"grove.adam [{', '.join(wrt[i] for i in idx)}] "
-               f"({', '.join(grads[i] for i in idx)}) lr({lr} : {t()}) "
-               f"{{beta1 = {flt(c.beta1)} : f64, beta2 = {flt(c.beta2)} : f64, "
-               f"epsilon = {flt(c.epsilon)} : f64, weight_decay = {flt(decay)} "
-               f": f64{flags}, name = \"{c.optimizer}{group}\"}}\n"
-               f"        : {', '.join(types[i] for i in idx)}")
+        idx = [i for i in range(len(params)) if plain[i] == (group != "")]
+        b.optimizer("adam", [params[i] for i in idx], [grads[i] for i in idx],
+                    lr, **moments, weight_decay=float(decay),
+                    decoupled=c.optimizer == "adamw",
+                    name=c.optimizer + group)
 
 
 def generate(cfg):
     """The module's text."""
-    c = cfg
-    m = build(cfg)
-    layout = "pre-LN" if c.pre_ln else "post-LN"
-    head = [
-        "// A BERT-style encoder with a masked-LM head, written by "
-        "models/bert/generate.py:",
-        f"// {c.layers} layers, hidden {c.hidden}, {c.heads} heads, "
-        f"intermediate {c.intermediate}, {layout}, {c.act},",
-        f"// sequence {c.seq}, vocabulary {c.vocab}, {c.max_positions} "
-        f"positions, batch {c.batch}, {c.dtype}.",
-        f"module @{c.name} {{",
-    ]
-    if c.autocast:
-        scale = ", loss_scale = 65536" if c.autocast == "f16" else ""
-        head[-1:] = [
-            "// Mixed precision: matmuls and attention in "
-            f"{c.autocast}, norms, softmaxes and the loss in f32, params and",
-            "// LANS in f32 (grove-autocast, docs/training.md).",
-            f"module @{c.name} attributes {{grove.autocast = "
-            f"#grove.autocast<compute = {c.autocast}{scale}>}} {{"]
-    if dropout_streams(cfg):
-        head.insert(3, f"// Dropout in train_step only: hidden {flt(c.dropout)}"
-                    f", attention probabilities {flt(c.attention_dropout)}.")
-    params = [f"  grove.param @{n} : {Func(cfg).t(*s)}"
-              for n, s in param_specs(cfg)]
-    if cfg.trainable:
-        params += [f"  // The {OPTIMIZERS[c.optimizer]} step counter, declared "
-                   "here because the schedule reads it.",
-                   f"  grove.param @{c.optimizer}.step : tensor<i64> = 0 : i64"]
-    else:
-        head.insert(3, "// No train_step: the gather of the masked rows "
-                    "differentiates only with a static batch.")
-    body = "\n\n".join(m.funcs)
-    return "\n".join(head + params) + "\n\n" + body + "\n}\n"
+    return build(cfg).text()
 
 
 def main(argv=None):
@@ -998,7 +961,8 @@ def main(argv=None):
                      layer_norm_eps=a.layer_norm_eps, pad_id=a.pad_id,
                      dropout=a.dropout, attention_dropout=a.attention_dropout,
                      decomposed_attention=a.decomposed_attention,
-                     optimizer=a.optimizer, autocast=a.autocast, lr=a.lr, warmup=a.warmup,
+                     optimizer=a.optimizer, autocast=a.autocast, lr=a.lr,
+                     warmup=a.warmup,
                      total_steps=a.total_steps, weight_decay=a.weight_decay,
                      max_grad_norm=a.max_grad_norm, name=a.name)
     except ValueError as e:

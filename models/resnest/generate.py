@@ -36,7 +36,18 @@ Parameters are grove.params named like the PyTorch state_dict of the
 reference implementation (models/resnest/reference.py).
 """
 import argparse
+import os
 import sys
+
+try:
+    from grove import ir, nn
+except ImportError:  # no grove installed: the source tree's (ir and nn
+    # need no build)
+    for mod in [m for m in sys.modules if m.split(".")[0] == "grove"]:
+        del sys.modules[mod]
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "python"))
+    from grove import ir, nn
 
 CONFIGS = {
     # layers, widths, radix, cardinality, stem width, classes
@@ -44,244 +55,76 @@ CONFIGS = {
     "tiny": ([1, 1], [16, 32], 2, 2, 8, 10),
 }
 
-
-def tensor(shape, dtype="f32"):
-    return "tensor<" + "x".join("?" if d is None else str(d) for d in shape) + \
-        f"x{dtype}>"
-
-
-def arr(values):
-    return "array<i64: " + ", ".join(map(str, values)) + ">"
-
-
 # train_step's optimizer (PyTorch's torch.optim.SGD with these arguments).
 SGD = {"lr": 0.05, "momentum": 0.9, "weight_decay": 1e-4}
 
 
-class Emitter:
-    def __init__(self, form, dtype="f32", training=False):
-        self.form = form
-        self.dtype = dtype
-        self.training = training  # BN outside the attention by batch stats
-        self.state = {}  # running statistics written: name -> initial value
-        self.params = []  # (name, shape)
-        self.lines = []
-        self.n = 0
+class Bottleneck(nn.Block):
+    """The authors' Bottleneck: 1x1 conv, SplAtConv2d, avd avg pool, 1x1
+    conv (expansion 4), and an avg-down shortcut where shapes change."""
 
-    def t(self, shape):
-        """The tensor type of `shape` in the model's element type."""
-        return tensor(shape, self.dtype)
-
-    def fresh(self):
-        self.n += 1
-        return f"%v{self.n}"
-
-    def param(self, name, shape):
-        self.params.append((name, shape))
-        v = self.fresh()
-        self.lines.append(f"{v} = grove.get_param @{name} : {self.t(shape)}")
-        return v
-
-    def op(self, text, result_shape):
-        v = self.fresh()
-        self.lines.append(f"{v} = {text}")
-        return v, result_shape
-
-    # ---- layers -----------------------------------------------------------
-    def conv(self, x, shape, name, out_c, k, stride=1, pad=0, groups=1,
-             bias=False):
-        b, c, h, w = shape
-        wshape = [out_c, c // groups, k, k]
-        weight = self.param(f"{name}.weight", wshape)
-        bias_v = self.param(f"{name}.bias", [out_c]) if bias else None
-        oh = (h + 2 * pad - k) // stride + 1
-        ow = (w + 2 * pad - k) // stride + 1
-        out = [b, out_c, oh, ow]
-        operands = f"{x}, {weight}" + (f", {bias_v}" if bias else "")
-        types = f"{self.t(shape)}, {self.t(wshape)}" + (
-            f", {self.t([out_c])}" if bias else "")
-        return self.op(
-            f"grove.conv2d {operands} {{groups = {groups} : i64, strides = "
-            f"{arr([stride, stride])}, padding = {arr([pad] * 4)}, dilations = "
-            f"{arr([1, 1])}}} : ({types}) -> {self.t(out)}", out)
-
-    def bn(self, x, shape, name, frozen=False):
-        c = shape[1]
-        if self.training and not frozen:
-            ps = [self.param(f"{name}.{p}", [c]) for p in ("weight", "bias")]
-            self.state[f"{name}.running_mean"] = 0.0
-            self.state[f"{name}.running_var"] = 1.0
-            return self.op(
-                f"grove.batch_norm_training {x}, {', '.join(ps)} {{running_mean"
-                f" = @{name}.running_mean, running_var = @{name}.running_var}} "
-                f": ({self.t(shape)}, {self.t([c])}, {self.t([c])}) -> "
-                f"{self.t(shape)}", shape)
-        ps = [self.param(f"{name}.{p}", [c])
-              for p in ("weight", "bias", "running_mean", "running_var")]
-        return self.op(
-            f"grove.batch_norm {x}, {', '.join(ps)} {{epsilon = 1.0e-05 : f64}}"
-            f" : ({self.t(shape)}, {', '.join([self.t([c])] * 4)}) -> "
-            f"{self.t(shape)}", shape)
-
-    def relu(self, x, shape):
-        return self.op(f"grove.relu {x} : {self.t(shape)}", shape)
-
-    def pool(self, kind, x, shape, k, stride, pad, ceil=False, cip=True):
-        b, c, h, w = shape
-
-        def size(n):
-            span = n + 2 * pad - k
-            out = (-(-span // stride) if ceil else span // stride) + 1
-            if ceil and (out - 1) * stride >= n + pad:
-                out -= 1
-            return out
-        out = [b, c, size(h), size(w)]
-        flags = (", ceil_mode" if ceil else "") + (
-            ", count_include_pad" if kind == "avg" and cip else "")
-        return self.op(
-            f"grove.{kind}_pool2d {x} {{kernel = {arr([k, k])}, strides = "
-            f"{arr([stride, stride])}, padding = {arr([pad] * 4)}{flags}}} : "
-            f"({self.t(shape)}) -> {self.t(out)}", out)
-
-    def add(self, a, b, shape):
-        return self.op(f"grove.add {a}, {b} : ({self.t(shape)}, {self.t(shape)})"
-                       f" -> {self.t(shape)}", shape)
-
-    def splat(self, x, shape, name, channels, stride, radix, card):
-        """SplAtConv2d: grouped conv + BN + ReLU, then split attention."""
-        inter = max(shape[1] * radix // 4, 32)
-        u, ushape = self.conv(x, shape, f"{name}.conv", channels * radix, 3,
-                              stride, 1, groups=card * radix)
-        u, ushape = self.bn(u, ushape, f"{name}.bn0")
-        u, ushape = self.relu(u, ushape)
-        b, _, h, w = ushape
-        if self.form == "fused":
-            ps = [self.param(f"{name}.fc1.weight", [inter, channels // card, 1, 1]),
-                  self.param(f"{name}.fc1.bias", [inter])]
-            ps += [self.param(f"{name}.bn1.{p}", [inter])
-                   for p in ("weight", "bias", "running_mean", "running_var")]
-            ps += [self.param(f"{name}.fc2.weight",
-                              [channels * radix, inter // card, 1, 1]),
-                   self.param(f"{name}.fc2.bias", [channels * radix])]
-            types = [self.t([inter, channels // card, 1, 1])] + \
-                [self.t([inter])] * 5 + \
-                [self.t([channels * radix, inter // card, 1, 1]),
-                 self.t([channels * radix])]
-            out = [b, channels, h, w]
-            return self.op(
-                f"grove.split_attention {u}, {', '.join(ps)} {{radix = {radix} : "
-                f"i64, cardinality = {card} : i64, epsilon = 1.0e-05 : f64}} : "
-                f"({self.t(ushape)}, {', '.join(types)}) -> {self.t(out)}", out)
-        split = [b, channels, h, w]
-        splits = []
-        if radix > 1:
-            for j in range(radix):
-                s, _ = self.op(
-                    f"grove.slice {u} [0, {j * channels}, 0, 0] [-1, "
-                    f"{(j + 1) * channels}, {h}, {w}] [1, 1, 1, 1] : "
-                    f"{self.t(ushape)} -> {self.t(split)}", split)
-                splits.append(s)
-            gap_in = splits[0]
-            for s in splits[1:]:
-                gap_in, _ = self.add(gap_in, s, split)
-        else:
-            gap_in = u
-        g, gshape = self.op(f"grove.global_avg_pool {gap_in} : "
-                            f"({self.t(split)}) -> {self.t([b, channels, 1, 1])}",
-                            [b, channels, 1, 1])
-        g, gshape = self.conv(g, gshape, f"{name}.fc1", inter, 1, groups=card,
-                              bias=True)
-        g, gshape = self.bn(g, gshape, f"{name}.bn1", frozen=True)
-        g, gshape = self.relu(g, gshape)
-        a, ashape = self.conv(g, gshape, f"{name}.fc2", channels * radix, 1,
-                              groups=card, bias=True)
-        if radix == 1:
-            a, _ = self.op(f"grove.sigmoid {a} : {self.t(ashape)}", ashape)
-            return self.op(f"grove.mul {a}, {u} : ({self.t(ashape)}, "
-                           f"{self.t(ushape)}) -> {self.t(ushape)}", ushape)
-        view = [b, card, radix, channels // card]
-        viewt = [b, radix, card, channels // card]
-        a, _ = self.op(f"grove.reshape {a} : {self.t(ashape)} -> {self.t(view)}",
-                       view)
-        a, _ = self.op(f"grove.transpose {a} [0, 2, 1, 3] : {self.t(view)} -> "
-                       f"{self.t(viewt)}", viewt)
-        a, _ = self.op(f"grove.softmax {a} {{axis = 1 : i64}} : "
-                       f"{self.t(viewt)}", viewt)
-        a, _ = self.op(f"grove.reshape {a} : {self.t(viewt)} -> "
-                       f"{self.t(ashape)}", ashape)
-        total = None
-        for j, s in enumerate(splits):
-            aj, _ = self.op(
-                f"grove.slice {a} [0, {j * channels}, 0, 0] [-1, "
-                f"{(j + 1) * channels}, 1, 1] [1, 1, 1, 1] : {self.t(ashape)} -> "
-                f"{self.t([b, channels, 1, 1])}", [b, channels, 1, 1])
-            m, _ = self.op(f"grove.mul {aj}, {s} : ({self.t([b, channels, 1, 1])}"
-                           f", {self.t(split)}) -> {self.t(split)}", split)
-            total = m if total is None else self.add(total, m, split)[0]
-        return total, split
-
-    def bottleneck(self, x, shape, name, planes, stride, is_first, radix,
-                   card, downsample):
+    def __init__(self, planes, stride, is_first, radix, card, downsample,
+                 fused):
+        super().__init__()
         width = planes * card
-        out, oshape = self.conv(x, shape, f"{name}.conv1", width, 1)
-        out, oshape = self.bn(out, oshape, f"{name}.bn1")
-        out, oshape = self.relu(out, oshape)
-        avd = stride > 1 or is_first
-        out, oshape = self.splat(out, oshape, f"{name}.conv2", width,
-                                 1 if avd else stride, radix, card)
-        if avd:
-            out, oshape = self.pool("avg", out, oshape, 3, stride, 1)
-        out, oshape = self.conv(out, oshape, f"{name}.conv3", planes * 4, 1)
-        out, oshape = self.bn(out, oshape, f"{name}.bn3")
-        residual, rshape = x, shape
+        self.avd = stride > 1 or is_first
+        self.stride = stride
+        self.conv1 = nn.Conv2D(width, 1)
+        self.bn1 = nn.BatchNorm()
+        self.conv2 = nn.SplitAttentionConv2D(
+            width, strides=1 if self.avd else stride, radix=radix,
+            cardinality=card, fused=fused)
+        self.conv3 = nn.Conv2D(planes * 4, 1)
+        self.bn3 = nn.BatchNorm()
+        self.downsample = None
         if downsample:
-            if stride > 1:
-                residual, rshape = self.pool("avg", x, shape, stride, stride, 0,
-                                             ceil=True, cip=False)
-            residual, rshape = self.conv(residual, rshape,
-                                         f"{name}.downsample.1", planes * 4, 1)
-            residual, rshape = self.bn(residual, rshape, f"{name}.downsample.2")
-        out, oshape = self.add(out, residual, oshape)
-        return self.relu(out, oshape)
+            pool = nn.AvgPool2D(stride, stride, ceil_mode=True,
+                                count_include_pad=False) if stride > 1 \
+                else nn.Identity()
+            self.downsample = nn.Sequential(pool, nn.Conv2D(planes * 4, 1),
+                                            nn.BatchNorm())
+
+    def forward(self, b, x):
+        out = b.relu(self.bn1(b, self.conv1(b, x)))
+        out = self.conv2(b, out)
+        if self.avd:
+            out = b.pool2d("avg", out, (3, 3), (self.stride,) * 2, [1] * 4)
+        out = self.bn3(b, self.conv3(b, out))
+        residual = self.downsample(b, x) if self.downsample else x
+        return b.relu(b.add(out, residual))
 
 
-def network(e, depth, image):
-    """Emits the network into `e`; returns its logits and their shape."""
-    layers, widths, radix, card, stem, classes = CONFIGS[depth]
-    shape = [None, 3, image, image]
-    x = "%image"
-    x, shape = e.conv(x, shape, "conv1.0", stem, 3, 2, 1)
-    x, shape = e.bn(x, shape, "conv1.1")
-    x, shape = e.relu(x, shape)
-    x, shape = e.conv(x, shape, "conv1.3", stem, 3, 1, 1)
-    x, shape = e.bn(x, shape, "conv1.4")
-    x, shape = e.relu(x, shape)
-    x, shape = e.conv(x, shape, "conv1.6", stem * 2, 3, 1, 1)
-    x, shape = e.bn(x, shape, "bn1")
-    x, shape = e.relu(x, shape)
-    x, shape = e.pool("max", x, shape, 3, 2, 1)
-    inplanes = stem * 2
-    for li, (blocks, planes) in enumerate(zip(layers, widths)):
-        stride = 1 if li == 0 else 2
-        for bi in range(blocks):
-            s = stride if bi == 0 else 1
-            downsample = bi == 0 and (s != 1 or inplanes != planes * 4)
-            x, shape = e.bottleneck(x, shape, f"layer{li + 1}.{bi}", planes, s,
-                                    is_first=bi == 0 and li > 0, radix=radix,
-                                    card=card, downsample=downsample)
-            inplanes = planes * 4
-    x, shape = e.op(f"grove.global_avg_pool {x} : ({e.t(shape)}) -> "
-                    f"{e.t([None, shape[1], 1, 1])}", [None, shape[1], 1, 1])
-    x, shape = e.op(f"grove.flatten {x} {{axis = 1 : i64}} : "
-                    f"({e.t(shape)}) -> {e.t([None, shape[1]])}",
-                    [None, shape[1]])
-    w = e.param("fc.weight", [classes, shape[1]])
-    b = e.param("fc.bias", [classes])
-    x, shape2 = e.op(f"grove.matmul {x}, {w} {{transpose_rhs}} : "
-                     f"({e.t(shape)}, {e.t([classes, shape[1]])}) -> "
-                     f"{e.t([None, classes])}", [None, classes])
-    return e.op(f"grove.add {x}, {b} : ({e.t(shape2)}, {e.t([classes])}) -> "
-                f"{e.t(shape2)}", shape2)
+class ResNeSt(nn.Block):
+    """Deep stem, four (or two) stages of Bottlenecks, GAP, fc; names as the
+    authors' resnest50 state_dict."""
+
+    def __init__(self, depth, fused):
+        super().__init__()
+        layers, widths, radix, card, stem, classes = CONFIGS[depth]
+        self.conv1 = nn.Sequential(
+            nn.Conv2D(stem, 3, 2, 1), nn.BatchNorm(), nn.Activation("relu"),
+            nn.Conv2D(stem, 3, 1, 1), nn.BatchNorm(), nn.Activation("relu"),
+            nn.Conv2D(stem * 2, 3, 1, 1))
+        self.bn1 = nn.BatchNorm()
+        inplanes = stem * 2
+        for li, (blocks, planes) in enumerate(zip(layers, widths)):
+            stage = nn.Sequential()
+            for bi in range(blocks):
+                s = (1 if li == 0 else 2) if bi == 0 else 1
+                stage.add(Bottleneck(
+                    planes, s, bi == 0 and li > 0, radix, card,
+                    bi == 0 and (s != 1 or inplanes != planes * 4), fused))
+                inplanes = planes * 4
+            setattr(self, f"layer{li + 1}", stage)
+        self.stages = len(layers)
+        self.fc = nn.Dense(classes)
+
+    def forward(self, b, x):
+        x = b.relu(self.bn1(b, self.conv1(b, x)))
+        x = b.pool2d("max", x, (3, 3), (2, 2), [1] * 4)
+        for li in range(self.stages):
+            x = getattr(self, f"layer{li + 1}")(b, x)
+        return self.fc(b, b.flatten(b.global_avg_pool(x)))
 
 
 def trainable(params):
@@ -290,60 +133,37 @@ def trainable(params):
                                                           "running_var"))]
 
 
-def train_step(e, forward_params, image, classes):
-    """train_step over the private @logits_train (emitted by `e`)."""
-    wrt = trainable(forward_params)
-    types = ", ".join(e.t(s) for _, s in wrt)
-    names = ", ".join(f"@{n}" for n, _ in wrt)
-    grads = ", ".join(f"%g#{i}" for i in range(len(wrt)))
-    img, logits = e.t([None, 3, image, image]), e.t([None, classes])
-    sgd = ", ".join(f"{k} = {v:.1e} : f64" for k, v in SGD.items())
-    return [
-        f"  func.func private @logits_train(%image: {img}) -> {logits} {{",
-        *[f"    {line}" for line in e.lines],
-        f"    return {e.result} : {logits}", "  }",
-        f"  func.func @train_step(%image: {img} {{grove.name = \"image\"}},",
-        f"                        %labels: tensor<?xi32> "
-        f"{{grove.name = \"labels\"}})",
-        "      -> (tensor<f32> {grove.name = \"loss\"}) {",
-        f"    %loss, %g:{len(wrt)} = grove.value_and_grad [{names}] {{",
-        f"      %z = func.call @logits_train(%image) : ({img}) -> {logits}",
-        f"      %l = grove.softmax_cross_entropy %z, %labels : ({logits}, "
-        "tensor<?xi32>) -> tensor<f32>",
-        "      grove.yield %l : tensor<f32>",
-        f"    }} : tensor<f32>, {types}",
-        f"    grove.sgd [{names}] ({grads}) {{{sgd}}} : {types}",
-        "    return %loss : tensor<f32>", "  }"]
-
-
 def generate(depth, image, form, dtype="f32", train=False):
+    """(module text, [(param name, shape)] in declaration order)."""
     classes = CONFIGS[depth][5]
-    e = Emitter(form, dtype)
-    x, _ = network(e, depth, image)
     name = f"resnest{depth}" + ("" if dtype == "f32" else f"_{dtype}")
     flags = f"--depth {depth} --image {image} --form {form}" + (
         "" if dtype == "f32" else f" --dtype {dtype}") + (
         " --train" if train else "")
-    out = [f"// Generated by models/resnest/generate.py {flags}; do not edit.",
-           f"module @{name}{'_train' if train else ''} {{"]
-    state = {}
+    m = ir.Module(name + ("_train" if train else ""), dtype=dtype,
+                  header=f"Generated by models/resnest/generate.py {flags}; "
+                  "do not edit.")
+    net = ResNeSt(depth, form == "fused")
+    image_arg = [("image", (None, 3, image, image))]
+    logits = [("logits", (None, classes))]
+    f = m.function("forward", image_arg, logits)
+    f.builder.ret(net(f.builder, f.args[0]))
+    params = [(p.name, list(p.shape)) for p in m.params.values()]
     if train:
-        t = Emitter(form, dtype, training=True)
-        t.result, _ = network(t, depth, image)
-        state = t.state
-    for n, s in e.params:
-        init = f" = {state[n]:.1f} : {dtype}" if n in state else ""
-        out.append(f"  grove.param @{n} : {e.t(s)}{init}")
-    out.append(f"  func.func @forward(%image: {e.t([None, 3, image, image])}"
-               f" {{grove.name = \"image\"}})")
-    out.append(f"      -> ({e.t([None, classes])} {{grove.name = \"logits\"}}) {{")
-    out += [f"    {line}" for line in e.lines]
-    out.append(f"    return {x} : {e.t([None, classes])}")
-    out.append("  }")
-    if train:
-        out += train_step(t, e.params, image, classes)
-    out.append("}")
-    return "\n".join(out) + "\n", e.params
+        t = m.function("logits_train", image_arg, [logits[0][1]],
+                       private=True, training=True)
+        t.builder.ret(net(t.builder, t.args[0]))
+        wrt = [p for p in m.params.values() if p.trainable]
+        s = m.function("train_step", image_arg +
+                       [("labels", ir.TensorType((None,), "i32"))],
+                       [("loss", ())])
+        b = s.builder
+        loss, grads = b.value_and_grad(wrt, lambda r: r.softmax_cross_entropy(
+            r.call("logits_train", [s.args[0]], [logits[0][1]], name="z"),
+            s.args[1], name="l"))
+        b.optimizer("sgd", wrt, grads, **SGD)
+        b.ret(loss)
+    return m.text(), params
 
 
 def main():

@@ -405,617 +405,1011 @@ module @resnest50 {
   grove.param @layer4.2.bn3.running_var : tensor<2048xf32>
   grove.param @fc.weight : tensor<1000x2048xf32>
   grove.param @fc.bias : tensor<1000xf32>
+
   func.func @forward(%image: tensor<?x3x224x224xf32> {grove.name = "image"})
       -> (tensor<?x1000xf32> {grove.name = "logits"}) {
-    %v1 = grove.get_param @conv1.0.weight : tensor<32x3x3x3xf32>
-    %v2 = grove.conv2d %image, %v1 {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x224x224xf32>, tensor<32x3x3x3xf32>) -> tensor<?x32x112x112xf32>
-    %v3 = grove.get_param @conv1.1.weight : tensor<32xf32>
-    %v4 = grove.get_param @conv1.1.bias : tensor<32xf32>
-    %v5 = grove.get_param @conv1.1.running_mean : tensor<32xf32>
-    %v6 = grove.get_param @conv1.1.running_var : tensor<32xf32>
-    %v7 = grove.batch_norm %v2, %v3, %v4, %v5, %v6 {epsilon = 1.0e-05 : f64} : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
-    %v8 = grove.relu %v7 : tensor<?x32x112x112xf32>
-    %v9 = grove.get_param @conv1.3.weight : tensor<32x32x3x3xf32>
-    %v10 = grove.conv2d %v8, %v9 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x32x112x112xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x112x112xf32>
-    %v11 = grove.get_param @conv1.4.weight : tensor<32xf32>
-    %v12 = grove.get_param @conv1.4.bias : tensor<32xf32>
-    %v13 = grove.get_param @conv1.4.running_mean : tensor<32xf32>
-    %v14 = grove.get_param @conv1.4.running_var : tensor<32xf32>
-    %v15 = grove.batch_norm %v10, %v11, %v12, %v13, %v14 {epsilon = 1.0e-05 : f64} : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
-    %v16 = grove.relu %v15 : tensor<?x32x112x112xf32>
-    %v17 = grove.get_param @conv1.6.weight : tensor<64x32x3x3xf32>
-    %v18 = grove.conv2d %v16, %v17 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x32x112x112xf32>, tensor<64x32x3x3xf32>) -> tensor<?x64x112x112xf32>
-    %v19 = grove.get_param @bn1.weight : tensor<64xf32>
-    %v20 = grove.get_param @bn1.bias : tensor<64xf32>
-    %v21 = grove.get_param @bn1.running_mean : tensor<64xf32>
-    %v22 = grove.get_param @bn1.running_var : tensor<64xf32>
-    %v23 = grove.batch_norm %v18, %v19, %v20, %v21, %v22 {epsilon = 1.0e-05 : f64} : (tensor<?x64x112x112xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x112x112xf32>
-    %v24 = grove.relu %v23 : tensor<?x64x112x112xf32>
-    %v25 = grove.max_pool2d %v24 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
-    %v26 = grove.get_param @layer1.0.conv1.weight : tensor<64x64x1x1xf32>
-    %v27 = grove.conv2d %v25, %v26 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<64x64x1x1xf32>) -> tensor<?x64x56x56xf32>
-    %v28 = grove.get_param @layer1.0.bn1.weight : tensor<64xf32>
-    %v29 = grove.get_param @layer1.0.bn1.bias : tensor<64xf32>
-    %v30 = grove.get_param @layer1.0.bn1.running_mean : tensor<64xf32>
-    %v31 = grove.get_param @layer1.0.bn1.running_var : tensor<64xf32>
-    %v32 = grove.batch_norm %v27, %v28, %v29, %v30, %v31 {epsilon = 1.0e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
-    %v33 = grove.relu %v32 : tensor<?x64x56x56xf32>
-    %v34 = grove.get_param @layer1.0.conv2.conv.weight : tensor<128x32x3x3xf32>
-    %v35 = grove.conv2d %v33, %v34 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
-    %v36 = grove.get_param @layer1.0.conv2.bn0.weight : tensor<128xf32>
-    %v37 = grove.get_param @layer1.0.conv2.bn0.bias : tensor<128xf32>
-    %v38 = grove.get_param @layer1.0.conv2.bn0.running_mean : tensor<128xf32>
-    %v39 = grove.get_param @layer1.0.conv2.bn0.running_var : tensor<128xf32>
-    %v40 = grove.batch_norm %v35, %v36, %v37, %v38, %v39 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v41 = grove.relu %v40 : tensor<?x128x56x56xf32>
-    %v42 = grove.get_param @layer1.0.conv2.fc1.weight : tensor<32x64x1x1xf32>
-    %v43 = grove.get_param @layer1.0.conv2.fc1.bias : tensor<32xf32>
-    %v44 = grove.get_param @layer1.0.conv2.bn1.weight : tensor<32xf32>
-    %v45 = grove.get_param @layer1.0.conv2.bn1.bias : tensor<32xf32>
-    %v46 = grove.get_param @layer1.0.conv2.bn1.running_mean : tensor<32xf32>
-    %v47 = grove.get_param @layer1.0.conv2.bn1.running_var : tensor<32xf32>
-    %v48 = grove.get_param @layer1.0.conv2.fc2.weight : tensor<128x32x1x1xf32>
-    %v49 = grove.get_param @layer1.0.conv2.fc2.bias : tensor<128xf32>
-    %v50 = grove.split_attention %v41, %v42, %v43, %v44, %v45, %v46, %v47, %v48, %v49 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x64x56x56xf32>
-    %v51 = grove.get_param @layer1.0.conv3.weight : tensor<256x64x1x1xf32>
-    %v52 = grove.conv2d %v50, %v51 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v53 = grove.get_param @layer1.0.bn3.weight : tensor<256xf32>
-    %v54 = grove.get_param @layer1.0.bn3.bias : tensor<256xf32>
-    %v55 = grove.get_param @layer1.0.bn3.running_mean : tensor<256xf32>
-    %v56 = grove.get_param @layer1.0.bn3.running_var : tensor<256xf32>
-    %v57 = grove.batch_norm %v52, %v53, %v54, %v55, %v56 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v58 = grove.get_param @layer1.0.downsample.1.weight : tensor<256x64x1x1xf32>
-    %v59 = grove.conv2d %v25, %v58 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v60 = grove.get_param @layer1.0.downsample.2.weight : tensor<256xf32>
-    %v61 = grove.get_param @layer1.0.downsample.2.bias : tensor<256xf32>
-    %v62 = grove.get_param @layer1.0.downsample.2.running_mean : tensor<256xf32>
-    %v63 = grove.get_param @layer1.0.downsample.2.running_var : tensor<256xf32>
-    %v64 = grove.batch_norm %v59, %v60, %v61, %v62, %v63 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v65 = grove.add %v57, %v64 : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
-    %v66 = grove.relu %v65 : tensor<?x256x56x56xf32>
-    %v67 = grove.get_param @layer1.1.conv1.weight : tensor<64x256x1x1xf32>
-    %v68 = grove.conv2d %v66, %v67 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
-    %v69 = grove.get_param @layer1.1.bn1.weight : tensor<64xf32>
-    %v70 = grove.get_param @layer1.1.bn1.bias : tensor<64xf32>
-    %v71 = grove.get_param @layer1.1.bn1.running_mean : tensor<64xf32>
-    %v72 = grove.get_param @layer1.1.bn1.running_var : tensor<64xf32>
-    %v73 = grove.batch_norm %v68, %v69, %v70, %v71, %v72 {epsilon = 1.0e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
-    %v74 = grove.relu %v73 : tensor<?x64x56x56xf32>
-    %v75 = grove.get_param @layer1.1.conv2.conv.weight : tensor<128x32x3x3xf32>
-    %v76 = grove.conv2d %v74, %v75 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
-    %v77 = grove.get_param @layer1.1.conv2.bn0.weight : tensor<128xf32>
-    %v78 = grove.get_param @layer1.1.conv2.bn0.bias : tensor<128xf32>
-    %v79 = grove.get_param @layer1.1.conv2.bn0.running_mean : tensor<128xf32>
-    %v80 = grove.get_param @layer1.1.conv2.bn0.running_var : tensor<128xf32>
-    %v81 = grove.batch_norm %v76, %v77, %v78, %v79, %v80 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v82 = grove.relu %v81 : tensor<?x128x56x56xf32>
-    %v83 = grove.get_param @layer1.1.conv2.fc1.weight : tensor<32x64x1x1xf32>
-    %v84 = grove.get_param @layer1.1.conv2.fc1.bias : tensor<32xf32>
-    %v85 = grove.get_param @layer1.1.conv2.bn1.weight : tensor<32xf32>
-    %v86 = grove.get_param @layer1.1.conv2.bn1.bias : tensor<32xf32>
-    %v87 = grove.get_param @layer1.1.conv2.bn1.running_mean : tensor<32xf32>
-    %v88 = grove.get_param @layer1.1.conv2.bn1.running_var : tensor<32xf32>
-    %v89 = grove.get_param @layer1.1.conv2.fc2.weight : tensor<128x32x1x1xf32>
-    %v90 = grove.get_param @layer1.1.conv2.fc2.bias : tensor<128xf32>
-    %v91 = grove.split_attention %v82, %v83, %v84, %v85, %v86, %v87, %v88, %v89, %v90 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x64x56x56xf32>
-    %v92 = grove.get_param @layer1.1.conv3.weight : tensor<256x64x1x1xf32>
-    %v93 = grove.conv2d %v91, %v92 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v94 = grove.get_param @layer1.1.bn3.weight : tensor<256xf32>
-    %v95 = grove.get_param @layer1.1.bn3.bias : tensor<256xf32>
-    %v96 = grove.get_param @layer1.1.bn3.running_mean : tensor<256xf32>
-    %v97 = grove.get_param @layer1.1.bn3.running_var : tensor<256xf32>
-    %v98 = grove.batch_norm %v93, %v94, %v95, %v96, %v97 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v99 = grove.add %v98, %v66 : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
-    %v100 = grove.relu %v99 : tensor<?x256x56x56xf32>
-    %v101 = grove.get_param @layer1.2.conv1.weight : tensor<64x256x1x1xf32>
-    %v102 = grove.conv2d %v100, %v101 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
-    %v103 = grove.get_param @layer1.2.bn1.weight : tensor<64xf32>
-    %v104 = grove.get_param @layer1.2.bn1.bias : tensor<64xf32>
-    %v105 = grove.get_param @layer1.2.bn1.running_mean : tensor<64xf32>
-    %v106 = grove.get_param @layer1.2.bn1.running_var : tensor<64xf32>
-    %v107 = grove.batch_norm %v102, %v103, %v104, %v105, %v106 {epsilon = 1.0e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
-    %v108 = grove.relu %v107 : tensor<?x64x56x56xf32>
-    %v109 = grove.get_param @layer1.2.conv2.conv.weight : tensor<128x32x3x3xf32>
-    %v110 = grove.conv2d %v108, %v109 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
-    %v111 = grove.get_param @layer1.2.conv2.bn0.weight : tensor<128xf32>
-    %v112 = grove.get_param @layer1.2.conv2.bn0.bias : tensor<128xf32>
-    %v113 = grove.get_param @layer1.2.conv2.bn0.running_mean : tensor<128xf32>
-    %v114 = grove.get_param @layer1.2.conv2.bn0.running_var : tensor<128xf32>
-    %v115 = grove.batch_norm %v110, %v111, %v112, %v113, %v114 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v116 = grove.relu %v115 : tensor<?x128x56x56xf32>
-    %v117 = grove.get_param @layer1.2.conv2.fc1.weight : tensor<32x64x1x1xf32>
-    %v118 = grove.get_param @layer1.2.conv2.fc1.bias : tensor<32xf32>
-    %v119 = grove.get_param @layer1.2.conv2.bn1.weight : tensor<32xf32>
-    %v120 = grove.get_param @layer1.2.conv2.bn1.bias : tensor<32xf32>
-    %v121 = grove.get_param @layer1.2.conv2.bn1.running_mean : tensor<32xf32>
-    %v122 = grove.get_param @layer1.2.conv2.bn1.running_var : tensor<32xf32>
-    %v123 = grove.get_param @layer1.2.conv2.fc2.weight : tensor<128x32x1x1xf32>
-    %v124 = grove.get_param @layer1.2.conv2.fc2.bias : tensor<128xf32>
-    %v125 = grove.split_attention %v116, %v117, %v118, %v119, %v120, %v121, %v122, %v123, %v124 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x64x56x56xf32>
-    %v126 = grove.get_param @layer1.2.conv3.weight : tensor<256x64x1x1xf32>
-    %v127 = grove.conv2d %v125, %v126 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v128 = grove.get_param @layer1.2.bn3.weight : tensor<256xf32>
-    %v129 = grove.get_param @layer1.2.bn3.bias : tensor<256xf32>
-    %v130 = grove.get_param @layer1.2.bn3.running_mean : tensor<256xf32>
-    %v131 = grove.get_param @layer1.2.bn3.running_var : tensor<256xf32>
-    %v132 = grove.batch_norm %v127, %v128, %v129, %v130, %v131 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v133 = grove.add %v132, %v100 : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
-    %v134 = grove.relu %v133 : tensor<?x256x56x56xf32>
-    %v135 = grove.get_param @layer2.0.conv1.weight : tensor<128x256x1x1xf32>
-    %v136 = grove.conv2d %v134, %v135 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x56x56xf32>, tensor<128x256x1x1xf32>) -> tensor<?x128x56x56xf32>
-    %v137 = grove.get_param @layer2.0.bn1.weight : tensor<128xf32>
-    %v138 = grove.get_param @layer2.0.bn1.bias : tensor<128xf32>
-    %v139 = grove.get_param @layer2.0.bn1.running_mean : tensor<128xf32>
-    %v140 = grove.get_param @layer2.0.bn1.running_var : tensor<128xf32>
-    %v141 = grove.batch_norm %v136, %v137, %v138, %v139, %v140 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v142 = grove.relu %v141 : tensor<?x128x56x56xf32>
-    %v143 = grove.get_param @layer2.0.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v144 = grove.conv2d %v142, %v143 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x56x56xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x56x56xf32>
-    %v145 = grove.get_param @layer2.0.conv2.bn0.weight : tensor<256xf32>
-    %v146 = grove.get_param @layer2.0.conv2.bn0.bias : tensor<256xf32>
-    %v147 = grove.get_param @layer2.0.conv2.bn0.running_mean : tensor<256xf32>
-    %v148 = grove.get_param @layer2.0.conv2.bn0.running_var : tensor<256xf32>
-    %v149 = grove.batch_norm %v144, %v145, %v146, %v147, %v148 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v150 = grove.relu %v149 : tensor<?x256x56x56xf32>
-    %v151 = grove.get_param @layer2.0.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v152 = grove.get_param @layer2.0.conv2.fc1.bias : tensor<64xf32>
-    %v153 = grove.get_param @layer2.0.conv2.bn1.weight : tensor<64xf32>
-    %v154 = grove.get_param @layer2.0.conv2.bn1.bias : tensor<64xf32>
-    %v155 = grove.get_param @layer2.0.conv2.bn1.running_mean : tensor<64xf32>
-    %v156 = grove.get_param @layer2.0.conv2.bn1.running_var : tensor<64xf32>
-    %v157 = grove.get_param @layer2.0.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v158 = grove.get_param @layer2.0.conv2.fc2.bias : tensor<256xf32>
-    %v159 = grove.split_attention %v150, %v151, %v152, %v153, %v154, %v155, %v156, %v157, %v158 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x56x56xf32>
-    %v160 = grove.avg_pool2d %v159 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x128x56x56xf32>) -> tensor<?x128x28x28xf32>
-    %v161 = grove.get_param @layer2.0.conv3.weight : tensor<512x128x1x1xf32>
-    %v162 = grove.conv2d %v160, %v161 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v163 = grove.get_param @layer2.0.bn3.weight : tensor<512xf32>
-    %v164 = grove.get_param @layer2.0.bn3.bias : tensor<512xf32>
-    %v165 = grove.get_param @layer2.0.bn3.running_mean : tensor<512xf32>
-    %v166 = grove.get_param @layer2.0.bn3.running_var : tensor<512xf32>
-    %v167 = grove.batch_norm %v162, %v163, %v164, %v165, %v166 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v168 = grove.avg_pool2d %v134 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x256x56x56xf32>) -> tensor<?x256x28x28xf32>
-    %v169 = grove.get_param @layer2.0.downsample.1.weight : tensor<512x256x1x1xf32>
-    %v170 = grove.conv2d %v168, %v169 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x28x28xf32>, tensor<512x256x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v171 = grove.get_param @layer2.0.downsample.2.weight : tensor<512xf32>
-    %v172 = grove.get_param @layer2.0.downsample.2.bias : tensor<512xf32>
-    %v173 = grove.get_param @layer2.0.downsample.2.running_mean : tensor<512xf32>
-    %v174 = grove.get_param @layer2.0.downsample.2.running_var : tensor<512xf32>
-    %v175 = grove.batch_norm %v170, %v171, %v172, %v173, %v174 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v176 = grove.add %v167, %v175 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v177 = grove.relu %v176 : tensor<?x512x28x28xf32>
-    %v178 = grove.get_param @layer2.1.conv1.weight : tensor<128x512x1x1xf32>
-    %v179 = grove.conv2d %v177, %v178 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
-    %v180 = grove.get_param @layer2.1.bn1.weight : tensor<128xf32>
-    %v181 = grove.get_param @layer2.1.bn1.bias : tensor<128xf32>
-    %v182 = grove.get_param @layer2.1.bn1.running_mean : tensor<128xf32>
-    %v183 = grove.get_param @layer2.1.bn1.running_var : tensor<128xf32>
-    %v184 = grove.batch_norm %v179, %v180, %v181, %v182, %v183 {epsilon = 1.0e-05 : f64} : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
-    %v185 = grove.relu %v184 : tensor<?x128x28x28xf32>
-    %v186 = grove.get_param @layer2.1.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v187 = grove.conv2d %v185, %v186 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
-    %v188 = grove.get_param @layer2.1.conv2.bn0.weight : tensor<256xf32>
-    %v189 = grove.get_param @layer2.1.conv2.bn0.bias : tensor<256xf32>
-    %v190 = grove.get_param @layer2.1.conv2.bn0.running_mean : tensor<256xf32>
-    %v191 = grove.get_param @layer2.1.conv2.bn0.running_var : tensor<256xf32>
-    %v192 = grove.batch_norm %v187, %v188, %v189, %v190, %v191 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v193 = grove.relu %v192 : tensor<?x256x28x28xf32>
-    %v194 = grove.get_param @layer2.1.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v195 = grove.get_param @layer2.1.conv2.fc1.bias : tensor<64xf32>
-    %v196 = grove.get_param @layer2.1.conv2.bn1.weight : tensor<64xf32>
-    %v197 = grove.get_param @layer2.1.conv2.bn1.bias : tensor<64xf32>
-    %v198 = grove.get_param @layer2.1.conv2.bn1.running_mean : tensor<64xf32>
-    %v199 = grove.get_param @layer2.1.conv2.bn1.running_var : tensor<64xf32>
-    %v200 = grove.get_param @layer2.1.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v201 = grove.get_param @layer2.1.conv2.fc2.bias : tensor<256xf32>
-    %v202 = grove.split_attention %v193, %v194, %v195, %v196, %v197, %v198, %v199, %v200, %v201 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x28x28xf32>
-    %v203 = grove.get_param @layer2.1.conv3.weight : tensor<512x128x1x1xf32>
-    %v204 = grove.conv2d %v202, %v203 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v205 = grove.get_param @layer2.1.bn3.weight : tensor<512xf32>
-    %v206 = grove.get_param @layer2.1.bn3.bias : tensor<512xf32>
-    %v207 = grove.get_param @layer2.1.bn3.running_mean : tensor<512xf32>
-    %v208 = grove.get_param @layer2.1.bn3.running_var : tensor<512xf32>
-    %v209 = grove.batch_norm %v204, %v205, %v206, %v207, %v208 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v210 = grove.add %v209, %v177 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v211 = grove.relu %v210 : tensor<?x512x28x28xf32>
-    %v212 = grove.get_param @layer2.2.conv1.weight : tensor<128x512x1x1xf32>
-    %v213 = grove.conv2d %v211, %v212 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
-    %v214 = grove.get_param @layer2.2.bn1.weight : tensor<128xf32>
-    %v215 = grove.get_param @layer2.2.bn1.bias : tensor<128xf32>
-    %v216 = grove.get_param @layer2.2.bn1.running_mean : tensor<128xf32>
-    %v217 = grove.get_param @layer2.2.bn1.running_var : tensor<128xf32>
-    %v218 = grove.batch_norm %v213, %v214, %v215, %v216, %v217 {epsilon = 1.0e-05 : f64} : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
-    %v219 = grove.relu %v218 : tensor<?x128x28x28xf32>
-    %v220 = grove.get_param @layer2.2.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v221 = grove.conv2d %v219, %v220 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
-    %v222 = grove.get_param @layer2.2.conv2.bn0.weight : tensor<256xf32>
-    %v223 = grove.get_param @layer2.2.conv2.bn0.bias : tensor<256xf32>
-    %v224 = grove.get_param @layer2.2.conv2.bn0.running_mean : tensor<256xf32>
-    %v225 = grove.get_param @layer2.2.conv2.bn0.running_var : tensor<256xf32>
-    %v226 = grove.batch_norm %v221, %v222, %v223, %v224, %v225 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v227 = grove.relu %v226 : tensor<?x256x28x28xf32>
-    %v228 = grove.get_param @layer2.2.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v229 = grove.get_param @layer2.2.conv2.fc1.bias : tensor<64xf32>
-    %v230 = grove.get_param @layer2.2.conv2.bn1.weight : tensor<64xf32>
-    %v231 = grove.get_param @layer2.2.conv2.bn1.bias : tensor<64xf32>
-    %v232 = grove.get_param @layer2.2.conv2.bn1.running_mean : tensor<64xf32>
-    %v233 = grove.get_param @layer2.2.conv2.bn1.running_var : tensor<64xf32>
-    %v234 = grove.get_param @layer2.2.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v235 = grove.get_param @layer2.2.conv2.fc2.bias : tensor<256xf32>
-    %v236 = grove.split_attention %v227, %v228, %v229, %v230, %v231, %v232, %v233, %v234, %v235 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x28x28xf32>
-    %v237 = grove.get_param @layer2.2.conv3.weight : tensor<512x128x1x1xf32>
-    %v238 = grove.conv2d %v236, %v237 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v239 = grove.get_param @layer2.2.bn3.weight : tensor<512xf32>
-    %v240 = grove.get_param @layer2.2.bn3.bias : tensor<512xf32>
-    %v241 = grove.get_param @layer2.2.bn3.running_mean : tensor<512xf32>
-    %v242 = grove.get_param @layer2.2.bn3.running_var : tensor<512xf32>
-    %v243 = grove.batch_norm %v238, %v239, %v240, %v241, %v242 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v244 = grove.add %v243, %v211 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v245 = grove.relu %v244 : tensor<?x512x28x28xf32>
-    %v246 = grove.get_param @layer2.3.conv1.weight : tensor<128x512x1x1xf32>
-    %v247 = grove.conv2d %v245, %v246 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
-    %v248 = grove.get_param @layer2.3.bn1.weight : tensor<128xf32>
-    %v249 = grove.get_param @layer2.3.bn1.bias : tensor<128xf32>
-    %v250 = grove.get_param @layer2.3.bn1.running_mean : tensor<128xf32>
-    %v251 = grove.get_param @layer2.3.bn1.running_var : tensor<128xf32>
-    %v252 = grove.batch_norm %v247, %v248, %v249, %v250, %v251 {epsilon = 1.0e-05 : f64} : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
-    %v253 = grove.relu %v252 : tensor<?x128x28x28xf32>
-    %v254 = grove.get_param @layer2.3.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v255 = grove.conv2d %v253, %v254 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
-    %v256 = grove.get_param @layer2.3.conv2.bn0.weight : tensor<256xf32>
-    %v257 = grove.get_param @layer2.3.conv2.bn0.bias : tensor<256xf32>
-    %v258 = grove.get_param @layer2.3.conv2.bn0.running_mean : tensor<256xf32>
-    %v259 = grove.get_param @layer2.3.conv2.bn0.running_var : tensor<256xf32>
-    %v260 = grove.batch_norm %v255, %v256, %v257, %v258, %v259 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v261 = grove.relu %v260 : tensor<?x256x28x28xf32>
-    %v262 = grove.get_param @layer2.3.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v263 = grove.get_param @layer2.3.conv2.fc1.bias : tensor<64xf32>
-    %v264 = grove.get_param @layer2.3.conv2.bn1.weight : tensor<64xf32>
-    %v265 = grove.get_param @layer2.3.conv2.bn1.bias : tensor<64xf32>
-    %v266 = grove.get_param @layer2.3.conv2.bn1.running_mean : tensor<64xf32>
-    %v267 = grove.get_param @layer2.3.conv2.bn1.running_var : tensor<64xf32>
-    %v268 = grove.get_param @layer2.3.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v269 = grove.get_param @layer2.3.conv2.fc2.bias : tensor<256xf32>
-    %v270 = grove.split_attention %v261, %v262, %v263, %v264, %v265, %v266, %v267, %v268, %v269 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x28x28xf32>
-    %v271 = grove.get_param @layer2.3.conv3.weight : tensor<512x128x1x1xf32>
-    %v272 = grove.conv2d %v270, %v271 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v273 = grove.get_param @layer2.3.bn3.weight : tensor<512xf32>
-    %v274 = grove.get_param @layer2.3.bn3.bias : tensor<512xf32>
-    %v275 = grove.get_param @layer2.3.bn3.running_mean : tensor<512xf32>
-    %v276 = grove.get_param @layer2.3.bn3.running_var : tensor<512xf32>
-    %v277 = grove.batch_norm %v272, %v273, %v274, %v275, %v276 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v278 = grove.add %v277, %v245 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v279 = grove.relu %v278 : tensor<?x512x28x28xf32>
-    %v280 = grove.get_param @layer3.0.conv1.weight : tensor<256x512x1x1xf32>
-    %v281 = grove.conv2d %v279, %v280 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<256x512x1x1xf32>) -> tensor<?x256x28x28xf32>
-    %v282 = grove.get_param @layer3.0.bn1.weight : tensor<256xf32>
-    %v283 = grove.get_param @layer3.0.bn1.bias : tensor<256xf32>
-    %v284 = grove.get_param @layer3.0.bn1.running_mean : tensor<256xf32>
-    %v285 = grove.get_param @layer3.0.bn1.running_var : tensor<256xf32>
-    %v286 = grove.batch_norm %v281, %v282, %v283, %v284, %v285 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v287 = grove.relu %v286 : tensor<?x256x28x28xf32>
-    %v288 = grove.get_param @layer3.0.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v289 = grove.conv2d %v287, %v288 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x28x28xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x28x28xf32>
-    %v290 = grove.get_param @layer3.0.conv2.bn0.weight : tensor<512xf32>
-    %v291 = grove.get_param @layer3.0.conv2.bn0.bias : tensor<512xf32>
-    %v292 = grove.get_param @layer3.0.conv2.bn0.running_mean : tensor<512xf32>
-    %v293 = grove.get_param @layer3.0.conv2.bn0.running_var : tensor<512xf32>
-    %v294 = grove.batch_norm %v289, %v290, %v291, %v292, %v293 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v295 = grove.relu %v294 : tensor<?x512x28x28xf32>
-    %v296 = grove.get_param @layer3.0.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v297 = grove.get_param @layer3.0.conv2.fc1.bias : tensor<128xf32>
-    %v298 = grove.get_param @layer3.0.conv2.bn1.weight : tensor<128xf32>
-    %v299 = grove.get_param @layer3.0.conv2.bn1.bias : tensor<128xf32>
-    %v300 = grove.get_param @layer3.0.conv2.bn1.running_mean : tensor<128xf32>
-    %v301 = grove.get_param @layer3.0.conv2.bn1.running_var : tensor<128xf32>
-    %v302 = grove.get_param @layer3.0.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v303 = grove.get_param @layer3.0.conv2.fc2.bias : tensor<512xf32>
-    %v304 = grove.split_attention %v295, %v296, %v297, %v298, %v299, %v300, %v301, %v302, %v303 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x28x28xf32>
-    %v305 = grove.avg_pool2d %v304 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x256x28x28xf32>) -> tensor<?x256x14x14xf32>
-    %v306 = grove.get_param @layer3.0.conv3.weight : tensor<1024x256x1x1xf32>
-    %v307 = grove.conv2d %v305, %v306 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v308 = grove.get_param @layer3.0.bn3.weight : tensor<1024xf32>
-    %v309 = grove.get_param @layer3.0.bn3.bias : tensor<1024xf32>
-    %v310 = grove.get_param @layer3.0.bn3.running_mean : tensor<1024xf32>
-    %v311 = grove.get_param @layer3.0.bn3.running_var : tensor<1024xf32>
-    %v312 = grove.batch_norm %v307, %v308, %v309, %v310, %v311 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v313 = grove.avg_pool2d %v279 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x512x28x28xf32>) -> tensor<?x512x14x14xf32>
-    %v314 = grove.get_param @layer3.0.downsample.1.weight : tensor<1024x512x1x1xf32>
-    %v315 = grove.conv2d %v313, %v314 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x14x14xf32>, tensor<1024x512x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v316 = grove.get_param @layer3.0.downsample.2.weight : tensor<1024xf32>
-    %v317 = grove.get_param @layer3.0.downsample.2.bias : tensor<1024xf32>
-    %v318 = grove.get_param @layer3.0.downsample.2.running_mean : tensor<1024xf32>
-    %v319 = grove.get_param @layer3.0.downsample.2.running_var : tensor<1024xf32>
-    %v320 = grove.batch_norm %v315, %v316, %v317, %v318, %v319 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v321 = grove.add %v312, %v320 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v322 = grove.relu %v321 : tensor<?x1024x14x14xf32>
-    %v323 = grove.get_param @layer3.1.conv1.weight : tensor<256x1024x1x1xf32>
-    %v324 = grove.conv2d %v322, %v323 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v325 = grove.get_param @layer3.1.bn1.weight : tensor<256xf32>
-    %v326 = grove.get_param @layer3.1.bn1.bias : tensor<256xf32>
-    %v327 = grove.get_param @layer3.1.bn1.running_mean : tensor<256xf32>
-    %v328 = grove.get_param @layer3.1.bn1.running_var : tensor<256xf32>
-    %v329 = grove.batch_norm %v324, %v325, %v326, %v327, %v328 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v330 = grove.relu %v329 : tensor<?x256x14x14xf32>
-    %v331 = grove.get_param @layer3.1.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v332 = grove.conv2d %v330, %v331 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v333 = grove.get_param @layer3.1.conv2.bn0.weight : tensor<512xf32>
-    %v334 = grove.get_param @layer3.1.conv2.bn0.bias : tensor<512xf32>
-    %v335 = grove.get_param @layer3.1.conv2.bn0.running_mean : tensor<512xf32>
-    %v336 = grove.get_param @layer3.1.conv2.bn0.running_var : tensor<512xf32>
-    %v337 = grove.batch_norm %v332, %v333, %v334, %v335, %v336 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v338 = grove.relu %v337 : tensor<?x512x14x14xf32>
-    %v339 = grove.get_param @layer3.1.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v340 = grove.get_param @layer3.1.conv2.fc1.bias : tensor<128xf32>
-    %v341 = grove.get_param @layer3.1.conv2.bn1.weight : tensor<128xf32>
-    %v342 = grove.get_param @layer3.1.conv2.bn1.bias : tensor<128xf32>
-    %v343 = grove.get_param @layer3.1.conv2.bn1.running_mean : tensor<128xf32>
-    %v344 = grove.get_param @layer3.1.conv2.bn1.running_var : tensor<128xf32>
-    %v345 = grove.get_param @layer3.1.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v346 = grove.get_param @layer3.1.conv2.fc2.bias : tensor<512xf32>
-    %v347 = grove.split_attention %v338, %v339, %v340, %v341, %v342, %v343, %v344, %v345, %v346 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
-    %v348 = grove.get_param @layer3.1.conv3.weight : tensor<1024x256x1x1xf32>
-    %v349 = grove.conv2d %v347, %v348 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v350 = grove.get_param @layer3.1.bn3.weight : tensor<1024xf32>
-    %v351 = grove.get_param @layer3.1.bn3.bias : tensor<1024xf32>
-    %v352 = grove.get_param @layer3.1.bn3.running_mean : tensor<1024xf32>
-    %v353 = grove.get_param @layer3.1.bn3.running_var : tensor<1024xf32>
-    %v354 = grove.batch_norm %v349, %v350, %v351, %v352, %v353 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v355 = grove.add %v354, %v322 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v356 = grove.relu %v355 : tensor<?x1024x14x14xf32>
-    %v357 = grove.get_param @layer3.2.conv1.weight : tensor<256x1024x1x1xf32>
-    %v358 = grove.conv2d %v356, %v357 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v359 = grove.get_param @layer3.2.bn1.weight : tensor<256xf32>
-    %v360 = grove.get_param @layer3.2.bn1.bias : tensor<256xf32>
-    %v361 = grove.get_param @layer3.2.bn1.running_mean : tensor<256xf32>
-    %v362 = grove.get_param @layer3.2.bn1.running_var : tensor<256xf32>
-    %v363 = grove.batch_norm %v358, %v359, %v360, %v361, %v362 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v364 = grove.relu %v363 : tensor<?x256x14x14xf32>
-    %v365 = grove.get_param @layer3.2.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v366 = grove.conv2d %v364, %v365 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v367 = grove.get_param @layer3.2.conv2.bn0.weight : tensor<512xf32>
-    %v368 = grove.get_param @layer3.2.conv2.bn0.bias : tensor<512xf32>
-    %v369 = grove.get_param @layer3.2.conv2.bn0.running_mean : tensor<512xf32>
-    %v370 = grove.get_param @layer3.2.conv2.bn0.running_var : tensor<512xf32>
-    %v371 = grove.batch_norm %v366, %v367, %v368, %v369, %v370 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v372 = grove.relu %v371 : tensor<?x512x14x14xf32>
-    %v373 = grove.get_param @layer3.2.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v374 = grove.get_param @layer3.2.conv2.fc1.bias : tensor<128xf32>
-    %v375 = grove.get_param @layer3.2.conv2.bn1.weight : tensor<128xf32>
-    %v376 = grove.get_param @layer3.2.conv2.bn1.bias : tensor<128xf32>
-    %v377 = grove.get_param @layer3.2.conv2.bn1.running_mean : tensor<128xf32>
-    %v378 = grove.get_param @layer3.2.conv2.bn1.running_var : tensor<128xf32>
-    %v379 = grove.get_param @layer3.2.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v380 = grove.get_param @layer3.2.conv2.fc2.bias : tensor<512xf32>
-    %v381 = grove.split_attention %v372, %v373, %v374, %v375, %v376, %v377, %v378, %v379, %v380 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
-    %v382 = grove.get_param @layer3.2.conv3.weight : tensor<1024x256x1x1xf32>
-    %v383 = grove.conv2d %v381, %v382 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v384 = grove.get_param @layer3.2.bn3.weight : tensor<1024xf32>
-    %v385 = grove.get_param @layer3.2.bn3.bias : tensor<1024xf32>
-    %v386 = grove.get_param @layer3.2.bn3.running_mean : tensor<1024xf32>
-    %v387 = grove.get_param @layer3.2.bn3.running_var : tensor<1024xf32>
-    %v388 = grove.batch_norm %v383, %v384, %v385, %v386, %v387 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v389 = grove.add %v388, %v356 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v390 = grove.relu %v389 : tensor<?x1024x14x14xf32>
-    %v391 = grove.get_param @layer3.3.conv1.weight : tensor<256x1024x1x1xf32>
-    %v392 = grove.conv2d %v390, %v391 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v393 = grove.get_param @layer3.3.bn1.weight : tensor<256xf32>
-    %v394 = grove.get_param @layer3.3.bn1.bias : tensor<256xf32>
-    %v395 = grove.get_param @layer3.3.bn1.running_mean : tensor<256xf32>
-    %v396 = grove.get_param @layer3.3.bn1.running_var : tensor<256xf32>
-    %v397 = grove.batch_norm %v392, %v393, %v394, %v395, %v396 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v398 = grove.relu %v397 : tensor<?x256x14x14xf32>
-    %v399 = grove.get_param @layer3.3.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v400 = grove.conv2d %v398, %v399 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v401 = grove.get_param @layer3.3.conv2.bn0.weight : tensor<512xf32>
-    %v402 = grove.get_param @layer3.3.conv2.bn0.bias : tensor<512xf32>
-    %v403 = grove.get_param @layer3.3.conv2.bn0.running_mean : tensor<512xf32>
-    %v404 = grove.get_param @layer3.3.conv2.bn0.running_var : tensor<512xf32>
-    %v405 = grove.batch_norm %v400, %v401, %v402, %v403, %v404 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v406 = grove.relu %v405 : tensor<?x512x14x14xf32>
-    %v407 = grove.get_param @layer3.3.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v408 = grove.get_param @layer3.3.conv2.fc1.bias : tensor<128xf32>
-    %v409 = grove.get_param @layer3.3.conv2.bn1.weight : tensor<128xf32>
-    %v410 = grove.get_param @layer3.3.conv2.bn1.bias : tensor<128xf32>
-    %v411 = grove.get_param @layer3.3.conv2.bn1.running_mean : tensor<128xf32>
-    %v412 = grove.get_param @layer3.3.conv2.bn1.running_var : tensor<128xf32>
-    %v413 = grove.get_param @layer3.3.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v414 = grove.get_param @layer3.3.conv2.fc2.bias : tensor<512xf32>
-    %v415 = grove.split_attention %v406, %v407, %v408, %v409, %v410, %v411, %v412, %v413, %v414 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
-    %v416 = grove.get_param @layer3.3.conv3.weight : tensor<1024x256x1x1xf32>
-    %v417 = grove.conv2d %v415, %v416 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v418 = grove.get_param @layer3.3.bn3.weight : tensor<1024xf32>
-    %v419 = grove.get_param @layer3.3.bn3.bias : tensor<1024xf32>
-    %v420 = grove.get_param @layer3.3.bn3.running_mean : tensor<1024xf32>
-    %v421 = grove.get_param @layer3.3.bn3.running_var : tensor<1024xf32>
-    %v422 = grove.batch_norm %v417, %v418, %v419, %v420, %v421 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v423 = grove.add %v422, %v390 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v424 = grove.relu %v423 : tensor<?x1024x14x14xf32>
-    %v425 = grove.get_param @layer3.4.conv1.weight : tensor<256x1024x1x1xf32>
-    %v426 = grove.conv2d %v424, %v425 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v427 = grove.get_param @layer3.4.bn1.weight : tensor<256xf32>
-    %v428 = grove.get_param @layer3.4.bn1.bias : tensor<256xf32>
-    %v429 = grove.get_param @layer3.4.bn1.running_mean : tensor<256xf32>
-    %v430 = grove.get_param @layer3.4.bn1.running_var : tensor<256xf32>
-    %v431 = grove.batch_norm %v426, %v427, %v428, %v429, %v430 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v432 = grove.relu %v431 : tensor<?x256x14x14xf32>
-    %v433 = grove.get_param @layer3.4.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v434 = grove.conv2d %v432, %v433 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v435 = grove.get_param @layer3.4.conv2.bn0.weight : tensor<512xf32>
-    %v436 = grove.get_param @layer3.4.conv2.bn0.bias : tensor<512xf32>
-    %v437 = grove.get_param @layer3.4.conv2.bn0.running_mean : tensor<512xf32>
-    %v438 = grove.get_param @layer3.4.conv2.bn0.running_var : tensor<512xf32>
-    %v439 = grove.batch_norm %v434, %v435, %v436, %v437, %v438 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v440 = grove.relu %v439 : tensor<?x512x14x14xf32>
-    %v441 = grove.get_param @layer3.4.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v442 = grove.get_param @layer3.4.conv2.fc1.bias : tensor<128xf32>
-    %v443 = grove.get_param @layer3.4.conv2.bn1.weight : tensor<128xf32>
-    %v444 = grove.get_param @layer3.4.conv2.bn1.bias : tensor<128xf32>
-    %v445 = grove.get_param @layer3.4.conv2.bn1.running_mean : tensor<128xf32>
-    %v446 = grove.get_param @layer3.4.conv2.bn1.running_var : tensor<128xf32>
-    %v447 = grove.get_param @layer3.4.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v448 = grove.get_param @layer3.4.conv2.fc2.bias : tensor<512xf32>
-    %v449 = grove.split_attention %v440, %v441, %v442, %v443, %v444, %v445, %v446, %v447, %v448 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
-    %v450 = grove.get_param @layer3.4.conv3.weight : tensor<1024x256x1x1xf32>
-    %v451 = grove.conv2d %v449, %v450 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v452 = grove.get_param @layer3.4.bn3.weight : tensor<1024xf32>
-    %v453 = grove.get_param @layer3.4.bn3.bias : tensor<1024xf32>
-    %v454 = grove.get_param @layer3.4.bn3.running_mean : tensor<1024xf32>
-    %v455 = grove.get_param @layer3.4.bn3.running_var : tensor<1024xf32>
-    %v456 = grove.batch_norm %v451, %v452, %v453, %v454, %v455 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v457 = grove.add %v456, %v424 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v458 = grove.relu %v457 : tensor<?x1024x14x14xf32>
-    %v459 = grove.get_param @layer3.5.conv1.weight : tensor<256x1024x1x1xf32>
-    %v460 = grove.conv2d %v458, %v459 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v461 = grove.get_param @layer3.5.bn1.weight : tensor<256xf32>
-    %v462 = grove.get_param @layer3.5.bn1.bias : tensor<256xf32>
-    %v463 = grove.get_param @layer3.5.bn1.running_mean : tensor<256xf32>
-    %v464 = grove.get_param @layer3.5.bn1.running_var : tensor<256xf32>
-    %v465 = grove.batch_norm %v460, %v461, %v462, %v463, %v464 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v466 = grove.relu %v465 : tensor<?x256x14x14xf32>
-    %v467 = grove.get_param @layer3.5.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v468 = grove.conv2d %v466, %v467 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v469 = grove.get_param @layer3.5.conv2.bn0.weight : tensor<512xf32>
-    %v470 = grove.get_param @layer3.5.conv2.bn0.bias : tensor<512xf32>
-    %v471 = grove.get_param @layer3.5.conv2.bn0.running_mean : tensor<512xf32>
-    %v472 = grove.get_param @layer3.5.conv2.bn0.running_var : tensor<512xf32>
-    %v473 = grove.batch_norm %v468, %v469, %v470, %v471, %v472 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v474 = grove.relu %v473 : tensor<?x512x14x14xf32>
-    %v475 = grove.get_param @layer3.5.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v476 = grove.get_param @layer3.5.conv2.fc1.bias : tensor<128xf32>
-    %v477 = grove.get_param @layer3.5.conv2.bn1.weight : tensor<128xf32>
-    %v478 = grove.get_param @layer3.5.conv2.bn1.bias : tensor<128xf32>
-    %v479 = grove.get_param @layer3.5.conv2.bn1.running_mean : tensor<128xf32>
-    %v480 = grove.get_param @layer3.5.conv2.bn1.running_var : tensor<128xf32>
-    %v481 = grove.get_param @layer3.5.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v482 = grove.get_param @layer3.5.conv2.fc2.bias : tensor<512xf32>
-    %v483 = grove.split_attention %v474, %v475, %v476, %v477, %v478, %v479, %v480, %v481, %v482 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
-    %v484 = grove.get_param @layer3.5.conv3.weight : tensor<1024x256x1x1xf32>
-    %v485 = grove.conv2d %v483, %v484 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v486 = grove.get_param @layer3.5.bn3.weight : tensor<1024xf32>
-    %v487 = grove.get_param @layer3.5.bn3.bias : tensor<1024xf32>
-    %v488 = grove.get_param @layer3.5.bn3.running_mean : tensor<1024xf32>
-    %v489 = grove.get_param @layer3.5.bn3.running_var : tensor<1024xf32>
-    %v490 = grove.batch_norm %v485, %v486, %v487, %v488, %v489 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v491 = grove.add %v490, %v458 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v492 = grove.relu %v491 : tensor<?x1024x14x14xf32>
-    %v493 = grove.get_param @layer4.0.conv1.weight : tensor<512x1024x1x1xf32>
-    %v494 = grove.conv2d %v492, %v493 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<512x1024x1x1xf32>) -> tensor<?x512x14x14xf32>
-    %v495 = grove.get_param @layer4.0.bn1.weight : tensor<512xf32>
-    %v496 = grove.get_param @layer4.0.bn1.bias : tensor<512xf32>
-    %v497 = grove.get_param @layer4.0.bn1.running_mean : tensor<512xf32>
-    %v498 = grove.get_param @layer4.0.bn1.running_var : tensor<512xf32>
-    %v499 = grove.batch_norm %v494, %v495, %v496, %v497, %v498 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v500 = grove.relu %v499 : tensor<?x512x14x14xf32>
-    %v501 = grove.get_param @layer4.0.conv2.conv.weight : tensor<1024x256x3x3xf32>
-    %v502 = grove.conv2d %v500, %v501 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x512x14x14xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x14x14xf32>
-    %v503 = grove.get_param @layer4.0.conv2.bn0.weight : tensor<1024xf32>
-    %v504 = grove.get_param @layer4.0.conv2.bn0.bias : tensor<1024xf32>
-    %v505 = grove.get_param @layer4.0.conv2.bn0.running_mean : tensor<1024xf32>
-    %v506 = grove.get_param @layer4.0.conv2.bn0.running_var : tensor<1024xf32>
-    %v507 = grove.batch_norm %v502, %v503, %v504, %v505, %v506 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v508 = grove.relu %v507 : tensor<?x1024x14x14xf32>
-    %v509 = grove.get_param @layer4.0.conv2.fc1.weight : tensor<256x512x1x1xf32>
-    %v510 = grove.get_param @layer4.0.conv2.fc1.bias : tensor<256xf32>
-    %v511 = grove.get_param @layer4.0.conv2.bn1.weight : tensor<256xf32>
-    %v512 = grove.get_param @layer4.0.conv2.bn1.bias : tensor<256xf32>
-    %v513 = grove.get_param @layer4.0.conv2.bn1.running_mean : tensor<256xf32>
-    %v514 = grove.get_param @layer4.0.conv2.bn1.running_var : tensor<256xf32>
-    %v515 = grove.get_param @layer4.0.conv2.fc2.weight : tensor<1024x256x1x1xf32>
-    %v516 = grove.get_param @layer4.0.conv2.fc2.bias : tensor<1024xf32>
-    %v517 = grove.split_attention %v508, %v509, %v510, %v511, %v512, %v513, %v514, %v515, %v516 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x512x14x14xf32>
-    %v518 = grove.avg_pool2d %v517 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x512x14x14xf32>) -> tensor<?x512x7x7xf32>
-    %v519 = grove.get_param @layer4.0.conv3.weight : tensor<2048x512x1x1xf32>
-    %v520 = grove.conv2d %v518, %v519 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v521 = grove.get_param @layer4.0.bn3.weight : tensor<2048xf32>
-    %v522 = grove.get_param @layer4.0.bn3.bias : tensor<2048xf32>
-    %v523 = grove.get_param @layer4.0.bn3.running_mean : tensor<2048xf32>
-    %v524 = grove.get_param @layer4.0.bn3.running_var : tensor<2048xf32>
-    %v525 = grove.batch_norm %v520, %v521, %v522, %v523, %v524 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v526 = grove.avg_pool2d %v492 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x1024x14x14xf32>) -> tensor<?x1024x7x7xf32>
-    %v527 = grove.get_param @layer4.0.downsample.1.weight : tensor<2048x1024x1x1xf32>
-    %v528 = grove.conv2d %v526, %v527 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x7x7xf32>, tensor<2048x1024x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v529 = grove.get_param @layer4.0.downsample.2.weight : tensor<2048xf32>
-    %v530 = grove.get_param @layer4.0.downsample.2.bias : tensor<2048xf32>
-    %v531 = grove.get_param @layer4.0.downsample.2.running_mean : tensor<2048xf32>
-    %v532 = grove.get_param @layer4.0.downsample.2.running_var : tensor<2048xf32>
-    %v533 = grove.batch_norm %v528, %v529, %v530, %v531, %v532 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v534 = grove.add %v525, %v533 : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
-    %v535 = grove.relu %v534 : tensor<?x2048x7x7xf32>
-    %v536 = grove.get_param @layer4.1.conv1.weight : tensor<512x2048x1x1xf32>
-    %v537 = grove.conv2d %v535, %v536 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
-    %v538 = grove.get_param @layer4.1.bn1.weight : tensor<512xf32>
-    %v539 = grove.get_param @layer4.1.bn1.bias : tensor<512xf32>
-    %v540 = grove.get_param @layer4.1.bn1.running_mean : tensor<512xf32>
-    %v541 = grove.get_param @layer4.1.bn1.running_var : tensor<512xf32>
-    %v542 = grove.batch_norm %v537, %v538, %v539, %v540, %v541 {epsilon = 1.0e-05 : f64} : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
-    %v543 = grove.relu %v542 : tensor<?x512x7x7xf32>
-    %v544 = grove.get_param @layer4.1.conv2.conv.weight : tensor<1024x256x3x3xf32>
-    %v545 = grove.conv2d %v543, %v544 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
-    %v546 = grove.get_param @layer4.1.conv2.bn0.weight : tensor<1024xf32>
-    %v547 = grove.get_param @layer4.1.conv2.bn0.bias : tensor<1024xf32>
-    %v548 = grove.get_param @layer4.1.conv2.bn0.running_mean : tensor<1024xf32>
-    %v549 = grove.get_param @layer4.1.conv2.bn0.running_var : tensor<1024xf32>
-    %v550 = grove.batch_norm %v545, %v546, %v547, %v548, %v549 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
-    %v551 = grove.relu %v550 : tensor<?x1024x7x7xf32>
-    %v552 = grove.get_param @layer4.1.conv2.fc1.weight : tensor<256x512x1x1xf32>
-    %v553 = grove.get_param @layer4.1.conv2.fc1.bias : tensor<256xf32>
-    %v554 = grove.get_param @layer4.1.conv2.bn1.weight : tensor<256xf32>
-    %v555 = grove.get_param @layer4.1.conv2.bn1.bias : tensor<256xf32>
-    %v556 = grove.get_param @layer4.1.conv2.bn1.running_mean : tensor<256xf32>
-    %v557 = grove.get_param @layer4.1.conv2.bn1.running_var : tensor<256xf32>
-    %v558 = grove.get_param @layer4.1.conv2.fc2.weight : tensor<1024x256x1x1xf32>
-    %v559 = grove.get_param @layer4.1.conv2.fc2.bias : tensor<1024xf32>
-    %v560 = grove.split_attention %v551, %v552, %v553, %v554, %v555, %v556, %v557, %v558, %v559 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x1024x7x7xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x512x7x7xf32>
-    %v561 = grove.get_param @layer4.1.conv3.weight : tensor<2048x512x1x1xf32>
-    %v562 = grove.conv2d %v560, %v561 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v563 = grove.get_param @layer4.1.bn3.weight : tensor<2048xf32>
-    %v564 = grove.get_param @layer4.1.bn3.bias : tensor<2048xf32>
-    %v565 = grove.get_param @layer4.1.bn3.running_mean : tensor<2048xf32>
-    %v566 = grove.get_param @layer4.1.bn3.running_var : tensor<2048xf32>
-    %v567 = grove.batch_norm %v562, %v563, %v564, %v565, %v566 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v568 = grove.add %v567, %v535 : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
-    %v569 = grove.relu %v568 : tensor<?x2048x7x7xf32>
-    %v570 = grove.get_param @layer4.2.conv1.weight : tensor<512x2048x1x1xf32>
-    %v571 = grove.conv2d %v569, %v570 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
-    %v572 = grove.get_param @layer4.2.bn1.weight : tensor<512xf32>
-    %v573 = grove.get_param @layer4.2.bn1.bias : tensor<512xf32>
-    %v574 = grove.get_param @layer4.2.bn1.running_mean : tensor<512xf32>
-    %v575 = grove.get_param @layer4.2.bn1.running_var : tensor<512xf32>
-    %v576 = grove.batch_norm %v571, %v572, %v573, %v574, %v575 {epsilon = 1.0e-05 : f64} : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
-    %v577 = grove.relu %v576 : tensor<?x512x7x7xf32>
-    %v578 = grove.get_param @layer4.2.conv2.conv.weight : tensor<1024x256x3x3xf32>
-    %v579 = grove.conv2d %v577, %v578 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
-    %v580 = grove.get_param @layer4.2.conv2.bn0.weight : tensor<1024xf32>
-    %v581 = grove.get_param @layer4.2.conv2.bn0.bias : tensor<1024xf32>
-    %v582 = grove.get_param @layer4.2.conv2.bn0.running_mean : tensor<1024xf32>
-    %v583 = grove.get_param @layer4.2.conv2.bn0.running_var : tensor<1024xf32>
-    %v584 = grove.batch_norm %v579, %v580, %v581, %v582, %v583 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
-    %v585 = grove.relu %v584 : tensor<?x1024x7x7xf32>
-    %v586 = grove.get_param @layer4.2.conv2.fc1.weight : tensor<256x512x1x1xf32>
-    %v587 = grove.get_param @layer4.2.conv2.fc1.bias : tensor<256xf32>
-    %v588 = grove.get_param @layer4.2.conv2.bn1.weight : tensor<256xf32>
-    %v589 = grove.get_param @layer4.2.conv2.bn1.bias : tensor<256xf32>
-    %v590 = grove.get_param @layer4.2.conv2.bn1.running_mean : tensor<256xf32>
-    %v591 = grove.get_param @layer4.2.conv2.bn1.running_var : tensor<256xf32>
-    %v592 = grove.get_param @layer4.2.conv2.fc2.weight : tensor<1024x256x1x1xf32>
-    %v593 = grove.get_param @layer4.2.conv2.fc2.bias : tensor<1024xf32>
-    %v594 = grove.split_attention %v585, %v586, %v587, %v588, %v589, %v590, %v591, %v592, %v593 {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x1024x7x7xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x512x7x7xf32>
-    %v595 = grove.get_param @layer4.2.conv3.weight : tensor<2048x512x1x1xf32>
-    %v596 = grove.conv2d %v594, %v595 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v597 = grove.get_param @layer4.2.bn3.weight : tensor<2048xf32>
-    %v598 = grove.get_param @layer4.2.bn3.bias : tensor<2048xf32>
-    %v599 = grove.get_param @layer4.2.bn3.running_mean : tensor<2048xf32>
-    %v600 = grove.get_param @layer4.2.bn3.running_var : tensor<2048xf32>
-    %v601 = grove.batch_norm %v596, %v597, %v598, %v599, %v600 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v602 = grove.add %v601, %v569 : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
-    %v603 = grove.relu %v602 : tensor<?x2048x7x7xf32>
-    %v604 = grove.global_avg_pool %v603 : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
-    %v605 = grove.flatten %v604 {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x2048xf32>
-    %v606 = grove.get_param @fc.weight : tensor<1000x2048xf32>
-    %v607 = grove.get_param @fc.bias : tensor<1000xf32>
-    %v608 = grove.matmul %v605, %v606 {transpose_rhs} : (tensor<?x2048xf32>, tensor<1000x2048xf32>) -> tensor<?x1000xf32>
-    %v609 = grove.add %v608, %v607 : (tensor<?x1000xf32>, tensor<1000xf32>) -> tensor<?x1000xf32>
-    return %v609 : tensor<?x1000xf32>
+    %conv1_0_weight = grove.get_param @conv1.0.weight : tensor<32x3x3x3xf32>
+    %conv1_0 = grove.conv2d %image, %conv1_0_weight
+        {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x3x224x224xf32>, tensor<32x3x3x3xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_1_weight = grove.get_param @conv1.1.weight : tensor<32xf32>
+    %conv1_1_bias = grove.get_param @conv1.1.bias : tensor<32xf32>
+    %conv1_1_running_mean = grove.get_param @conv1.1.running_mean : tensor<32xf32>
+    %conv1_1_running_var = grove.get_param @conv1.1.running_var : tensor<32xf32>
+    %conv1_1 = grove.batch_norm %conv1_0, %conv1_1_weight, %conv1_1_bias, %conv1_1_running_mean, %conv1_1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_2 = grove.relu %conv1_1 : tensor<?x32x112x112xf32>
+    %conv1_3_weight = grove.get_param @conv1.3.weight : tensor<32x32x3x3xf32>
+    %conv1_3 = grove.conv2d %conv1_2, %conv1_3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x112x112xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_4_weight = grove.get_param @conv1.4.weight : tensor<32xf32>
+    %conv1_4_bias = grove.get_param @conv1.4.bias : tensor<32xf32>
+    %conv1_4_running_mean = grove.get_param @conv1.4.running_mean : tensor<32xf32>
+    %conv1_4_running_var = grove.get_param @conv1.4.running_var : tensor<32xf32>
+    %conv1_4 = grove.batch_norm %conv1_3, %conv1_4_weight, %conv1_4_bias, %conv1_4_running_mean, %conv1_4_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_5 = grove.relu %conv1_4 : tensor<?x32x112x112xf32>
+    %conv1_6_weight = grove.get_param @conv1.6.weight : tensor<64x32x3x3xf32>
+    %conv1_6 = grove.conv2d %conv1_5, %conv1_6_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x112x112xf32>, tensor<64x32x3x3xf32>) -> tensor<?x64x112x112xf32>
+    %bn1_weight = grove.get_param @bn1.weight : tensor<64xf32>
+    %bn1_bias = grove.get_param @bn1.bias : tensor<64xf32>
+    %bn1_running_mean = grove.get_param @bn1.running_mean : tensor<64xf32>
+    %bn1_running_var = grove.get_param @bn1.running_var : tensor<64xf32>
+    %bn1 = grove.batch_norm %conv1_6, %bn1_weight, %bn1_bias, %bn1_running_mean, %bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x112x112xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x112x112xf32>
+    %v1 = grove.relu %bn1 : tensor<?x64x112x112xf32>
+    %v2 = grove.max_pool2d %v1
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_0_conv1_weight = grove.get_param @layer1.0.conv1.weight : tensor<64x64x1x1xf32>
+    %layer1_0_conv1 = grove.conv2d %v2, %layer1_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<64x64x1x1xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_0_bn1_weight = grove.get_param @layer1.0.bn1.weight : tensor<64xf32>
+    %layer1_0_bn1_bias = grove.get_param @layer1.0.bn1.bias : tensor<64xf32>
+    %layer1_0_bn1_running_mean = grove.get_param @layer1.0.bn1.running_mean : tensor<64xf32>
+    %layer1_0_bn1_running_var = grove.get_param @layer1.0.bn1.running_var : tensor<64xf32>
+    %layer1_0_bn1 = grove.batch_norm %layer1_0_conv1, %layer1_0_bn1_weight, %layer1_0_bn1_bias, %layer1_0_bn1_running_mean, %layer1_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %v3 = grove.relu %layer1_0_bn1 : tensor<?x64x56x56xf32>
+    %layer1_0_conv2_conv_weight = grove.get_param @layer1.0.conv2.conv.weight
+        : tensor<128x32x3x3xf32>
+    %layer1_0_conv2_conv = grove.conv2d %v3, %layer1_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %layer1_0_conv2_bn0_weight = grove.get_param @layer1.0.conv2.bn0.weight : tensor<128xf32>
+    %layer1_0_conv2_bn0_bias = grove.get_param @layer1.0.conv2.bn0.bias : tensor<128xf32>
+    %layer1_0_conv2_bn0_running_mean = grove.get_param @layer1.0.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer1_0_conv2_bn0_running_var = grove.get_param @layer1.0.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer1_0_conv2_bn0 = grove.batch_norm %layer1_0_conv2_conv, %layer1_0_conv2_bn0_weight, %layer1_0_conv2_bn0_bias, %layer1_0_conv2_bn0_running_mean, %layer1_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v4 = grove.relu %layer1_0_conv2_bn0 : tensor<?x128x56x56xf32>
+    %layer1_0_conv2_fc1_weight = grove.get_param @layer1.0.conv2.fc1.weight : tensor<32x64x1x1xf32>
+    %layer1_0_conv2_fc1_bias = grove.get_param @layer1.0.conv2.fc1.bias : tensor<32xf32>
+    %layer1_0_conv2_bn1_weight = grove.get_param @layer1.0.conv2.bn1.weight : tensor<32xf32>
+    %layer1_0_conv2_bn1_bias = grove.get_param @layer1.0.conv2.bn1.bias : tensor<32xf32>
+    %layer1_0_conv2_bn1_running_mean = grove.get_param @layer1.0.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_0_conv2_bn1_running_var = grove.get_param @layer1.0.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_0_conv2_fc2_weight = grove.get_param @layer1.0.conv2.fc2.weight : tensor<128x32x1x1xf32>
+    %layer1_0_conv2_fc2_bias = grove.get_param @layer1.0.conv2.fc2.bias : tensor<128xf32>
+    %layer1_0_conv2 = grove.split_attention %v4, %layer1_0_conv2_fc1_weight, %layer1_0_conv2_fc1_bias, %layer1_0_conv2_bn1_weight, %layer1_0_conv2_bn1_bias, %layer1_0_conv2_bn1_running_mean, %layer1_0_conv2_bn1_running_var, %layer1_0_conv2_fc2_weight, %layer1_0_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_0_conv3_weight = grove.get_param @layer1.0.conv3.weight : tensor<256x64x1x1xf32>
+    %layer1_0_conv3 = grove.conv2d %layer1_0_conv2, %layer1_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_0_bn3_weight = grove.get_param @layer1.0.bn3.weight : tensor<256xf32>
+    %layer1_0_bn3_bias = grove.get_param @layer1.0.bn3.bias : tensor<256xf32>
+    %layer1_0_bn3_running_mean = grove.get_param @layer1.0.bn3.running_mean : tensor<256xf32>
+    %layer1_0_bn3_running_var = grove.get_param @layer1.0.bn3.running_var : tensor<256xf32>
+    %layer1_0_bn3 = grove.batch_norm %layer1_0_conv3, %layer1_0_bn3_weight, %layer1_0_bn3_bias, %layer1_0_bn3_running_mean, %layer1_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_0_downsample_1_weight = grove.get_param @layer1.0.downsample.1.weight
+        : tensor<256x64x1x1xf32>
+    %layer1_0_downsample_1 = grove.conv2d %v2, %layer1_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_0_downsample_2_weight = grove.get_param @layer1.0.downsample.2.weight : tensor<256xf32>
+    %layer1_0_downsample_2_bias = grove.get_param @layer1.0.downsample.2.bias : tensor<256xf32>
+    %layer1_0_downsample_2_running_mean = grove.get_param @layer1.0.downsample.2.running_mean
+        : tensor<256xf32>
+    %layer1_0_downsample_2_running_var = grove.get_param @layer1.0.downsample.2.running_var
+        : tensor<256xf32>
+    %layer1_0_downsample_2 = grove.batch_norm %layer1_0_downsample_1, %layer1_0_downsample_2_weight, %layer1_0_downsample_2_bias, %layer1_0_downsample_2_running_mean, %layer1_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v5 = grove.add %layer1_0_bn3, %layer1_0_downsample_2
+        : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
+    %v6 = grove.relu %v5 : tensor<?x256x56x56xf32>
+    %layer1_1_conv1_weight = grove.get_param @layer1.1.conv1.weight : tensor<64x256x1x1xf32>
+    %layer1_1_conv1 = grove.conv2d %v6, %layer1_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_1_bn1_weight = grove.get_param @layer1.1.bn1.weight : tensor<64xf32>
+    %layer1_1_bn1_bias = grove.get_param @layer1.1.bn1.bias : tensor<64xf32>
+    %layer1_1_bn1_running_mean = grove.get_param @layer1.1.bn1.running_mean : tensor<64xf32>
+    %layer1_1_bn1_running_var = grove.get_param @layer1.1.bn1.running_var : tensor<64xf32>
+    %layer1_1_bn1 = grove.batch_norm %layer1_1_conv1, %layer1_1_bn1_weight, %layer1_1_bn1_bias, %layer1_1_bn1_running_mean, %layer1_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %v7 = grove.relu %layer1_1_bn1 : tensor<?x64x56x56xf32>
+    %layer1_1_conv2_conv_weight = grove.get_param @layer1.1.conv2.conv.weight
+        : tensor<128x32x3x3xf32>
+    %layer1_1_conv2_conv = grove.conv2d %v7, %layer1_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %layer1_1_conv2_bn0_weight = grove.get_param @layer1.1.conv2.bn0.weight : tensor<128xf32>
+    %layer1_1_conv2_bn0_bias = grove.get_param @layer1.1.conv2.bn0.bias : tensor<128xf32>
+    %layer1_1_conv2_bn0_running_mean = grove.get_param @layer1.1.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer1_1_conv2_bn0_running_var = grove.get_param @layer1.1.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer1_1_conv2_bn0 = grove.batch_norm %layer1_1_conv2_conv, %layer1_1_conv2_bn0_weight, %layer1_1_conv2_bn0_bias, %layer1_1_conv2_bn0_running_mean, %layer1_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v8 = grove.relu %layer1_1_conv2_bn0 : tensor<?x128x56x56xf32>
+    %layer1_1_conv2_fc1_weight = grove.get_param @layer1.1.conv2.fc1.weight : tensor<32x64x1x1xf32>
+    %layer1_1_conv2_fc1_bias = grove.get_param @layer1.1.conv2.fc1.bias : tensor<32xf32>
+    %layer1_1_conv2_bn1_weight = grove.get_param @layer1.1.conv2.bn1.weight : tensor<32xf32>
+    %layer1_1_conv2_bn1_bias = grove.get_param @layer1.1.conv2.bn1.bias : tensor<32xf32>
+    %layer1_1_conv2_bn1_running_mean = grove.get_param @layer1.1.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_1_conv2_bn1_running_var = grove.get_param @layer1.1.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_1_conv2_fc2_weight = grove.get_param @layer1.1.conv2.fc2.weight : tensor<128x32x1x1xf32>
+    %layer1_1_conv2_fc2_bias = grove.get_param @layer1.1.conv2.fc2.bias : tensor<128xf32>
+    %layer1_1_conv2 = grove.split_attention %v8, %layer1_1_conv2_fc1_weight, %layer1_1_conv2_fc1_bias, %layer1_1_conv2_bn1_weight, %layer1_1_conv2_bn1_bias, %layer1_1_conv2_bn1_running_mean, %layer1_1_conv2_bn1_running_var, %layer1_1_conv2_fc2_weight, %layer1_1_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_1_conv3_weight = grove.get_param @layer1.1.conv3.weight : tensor<256x64x1x1xf32>
+    %layer1_1_conv3 = grove.conv2d %layer1_1_conv2, %layer1_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_1_bn3_weight = grove.get_param @layer1.1.bn3.weight : tensor<256xf32>
+    %layer1_1_bn3_bias = grove.get_param @layer1.1.bn3.bias : tensor<256xf32>
+    %layer1_1_bn3_running_mean = grove.get_param @layer1.1.bn3.running_mean : tensor<256xf32>
+    %layer1_1_bn3_running_var = grove.get_param @layer1.1.bn3.running_var : tensor<256xf32>
+    %layer1_1_bn3 = grove.batch_norm %layer1_1_conv3, %layer1_1_bn3_weight, %layer1_1_bn3_bias, %layer1_1_bn3_running_mean, %layer1_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v9 = grove.add %layer1_1_bn3, %v6
+        : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
+    %v10 = grove.relu %v9 : tensor<?x256x56x56xf32>
+    %layer1_2_conv1_weight = grove.get_param @layer1.2.conv1.weight : tensor<64x256x1x1xf32>
+    %layer1_2_conv1 = grove.conv2d %v10, %layer1_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_2_bn1_weight = grove.get_param @layer1.2.bn1.weight : tensor<64xf32>
+    %layer1_2_bn1_bias = grove.get_param @layer1.2.bn1.bias : tensor<64xf32>
+    %layer1_2_bn1_running_mean = grove.get_param @layer1.2.bn1.running_mean : tensor<64xf32>
+    %layer1_2_bn1_running_var = grove.get_param @layer1.2.bn1.running_var : tensor<64xf32>
+    %layer1_2_bn1 = grove.batch_norm %layer1_2_conv1, %layer1_2_bn1_weight, %layer1_2_bn1_bias, %layer1_2_bn1_running_mean, %layer1_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %v11 = grove.relu %layer1_2_bn1 : tensor<?x64x56x56xf32>
+    %layer1_2_conv2_conv_weight = grove.get_param @layer1.2.conv2.conv.weight
+        : tensor<128x32x3x3xf32>
+    %layer1_2_conv2_conv = grove.conv2d %v11, %layer1_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %layer1_2_conv2_bn0_weight = grove.get_param @layer1.2.conv2.bn0.weight : tensor<128xf32>
+    %layer1_2_conv2_bn0_bias = grove.get_param @layer1.2.conv2.bn0.bias : tensor<128xf32>
+    %layer1_2_conv2_bn0_running_mean = grove.get_param @layer1.2.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer1_2_conv2_bn0_running_var = grove.get_param @layer1.2.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer1_2_conv2_bn0 = grove.batch_norm %layer1_2_conv2_conv, %layer1_2_conv2_bn0_weight, %layer1_2_conv2_bn0_bias, %layer1_2_conv2_bn0_running_mean, %layer1_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v12 = grove.relu %layer1_2_conv2_bn0 : tensor<?x128x56x56xf32>
+    %layer1_2_conv2_fc1_weight = grove.get_param @layer1.2.conv2.fc1.weight : tensor<32x64x1x1xf32>
+    %layer1_2_conv2_fc1_bias = grove.get_param @layer1.2.conv2.fc1.bias : tensor<32xf32>
+    %layer1_2_conv2_bn1_weight = grove.get_param @layer1.2.conv2.bn1.weight : tensor<32xf32>
+    %layer1_2_conv2_bn1_bias = grove.get_param @layer1.2.conv2.bn1.bias : tensor<32xf32>
+    %layer1_2_conv2_bn1_running_mean = grove.get_param @layer1.2.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_2_conv2_bn1_running_var = grove.get_param @layer1.2.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_2_conv2_fc2_weight = grove.get_param @layer1.2.conv2.fc2.weight : tensor<128x32x1x1xf32>
+    %layer1_2_conv2_fc2_bias = grove.get_param @layer1.2.conv2.fc2.bias : tensor<128xf32>
+    %layer1_2_conv2 = grove.split_attention %v12, %layer1_2_conv2_fc1_weight, %layer1_2_conv2_fc1_bias, %layer1_2_conv2_bn1_weight, %layer1_2_conv2_bn1_bias, %layer1_2_conv2_bn1_running_mean, %layer1_2_conv2_bn1_running_var, %layer1_2_conv2_fc2_weight, %layer1_2_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_2_conv3_weight = grove.get_param @layer1.2.conv3.weight : tensor<256x64x1x1xf32>
+    %layer1_2_conv3 = grove.conv2d %layer1_2_conv2, %layer1_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_2_bn3_weight = grove.get_param @layer1.2.bn3.weight : tensor<256xf32>
+    %layer1_2_bn3_bias = grove.get_param @layer1.2.bn3.bias : tensor<256xf32>
+    %layer1_2_bn3_running_mean = grove.get_param @layer1.2.bn3.running_mean : tensor<256xf32>
+    %layer1_2_bn3_running_var = grove.get_param @layer1.2.bn3.running_var : tensor<256xf32>
+    %layer1_2_bn3 = grove.batch_norm %layer1_2_conv3, %layer1_2_bn3_weight, %layer1_2_bn3_bias, %layer1_2_bn3_running_mean, %layer1_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v13 = grove.add %layer1_2_bn3, %v10
+        : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
+    %v14 = grove.relu %v13 : tensor<?x256x56x56xf32>
+    %layer2_0_conv1_weight = grove.get_param @layer2.0.conv1.weight : tensor<128x256x1x1xf32>
+    %layer2_0_conv1 = grove.conv2d %v14, %layer2_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x56x56xf32>, tensor<128x256x1x1xf32>) -> tensor<?x128x56x56xf32>
+    %layer2_0_bn1_weight = grove.get_param @layer2.0.bn1.weight : tensor<128xf32>
+    %layer2_0_bn1_bias = grove.get_param @layer2.0.bn1.bias : tensor<128xf32>
+    %layer2_0_bn1_running_mean = grove.get_param @layer2.0.bn1.running_mean : tensor<128xf32>
+    %layer2_0_bn1_running_var = grove.get_param @layer2.0.bn1.running_var : tensor<128xf32>
+    %layer2_0_bn1 = grove.batch_norm %layer2_0_conv1, %layer2_0_bn1_weight, %layer2_0_bn1_bias, %layer2_0_bn1_running_mean, %layer2_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v15 = grove.relu %layer2_0_bn1 : tensor<?x128x56x56xf32>
+    %layer2_0_conv2_conv_weight = grove.get_param @layer2.0.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_0_conv2_conv = grove.conv2d %v15, %layer2_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x56x56xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x56x56xf32>
+    %layer2_0_conv2_bn0_weight = grove.get_param @layer2.0.conv2.bn0.weight : tensor<256xf32>
+    %layer2_0_conv2_bn0_bias = grove.get_param @layer2.0.conv2.bn0.bias : tensor<256xf32>
+    %layer2_0_conv2_bn0_running_mean = grove.get_param @layer2.0.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_0_conv2_bn0_running_var = grove.get_param @layer2.0.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_0_conv2_bn0 = grove.batch_norm %layer2_0_conv2_conv, %layer2_0_conv2_bn0_weight, %layer2_0_conv2_bn0_bias, %layer2_0_conv2_bn0_running_mean, %layer2_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v16 = grove.relu %layer2_0_conv2_bn0 : tensor<?x256x56x56xf32>
+    %layer2_0_conv2_fc1_weight = grove.get_param @layer2.0.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_0_conv2_fc1_bias = grove.get_param @layer2.0.conv2.fc1.bias : tensor<64xf32>
+    %layer2_0_conv2_bn1_weight = grove.get_param @layer2.0.conv2.bn1.weight : tensor<64xf32>
+    %layer2_0_conv2_bn1_bias = grove.get_param @layer2.0.conv2.bn1.bias : tensor<64xf32>
+    %layer2_0_conv2_bn1_running_mean = grove.get_param @layer2.0.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_0_conv2_bn1_running_var = grove.get_param @layer2.0.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_0_conv2_fc2_weight = grove.get_param @layer2.0.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_0_conv2_fc2_bias = grove.get_param @layer2.0.conv2.fc2.bias : tensor<256xf32>
+    %layer2_0_conv2 = grove.split_attention %v16, %layer2_0_conv2_fc1_weight, %layer2_0_conv2_fc1_bias, %layer2_0_conv2_bn1_weight, %layer2_0_conv2_bn1_bias, %layer2_0_conv2_bn1_running_mean, %layer2_0_conv2_bn1_running_var, %layer2_0_conv2_fc2_weight, %layer2_0_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x56x56xf32>
+    %v17 = grove.avg_pool2d %layer2_0_conv2
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x128x56x56xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_0_conv3_weight = grove.get_param @layer2.0.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_0_conv3 = grove.conv2d %v17, %layer2_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_0_bn3_weight = grove.get_param @layer2.0.bn3.weight : tensor<512xf32>
+    %layer2_0_bn3_bias = grove.get_param @layer2.0.bn3.bias : tensor<512xf32>
+    %layer2_0_bn3_running_mean = grove.get_param @layer2.0.bn3.running_mean : tensor<512xf32>
+    %layer2_0_bn3_running_var = grove.get_param @layer2.0.bn3.running_var : tensor<512xf32>
+    %layer2_0_bn3 = grove.batch_norm %layer2_0_conv3, %layer2_0_bn3_weight, %layer2_0_bn3_bias, %layer2_0_bn3_running_mean, %layer2_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_0_downsample_0 = grove.avg_pool2d %v14
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x256x56x56xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_0_downsample_1_weight = grove.get_param @layer2.0.downsample.1.weight
+        : tensor<512x256x1x1xf32>
+    %layer2_0_downsample_1 = grove.conv2d %layer2_0_downsample_0, %layer2_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x28x28xf32>, tensor<512x256x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_0_downsample_2_weight = grove.get_param @layer2.0.downsample.2.weight : tensor<512xf32>
+    %layer2_0_downsample_2_bias = grove.get_param @layer2.0.downsample.2.bias : tensor<512xf32>
+    %layer2_0_downsample_2_running_mean = grove.get_param @layer2.0.downsample.2.running_mean
+        : tensor<512xf32>
+    %layer2_0_downsample_2_running_var = grove.get_param @layer2.0.downsample.2.running_var
+        : tensor<512xf32>
+    %layer2_0_downsample_2 = grove.batch_norm %layer2_0_downsample_1, %layer2_0_downsample_2_weight, %layer2_0_downsample_2_bias, %layer2_0_downsample_2_running_mean, %layer2_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v18 = grove.add %layer2_0_bn3, %layer2_0_downsample_2
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v19 = grove.relu %v18 : tensor<?x512x28x28xf32>
+    %layer2_1_conv1_weight = grove.get_param @layer2.1.conv1.weight : tensor<128x512x1x1xf32>
+    %layer2_1_conv1 = grove.conv2d %v19, %layer2_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_1_bn1_weight = grove.get_param @layer2.1.bn1.weight : tensor<128xf32>
+    %layer2_1_bn1_bias = grove.get_param @layer2.1.bn1.bias : tensor<128xf32>
+    %layer2_1_bn1_running_mean = grove.get_param @layer2.1.bn1.running_mean : tensor<128xf32>
+    %layer2_1_bn1_running_var = grove.get_param @layer2.1.bn1.running_var : tensor<128xf32>
+    %layer2_1_bn1 = grove.batch_norm %layer2_1_conv1, %layer2_1_bn1_weight, %layer2_1_bn1_bias, %layer2_1_bn1_running_mean, %layer2_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
+    %v20 = grove.relu %layer2_1_bn1 : tensor<?x128x28x28xf32>
+    %layer2_1_conv2_conv_weight = grove.get_param @layer2.1.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_1_conv2_conv = grove.conv2d %v20, %layer2_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_1_conv2_bn0_weight = grove.get_param @layer2.1.conv2.bn0.weight : tensor<256xf32>
+    %layer2_1_conv2_bn0_bias = grove.get_param @layer2.1.conv2.bn0.bias : tensor<256xf32>
+    %layer2_1_conv2_bn0_running_mean = grove.get_param @layer2.1.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_1_conv2_bn0_running_var = grove.get_param @layer2.1.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_1_conv2_bn0 = grove.batch_norm %layer2_1_conv2_conv, %layer2_1_conv2_bn0_weight, %layer2_1_conv2_bn0_bias, %layer2_1_conv2_bn0_running_mean, %layer2_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v21 = grove.relu %layer2_1_conv2_bn0 : tensor<?x256x28x28xf32>
+    %layer2_1_conv2_fc1_weight = grove.get_param @layer2.1.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_1_conv2_fc1_bias = grove.get_param @layer2.1.conv2.fc1.bias : tensor<64xf32>
+    %layer2_1_conv2_bn1_weight = grove.get_param @layer2.1.conv2.bn1.weight : tensor<64xf32>
+    %layer2_1_conv2_bn1_bias = grove.get_param @layer2.1.conv2.bn1.bias : tensor<64xf32>
+    %layer2_1_conv2_bn1_running_mean = grove.get_param @layer2.1.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_1_conv2_bn1_running_var = grove.get_param @layer2.1.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_1_conv2_fc2_weight = grove.get_param @layer2.1.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_1_conv2_fc2_bias = grove.get_param @layer2.1.conv2.fc2.bias : tensor<256xf32>
+    %layer2_1_conv2 = grove.split_attention %v21, %layer2_1_conv2_fc1_weight, %layer2_1_conv2_fc1_bias, %layer2_1_conv2_bn1_weight, %layer2_1_conv2_bn1_bias, %layer2_1_conv2_bn1_running_mean, %layer2_1_conv2_bn1_running_var, %layer2_1_conv2_fc2_weight, %layer2_1_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_1_conv3_weight = grove.get_param @layer2.1.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_1_conv3 = grove.conv2d %layer2_1_conv2, %layer2_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_1_bn3_weight = grove.get_param @layer2.1.bn3.weight : tensor<512xf32>
+    %layer2_1_bn3_bias = grove.get_param @layer2.1.bn3.bias : tensor<512xf32>
+    %layer2_1_bn3_running_mean = grove.get_param @layer2.1.bn3.running_mean : tensor<512xf32>
+    %layer2_1_bn3_running_var = grove.get_param @layer2.1.bn3.running_var : tensor<512xf32>
+    %layer2_1_bn3 = grove.batch_norm %layer2_1_conv3, %layer2_1_bn3_weight, %layer2_1_bn3_bias, %layer2_1_bn3_running_mean, %layer2_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v22 = grove.add %layer2_1_bn3, %v19
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v23 = grove.relu %v22 : tensor<?x512x28x28xf32>
+    %layer2_2_conv1_weight = grove.get_param @layer2.2.conv1.weight : tensor<128x512x1x1xf32>
+    %layer2_2_conv1 = grove.conv2d %v23, %layer2_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_2_bn1_weight = grove.get_param @layer2.2.bn1.weight : tensor<128xf32>
+    %layer2_2_bn1_bias = grove.get_param @layer2.2.bn1.bias : tensor<128xf32>
+    %layer2_2_bn1_running_mean = grove.get_param @layer2.2.bn1.running_mean : tensor<128xf32>
+    %layer2_2_bn1_running_var = grove.get_param @layer2.2.bn1.running_var : tensor<128xf32>
+    %layer2_2_bn1 = grove.batch_norm %layer2_2_conv1, %layer2_2_bn1_weight, %layer2_2_bn1_bias, %layer2_2_bn1_running_mean, %layer2_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
+    %v24 = grove.relu %layer2_2_bn1 : tensor<?x128x28x28xf32>
+    %layer2_2_conv2_conv_weight = grove.get_param @layer2.2.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_2_conv2_conv = grove.conv2d %v24, %layer2_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_2_conv2_bn0_weight = grove.get_param @layer2.2.conv2.bn0.weight : tensor<256xf32>
+    %layer2_2_conv2_bn0_bias = grove.get_param @layer2.2.conv2.bn0.bias : tensor<256xf32>
+    %layer2_2_conv2_bn0_running_mean = grove.get_param @layer2.2.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_2_conv2_bn0_running_var = grove.get_param @layer2.2.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_2_conv2_bn0 = grove.batch_norm %layer2_2_conv2_conv, %layer2_2_conv2_bn0_weight, %layer2_2_conv2_bn0_bias, %layer2_2_conv2_bn0_running_mean, %layer2_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v25 = grove.relu %layer2_2_conv2_bn0 : tensor<?x256x28x28xf32>
+    %layer2_2_conv2_fc1_weight = grove.get_param @layer2.2.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_2_conv2_fc1_bias = grove.get_param @layer2.2.conv2.fc1.bias : tensor<64xf32>
+    %layer2_2_conv2_bn1_weight = grove.get_param @layer2.2.conv2.bn1.weight : tensor<64xf32>
+    %layer2_2_conv2_bn1_bias = grove.get_param @layer2.2.conv2.bn1.bias : tensor<64xf32>
+    %layer2_2_conv2_bn1_running_mean = grove.get_param @layer2.2.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_2_conv2_bn1_running_var = grove.get_param @layer2.2.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_2_conv2_fc2_weight = grove.get_param @layer2.2.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_2_conv2_fc2_bias = grove.get_param @layer2.2.conv2.fc2.bias : tensor<256xf32>
+    %layer2_2_conv2 = grove.split_attention %v25, %layer2_2_conv2_fc1_weight, %layer2_2_conv2_fc1_bias, %layer2_2_conv2_bn1_weight, %layer2_2_conv2_bn1_bias, %layer2_2_conv2_bn1_running_mean, %layer2_2_conv2_bn1_running_var, %layer2_2_conv2_fc2_weight, %layer2_2_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_2_conv3_weight = grove.get_param @layer2.2.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_2_conv3 = grove.conv2d %layer2_2_conv2, %layer2_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_2_bn3_weight = grove.get_param @layer2.2.bn3.weight : tensor<512xf32>
+    %layer2_2_bn3_bias = grove.get_param @layer2.2.bn3.bias : tensor<512xf32>
+    %layer2_2_bn3_running_mean = grove.get_param @layer2.2.bn3.running_mean : tensor<512xf32>
+    %layer2_2_bn3_running_var = grove.get_param @layer2.2.bn3.running_var : tensor<512xf32>
+    %layer2_2_bn3 = grove.batch_norm %layer2_2_conv3, %layer2_2_bn3_weight, %layer2_2_bn3_bias, %layer2_2_bn3_running_mean, %layer2_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v26 = grove.add %layer2_2_bn3, %v23
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v27 = grove.relu %v26 : tensor<?x512x28x28xf32>
+    %layer2_3_conv1_weight = grove.get_param @layer2.3.conv1.weight : tensor<128x512x1x1xf32>
+    %layer2_3_conv1 = grove.conv2d %v27, %layer2_3_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_3_bn1_weight = grove.get_param @layer2.3.bn1.weight : tensor<128xf32>
+    %layer2_3_bn1_bias = grove.get_param @layer2.3.bn1.bias : tensor<128xf32>
+    %layer2_3_bn1_running_mean = grove.get_param @layer2.3.bn1.running_mean : tensor<128xf32>
+    %layer2_3_bn1_running_var = grove.get_param @layer2.3.bn1.running_var : tensor<128xf32>
+    %layer2_3_bn1 = grove.batch_norm %layer2_3_conv1, %layer2_3_bn1_weight, %layer2_3_bn1_bias, %layer2_3_bn1_running_mean, %layer2_3_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
+    %v28 = grove.relu %layer2_3_bn1 : tensor<?x128x28x28xf32>
+    %layer2_3_conv2_conv_weight = grove.get_param @layer2.3.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_3_conv2_conv = grove.conv2d %v28, %layer2_3_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_3_conv2_bn0_weight = grove.get_param @layer2.3.conv2.bn0.weight : tensor<256xf32>
+    %layer2_3_conv2_bn0_bias = grove.get_param @layer2.3.conv2.bn0.bias : tensor<256xf32>
+    %layer2_3_conv2_bn0_running_mean = grove.get_param @layer2.3.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_3_conv2_bn0_running_var = grove.get_param @layer2.3.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_3_conv2_bn0 = grove.batch_norm %layer2_3_conv2_conv, %layer2_3_conv2_bn0_weight, %layer2_3_conv2_bn0_bias, %layer2_3_conv2_bn0_running_mean, %layer2_3_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v29 = grove.relu %layer2_3_conv2_bn0 : tensor<?x256x28x28xf32>
+    %layer2_3_conv2_fc1_weight = grove.get_param @layer2.3.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_3_conv2_fc1_bias = grove.get_param @layer2.3.conv2.fc1.bias : tensor<64xf32>
+    %layer2_3_conv2_bn1_weight = grove.get_param @layer2.3.conv2.bn1.weight : tensor<64xf32>
+    %layer2_3_conv2_bn1_bias = grove.get_param @layer2.3.conv2.bn1.bias : tensor<64xf32>
+    %layer2_3_conv2_bn1_running_mean = grove.get_param @layer2.3.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_3_conv2_bn1_running_var = grove.get_param @layer2.3.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_3_conv2_fc2_weight = grove.get_param @layer2.3.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_3_conv2_fc2_bias = grove.get_param @layer2.3.conv2.fc2.bias : tensor<256xf32>
+    %layer2_3_conv2 = grove.split_attention %v29, %layer2_3_conv2_fc1_weight, %layer2_3_conv2_fc1_bias, %layer2_3_conv2_bn1_weight, %layer2_3_conv2_bn1_bias, %layer2_3_conv2_bn1_running_mean, %layer2_3_conv2_bn1_running_var, %layer2_3_conv2_fc2_weight, %layer2_3_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_3_conv3_weight = grove.get_param @layer2.3.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_3_conv3 = grove.conv2d %layer2_3_conv2, %layer2_3_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_3_bn3_weight = grove.get_param @layer2.3.bn3.weight : tensor<512xf32>
+    %layer2_3_bn3_bias = grove.get_param @layer2.3.bn3.bias : tensor<512xf32>
+    %layer2_3_bn3_running_mean = grove.get_param @layer2.3.bn3.running_mean : tensor<512xf32>
+    %layer2_3_bn3_running_var = grove.get_param @layer2.3.bn3.running_var : tensor<512xf32>
+    %layer2_3_bn3 = grove.batch_norm %layer2_3_conv3, %layer2_3_bn3_weight, %layer2_3_bn3_bias, %layer2_3_bn3_running_mean, %layer2_3_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v30 = grove.add %layer2_3_bn3, %v27
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v31 = grove.relu %v30 : tensor<?x512x28x28xf32>
+    %layer3_0_conv1_weight = grove.get_param @layer3.0.conv1.weight : tensor<256x512x1x1xf32>
+    %layer3_0_conv1 = grove.conv2d %v31, %layer3_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<256x512x1x1xf32>) -> tensor<?x256x28x28xf32>
+    %layer3_0_bn1_weight = grove.get_param @layer3.0.bn1.weight : tensor<256xf32>
+    %layer3_0_bn1_bias = grove.get_param @layer3.0.bn1.bias : tensor<256xf32>
+    %layer3_0_bn1_running_mean = grove.get_param @layer3.0.bn1.running_mean : tensor<256xf32>
+    %layer3_0_bn1_running_var = grove.get_param @layer3.0.bn1.running_var : tensor<256xf32>
+    %layer3_0_bn1 = grove.batch_norm %layer3_0_conv1, %layer3_0_bn1_weight, %layer3_0_bn1_bias, %layer3_0_bn1_running_mean, %layer3_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v32 = grove.relu %layer3_0_bn1 : tensor<?x256x28x28xf32>
+    %layer3_0_conv2_conv_weight = grove.get_param @layer3.0.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_0_conv2_conv = grove.conv2d %v32, %layer3_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x28x28xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x28x28xf32>
+    %layer3_0_conv2_bn0_weight = grove.get_param @layer3.0.conv2.bn0.weight : tensor<512xf32>
+    %layer3_0_conv2_bn0_bias = grove.get_param @layer3.0.conv2.bn0.bias : tensor<512xf32>
+    %layer3_0_conv2_bn0_running_mean = grove.get_param @layer3.0.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_0_conv2_bn0_running_var = grove.get_param @layer3.0.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_0_conv2_bn0 = grove.batch_norm %layer3_0_conv2_conv, %layer3_0_conv2_bn0_weight, %layer3_0_conv2_bn0_bias, %layer3_0_conv2_bn0_running_mean, %layer3_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v33 = grove.relu %layer3_0_conv2_bn0 : tensor<?x512x28x28xf32>
+    %layer3_0_conv2_fc1_weight = grove.get_param @layer3.0.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_0_conv2_fc1_bias = grove.get_param @layer3.0.conv2.fc1.bias : tensor<128xf32>
+    %layer3_0_conv2_bn1_weight = grove.get_param @layer3.0.conv2.bn1.weight : tensor<128xf32>
+    %layer3_0_conv2_bn1_bias = grove.get_param @layer3.0.conv2.bn1.bias : tensor<128xf32>
+    %layer3_0_conv2_bn1_running_mean = grove.get_param @layer3.0.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_0_conv2_bn1_running_var = grove.get_param @layer3.0.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_0_conv2_fc2_weight = grove.get_param @layer3.0.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_0_conv2_fc2_bias = grove.get_param @layer3.0.conv2.fc2.bias : tensor<512xf32>
+    %layer3_0_conv2 = grove.split_attention %v33, %layer3_0_conv2_fc1_weight, %layer3_0_conv2_fc1_bias, %layer3_0_conv2_bn1_weight, %layer3_0_conv2_bn1_bias, %layer3_0_conv2_bn1_running_mean, %layer3_0_conv2_bn1_running_var, %layer3_0_conv2_fc2_weight, %layer3_0_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x28x28xf32>
+    %v34 = grove.avg_pool2d %layer3_0_conv2
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x256x28x28xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_0_conv3_weight = grove.get_param @layer3.0.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_0_conv3 = grove.conv2d %v34, %layer3_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_0_bn3_weight = grove.get_param @layer3.0.bn3.weight : tensor<1024xf32>
+    %layer3_0_bn3_bias = grove.get_param @layer3.0.bn3.bias : tensor<1024xf32>
+    %layer3_0_bn3_running_mean = grove.get_param @layer3.0.bn3.running_mean : tensor<1024xf32>
+    %layer3_0_bn3_running_var = grove.get_param @layer3.0.bn3.running_var : tensor<1024xf32>
+    %layer3_0_bn3 = grove.batch_norm %layer3_0_conv3, %layer3_0_bn3_weight, %layer3_0_bn3_bias, %layer3_0_bn3_running_mean, %layer3_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_0_downsample_0 = grove.avg_pool2d %v31
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x512x28x28xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_0_downsample_1_weight = grove.get_param @layer3.0.downsample.1.weight
+        : tensor<1024x512x1x1xf32>
+    %layer3_0_downsample_1 = grove.conv2d %layer3_0_downsample_0, %layer3_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x14x14xf32>, tensor<1024x512x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_0_downsample_2_weight = grove.get_param @layer3.0.downsample.2.weight : tensor<1024xf32>
+    %layer3_0_downsample_2_bias = grove.get_param @layer3.0.downsample.2.bias : tensor<1024xf32>
+    %layer3_0_downsample_2_running_mean = grove.get_param @layer3.0.downsample.2.running_mean
+        : tensor<1024xf32>
+    %layer3_0_downsample_2_running_var = grove.get_param @layer3.0.downsample.2.running_var
+        : tensor<1024xf32>
+    %layer3_0_downsample_2 = grove.batch_norm %layer3_0_downsample_1, %layer3_0_downsample_2_weight, %layer3_0_downsample_2_bias, %layer3_0_downsample_2_running_mean, %layer3_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v35 = grove.add %layer3_0_bn3, %layer3_0_downsample_2
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v36 = grove.relu %v35 : tensor<?x1024x14x14xf32>
+    %layer3_1_conv1_weight = grove.get_param @layer3.1.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_1_conv1 = grove.conv2d %v36, %layer3_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_1_bn1_weight = grove.get_param @layer3.1.bn1.weight : tensor<256xf32>
+    %layer3_1_bn1_bias = grove.get_param @layer3.1.bn1.bias : tensor<256xf32>
+    %layer3_1_bn1_running_mean = grove.get_param @layer3.1.bn1.running_mean : tensor<256xf32>
+    %layer3_1_bn1_running_var = grove.get_param @layer3.1.bn1.running_var : tensor<256xf32>
+    %layer3_1_bn1 = grove.batch_norm %layer3_1_conv1, %layer3_1_bn1_weight, %layer3_1_bn1_bias, %layer3_1_bn1_running_mean, %layer3_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v37 = grove.relu %layer3_1_bn1 : tensor<?x256x14x14xf32>
+    %layer3_1_conv2_conv_weight = grove.get_param @layer3.1.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_1_conv2_conv = grove.conv2d %v37, %layer3_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_1_conv2_bn0_weight = grove.get_param @layer3.1.conv2.bn0.weight : tensor<512xf32>
+    %layer3_1_conv2_bn0_bias = grove.get_param @layer3.1.conv2.bn0.bias : tensor<512xf32>
+    %layer3_1_conv2_bn0_running_mean = grove.get_param @layer3.1.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_1_conv2_bn0_running_var = grove.get_param @layer3.1.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_1_conv2_bn0 = grove.batch_norm %layer3_1_conv2_conv, %layer3_1_conv2_bn0_weight, %layer3_1_conv2_bn0_bias, %layer3_1_conv2_bn0_running_mean, %layer3_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v38 = grove.relu %layer3_1_conv2_bn0 : tensor<?x512x14x14xf32>
+    %layer3_1_conv2_fc1_weight = grove.get_param @layer3.1.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_1_conv2_fc1_bias = grove.get_param @layer3.1.conv2.fc1.bias : tensor<128xf32>
+    %layer3_1_conv2_bn1_weight = grove.get_param @layer3.1.conv2.bn1.weight : tensor<128xf32>
+    %layer3_1_conv2_bn1_bias = grove.get_param @layer3.1.conv2.bn1.bias : tensor<128xf32>
+    %layer3_1_conv2_bn1_running_mean = grove.get_param @layer3.1.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_1_conv2_bn1_running_var = grove.get_param @layer3.1.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_1_conv2_fc2_weight = grove.get_param @layer3.1.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_1_conv2_fc2_bias = grove.get_param @layer3.1.conv2.fc2.bias : tensor<512xf32>
+    %layer3_1_conv2 = grove.split_attention %v38, %layer3_1_conv2_fc1_weight, %layer3_1_conv2_fc1_bias, %layer3_1_conv2_bn1_weight, %layer3_1_conv2_bn1_bias, %layer3_1_conv2_bn1_running_mean, %layer3_1_conv2_bn1_running_var, %layer3_1_conv2_fc2_weight, %layer3_1_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_1_conv3_weight = grove.get_param @layer3.1.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_1_conv3 = grove.conv2d %layer3_1_conv2, %layer3_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_1_bn3_weight = grove.get_param @layer3.1.bn3.weight : tensor<1024xf32>
+    %layer3_1_bn3_bias = grove.get_param @layer3.1.bn3.bias : tensor<1024xf32>
+    %layer3_1_bn3_running_mean = grove.get_param @layer3.1.bn3.running_mean : tensor<1024xf32>
+    %layer3_1_bn3_running_var = grove.get_param @layer3.1.bn3.running_var : tensor<1024xf32>
+    %layer3_1_bn3 = grove.batch_norm %layer3_1_conv3, %layer3_1_bn3_weight, %layer3_1_bn3_bias, %layer3_1_bn3_running_mean, %layer3_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v39 = grove.add %layer3_1_bn3, %v36
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v40 = grove.relu %v39 : tensor<?x1024x14x14xf32>
+    %layer3_2_conv1_weight = grove.get_param @layer3.2.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_2_conv1 = grove.conv2d %v40, %layer3_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_2_bn1_weight = grove.get_param @layer3.2.bn1.weight : tensor<256xf32>
+    %layer3_2_bn1_bias = grove.get_param @layer3.2.bn1.bias : tensor<256xf32>
+    %layer3_2_bn1_running_mean = grove.get_param @layer3.2.bn1.running_mean : tensor<256xf32>
+    %layer3_2_bn1_running_var = grove.get_param @layer3.2.bn1.running_var : tensor<256xf32>
+    %layer3_2_bn1 = grove.batch_norm %layer3_2_conv1, %layer3_2_bn1_weight, %layer3_2_bn1_bias, %layer3_2_bn1_running_mean, %layer3_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v41 = grove.relu %layer3_2_bn1 : tensor<?x256x14x14xf32>
+    %layer3_2_conv2_conv_weight = grove.get_param @layer3.2.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_2_conv2_conv = grove.conv2d %v41, %layer3_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_2_conv2_bn0_weight = grove.get_param @layer3.2.conv2.bn0.weight : tensor<512xf32>
+    %layer3_2_conv2_bn0_bias = grove.get_param @layer3.2.conv2.bn0.bias : tensor<512xf32>
+    %layer3_2_conv2_bn0_running_mean = grove.get_param @layer3.2.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_2_conv2_bn0_running_var = grove.get_param @layer3.2.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_2_conv2_bn0 = grove.batch_norm %layer3_2_conv2_conv, %layer3_2_conv2_bn0_weight, %layer3_2_conv2_bn0_bias, %layer3_2_conv2_bn0_running_mean, %layer3_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v42 = grove.relu %layer3_2_conv2_bn0 : tensor<?x512x14x14xf32>
+    %layer3_2_conv2_fc1_weight = grove.get_param @layer3.2.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_2_conv2_fc1_bias = grove.get_param @layer3.2.conv2.fc1.bias : tensor<128xf32>
+    %layer3_2_conv2_bn1_weight = grove.get_param @layer3.2.conv2.bn1.weight : tensor<128xf32>
+    %layer3_2_conv2_bn1_bias = grove.get_param @layer3.2.conv2.bn1.bias : tensor<128xf32>
+    %layer3_2_conv2_bn1_running_mean = grove.get_param @layer3.2.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_2_conv2_bn1_running_var = grove.get_param @layer3.2.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_2_conv2_fc2_weight = grove.get_param @layer3.2.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_2_conv2_fc2_bias = grove.get_param @layer3.2.conv2.fc2.bias : tensor<512xf32>
+    %layer3_2_conv2 = grove.split_attention %v42, %layer3_2_conv2_fc1_weight, %layer3_2_conv2_fc1_bias, %layer3_2_conv2_bn1_weight, %layer3_2_conv2_bn1_bias, %layer3_2_conv2_bn1_running_mean, %layer3_2_conv2_bn1_running_var, %layer3_2_conv2_fc2_weight, %layer3_2_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_2_conv3_weight = grove.get_param @layer3.2.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_2_conv3 = grove.conv2d %layer3_2_conv2, %layer3_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_2_bn3_weight = grove.get_param @layer3.2.bn3.weight : tensor<1024xf32>
+    %layer3_2_bn3_bias = grove.get_param @layer3.2.bn3.bias : tensor<1024xf32>
+    %layer3_2_bn3_running_mean = grove.get_param @layer3.2.bn3.running_mean : tensor<1024xf32>
+    %layer3_2_bn3_running_var = grove.get_param @layer3.2.bn3.running_var : tensor<1024xf32>
+    %layer3_2_bn3 = grove.batch_norm %layer3_2_conv3, %layer3_2_bn3_weight, %layer3_2_bn3_bias, %layer3_2_bn3_running_mean, %layer3_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v43 = grove.add %layer3_2_bn3, %v40
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v44 = grove.relu %v43 : tensor<?x1024x14x14xf32>
+    %layer3_3_conv1_weight = grove.get_param @layer3.3.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_3_conv1 = grove.conv2d %v44, %layer3_3_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_3_bn1_weight = grove.get_param @layer3.3.bn1.weight : tensor<256xf32>
+    %layer3_3_bn1_bias = grove.get_param @layer3.3.bn1.bias : tensor<256xf32>
+    %layer3_3_bn1_running_mean = grove.get_param @layer3.3.bn1.running_mean : tensor<256xf32>
+    %layer3_3_bn1_running_var = grove.get_param @layer3.3.bn1.running_var : tensor<256xf32>
+    %layer3_3_bn1 = grove.batch_norm %layer3_3_conv1, %layer3_3_bn1_weight, %layer3_3_bn1_bias, %layer3_3_bn1_running_mean, %layer3_3_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v45 = grove.relu %layer3_3_bn1 : tensor<?x256x14x14xf32>
+    %layer3_3_conv2_conv_weight = grove.get_param @layer3.3.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_3_conv2_conv = grove.conv2d %v45, %layer3_3_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_3_conv2_bn0_weight = grove.get_param @layer3.3.conv2.bn0.weight : tensor<512xf32>
+    %layer3_3_conv2_bn0_bias = grove.get_param @layer3.3.conv2.bn0.bias : tensor<512xf32>
+    %layer3_3_conv2_bn0_running_mean = grove.get_param @layer3.3.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_3_conv2_bn0_running_var = grove.get_param @layer3.3.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_3_conv2_bn0 = grove.batch_norm %layer3_3_conv2_conv, %layer3_3_conv2_bn0_weight, %layer3_3_conv2_bn0_bias, %layer3_3_conv2_bn0_running_mean, %layer3_3_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v46 = grove.relu %layer3_3_conv2_bn0 : tensor<?x512x14x14xf32>
+    %layer3_3_conv2_fc1_weight = grove.get_param @layer3.3.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_3_conv2_fc1_bias = grove.get_param @layer3.3.conv2.fc1.bias : tensor<128xf32>
+    %layer3_3_conv2_bn1_weight = grove.get_param @layer3.3.conv2.bn1.weight : tensor<128xf32>
+    %layer3_3_conv2_bn1_bias = grove.get_param @layer3.3.conv2.bn1.bias : tensor<128xf32>
+    %layer3_3_conv2_bn1_running_mean = grove.get_param @layer3.3.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_3_conv2_bn1_running_var = grove.get_param @layer3.3.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_3_conv2_fc2_weight = grove.get_param @layer3.3.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_3_conv2_fc2_bias = grove.get_param @layer3.3.conv2.fc2.bias : tensor<512xf32>
+    %layer3_3_conv2 = grove.split_attention %v46, %layer3_3_conv2_fc1_weight, %layer3_3_conv2_fc1_bias, %layer3_3_conv2_bn1_weight, %layer3_3_conv2_bn1_bias, %layer3_3_conv2_bn1_running_mean, %layer3_3_conv2_bn1_running_var, %layer3_3_conv2_fc2_weight, %layer3_3_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_3_conv3_weight = grove.get_param @layer3.3.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_3_conv3 = grove.conv2d %layer3_3_conv2, %layer3_3_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_3_bn3_weight = grove.get_param @layer3.3.bn3.weight : tensor<1024xf32>
+    %layer3_3_bn3_bias = grove.get_param @layer3.3.bn3.bias : tensor<1024xf32>
+    %layer3_3_bn3_running_mean = grove.get_param @layer3.3.bn3.running_mean : tensor<1024xf32>
+    %layer3_3_bn3_running_var = grove.get_param @layer3.3.bn3.running_var : tensor<1024xf32>
+    %layer3_3_bn3 = grove.batch_norm %layer3_3_conv3, %layer3_3_bn3_weight, %layer3_3_bn3_bias, %layer3_3_bn3_running_mean, %layer3_3_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v47 = grove.add %layer3_3_bn3, %v44
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v48 = grove.relu %v47 : tensor<?x1024x14x14xf32>
+    %layer3_4_conv1_weight = grove.get_param @layer3.4.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_4_conv1 = grove.conv2d %v48, %layer3_4_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_4_bn1_weight = grove.get_param @layer3.4.bn1.weight : tensor<256xf32>
+    %layer3_4_bn1_bias = grove.get_param @layer3.4.bn1.bias : tensor<256xf32>
+    %layer3_4_bn1_running_mean = grove.get_param @layer3.4.bn1.running_mean : tensor<256xf32>
+    %layer3_4_bn1_running_var = grove.get_param @layer3.4.bn1.running_var : tensor<256xf32>
+    %layer3_4_bn1 = grove.batch_norm %layer3_4_conv1, %layer3_4_bn1_weight, %layer3_4_bn1_bias, %layer3_4_bn1_running_mean, %layer3_4_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v49 = grove.relu %layer3_4_bn1 : tensor<?x256x14x14xf32>
+    %layer3_4_conv2_conv_weight = grove.get_param @layer3.4.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_4_conv2_conv = grove.conv2d %v49, %layer3_4_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_4_conv2_bn0_weight = grove.get_param @layer3.4.conv2.bn0.weight : tensor<512xf32>
+    %layer3_4_conv2_bn0_bias = grove.get_param @layer3.4.conv2.bn0.bias : tensor<512xf32>
+    %layer3_4_conv2_bn0_running_mean = grove.get_param @layer3.4.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_4_conv2_bn0_running_var = grove.get_param @layer3.4.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_4_conv2_bn0 = grove.batch_norm %layer3_4_conv2_conv, %layer3_4_conv2_bn0_weight, %layer3_4_conv2_bn0_bias, %layer3_4_conv2_bn0_running_mean, %layer3_4_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v50 = grove.relu %layer3_4_conv2_bn0 : tensor<?x512x14x14xf32>
+    %layer3_4_conv2_fc1_weight = grove.get_param @layer3.4.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_4_conv2_fc1_bias = grove.get_param @layer3.4.conv2.fc1.bias : tensor<128xf32>
+    %layer3_4_conv2_bn1_weight = grove.get_param @layer3.4.conv2.bn1.weight : tensor<128xf32>
+    %layer3_4_conv2_bn1_bias = grove.get_param @layer3.4.conv2.bn1.bias : tensor<128xf32>
+    %layer3_4_conv2_bn1_running_mean = grove.get_param @layer3.4.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_4_conv2_bn1_running_var = grove.get_param @layer3.4.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_4_conv2_fc2_weight = grove.get_param @layer3.4.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_4_conv2_fc2_bias = grove.get_param @layer3.4.conv2.fc2.bias : tensor<512xf32>
+    %layer3_4_conv2 = grove.split_attention %v50, %layer3_4_conv2_fc1_weight, %layer3_4_conv2_fc1_bias, %layer3_4_conv2_bn1_weight, %layer3_4_conv2_bn1_bias, %layer3_4_conv2_bn1_running_mean, %layer3_4_conv2_bn1_running_var, %layer3_4_conv2_fc2_weight, %layer3_4_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_4_conv3_weight = grove.get_param @layer3.4.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_4_conv3 = grove.conv2d %layer3_4_conv2, %layer3_4_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_4_bn3_weight = grove.get_param @layer3.4.bn3.weight : tensor<1024xf32>
+    %layer3_4_bn3_bias = grove.get_param @layer3.4.bn3.bias : tensor<1024xf32>
+    %layer3_4_bn3_running_mean = grove.get_param @layer3.4.bn3.running_mean : tensor<1024xf32>
+    %layer3_4_bn3_running_var = grove.get_param @layer3.4.bn3.running_var : tensor<1024xf32>
+    %layer3_4_bn3 = grove.batch_norm %layer3_4_conv3, %layer3_4_bn3_weight, %layer3_4_bn3_bias, %layer3_4_bn3_running_mean, %layer3_4_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v51 = grove.add %layer3_4_bn3, %v48
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v52 = grove.relu %v51 : tensor<?x1024x14x14xf32>
+    %layer3_5_conv1_weight = grove.get_param @layer3.5.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_5_conv1 = grove.conv2d %v52, %layer3_5_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_5_bn1_weight = grove.get_param @layer3.5.bn1.weight : tensor<256xf32>
+    %layer3_5_bn1_bias = grove.get_param @layer3.5.bn1.bias : tensor<256xf32>
+    %layer3_5_bn1_running_mean = grove.get_param @layer3.5.bn1.running_mean : tensor<256xf32>
+    %layer3_5_bn1_running_var = grove.get_param @layer3.5.bn1.running_var : tensor<256xf32>
+    %layer3_5_bn1 = grove.batch_norm %layer3_5_conv1, %layer3_5_bn1_weight, %layer3_5_bn1_bias, %layer3_5_bn1_running_mean, %layer3_5_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v53 = grove.relu %layer3_5_bn1 : tensor<?x256x14x14xf32>
+    %layer3_5_conv2_conv_weight = grove.get_param @layer3.5.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_5_conv2_conv = grove.conv2d %v53, %layer3_5_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_5_conv2_bn0_weight = grove.get_param @layer3.5.conv2.bn0.weight : tensor<512xf32>
+    %layer3_5_conv2_bn0_bias = grove.get_param @layer3.5.conv2.bn0.bias : tensor<512xf32>
+    %layer3_5_conv2_bn0_running_mean = grove.get_param @layer3.5.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_5_conv2_bn0_running_var = grove.get_param @layer3.5.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_5_conv2_bn0 = grove.batch_norm %layer3_5_conv2_conv, %layer3_5_conv2_bn0_weight, %layer3_5_conv2_bn0_bias, %layer3_5_conv2_bn0_running_mean, %layer3_5_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v54 = grove.relu %layer3_5_conv2_bn0 : tensor<?x512x14x14xf32>
+    %layer3_5_conv2_fc1_weight = grove.get_param @layer3.5.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_5_conv2_fc1_bias = grove.get_param @layer3.5.conv2.fc1.bias : tensor<128xf32>
+    %layer3_5_conv2_bn1_weight = grove.get_param @layer3.5.conv2.bn1.weight : tensor<128xf32>
+    %layer3_5_conv2_bn1_bias = grove.get_param @layer3.5.conv2.bn1.bias : tensor<128xf32>
+    %layer3_5_conv2_bn1_running_mean = grove.get_param @layer3.5.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_5_conv2_bn1_running_var = grove.get_param @layer3.5.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_5_conv2_fc2_weight = grove.get_param @layer3.5.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_5_conv2_fc2_bias = grove.get_param @layer3.5.conv2.fc2.bias : tensor<512xf32>
+    %layer3_5_conv2 = grove.split_attention %v54, %layer3_5_conv2_fc1_weight, %layer3_5_conv2_fc1_bias, %layer3_5_conv2_bn1_weight, %layer3_5_conv2_bn1_bias, %layer3_5_conv2_bn1_running_mean, %layer3_5_conv2_bn1_running_var, %layer3_5_conv2_fc2_weight, %layer3_5_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_5_conv3_weight = grove.get_param @layer3.5.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_5_conv3 = grove.conv2d %layer3_5_conv2, %layer3_5_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_5_bn3_weight = grove.get_param @layer3.5.bn3.weight : tensor<1024xf32>
+    %layer3_5_bn3_bias = grove.get_param @layer3.5.bn3.bias : tensor<1024xf32>
+    %layer3_5_bn3_running_mean = grove.get_param @layer3.5.bn3.running_mean : tensor<1024xf32>
+    %layer3_5_bn3_running_var = grove.get_param @layer3.5.bn3.running_var : tensor<1024xf32>
+    %layer3_5_bn3 = grove.batch_norm %layer3_5_conv3, %layer3_5_bn3_weight, %layer3_5_bn3_bias, %layer3_5_bn3_running_mean, %layer3_5_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v55 = grove.add %layer3_5_bn3, %v52
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v56 = grove.relu %v55 : tensor<?x1024x14x14xf32>
+    %layer4_0_conv1_weight = grove.get_param @layer4.0.conv1.weight : tensor<512x1024x1x1xf32>
+    %layer4_0_conv1 = grove.conv2d %v56, %layer4_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<512x1024x1x1xf32>) -> tensor<?x512x14x14xf32>
+    %layer4_0_bn1_weight = grove.get_param @layer4.0.bn1.weight : tensor<512xf32>
+    %layer4_0_bn1_bias = grove.get_param @layer4.0.bn1.bias : tensor<512xf32>
+    %layer4_0_bn1_running_mean = grove.get_param @layer4.0.bn1.running_mean : tensor<512xf32>
+    %layer4_0_bn1_running_var = grove.get_param @layer4.0.bn1.running_var : tensor<512xf32>
+    %layer4_0_bn1 = grove.batch_norm %layer4_0_conv1, %layer4_0_bn1_weight, %layer4_0_bn1_bias, %layer4_0_bn1_running_mean, %layer4_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v57 = grove.relu %layer4_0_bn1 : tensor<?x512x14x14xf32>
+    %layer4_0_conv2_conv_weight = grove.get_param @layer4.0.conv2.conv.weight
+        : tensor<1024x256x3x3xf32>
+    %layer4_0_conv2_conv = grove.conv2d %v57, %layer4_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x14x14xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x14x14xf32>
+    %layer4_0_conv2_bn0_weight = grove.get_param @layer4.0.conv2.bn0.weight : tensor<1024xf32>
+    %layer4_0_conv2_bn0_bias = grove.get_param @layer4.0.conv2.bn0.bias : tensor<1024xf32>
+    %layer4_0_conv2_bn0_running_mean = grove.get_param @layer4.0.conv2.bn0.running_mean
+        : tensor<1024xf32>
+    %layer4_0_conv2_bn0_running_var = grove.get_param @layer4.0.conv2.bn0.running_var
+        : tensor<1024xf32>
+    %layer4_0_conv2_bn0 = grove.batch_norm %layer4_0_conv2_conv, %layer4_0_conv2_bn0_weight, %layer4_0_conv2_bn0_bias, %layer4_0_conv2_bn0_running_mean, %layer4_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v58 = grove.relu %layer4_0_conv2_bn0 : tensor<?x1024x14x14xf32>
+    %layer4_0_conv2_fc1_weight = grove.get_param @layer4.0.conv2.fc1.weight
+        : tensor<256x512x1x1xf32>
+    %layer4_0_conv2_fc1_bias = grove.get_param @layer4.0.conv2.fc1.bias : tensor<256xf32>
+    %layer4_0_conv2_bn1_weight = grove.get_param @layer4.0.conv2.bn1.weight : tensor<256xf32>
+    %layer4_0_conv2_bn1_bias = grove.get_param @layer4.0.conv2.bn1.bias : tensor<256xf32>
+    %layer4_0_conv2_bn1_running_mean = grove.get_param @layer4.0.conv2.bn1.running_mean
+        : tensor<256xf32>
+    %layer4_0_conv2_bn1_running_var = grove.get_param @layer4.0.conv2.bn1.running_var
+        : tensor<256xf32>
+    %layer4_0_conv2_fc2_weight = grove.get_param @layer4.0.conv2.fc2.weight
+        : tensor<1024x256x1x1xf32>
+    %layer4_0_conv2_fc2_bias = grove.get_param @layer4.0.conv2.fc2.bias : tensor<1024xf32>
+    %layer4_0_conv2 = grove.split_attention %v58, %layer4_0_conv2_fc1_weight, %layer4_0_conv2_fc1_bias, %layer4_0_conv2_bn1_weight, %layer4_0_conv2_bn1_bias, %layer4_0_conv2_bn1_running_mean, %layer4_0_conv2_bn1_running_var, %layer4_0_conv2_fc2_weight, %layer4_0_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x512x14x14xf32>
+    %v59 = grove.avg_pool2d %layer4_0_conv2
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x512x14x14xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_0_conv3_weight = grove.get_param @layer4.0.conv3.weight : tensor<2048x512x1x1xf32>
+    %layer4_0_conv3 = grove.conv2d %v59, %layer4_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_0_bn3_weight = grove.get_param @layer4.0.bn3.weight : tensor<2048xf32>
+    %layer4_0_bn3_bias = grove.get_param @layer4.0.bn3.bias : tensor<2048xf32>
+    %layer4_0_bn3_running_mean = grove.get_param @layer4.0.bn3.running_mean : tensor<2048xf32>
+    %layer4_0_bn3_running_var = grove.get_param @layer4.0.bn3.running_var : tensor<2048xf32>
+    %layer4_0_bn3 = grove.batch_norm %layer4_0_conv3, %layer4_0_bn3_weight, %layer4_0_bn3_bias, %layer4_0_bn3_running_mean, %layer4_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_0_downsample_0 = grove.avg_pool2d %v56
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x1024x14x14xf32>) -> tensor<?x1024x7x7xf32>
+    %layer4_0_downsample_1_weight = grove.get_param @layer4.0.downsample.1.weight
+        : tensor<2048x1024x1x1xf32>
+    %layer4_0_downsample_1 = grove.conv2d %layer4_0_downsample_0, %layer4_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x7x7xf32>, tensor<2048x1024x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_0_downsample_2_weight = grove.get_param @layer4.0.downsample.2.weight : tensor<2048xf32>
+    %layer4_0_downsample_2_bias = grove.get_param @layer4.0.downsample.2.bias : tensor<2048xf32>
+    %layer4_0_downsample_2_running_mean = grove.get_param @layer4.0.downsample.2.running_mean
+        : tensor<2048xf32>
+    %layer4_0_downsample_2_running_var = grove.get_param @layer4.0.downsample.2.running_var
+        : tensor<2048xf32>
+    %layer4_0_downsample_2 = grove.batch_norm %layer4_0_downsample_1, %layer4_0_downsample_2_weight, %layer4_0_downsample_2_bias, %layer4_0_downsample_2_running_mean, %layer4_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %v60 = grove.add %layer4_0_bn3, %layer4_0_downsample_2
+        : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
+    %v61 = grove.relu %v60 : tensor<?x2048x7x7xf32>
+    %layer4_1_conv1_weight = grove.get_param @layer4.1.conv1.weight : tensor<512x2048x1x1xf32>
+    %layer4_1_conv1 = grove.conv2d %v61, %layer4_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_1_bn1_weight = grove.get_param @layer4.1.bn1.weight : tensor<512xf32>
+    %layer4_1_bn1_bias = grove.get_param @layer4.1.bn1.bias : tensor<512xf32>
+    %layer4_1_bn1_running_mean = grove.get_param @layer4.1.bn1.running_mean : tensor<512xf32>
+    %layer4_1_bn1_running_var = grove.get_param @layer4.1.bn1.running_var : tensor<512xf32>
+    %layer4_1_bn1 = grove.batch_norm %layer4_1_conv1, %layer4_1_bn1_weight, %layer4_1_bn1_bias, %layer4_1_bn1_running_mean, %layer4_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
+    %v62 = grove.relu %layer4_1_bn1 : tensor<?x512x7x7xf32>
+    %layer4_1_conv2_conv_weight = grove.get_param @layer4.1.conv2.conv.weight
+        : tensor<1024x256x3x3xf32>
+    %layer4_1_conv2_conv = grove.conv2d %v62, %layer4_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
+    %layer4_1_conv2_bn0_weight = grove.get_param @layer4.1.conv2.bn0.weight : tensor<1024xf32>
+    %layer4_1_conv2_bn0_bias = grove.get_param @layer4.1.conv2.bn0.bias : tensor<1024xf32>
+    %layer4_1_conv2_bn0_running_mean = grove.get_param @layer4.1.conv2.bn0.running_mean
+        : tensor<1024xf32>
+    %layer4_1_conv2_bn0_running_var = grove.get_param @layer4.1.conv2.bn0.running_var
+        : tensor<1024xf32>
+    %layer4_1_conv2_bn0 = grove.batch_norm %layer4_1_conv2_conv, %layer4_1_conv2_bn0_weight, %layer4_1_conv2_bn0_bias, %layer4_1_conv2_bn0_running_mean, %layer4_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
+    %v63 = grove.relu %layer4_1_conv2_bn0 : tensor<?x1024x7x7xf32>
+    %layer4_1_conv2_fc1_weight = grove.get_param @layer4.1.conv2.fc1.weight
+        : tensor<256x512x1x1xf32>
+    %layer4_1_conv2_fc1_bias = grove.get_param @layer4.1.conv2.fc1.bias : tensor<256xf32>
+    %layer4_1_conv2_bn1_weight = grove.get_param @layer4.1.conv2.bn1.weight : tensor<256xf32>
+    %layer4_1_conv2_bn1_bias = grove.get_param @layer4.1.conv2.bn1.bias : tensor<256xf32>
+    %layer4_1_conv2_bn1_running_mean = grove.get_param @layer4.1.conv2.bn1.running_mean
+        : tensor<256xf32>
+    %layer4_1_conv2_bn1_running_var = grove.get_param @layer4.1.conv2.bn1.running_var
+        : tensor<256xf32>
+    %layer4_1_conv2_fc2_weight = grove.get_param @layer4.1.conv2.fc2.weight
+        : tensor<1024x256x1x1xf32>
+    %layer4_1_conv2_fc2_bias = grove.get_param @layer4.1.conv2.fc2.bias : tensor<1024xf32>
+    %layer4_1_conv2 = grove.split_attention %v63, %layer4_1_conv2_fc1_weight, %layer4_1_conv2_fc1_bias, %layer4_1_conv2_bn1_weight, %layer4_1_conv2_bn1_bias, %layer4_1_conv2_bn1_running_mean, %layer4_1_conv2_bn1_running_var, %layer4_1_conv2_fc2_weight, %layer4_1_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x7x7xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_1_conv3_weight = grove.get_param @layer4.1.conv3.weight : tensor<2048x512x1x1xf32>
+    %layer4_1_conv3 = grove.conv2d %layer4_1_conv2, %layer4_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_1_bn3_weight = grove.get_param @layer4.1.bn3.weight : tensor<2048xf32>
+    %layer4_1_bn3_bias = grove.get_param @layer4.1.bn3.bias : tensor<2048xf32>
+    %layer4_1_bn3_running_mean = grove.get_param @layer4.1.bn3.running_mean : tensor<2048xf32>
+    %layer4_1_bn3_running_var = grove.get_param @layer4.1.bn3.running_var : tensor<2048xf32>
+    %layer4_1_bn3 = grove.batch_norm %layer4_1_conv3, %layer4_1_bn3_weight, %layer4_1_bn3_bias, %layer4_1_bn3_running_mean, %layer4_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %v64 = grove.add %layer4_1_bn3, %v61
+        : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
+    %v65 = grove.relu %v64 : tensor<?x2048x7x7xf32>
+    %layer4_2_conv1_weight = grove.get_param @layer4.2.conv1.weight : tensor<512x2048x1x1xf32>
+    %layer4_2_conv1 = grove.conv2d %v65, %layer4_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_2_bn1_weight = grove.get_param @layer4.2.bn1.weight : tensor<512xf32>
+    %layer4_2_bn1_bias = grove.get_param @layer4.2.bn1.bias : tensor<512xf32>
+    %layer4_2_bn1_running_mean = grove.get_param @layer4.2.bn1.running_mean : tensor<512xf32>
+    %layer4_2_bn1_running_var = grove.get_param @layer4.2.bn1.running_var : tensor<512xf32>
+    %layer4_2_bn1 = grove.batch_norm %layer4_2_conv1, %layer4_2_bn1_weight, %layer4_2_bn1_bias, %layer4_2_bn1_running_mean, %layer4_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
+    %v66 = grove.relu %layer4_2_bn1 : tensor<?x512x7x7xf32>
+    %layer4_2_conv2_conv_weight = grove.get_param @layer4.2.conv2.conv.weight
+        : tensor<1024x256x3x3xf32>
+    %layer4_2_conv2_conv = grove.conv2d %v66, %layer4_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
+    %layer4_2_conv2_bn0_weight = grove.get_param @layer4.2.conv2.bn0.weight : tensor<1024xf32>
+    %layer4_2_conv2_bn0_bias = grove.get_param @layer4.2.conv2.bn0.bias : tensor<1024xf32>
+    %layer4_2_conv2_bn0_running_mean = grove.get_param @layer4.2.conv2.bn0.running_mean
+        : tensor<1024xf32>
+    %layer4_2_conv2_bn0_running_var = grove.get_param @layer4.2.conv2.bn0.running_var
+        : tensor<1024xf32>
+    %layer4_2_conv2_bn0 = grove.batch_norm %layer4_2_conv2_conv, %layer4_2_conv2_bn0_weight, %layer4_2_conv2_bn0_bias, %layer4_2_conv2_bn0_running_mean, %layer4_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
+    %v67 = grove.relu %layer4_2_conv2_bn0 : tensor<?x1024x7x7xf32>
+    %layer4_2_conv2_fc1_weight = grove.get_param @layer4.2.conv2.fc1.weight
+        : tensor<256x512x1x1xf32>
+    %layer4_2_conv2_fc1_bias = grove.get_param @layer4.2.conv2.fc1.bias : tensor<256xf32>
+    %layer4_2_conv2_bn1_weight = grove.get_param @layer4.2.conv2.bn1.weight : tensor<256xf32>
+    %layer4_2_conv2_bn1_bias = grove.get_param @layer4.2.conv2.bn1.bias : tensor<256xf32>
+    %layer4_2_conv2_bn1_running_mean = grove.get_param @layer4.2.conv2.bn1.running_mean
+        : tensor<256xf32>
+    %layer4_2_conv2_bn1_running_var = grove.get_param @layer4.2.conv2.bn1.running_var
+        : tensor<256xf32>
+    %layer4_2_conv2_fc2_weight = grove.get_param @layer4.2.conv2.fc2.weight
+        : tensor<1024x256x1x1xf32>
+    %layer4_2_conv2_fc2_bias = grove.get_param @layer4.2.conv2.fc2.bias : tensor<1024xf32>
+    %layer4_2_conv2 = grove.split_attention %v67, %layer4_2_conv2_fc1_weight, %layer4_2_conv2_fc1_bias, %layer4_2_conv2_bn1_weight, %layer4_2_conv2_bn1_bias, %layer4_2_conv2_bn1_running_mean, %layer4_2_conv2_bn1_running_var, %layer4_2_conv2_fc2_weight, %layer4_2_conv2_fc2_bias
+        {radix = 2 : i64, cardinality = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x7x7xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_2_conv3_weight = grove.get_param @layer4.2.conv3.weight : tensor<2048x512x1x1xf32>
+    %layer4_2_conv3 = grove.conv2d %layer4_2_conv2, %layer4_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_2_bn3_weight = grove.get_param @layer4.2.bn3.weight : tensor<2048xf32>
+    %layer4_2_bn3_bias = grove.get_param @layer4.2.bn3.bias : tensor<2048xf32>
+    %layer4_2_bn3_running_mean = grove.get_param @layer4.2.bn3.running_mean : tensor<2048xf32>
+    %layer4_2_bn3_running_var = grove.get_param @layer4.2.bn3.running_var : tensor<2048xf32>
+    %layer4_2_bn3 = grove.batch_norm %layer4_2_conv3, %layer4_2_bn3_weight, %layer4_2_bn3_bias, %layer4_2_bn3_running_mean, %layer4_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %v68 = grove.add %layer4_2_bn3, %v65
+        : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
+    %v69 = grove.relu %v68 : tensor<?x2048x7x7xf32>
+    %v70 = grove.global_avg_pool %v69 : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
+    %v71 = grove.flatten %v70 {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x2048xf32>
+    %fc_weight = grove.get_param @fc.weight : tensor<1000x2048xf32>
+    %v72 = grove.matmul %v71, %fc_weight {transpose_rhs}
+        : (tensor<?x2048xf32>, tensor<1000x2048xf32>) -> tensor<?x1000xf32>
+    %fc_bias = grove.get_param @fc.bias : tensor<1000xf32>
+    %fc = grove.add %v72, %fc_bias : (tensor<?x1000xf32>, tensor<1000xf32>) -> tensor<?x1000xf32>
+    return %fc : tensor<?x1000xf32>
   }
 }

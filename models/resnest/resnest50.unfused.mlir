@@ -405,873 +405,1459 @@ module @resnest50 {
   grove.param @layer4.2.bn3.running_var : tensor<2048xf32>
   grove.param @fc.weight : tensor<1000x2048xf32>
   grove.param @fc.bias : tensor<1000xf32>
+
   func.func @forward(%image: tensor<?x3x224x224xf32> {grove.name = "image"})
       -> (tensor<?x1000xf32> {grove.name = "logits"}) {
-    %v1 = grove.get_param @conv1.0.weight : tensor<32x3x3x3xf32>
-    %v2 = grove.conv2d %image, %v1 {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x224x224xf32>, tensor<32x3x3x3xf32>) -> tensor<?x32x112x112xf32>
-    %v3 = grove.get_param @conv1.1.weight : tensor<32xf32>
-    %v4 = grove.get_param @conv1.1.bias : tensor<32xf32>
-    %v5 = grove.get_param @conv1.1.running_mean : tensor<32xf32>
-    %v6 = grove.get_param @conv1.1.running_var : tensor<32xf32>
-    %v7 = grove.batch_norm %v2, %v3, %v4, %v5, %v6 {epsilon = 1.0e-05 : f64} : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
-    %v8 = grove.relu %v7 : tensor<?x32x112x112xf32>
-    %v9 = grove.get_param @conv1.3.weight : tensor<32x32x3x3xf32>
-    %v10 = grove.conv2d %v8, %v9 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x32x112x112xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x112x112xf32>
-    %v11 = grove.get_param @conv1.4.weight : tensor<32xf32>
-    %v12 = grove.get_param @conv1.4.bias : tensor<32xf32>
-    %v13 = grove.get_param @conv1.4.running_mean : tensor<32xf32>
-    %v14 = grove.get_param @conv1.4.running_var : tensor<32xf32>
-    %v15 = grove.batch_norm %v10, %v11, %v12, %v13, %v14 {epsilon = 1.0e-05 : f64} : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
-    %v16 = grove.relu %v15 : tensor<?x32x112x112xf32>
-    %v17 = grove.get_param @conv1.6.weight : tensor<64x32x3x3xf32>
-    %v18 = grove.conv2d %v16, %v17 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x32x112x112xf32>, tensor<64x32x3x3xf32>) -> tensor<?x64x112x112xf32>
-    %v19 = grove.get_param @bn1.weight : tensor<64xf32>
-    %v20 = grove.get_param @bn1.bias : tensor<64xf32>
-    %v21 = grove.get_param @bn1.running_mean : tensor<64xf32>
-    %v22 = grove.get_param @bn1.running_var : tensor<64xf32>
-    %v23 = grove.batch_norm %v18, %v19, %v20, %v21, %v22 {epsilon = 1.0e-05 : f64} : (tensor<?x64x112x112xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x112x112xf32>
-    %v24 = grove.relu %v23 : tensor<?x64x112x112xf32>
-    %v25 = grove.max_pool2d %v24 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
-    %v26 = grove.get_param @layer1.0.conv1.weight : tensor<64x64x1x1xf32>
-    %v27 = grove.conv2d %v25, %v26 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<64x64x1x1xf32>) -> tensor<?x64x56x56xf32>
-    %v28 = grove.get_param @layer1.0.bn1.weight : tensor<64xf32>
-    %v29 = grove.get_param @layer1.0.bn1.bias : tensor<64xf32>
-    %v30 = grove.get_param @layer1.0.bn1.running_mean : tensor<64xf32>
-    %v31 = grove.get_param @layer1.0.bn1.running_var : tensor<64xf32>
-    %v32 = grove.batch_norm %v27, %v28, %v29, %v30, %v31 {epsilon = 1.0e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
-    %v33 = grove.relu %v32 : tensor<?x64x56x56xf32>
-    %v34 = grove.get_param @layer1.0.conv2.conv.weight : tensor<128x32x3x3xf32>
-    %v35 = grove.conv2d %v33, %v34 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
-    %v36 = grove.get_param @layer1.0.conv2.bn0.weight : tensor<128xf32>
-    %v37 = grove.get_param @layer1.0.conv2.bn0.bias : tensor<128xf32>
-    %v38 = grove.get_param @layer1.0.conv2.bn0.running_mean : tensor<128xf32>
-    %v39 = grove.get_param @layer1.0.conv2.bn0.running_var : tensor<128xf32>
-    %v40 = grove.batch_norm %v35, %v36, %v37, %v38, %v39 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v41 = grove.relu %v40 : tensor<?x128x56x56xf32>
-    %v42 = grove.slice %v41 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1] : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v43 = grove.slice %v41 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1] : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v44 = grove.add %v42, %v43 : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v45 = grove.global_avg_pool %v44 : (tensor<?x64x56x56xf32>) -> tensor<?x64x1x1xf32>
-    %v46 = grove.get_param @layer1.0.conv2.fc1.weight : tensor<32x64x1x1xf32>
-    %v47 = grove.get_param @layer1.0.conv2.fc1.bias : tensor<32xf32>
-    %v48 = grove.conv2d %v45, %v46, %v47 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v49 = grove.get_param @layer1.0.conv2.bn1.weight : tensor<32xf32>
-    %v50 = grove.get_param @layer1.0.conv2.bn1.bias : tensor<32xf32>
-    %v51 = grove.get_param @layer1.0.conv2.bn1.running_mean : tensor<32xf32>
-    %v52 = grove.get_param @layer1.0.conv2.bn1.running_var : tensor<32xf32>
-    %v53 = grove.batch_norm %v48, %v49, %v50, %v51, %v52 {epsilon = 1.0e-05 : f64} : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v54 = grove.relu %v53 : tensor<?x32x1x1xf32>
-    %v55 = grove.get_param @layer1.0.conv2.fc2.weight : tensor<128x32x1x1xf32>
-    %v56 = grove.get_param @layer1.0.conv2.fc2.bias : tensor<128xf32>
-    %v57 = grove.conv2d %v54, %v55, %v56 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x1x1xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v58 = grove.reshape %v57 : tensor<?x128x1x1xf32> -> tensor<?x1x2x64xf32>
-    %v59 = grove.transpose %v58 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
-    %v60 = grove.softmax %v59 {axis = 1 : i64} : tensor<?x2x1x64xf32>
-    %v61 = grove.reshape %v60 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
-    %v62 = grove.slice %v61 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v63 = grove.mul %v62, %v42 : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v64 = grove.slice %v61 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v65 = grove.mul %v64, %v43 : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v66 = grove.add %v63, %v65 : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v67 = grove.get_param @layer1.0.conv3.weight : tensor<256x64x1x1xf32>
-    %v68 = grove.conv2d %v66, %v67 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v69 = grove.get_param @layer1.0.bn3.weight : tensor<256xf32>
-    %v70 = grove.get_param @layer1.0.bn3.bias : tensor<256xf32>
-    %v71 = grove.get_param @layer1.0.bn3.running_mean : tensor<256xf32>
-    %v72 = grove.get_param @layer1.0.bn3.running_var : tensor<256xf32>
-    %v73 = grove.batch_norm %v68, %v69, %v70, %v71, %v72 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v74 = grove.get_param @layer1.0.downsample.1.weight : tensor<256x64x1x1xf32>
-    %v75 = grove.conv2d %v25, %v74 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v76 = grove.get_param @layer1.0.downsample.2.weight : tensor<256xf32>
-    %v77 = grove.get_param @layer1.0.downsample.2.bias : tensor<256xf32>
-    %v78 = grove.get_param @layer1.0.downsample.2.running_mean : tensor<256xf32>
-    %v79 = grove.get_param @layer1.0.downsample.2.running_var : tensor<256xf32>
-    %v80 = grove.batch_norm %v75, %v76, %v77, %v78, %v79 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v81 = grove.add %v73, %v80 : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
-    %v82 = grove.relu %v81 : tensor<?x256x56x56xf32>
-    %v83 = grove.get_param @layer1.1.conv1.weight : tensor<64x256x1x1xf32>
-    %v84 = grove.conv2d %v82, %v83 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
-    %v85 = grove.get_param @layer1.1.bn1.weight : tensor<64xf32>
-    %v86 = grove.get_param @layer1.1.bn1.bias : tensor<64xf32>
-    %v87 = grove.get_param @layer1.1.bn1.running_mean : tensor<64xf32>
-    %v88 = grove.get_param @layer1.1.bn1.running_var : tensor<64xf32>
-    %v89 = grove.batch_norm %v84, %v85, %v86, %v87, %v88 {epsilon = 1.0e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
-    %v90 = grove.relu %v89 : tensor<?x64x56x56xf32>
-    %v91 = grove.get_param @layer1.1.conv2.conv.weight : tensor<128x32x3x3xf32>
-    %v92 = grove.conv2d %v90, %v91 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
-    %v93 = grove.get_param @layer1.1.conv2.bn0.weight : tensor<128xf32>
-    %v94 = grove.get_param @layer1.1.conv2.bn0.bias : tensor<128xf32>
-    %v95 = grove.get_param @layer1.1.conv2.bn0.running_mean : tensor<128xf32>
-    %v96 = grove.get_param @layer1.1.conv2.bn0.running_var : tensor<128xf32>
-    %v97 = grove.batch_norm %v92, %v93, %v94, %v95, %v96 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v98 = grove.relu %v97 : tensor<?x128x56x56xf32>
-    %v99 = grove.slice %v98 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1] : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v100 = grove.slice %v98 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1] : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v101 = grove.add %v99, %v100 : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v102 = grove.global_avg_pool %v101 : (tensor<?x64x56x56xf32>) -> tensor<?x64x1x1xf32>
-    %v103 = grove.get_param @layer1.1.conv2.fc1.weight : tensor<32x64x1x1xf32>
-    %v104 = grove.get_param @layer1.1.conv2.fc1.bias : tensor<32xf32>
-    %v105 = grove.conv2d %v102, %v103, %v104 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v106 = grove.get_param @layer1.1.conv2.bn1.weight : tensor<32xf32>
-    %v107 = grove.get_param @layer1.1.conv2.bn1.bias : tensor<32xf32>
-    %v108 = grove.get_param @layer1.1.conv2.bn1.running_mean : tensor<32xf32>
-    %v109 = grove.get_param @layer1.1.conv2.bn1.running_var : tensor<32xf32>
-    %v110 = grove.batch_norm %v105, %v106, %v107, %v108, %v109 {epsilon = 1.0e-05 : f64} : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v111 = grove.relu %v110 : tensor<?x32x1x1xf32>
-    %v112 = grove.get_param @layer1.1.conv2.fc2.weight : tensor<128x32x1x1xf32>
-    %v113 = grove.get_param @layer1.1.conv2.fc2.bias : tensor<128xf32>
-    %v114 = grove.conv2d %v111, %v112, %v113 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x1x1xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v115 = grove.reshape %v114 : tensor<?x128x1x1xf32> -> tensor<?x1x2x64xf32>
-    %v116 = grove.transpose %v115 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
-    %v117 = grove.softmax %v116 {axis = 1 : i64} : tensor<?x2x1x64xf32>
-    %v118 = grove.reshape %v117 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
-    %v119 = grove.slice %v118 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v120 = grove.mul %v119, %v99 : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v121 = grove.slice %v118 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v122 = grove.mul %v121, %v100 : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v123 = grove.add %v120, %v122 : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v124 = grove.get_param @layer1.1.conv3.weight : tensor<256x64x1x1xf32>
-    %v125 = grove.conv2d %v123, %v124 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v126 = grove.get_param @layer1.1.bn3.weight : tensor<256xf32>
-    %v127 = grove.get_param @layer1.1.bn3.bias : tensor<256xf32>
-    %v128 = grove.get_param @layer1.1.bn3.running_mean : tensor<256xf32>
-    %v129 = grove.get_param @layer1.1.bn3.running_var : tensor<256xf32>
-    %v130 = grove.batch_norm %v125, %v126, %v127, %v128, %v129 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v131 = grove.add %v130, %v82 : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
-    %v132 = grove.relu %v131 : tensor<?x256x56x56xf32>
-    %v133 = grove.get_param @layer1.2.conv1.weight : tensor<64x256x1x1xf32>
-    %v134 = grove.conv2d %v132, %v133 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
-    %v135 = grove.get_param @layer1.2.bn1.weight : tensor<64xf32>
-    %v136 = grove.get_param @layer1.2.bn1.bias : tensor<64xf32>
-    %v137 = grove.get_param @layer1.2.bn1.running_mean : tensor<64xf32>
-    %v138 = grove.get_param @layer1.2.bn1.running_var : tensor<64xf32>
-    %v139 = grove.batch_norm %v134, %v135, %v136, %v137, %v138 {epsilon = 1.0e-05 : f64} : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
-    %v140 = grove.relu %v139 : tensor<?x64x56x56xf32>
-    %v141 = grove.get_param @layer1.2.conv2.conv.weight : tensor<128x32x3x3xf32>
-    %v142 = grove.conv2d %v140, %v141 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
-    %v143 = grove.get_param @layer1.2.conv2.bn0.weight : tensor<128xf32>
-    %v144 = grove.get_param @layer1.2.conv2.bn0.bias : tensor<128xf32>
-    %v145 = grove.get_param @layer1.2.conv2.bn0.running_mean : tensor<128xf32>
-    %v146 = grove.get_param @layer1.2.conv2.bn0.running_var : tensor<128xf32>
-    %v147 = grove.batch_norm %v142, %v143, %v144, %v145, %v146 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v148 = grove.relu %v147 : tensor<?x128x56x56xf32>
-    %v149 = grove.slice %v148 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1] : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v150 = grove.slice %v148 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1] : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v151 = grove.add %v149, %v150 : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v152 = grove.global_avg_pool %v151 : (tensor<?x64x56x56xf32>) -> tensor<?x64x1x1xf32>
-    %v153 = grove.get_param @layer1.2.conv2.fc1.weight : tensor<32x64x1x1xf32>
-    %v154 = grove.get_param @layer1.2.conv2.fc1.bias : tensor<32xf32>
-    %v155 = grove.conv2d %v152, %v153, %v154 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v156 = grove.get_param @layer1.2.conv2.bn1.weight : tensor<32xf32>
-    %v157 = grove.get_param @layer1.2.conv2.bn1.bias : tensor<32xf32>
-    %v158 = grove.get_param @layer1.2.conv2.bn1.running_mean : tensor<32xf32>
-    %v159 = grove.get_param @layer1.2.conv2.bn1.running_var : tensor<32xf32>
-    %v160 = grove.batch_norm %v155, %v156, %v157, %v158, %v159 {epsilon = 1.0e-05 : f64} : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v161 = grove.relu %v160 : tensor<?x32x1x1xf32>
-    %v162 = grove.get_param @layer1.2.conv2.fc2.weight : tensor<128x32x1x1xf32>
-    %v163 = grove.get_param @layer1.2.conv2.fc2.bias : tensor<128xf32>
-    %v164 = grove.conv2d %v161, %v162, %v163 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x1x1xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v165 = grove.reshape %v164 : tensor<?x128x1x1xf32> -> tensor<?x1x2x64xf32>
-    %v166 = grove.transpose %v165 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
-    %v167 = grove.softmax %v166 {axis = 1 : i64} : tensor<?x2x1x64xf32>
-    %v168 = grove.reshape %v167 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
-    %v169 = grove.slice %v168 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v170 = grove.mul %v169, %v149 : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v171 = grove.slice %v168 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v172 = grove.mul %v171, %v150 : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v173 = grove.add %v170, %v172 : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v174 = grove.get_param @layer1.2.conv3.weight : tensor<256x64x1x1xf32>
-    %v175 = grove.conv2d %v173, %v174 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
-    %v176 = grove.get_param @layer1.2.bn3.weight : tensor<256xf32>
-    %v177 = grove.get_param @layer1.2.bn3.bias : tensor<256xf32>
-    %v178 = grove.get_param @layer1.2.bn3.running_mean : tensor<256xf32>
-    %v179 = grove.get_param @layer1.2.bn3.running_var : tensor<256xf32>
-    %v180 = grove.batch_norm %v175, %v176, %v177, %v178, %v179 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v181 = grove.add %v180, %v132 : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
-    %v182 = grove.relu %v181 : tensor<?x256x56x56xf32>
-    %v183 = grove.get_param @layer2.0.conv1.weight : tensor<128x256x1x1xf32>
-    %v184 = grove.conv2d %v182, %v183 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x56x56xf32>, tensor<128x256x1x1xf32>) -> tensor<?x128x56x56xf32>
-    %v185 = grove.get_param @layer2.0.bn1.weight : tensor<128xf32>
-    %v186 = grove.get_param @layer2.0.bn1.bias : tensor<128xf32>
-    %v187 = grove.get_param @layer2.0.bn1.running_mean : tensor<128xf32>
-    %v188 = grove.get_param @layer2.0.bn1.running_var : tensor<128xf32>
-    %v189 = grove.batch_norm %v184, %v185, %v186, %v187, %v188 {epsilon = 1.0e-05 : f64} : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
-    %v190 = grove.relu %v189 : tensor<?x128x56x56xf32>
-    %v191 = grove.get_param @layer2.0.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v192 = grove.conv2d %v190, %v191 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x56x56xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x56x56xf32>
-    %v193 = grove.get_param @layer2.0.conv2.bn0.weight : tensor<256xf32>
-    %v194 = grove.get_param @layer2.0.conv2.bn0.bias : tensor<256xf32>
-    %v195 = grove.get_param @layer2.0.conv2.bn0.running_mean : tensor<256xf32>
-    %v196 = grove.get_param @layer2.0.conv2.bn0.running_var : tensor<256xf32>
-    %v197 = grove.batch_norm %v192, %v193, %v194, %v195, %v196 {epsilon = 1.0e-05 : f64} : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
-    %v198 = grove.relu %v197 : tensor<?x256x56x56xf32>
-    %v199 = grove.slice %v198 [0, 0, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1] : tensor<?x256x56x56xf32> -> tensor<?x128x56x56xf32>
-    %v200 = grove.slice %v198 [0, 128, 0, 0] [-1, 256, 56, 56] [1, 1, 1, 1] : tensor<?x256x56x56xf32> -> tensor<?x128x56x56xf32>
-    %v201 = grove.add %v199, %v200 : (tensor<?x128x56x56xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
-    %v202 = grove.global_avg_pool %v201 : (tensor<?x128x56x56xf32>) -> tensor<?x128x1x1xf32>
-    %v203 = grove.get_param @layer2.0.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v204 = grove.get_param @layer2.0.conv2.fc1.bias : tensor<64xf32>
-    %v205 = grove.conv2d %v202, %v203, %v204 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v206 = grove.get_param @layer2.0.conv2.bn1.weight : tensor<64xf32>
-    %v207 = grove.get_param @layer2.0.conv2.bn1.bias : tensor<64xf32>
-    %v208 = grove.get_param @layer2.0.conv2.bn1.running_mean : tensor<64xf32>
-    %v209 = grove.get_param @layer2.0.conv2.bn1.running_var : tensor<64xf32>
-    %v210 = grove.batch_norm %v205, %v206, %v207, %v208, %v209 {epsilon = 1.0e-05 : f64} : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v211 = grove.relu %v210 : tensor<?x64x1x1xf32>
-    %v212 = grove.get_param @layer2.0.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v213 = grove.get_param @layer2.0.conv2.fc2.bias : tensor<256xf32>
-    %v214 = grove.conv2d %v211, %v212, %v213 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v215 = grove.reshape %v214 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
-    %v216 = grove.transpose %v215 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
-    %v217 = grove.softmax %v216 {axis = 1 : i64} : tensor<?x2x1x128xf32>
-    %v218 = grove.reshape %v217 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v219 = grove.slice %v218 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v220 = grove.mul %v219, %v199 : (tensor<?x128x1x1xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
-    %v221 = grove.slice %v218 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v222 = grove.mul %v221, %v200 : (tensor<?x128x1x1xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
-    %v223 = grove.add %v220, %v222 : (tensor<?x128x56x56xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
-    %v224 = grove.avg_pool2d %v223 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x128x56x56xf32>) -> tensor<?x128x28x28xf32>
-    %v225 = grove.get_param @layer2.0.conv3.weight : tensor<512x128x1x1xf32>
-    %v226 = grove.conv2d %v224, %v225 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v227 = grove.get_param @layer2.0.bn3.weight : tensor<512xf32>
-    %v228 = grove.get_param @layer2.0.bn3.bias : tensor<512xf32>
-    %v229 = grove.get_param @layer2.0.bn3.running_mean : tensor<512xf32>
-    %v230 = grove.get_param @layer2.0.bn3.running_var : tensor<512xf32>
-    %v231 = grove.batch_norm %v226, %v227, %v228, %v229, %v230 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v232 = grove.avg_pool2d %v182 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x256x56x56xf32>) -> tensor<?x256x28x28xf32>
-    %v233 = grove.get_param @layer2.0.downsample.1.weight : tensor<512x256x1x1xf32>
-    %v234 = grove.conv2d %v232, %v233 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x28x28xf32>, tensor<512x256x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v235 = grove.get_param @layer2.0.downsample.2.weight : tensor<512xf32>
-    %v236 = grove.get_param @layer2.0.downsample.2.bias : tensor<512xf32>
-    %v237 = grove.get_param @layer2.0.downsample.2.running_mean : tensor<512xf32>
-    %v238 = grove.get_param @layer2.0.downsample.2.running_var : tensor<512xf32>
-    %v239 = grove.batch_norm %v234, %v235, %v236, %v237, %v238 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v240 = grove.add %v231, %v239 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v241 = grove.relu %v240 : tensor<?x512x28x28xf32>
-    %v242 = grove.get_param @layer2.1.conv1.weight : tensor<128x512x1x1xf32>
-    %v243 = grove.conv2d %v241, %v242 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
-    %v244 = grove.get_param @layer2.1.bn1.weight : tensor<128xf32>
-    %v245 = grove.get_param @layer2.1.bn1.bias : tensor<128xf32>
-    %v246 = grove.get_param @layer2.1.bn1.running_mean : tensor<128xf32>
-    %v247 = grove.get_param @layer2.1.bn1.running_var : tensor<128xf32>
-    %v248 = grove.batch_norm %v243, %v244, %v245, %v246, %v247 {epsilon = 1.0e-05 : f64} : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
-    %v249 = grove.relu %v248 : tensor<?x128x28x28xf32>
-    %v250 = grove.get_param @layer2.1.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v251 = grove.conv2d %v249, %v250 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
-    %v252 = grove.get_param @layer2.1.conv2.bn0.weight : tensor<256xf32>
-    %v253 = grove.get_param @layer2.1.conv2.bn0.bias : tensor<256xf32>
-    %v254 = grove.get_param @layer2.1.conv2.bn0.running_mean : tensor<256xf32>
-    %v255 = grove.get_param @layer2.1.conv2.bn0.running_var : tensor<256xf32>
-    %v256 = grove.batch_norm %v251, %v252, %v253, %v254, %v255 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v257 = grove.relu %v256 : tensor<?x256x28x28xf32>
-    %v258 = grove.slice %v257 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1] : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v259 = grove.slice %v257 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1] : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v260 = grove.add %v258, %v259 : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v261 = grove.global_avg_pool %v260 : (tensor<?x128x28x28xf32>) -> tensor<?x128x1x1xf32>
-    %v262 = grove.get_param @layer2.1.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v263 = grove.get_param @layer2.1.conv2.fc1.bias : tensor<64xf32>
-    %v264 = grove.conv2d %v261, %v262, %v263 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v265 = grove.get_param @layer2.1.conv2.bn1.weight : tensor<64xf32>
-    %v266 = grove.get_param @layer2.1.conv2.bn1.bias : tensor<64xf32>
-    %v267 = grove.get_param @layer2.1.conv2.bn1.running_mean : tensor<64xf32>
-    %v268 = grove.get_param @layer2.1.conv2.bn1.running_var : tensor<64xf32>
-    %v269 = grove.batch_norm %v264, %v265, %v266, %v267, %v268 {epsilon = 1.0e-05 : f64} : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v270 = grove.relu %v269 : tensor<?x64x1x1xf32>
-    %v271 = grove.get_param @layer2.1.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v272 = grove.get_param @layer2.1.conv2.fc2.bias : tensor<256xf32>
-    %v273 = grove.conv2d %v270, %v271, %v272 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v274 = grove.reshape %v273 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
-    %v275 = grove.transpose %v274 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
-    %v276 = grove.softmax %v275 {axis = 1 : i64} : tensor<?x2x1x128xf32>
-    %v277 = grove.reshape %v276 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v278 = grove.slice %v277 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v279 = grove.mul %v278, %v258 : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v280 = grove.slice %v277 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v281 = grove.mul %v280, %v259 : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v282 = grove.add %v279, %v281 : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v283 = grove.get_param @layer2.1.conv3.weight : tensor<512x128x1x1xf32>
-    %v284 = grove.conv2d %v282, %v283 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v285 = grove.get_param @layer2.1.bn3.weight : tensor<512xf32>
-    %v286 = grove.get_param @layer2.1.bn3.bias : tensor<512xf32>
-    %v287 = grove.get_param @layer2.1.bn3.running_mean : tensor<512xf32>
-    %v288 = grove.get_param @layer2.1.bn3.running_var : tensor<512xf32>
-    %v289 = grove.batch_norm %v284, %v285, %v286, %v287, %v288 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v290 = grove.add %v289, %v241 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v291 = grove.relu %v290 : tensor<?x512x28x28xf32>
-    %v292 = grove.get_param @layer2.2.conv1.weight : tensor<128x512x1x1xf32>
-    %v293 = grove.conv2d %v291, %v292 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
-    %v294 = grove.get_param @layer2.2.bn1.weight : tensor<128xf32>
-    %v295 = grove.get_param @layer2.2.bn1.bias : tensor<128xf32>
-    %v296 = grove.get_param @layer2.2.bn1.running_mean : tensor<128xf32>
-    %v297 = grove.get_param @layer2.2.bn1.running_var : tensor<128xf32>
-    %v298 = grove.batch_norm %v293, %v294, %v295, %v296, %v297 {epsilon = 1.0e-05 : f64} : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
-    %v299 = grove.relu %v298 : tensor<?x128x28x28xf32>
-    %v300 = grove.get_param @layer2.2.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v301 = grove.conv2d %v299, %v300 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
-    %v302 = grove.get_param @layer2.2.conv2.bn0.weight : tensor<256xf32>
-    %v303 = grove.get_param @layer2.2.conv2.bn0.bias : tensor<256xf32>
-    %v304 = grove.get_param @layer2.2.conv2.bn0.running_mean : tensor<256xf32>
-    %v305 = grove.get_param @layer2.2.conv2.bn0.running_var : tensor<256xf32>
-    %v306 = grove.batch_norm %v301, %v302, %v303, %v304, %v305 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v307 = grove.relu %v306 : tensor<?x256x28x28xf32>
-    %v308 = grove.slice %v307 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1] : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v309 = grove.slice %v307 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1] : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v310 = grove.add %v308, %v309 : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v311 = grove.global_avg_pool %v310 : (tensor<?x128x28x28xf32>) -> tensor<?x128x1x1xf32>
-    %v312 = grove.get_param @layer2.2.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v313 = grove.get_param @layer2.2.conv2.fc1.bias : tensor<64xf32>
-    %v314 = grove.conv2d %v311, %v312, %v313 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v315 = grove.get_param @layer2.2.conv2.bn1.weight : tensor<64xf32>
-    %v316 = grove.get_param @layer2.2.conv2.bn1.bias : tensor<64xf32>
-    %v317 = grove.get_param @layer2.2.conv2.bn1.running_mean : tensor<64xf32>
-    %v318 = grove.get_param @layer2.2.conv2.bn1.running_var : tensor<64xf32>
-    %v319 = grove.batch_norm %v314, %v315, %v316, %v317, %v318 {epsilon = 1.0e-05 : f64} : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v320 = grove.relu %v319 : tensor<?x64x1x1xf32>
-    %v321 = grove.get_param @layer2.2.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v322 = grove.get_param @layer2.2.conv2.fc2.bias : tensor<256xf32>
-    %v323 = grove.conv2d %v320, %v321, %v322 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v324 = grove.reshape %v323 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
-    %v325 = grove.transpose %v324 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
-    %v326 = grove.softmax %v325 {axis = 1 : i64} : tensor<?x2x1x128xf32>
-    %v327 = grove.reshape %v326 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v328 = grove.slice %v327 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v329 = grove.mul %v328, %v308 : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v330 = grove.slice %v327 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v331 = grove.mul %v330, %v309 : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v332 = grove.add %v329, %v331 : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v333 = grove.get_param @layer2.2.conv3.weight : tensor<512x128x1x1xf32>
-    %v334 = grove.conv2d %v332, %v333 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v335 = grove.get_param @layer2.2.bn3.weight : tensor<512xf32>
-    %v336 = grove.get_param @layer2.2.bn3.bias : tensor<512xf32>
-    %v337 = grove.get_param @layer2.2.bn3.running_mean : tensor<512xf32>
-    %v338 = grove.get_param @layer2.2.bn3.running_var : tensor<512xf32>
-    %v339 = grove.batch_norm %v334, %v335, %v336, %v337, %v338 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v340 = grove.add %v339, %v291 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v341 = grove.relu %v340 : tensor<?x512x28x28xf32>
-    %v342 = grove.get_param @layer2.3.conv1.weight : tensor<128x512x1x1xf32>
-    %v343 = grove.conv2d %v341, %v342 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
-    %v344 = grove.get_param @layer2.3.bn1.weight : tensor<128xf32>
-    %v345 = grove.get_param @layer2.3.bn1.bias : tensor<128xf32>
-    %v346 = grove.get_param @layer2.3.bn1.running_mean : tensor<128xf32>
-    %v347 = grove.get_param @layer2.3.bn1.running_var : tensor<128xf32>
-    %v348 = grove.batch_norm %v343, %v344, %v345, %v346, %v347 {epsilon = 1.0e-05 : f64} : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
-    %v349 = grove.relu %v348 : tensor<?x128x28x28xf32>
-    %v350 = grove.get_param @layer2.3.conv2.conv.weight : tensor<256x64x3x3xf32>
-    %v351 = grove.conv2d %v349, %v350 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
-    %v352 = grove.get_param @layer2.3.conv2.bn0.weight : tensor<256xf32>
-    %v353 = grove.get_param @layer2.3.conv2.bn0.bias : tensor<256xf32>
-    %v354 = grove.get_param @layer2.3.conv2.bn0.running_mean : tensor<256xf32>
-    %v355 = grove.get_param @layer2.3.conv2.bn0.running_var : tensor<256xf32>
-    %v356 = grove.batch_norm %v351, %v352, %v353, %v354, %v355 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v357 = grove.relu %v356 : tensor<?x256x28x28xf32>
-    %v358 = grove.slice %v357 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1] : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v359 = grove.slice %v357 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1] : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v360 = grove.add %v358, %v359 : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v361 = grove.global_avg_pool %v360 : (tensor<?x128x28x28xf32>) -> tensor<?x128x1x1xf32>
-    %v362 = grove.get_param @layer2.3.conv2.fc1.weight : tensor<64x128x1x1xf32>
-    %v363 = grove.get_param @layer2.3.conv2.fc1.bias : tensor<64xf32>
-    %v364 = grove.conv2d %v361, %v362, %v363 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v365 = grove.get_param @layer2.3.conv2.bn1.weight : tensor<64xf32>
-    %v366 = grove.get_param @layer2.3.conv2.bn1.bias : tensor<64xf32>
-    %v367 = grove.get_param @layer2.3.conv2.bn1.running_mean : tensor<64xf32>
-    %v368 = grove.get_param @layer2.3.conv2.bn1.running_var : tensor<64xf32>
-    %v369 = grove.batch_norm %v364, %v365, %v366, %v367, %v368 {epsilon = 1.0e-05 : f64} : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v370 = grove.relu %v369 : tensor<?x64x1x1xf32>
-    %v371 = grove.get_param @layer2.3.conv2.fc2.weight : tensor<256x64x1x1xf32>
-    %v372 = grove.get_param @layer2.3.conv2.fc2.bias : tensor<256xf32>
-    %v373 = grove.conv2d %v370, %v371, %v372 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v374 = grove.reshape %v373 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
-    %v375 = grove.transpose %v374 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
-    %v376 = grove.softmax %v375 {axis = 1 : i64} : tensor<?x2x1x128xf32>
-    %v377 = grove.reshape %v376 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v378 = grove.slice %v377 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v379 = grove.mul %v378, %v358 : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v380 = grove.slice %v377 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
-    %v381 = grove.mul %v380, %v359 : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v382 = grove.add %v379, %v381 : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v383 = grove.get_param @layer2.3.conv3.weight : tensor<512x128x1x1xf32>
-    %v384 = grove.conv2d %v382, %v383 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
-    %v385 = grove.get_param @layer2.3.bn3.weight : tensor<512xf32>
-    %v386 = grove.get_param @layer2.3.bn3.bias : tensor<512xf32>
-    %v387 = grove.get_param @layer2.3.bn3.running_mean : tensor<512xf32>
-    %v388 = grove.get_param @layer2.3.bn3.running_var : tensor<512xf32>
-    %v389 = grove.batch_norm %v384, %v385, %v386, %v387, %v388 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v390 = grove.add %v389, %v341 : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
-    %v391 = grove.relu %v390 : tensor<?x512x28x28xf32>
-    %v392 = grove.get_param @layer3.0.conv1.weight : tensor<256x512x1x1xf32>
-    %v393 = grove.conv2d %v391, %v392 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x28x28xf32>, tensor<256x512x1x1xf32>) -> tensor<?x256x28x28xf32>
-    %v394 = grove.get_param @layer3.0.bn1.weight : tensor<256xf32>
-    %v395 = grove.get_param @layer3.0.bn1.bias : tensor<256xf32>
-    %v396 = grove.get_param @layer3.0.bn1.running_mean : tensor<256xf32>
-    %v397 = grove.get_param @layer3.0.bn1.running_var : tensor<256xf32>
-    %v398 = grove.batch_norm %v393, %v394, %v395, %v396, %v397 {epsilon = 1.0e-05 : f64} : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
-    %v399 = grove.relu %v398 : tensor<?x256x28x28xf32>
-    %v400 = grove.get_param @layer3.0.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v401 = grove.conv2d %v399, %v400 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x28x28xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x28x28xf32>
-    %v402 = grove.get_param @layer3.0.conv2.bn0.weight : tensor<512xf32>
-    %v403 = grove.get_param @layer3.0.conv2.bn0.bias : tensor<512xf32>
-    %v404 = grove.get_param @layer3.0.conv2.bn0.running_mean : tensor<512xf32>
-    %v405 = grove.get_param @layer3.0.conv2.bn0.running_var : tensor<512xf32>
-    %v406 = grove.batch_norm %v401, %v402, %v403, %v404, %v405 {epsilon = 1.0e-05 : f64} : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
-    %v407 = grove.relu %v406 : tensor<?x512x28x28xf32>
-    %v408 = grove.slice %v407 [0, 0, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1] : tensor<?x512x28x28xf32> -> tensor<?x256x28x28xf32>
-    %v409 = grove.slice %v407 [0, 256, 0, 0] [-1, 512, 28, 28] [1, 1, 1, 1] : tensor<?x512x28x28xf32> -> tensor<?x256x28x28xf32>
-    %v410 = grove.add %v408, %v409 : (tensor<?x256x28x28xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
-    %v411 = grove.global_avg_pool %v410 : (tensor<?x256x28x28xf32>) -> tensor<?x256x1x1xf32>
-    %v412 = grove.get_param @layer3.0.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v413 = grove.get_param @layer3.0.conv2.fc1.bias : tensor<128xf32>
-    %v414 = grove.conv2d %v411, %v412, %v413 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v415 = grove.get_param @layer3.0.conv2.bn1.weight : tensor<128xf32>
-    %v416 = grove.get_param @layer3.0.conv2.bn1.bias : tensor<128xf32>
-    %v417 = grove.get_param @layer3.0.conv2.bn1.running_mean : tensor<128xf32>
-    %v418 = grove.get_param @layer3.0.conv2.bn1.running_var : tensor<128xf32>
-    %v419 = grove.batch_norm %v414, %v415, %v416, %v417, %v418 {epsilon = 1.0e-05 : f64} : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v420 = grove.relu %v419 : tensor<?x128x1x1xf32>
-    %v421 = grove.get_param @layer3.0.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v422 = grove.get_param @layer3.0.conv2.fc2.bias : tensor<512xf32>
-    %v423 = grove.conv2d %v420, %v421, %v422 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
-    %v424 = grove.reshape %v423 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
-    %v425 = grove.transpose %v424 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
-    %v426 = grove.softmax %v425 {axis = 1 : i64} : tensor<?x2x1x256xf32>
-    %v427 = grove.reshape %v426 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v428 = grove.slice %v427 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v429 = grove.mul %v428, %v408 : (tensor<?x256x1x1xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
-    %v430 = grove.slice %v427 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v431 = grove.mul %v430, %v409 : (tensor<?x256x1x1xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
-    %v432 = grove.add %v429, %v431 : (tensor<?x256x28x28xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
-    %v433 = grove.avg_pool2d %v432 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x256x28x28xf32>) -> tensor<?x256x14x14xf32>
-    %v434 = grove.get_param @layer3.0.conv3.weight : tensor<1024x256x1x1xf32>
-    %v435 = grove.conv2d %v433, %v434 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v436 = grove.get_param @layer3.0.bn3.weight : tensor<1024xf32>
-    %v437 = grove.get_param @layer3.0.bn3.bias : tensor<1024xf32>
-    %v438 = grove.get_param @layer3.0.bn3.running_mean : tensor<1024xf32>
-    %v439 = grove.get_param @layer3.0.bn3.running_var : tensor<1024xf32>
-    %v440 = grove.batch_norm %v435, %v436, %v437, %v438, %v439 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v441 = grove.avg_pool2d %v391 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x512x28x28xf32>) -> tensor<?x512x14x14xf32>
-    %v442 = grove.get_param @layer3.0.downsample.1.weight : tensor<1024x512x1x1xf32>
-    %v443 = grove.conv2d %v441, %v442 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x14x14xf32>, tensor<1024x512x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v444 = grove.get_param @layer3.0.downsample.2.weight : tensor<1024xf32>
-    %v445 = grove.get_param @layer3.0.downsample.2.bias : tensor<1024xf32>
-    %v446 = grove.get_param @layer3.0.downsample.2.running_mean : tensor<1024xf32>
-    %v447 = grove.get_param @layer3.0.downsample.2.running_var : tensor<1024xf32>
-    %v448 = grove.batch_norm %v443, %v444, %v445, %v446, %v447 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v449 = grove.add %v440, %v448 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v450 = grove.relu %v449 : tensor<?x1024x14x14xf32>
-    %v451 = grove.get_param @layer3.1.conv1.weight : tensor<256x1024x1x1xf32>
-    %v452 = grove.conv2d %v450, %v451 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v453 = grove.get_param @layer3.1.bn1.weight : tensor<256xf32>
-    %v454 = grove.get_param @layer3.1.bn1.bias : tensor<256xf32>
-    %v455 = grove.get_param @layer3.1.bn1.running_mean : tensor<256xf32>
-    %v456 = grove.get_param @layer3.1.bn1.running_var : tensor<256xf32>
-    %v457 = grove.batch_norm %v452, %v453, %v454, %v455, %v456 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v458 = grove.relu %v457 : tensor<?x256x14x14xf32>
-    %v459 = grove.get_param @layer3.1.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v460 = grove.conv2d %v458, %v459 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v461 = grove.get_param @layer3.1.conv2.bn0.weight : tensor<512xf32>
-    %v462 = grove.get_param @layer3.1.conv2.bn0.bias : tensor<512xf32>
-    %v463 = grove.get_param @layer3.1.conv2.bn0.running_mean : tensor<512xf32>
-    %v464 = grove.get_param @layer3.1.conv2.bn0.running_var : tensor<512xf32>
-    %v465 = grove.batch_norm %v460, %v461, %v462, %v463, %v464 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v466 = grove.relu %v465 : tensor<?x512x14x14xf32>
-    %v467 = grove.slice %v466 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v468 = grove.slice %v466 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v469 = grove.add %v467, %v468 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v470 = grove.global_avg_pool %v469 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
-    %v471 = grove.get_param @layer3.1.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v472 = grove.get_param @layer3.1.conv2.fc1.bias : tensor<128xf32>
-    %v473 = grove.conv2d %v470, %v471, %v472 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v474 = grove.get_param @layer3.1.conv2.bn1.weight : tensor<128xf32>
-    %v475 = grove.get_param @layer3.1.conv2.bn1.bias : tensor<128xf32>
-    %v476 = grove.get_param @layer3.1.conv2.bn1.running_mean : tensor<128xf32>
-    %v477 = grove.get_param @layer3.1.conv2.bn1.running_var : tensor<128xf32>
-    %v478 = grove.batch_norm %v473, %v474, %v475, %v476, %v477 {epsilon = 1.0e-05 : f64} : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v479 = grove.relu %v478 : tensor<?x128x1x1xf32>
-    %v480 = grove.get_param @layer3.1.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v481 = grove.get_param @layer3.1.conv2.fc2.bias : tensor<512xf32>
-    %v482 = grove.conv2d %v479, %v480, %v481 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
-    %v483 = grove.reshape %v482 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
-    %v484 = grove.transpose %v483 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
-    %v485 = grove.softmax %v484 {axis = 1 : i64} : tensor<?x2x1x256xf32>
-    %v486 = grove.reshape %v485 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v487 = grove.slice %v486 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v488 = grove.mul %v487, %v467 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v489 = grove.slice %v486 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v490 = grove.mul %v489, %v468 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v491 = grove.add %v488, %v490 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v492 = grove.get_param @layer3.1.conv3.weight : tensor<1024x256x1x1xf32>
-    %v493 = grove.conv2d %v491, %v492 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v494 = grove.get_param @layer3.1.bn3.weight : tensor<1024xf32>
-    %v495 = grove.get_param @layer3.1.bn3.bias : tensor<1024xf32>
-    %v496 = grove.get_param @layer3.1.bn3.running_mean : tensor<1024xf32>
-    %v497 = grove.get_param @layer3.1.bn3.running_var : tensor<1024xf32>
-    %v498 = grove.batch_norm %v493, %v494, %v495, %v496, %v497 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v499 = grove.add %v498, %v450 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v500 = grove.relu %v499 : tensor<?x1024x14x14xf32>
-    %v501 = grove.get_param @layer3.2.conv1.weight : tensor<256x1024x1x1xf32>
-    %v502 = grove.conv2d %v500, %v501 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v503 = grove.get_param @layer3.2.bn1.weight : tensor<256xf32>
-    %v504 = grove.get_param @layer3.2.bn1.bias : tensor<256xf32>
-    %v505 = grove.get_param @layer3.2.bn1.running_mean : tensor<256xf32>
-    %v506 = grove.get_param @layer3.2.bn1.running_var : tensor<256xf32>
-    %v507 = grove.batch_norm %v502, %v503, %v504, %v505, %v506 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v508 = grove.relu %v507 : tensor<?x256x14x14xf32>
-    %v509 = grove.get_param @layer3.2.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v510 = grove.conv2d %v508, %v509 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v511 = grove.get_param @layer3.2.conv2.bn0.weight : tensor<512xf32>
-    %v512 = grove.get_param @layer3.2.conv2.bn0.bias : tensor<512xf32>
-    %v513 = grove.get_param @layer3.2.conv2.bn0.running_mean : tensor<512xf32>
-    %v514 = grove.get_param @layer3.2.conv2.bn0.running_var : tensor<512xf32>
-    %v515 = grove.batch_norm %v510, %v511, %v512, %v513, %v514 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v516 = grove.relu %v515 : tensor<?x512x14x14xf32>
-    %v517 = grove.slice %v516 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v518 = grove.slice %v516 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v519 = grove.add %v517, %v518 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v520 = grove.global_avg_pool %v519 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
-    %v521 = grove.get_param @layer3.2.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v522 = grove.get_param @layer3.2.conv2.fc1.bias : tensor<128xf32>
-    %v523 = grove.conv2d %v520, %v521, %v522 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v524 = grove.get_param @layer3.2.conv2.bn1.weight : tensor<128xf32>
-    %v525 = grove.get_param @layer3.2.conv2.bn1.bias : tensor<128xf32>
-    %v526 = grove.get_param @layer3.2.conv2.bn1.running_mean : tensor<128xf32>
-    %v527 = grove.get_param @layer3.2.conv2.bn1.running_var : tensor<128xf32>
-    %v528 = grove.batch_norm %v523, %v524, %v525, %v526, %v527 {epsilon = 1.0e-05 : f64} : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v529 = grove.relu %v528 : tensor<?x128x1x1xf32>
-    %v530 = grove.get_param @layer3.2.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v531 = grove.get_param @layer3.2.conv2.fc2.bias : tensor<512xf32>
-    %v532 = grove.conv2d %v529, %v530, %v531 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
-    %v533 = grove.reshape %v532 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
-    %v534 = grove.transpose %v533 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
-    %v535 = grove.softmax %v534 {axis = 1 : i64} : tensor<?x2x1x256xf32>
-    %v536 = grove.reshape %v535 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v537 = grove.slice %v536 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v538 = grove.mul %v537, %v517 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v539 = grove.slice %v536 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v540 = grove.mul %v539, %v518 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v541 = grove.add %v538, %v540 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v542 = grove.get_param @layer3.2.conv3.weight : tensor<1024x256x1x1xf32>
-    %v543 = grove.conv2d %v541, %v542 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v544 = grove.get_param @layer3.2.bn3.weight : tensor<1024xf32>
-    %v545 = grove.get_param @layer3.2.bn3.bias : tensor<1024xf32>
-    %v546 = grove.get_param @layer3.2.bn3.running_mean : tensor<1024xf32>
-    %v547 = grove.get_param @layer3.2.bn3.running_var : tensor<1024xf32>
-    %v548 = grove.batch_norm %v543, %v544, %v545, %v546, %v547 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v549 = grove.add %v548, %v500 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v550 = grove.relu %v549 : tensor<?x1024x14x14xf32>
-    %v551 = grove.get_param @layer3.3.conv1.weight : tensor<256x1024x1x1xf32>
-    %v552 = grove.conv2d %v550, %v551 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v553 = grove.get_param @layer3.3.bn1.weight : tensor<256xf32>
-    %v554 = grove.get_param @layer3.3.bn1.bias : tensor<256xf32>
-    %v555 = grove.get_param @layer3.3.bn1.running_mean : tensor<256xf32>
-    %v556 = grove.get_param @layer3.3.bn1.running_var : tensor<256xf32>
-    %v557 = grove.batch_norm %v552, %v553, %v554, %v555, %v556 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v558 = grove.relu %v557 : tensor<?x256x14x14xf32>
-    %v559 = grove.get_param @layer3.3.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v560 = grove.conv2d %v558, %v559 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v561 = grove.get_param @layer3.3.conv2.bn0.weight : tensor<512xf32>
-    %v562 = grove.get_param @layer3.3.conv2.bn0.bias : tensor<512xf32>
-    %v563 = grove.get_param @layer3.3.conv2.bn0.running_mean : tensor<512xf32>
-    %v564 = grove.get_param @layer3.3.conv2.bn0.running_var : tensor<512xf32>
-    %v565 = grove.batch_norm %v560, %v561, %v562, %v563, %v564 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v566 = grove.relu %v565 : tensor<?x512x14x14xf32>
-    %v567 = grove.slice %v566 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v568 = grove.slice %v566 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v569 = grove.add %v567, %v568 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v570 = grove.global_avg_pool %v569 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
-    %v571 = grove.get_param @layer3.3.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v572 = grove.get_param @layer3.3.conv2.fc1.bias : tensor<128xf32>
-    %v573 = grove.conv2d %v570, %v571, %v572 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v574 = grove.get_param @layer3.3.conv2.bn1.weight : tensor<128xf32>
-    %v575 = grove.get_param @layer3.3.conv2.bn1.bias : tensor<128xf32>
-    %v576 = grove.get_param @layer3.3.conv2.bn1.running_mean : tensor<128xf32>
-    %v577 = grove.get_param @layer3.3.conv2.bn1.running_var : tensor<128xf32>
-    %v578 = grove.batch_norm %v573, %v574, %v575, %v576, %v577 {epsilon = 1.0e-05 : f64} : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v579 = grove.relu %v578 : tensor<?x128x1x1xf32>
-    %v580 = grove.get_param @layer3.3.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v581 = grove.get_param @layer3.3.conv2.fc2.bias : tensor<512xf32>
-    %v582 = grove.conv2d %v579, %v580, %v581 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
-    %v583 = grove.reshape %v582 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
-    %v584 = grove.transpose %v583 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
-    %v585 = grove.softmax %v584 {axis = 1 : i64} : tensor<?x2x1x256xf32>
-    %v586 = grove.reshape %v585 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v587 = grove.slice %v586 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v588 = grove.mul %v587, %v567 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v589 = grove.slice %v586 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v590 = grove.mul %v589, %v568 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v591 = grove.add %v588, %v590 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v592 = grove.get_param @layer3.3.conv3.weight : tensor<1024x256x1x1xf32>
-    %v593 = grove.conv2d %v591, %v592 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v594 = grove.get_param @layer3.3.bn3.weight : tensor<1024xf32>
-    %v595 = grove.get_param @layer3.3.bn3.bias : tensor<1024xf32>
-    %v596 = grove.get_param @layer3.3.bn3.running_mean : tensor<1024xf32>
-    %v597 = grove.get_param @layer3.3.bn3.running_var : tensor<1024xf32>
-    %v598 = grove.batch_norm %v593, %v594, %v595, %v596, %v597 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v599 = grove.add %v598, %v550 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v600 = grove.relu %v599 : tensor<?x1024x14x14xf32>
-    %v601 = grove.get_param @layer3.4.conv1.weight : tensor<256x1024x1x1xf32>
-    %v602 = grove.conv2d %v600, %v601 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v603 = grove.get_param @layer3.4.bn1.weight : tensor<256xf32>
-    %v604 = grove.get_param @layer3.4.bn1.bias : tensor<256xf32>
-    %v605 = grove.get_param @layer3.4.bn1.running_mean : tensor<256xf32>
-    %v606 = grove.get_param @layer3.4.bn1.running_var : tensor<256xf32>
-    %v607 = grove.batch_norm %v602, %v603, %v604, %v605, %v606 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v608 = grove.relu %v607 : tensor<?x256x14x14xf32>
-    %v609 = grove.get_param @layer3.4.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v610 = grove.conv2d %v608, %v609 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v611 = grove.get_param @layer3.4.conv2.bn0.weight : tensor<512xf32>
-    %v612 = grove.get_param @layer3.4.conv2.bn0.bias : tensor<512xf32>
-    %v613 = grove.get_param @layer3.4.conv2.bn0.running_mean : tensor<512xf32>
-    %v614 = grove.get_param @layer3.4.conv2.bn0.running_var : tensor<512xf32>
-    %v615 = grove.batch_norm %v610, %v611, %v612, %v613, %v614 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v616 = grove.relu %v615 : tensor<?x512x14x14xf32>
-    %v617 = grove.slice %v616 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v618 = grove.slice %v616 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v619 = grove.add %v617, %v618 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v620 = grove.global_avg_pool %v619 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
-    %v621 = grove.get_param @layer3.4.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v622 = grove.get_param @layer3.4.conv2.fc1.bias : tensor<128xf32>
-    %v623 = grove.conv2d %v620, %v621, %v622 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v624 = grove.get_param @layer3.4.conv2.bn1.weight : tensor<128xf32>
-    %v625 = grove.get_param @layer3.4.conv2.bn1.bias : tensor<128xf32>
-    %v626 = grove.get_param @layer3.4.conv2.bn1.running_mean : tensor<128xf32>
-    %v627 = grove.get_param @layer3.4.conv2.bn1.running_var : tensor<128xf32>
-    %v628 = grove.batch_norm %v623, %v624, %v625, %v626, %v627 {epsilon = 1.0e-05 : f64} : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v629 = grove.relu %v628 : tensor<?x128x1x1xf32>
-    %v630 = grove.get_param @layer3.4.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v631 = grove.get_param @layer3.4.conv2.fc2.bias : tensor<512xf32>
-    %v632 = grove.conv2d %v629, %v630, %v631 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
-    %v633 = grove.reshape %v632 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
-    %v634 = grove.transpose %v633 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
-    %v635 = grove.softmax %v634 {axis = 1 : i64} : tensor<?x2x1x256xf32>
-    %v636 = grove.reshape %v635 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v637 = grove.slice %v636 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v638 = grove.mul %v637, %v617 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v639 = grove.slice %v636 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v640 = grove.mul %v639, %v618 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v641 = grove.add %v638, %v640 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v642 = grove.get_param @layer3.4.conv3.weight : tensor<1024x256x1x1xf32>
-    %v643 = grove.conv2d %v641, %v642 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v644 = grove.get_param @layer3.4.bn3.weight : tensor<1024xf32>
-    %v645 = grove.get_param @layer3.4.bn3.bias : tensor<1024xf32>
-    %v646 = grove.get_param @layer3.4.bn3.running_mean : tensor<1024xf32>
-    %v647 = grove.get_param @layer3.4.bn3.running_var : tensor<1024xf32>
-    %v648 = grove.batch_norm %v643, %v644, %v645, %v646, %v647 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v649 = grove.add %v648, %v600 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v650 = grove.relu %v649 : tensor<?x1024x14x14xf32>
-    %v651 = grove.get_param @layer3.5.conv1.weight : tensor<256x1024x1x1xf32>
-    %v652 = grove.conv2d %v650, %v651 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
-    %v653 = grove.get_param @layer3.5.bn1.weight : tensor<256xf32>
-    %v654 = grove.get_param @layer3.5.bn1.bias : tensor<256xf32>
-    %v655 = grove.get_param @layer3.5.bn1.running_mean : tensor<256xf32>
-    %v656 = grove.get_param @layer3.5.bn1.running_var : tensor<256xf32>
-    %v657 = grove.batch_norm %v652, %v653, %v654, %v655, %v656 {epsilon = 1.0e-05 : f64} : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
-    %v658 = grove.relu %v657 : tensor<?x256x14x14xf32>
-    %v659 = grove.get_param @layer3.5.conv2.conv.weight : tensor<512x128x3x3xf32>
-    %v660 = grove.conv2d %v658, %v659 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
-    %v661 = grove.get_param @layer3.5.conv2.bn0.weight : tensor<512xf32>
-    %v662 = grove.get_param @layer3.5.conv2.bn0.bias : tensor<512xf32>
-    %v663 = grove.get_param @layer3.5.conv2.bn0.running_mean : tensor<512xf32>
-    %v664 = grove.get_param @layer3.5.conv2.bn0.running_var : tensor<512xf32>
-    %v665 = grove.batch_norm %v660, %v661, %v662, %v663, %v664 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v666 = grove.relu %v665 : tensor<?x512x14x14xf32>
-    %v667 = grove.slice %v666 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v668 = grove.slice %v666 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1] : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v669 = grove.add %v667, %v668 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v670 = grove.global_avg_pool %v669 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
-    %v671 = grove.get_param @layer3.5.conv2.fc1.weight : tensor<128x256x1x1xf32>
-    %v672 = grove.get_param @layer3.5.conv2.fc1.bias : tensor<128xf32>
-    %v673 = grove.conv2d %v670, %v671, %v672 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v674 = grove.get_param @layer3.5.conv2.bn1.weight : tensor<128xf32>
-    %v675 = grove.get_param @layer3.5.conv2.bn1.bias : tensor<128xf32>
-    %v676 = grove.get_param @layer3.5.conv2.bn1.running_mean : tensor<128xf32>
-    %v677 = grove.get_param @layer3.5.conv2.bn1.running_var : tensor<128xf32>
-    %v678 = grove.batch_norm %v673, %v674, %v675, %v676, %v677 {epsilon = 1.0e-05 : f64} : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v679 = grove.relu %v678 : tensor<?x128x1x1xf32>
-    %v680 = grove.get_param @layer3.5.conv2.fc2.weight : tensor<512x128x1x1xf32>
-    %v681 = grove.get_param @layer3.5.conv2.fc2.bias : tensor<512xf32>
-    %v682 = grove.conv2d %v679, %v680, %v681 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
-    %v683 = grove.reshape %v682 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
-    %v684 = grove.transpose %v683 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
-    %v685 = grove.softmax %v684 {axis = 1 : i64} : tensor<?x2x1x256xf32>
-    %v686 = grove.reshape %v685 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v687 = grove.slice %v686 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v688 = grove.mul %v687, %v667 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v689 = grove.slice %v686 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
-    %v690 = grove.mul %v689, %v668 : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v691 = grove.add %v688, %v690 : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v692 = grove.get_param @layer3.5.conv3.weight : tensor<1024x256x1x1xf32>
-    %v693 = grove.conv2d %v691, %v692 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
-    %v694 = grove.get_param @layer3.5.bn3.weight : tensor<1024xf32>
-    %v695 = grove.get_param @layer3.5.bn3.bias : tensor<1024xf32>
-    %v696 = grove.get_param @layer3.5.bn3.running_mean : tensor<1024xf32>
-    %v697 = grove.get_param @layer3.5.bn3.running_var : tensor<1024xf32>
-    %v698 = grove.batch_norm %v693, %v694, %v695, %v696, %v697 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v699 = grove.add %v698, %v650 : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
-    %v700 = grove.relu %v699 : tensor<?x1024x14x14xf32>
-    %v701 = grove.get_param @layer4.0.conv1.weight : tensor<512x1024x1x1xf32>
-    %v702 = grove.conv2d %v700, %v701 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x14x14xf32>, tensor<512x1024x1x1xf32>) -> tensor<?x512x14x14xf32>
-    %v703 = grove.get_param @layer4.0.bn1.weight : tensor<512xf32>
-    %v704 = grove.get_param @layer4.0.bn1.bias : tensor<512xf32>
-    %v705 = grove.get_param @layer4.0.bn1.running_mean : tensor<512xf32>
-    %v706 = grove.get_param @layer4.0.bn1.running_var : tensor<512xf32>
-    %v707 = grove.batch_norm %v702, %v703, %v704, %v705, %v706 {epsilon = 1.0e-05 : f64} : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
-    %v708 = grove.relu %v707 : tensor<?x512x14x14xf32>
-    %v709 = grove.get_param @layer4.0.conv2.conv.weight : tensor<1024x256x3x3xf32>
-    %v710 = grove.conv2d %v708, %v709 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x512x14x14xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x14x14xf32>
-    %v711 = grove.get_param @layer4.0.conv2.bn0.weight : tensor<1024xf32>
-    %v712 = grove.get_param @layer4.0.conv2.bn0.bias : tensor<1024xf32>
-    %v713 = grove.get_param @layer4.0.conv2.bn0.running_mean : tensor<1024xf32>
-    %v714 = grove.get_param @layer4.0.conv2.bn0.running_var : tensor<1024xf32>
-    %v715 = grove.batch_norm %v710, %v711, %v712, %v713, %v714 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
-    %v716 = grove.relu %v715 : tensor<?x1024x14x14xf32>
-    %v717 = grove.slice %v716 [0, 0, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1] : tensor<?x1024x14x14xf32> -> tensor<?x512x14x14xf32>
-    %v718 = grove.slice %v716 [0, 512, 0, 0] [-1, 1024, 14, 14] [1, 1, 1, 1] : tensor<?x1024x14x14xf32> -> tensor<?x512x14x14xf32>
-    %v719 = grove.add %v717, %v718 : (tensor<?x512x14x14xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
-    %v720 = grove.global_avg_pool %v719 : (tensor<?x512x14x14xf32>) -> tensor<?x512x1x1xf32>
-    %v721 = grove.get_param @layer4.0.conv2.fc1.weight : tensor<256x512x1x1xf32>
-    %v722 = grove.get_param @layer4.0.conv2.fc1.bias : tensor<256xf32>
-    %v723 = grove.conv2d %v720, %v721, %v722 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x1x1xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v724 = grove.get_param @layer4.0.conv2.bn1.weight : tensor<256xf32>
-    %v725 = grove.get_param @layer4.0.conv2.bn1.bias : tensor<256xf32>
-    %v726 = grove.get_param @layer4.0.conv2.bn1.running_mean : tensor<256xf32>
-    %v727 = grove.get_param @layer4.0.conv2.bn1.running_var : tensor<256xf32>
-    %v728 = grove.batch_norm %v723, %v724, %v725, %v726, %v727 {epsilon = 1.0e-05 : f64} : (tensor<?x256x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v729 = grove.relu %v728 : tensor<?x256x1x1xf32>
-    %v730 = grove.get_param @layer4.0.conv2.fc2.weight : tensor<1024x256x1x1xf32>
-    %v731 = grove.get_param @layer4.0.conv2.fc2.bias : tensor<1024xf32>
-    %v732 = grove.conv2d %v729, %v730, %v731 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x1024x1x1xf32>
-    %v733 = grove.reshape %v732 : tensor<?x1024x1x1xf32> -> tensor<?x1x2x512xf32>
-    %v734 = grove.transpose %v733 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
-    %v735 = grove.softmax %v734 {axis = 1 : i64} : tensor<?x2x1x512xf32>
-    %v736 = grove.reshape %v735 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
-    %v737 = grove.slice %v736 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
-    %v738 = grove.mul %v737, %v717 : (tensor<?x512x1x1xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
-    %v739 = grove.slice %v736 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1] : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
-    %v740 = grove.mul %v739, %v718 : (tensor<?x512x1x1xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
-    %v741 = grove.add %v738, %v740 : (tensor<?x512x14x14xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
-    %v742 = grove.avg_pool2d %v741 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x512x14x14xf32>) -> tensor<?x512x7x7xf32>
-    %v743 = grove.get_param @layer4.0.conv3.weight : tensor<2048x512x1x1xf32>
-    %v744 = grove.conv2d %v742, %v743 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v745 = grove.get_param @layer4.0.bn3.weight : tensor<2048xf32>
-    %v746 = grove.get_param @layer4.0.bn3.bias : tensor<2048xf32>
-    %v747 = grove.get_param @layer4.0.bn3.running_mean : tensor<2048xf32>
-    %v748 = grove.get_param @layer4.0.bn3.running_var : tensor<2048xf32>
-    %v749 = grove.batch_norm %v744, %v745, %v746, %v747, %v748 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v750 = grove.avg_pool2d %v700 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x1024x14x14xf32>) -> tensor<?x1024x7x7xf32>
-    %v751 = grove.get_param @layer4.0.downsample.1.weight : tensor<2048x1024x1x1xf32>
-    %v752 = grove.conv2d %v750, %v751 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x1024x7x7xf32>, tensor<2048x1024x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v753 = grove.get_param @layer4.0.downsample.2.weight : tensor<2048xf32>
-    %v754 = grove.get_param @layer4.0.downsample.2.bias : tensor<2048xf32>
-    %v755 = grove.get_param @layer4.0.downsample.2.running_mean : tensor<2048xf32>
-    %v756 = grove.get_param @layer4.0.downsample.2.running_var : tensor<2048xf32>
-    %v757 = grove.batch_norm %v752, %v753, %v754, %v755, %v756 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v758 = grove.add %v749, %v757 : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
-    %v759 = grove.relu %v758 : tensor<?x2048x7x7xf32>
-    %v760 = grove.get_param @layer4.1.conv1.weight : tensor<512x2048x1x1xf32>
-    %v761 = grove.conv2d %v759, %v760 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
-    %v762 = grove.get_param @layer4.1.bn1.weight : tensor<512xf32>
-    %v763 = grove.get_param @layer4.1.bn1.bias : tensor<512xf32>
-    %v764 = grove.get_param @layer4.1.bn1.running_mean : tensor<512xf32>
-    %v765 = grove.get_param @layer4.1.bn1.running_var : tensor<512xf32>
-    %v766 = grove.batch_norm %v761, %v762, %v763, %v764, %v765 {epsilon = 1.0e-05 : f64} : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
-    %v767 = grove.relu %v766 : tensor<?x512x7x7xf32>
-    %v768 = grove.get_param @layer4.1.conv2.conv.weight : tensor<1024x256x3x3xf32>
-    %v769 = grove.conv2d %v767, %v768 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
-    %v770 = grove.get_param @layer4.1.conv2.bn0.weight : tensor<1024xf32>
-    %v771 = grove.get_param @layer4.1.conv2.bn0.bias : tensor<1024xf32>
-    %v772 = grove.get_param @layer4.1.conv2.bn0.running_mean : tensor<1024xf32>
-    %v773 = grove.get_param @layer4.1.conv2.bn0.running_var : tensor<1024xf32>
-    %v774 = grove.batch_norm %v769, %v770, %v771, %v772, %v773 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
-    %v775 = grove.relu %v774 : tensor<?x1024x7x7xf32>
-    %v776 = grove.slice %v775 [0, 0, 0, 0] [-1, 512, 7, 7] [1, 1, 1, 1] : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
-    %v777 = grove.slice %v775 [0, 512, 0, 0] [-1, 1024, 7, 7] [1, 1, 1, 1] : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
-    %v778 = grove.add %v776, %v777 : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v779 = grove.global_avg_pool %v778 : (tensor<?x512x7x7xf32>) -> tensor<?x512x1x1xf32>
-    %v780 = grove.get_param @layer4.1.conv2.fc1.weight : tensor<256x512x1x1xf32>
-    %v781 = grove.get_param @layer4.1.conv2.fc1.bias : tensor<256xf32>
-    %v782 = grove.conv2d %v779, %v780, %v781 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x1x1xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v783 = grove.get_param @layer4.1.conv2.bn1.weight : tensor<256xf32>
-    %v784 = grove.get_param @layer4.1.conv2.bn1.bias : tensor<256xf32>
-    %v785 = grove.get_param @layer4.1.conv2.bn1.running_mean : tensor<256xf32>
-    %v786 = grove.get_param @layer4.1.conv2.bn1.running_var : tensor<256xf32>
-    %v787 = grove.batch_norm %v782, %v783, %v784, %v785, %v786 {epsilon = 1.0e-05 : f64} : (tensor<?x256x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v788 = grove.relu %v787 : tensor<?x256x1x1xf32>
-    %v789 = grove.get_param @layer4.1.conv2.fc2.weight : tensor<1024x256x1x1xf32>
-    %v790 = grove.get_param @layer4.1.conv2.fc2.bias : tensor<1024xf32>
-    %v791 = grove.conv2d %v788, %v789, %v790 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x1024x1x1xf32>
-    %v792 = grove.reshape %v791 : tensor<?x1024x1x1xf32> -> tensor<?x1x2x512xf32>
-    %v793 = grove.transpose %v792 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
-    %v794 = grove.softmax %v793 {axis = 1 : i64} : tensor<?x2x1x512xf32>
-    %v795 = grove.reshape %v794 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
-    %v796 = grove.slice %v795 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
-    %v797 = grove.mul %v796, %v776 : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v798 = grove.slice %v795 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1] : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
-    %v799 = grove.mul %v798, %v777 : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v800 = grove.add %v797, %v799 : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v801 = grove.get_param @layer4.1.conv3.weight : tensor<2048x512x1x1xf32>
-    %v802 = grove.conv2d %v800, %v801 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v803 = grove.get_param @layer4.1.bn3.weight : tensor<2048xf32>
-    %v804 = grove.get_param @layer4.1.bn3.bias : tensor<2048xf32>
-    %v805 = grove.get_param @layer4.1.bn3.running_mean : tensor<2048xf32>
-    %v806 = grove.get_param @layer4.1.bn3.running_var : tensor<2048xf32>
-    %v807 = grove.batch_norm %v802, %v803, %v804, %v805, %v806 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v808 = grove.add %v807, %v759 : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
-    %v809 = grove.relu %v808 : tensor<?x2048x7x7xf32>
-    %v810 = grove.get_param @layer4.2.conv1.weight : tensor<512x2048x1x1xf32>
-    %v811 = grove.conv2d %v809, %v810 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
-    %v812 = grove.get_param @layer4.2.bn1.weight : tensor<512xf32>
-    %v813 = grove.get_param @layer4.2.bn1.bias : tensor<512xf32>
-    %v814 = grove.get_param @layer4.2.bn1.running_mean : tensor<512xf32>
-    %v815 = grove.get_param @layer4.2.bn1.running_var : tensor<512xf32>
-    %v816 = grove.batch_norm %v811, %v812, %v813, %v814, %v815 {epsilon = 1.0e-05 : f64} : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
-    %v817 = grove.relu %v816 : tensor<?x512x7x7xf32>
-    %v818 = grove.get_param @layer4.2.conv2.conv.weight : tensor<1024x256x3x3xf32>
-    %v819 = grove.conv2d %v817, %v818 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
-    %v820 = grove.get_param @layer4.2.conv2.bn0.weight : tensor<1024xf32>
-    %v821 = grove.get_param @layer4.2.conv2.bn0.bias : tensor<1024xf32>
-    %v822 = grove.get_param @layer4.2.conv2.bn0.running_mean : tensor<1024xf32>
-    %v823 = grove.get_param @layer4.2.conv2.bn0.running_var : tensor<1024xf32>
-    %v824 = grove.batch_norm %v819, %v820, %v821, %v822, %v823 {epsilon = 1.0e-05 : f64} : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
-    %v825 = grove.relu %v824 : tensor<?x1024x7x7xf32>
-    %v826 = grove.slice %v825 [0, 0, 0, 0] [-1, 512, 7, 7] [1, 1, 1, 1] : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
-    %v827 = grove.slice %v825 [0, 512, 0, 0] [-1, 1024, 7, 7] [1, 1, 1, 1] : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
-    %v828 = grove.add %v826, %v827 : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v829 = grove.global_avg_pool %v828 : (tensor<?x512x7x7xf32>) -> tensor<?x512x1x1xf32>
-    %v830 = grove.get_param @layer4.2.conv2.fc1.weight : tensor<256x512x1x1xf32>
-    %v831 = grove.get_param @layer4.2.conv2.fc1.bias : tensor<256xf32>
-    %v832 = grove.conv2d %v829, %v830, %v831 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x1x1xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v833 = grove.get_param @layer4.2.conv2.bn1.weight : tensor<256xf32>
-    %v834 = grove.get_param @layer4.2.conv2.bn1.bias : tensor<256xf32>
-    %v835 = grove.get_param @layer4.2.conv2.bn1.running_mean : tensor<256xf32>
-    %v836 = grove.get_param @layer4.2.conv2.bn1.running_var : tensor<256xf32>
-    %v837 = grove.batch_norm %v832, %v833, %v834, %v835, %v836 {epsilon = 1.0e-05 : f64} : (tensor<?x256x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
-    %v838 = grove.relu %v837 : tensor<?x256x1x1xf32>
-    %v839 = grove.get_param @layer4.2.conv2.fc2.weight : tensor<1024x256x1x1xf32>
-    %v840 = grove.get_param @layer4.2.conv2.fc2.bias : tensor<1024xf32>
-    %v841 = grove.conv2d %v838, %v839, %v840 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x256x1x1xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x1024x1x1xf32>
-    %v842 = grove.reshape %v841 : tensor<?x1024x1x1xf32> -> tensor<?x1x2x512xf32>
-    %v843 = grove.transpose %v842 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
-    %v844 = grove.softmax %v843 {axis = 1 : i64} : tensor<?x2x1x512xf32>
-    %v845 = grove.reshape %v844 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
-    %v846 = grove.slice %v845 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1] : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
-    %v847 = grove.mul %v846, %v826 : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v848 = grove.slice %v845 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1] : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
-    %v849 = grove.mul %v848, %v827 : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v850 = grove.add %v847, %v849 : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v851 = grove.get_param @layer4.2.conv3.weight : tensor<2048x512x1x1xf32>
-    %v852 = grove.conv2d %v850, %v851 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
-    %v853 = grove.get_param @layer4.2.bn3.weight : tensor<2048xf32>
-    %v854 = grove.get_param @layer4.2.bn3.bias : tensor<2048xf32>
-    %v855 = grove.get_param @layer4.2.bn3.running_mean : tensor<2048xf32>
-    %v856 = grove.get_param @layer4.2.bn3.running_var : tensor<2048xf32>
-    %v857 = grove.batch_norm %v852, %v853, %v854, %v855, %v856 {epsilon = 1.0e-05 : f64} : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
-    %v858 = grove.add %v857, %v809 : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
-    %v859 = grove.relu %v858 : tensor<?x2048x7x7xf32>
-    %v860 = grove.global_avg_pool %v859 : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
-    %v861 = grove.flatten %v860 {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x2048xf32>
-    %v862 = grove.get_param @fc.weight : tensor<1000x2048xf32>
-    %v863 = grove.get_param @fc.bias : tensor<1000xf32>
-    %v864 = grove.matmul %v861, %v862 {transpose_rhs} : (tensor<?x2048xf32>, tensor<1000x2048xf32>) -> tensor<?x1000xf32>
-    %v865 = grove.add %v864, %v863 : (tensor<?x1000xf32>, tensor<1000xf32>) -> tensor<?x1000xf32>
-    return %v865 : tensor<?x1000xf32>
+    %conv1_0_weight = grove.get_param @conv1.0.weight : tensor<32x3x3x3xf32>
+    %conv1_0 = grove.conv2d %image, %conv1_0_weight
+        {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x3x224x224xf32>, tensor<32x3x3x3xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_1_weight = grove.get_param @conv1.1.weight : tensor<32xf32>
+    %conv1_1_bias = grove.get_param @conv1.1.bias : tensor<32xf32>
+    %conv1_1_running_mean = grove.get_param @conv1.1.running_mean : tensor<32xf32>
+    %conv1_1_running_var = grove.get_param @conv1.1.running_var : tensor<32xf32>
+    %conv1_1 = grove.batch_norm %conv1_0, %conv1_1_weight, %conv1_1_bias, %conv1_1_running_mean, %conv1_1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_2 = grove.relu %conv1_1 : tensor<?x32x112x112xf32>
+    %conv1_3_weight = grove.get_param @conv1.3.weight : tensor<32x32x3x3xf32>
+    %conv1_3 = grove.conv2d %conv1_2, %conv1_3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x112x112xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_4_weight = grove.get_param @conv1.4.weight : tensor<32xf32>
+    %conv1_4_bias = grove.get_param @conv1.4.bias : tensor<32xf32>
+    %conv1_4_running_mean = grove.get_param @conv1.4.running_mean : tensor<32xf32>
+    %conv1_4_running_var = grove.get_param @conv1.4.running_var : tensor<32xf32>
+    %conv1_4 = grove.batch_norm %conv1_3, %conv1_4_weight, %conv1_4_bias, %conv1_4_running_mean, %conv1_4_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x112x112xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x112x112xf32>
+    %conv1_5 = grove.relu %conv1_4 : tensor<?x32x112x112xf32>
+    %conv1_6_weight = grove.get_param @conv1.6.weight : tensor<64x32x3x3xf32>
+    %conv1_6 = grove.conv2d %conv1_5, %conv1_6_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x112x112xf32>, tensor<64x32x3x3xf32>) -> tensor<?x64x112x112xf32>
+    %bn1_weight = grove.get_param @bn1.weight : tensor<64xf32>
+    %bn1_bias = grove.get_param @bn1.bias : tensor<64xf32>
+    %bn1_running_mean = grove.get_param @bn1.running_mean : tensor<64xf32>
+    %bn1_running_var = grove.get_param @bn1.running_var : tensor<64xf32>
+    %bn1 = grove.batch_norm %conv1_6, %bn1_weight, %bn1_bias, %bn1_running_mean, %bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x112x112xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x112x112xf32>
+    %v1 = grove.relu %bn1 : tensor<?x64x112x112xf32>
+    %v2 = grove.max_pool2d %v1
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x64x112x112xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_0_conv1_weight = grove.get_param @layer1.0.conv1.weight : tensor<64x64x1x1xf32>
+    %layer1_0_conv1 = grove.conv2d %v2, %layer1_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<64x64x1x1xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_0_bn1_weight = grove.get_param @layer1.0.bn1.weight : tensor<64xf32>
+    %layer1_0_bn1_bias = grove.get_param @layer1.0.bn1.bias : tensor<64xf32>
+    %layer1_0_bn1_running_mean = grove.get_param @layer1.0.bn1.running_mean : tensor<64xf32>
+    %layer1_0_bn1_running_var = grove.get_param @layer1.0.bn1.running_var : tensor<64xf32>
+    %layer1_0_bn1 = grove.batch_norm %layer1_0_conv1, %layer1_0_bn1_weight, %layer1_0_bn1_bias, %layer1_0_bn1_running_mean, %layer1_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %v3 = grove.relu %layer1_0_bn1 : tensor<?x64x56x56xf32>
+    %layer1_0_conv2_conv_weight = grove.get_param @layer1.0.conv2.conv.weight
+        : tensor<128x32x3x3xf32>
+    %layer1_0_conv2_conv = grove.conv2d %v3, %layer1_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %layer1_0_conv2_bn0_weight = grove.get_param @layer1.0.conv2.bn0.weight : tensor<128xf32>
+    %layer1_0_conv2_bn0_bias = grove.get_param @layer1.0.conv2.bn0.bias : tensor<128xf32>
+    %layer1_0_conv2_bn0_running_mean = grove.get_param @layer1.0.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer1_0_conv2_bn0_running_var = grove.get_param @layer1.0.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer1_0_conv2_bn0 = grove.batch_norm %layer1_0_conv2_conv, %layer1_0_conv2_bn0_weight, %layer1_0_conv2_bn0_bias, %layer1_0_conv2_bn0_running_mean, %layer1_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v4 = grove.relu %layer1_0_conv2_bn0 : tensor<?x128x56x56xf32>
+    %v5 = grove.slice %v4 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1]
+        : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
+    %v6 = grove.slice %v4 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+        : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
+    %v7 = grove.add %v5, %v6
+        : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v8 = grove.global_avg_pool %v7 : (tensor<?x64x56x56xf32>) -> tensor<?x64x1x1xf32>
+    %layer1_0_conv2_fc1_weight = grove.get_param @layer1.0.conv2.fc1.weight : tensor<32x64x1x1xf32>
+    %layer1_0_conv2_fc1_bias = grove.get_param @layer1.0.conv2.fc1.bias : tensor<32xf32>
+    %v9 = grove.conv2d %v8, %layer1_0_conv2_fc1_weight, %layer1_0_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %layer1_0_conv2_bn1_weight = grove.get_param @layer1.0.conv2.bn1.weight : tensor<32xf32>
+    %layer1_0_conv2_bn1_bias = grove.get_param @layer1.0.conv2.bn1.bias : tensor<32xf32>
+    %layer1_0_conv2_bn1_running_mean = grove.get_param @layer1.0.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_0_conv2_bn1_running_var = grove.get_param @layer1.0.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_0_conv2_bn1 = grove.batch_norm %v9, %layer1_0_conv2_bn1_weight, %layer1_0_conv2_bn1_bias, %layer1_0_conv2_bn1_running_mean, %layer1_0_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %v10 = grove.relu %layer1_0_conv2_bn1 : tensor<?x32x1x1xf32>
+    %layer1_0_conv2_fc2_weight = grove.get_param @layer1.0.conv2.fc2.weight : tensor<128x32x1x1xf32>
+    %layer1_0_conv2_fc2_bias = grove.get_param @layer1.0.conv2.fc2.bias : tensor<128xf32>
+    %v11 = grove.conv2d %v10, %layer1_0_conv2_fc2_weight, %layer1_0_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x1x1xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v12 = grove.reshape %v11 : tensor<?x128x1x1xf32> -> tensor<?x1x2x64xf32>
+    %v13 = grove.transpose %v12 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
+    %v14 = grove.softmax %v13 {axis = 1 : i64} : tensor<?x2x1x64xf32>
+    %v15 = grove.reshape %v14 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
+    %v16 = grove.slice %v15 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v17 = grove.mul %v16, %v5
+        : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v18 = grove.slice %v15 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v19 = grove.mul %v18, %v6
+        : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v20 = grove.add %v17, %v19
+        : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_0_conv3_weight = grove.get_param @layer1.0.conv3.weight : tensor<256x64x1x1xf32>
+    %layer1_0_conv3 = grove.conv2d %v20, %layer1_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_0_bn3_weight = grove.get_param @layer1.0.bn3.weight : tensor<256xf32>
+    %layer1_0_bn3_bias = grove.get_param @layer1.0.bn3.bias : tensor<256xf32>
+    %layer1_0_bn3_running_mean = grove.get_param @layer1.0.bn3.running_mean : tensor<256xf32>
+    %layer1_0_bn3_running_var = grove.get_param @layer1.0.bn3.running_var : tensor<256xf32>
+    %layer1_0_bn3 = grove.batch_norm %layer1_0_conv3, %layer1_0_bn3_weight, %layer1_0_bn3_bias, %layer1_0_bn3_running_mean, %layer1_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_0_downsample_1_weight = grove.get_param @layer1.0.downsample.1.weight
+        : tensor<256x64x1x1xf32>
+    %layer1_0_downsample_1 = grove.conv2d %v2, %layer1_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_0_downsample_2_weight = grove.get_param @layer1.0.downsample.2.weight : tensor<256xf32>
+    %layer1_0_downsample_2_bias = grove.get_param @layer1.0.downsample.2.bias : tensor<256xf32>
+    %layer1_0_downsample_2_running_mean = grove.get_param @layer1.0.downsample.2.running_mean
+        : tensor<256xf32>
+    %layer1_0_downsample_2_running_var = grove.get_param @layer1.0.downsample.2.running_var
+        : tensor<256xf32>
+    %layer1_0_downsample_2 = grove.batch_norm %layer1_0_downsample_1, %layer1_0_downsample_2_weight, %layer1_0_downsample_2_bias, %layer1_0_downsample_2_running_mean, %layer1_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v21 = grove.add %layer1_0_bn3, %layer1_0_downsample_2
+        : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
+    %v22 = grove.relu %v21 : tensor<?x256x56x56xf32>
+    %layer1_1_conv1_weight = grove.get_param @layer1.1.conv1.weight : tensor<64x256x1x1xf32>
+    %layer1_1_conv1 = grove.conv2d %v22, %layer1_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_1_bn1_weight = grove.get_param @layer1.1.bn1.weight : tensor<64xf32>
+    %layer1_1_bn1_bias = grove.get_param @layer1.1.bn1.bias : tensor<64xf32>
+    %layer1_1_bn1_running_mean = grove.get_param @layer1.1.bn1.running_mean : tensor<64xf32>
+    %layer1_1_bn1_running_var = grove.get_param @layer1.1.bn1.running_var : tensor<64xf32>
+    %layer1_1_bn1 = grove.batch_norm %layer1_1_conv1, %layer1_1_bn1_weight, %layer1_1_bn1_bias, %layer1_1_bn1_running_mean, %layer1_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %v23 = grove.relu %layer1_1_bn1 : tensor<?x64x56x56xf32>
+    %layer1_1_conv2_conv_weight = grove.get_param @layer1.1.conv2.conv.weight
+        : tensor<128x32x3x3xf32>
+    %layer1_1_conv2_conv = grove.conv2d %v23, %layer1_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %layer1_1_conv2_bn0_weight = grove.get_param @layer1.1.conv2.bn0.weight : tensor<128xf32>
+    %layer1_1_conv2_bn0_bias = grove.get_param @layer1.1.conv2.bn0.bias : tensor<128xf32>
+    %layer1_1_conv2_bn0_running_mean = grove.get_param @layer1.1.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer1_1_conv2_bn0_running_var = grove.get_param @layer1.1.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer1_1_conv2_bn0 = grove.batch_norm %layer1_1_conv2_conv, %layer1_1_conv2_bn0_weight, %layer1_1_conv2_bn0_bias, %layer1_1_conv2_bn0_running_mean, %layer1_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v24 = grove.relu %layer1_1_conv2_bn0 : tensor<?x128x56x56xf32>
+    %v25 = grove.slice %v24 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1]
+        : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
+    %v26 = grove.slice %v24 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+        : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
+    %v27 = grove.add %v25, %v26
+        : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v28 = grove.global_avg_pool %v27 : (tensor<?x64x56x56xf32>) -> tensor<?x64x1x1xf32>
+    %layer1_1_conv2_fc1_weight = grove.get_param @layer1.1.conv2.fc1.weight : tensor<32x64x1x1xf32>
+    %layer1_1_conv2_fc1_bias = grove.get_param @layer1.1.conv2.fc1.bias : tensor<32xf32>
+    %v29 = grove.conv2d %v28, %layer1_1_conv2_fc1_weight, %layer1_1_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %layer1_1_conv2_bn1_weight = grove.get_param @layer1.1.conv2.bn1.weight : tensor<32xf32>
+    %layer1_1_conv2_bn1_bias = grove.get_param @layer1.1.conv2.bn1.bias : tensor<32xf32>
+    %layer1_1_conv2_bn1_running_mean = grove.get_param @layer1.1.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_1_conv2_bn1_running_var = grove.get_param @layer1.1.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_1_conv2_bn1 = grove.batch_norm %v29, %layer1_1_conv2_bn1_weight, %layer1_1_conv2_bn1_bias, %layer1_1_conv2_bn1_running_mean, %layer1_1_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %v30 = grove.relu %layer1_1_conv2_bn1 : tensor<?x32x1x1xf32>
+    %layer1_1_conv2_fc2_weight = grove.get_param @layer1.1.conv2.fc2.weight : tensor<128x32x1x1xf32>
+    %layer1_1_conv2_fc2_bias = grove.get_param @layer1.1.conv2.fc2.bias : tensor<128xf32>
+    %v31 = grove.conv2d %v30, %layer1_1_conv2_fc2_weight, %layer1_1_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x1x1xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v32 = grove.reshape %v31 : tensor<?x128x1x1xf32> -> tensor<?x1x2x64xf32>
+    %v33 = grove.transpose %v32 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
+    %v34 = grove.softmax %v33 {axis = 1 : i64} : tensor<?x2x1x64xf32>
+    %v35 = grove.reshape %v34 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
+    %v36 = grove.slice %v35 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v37 = grove.mul %v36, %v25
+        : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v38 = grove.slice %v35 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v39 = grove.mul %v38, %v26
+        : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v40 = grove.add %v37, %v39
+        : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_1_conv3_weight = grove.get_param @layer1.1.conv3.weight : tensor<256x64x1x1xf32>
+    %layer1_1_conv3 = grove.conv2d %v40, %layer1_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_1_bn3_weight = grove.get_param @layer1.1.bn3.weight : tensor<256xf32>
+    %layer1_1_bn3_bias = grove.get_param @layer1.1.bn3.bias : tensor<256xf32>
+    %layer1_1_bn3_running_mean = grove.get_param @layer1.1.bn3.running_mean : tensor<256xf32>
+    %layer1_1_bn3_running_var = grove.get_param @layer1.1.bn3.running_var : tensor<256xf32>
+    %layer1_1_bn3 = grove.batch_norm %layer1_1_conv3, %layer1_1_bn3_weight, %layer1_1_bn3_bias, %layer1_1_bn3_running_mean, %layer1_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v41 = grove.add %layer1_1_bn3, %v22
+        : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
+    %v42 = grove.relu %v41 : tensor<?x256x56x56xf32>
+    %layer1_2_conv1_weight = grove.get_param @layer1.2.conv1.weight : tensor<64x256x1x1xf32>
+    %layer1_2_conv1 = grove.conv2d %v42, %layer1_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x56x56xf32>, tensor<64x256x1x1xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_2_bn1_weight = grove.get_param @layer1.2.bn1.weight : tensor<64xf32>
+    %layer1_2_bn1_bias = grove.get_param @layer1.2.bn1.bias : tensor<64xf32>
+    %layer1_2_bn1_running_mean = grove.get_param @layer1.2.bn1.running_mean : tensor<64xf32>
+    %layer1_2_bn1_running_var = grove.get_param @layer1.2.bn1.running_var : tensor<64xf32>
+    %layer1_2_bn1 = grove.batch_norm %layer1_2_conv1, %layer1_2_bn1_weight, %layer1_2_bn1_bias, %layer1_2_bn1_running_mean, %layer1_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x56x56xf32>
+    %v43 = grove.relu %layer1_2_bn1 : tensor<?x64x56x56xf32>
+    %layer1_2_conv2_conv_weight = grove.get_param @layer1.2.conv2.conv.weight
+        : tensor<128x32x3x3xf32>
+    %layer1_2_conv2_conv = grove.conv2d %v43, %layer1_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<128x32x3x3xf32>) -> tensor<?x128x56x56xf32>
+    %layer1_2_conv2_bn0_weight = grove.get_param @layer1.2.conv2.bn0.weight : tensor<128xf32>
+    %layer1_2_conv2_bn0_bias = grove.get_param @layer1.2.conv2.bn0.bias : tensor<128xf32>
+    %layer1_2_conv2_bn0_running_mean = grove.get_param @layer1.2.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer1_2_conv2_bn0_running_var = grove.get_param @layer1.2.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer1_2_conv2_bn0 = grove.batch_norm %layer1_2_conv2_conv, %layer1_2_conv2_bn0_weight, %layer1_2_conv2_bn0_bias, %layer1_2_conv2_bn0_running_mean, %layer1_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v44 = grove.relu %layer1_2_conv2_bn0 : tensor<?x128x56x56xf32>
+    %v45 = grove.slice %v44 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1]
+        : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
+    %v46 = grove.slice %v44 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+        : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
+    %v47 = grove.add %v45, %v46
+        : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v48 = grove.global_avg_pool %v47 : (tensor<?x64x56x56xf32>) -> tensor<?x64x1x1xf32>
+    %layer1_2_conv2_fc1_weight = grove.get_param @layer1.2.conv2.fc1.weight : tensor<32x64x1x1xf32>
+    %layer1_2_conv2_fc1_bias = grove.get_param @layer1.2.conv2.fc1.bias : tensor<32xf32>
+    %v49 = grove.conv2d %v48, %layer1_2_conv2_fc1_weight, %layer1_2_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %layer1_2_conv2_bn1_weight = grove.get_param @layer1.2.conv2.bn1.weight : tensor<32xf32>
+    %layer1_2_conv2_bn1_bias = grove.get_param @layer1.2.conv2.bn1.bias : tensor<32xf32>
+    %layer1_2_conv2_bn1_running_mean = grove.get_param @layer1.2.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_2_conv2_bn1_running_var = grove.get_param @layer1.2.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_2_conv2_bn1 = grove.batch_norm %v49, %layer1_2_conv2_bn1_weight, %layer1_2_conv2_bn1_bias, %layer1_2_conv2_bn1_running_mean, %layer1_2_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %v50 = grove.relu %layer1_2_conv2_bn1 : tensor<?x32x1x1xf32>
+    %layer1_2_conv2_fc2_weight = grove.get_param @layer1.2.conv2.fc2.weight : tensor<128x32x1x1xf32>
+    %layer1_2_conv2_fc2_bias = grove.get_param @layer1.2.conv2.fc2.bias : tensor<128xf32>
+    %v51 = grove.conv2d %v50, %layer1_2_conv2_fc2_weight, %layer1_2_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x1x1xf32>, tensor<128x32x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v52 = grove.reshape %v51 : tensor<?x128x1x1xf32> -> tensor<?x1x2x64xf32>
+    %v53 = grove.transpose %v52 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
+    %v54 = grove.softmax %v53 {axis = 1 : i64} : tensor<?x2x1x64xf32>
+    %v55 = grove.reshape %v54 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
+    %v56 = grove.slice %v55 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v57 = grove.mul %v56, %v45
+        : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v58 = grove.slice %v55 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v59 = grove.mul %v58, %v46
+        : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %v60 = grove.add %v57, %v59
+        : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
+    %layer1_2_conv3_weight = grove.get_param @layer1.2.conv3.weight : tensor<256x64x1x1xf32>
+    %layer1_2_conv3 = grove.conv2d %v60, %layer1_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x56x56xf32>, tensor<256x64x1x1xf32>) -> tensor<?x256x56x56xf32>
+    %layer1_2_bn3_weight = grove.get_param @layer1.2.bn3.weight : tensor<256xf32>
+    %layer1_2_bn3_bias = grove.get_param @layer1.2.bn3.bias : tensor<256xf32>
+    %layer1_2_bn3_running_mean = grove.get_param @layer1.2.bn3.running_mean : tensor<256xf32>
+    %layer1_2_bn3_running_var = grove.get_param @layer1.2.bn3.running_var : tensor<256xf32>
+    %layer1_2_bn3 = grove.batch_norm %layer1_2_conv3, %layer1_2_bn3_weight, %layer1_2_bn3_bias, %layer1_2_bn3_running_mean, %layer1_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v61 = grove.add %layer1_2_bn3, %v42
+        : (tensor<?x256x56x56xf32>, tensor<?x256x56x56xf32>) -> tensor<?x256x56x56xf32>
+    %v62 = grove.relu %v61 : tensor<?x256x56x56xf32>
+    %layer2_0_conv1_weight = grove.get_param @layer2.0.conv1.weight : tensor<128x256x1x1xf32>
+    %layer2_0_conv1 = grove.conv2d %v62, %layer2_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x56x56xf32>, tensor<128x256x1x1xf32>) -> tensor<?x128x56x56xf32>
+    %layer2_0_bn1_weight = grove.get_param @layer2.0.bn1.weight : tensor<128xf32>
+    %layer2_0_bn1_bias = grove.get_param @layer2.0.bn1.bias : tensor<128xf32>
+    %layer2_0_bn1_running_mean = grove.get_param @layer2.0.bn1.running_mean : tensor<128xf32>
+    %layer2_0_bn1_running_var = grove.get_param @layer2.0.bn1.running_var : tensor<128xf32>
+    %layer2_0_bn1 = grove.batch_norm %layer2_0_conv1, %layer2_0_bn1_weight, %layer2_0_bn1_bias, %layer2_0_bn1_running_mean, %layer2_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
+    %v63 = grove.relu %layer2_0_bn1 : tensor<?x128x56x56xf32>
+    %layer2_0_conv2_conv_weight = grove.get_param @layer2.0.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_0_conv2_conv = grove.conv2d %v63, %layer2_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x56x56xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x56x56xf32>
+    %layer2_0_conv2_bn0_weight = grove.get_param @layer2.0.conv2.bn0.weight : tensor<256xf32>
+    %layer2_0_conv2_bn0_bias = grove.get_param @layer2.0.conv2.bn0.bias : tensor<256xf32>
+    %layer2_0_conv2_bn0_running_mean = grove.get_param @layer2.0.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_0_conv2_bn0_running_var = grove.get_param @layer2.0.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_0_conv2_bn0 = grove.batch_norm %layer2_0_conv2_conv, %layer2_0_conv2_bn0_weight, %layer2_0_conv2_bn0_bias, %layer2_0_conv2_bn0_running_mean, %layer2_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
+    %v64 = grove.relu %layer2_0_conv2_bn0 : tensor<?x256x56x56xf32>
+    %v65 = grove.slice %v64 [0, 0, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+        : tensor<?x256x56x56xf32> -> tensor<?x128x56x56xf32>
+    %v66 = grove.slice %v64 [0, 128, 0, 0] [-1, 256, 56, 56] [1, 1, 1, 1]
+        : tensor<?x256x56x56xf32> -> tensor<?x128x56x56xf32>
+    %v67 = grove.add %v65, %v66
+        : (tensor<?x128x56x56xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
+    %v68 = grove.global_avg_pool %v67 : (tensor<?x128x56x56xf32>) -> tensor<?x128x1x1xf32>
+    %layer2_0_conv2_fc1_weight = grove.get_param @layer2.0.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_0_conv2_fc1_bias = grove.get_param @layer2.0.conv2.fc1.bias : tensor<64xf32>
+    %v69 = grove.conv2d %v68, %layer2_0_conv2_fc1_weight, %layer2_0_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %layer2_0_conv2_bn1_weight = grove.get_param @layer2.0.conv2.bn1.weight : tensor<64xf32>
+    %layer2_0_conv2_bn1_bias = grove.get_param @layer2.0.conv2.bn1.bias : tensor<64xf32>
+    %layer2_0_conv2_bn1_running_mean = grove.get_param @layer2.0.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_0_conv2_bn1_running_var = grove.get_param @layer2.0.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_0_conv2_bn1 = grove.batch_norm %v69, %layer2_0_conv2_bn1_weight, %layer2_0_conv2_bn1_bias, %layer2_0_conv2_bn1_running_mean, %layer2_0_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %v70 = grove.relu %layer2_0_conv2_bn1 : tensor<?x64x1x1xf32>
+    %layer2_0_conv2_fc2_weight = grove.get_param @layer2.0.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_0_conv2_fc2_bias = grove.get_param @layer2.0.conv2.fc2.bias : tensor<256xf32>
+    %v71 = grove.conv2d %v70, %layer2_0_conv2_fc2_weight, %layer2_0_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v72 = grove.reshape %v71 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
+    %v73 = grove.transpose %v72 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
+    %v74 = grove.softmax %v73 {axis = 1 : i64} : tensor<?x2x1x128xf32>
+    %v75 = grove.reshape %v74 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
+    %v76 = grove.slice %v75 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v77 = grove.mul %v76, %v65
+        : (tensor<?x128x1x1xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
+    %v78 = grove.slice %v75 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v79 = grove.mul %v78, %v66
+        : (tensor<?x128x1x1xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
+    %v80 = grove.add %v77, %v79
+        : (tensor<?x128x56x56xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
+    %v81 = grove.avg_pool2d %v80
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x128x56x56xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_0_conv3_weight = grove.get_param @layer2.0.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_0_conv3 = grove.conv2d %v81, %layer2_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_0_bn3_weight = grove.get_param @layer2.0.bn3.weight : tensor<512xf32>
+    %layer2_0_bn3_bias = grove.get_param @layer2.0.bn3.bias : tensor<512xf32>
+    %layer2_0_bn3_running_mean = grove.get_param @layer2.0.bn3.running_mean : tensor<512xf32>
+    %layer2_0_bn3_running_var = grove.get_param @layer2.0.bn3.running_var : tensor<512xf32>
+    %layer2_0_bn3 = grove.batch_norm %layer2_0_conv3, %layer2_0_bn3_weight, %layer2_0_bn3_bias, %layer2_0_bn3_running_mean, %layer2_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_0_downsample_0 = grove.avg_pool2d %v62
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x256x56x56xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_0_downsample_1_weight = grove.get_param @layer2.0.downsample.1.weight
+        : tensor<512x256x1x1xf32>
+    %layer2_0_downsample_1 = grove.conv2d %layer2_0_downsample_0, %layer2_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x28x28xf32>, tensor<512x256x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_0_downsample_2_weight = grove.get_param @layer2.0.downsample.2.weight : tensor<512xf32>
+    %layer2_0_downsample_2_bias = grove.get_param @layer2.0.downsample.2.bias : tensor<512xf32>
+    %layer2_0_downsample_2_running_mean = grove.get_param @layer2.0.downsample.2.running_mean
+        : tensor<512xf32>
+    %layer2_0_downsample_2_running_var = grove.get_param @layer2.0.downsample.2.running_var
+        : tensor<512xf32>
+    %layer2_0_downsample_2 = grove.batch_norm %layer2_0_downsample_1, %layer2_0_downsample_2_weight, %layer2_0_downsample_2_bias, %layer2_0_downsample_2_running_mean, %layer2_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v82 = grove.add %layer2_0_bn3, %layer2_0_downsample_2
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v83 = grove.relu %v82 : tensor<?x512x28x28xf32>
+    %layer2_1_conv1_weight = grove.get_param @layer2.1.conv1.weight : tensor<128x512x1x1xf32>
+    %layer2_1_conv1 = grove.conv2d %v83, %layer2_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_1_bn1_weight = grove.get_param @layer2.1.bn1.weight : tensor<128xf32>
+    %layer2_1_bn1_bias = grove.get_param @layer2.1.bn1.bias : tensor<128xf32>
+    %layer2_1_bn1_running_mean = grove.get_param @layer2.1.bn1.running_mean : tensor<128xf32>
+    %layer2_1_bn1_running_var = grove.get_param @layer2.1.bn1.running_var : tensor<128xf32>
+    %layer2_1_bn1 = grove.batch_norm %layer2_1_conv1, %layer2_1_bn1_weight, %layer2_1_bn1_bias, %layer2_1_bn1_running_mean, %layer2_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
+    %v84 = grove.relu %layer2_1_bn1 : tensor<?x128x28x28xf32>
+    %layer2_1_conv2_conv_weight = grove.get_param @layer2.1.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_1_conv2_conv = grove.conv2d %v84, %layer2_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_1_conv2_bn0_weight = grove.get_param @layer2.1.conv2.bn0.weight : tensor<256xf32>
+    %layer2_1_conv2_bn0_bias = grove.get_param @layer2.1.conv2.bn0.bias : tensor<256xf32>
+    %layer2_1_conv2_bn0_running_mean = grove.get_param @layer2.1.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_1_conv2_bn0_running_var = grove.get_param @layer2.1.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_1_conv2_bn0 = grove.batch_norm %layer2_1_conv2_conv, %layer2_1_conv2_bn0_weight, %layer2_1_conv2_bn0_bias, %layer2_1_conv2_bn0_running_mean, %layer2_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v85 = grove.relu %layer2_1_conv2_bn0 : tensor<?x256x28x28xf32>
+    %v86 = grove.slice %v85 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1]
+        : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
+    %v87 = grove.slice %v85 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+        : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
+    %v88 = grove.add %v86, %v87
+        : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v89 = grove.global_avg_pool %v88 : (tensor<?x128x28x28xf32>) -> tensor<?x128x1x1xf32>
+    %layer2_1_conv2_fc1_weight = grove.get_param @layer2.1.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_1_conv2_fc1_bias = grove.get_param @layer2.1.conv2.fc1.bias : tensor<64xf32>
+    %v90 = grove.conv2d %v89, %layer2_1_conv2_fc1_weight, %layer2_1_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %layer2_1_conv2_bn1_weight = grove.get_param @layer2.1.conv2.bn1.weight : tensor<64xf32>
+    %layer2_1_conv2_bn1_bias = grove.get_param @layer2.1.conv2.bn1.bias : tensor<64xf32>
+    %layer2_1_conv2_bn1_running_mean = grove.get_param @layer2.1.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_1_conv2_bn1_running_var = grove.get_param @layer2.1.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_1_conv2_bn1 = grove.batch_norm %v90, %layer2_1_conv2_bn1_weight, %layer2_1_conv2_bn1_bias, %layer2_1_conv2_bn1_running_mean, %layer2_1_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %v91 = grove.relu %layer2_1_conv2_bn1 : tensor<?x64x1x1xf32>
+    %layer2_1_conv2_fc2_weight = grove.get_param @layer2.1.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_1_conv2_fc2_bias = grove.get_param @layer2.1.conv2.fc2.bias : tensor<256xf32>
+    %v92 = grove.conv2d %v91, %layer2_1_conv2_fc2_weight, %layer2_1_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v93 = grove.reshape %v92 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
+    %v94 = grove.transpose %v93 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
+    %v95 = grove.softmax %v94 {axis = 1 : i64} : tensor<?x2x1x128xf32>
+    %v96 = grove.reshape %v95 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
+    %v97 = grove.slice %v96 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v98 = grove.mul %v97, %v86
+        : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v99 = grove.slice %v96 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v100 = grove.mul %v99, %v87
+        : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v101 = grove.add %v98, %v100
+        : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_1_conv3_weight = grove.get_param @layer2.1.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_1_conv3 = grove.conv2d %v101, %layer2_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_1_bn3_weight = grove.get_param @layer2.1.bn3.weight : tensor<512xf32>
+    %layer2_1_bn3_bias = grove.get_param @layer2.1.bn3.bias : tensor<512xf32>
+    %layer2_1_bn3_running_mean = grove.get_param @layer2.1.bn3.running_mean : tensor<512xf32>
+    %layer2_1_bn3_running_var = grove.get_param @layer2.1.bn3.running_var : tensor<512xf32>
+    %layer2_1_bn3 = grove.batch_norm %layer2_1_conv3, %layer2_1_bn3_weight, %layer2_1_bn3_bias, %layer2_1_bn3_running_mean, %layer2_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v102 = grove.add %layer2_1_bn3, %v83
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v103 = grove.relu %v102 : tensor<?x512x28x28xf32>
+    %layer2_2_conv1_weight = grove.get_param @layer2.2.conv1.weight : tensor<128x512x1x1xf32>
+    %layer2_2_conv1 = grove.conv2d %v103, %layer2_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_2_bn1_weight = grove.get_param @layer2.2.bn1.weight : tensor<128xf32>
+    %layer2_2_bn1_bias = grove.get_param @layer2.2.bn1.bias : tensor<128xf32>
+    %layer2_2_bn1_running_mean = grove.get_param @layer2.2.bn1.running_mean : tensor<128xf32>
+    %layer2_2_bn1_running_var = grove.get_param @layer2.2.bn1.running_var : tensor<128xf32>
+    %layer2_2_bn1 = grove.batch_norm %layer2_2_conv1, %layer2_2_bn1_weight, %layer2_2_bn1_bias, %layer2_2_bn1_running_mean, %layer2_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
+    %v104 = grove.relu %layer2_2_bn1 : tensor<?x128x28x28xf32>
+    %layer2_2_conv2_conv_weight = grove.get_param @layer2.2.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_2_conv2_conv = grove.conv2d %v104, %layer2_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_2_conv2_bn0_weight = grove.get_param @layer2.2.conv2.bn0.weight : tensor<256xf32>
+    %layer2_2_conv2_bn0_bias = grove.get_param @layer2.2.conv2.bn0.bias : tensor<256xf32>
+    %layer2_2_conv2_bn0_running_mean = grove.get_param @layer2.2.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_2_conv2_bn0_running_var = grove.get_param @layer2.2.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_2_conv2_bn0 = grove.batch_norm %layer2_2_conv2_conv, %layer2_2_conv2_bn0_weight, %layer2_2_conv2_bn0_bias, %layer2_2_conv2_bn0_running_mean, %layer2_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v105 = grove.relu %layer2_2_conv2_bn0 : tensor<?x256x28x28xf32>
+    %v106 = grove.slice %v105 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1]
+        : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
+    %v107 = grove.slice %v105 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+        : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
+    %v108 = grove.add %v106, %v107
+        : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v109 = grove.global_avg_pool %v108 : (tensor<?x128x28x28xf32>) -> tensor<?x128x1x1xf32>
+    %layer2_2_conv2_fc1_weight = grove.get_param @layer2.2.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_2_conv2_fc1_bias = grove.get_param @layer2.2.conv2.fc1.bias : tensor<64xf32>
+    %v110 = grove.conv2d %v109, %layer2_2_conv2_fc1_weight, %layer2_2_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %layer2_2_conv2_bn1_weight = grove.get_param @layer2.2.conv2.bn1.weight : tensor<64xf32>
+    %layer2_2_conv2_bn1_bias = grove.get_param @layer2.2.conv2.bn1.bias : tensor<64xf32>
+    %layer2_2_conv2_bn1_running_mean = grove.get_param @layer2.2.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_2_conv2_bn1_running_var = grove.get_param @layer2.2.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_2_conv2_bn1 = grove.batch_norm %v110, %layer2_2_conv2_bn1_weight, %layer2_2_conv2_bn1_bias, %layer2_2_conv2_bn1_running_mean, %layer2_2_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %v111 = grove.relu %layer2_2_conv2_bn1 : tensor<?x64x1x1xf32>
+    %layer2_2_conv2_fc2_weight = grove.get_param @layer2.2.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_2_conv2_fc2_bias = grove.get_param @layer2.2.conv2.fc2.bias : tensor<256xf32>
+    %v112 = grove.conv2d %v111, %layer2_2_conv2_fc2_weight, %layer2_2_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v113 = grove.reshape %v112 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
+    %v114 = grove.transpose %v113 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
+    %v115 = grove.softmax %v114 {axis = 1 : i64} : tensor<?x2x1x128xf32>
+    %v116 = grove.reshape %v115 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
+    %v117 = grove.slice %v116 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v118 = grove.mul %v117, %v106
+        : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v119 = grove.slice %v116 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v120 = grove.mul %v119, %v107
+        : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v121 = grove.add %v118, %v120
+        : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_2_conv3_weight = grove.get_param @layer2.2.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_2_conv3 = grove.conv2d %v121, %layer2_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_2_bn3_weight = grove.get_param @layer2.2.bn3.weight : tensor<512xf32>
+    %layer2_2_bn3_bias = grove.get_param @layer2.2.bn3.bias : tensor<512xf32>
+    %layer2_2_bn3_running_mean = grove.get_param @layer2.2.bn3.running_mean : tensor<512xf32>
+    %layer2_2_bn3_running_var = grove.get_param @layer2.2.bn3.running_var : tensor<512xf32>
+    %layer2_2_bn3 = grove.batch_norm %layer2_2_conv3, %layer2_2_bn3_weight, %layer2_2_bn3_bias, %layer2_2_bn3_running_mean, %layer2_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v122 = grove.add %layer2_2_bn3, %v103
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v123 = grove.relu %v122 : tensor<?x512x28x28xf32>
+    %layer2_3_conv1_weight = grove.get_param @layer2.3.conv1.weight : tensor<128x512x1x1xf32>
+    %layer2_3_conv1 = grove.conv2d %v123, %layer2_3_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_3_bn1_weight = grove.get_param @layer2.3.bn1.weight : tensor<128xf32>
+    %layer2_3_bn1_bias = grove.get_param @layer2.3.bn1.bias : tensor<128xf32>
+    %layer2_3_bn1_running_mean = grove.get_param @layer2.3.bn1.running_mean : tensor<128xf32>
+    %layer2_3_bn1_running_var = grove.get_param @layer2.3.bn1.running_var : tensor<128xf32>
+    %layer2_3_bn1 = grove.batch_norm %layer2_3_conv1, %layer2_3_bn1_weight, %layer2_3_bn1_bias, %layer2_3_bn1_running_mean, %layer2_3_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x28x28xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x28x28xf32>
+    %v124 = grove.relu %layer2_3_bn1 : tensor<?x128x28x28xf32>
+    %layer2_3_conv2_conv_weight = grove.get_param @layer2.3.conv2.conv.weight
+        : tensor<256x64x3x3xf32>
+    %layer2_3_conv2_conv = grove.conv2d %v124, %layer2_3_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<256x64x3x3xf32>) -> tensor<?x256x28x28xf32>
+    %layer2_3_conv2_bn0_weight = grove.get_param @layer2.3.conv2.bn0.weight : tensor<256xf32>
+    %layer2_3_conv2_bn0_bias = grove.get_param @layer2.3.conv2.bn0.bias : tensor<256xf32>
+    %layer2_3_conv2_bn0_running_mean = grove.get_param @layer2.3.conv2.bn0.running_mean
+        : tensor<256xf32>
+    %layer2_3_conv2_bn0_running_var = grove.get_param @layer2.3.conv2.bn0.running_var
+        : tensor<256xf32>
+    %layer2_3_conv2_bn0 = grove.batch_norm %layer2_3_conv2_conv, %layer2_3_conv2_bn0_weight, %layer2_3_conv2_bn0_bias, %layer2_3_conv2_bn0_running_mean, %layer2_3_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v125 = grove.relu %layer2_3_conv2_bn0 : tensor<?x256x28x28xf32>
+    %v126 = grove.slice %v125 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1]
+        : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
+    %v127 = grove.slice %v125 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+        : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
+    %v128 = grove.add %v126, %v127
+        : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v129 = grove.global_avg_pool %v128 : (tensor<?x128x28x28xf32>) -> tensor<?x128x1x1xf32>
+    %layer2_3_conv2_fc1_weight = grove.get_param @layer2.3.conv2.fc1.weight : tensor<64x128x1x1xf32>
+    %layer2_3_conv2_fc1_bias = grove.get_param @layer2.3.conv2.fc1.bias : tensor<64xf32>
+    %v130 = grove.conv2d %v129, %layer2_3_conv2_fc1_weight, %layer2_3_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<64x128x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %layer2_3_conv2_bn1_weight = grove.get_param @layer2.3.conv2.bn1.weight : tensor<64xf32>
+    %layer2_3_conv2_bn1_bias = grove.get_param @layer2.3.conv2.bn1.bias : tensor<64xf32>
+    %layer2_3_conv2_bn1_running_mean = grove.get_param @layer2.3.conv2.bn1.running_mean
+        : tensor<64xf32>
+    %layer2_3_conv2_bn1_running_var = grove.get_param @layer2.3.conv2.bn1.running_var
+        : tensor<64xf32>
+    %layer2_3_conv2_bn1 = grove.batch_norm %v130, %layer2_3_conv2_bn1_weight, %layer2_3_conv2_bn1_bias, %layer2_3_conv2_bn1_running_mean, %layer2_3_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x1x1xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %v131 = grove.relu %layer2_3_conv2_bn1 : tensor<?x64x1x1xf32>
+    %layer2_3_conv2_fc2_weight = grove.get_param @layer2.3.conv2.fc2.weight : tensor<256x64x1x1xf32>
+    %layer2_3_conv2_fc2_bias = grove.get_param @layer2.3.conv2.fc2.bias : tensor<256xf32>
+    %v132 = grove.conv2d %v131, %layer2_3_conv2_fc2_weight, %layer2_3_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<256x64x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v133 = grove.reshape %v132 : tensor<?x256x1x1xf32> -> tensor<?x1x2x128xf32>
+    %v134 = grove.transpose %v133 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
+    %v135 = grove.softmax %v134 {axis = 1 : i64} : tensor<?x2x1x128xf32>
+    %v136 = grove.reshape %v135 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
+    %v137 = grove.slice %v136 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v138 = grove.mul %v137, %v126
+        : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v139 = grove.slice %v136 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
+    %v140 = grove.mul %v139, %v127
+        : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %v141 = grove.add %v138, %v140
+        : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
+    %layer2_3_conv3_weight = grove.get_param @layer2.3.conv3.weight : tensor<512x128x1x1xf32>
+    %layer2_3_conv3 = grove.conv2d %v141, %layer2_3_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x28x28xf32>, tensor<512x128x1x1xf32>) -> tensor<?x512x28x28xf32>
+    %layer2_3_bn3_weight = grove.get_param @layer2.3.bn3.weight : tensor<512xf32>
+    %layer2_3_bn3_bias = grove.get_param @layer2.3.bn3.bias : tensor<512xf32>
+    %layer2_3_bn3_running_mean = grove.get_param @layer2.3.bn3.running_mean : tensor<512xf32>
+    %layer2_3_bn3_running_var = grove.get_param @layer2.3.bn3.running_var : tensor<512xf32>
+    %layer2_3_bn3 = grove.batch_norm %layer2_3_conv3, %layer2_3_bn3_weight, %layer2_3_bn3_bias, %layer2_3_bn3_running_mean, %layer2_3_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v142 = grove.add %layer2_3_bn3, %v123
+        : (tensor<?x512x28x28xf32>, tensor<?x512x28x28xf32>) -> tensor<?x512x28x28xf32>
+    %v143 = grove.relu %v142 : tensor<?x512x28x28xf32>
+    %layer3_0_conv1_weight = grove.get_param @layer3.0.conv1.weight : tensor<256x512x1x1xf32>
+    %layer3_0_conv1 = grove.conv2d %v143, %layer3_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x28x28xf32>, tensor<256x512x1x1xf32>) -> tensor<?x256x28x28xf32>
+    %layer3_0_bn1_weight = grove.get_param @layer3.0.bn1.weight : tensor<256xf32>
+    %layer3_0_bn1_bias = grove.get_param @layer3.0.bn1.bias : tensor<256xf32>
+    %layer3_0_bn1_running_mean = grove.get_param @layer3.0.bn1.running_mean : tensor<256xf32>
+    %layer3_0_bn1_running_var = grove.get_param @layer3.0.bn1.running_var : tensor<256xf32>
+    %layer3_0_bn1 = grove.batch_norm %layer3_0_conv1, %layer3_0_bn1_weight, %layer3_0_bn1_bias, %layer3_0_bn1_running_mean, %layer3_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
+    %v144 = grove.relu %layer3_0_bn1 : tensor<?x256x28x28xf32>
+    %layer3_0_conv2_conv_weight = grove.get_param @layer3.0.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_0_conv2_conv = grove.conv2d %v144, %layer3_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x28x28xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x28x28xf32>
+    %layer3_0_conv2_bn0_weight = grove.get_param @layer3.0.conv2.bn0.weight : tensor<512xf32>
+    %layer3_0_conv2_bn0_bias = grove.get_param @layer3.0.conv2.bn0.bias : tensor<512xf32>
+    %layer3_0_conv2_bn0_running_mean = grove.get_param @layer3.0.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_0_conv2_bn0_running_var = grove.get_param @layer3.0.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_0_conv2_bn0 = grove.batch_norm %layer3_0_conv2_conv, %layer3_0_conv2_bn0_weight, %layer3_0_conv2_bn0_bias, %layer3_0_conv2_bn0_running_mean, %layer3_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
+    %v145 = grove.relu %layer3_0_conv2_bn0 : tensor<?x512x28x28xf32>
+    %v146 = grove.slice %v145 [0, 0, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+        : tensor<?x512x28x28xf32> -> tensor<?x256x28x28xf32>
+    %v147 = grove.slice %v145 [0, 256, 0, 0] [-1, 512, 28, 28] [1, 1, 1, 1]
+        : tensor<?x512x28x28xf32> -> tensor<?x256x28x28xf32>
+    %v148 = grove.add %v146, %v147
+        : (tensor<?x256x28x28xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
+    %v149 = grove.global_avg_pool %v148 : (tensor<?x256x28x28xf32>) -> tensor<?x256x1x1xf32>
+    %layer3_0_conv2_fc1_weight = grove.get_param @layer3.0.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_0_conv2_fc1_bias = grove.get_param @layer3.0.conv2.fc1.bias : tensor<128xf32>
+    %v150 = grove.conv2d %v149, %layer3_0_conv2_fc1_weight, %layer3_0_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %layer3_0_conv2_bn1_weight = grove.get_param @layer3.0.conv2.bn1.weight : tensor<128xf32>
+    %layer3_0_conv2_bn1_bias = grove.get_param @layer3.0.conv2.bn1.bias : tensor<128xf32>
+    %layer3_0_conv2_bn1_running_mean = grove.get_param @layer3.0.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_0_conv2_bn1_running_var = grove.get_param @layer3.0.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_0_conv2_bn1 = grove.batch_norm %v150, %layer3_0_conv2_bn1_weight, %layer3_0_conv2_bn1_bias, %layer3_0_conv2_bn1_running_mean, %layer3_0_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v151 = grove.relu %layer3_0_conv2_bn1 : tensor<?x128x1x1xf32>
+    %layer3_0_conv2_fc2_weight = grove.get_param @layer3.0.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_0_conv2_fc2_bias = grove.get_param @layer3.0.conv2.fc2.bias : tensor<512xf32>
+    %v152 = grove.conv2d %v151, %layer3_0_conv2_fc2_weight, %layer3_0_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
+    %v153 = grove.reshape %v152 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
+    %v154 = grove.transpose %v153 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
+    %v155 = grove.softmax %v154 {axis = 1 : i64} : tensor<?x2x1x256xf32>
+    %v156 = grove.reshape %v155 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
+    %v157 = grove.slice %v156 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v158 = grove.mul %v157, %v146
+        : (tensor<?x256x1x1xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
+    %v159 = grove.slice %v156 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v160 = grove.mul %v159, %v147
+        : (tensor<?x256x1x1xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
+    %v161 = grove.add %v158, %v160
+        : (tensor<?x256x28x28xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
+    %v162 = grove.avg_pool2d %v161
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x256x28x28xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_0_conv3_weight = grove.get_param @layer3.0.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_0_conv3 = grove.conv2d %v162, %layer3_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_0_bn3_weight = grove.get_param @layer3.0.bn3.weight : tensor<1024xf32>
+    %layer3_0_bn3_bias = grove.get_param @layer3.0.bn3.bias : tensor<1024xf32>
+    %layer3_0_bn3_running_mean = grove.get_param @layer3.0.bn3.running_mean : tensor<1024xf32>
+    %layer3_0_bn3_running_var = grove.get_param @layer3.0.bn3.running_var : tensor<1024xf32>
+    %layer3_0_bn3 = grove.batch_norm %layer3_0_conv3, %layer3_0_bn3_weight, %layer3_0_bn3_bias, %layer3_0_bn3_running_mean, %layer3_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_0_downsample_0 = grove.avg_pool2d %v143
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x512x28x28xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_0_downsample_1_weight = grove.get_param @layer3.0.downsample.1.weight
+        : tensor<1024x512x1x1xf32>
+    %layer3_0_downsample_1 = grove.conv2d %layer3_0_downsample_0, %layer3_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x14x14xf32>, tensor<1024x512x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_0_downsample_2_weight = grove.get_param @layer3.0.downsample.2.weight : tensor<1024xf32>
+    %layer3_0_downsample_2_bias = grove.get_param @layer3.0.downsample.2.bias : tensor<1024xf32>
+    %layer3_0_downsample_2_running_mean = grove.get_param @layer3.0.downsample.2.running_mean
+        : tensor<1024xf32>
+    %layer3_0_downsample_2_running_var = grove.get_param @layer3.0.downsample.2.running_var
+        : tensor<1024xf32>
+    %layer3_0_downsample_2 = grove.batch_norm %layer3_0_downsample_1, %layer3_0_downsample_2_weight, %layer3_0_downsample_2_bias, %layer3_0_downsample_2_running_mean, %layer3_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v163 = grove.add %layer3_0_bn3, %layer3_0_downsample_2
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v164 = grove.relu %v163 : tensor<?x1024x14x14xf32>
+    %layer3_1_conv1_weight = grove.get_param @layer3.1.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_1_conv1 = grove.conv2d %v164, %layer3_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_1_bn1_weight = grove.get_param @layer3.1.bn1.weight : tensor<256xf32>
+    %layer3_1_bn1_bias = grove.get_param @layer3.1.bn1.bias : tensor<256xf32>
+    %layer3_1_bn1_running_mean = grove.get_param @layer3.1.bn1.running_mean : tensor<256xf32>
+    %layer3_1_bn1_running_var = grove.get_param @layer3.1.bn1.running_var : tensor<256xf32>
+    %layer3_1_bn1 = grove.batch_norm %layer3_1_conv1, %layer3_1_bn1_weight, %layer3_1_bn1_bias, %layer3_1_bn1_running_mean, %layer3_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v165 = grove.relu %layer3_1_bn1 : tensor<?x256x14x14xf32>
+    %layer3_1_conv2_conv_weight = grove.get_param @layer3.1.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_1_conv2_conv = grove.conv2d %v165, %layer3_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_1_conv2_bn0_weight = grove.get_param @layer3.1.conv2.bn0.weight : tensor<512xf32>
+    %layer3_1_conv2_bn0_bias = grove.get_param @layer3.1.conv2.bn0.bias : tensor<512xf32>
+    %layer3_1_conv2_bn0_running_mean = grove.get_param @layer3.1.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_1_conv2_bn0_running_var = grove.get_param @layer3.1.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_1_conv2_bn0 = grove.batch_norm %layer3_1_conv2_conv, %layer3_1_conv2_bn0_weight, %layer3_1_conv2_bn0_bias, %layer3_1_conv2_bn0_running_mean, %layer3_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v166 = grove.relu %layer3_1_conv2_bn0 : tensor<?x512x14x14xf32>
+    %v167 = grove.slice %v166 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v168 = grove.slice %v166 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v169 = grove.add %v167, %v168
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v170 = grove.global_avg_pool %v169 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
+    %layer3_1_conv2_fc1_weight = grove.get_param @layer3.1.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_1_conv2_fc1_bias = grove.get_param @layer3.1.conv2.fc1.bias : tensor<128xf32>
+    %v171 = grove.conv2d %v170, %layer3_1_conv2_fc1_weight, %layer3_1_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %layer3_1_conv2_bn1_weight = grove.get_param @layer3.1.conv2.bn1.weight : tensor<128xf32>
+    %layer3_1_conv2_bn1_bias = grove.get_param @layer3.1.conv2.bn1.bias : tensor<128xf32>
+    %layer3_1_conv2_bn1_running_mean = grove.get_param @layer3.1.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_1_conv2_bn1_running_var = grove.get_param @layer3.1.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_1_conv2_bn1 = grove.batch_norm %v171, %layer3_1_conv2_bn1_weight, %layer3_1_conv2_bn1_bias, %layer3_1_conv2_bn1_running_mean, %layer3_1_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v172 = grove.relu %layer3_1_conv2_bn1 : tensor<?x128x1x1xf32>
+    %layer3_1_conv2_fc2_weight = grove.get_param @layer3.1.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_1_conv2_fc2_bias = grove.get_param @layer3.1.conv2.fc2.bias : tensor<512xf32>
+    %v173 = grove.conv2d %v172, %layer3_1_conv2_fc2_weight, %layer3_1_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
+    %v174 = grove.reshape %v173 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
+    %v175 = grove.transpose %v174 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
+    %v176 = grove.softmax %v175 {axis = 1 : i64} : tensor<?x2x1x256xf32>
+    %v177 = grove.reshape %v176 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
+    %v178 = grove.slice %v177 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v179 = grove.mul %v178, %v167
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v180 = grove.slice %v177 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v181 = grove.mul %v180, %v168
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v182 = grove.add %v179, %v181
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_1_conv3_weight = grove.get_param @layer3.1.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_1_conv3 = grove.conv2d %v182, %layer3_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_1_bn3_weight = grove.get_param @layer3.1.bn3.weight : tensor<1024xf32>
+    %layer3_1_bn3_bias = grove.get_param @layer3.1.bn3.bias : tensor<1024xf32>
+    %layer3_1_bn3_running_mean = grove.get_param @layer3.1.bn3.running_mean : tensor<1024xf32>
+    %layer3_1_bn3_running_var = grove.get_param @layer3.1.bn3.running_var : tensor<1024xf32>
+    %layer3_1_bn3 = grove.batch_norm %layer3_1_conv3, %layer3_1_bn3_weight, %layer3_1_bn3_bias, %layer3_1_bn3_running_mean, %layer3_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v183 = grove.add %layer3_1_bn3, %v164
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v184 = grove.relu %v183 : tensor<?x1024x14x14xf32>
+    %layer3_2_conv1_weight = grove.get_param @layer3.2.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_2_conv1 = grove.conv2d %v184, %layer3_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_2_bn1_weight = grove.get_param @layer3.2.bn1.weight : tensor<256xf32>
+    %layer3_2_bn1_bias = grove.get_param @layer3.2.bn1.bias : tensor<256xf32>
+    %layer3_2_bn1_running_mean = grove.get_param @layer3.2.bn1.running_mean : tensor<256xf32>
+    %layer3_2_bn1_running_var = grove.get_param @layer3.2.bn1.running_var : tensor<256xf32>
+    %layer3_2_bn1 = grove.batch_norm %layer3_2_conv1, %layer3_2_bn1_weight, %layer3_2_bn1_bias, %layer3_2_bn1_running_mean, %layer3_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v185 = grove.relu %layer3_2_bn1 : tensor<?x256x14x14xf32>
+    %layer3_2_conv2_conv_weight = grove.get_param @layer3.2.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_2_conv2_conv = grove.conv2d %v185, %layer3_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_2_conv2_bn0_weight = grove.get_param @layer3.2.conv2.bn0.weight : tensor<512xf32>
+    %layer3_2_conv2_bn0_bias = grove.get_param @layer3.2.conv2.bn0.bias : tensor<512xf32>
+    %layer3_2_conv2_bn0_running_mean = grove.get_param @layer3.2.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_2_conv2_bn0_running_var = grove.get_param @layer3.2.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_2_conv2_bn0 = grove.batch_norm %layer3_2_conv2_conv, %layer3_2_conv2_bn0_weight, %layer3_2_conv2_bn0_bias, %layer3_2_conv2_bn0_running_mean, %layer3_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v186 = grove.relu %layer3_2_conv2_bn0 : tensor<?x512x14x14xf32>
+    %v187 = grove.slice %v186 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v188 = grove.slice %v186 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v189 = grove.add %v187, %v188
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v190 = grove.global_avg_pool %v189 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
+    %layer3_2_conv2_fc1_weight = grove.get_param @layer3.2.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_2_conv2_fc1_bias = grove.get_param @layer3.2.conv2.fc1.bias : tensor<128xf32>
+    %v191 = grove.conv2d %v190, %layer3_2_conv2_fc1_weight, %layer3_2_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %layer3_2_conv2_bn1_weight = grove.get_param @layer3.2.conv2.bn1.weight : tensor<128xf32>
+    %layer3_2_conv2_bn1_bias = grove.get_param @layer3.2.conv2.bn1.bias : tensor<128xf32>
+    %layer3_2_conv2_bn1_running_mean = grove.get_param @layer3.2.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_2_conv2_bn1_running_var = grove.get_param @layer3.2.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_2_conv2_bn1 = grove.batch_norm %v191, %layer3_2_conv2_bn1_weight, %layer3_2_conv2_bn1_bias, %layer3_2_conv2_bn1_running_mean, %layer3_2_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v192 = grove.relu %layer3_2_conv2_bn1 : tensor<?x128x1x1xf32>
+    %layer3_2_conv2_fc2_weight = grove.get_param @layer3.2.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_2_conv2_fc2_bias = grove.get_param @layer3.2.conv2.fc2.bias : tensor<512xf32>
+    %v193 = grove.conv2d %v192, %layer3_2_conv2_fc2_weight, %layer3_2_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
+    %v194 = grove.reshape %v193 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
+    %v195 = grove.transpose %v194 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
+    %v196 = grove.softmax %v195 {axis = 1 : i64} : tensor<?x2x1x256xf32>
+    %v197 = grove.reshape %v196 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
+    %v198 = grove.slice %v197 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v199 = grove.mul %v198, %v187
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v200 = grove.slice %v197 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v201 = grove.mul %v200, %v188
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v202 = grove.add %v199, %v201
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_2_conv3_weight = grove.get_param @layer3.2.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_2_conv3 = grove.conv2d %v202, %layer3_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_2_bn3_weight = grove.get_param @layer3.2.bn3.weight : tensor<1024xf32>
+    %layer3_2_bn3_bias = grove.get_param @layer3.2.bn3.bias : tensor<1024xf32>
+    %layer3_2_bn3_running_mean = grove.get_param @layer3.2.bn3.running_mean : tensor<1024xf32>
+    %layer3_2_bn3_running_var = grove.get_param @layer3.2.bn3.running_var : tensor<1024xf32>
+    %layer3_2_bn3 = grove.batch_norm %layer3_2_conv3, %layer3_2_bn3_weight, %layer3_2_bn3_bias, %layer3_2_bn3_running_mean, %layer3_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v203 = grove.add %layer3_2_bn3, %v184
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v204 = grove.relu %v203 : tensor<?x1024x14x14xf32>
+    %layer3_3_conv1_weight = grove.get_param @layer3.3.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_3_conv1 = grove.conv2d %v204, %layer3_3_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_3_bn1_weight = grove.get_param @layer3.3.bn1.weight : tensor<256xf32>
+    %layer3_3_bn1_bias = grove.get_param @layer3.3.bn1.bias : tensor<256xf32>
+    %layer3_3_bn1_running_mean = grove.get_param @layer3.3.bn1.running_mean : tensor<256xf32>
+    %layer3_3_bn1_running_var = grove.get_param @layer3.3.bn1.running_var : tensor<256xf32>
+    %layer3_3_bn1 = grove.batch_norm %layer3_3_conv1, %layer3_3_bn1_weight, %layer3_3_bn1_bias, %layer3_3_bn1_running_mean, %layer3_3_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v205 = grove.relu %layer3_3_bn1 : tensor<?x256x14x14xf32>
+    %layer3_3_conv2_conv_weight = grove.get_param @layer3.3.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_3_conv2_conv = grove.conv2d %v205, %layer3_3_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_3_conv2_bn0_weight = grove.get_param @layer3.3.conv2.bn0.weight : tensor<512xf32>
+    %layer3_3_conv2_bn0_bias = grove.get_param @layer3.3.conv2.bn0.bias : tensor<512xf32>
+    %layer3_3_conv2_bn0_running_mean = grove.get_param @layer3.3.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_3_conv2_bn0_running_var = grove.get_param @layer3.3.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_3_conv2_bn0 = grove.batch_norm %layer3_3_conv2_conv, %layer3_3_conv2_bn0_weight, %layer3_3_conv2_bn0_bias, %layer3_3_conv2_bn0_running_mean, %layer3_3_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v206 = grove.relu %layer3_3_conv2_bn0 : tensor<?x512x14x14xf32>
+    %v207 = grove.slice %v206 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v208 = grove.slice %v206 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v209 = grove.add %v207, %v208
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v210 = grove.global_avg_pool %v209 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
+    %layer3_3_conv2_fc1_weight = grove.get_param @layer3.3.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_3_conv2_fc1_bias = grove.get_param @layer3.3.conv2.fc1.bias : tensor<128xf32>
+    %v211 = grove.conv2d %v210, %layer3_3_conv2_fc1_weight, %layer3_3_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %layer3_3_conv2_bn1_weight = grove.get_param @layer3.3.conv2.bn1.weight : tensor<128xf32>
+    %layer3_3_conv2_bn1_bias = grove.get_param @layer3.3.conv2.bn1.bias : tensor<128xf32>
+    %layer3_3_conv2_bn1_running_mean = grove.get_param @layer3.3.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_3_conv2_bn1_running_var = grove.get_param @layer3.3.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_3_conv2_bn1 = grove.batch_norm %v211, %layer3_3_conv2_bn1_weight, %layer3_3_conv2_bn1_bias, %layer3_3_conv2_bn1_running_mean, %layer3_3_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v212 = grove.relu %layer3_3_conv2_bn1 : tensor<?x128x1x1xf32>
+    %layer3_3_conv2_fc2_weight = grove.get_param @layer3.3.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_3_conv2_fc2_bias = grove.get_param @layer3.3.conv2.fc2.bias : tensor<512xf32>
+    %v213 = grove.conv2d %v212, %layer3_3_conv2_fc2_weight, %layer3_3_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
+    %v214 = grove.reshape %v213 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
+    %v215 = grove.transpose %v214 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
+    %v216 = grove.softmax %v215 {axis = 1 : i64} : tensor<?x2x1x256xf32>
+    %v217 = grove.reshape %v216 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
+    %v218 = grove.slice %v217 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v219 = grove.mul %v218, %v207
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v220 = grove.slice %v217 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v221 = grove.mul %v220, %v208
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v222 = grove.add %v219, %v221
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_3_conv3_weight = grove.get_param @layer3.3.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_3_conv3 = grove.conv2d %v222, %layer3_3_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_3_bn3_weight = grove.get_param @layer3.3.bn3.weight : tensor<1024xf32>
+    %layer3_3_bn3_bias = grove.get_param @layer3.3.bn3.bias : tensor<1024xf32>
+    %layer3_3_bn3_running_mean = grove.get_param @layer3.3.bn3.running_mean : tensor<1024xf32>
+    %layer3_3_bn3_running_var = grove.get_param @layer3.3.bn3.running_var : tensor<1024xf32>
+    %layer3_3_bn3 = grove.batch_norm %layer3_3_conv3, %layer3_3_bn3_weight, %layer3_3_bn3_bias, %layer3_3_bn3_running_mean, %layer3_3_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v223 = grove.add %layer3_3_bn3, %v204
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v224 = grove.relu %v223 : tensor<?x1024x14x14xf32>
+    %layer3_4_conv1_weight = grove.get_param @layer3.4.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_4_conv1 = grove.conv2d %v224, %layer3_4_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_4_bn1_weight = grove.get_param @layer3.4.bn1.weight : tensor<256xf32>
+    %layer3_4_bn1_bias = grove.get_param @layer3.4.bn1.bias : tensor<256xf32>
+    %layer3_4_bn1_running_mean = grove.get_param @layer3.4.bn1.running_mean : tensor<256xf32>
+    %layer3_4_bn1_running_var = grove.get_param @layer3.4.bn1.running_var : tensor<256xf32>
+    %layer3_4_bn1 = grove.batch_norm %layer3_4_conv1, %layer3_4_bn1_weight, %layer3_4_bn1_bias, %layer3_4_bn1_running_mean, %layer3_4_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v225 = grove.relu %layer3_4_bn1 : tensor<?x256x14x14xf32>
+    %layer3_4_conv2_conv_weight = grove.get_param @layer3.4.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_4_conv2_conv = grove.conv2d %v225, %layer3_4_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_4_conv2_bn0_weight = grove.get_param @layer3.4.conv2.bn0.weight : tensor<512xf32>
+    %layer3_4_conv2_bn0_bias = grove.get_param @layer3.4.conv2.bn0.bias : tensor<512xf32>
+    %layer3_4_conv2_bn0_running_mean = grove.get_param @layer3.4.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_4_conv2_bn0_running_var = grove.get_param @layer3.4.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_4_conv2_bn0 = grove.batch_norm %layer3_4_conv2_conv, %layer3_4_conv2_bn0_weight, %layer3_4_conv2_bn0_bias, %layer3_4_conv2_bn0_running_mean, %layer3_4_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v226 = grove.relu %layer3_4_conv2_bn0 : tensor<?x512x14x14xf32>
+    %v227 = grove.slice %v226 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v228 = grove.slice %v226 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v229 = grove.add %v227, %v228
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v230 = grove.global_avg_pool %v229 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
+    %layer3_4_conv2_fc1_weight = grove.get_param @layer3.4.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_4_conv2_fc1_bias = grove.get_param @layer3.4.conv2.fc1.bias : tensor<128xf32>
+    %v231 = grove.conv2d %v230, %layer3_4_conv2_fc1_weight, %layer3_4_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %layer3_4_conv2_bn1_weight = grove.get_param @layer3.4.conv2.bn1.weight : tensor<128xf32>
+    %layer3_4_conv2_bn1_bias = grove.get_param @layer3.4.conv2.bn1.bias : tensor<128xf32>
+    %layer3_4_conv2_bn1_running_mean = grove.get_param @layer3.4.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_4_conv2_bn1_running_var = grove.get_param @layer3.4.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_4_conv2_bn1 = grove.batch_norm %v231, %layer3_4_conv2_bn1_weight, %layer3_4_conv2_bn1_bias, %layer3_4_conv2_bn1_running_mean, %layer3_4_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v232 = grove.relu %layer3_4_conv2_bn1 : tensor<?x128x1x1xf32>
+    %layer3_4_conv2_fc2_weight = grove.get_param @layer3.4.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_4_conv2_fc2_bias = grove.get_param @layer3.4.conv2.fc2.bias : tensor<512xf32>
+    %v233 = grove.conv2d %v232, %layer3_4_conv2_fc2_weight, %layer3_4_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
+    %v234 = grove.reshape %v233 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
+    %v235 = grove.transpose %v234 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
+    %v236 = grove.softmax %v235 {axis = 1 : i64} : tensor<?x2x1x256xf32>
+    %v237 = grove.reshape %v236 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
+    %v238 = grove.slice %v237 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v239 = grove.mul %v238, %v227
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v240 = grove.slice %v237 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v241 = grove.mul %v240, %v228
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v242 = grove.add %v239, %v241
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_4_conv3_weight = grove.get_param @layer3.4.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_4_conv3 = grove.conv2d %v242, %layer3_4_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_4_bn3_weight = grove.get_param @layer3.4.bn3.weight : tensor<1024xf32>
+    %layer3_4_bn3_bias = grove.get_param @layer3.4.bn3.bias : tensor<1024xf32>
+    %layer3_4_bn3_running_mean = grove.get_param @layer3.4.bn3.running_mean : tensor<1024xf32>
+    %layer3_4_bn3_running_var = grove.get_param @layer3.4.bn3.running_var : tensor<1024xf32>
+    %layer3_4_bn3 = grove.batch_norm %layer3_4_conv3, %layer3_4_bn3_weight, %layer3_4_bn3_bias, %layer3_4_bn3_running_mean, %layer3_4_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v243 = grove.add %layer3_4_bn3, %v224
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v244 = grove.relu %v243 : tensor<?x1024x14x14xf32>
+    %layer3_5_conv1_weight = grove.get_param @layer3.5.conv1.weight : tensor<256x1024x1x1xf32>
+    %layer3_5_conv1 = grove.conv2d %v244, %layer3_5_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<256x1024x1x1xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_5_bn1_weight = grove.get_param @layer3.5.bn1.weight : tensor<256xf32>
+    %layer3_5_bn1_bias = grove.get_param @layer3.5.bn1.bias : tensor<256xf32>
+    %layer3_5_bn1_running_mean = grove.get_param @layer3.5.bn1.running_mean : tensor<256xf32>
+    %layer3_5_bn1_running_var = grove.get_param @layer3.5.bn1.running_var : tensor<256xf32>
+    %layer3_5_bn1 = grove.batch_norm %layer3_5_conv1, %layer3_5_bn1_weight, %layer3_5_bn1_bias, %layer3_5_bn1_running_mean, %layer3_5_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x14x14xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x14x14xf32>
+    %v245 = grove.relu %layer3_5_bn1 : tensor<?x256x14x14xf32>
+    %layer3_5_conv2_conv_weight = grove.get_param @layer3.5.conv2.conv.weight
+        : tensor<512x128x3x3xf32>
+    %layer3_5_conv2_conv = grove.conv2d %v245, %layer3_5_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<512x128x3x3xf32>) -> tensor<?x512x14x14xf32>
+    %layer3_5_conv2_bn0_weight = grove.get_param @layer3.5.conv2.bn0.weight : tensor<512xf32>
+    %layer3_5_conv2_bn0_bias = grove.get_param @layer3.5.conv2.bn0.bias : tensor<512xf32>
+    %layer3_5_conv2_bn0_running_mean = grove.get_param @layer3.5.conv2.bn0.running_mean
+        : tensor<512xf32>
+    %layer3_5_conv2_bn0_running_var = grove.get_param @layer3.5.conv2.bn0.running_var
+        : tensor<512xf32>
+    %layer3_5_conv2_bn0 = grove.batch_norm %layer3_5_conv2_conv, %layer3_5_conv2_bn0_weight, %layer3_5_conv2_bn0_bias, %layer3_5_conv2_bn0_running_mean, %layer3_5_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v246 = grove.relu %layer3_5_conv2_bn0 : tensor<?x512x14x14xf32>
+    %v247 = grove.slice %v246 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v248 = grove.slice %v246 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+        : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
+    %v249 = grove.add %v247, %v248
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v250 = grove.global_avg_pool %v249 : (tensor<?x256x14x14xf32>) -> tensor<?x256x1x1xf32>
+    %layer3_5_conv2_fc1_weight = grove.get_param @layer3.5.conv2.fc1.weight
+        : tensor<128x256x1x1xf32>
+    %layer3_5_conv2_fc1_bias = grove.get_param @layer3.5.conv2.fc1.bias : tensor<128xf32>
+    %v251 = grove.conv2d %v250, %layer3_5_conv2_fc1_weight, %layer3_5_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<128x256x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %layer3_5_conv2_bn1_weight = grove.get_param @layer3.5.conv2.bn1.weight : tensor<128xf32>
+    %layer3_5_conv2_bn1_bias = grove.get_param @layer3.5.conv2.bn1.bias : tensor<128xf32>
+    %layer3_5_conv2_bn1_running_mean = grove.get_param @layer3.5.conv2.bn1.running_mean
+        : tensor<128xf32>
+    %layer3_5_conv2_bn1_running_var = grove.get_param @layer3.5.conv2.bn1.running_var
+        : tensor<128xf32>
+    %layer3_5_conv2_bn1 = grove.batch_norm %v251, %layer3_5_conv2_bn1_weight, %layer3_5_conv2_bn1_bias, %layer3_5_conv2_bn1_running_mean, %layer3_5_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x1x1xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v252 = grove.relu %layer3_5_conv2_bn1 : tensor<?x128x1x1xf32>
+    %layer3_5_conv2_fc2_weight = grove.get_param @layer3.5.conv2.fc2.weight
+        : tensor<512x128x1x1xf32>
+    %layer3_5_conv2_fc2_bias = grove.get_param @layer3.5.conv2.fc2.bias : tensor<512xf32>
+    %v253 = grove.conv2d %v252, %layer3_5_conv2_fc2_weight, %layer3_5_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x128x1x1xf32>, tensor<512x128x1x1xf32>, tensor<512xf32>) -> tensor<?x512x1x1xf32>
+    %v254 = grove.reshape %v253 : tensor<?x512x1x1xf32> -> tensor<?x1x2x256xf32>
+    %v255 = grove.transpose %v254 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
+    %v256 = grove.softmax %v255 {axis = 1 : i64} : tensor<?x2x1x256xf32>
+    %v257 = grove.reshape %v256 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
+    %v258 = grove.slice %v257 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v259 = grove.mul %v258, %v247
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v260 = grove.slice %v257 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
+    %v261 = grove.mul %v260, %v248
+        : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %v262 = grove.add %v259, %v261
+        : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
+    %layer3_5_conv3_weight = grove.get_param @layer3.5.conv3.weight : tensor<1024x256x1x1xf32>
+    %layer3_5_conv3 = grove.conv2d %v262, %layer3_5_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x14x14xf32>, tensor<1024x256x1x1xf32>) -> tensor<?x1024x14x14xf32>
+    %layer3_5_bn3_weight = grove.get_param @layer3.5.bn3.weight : tensor<1024xf32>
+    %layer3_5_bn3_bias = grove.get_param @layer3.5.bn3.bias : tensor<1024xf32>
+    %layer3_5_bn3_running_mean = grove.get_param @layer3.5.bn3.running_mean : tensor<1024xf32>
+    %layer3_5_bn3_running_var = grove.get_param @layer3.5.bn3.running_var : tensor<1024xf32>
+    %layer3_5_bn3 = grove.batch_norm %layer3_5_conv3, %layer3_5_bn3_weight, %layer3_5_bn3_bias, %layer3_5_bn3_running_mean, %layer3_5_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v263 = grove.add %layer3_5_bn3, %v244
+        : (tensor<?x1024x14x14xf32>, tensor<?x1024x14x14xf32>) -> tensor<?x1024x14x14xf32>
+    %v264 = grove.relu %v263 : tensor<?x1024x14x14xf32>
+    %layer4_0_conv1_weight = grove.get_param @layer4.0.conv1.weight : tensor<512x1024x1x1xf32>
+    %layer4_0_conv1 = grove.conv2d %v264, %layer4_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x14x14xf32>, tensor<512x1024x1x1xf32>) -> tensor<?x512x14x14xf32>
+    %layer4_0_bn1_weight = grove.get_param @layer4.0.bn1.weight : tensor<512xf32>
+    %layer4_0_bn1_bias = grove.get_param @layer4.0.bn1.bias : tensor<512xf32>
+    %layer4_0_bn1_running_mean = grove.get_param @layer4.0.bn1.running_mean : tensor<512xf32>
+    %layer4_0_bn1_running_var = grove.get_param @layer4.0.bn1.running_var : tensor<512xf32>
+    %layer4_0_bn1 = grove.batch_norm %layer4_0_conv1, %layer4_0_bn1_weight, %layer4_0_bn1_bias, %layer4_0_bn1_running_mean, %layer4_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
+    %v265 = grove.relu %layer4_0_bn1 : tensor<?x512x14x14xf32>
+    %layer4_0_conv2_conv_weight = grove.get_param @layer4.0.conv2.conv.weight
+        : tensor<1024x256x3x3xf32>
+    %layer4_0_conv2_conv = grove.conv2d %v265, %layer4_0_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x14x14xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x14x14xf32>
+    %layer4_0_conv2_bn0_weight = grove.get_param @layer4.0.conv2.bn0.weight : tensor<1024xf32>
+    %layer4_0_conv2_bn0_bias = grove.get_param @layer4.0.conv2.bn0.bias : tensor<1024xf32>
+    %layer4_0_conv2_bn0_running_mean = grove.get_param @layer4.0.conv2.bn0.running_mean
+        : tensor<1024xf32>
+    %layer4_0_conv2_bn0_running_var = grove.get_param @layer4.0.conv2.bn0.running_var
+        : tensor<1024xf32>
+    %layer4_0_conv2_bn0 = grove.batch_norm %layer4_0_conv2_conv, %layer4_0_conv2_bn0_weight, %layer4_0_conv2_bn0_bias, %layer4_0_conv2_bn0_running_mean, %layer4_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
+    %v266 = grove.relu %layer4_0_conv2_bn0 : tensor<?x1024x14x14xf32>
+    %v267 = grove.slice %v266 [0, 0, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+        : tensor<?x1024x14x14xf32> -> tensor<?x512x14x14xf32>
+    %v268 = grove.slice %v266 [0, 512, 0, 0] [-1, 1024, 14, 14] [1, 1, 1, 1]
+        : tensor<?x1024x14x14xf32> -> tensor<?x512x14x14xf32>
+    %v269 = grove.add %v267, %v268
+        : (tensor<?x512x14x14xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
+    %v270 = grove.global_avg_pool %v269 : (tensor<?x512x14x14xf32>) -> tensor<?x512x1x1xf32>
+    %layer4_0_conv2_fc1_weight = grove.get_param @layer4.0.conv2.fc1.weight
+        : tensor<256x512x1x1xf32>
+    %layer4_0_conv2_fc1_bias = grove.get_param @layer4.0.conv2.fc1.bias : tensor<256xf32>
+    %v271 = grove.conv2d %v270, %layer4_0_conv2_fc1_weight, %layer4_0_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x1x1xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %layer4_0_conv2_bn1_weight = grove.get_param @layer4.0.conv2.bn1.weight : tensor<256xf32>
+    %layer4_0_conv2_bn1_bias = grove.get_param @layer4.0.conv2.bn1.bias : tensor<256xf32>
+    %layer4_0_conv2_bn1_running_mean = grove.get_param @layer4.0.conv2.bn1.running_mean
+        : tensor<256xf32>
+    %layer4_0_conv2_bn1_running_var = grove.get_param @layer4.0.conv2.bn1.running_var
+        : tensor<256xf32>
+    %layer4_0_conv2_bn1 = grove.batch_norm %v271, %layer4_0_conv2_bn1_weight, %layer4_0_conv2_bn1_bias, %layer4_0_conv2_bn1_running_mean, %layer4_0_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v272 = grove.relu %layer4_0_conv2_bn1 : tensor<?x256x1x1xf32>
+    %layer4_0_conv2_fc2_weight = grove.get_param @layer4.0.conv2.fc2.weight
+        : tensor<1024x256x1x1xf32>
+    %layer4_0_conv2_fc2_bias = grove.get_param @layer4.0.conv2.fc2.bias : tensor<1024xf32>
+    %v273 = grove.conv2d %v272, %layer4_0_conv2_fc2_weight, %layer4_0_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x1024x1x1xf32>
+    %v274 = grove.reshape %v273 : tensor<?x1024x1x1xf32> -> tensor<?x1x2x512xf32>
+    %v275 = grove.transpose %v274 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
+    %v276 = grove.softmax %v275 {axis = 1 : i64} : tensor<?x2x1x512xf32>
+    %v277 = grove.reshape %v276 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
+    %v278 = grove.slice %v277 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
+    %v279 = grove.mul %v278, %v267
+        : (tensor<?x512x1x1xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
+    %v280 = grove.slice %v277 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1]
+        : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
+    %v281 = grove.mul %v280, %v268
+        : (tensor<?x512x1x1xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
+    %v282 = grove.add %v279, %v281
+        : (tensor<?x512x14x14xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
+    %v283 = grove.avg_pool2d %v282
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x512x14x14xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_0_conv3_weight = grove.get_param @layer4.0.conv3.weight : tensor<2048x512x1x1xf32>
+    %layer4_0_conv3 = grove.conv2d %v283, %layer4_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_0_bn3_weight = grove.get_param @layer4.0.bn3.weight : tensor<2048xf32>
+    %layer4_0_bn3_bias = grove.get_param @layer4.0.bn3.bias : tensor<2048xf32>
+    %layer4_0_bn3_running_mean = grove.get_param @layer4.0.bn3.running_mean : tensor<2048xf32>
+    %layer4_0_bn3_running_var = grove.get_param @layer4.0.bn3.running_var : tensor<2048xf32>
+    %layer4_0_bn3 = grove.batch_norm %layer4_0_conv3, %layer4_0_bn3_weight, %layer4_0_bn3_bias, %layer4_0_bn3_running_mean, %layer4_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_0_downsample_0 = grove.avg_pool2d %v264
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x1024x14x14xf32>) -> tensor<?x1024x7x7xf32>
+    %layer4_0_downsample_1_weight = grove.get_param @layer4.0.downsample.1.weight
+        : tensor<2048x1024x1x1xf32>
+    %layer4_0_downsample_1 = grove.conv2d %layer4_0_downsample_0, %layer4_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x1024x7x7xf32>, tensor<2048x1024x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_0_downsample_2_weight = grove.get_param @layer4.0.downsample.2.weight : tensor<2048xf32>
+    %layer4_0_downsample_2_bias = grove.get_param @layer4.0.downsample.2.bias : tensor<2048xf32>
+    %layer4_0_downsample_2_running_mean = grove.get_param @layer4.0.downsample.2.running_mean
+        : tensor<2048xf32>
+    %layer4_0_downsample_2_running_var = grove.get_param @layer4.0.downsample.2.running_var
+        : tensor<2048xf32>
+    %layer4_0_downsample_2 = grove.batch_norm %layer4_0_downsample_1, %layer4_0_downsample_2_weight, %layer4_0_downsample_2_bias, %layer4_0_downsample_2_running_mean, %layer4_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %v284 = grove.add %layer4_0_bn3, %layer4_0_downsample_2
+        : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
+    %v285 = grove.relu %v284 : tensor<?x2048x7x7xf32>
+    %layer4_1_conv1_weight = grove.get_param @layer4.1.conv1.weight : tensor<512x2048x1x1xf32>
+    %layer4_1_conv1 = grove.conv2d %v285, %layer4_1_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_1_bn1_weight = grove.get_param @layer4.1.bn1.weight : tensor<512xf32>
+    %layer4_1_bn1_bias = grove.get_param @layer4.1.bn1.bias : tensor<512xf32>
+    %layer4_1_bn1_running_mean = grove.get_param @layer4.1.bn1.running_mean : tensor<512xf32>
+    %layer4_1_bn1_running_var = grove.get_param @layer4.1.bn1.running_var : tensor<512xf32>
+    %layer4_1_bn1 = grove.batch_norm %layer4_1_conv1, %layer4_1_bn1_weight, %layer4_1_bn1_bias, %layer4_1_bn1_running_mean, %layer4_1_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
+    %v286 = grove.relu %layer4_1_bn1 : tensor<?x512x7x7xf32>
+    %layer4_1_conv2_conv_weight = grove.get_param @layer4.1.conv2.conv.weight
+        : tensor<1024x256x3x3xf32>
+    %layer4_1_conv2_conv = grove.conv2d %v286, %layer4_1_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
+    %layer4_1_conv2_bn0_weight = grove.get_param @layer4.1.conv2.bn0.weight : tensor<1024xf32>
+    %layer4_1_conv2_bn0_bias = grove.get_param @layer4.1.conv2.bn0.bias : tensor<1024xf32>
+    %layer4_1_conv2_bn0_running_mean = grove.get_param @layer4.1.conv2.bn0.running_mean
+        : tensor<1024xf32>
+    %layer4_1_conv2_bn0_running_var = grove.get_param @layer4.1.conv2.bn0.running_var
+        : tensor<1024xf32>
+    %layer4_1_conv2_bn0 = grove.batch_norm %layer4_1_conv2_conv, %layer4_1_conv2_bn0_weight, %layer4_1_conv2_bn0_bias, %layer4_1_conv2_bn0_running_mean, %layer4_1_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
+    %v287 = grove.relu %layer4_1_conv2_bn0 : tensor<?x1024x7x7xf32>
+    %v288 = grove.slice %v287 [0, 0, 0, 0] [-1, 512, 7, 7] [1, 1, 1, 1]
+        : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
+    %v289 = grove.slice %v287 [0, 512, 0, 0] [-1, 1024, 7, 7] [1, 1, 1, 1]
+        : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
+    %v290 = grove.add %v288, %v289
+        : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %v291 = grove.global_avg_pool %v290 : (tensor<?x512x7x7xf32>) -> tensor<?x512x1x1xf32>
+    %layer4_1_conv2_fc1_weight = grove.get_param @layer4.1.conv2.fc1.weight
+        : tensor<256x512x1x1xf32>
+    %layer4_1_conv2_fc1_bias = grove.get_param @layer4.1.conv2.fc1.bias : tensor<256xf32>
+    %v292 = grove.conv2d %v291, %layer4_1_conv2_fc1_weight, %layer4_1_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x1x1xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %layer4_1_conv2_bn1_weight = grove.get_param @layer4.1.conv2.bn1.weight : tensor<256xf32>
+    %layer4_1_conv2_bn1_bias = grove.get_param @layer4.1.conv2.bn1.bias : tensor<256xf32>
+    %layer4_1_conv2_bn1_running_mean = grove.get_param @layer4.1.conv2.bn1.running_mean
+        : tensor<256xf32>
+    %layer4_1_conv2_bn1_running_var = grove.get_param @layer4.1.conv2.bn1.running_var
+        : tensor<256xf32>
+    %layer4_1_conv2_bn1 = grove.batch_norm %v292, %layer4_1_conv2_bn1_weight, %layer4_1_conv2_bn1_bias, %layer4_1_conv2_bn1_running_mean, %layer4_1_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v293 = grove.relu %layer4_1_conv2_bn1 : tensor<?x256x1x1xf32>
+    %layer4_1_conv2_fc2_weight = grove.get_param @layer4.1.conv2.fc2.weight
+        : tensor<1024x256x1x1xf32>
+    %layer4_1_conv2_fc2_bias = grove.get_param @layer4.1.conv2.fc2.bias : tensor<1024xf32>
+    %v294 = grove.conv2d %v293, %layer4_1_conv2_fc2_weight, %layer4_1_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x1024x1x1xf32>
+    %v295 = grove.reshape %v294 : tensor<?x1024x1x1xf32> -> tensor<?x1x2x512xf32>
+    %v296 = grove.transpose %v295 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
+    %v297 = grove.softmax %v296 {axis = 1 : i64} : tensor<?x2x1x512xf32>
+    %v298 = grove.reshape %v297 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
+    %v299 = grove.slice %v298 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
+    %v300 = grove.mul %v299, %v288
+        : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %v301 = grove.slice %v298 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1]
+        : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
+    %v302 = grove.mul %v301, %v289
+        : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %v303 = grove.add %v300, %v302
+        : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_1_conv3_weight = grove.get_param @layer4.1.conv3.weight : tensor<2048x512x1x1xf32>
+    %layer4_1_conv3 = grove.conv2d %v303, %layer4_1_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_1_bn3_weight = grove.get_param @layer4.1.bn3.weight : tensor<2048xf32>
+    %layer4_1_bn3_bias = grove.get_param @layer4.1.bn3.bias : tensor<2048xf32>
+    %layer4_1_bn3_running_mean = grove.get_param @layer4.1.bn3.running_mean : tensor<2048xf32>
+    %layer4_1_bn3_running_var = grove.get_param @layer4.1.bn3.running_var : tensor<2048xf32>
+    %layer4_1_bn3 = grove.batch_norm %layer4_1_conv3, %layer4_1_bn3_weight, %layer4_1_bn3_bias, %layer4_1_bn3_running_mean, %layer4_1_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %v304 = grove.add %layer4_1_bn3, %v285
+        : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
+    %v305 = grove.relu %v304 : tensor<?x2048x7x7xf32>
+    %layer4_2_conv1_weight = grove.get_param @layer4.2.conv1.weight : tensor<512x2048x1x1xf32>
+    %layer4_2_conv1 = grove.conv2d %v305, %layer4_2_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_2_bn1_weight = grove.get_param @layer4.2.bn1.weight : tensor<512xf32>
+    %layer4_2_bn1_bias = grove.get_param @layer4.2.bn1.bias : tensor<512xf32>
+    %layer4_2_bn1_running_mean = grove.get_param @layer4.2.bn1.running_mean : tensor<512xf32>
+    %layer4_2_bn1_running_var = grove.get_param @layer4.2.bn1.running_var : tensor<512xf32>
+    %layer4_2_bn1 = grove.batch_norm %layer4_2_conv1, %layer4_2_bn1_weight, %layer4_2_bn1_bias, %layer4_2_bn1_running_mean, %layer4_2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x512x7x7xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x7x7xf32>
+    %v306 = grove.relu %layer4_2_bn1 : tensor<?x512x7x7xf32>
+    %layer4_2_conv2_conv_weight = grove.get_param @layer4.2.conv2.conv.weight
+        : tensor<1024x256x3x3xf32>
+    %layer4_2_conv2_conv = grove.conv2d %v306, %layer4_2_conv2_conv_weight
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<1024x256x3x3xf32>) -> tensor<?x1024x7x7xf32>
+    %layer4_2_conv2_bn0_weight = grove.get_param @layer4.2.conv2.bn0.weight : tensor<1024xf32>
+    %layer4_2_conv2_bn0_bias = grove.get_param @layer4.2.conv2.bn0.bias : tensor<1024xf32>
+    %layer4_2_conv2_bn0_running_mean = grove.get_param @layer4.2.conv2.bn0.running_mean
+        : tensor<1024xf32>
+    %layer4_2_conv2_bn0_running_var = grove.get_param @layer4.2.conv2.bn0.running_var
+        : tensor<1024xf32>
+    %layer4_2_conv2_bn0 = grove.batch_norm %layer4_2_conv2_conv, %layer4_2_conv2_bn0_weight, %layer4_2_conv2_bn0_bias, %layer4_2_conv2_bn0_running_mean, %layer4_2_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
+    %v307 = grove.relu %layer4_2_conv2_bn0 : tensor<?x1024x7x7xf32>
+    %v308 = grove.slice %v307 [0, 0, 0, 0] [-1, 512, 7, 7] [1, 1, 1, 1]
+        : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
+    %v309 = grove.slice %v307 [0, 512, 0, 0] [-1, 1024, 7, 7] [1, 1, 1, 1]
+        : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
+    %v310 = grove.add %v308, %v309
+        : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %v311 = grove.global_avg_pool %v310 : (tensor<?x512x7x7xf32>) -> tensor<?x512x1x1xf32>
+    %layer4_2_conv2_fc1_weight = grove.get_param @layer4.2.conv2.fc1.weight
+        : tensor<256x512x1x1xf32>
+    %layer4_2_conv2_fc1_bias = grove.get_param @layer4.2.conv2.fc1.bias : tensor<256xf32>
+    %v312 = grove.conv2d %v311, %layer4_2_conv2_fc1_weight, %layer4_2_conv2_fc1_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x1x1xf32>, tensor<256x512x1x1xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %layer4_2_conv2_bn1_weight = grove.get_param @layer4.2.conv2.bn1.weight : tensor<256xf32>
+    %layer4_2_conv2_bn1_bias = grove.get_param @layer4.2.conv2.bn1.bias : tensor<256xf32>
+    %layer4_2_conv2_bn1_running_mean = grove.get_param @layer4.2.conv2.bn1.running_mean
+        : tensor<256xf32>
+    %layer4_2_conv2_bn1_running_var = grove.get_param @layer4.2.conv2.bn1.running_var
+        : tensor<256xf32>
+    %layer4_2_conv2_bn1 = grove.batch_norm %v312, %layer4_2_conv2_bn1_weight, %layer4_2_conv2_bn1_bias, %layer4_2_conv2_bn1_running_mean, %layer4_2_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x256x1x1xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x1x1xf32>
+    %v313 = grove.relu %layer4_2_conv2_bn1 : tensor<?x256x1x1xf32>
+    %layer4_2_conv2_fc2_weight = grove.get_param @layer4.2.conv2.fc2.weight
+        : tensor<1024x256x1x1xf32>
+    %layer4_2_conv2_fc2_bias = grove.get_param @layer4.2.conv2.fc2.bias : tensor<1024xf32>
+    %v314 = grove.conv2d %v313, %layer4_2_conv2_fc2_weight, %layer4_2_conv2_fc2_bias
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x256x1x1xf32>, tensor<1024x256x1x1xf32>, tensor<1024xf32>) -> tensor<?x1024x1x1xf32>
+    %v315 = grove.reshape %v314 : tensor<?x1024x1x1xf32> -> tensor<?x1x2x512xf32>
+    %v316 = grove.transpose %v315 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
+    %v317 = grove.softmax %v316 {axis = 1 : i64} : tensor<?x2x1x512xf32>
+    %v318 = grove.reshape %v317 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
+    %v319 = grove.slice %v318 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+        : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
+    %v320 = grove.mul %v319, %v308
+        : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %v321 = grove.slice %v318 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1]
+        : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
+    %v322 = grove.mul %v321, %v309
+        : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %v323 = grove.add %v320, %v322
+        : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
+    %layer4_2_conv3_weight = grove.get_param @layer4.2.conv3.weight : tensor<2048x512x1x1xf32>
+    %layer4_2_conv3 = grove.conv2d %v323, %layer4_2_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x512x7x7xf32>, tensor<2048x512x1x1xf32>) -> tensor<?x2048x7x7xf32>
+    %layer4_2_bn3_weight = grove.get_param @layer4.2.bn3.weight : tensor<2048xf32>
+    %layer4_2_bn3_bias = grove.get_param @layer4.2.bn3.bias : tensor<2048xf32>
+    %layer4_2_bn3_running_mean = grove.get_param @layer4.2.bn3.running_mean : tensor<2048xf32>
+    %layer4_2_bn3_running_var = grove.get_param @layer4.2.bn3.running_var : tensor<2048xf32>
+    %layer4_2_bn3 = grove.batch_norm %layer4_2_conv3, %layer4_2_bn3_weight, %layer4_2_bn3_bias, %layer4_2_bn3_running_mean, %layer4_2_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x2048x7x7xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>, tensor<2048xf32>) -> tensor<?x2048x7x7xf32>
+    %v324 = grove.add %layer4_2_bn3, %v305
+        : (tensor<?x2048x7x7xf32>, tensor<?x2048x7x7xf32>) -> tensor<?x2048x7x7xf32>
+    %v325 = grove.relu %v324 : tensor<?x2048x7x7xf32>
+    %v326 = grove.global_avg_pool %v325 : (tensor<?x2048x7x7xf32>) -> tensor<?x2048x1x1xf32>
+    %v327 = grove.flatten %v326 {axis = 1 : i64} : (tensor<?x2048x1x1xf32>) -> tensor<?x2048xf32>
+    %fc_weight = grove.get_param @fc.weight : tensor<1000x2048xf32>
+    %v328 = grove.matmul %v327, %fc_weight {transpose_rhs}
+        : (tensor<?x2048xf32>, tensor<1000x2048xf32>) -> tensor<?x1000xf32>
+    %fc_bias = grove.get_param @fc.bias : tensor<1000xf32>
+    %fc = grove.add %v328, %fc_bias : (tensor<?x1000xf32>, tensor<1000xf32>) -> tensor<?x1000xf32>
+    return %fc : tensor<?x1000xf32>
   }
 }

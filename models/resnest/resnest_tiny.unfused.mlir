@@ -73,155 +73,251 @@ module @resnesttiny {
   grove.param @layer2.0.downsample.2.running_var : tensor<128xf32>
   grove.param @fc.weight : tensor<10x128xf32>
   grove.param @fc.bias : tensor<10xf32>
+
   func.func @forward(%image: tensor<?x3x32x32xf32> {grove.name = "image"})
       -> (tensor<?x10xf32> {grove.name = "logits"}) {
-    %v1 = grove.get_param @conv1.0.weight : tensor<8x3x3x3xf32>
-    %v2 = grove.conv2d %image, %v1 {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<?x8x16x16xf32>
-    %v3 = grove.get_param @conv1.1.weight : tensor<8xf32>
-    %v4 = grove.get_param @conv1.1.bias : tensor<8xf32>
-    %v5 = grove.get_param @conv1.1.running_mean : tensor<8xf32>
-    %v6 = grove.get_param @conv1.1.running_var : tensor<8xf32>
-    %v7 = grove.batch_norm %v2, %v3, %v4, %v5, %v6 {epsilon = 1.0e-05 : f64} : (tensor<?x8x16x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8x16x16xf32>
-    %v8 = grove.relu %v7 : tensor<?x8x16x16xf32>
-    %v9 = grove.get_param @conv1.3.weight : tensor<8x8x3x3xf32>
-    %v10 = grove.conv2d %v8, %v9 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x16x16xf32>
-    %v11 = grove.get_param @conv1.4.weight : tensor<8xf32>
-    %v12 = grove.get_param @conv1.4.bias : tensor<8xf32>
-    %v13 = grove.get_param @conv1.4.running_mean : tensor<8xf32>
-    %v14 = grove.get_param @conv1.4.running_var : tensor<8xf32>
-    %v15 = grove.batch_norm %v10, %v11, %v12, %v13, %v14 {epsilon = 1.0e-05 : f64} : (tensor<?x8x16x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8x16x16xf32>
-    %v16 = grove.relu %v15 : tensor<?x8x16x16xf32>
-    %v17 = grove.get_param @conv1.6.weight : tensor<16x8x3x3xf32>
-    %v18 = grove.conv2d %v16, %v17 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<?x16x16x16xf32>
-    %v19 = grove.get_param @bn1.weight : tensor<16xf32>
-    %v20 = grove.get_param @bn1.bias : tensor<16xf32>
-    %v21 = grove.get_param @bn1.running_mean : tensor<16xf32>
-    %v22 = grove.get_param @bn1.running_var : tensor<16xf32>
-    %v23 = grove.batch_norm %v18, %v19, %v20, %v21, %v22 {epsilon = 1.0e-05 : f64} : (tensor<?x16x16x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<?x16x16x16xf32>
-    %v24 = grove.relu %v23 : tensor<?x16x16x16xf32>
-    %v25 = grove.max_pool2d %v24 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<?x16x16x16xf32>) -> tensor<?x16x8x8xf32>
-    %v26 = grove.get_param @layer1.0.conv1.weight : tensor<32x16x1x1xf32>
-    %v27 = grove.conv2d %v25, %v26 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<?x32x8x8xf32>
-    %v28 = grove.get_param @layer1.0.bn1.weight : tensor<32xf32>
-    %v29 = grove.get_param @layer1.0.bn1.bias : tensor<32xf32>
-    %v30 = grove.get_param @layer1.0.bn1.running_mean : tensor<32xf32>
-    %v31 = grove.get_param @layer1.0.bn1.running_var : tensor<32xf32>
-    %v32 = grove.batch_norm %v27, %v28, %v29, %v30, %v31 {epsilon = 1.0e-05 : f64} : (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x8x8xf32>
-    %v33 = grove.relu %v32 : tensor<?x32x8x8xf32>
-    %v34 = grove.get_param @layer1.0.conv2.conv.weight : tensor<64x8x3x3xf32>
-    %v35 = grove.conv2d %v33, %v34 {groups = 4 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<64x8x3x3xf32>) -> tensor<?x64x8x8xf32>
-    %v36 = grove.get_param @layer1.0.conv2.bn0.weight : tensor<64xf32>
-    %v37 = grove.get_param @layer1.0.conv2.bn0.bias : tensor<64xf32>
-    %v38 = grove.get_param @layer1.0.conv2.bn0.running_mean : tensor<64xf32>
-    %v39 = grove.get_param @layer1.0.conv2.bn0.running_var : tensor<64xf32>
-    %v40 = grove.batch_norm %v35, %v36, %v37, %v38, %v39 {epsilon = 1.0e-05 : f64} : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
-    %v41 = grove.relu %v40 : tensor<?x64x8x8xf32>
-    %v42 = grove.slice %v41 [0, 0, 0, 0] [-1, 32, 8, 8] [1, 1, 1, 1] : tensor<?x64x8x8xf32> -> tensor<?x32x8x8xf32>
-    %v43 = grove.slice %v41 [0, 32, 0, 0] [-1, 64, 8, 8] [1, 1, 1, 1] : tensor<?x64x8x8xf32> -> tensor<?x32x8x8xf32>
-    %v44 = grove.add %v42, %v43 : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
-    %v45 = grove.global_avg_pool %v44 : (tensor<?x32x8x8xf32>) -> tensor<?x32x1x1xf32>
-    %v46 = grove.get_param @layer1.0.conv2.fc1.weight : tensor<32x16x1x1xf32>
-    %v47 = grove.get_param @layer1.0.conv2.fc1.bias : tensor<32xf32>
-    %v48 = grove.conv2d %v45, %v46, %v47 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x1x1xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v49 = grove.get_param @layer1.0.conv2.bn1.weight : tensor<32xf32>
-    %v50 = grove.get_param @layer1.0.conv2.bn1.bias : tensor<32xf32>
-    %v51 = grove.get_param @layer1.0.conv2.bn1.running_mean : tensor<32xf32>
-    %v52 = grove.get_param @layer1.0.conv2.bn1.running_var : tensor<32xf32>
-    %v53 = grove.batch_norm %v48, %v49, %v50, %v51, %v52 {epsilon = 1.0e-05 : f64} : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v54 = grove.relu %v53 : tensor<?x32x1x1xf32>
-    %v55 = grove.get_param @layer1.0.conv2.fc2.weight : tensor<64x16x1x1xf32>
-    %v56 = grove.get_param @layer1.0.conv2.fc2.bias : tensor<64xf32>
-    %v57 = grove.conv2d %v54, %v55, %v56 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x1x1xf32>, tensor<64x16x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
-    %v58 = grove.reshape %v57 : tensor<?x64x1x1xf32> -> tensor<?x2x2x16xf32>
-    %v59 = grove.transpose %v58 [0, 2, 1, 3] : tensor<?x2x2x16xf32> -> tensor<?x2x2x16xf32>
-    %v60 = grove.softmax %v59 {axis = 1 : i64} : tensor<?x2x2x16xf32>
-    %v61 = grove.reshape %v60 : tensor<?x2x2x16xf32> -> tensor<?x64x1x1xf32>
-    %v62 = grove.slice %v61 [0, 0, 0, 0] [-1, 32, 1, 1] [1, 1, 1, 1] : tensor<?x64x1x1xf32> -> tensor<?x32x1x1xf32>
-    %v63 = grove.mul %v62, %v42 : (tensor<?x32x1x1xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
-    %v64 = grove.slice %v61 [0, 32, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1] : tensor<?x64x1x1xf32> -> tensor<?x32x1x1xf32>
-    %v65 = grove.mul %v64, %v43 : (tensor<?x32x1x1xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
-    %v66 = grove.add %v63, %v65 : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
-    %v67 = grove.get_param @layer1.0.conv3.weight : tensor<64x32x1x1xf32>
-    %v68 = grove.conv2d %v66, %v67 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<64x32x1x1xf32>) -> tensor<?x64x8x8xf32>
-    %v69 = grove.get_param @layer1.0.bn3.weight : tensor<64xf32>
-    %v70 = grove.get_param @layer1.0.bn3.bias : tensor<64xf32>
-    %v71 = grove.get_param @layer1.0.bn3.running_mean : tensor<64xf32>
-    %v72 = grove.get_param @layer1.0.bn3.running_var : tensor<64xf32>
-    %v73 = grove.batch_norm %v68, %v69, %v70, %v71, %v72 {epsilon = 1.0e-05 : f64} : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
-    %v74 = grove.get_param @layer1.0.downsample.1.weight : tensor<64x16x1x1xf32>
-    %v75 = grove.conv2d %v25, %v74 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x16x8x8xf32>, tensor<64x16x1x1xf32>) -> tensor<?x64x8x8xf32>
-    %v76 = grove.get_param @layer1.0.downsample.2.weight : tensor<64xf32>
-    %v77 = grove.get_param @layer1.0.downsample.2.bias : tensor<64xf32>
-    %v78 = grove.get_param @layer1.0.downsample.2.running_mean : tensor<64xf32>
-    %v79 = grove.get_param @layer1.0.downsample.2.running_var : tensor<64xf32>
-    %v80 = grove.batch_norm %v75, %v76, %v77, %v78, %v79 {epsilon = 1.0e-05 : f64} : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
-    %v81 = grove.add %v73, %v80 : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
-    %v82 = grove.relu %v81 : tensor<?x64x8x8xf32>
-    %v83 = grove.get_param @layer2.0.conv1.weight : tensor<64x64x1x1xf32>
-    %v84 = grove.conv2d %v82, %v83 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x8x8xf32>, tensor<64x64x1x1xf32>) -> tensor<?x64x8x8xf32>
-    %v85 = grove.get_param @layer2.0.bn1.weight : tensor<64xf32>
-    %v86 = grove.get_param @layer2.0.bn1.bias : tensor<64xf32>
-    %v87 = grove.get_param @layer2.0.bn1.running_mean : tensor<64xf32>
-    %v88 = grove.get_param @layer2.0.bn1.running_var : tensor<64xf32>
-    %v89 = grove.batch_norm %v84, %v85, %v86, %v87, %v88 {epsilon = 1.0e-05 : f64} : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
-    %v90 = grove.relu %v89 : tensor<?x64x8x8xf32>
-    %v91 = grove.get_param @layer2.0.conv2.conv.weight : tensor<128x16x3x3xf32>
-    %v92 = grove.conv2d %v90, %v91 {groups = 4 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x64x8x8xf32>, tensor<128x16x3x3xf32>) -> tensor<?x128x8x8xf32>
-    %v93 = grove.get_param @layer2.0.conv2.bn0.weight : tensor<128xf32>
-    %v94 = grove.get_param @layer2.0.conv2.bn0.bias : tensor<128xf32>
-    %v95 = grove.get_param @layer2.0.conv2.bn0.running_mean : tensor<128xf32>
-    %v96 = grove.get_param @layer2.0.conv2.bn0.running_var : tensor<128xf32>
-    %v97 = grove.batch_norm %v92, %v93, %v94, %v95, %v96 {epsilon = 1.0e-05 : f64} : (tensor<?x128x8x8xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x8x8xf32>
-    %v98 = grove.relu %v97 : tensor<?x128x8x8xf32>
-    %v99 = grove.slice %v98 [0, 0, 0, 0] [-1, 64, 8, 8] [1, 1, 1, 1] : tensor<?x128x8x8xf32> -> tensor<?x64x8x8xf32>
-    %v100 = grove.slice %v98 [0, 64, 0, 0] [-1, 128, 8, 8] [1, 1, 1, 1] : tensor<?x128x8x8xf32> -> tensor<?x64x8x8xf32>
-    %v101 = grove.add %v99, %v100 : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
-    %v102 = grove.global_avg_pool %v101 : (tensor<?x64x8x8xf32>) -> tensor<?x64x1x1xf32>
-    %v103 = grove.get_param @layer2.0.conv2.fc1.weight : tensor<32x32x1x1xf32>
-    %v104 = grove.get_param @layer2.0.conv2.fc1.bias : tensor<32xf32>
-    %v105 = grove.conv2d %v102, %v103, %v104 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x1x1xf32>, tensor<32x32x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v106 = grove.get_param @layer2.0.conv2.bn1.weight : tensor<32xf32>
-    %v107 = grove.get_param @layer2.0.conv2.bn1.bias : tensor<32xf32>
-    %v108 = grove.get_param @layer2.0.conv2.bn1.running_mean : tensor<32xf32>
-    %v109 = grove.get_param @layer2.0.conv2.bn1.running_var : tensor<32xf32>
-    %v110 = grove.batch_norm %v105, %v106, %v107, %v108, %v109 {epsilon = 1.0e-05 : f64} : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
-    %v111 = grove.relu %v110 : tensor<?x32x1x1xf32>
-    %v112 = grove.get_param @layer2.0.conv2.fc2.weight : tensor<128x16x1x1xf32>
-    %v113 = grove.get_param @layer2.0.conv2.fc2.bias : tensor<128xf32>
-    %v114 = grove.conv2d %v111, %v112, %v113 {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x32x1x1xf32>, tensor<128x16x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
-    %v115 = grove.reshape %v114 : tensor<?x128x1x1xf32> -> tensor<?x2x2x32xf32>
-    %v116 = grove.transpose %v115 [0, 2, 1, 3] : tensor<?x2x2x32xf32> -> tensor<?x2x2x32xf32>
-    %v117 = grove.softmax %v116 {axis = 1 : i64} : tensor<?x2x2x32xf32>
-    %v118 = grove.reshape %v117 : tensor<?x2x2x32xf32> -> tensor<?x128x1x1xf32>
-    %v119 = grove.slice %v118 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v120 = grove.mul %v119, %v99 : (tensor<?x64x1x1xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
-    %v121 = grove.slice %v118 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1] : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
-    %v122 = grove.mul %v121, %v100 : (tensor<?x64x1x1xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
-    %v123 = grove.add %v120, %v122 : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
-    %v124 = grove.avg_pool2d %v123 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad} : (tensor<?x64x8x8xf32>) -> tensor<?x64x4x4xf32>
-    %v125 = grove.get_param @layer2.0.conv3.weight : tensor<128x64x1x1xf32>
-    %v126 = grove.conv2d %v124, %v125 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x4x4xf32>, tensor<128x64x1x1xf32>) -> tensor<?x128x4x4xf32>
-    %v127 = grove.get_param @layer2.0.bn3.weight : tensor<128xf32>
-    %v128 = grove.get_param @layer2.0.bn3.bias : tensor<128xf32>
-    %v129 = grove.get_param @layer2.0.bn3.running_mean : tensor<128xf32>
-    %v130 = grove.get_param @layer2.0.bn3.running_var : tensor<128xf32>
-    %v131 = grove.batch_norm %v126, %v127, %v128, %v129, %v130 {epsilon = 1.0e-05 : f64} : (tensor<?x128x4x4xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x4x4xf32>
-    %v132 = grove.avg_pool2d %v82 {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode} : (tensor<?x64x8x8xf32>) -> tensor<?x64x4x4xf32>
-    %v133 = grove.get_param @layer2.0.downsample.1.weight : tensor<128x64x1x1xf32>
-    %v134 = grove.conv2d %v132, %v133 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x64x4x4xf32>, tensor<128x64x1x1xf32>) -> tensor<?x128x4x4xf32>
-    %v135 = grove.get_param @layer2.0.downsample.2.weight : tensor<128xf32>
-    %v136 = grove.get_param @layer2.0.downsample.2.bias : tensor<128xf32>
-    %v137 = grove.get_param @layer2.0.downsample.2.running_mean : tensor<128xf32>
-    %v138 = grove.get_param @layer2.0.downsample.2.running_var : tensor<128xf32>
-    %v139 = grove.batch_norm %v134, %v135, %v136, %v137, %v138 {epsilon = 1.0e-05 : f64} : (tensor<?x128x4x4xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x4x4xf32>
-    %v140 = grove.add %v131, %v139 : (tensor<?x128x4x4xf32>, tensor<?x128x4x4xf32>) -> tensor<?x128x4x4xf32>
-    %v141 = grove.relu %v140 : tensor<?x128x4x4xf32>
-    %v142 = grove.global_avg_pool %v141 : (tensor<?x128x4x4xf32>) -> tensor<?x128x1x1xf32>
-    %v143 = grove.flatten %v142 {axis = 1 : i64} : (tensor<?x128x1x1xf32>) -> tensor<?x128xf32>
-    %v144 = grove.get_param @fc.weight : tensor<10x128xf32>
-    %v145 = grove.get_param @fc.bias : tensor<10xf32>
-    %v146 = grove.matmul %v143, %v144 {transpose_rhs} : (tensor<?x128xf32>, tensor<10x128xf32>) -> tensor<?x10xf32>
-    %v147 = grove.add %v146, %v145 : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
-    return %v147 : tensor<?x10xf32>
+    %conv1_0_weight = grove.get_param @conv1.0.weight : tensor<8x3x3x3xf32>
+    %conv1_0 = grove.conv2d %image, %conv1_0_weight
+        {groups = 1 : i64, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<?x8x16x16xf32>
+    %conv1_1_weight = grove.get_param @conv1.1.weight : tensor<8xf32>
+    %conv1_1_bias = grove.get_param @conv1.1.bias : tensor<8xf32>
+    %conv1_1_running_mean = grove.get_param @conv1.1.running_mean : tensor<8xf32>
+    %conv1_1_running_var = grove.get_param @conv1.1.running_var : tensor<8xf32>
+    %conv1_1 = grove.batch_norm %conv1_0, %conv1_1_weight, %conv1_1_bias, %conv1_1_running_mean, %conv1_1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x8x16x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8x16x16xf32>
+    %conv1_2 = grove.relu %conv1_1 : tensor<?x8x16x16xf32>
+    %conv1_3_weight = grove.get_param @conv1.3.weight : tensor<8x8x3x3xf32>
+    %conv1_3 = grove.conv2d %conv1_2, %conv1_3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x16x16xf32>
+    %conv1_4_weight = grove.get_param @conv1.4.weight : tensor<8xf32>
+    %conv1_4_bias = grove.get_param @conv1.4.bias : tensor<8xf32>
+    %conv1_4_running_mean = grove.get_param @conv1.4.running_mean : tensor<8xf32>
+    %conv1_4_running_var = grove.get_param @conv1.4.running_var : tensor<8xf32>
+    %conv1_4 = grove.batch_norm %conv1_3, %conv1_4_weight, %conv1_4_bias, %conv1_4_running_mean, %conv1_4_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x8x16x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8x16x16xf32>
+    %conv1_5 = grove.relu %conv1_4 : tensor<?x8x16x16xf32>
+    %conv1_6_weight = grove.get_param @conv1.6.weight : tensor<16x8x3x3xf32>
+    %conv1_6 = grove.conv2d %conv1_5, %conv1_6_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x8x16x16xf32>, tensor<16x8x3x3xf32>) -> tensor<?x16x16x16xf32>
+    %bn1_weight = grove.get_param @bn1.weight : tensor<16xf32>
+    %bn1_bias = grove.get_param @bn1.bias : tensor<16xf32>
+    %bn1_running_mean = grove.get_param @bn1.running_mean : tensor<16xf32>
+    %bn1_running_var = grove.get_param @bn1.running_var : tensor<16xf32>
+    %bn1 = grove.batch_norm %conv1_6, %bn1_weight, %bn1_bias, %bn1_running_mean, %bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x16x16x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<?x16x16x16xf32>
+    %v1 = grove.relu %bn1 : tensor<?x16x16x16xf32>
+    %v2 = grove.max_pool2d %v1
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<?x16x16x16xf32>) -> tensor<?x16x8x8xf32>
+    %layer1_0_conv1_weight = grove.get_param @layer1.0.conv1.weight : tensor<32x16x1x1xf32>
+    %layer1_0_conv1 = grove.conv2d %v2, %layer1_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<?x32x8x8xf32>
+    %layer1_0_bn1_weight = grove.get_param @layer1.0.bn1.weight : tensor<32xf32>
+    %layer1_0_bn1_bias = grove.get_param @layer1.0.bn1.bias : tensor<32xf32>
+    %layer1_0_bn1_running_mean = grove.get_param @layer1.0.bn1.running_mean : tensor<32xf32>
+    %layer1_0_bn1_running_var = grove.get_param @layer1.0.bn1.running_var : tensor<32xf32>
+    %layer1_0_bn1 = grove.batch_norm %layer1_0_conv1, %layer1_0_bn1_weight, %layer1_0_bn1_bias, %layer1_0_bn1_running_mean, %layer1_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x8x8xf32>
+    %v3 = grove.relu %layer1_0_bn1 : tensor<?x32x8x8xf32>
+    %layer1_0_conv2_conv_weight = grove.get_param @layer1.0.conv2.conv.weight : tensor<64x8x3x3xf32>
+    %layer1_0_conv2_conv = grove.conv2d %v3, %layer1_0_conv2_conv_weight
+        {groups = 4 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x8x8xf32>, tensor<64x8x3x3xf32>) -> tensor<?x64x8x8xf32>
+    %layer1_0_conv2_bn0_weight = grove.get_param @layer1.0.conv2.bn0.weight : tensor<64xf32>
+    %layer1_0_conv2_bn0_bias = grove.get_param @layer1.0.conv2.bn0.bias : tensor<64xf32>
+    %layer1_0_conv2_bn0_running_mean = grove.get_param @layer1.0.conv2.bn0.running_mean
+        : tensor<64xf32>
+    %layer1_0_conv2_bn0_running_var = grove.get_param @layer1.0.conv2.bn0.running_var
+        : tensor<64xf32>
+    %layer1_0_conv2_bn0 = grove.batch_norm %layer1_0_conv2_conv, %layer1_0_conv2_bn0_weight, %layer1_0_conv2_bn0_bias, %layer1_0_conv2_bn0_running_mean, %layer1_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
+    %v4 = grove.relu %layer1_0_conv2_bn0 : tensor<?x64x8x8xf32>
+    %v5 = grove.slice %v4 [0, 0, 0, 0] [-1, 32, 8, 8] [1, 1, 1, 1]
+        : tensor<?x64x8x8xf32> -> tensor<?x32x8x8xf32>
+    %v6 = grove.slice %v4 [0, 32, 0, 0] [-1, 64, 8, 8] [1, 1, 1, 1]
+        : tensor<?x64x8x8xf32> -> tensor<?x32x8x8xf32>
+    %v7 = grove.add %v5, %v6 : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+    %v8 = grove.global_avg_pool %v7 : (tensor<?x32x8x8xf32>) -> tensor<?x32x1x1xf32>
+    %layer1_0_conv2_fc1_weight = grove.get_param @layer1.0.conv2.fc1.weight : tensor<32x16x1x1xf32>
+    %layer1_0_conv2_fc1_bias = grove.get_param @layer1.0.conv2.fc1.bias : tensor<32xf32>
+    %v9 = grove.conv2d %v8, %layer1_0_conv2_fc1_weight, %layer1_0_conv2_fc1_bias
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x1x1xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %layer1_0_conv2_bn1_weight = grove.get_param @layer1.0.conv2.bn1.weight : tensor<32xf32>
+    %layer1_0_conv2_bn1_bias = grove.get_param @layer1.0.conv2.bn1.bias : tensor<32xf32>
+    %layer1_0_conv2_bn1_running_mean = grove.get_param @layer1.0.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer1_0_conv2_bn1_running_var = grove.get_param @layer1.0.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer1_0_conv2_bn1 = grove.batch_norm %v9, %layer1_0_conv2_bn1_weight, %layer1_0_conv2_bn1_bias, %layer1_0_conv2_bn1_running_mean, %layer1_0_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %v10 = grove.relu %layer1_0_conv2_bn1 : tensor<?x32x1x1xf32>
+    %layer1_0_conv2_fc2_weight = grove.get_param @layer1.0.conv2.fc2.weight : tensor<64x16x1x1xf32>
+    %layer1_0_conv2_fc2_bias = grove.get_param @layer1.0.conv2.fc2.bias : tensor<64xf32>
+    %v11 = grove.conv2d %v10, %layer1_0_conv2_fc2_weight, %layer1_0_conv2_fc2_bias
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x1x1xf32>, tensor<64x16x1x1xf32>, tensor<64xf32>) -> tensor<?x64x1x1xf32>
+    %v12 = grove.reshape %v11 : tensor<?x64x1x1xf32> -> tensor<?x2x2x16xf32>
+    %v13 = grove.transpose %v12 [0, 2, 1, 3] : tensor<?x2x2x16xf32> -> tensor<?x2x2x16xf32>
+    %v14 = grove.softmax %v13 {axis = 1 : i64} : tensor<?x2x2x16xf32>
+    %v15 = grove.reshape %v14 : tensor<?x2x2x16xf32> -> tensor<?x64x1x1xf32>
+    %v16 = grove.slice %v15 [0, 0, 0, 0] [-1, 32, 1, 1] [1, 1, 1, 1]
+        : tensor<?x64x1x1xf32> -> tensor<?x32x1x1xf32>
+    %v17 = grove.mul %v16, %v5
+        : (tensor<?x32x1x1xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+    %v18 = grove.slice %v15 [0, 32, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+        : tensor<?x64x1x1xf32> -> tensor<?x32x1x1xf32>
+    %v19 = grove.mul %v18, %v6
+        : (tensor<?x32x1x1xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+    %v20 = grove.add %v17, %v19
+        : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+    %layer1_0_conv3_weight = grove.get_param @layer1.0.conv3.weight : tensor<64x32x1x1xf32>
+    %layer1_0_conv3 = grove.conv2d %v20, %layer1_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x8x8xf32>, tensor<64x32x1x1xf32>) -> tensor<?x64x8x8xf32>
+    %layer1_0_bn3_weight = grove.get_param @layer1.0.bn3.weight : tensor<64xf32>
+    %layer1_0_bn3_bias = grove.get_param @layer1.0.bn3.bias : tensor<64xf32>
+    %layer1_0_bn3_running_mean = grove.get_param @layer1.0.bn3.running_mean : tensor<64xf32>
+    %layer1_0_bn3_running_var = grove.get_param @layer1.0.bn3.running_var : tensor<64xf32>
+    %layer1_0_bn3 = grove.batch_norm %layer1_0_conv3, %layer1_0_bn3_weight, %layer1_0_bn3_bias, %layer1_0_bn3_running_mean, %layer1_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
+    %layer1_0_downsample_1_weight = grove.get_param @layer1.0.downsample.1.weight
+        : tensor<64x16x1x1xf32>
+    %layer1_0_downsample_1 = grove.conv2d %v2, %layer1_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x16x8x8xf32>, tensor<64x16x1x1xf32>) -> tensor<?x64x8x8xf32>
+    %layer1_0_downsample_2_weight = grove.get_param @layer1.0.downsample.2.weight : tensor<64xf32>
+    %layer1_0_downsample_2_bias = grove.get_param @layer1.0.downsample.2.bias : tensor<64xf32>
+    %layer1_0_downsample_2_running_mean = grove.get_param @layer1.0.downsample.2.running_mean
+        : tensor<64xf32>
+    %layer1_0_downsample_2_running_var = grove.get_param @layer1.0.downsample.2.running_var
+        : tensor<64xf32>
+    %layer1_0_downsample_2 = grove.batch_norm %layer1_0_downsample_1, %layer1_0_downsample_2_weight, %layer1_0_downsample_2_bias, %layer1_0_downsample_2_running_mean, %layer1_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
+    %v21 = grove.add %layer1_0_bn3, %layer1_0_downsample_2
+        : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
+    %v22 = grove.relu %v21 : tensor<?x64x8x8xf32>
+    %layer2_0_conv1_weight = grove.get_param @layer2.0.conv1.weight : tensor<64x64x1x1xf32>
+    %layer2_0_conv1 = grove.conv2d %v22, %layer2_0_conv1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x8x8xf32>, tensor<64x64x1x1xf32>) -> tensor<?x64x8x8xf32>
+    %layer2_0_bn1_weight = grove.get_param @layer2.0.bn1.weight : tensor<64xf32>
+    %layer2_0_bn1_bias = grove.get_param @layer2.0.bn1.bias : tensor<64xf32>
+    %layer2_0_bn1_running_mean = grove.get_param @layer2.0.bn1.running_mean : tensor<64xf32>
+    %layer2_0_bn1_running_var = grove.get_param @layer2.0.bn1.running_var : tensor<64xf32>
+    %layer2_0_bn1 = grove.batch_norm %layer2_0_conv1, %layer2_0_bn1_weight, %layer2_0_bn1_bias, %layer2_0_bn1_running_mean, %layer2_0_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
+    %v23 = grove.relu %layer2_0_bn1 : tensor<?x64x8x8xf32>
+    %layer2_0_conv2_conv_weight = grove.get_param @layer2.0.conv2.conv.weight
+        : tensor<128x16x3x3xf32>
+    %layer2_0_conv2_conv = grove.conv2d %v23, %layer2_0_conv2_conv_weight
+        {groups = 4 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x8x8xf32>, tensor<128x16x3x3xf32>) -> tensor<?x128x8x8xf32>
+    %layer2_0_conv2_bn0_weight = grove.get_param @layer2.0.conv2.bn0.weight : tensor<128xf32>
+    %layer2_0_conv2_bn0_bias = grove.get_param @layer2.0.conv2.bn0.bias : tensor<128xf32>
+    %layer2_0_conv2_bn0_running_mean = grove.get_param @layer2.0.conv2.bn0.running_mean
+        : tensor<128xf32>
+    %layer2_0_conv2_bn0_running_var = grove.get_param @layer2.0.conv2.bn0.running_var
+        : tensor<128xf32>
+    %layer2_0_conv2_bn0 = grove.batch_norm %layer2_0_conv2_conv, %layer2_0_conv2_bn0_weight, %layer2_0_conv2_bn0_bias, %layer2_0_conv2_bn0_running_mean, %layer2_0_conv2_bn0_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x8x8xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x8x8xf32>
+    %v24 = grove.relu %layer2_0_conv2_bn0 : tensor<?x128x8x8xf32>
+    %v25 = grove.slice %v24 [0, 0, 0, 0] [-1, 64, 8, 8] [1, 1, 1, 1]
+        : tensor<?x128x8x8xf32> -> tensor<?x64x8x8xf32>
+    %v26 = grove.slice %v24 [0, 64, 0, 0] [-1, 128, 8, 8] [1, 1, 1, 1]
+        : tensor<?x128x8x8xf32> -> tensor<?x64x8x8xf32>
+    %v27 = grove.add %v25, %v26
+        : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
+    %v28 = grove.global_avg_pool %v27 : (tensor<?x64x8x8xf32>) -> tensor<?x64x1x1xf32>
+    %layer2_0_conv2_fc1_weight = grove.get_param @layer2.0.conv2.fc1.weight : tensor<32x32x1x1xf32>
+    %layer2_0_conv2_fc1_bias = grove.get_param @layer2.0.conv2.fc1.bias : tensor<32xf32>
+    %v29 = grove.conv2d %v28, %layer2_0_conv2_fc1_weight, %layer2_0_conv2_fc1_bias
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x1x1xf32>, tensor<32x32x1x1xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %layer2_0_conv2_bn1_weight = grove.get_param @layer2.0.conv2.bn1.weight : tensor<32xf32>
+    %layer2_0_conv2_bn1_bias = grove.get_param @layer2.0.conv2.bn1.bias : tensor<32xf32>
+    %layer2_0_conv2_bn1_running_mean = grove.get_param @layer2.0.conv2.bn1.running_mean
+        : tensor<32xf32>
+    %layer2_0_conv2_bn1_running_var = grove.get_param @layer2.0.conv2.bn1.running_var
+        : tensor<32xf32>
+    %layer2_0_conv2_bn1 = grove.batch_norm %v29, %layer2_0_conv2_bn1_weight, %layer2_0_conv2_bn1_bias, %layer2_0_conv2_bn1_running_mean, %layer2_0_conv2_bn1_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x32x1x1xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x1x1xf32>
+    %v30 = grove.relu %layer2_0_conv2_bn1 : tensor<?x32x1x1xf32>
+    %layer2_0_conv2_fc2_weight = grove.get_param @layer2.0.conv2.fc2.weight : tensor<128x16x1x1xf32>
+    %layer2_0_conv2_fc2_bias = grove.get_param @layer2.0.conv2.fc2.bias : tensor<128xf32>
+    %v31 = grove.conv2d %v30, %layer2_0_conv2_fc2_weight, %layer2_0_conv2_fc2_bias
+        {groups = 2 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x32x1x1xf32>, tensor<128x16x1x1xf32>, tensor<128xf32>) -> tensor<?x128x1x1xf32>
+    %v32 = grove.reshape %v31 : tensor<?x128x1x1xf32> -> tensor<?x2x2x32xf32>
+    %v33 = grove.transpose %v32 [0, 2, 1, 3] : tensor<?x2x2x32xf32> -> tensor<?x2x2x32xf32>
+    %v34 = grove.softmax %v33 {axis = 1 : i64} : tensor<?x2x2x32xf32>
+    %v35 = grove.reshape %v34 : tensor<?x2x2x32xf32> -> tensor<?x128x1x1xf32>
+    %v36 = grove.slice %v35 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v37 = grove.mul %v36, %v25
+        : (tensor<?x64x1x1xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
+    %v38 = grove.slice %v35 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+        : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
+    %v39 = grove.mul %v38, %v26
+        : (tensor<?x64x1x1xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
+    %v40 = grove.add %v37, %v39
+        : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
+    %v41 = grove.avg_pool2d %v40
+        {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad}
+        : (tensor<?x64x8x8xf32>) -> tensor<?x64x4x4xf32>
+    %layer2_0_conv3_weight = grove.get_param @layer2.0.conv3.weight : tensor<128x64x1x1xf32>
+    %layer2_0_conv3 = grove.conv2d %v41, %layer2_0_conv3_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x4x4xf32>, tensor<128x64x1x1xf32>) -> tensor<?x128x4x4xf32>
+    %layer2_0_bn3_weight = grove.get_param @layer2.0.bn3.weight : tensor<128xf32>
+    %layer2_0_bn3_bias = grove.get_param @layer2.0.bn3.bias : tensor<128xf32>
+    %layer2_0_bn3_running_mean = grove.get_param @layer2.0.bn3.running_mean : tensor<128xf32>
+    %layer2_0_bn3_running_var = grove.get_param @layer2.0.bn3.running_var : tensor<128xf32>
+    %layer2_0_bn3 = grove.batch_norm %layer2_0_conv3, %layer2_0_bn3_weight, %layer2_0_bn3_bias, %layer2_0_bn3_running_mean, %layer2_0_bn3_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x4x4xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x4x4xf32>
+    %layer2_0_downsample_0 = grove.avg_pool2d %v22
+        {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode}
+        : (tensor<?x64x8x8xf32>) -> tensor<?x64x4x4xf32>
+    %layer2_0_downsample_1_weight = grove.get_param @layer2.0.downsample.1.weight
+        : tensor<128x64x1x1xf32>
+    %layer2_0_downsample_1 = grove.conv2d %layer2_0_downsample_0, %layer2_0_downsample_1_weight
+        {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+        : (tensor<?x64x4x4xf32>, tensor<128x64x1x1xf32>) -> tensor<?x128x4x4xf32>
+    %layer2_0_downsample_2_weight = grove.get_param @layer2.0.downsample.2.weight : tensor<128xf32>
+    %layer2_0_downsample_2_bias = grove.get_param @layer2.0.downsample.2.bias : tensor<128xf32>
+    %layer2_0_downsample_2_running_mean = grove.get_param @layer2.0.downsample.2.running_mean
+        : tensor<128xf32>
+    %layer2_0_downsample_2_running_var = grove.get_param @layer2.0.downsample.2.running_var
+        : tensor<128xf32>
+    %layer2_0_downsample_2 = grove.batch_norm %layer2_0_downsample_1, %layer2_0_downsample_2_weight, %layer2_0_downsample_2_bias, %layer2_0_downsample_2_running_mean, %layer2_0_downsample_2_running_var
+        {epsilon = 1.0e-05 : f64}
+        : (tensor<?x128x4x4xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x4x4xf32>
+    %v42 = grove.add %layer2_0_bn3, %layer2_0_downsample_2
+        : (tensor<?x128x4x4xf32>, tensor<?x128x4x4xf32>) -> tensor<?x128x4x4xf32>
+    %v43 = grove.relu %v42 : tensor<?x128x4x4xf32>
+    %v44 = grove.global_avg_pool %v43 : (tensor<?x128x4x4xf32>) -> tensor<?x128x1x1xf32>
+    %v45 = grove.flatten %v44 {axis = 1 : i64} : (tensor<?x128x1x1xf32>) -> tensor<?x128xf32>
+    %fc_weight = grove.get_param @fc.weight : tensor<10x128xf32>
+    %v46 = grove.matmul %v45, %fc_weight {transpose_rhs}
+        : (tensor<?x128xf32>, tensor<10x128xf32>) -> tensor<?x10xf32>
+    %fc_bias = grove.get_param @fc.bias : tensor<10xf32>
+    %fc = grove.add %v46, %fc_bias : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+    return %fc : tensor<?x10xf32>
   }
 }
