@@ -85,7 +85,8 @@ def compile(source, *, target="host", opt_level=3, cpu="native", name=None,
     lib_name, obj, header, _ = _core.compile(
         text, source_name, int(opt_level), cpu, name or "",
         _option_string(options))
-    out = output_dir or _scratch_dir()
+    # By default a directory a call: each library is a new path to load.
+    out = output_dir or tempfile.mkdtemp(dir=_scratch_dir())
     os.makedirs(out, exist_ok=True)
     obj_path = os.path.join(out, lib_name + ".o")
     with open(obj_path, "wb") as f:

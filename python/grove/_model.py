@@ -1,6 +1,8 @@
 """grove.load: a compiled library as a Python object with typed methods."""
 import functools
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from typing import Tuple
 
@@ -88,6 +90,28 @@ class Entry(functools.partial):
         return f"<grove entry {self.__doc__}>"
 
 
+# The file each loaded path had: dlopen hands back the library already
+# loaded from a path even after a new one replaced the file there.
+_LOADED = {}
+
+
+def _fresh_path(path):
+    """`path`, or a copy of its file under a new name where another file
+    was loaded from that path before (a library recompiled in place)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path  # the Context reports the missing file
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns)
+    files = _LOADED.setdefault(path, {key: path})
+    if key not in files:
+        from ._compile import _scratch_dir
+        files[key] = os.path.join(tempfile.mkdtemp(dir=_scratch_dir()),
+                                  os.path.basename(path))
+        shutil.copyfile(path, files[key])
+    return files[key]
+
+
 class Model:
     """A compiled library's model with its own state (grove_context).
 
@@ -103,7 +127,7 @@ class Model:
             stem = os.path.basename(path).split(".")[0]
             name = stem[3:] if stem.startswith("lib") else stem
         self.path, self.name, self.framework = path, name, framework
-        self._ctx = _core.Context(path, name, framework)
+        self._ctx = _core.Context(_fresh_path(path), name, framework)
         self.params = tuple(ParamSpec(n, _dtype_name(d), tuple(s), kind)
                             for n, d, s, kind in self._ctx.params())
         names = [p.name for p in self.params]

@@ -16,6 +16,7 @@ Nothing here needs the compiler: `grove.compile` takes the text.
     print(m)
 """
 import math
+import re
 
 WIDTH = 100  # columns before an op's signature wraps
 DTYPES = ("f32", "f16", "bf16", "f64", "i32", "i64", "i8", "i1")
@@ -88,8 +89,15 @@ class Value:
         return f"Value({self.name} : {self.type})"
 
 
+def symbol(name):
+    """`@name`, quoted where it is not a bare identifier (`@"0.weight"`)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name):
+        return "@" + name
+    return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 class Raw(str):
-    """Attribute text printed as it is (`@sym`, `#grove<...>`, `dense<...>`)."""
+    """Attribute text printed as it is (`@sym`, `#grove<...>`)."""
 
 
 def _float(x):
@@ -231,6 +239,7 @@ class Builder:
         self.names = names
         self.module = module  # where blocks (grove.nn) declare their params
         self.training = training  # blocks emit their training form
+        self.on_return = None  # the function's check of `ret`
 
     def nested(self, indent=2, names=None):
         """A builder for a region `indent` deeper, in the same mode."""
@@ -307,11 +316,13 @@ class Builder:
     # ---- state ----------------------------------------------------------
     def get_param(self, param, name=None):
         """The value of a `grove.param` (a Param of the module)."""
-        return self._emit(f"grove.get_param @{param.name}", str(param.type),
+        return self._emit(f"grove.get_param {symbol(param.name)}",
+                          str(param.type),
                           [param.type], name or param.default_value_name)
 
     def set_param(self, param, value):
-        self.raw(f"grove.set_param @{param.name} = {value} : {value.type}")
+        self.raw(f"grove.set_param {symbol(param.name)} = {value} : "
+                 f"{value.type}")
 
     def constant(self, value, type_, name=None):
         """`grove.constant dense<value> : T`: value a scalar (splat) or a
@@ -363,7 +374,8 @@ class Builder:
 
     def select(self, mask, a, b, name=None):
         shape = broadcast_shapes(mask.shape, a.shape, b.shape)
-        return self.op("grove.select", [mask, a, b], [a.type.with_shape(shape)],
+        return self.op("grove.select", [mask, a, b],
+                       [a.type.with_shape(shape)],
                        name=name)
 
     # ---- linear algebra and reductions ------------------------------------
@@ -421,7 +433,8 @@ class Builder:
                 total + x.shape[axis]
         shape = list(xs[0].shape)
         shape[axis] = total
-        return self.op("grove.concat", list(xs), [xs[0].type.with_shape(shape)],
+        return self.op("grove.concat", list(xs),
+                       [xs[0].type.with_shape(shape)],
                        {"axis": axis}, name)
 
     def flatten(self, x, axis=1, name=None):
@@ -446,7 +459,8 @@ class Builder:
                           name)
 
     # ---- networks -------------------------------------------------------
-    def conv2d(self, x, weight, bias=None, strides=(1, 1), padding=(0, 0, 0, 0),
+    def conv2d(self, x, weight, bias=None, strides=(1, 1),
+               padding=(0, 0, 0, 0),
                dilations=(1, 1), groups=1, name=None):
         """grove.conv2d, NCHW / OIHW; padding is [top, left, bottom, right]."""
         n, _, h, w = x.shape
@@ -472,8 +486,8 @@ class Builder:
     def batch_norm_training(self, x, scale, bias, running_mean, running_var,
                             name=None, **attrs):
         """By batch statistics; the running ones (Params) are updated."""
-        attrs = {"running_mean": Raw("@" + running_mean.name),
-                 "running_var": Raw("@" + running_var.name), **attrs}
+        attrs = {"running_mean": Raw(symbol(running_mean.name)),
+                 "running_var": Raw(symbol(running_var.name)), **attrs}
         return self.op("grove.batch_norm_training", [x, scale, bias], [x.type],
                        attrs, name)
 
@@ -556,7 +570,7 @@ class Builder:
         inner.raw(f"grove.yield {loss} : {loss.type}")
         lname = self.names.fresh(name)
         gname = self.names.fresh(grads_name) if params else None
-        wrt = ", ".join("@" + p.name for p in params)
+        wrt = ", ".join(symbol(p.name) for p in params)
         results = lname + (f", {gname}:{len(params)}" if params else "")
         if len(params) == 1:  # one gradient prints without :1
             results = results.replace(f"{gname}:1", gname)
@@ -577,7 +591,8 @@ class Builder:
     def optimizer(self, kind, params, grads, lr=None, **attrs):
         """grove.<kind> (sgd, adam, lamb, lans, adaalter, ...) over params
         with their gradients; `lr` a tensor value, else an attribute."""
-        text = f"grove.{kind} [" + ", ".join("@" + p.name for p in params) + \
+        text = f"grove.{kind} [" + \
+            ", ".join(symbol(p.name) for p in params) + \
             f"] ({_names(grads)})"
         if isinstance(lr, Value):
             text += f" lr({lr} : {lr.type})"
@@ -605,7 +620,6 @@ class Builder:
         head = len(self.lines)
         self.raw("")
         base = self.names.fresh(name)
-        cap_types = [c.type for c in captures]
 
         def region(keyword, builder_fn, arg_names):
             scope = self.names.scope()
@@ -650,10 +664,14 @@ class Builder:
         results = [tensor_type(r) for r in results]
         res = results[0] if len(results) == 1 else \
             "(" + ", ".join(map(str, results)) + ")"
-        return self._emit(f"func.call @{callee}({_names(operands)})",
+        return self._emit(f"func.call {symbol(callee)}({_names(operands)})",
                           f"({_types(operands)}) -> {res}", results, name)
 
     def ret(self, *values):
+        """`return`: in a function's body, the values must have its
+        declared result types (or give them, where it declared none)."""
+        if self.on_return is not None:
+            self.on_return(values)
         if values:
             self.raw(f"return {_names(values)} : {_types(values)}")
         else:
@@ -710,7 +728,8 @@ class Function:
     """A func.func being written: `args` are its Values, `builder` its
     body. `args`/`results` are (name, shape or type[, attrs]) tuples; the
     name becomes the ABI name (grove.name) unless `abi_names=False`.
-    `comment`: `//` lines printed above the function."""
+    `comment`: `//` lines printed above the function. `results=None`
+    takes the result types from the body's `ret`."""
 
     def __init__(self, module, name, args, results, private, dtype,
                  abi_names, training=False, comment=None):
@@ -735,7 +754,9 @@ class Function:
                                   format_attrs(attrs))
         self._res_text = []
         self.result_types = []
-        for spec in results:
+        if results is None:  # the types of what the body returns
+            self._res_text = self.result_types = None
+        for spec in results or ():
             if isinstance(spec, (TensorType, list)) or (
                     isinstance(spec, tuple) and
                     (not spec or not isinstance(spec[0], str))):
@@ -748,20 +769,33 @@ class Function:
             self.result_types.append(rtype)
             self._res_text.append(str(rtype) + format_attrs(attrs))
         self.builder = Builder(self.lines, 4, names, module, training)
+        self.builder.on_return = self._returned
+
+    def _returned(self, values):
+        if self.result_types is None:
+            self.result_types = [v.type for v in values]
+            self._res_text = [str(v.type) for v in values]
+        elif [v.type for v in values] != self.result_types:
+            raise ValueError(f"@{self.name} returns "
+                             f"({_types(values)}), declared "
+                             f"({', '.join(map(str, self.result_types))})")
 
     def text(self):
+        if self.result_types is None:
+            raise ValueError(f"@{self.name} has no return yet")
         vis = "private " if self.private else ""
         res = ", ".join(self._res_text)
         if len(self._res_text) != 1 or "{" in res:
             res = f"({res})"
-        head = f"  func.func {vis}@{self.name}({', '.join(self._arg_text)})" \
+        head = f"  func.func {vis}{symbol(self.name)}(" \
+            f"{', '.join(self._arg_text)})" \
             f" -> {res} {{"
         if len(head) > WIDTH:  # the results on a line of their own
-            head = f"  func.func {vis}@{self.name}(" \
+            head = f"  func.func {vis}{symbol(self.name)}(" \
                 f"{', '.join(self._arg_text)})\n      -> {res} {{"
         if max(map(len, head.splitlines())) > WIDTH:  # and an argument a line
             args = ",\n      ".join(self._arg_text)
-            head = f"  func.func {vis}@{self.name}(\n      {args})\n" \
+            head = f"  func.func {vis}{symbol(self.name)}(\n      {args})\n" \
                 f"      -> {res} {{"
         notes = ["  // " + line for line in (self.comment or "").splitlines()]
         return "\n".join(notes + [head] + self.lines + ["  }"])
@@ -831,7 +865,7 @@ class Module:
             lines += ["// " + line if line else "//"
                       for line in self.header.splitlines()]
         attrs = format_attrs(self.attrs)
-        lines.append(f"module @{self.name}" +
+        lines.append(f"module {symbol(self.name)}" +
                      (f" attributes{attrs}" if attrs else "") + " {")
         # Weights first, then state (params with an initial value).
         params = sorted(self.params.values(), key=lambda p: p.initial
@@ -841,7 +875,7 @@ class Module:
                 f" = {dense(p.initial, p.type)[6:-1]} : {p.type.dtype}"
             lines += ["  // " + line
                       for line in (p.comment or "").splitlines()]
-            lines.append(f"  grove.param @{p.name} : {p.type}{init}")
+            lines.append(f"  grove.param {symbol(p.name)} : {p.type}{init}")
         for f in self.functions:
             lines += ["", f.text()]
         lines.append("}")

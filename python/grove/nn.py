@@ -215,7 +215,8 @@ class Dense(Block):
     def __init__(self, units, use_bias=True, activation=None,
                  weight_init=None, bias_init=None):
         super().__init__()
-        self.units, self.use_bias, self.activation = units, use_bias, activation
+        self.units, self.use_bias = units, use_bias
+        self.activation = activation
         self.weight_init, self.bias_init = weight_init, bias_init
 
     def forward(self, b, x):

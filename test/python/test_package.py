@@ -368,3 +368,26 @@ def test_torch_tensors_in_and_out(mlp_library, mlp_weights, rng):
     bf = m.forward  # bf16 torch tensors go by DLPack (numpy has no bf16)
     with pytest.raises(grove.GroveError):  # the model takes f32
         bf(x.to(torch.bfloat16))
+
+
+def test_recompiled_library_loads_anew(tmp_path):
+    """A library rebuilt at the same path loads as the new one (dlopen
+    alone would hand back the one already loaded from that path)."""
+    src = """module @same {{
+  grove.param @w : tensor<2xf32>
+  func.func @forward(%x: tensor<2xf32> {{grove.name = "x"}})
+      -> (tensor<2xf32> {{grove.name = "y"}}) {{
+    %w = grove.get_param @w : tensor<2xf32>
+    %y = grove.{op} %x, %w : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    return %y : tensor<2xf32>
+  }}
+}}"""
+    x, w = np.array([3, 4], np.float32), np.array([2, 5], np.float32)
+    results = []
+    for op in ("add", "mul"):
+        model = grove.load(grove.compile(src.format(op=op),
+                                         output_dir=str(tmp_path)))
+        model["w"] = w
+        results.append(model.forward(x))
+    np.testing.assert_array_equal(results[0], x + w)
+    np.testing.assert_array_equal(results[1], x * w)
