@@ -4,7 +4,9 @@
 // product (radix 1), walk up from there and check every step of the
 // SplAtConv2d attention as the pass description lists it; any deviation
 // leaves the IR alone. It matches structure, not
-// names, so it serves whatever frontend emitted the primitive ops.
+// names, so it serves whatever frontend emitted the primitive ops: the
+// MLP's batch norm may be missing where an exporter folded it into fc1
+// (torch.onnx.export in eval mode does), and is then the identity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,12 +93,12 @@ Conv2DOp getPointwiseConv(Value v, int64_t groups) {
 struct Mlp {
   Value pooledInput; // the operand of global_avg_pool
   Conv2DOp fc1, fc2;
-  BatchNormOp bn;
+  BatchNormOp bn; // null where fc1 has it folded in
   SmallVector<Operation *> ops;
 };
 
-/// Matches fc2(relu(bn(fc1(global_avg_pool(x))))) ending at `fc2Out`, with
-/// every intermediate used once.
+/// Matches fc2(relu(bn(fc1(global_avg_pool(x))))) ending at `fc2Out`, or
+/// the same without bn, with every intermediate used once.
 std::optional<Mlp> matchMlp(Value fc2Out, int64_t cardinality) {
   Mlp m;
   m.fc2 = getPointwiseConv(fc2Out, cardinality);
@@ -105,18 +107,43 @@ std::optional<Mlp> matchMlp(Value fc2Out, int64_t cardinality) {
   auto relu = m.fc2.getInput().getDefiningOp<ReluOp>();
   if (!relu || !relu->hasOneUse())
     return std::nullopt;
-  m.bn = relu.getInput().getDefiningOp<BatchNormOp>();
-  if (!m.bn || !m.bn->hasOneUse())
-    return std::nullopt;
-  m.fc1 = getPointwiseConv(m.bn.getInput(), cardinality);
+  Value fc1Out = relu.getInput();
+  m.bn = fc1Out.getDefiningOp<BatchNormOp>();
+  if (m.bn) {
+    if (!m.bn->hasOneUse())
+      return std::nullopt;
+    fc1Out = m.bn.getInput();
+  }
+  m.fc1 = getPointwiseConv(fc1Out, cardinality);
   if (!m.fc1 || !m.fc1->hasOneUse())
     return std::nullopt;
   auto gap = m.fc1.getInput().getDefiningOp<GlobalAvgPoolOp>();
   if (!gap || !gap->hasOneUse())
     return std::nullopt;
   m.pooledInput = gap.getInput();
-  m.ops = {m.fc2, relu, m.bn, m.fc1, gap};
+  m.ops = {m.fc2, relu, m.fc1, gap};
+  if (m.bn)
+    m.ops.push_back(m.bn);
   return m;
+}
+
+/// The batch norm's operands (scale, shift, mean, variance) and epsilon:
+/// the MLP's, or an exact identity (1, 0, 0, 1 and epsilon 0) where the
+/// exporter folded it into fc1.
+std::pair<SmallVector<Value, 4>, FloatAttr>
+getBatchNorm(PatternRewriter &rewriter, Location loc, Mlp mlp) {
+  if (mlp.bn)
+    return {{mlp.bn.getScale(), mlp.bn.getBias(), mlp.bn.getMean(),
+             mlp.bn.getVariance()},
+            mlp.bn.getEpsilonAttr()};
+  auto type = cast<RankedTensorType>(mlp.fc1.getBias().getType());
+  auto splat = [&](double v) -> Value {
+    Attribute value = rewriter.getFloatAttr(type.getElementType(), v);
+    return ConstantOp::create(rewriter, loc,
+                              DenseElementsAttr::get(type, value));
+  };
+  Value one = splat(1.0), zero = splat(0.0);
+  return {{one, zero, zero, one}, rewriter.getF64FloatAttr(0.0)};
 }
 
 /// Replaces `root` with the fused op; the pattern's ops are then dead and
@@ -125,12 +152,12 @@ LogicalResult replaceWithSplitAttention(PatternRewriter &rewriter,
                                         Operation *root, Value u, int64_t radix,
                                         int64_t cardinality, Mlp mlp) {
   auto result = cast<RankedTensorType>(root->getResult(0).getType());
+  auto [bn, epsilon] = getBatchNorm(rewriter, root->getLoc(), mlp);
   rewriter.replaceOpWithNewOp<SplitAttentionOp>(
-      root, result, u, mlp.fc1.getWeight(), mlp.fc1.getBias(),
-      mlp.bn.getScale(), mlp.bn.getBias(), mlp.bn.getMean(),
-      mlp.bn.getVariance(), mlp.fc2.getWeight(), mlp.fc2.getBias(),
+      root, result, u, mlp.fc1.getWeight(), mlp.fc1.getBias(), bn[0], bn[1],
+      bn[2], bn[3], mlp.fc2.getWeight(), mlp.fc2.getBias(),
       rewriter.getI64IntegerAttr(radix),
-      rewriter.getI64IntegerAttr(cardinality), mlp.bn.getEpsilonAttr());
+      rewriter.getI64IntegerAttr(cardinality), epsilon);
   return success();
 }
 

@@ -92,7 +92,10 @@ def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
 
     * radix R > 1: U sliced into R channel blocks (`grove.slice` along
       dimension 1), their sum, `grove.global_avg_pool`, a 1×1 grouped
-      `grove.conv2d` with bias, `grove.batch_norm`, `grove.relu`, a second
+      `grove.conv2d` with bias, `grove.batch_norm` (or none, where an
+      exporter folded it into that convolution, as `torch.onnx.export` does
+      in eval mode: the fused op then gets an exact identity norm, scale 1,
+      shift 0, mean 0, variance 1 and epsilon 0), `grove.relu`, a second
       1×1 grouped `grove.conv2d` with bias, rSoftMax as `grove.reshape` to
       B × K × R × C/K, `grove.transpose [0, 2, 1, 3]`, `grove.softmax` over
       axis 1 and `grove.reshape` back to B × R·C × 1 × 1, then R attention
