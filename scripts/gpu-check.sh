@@ -235,6 +235,14 @@ PY
   for t in "${INTEGRATION[@]}"; do
     step "test/Integration/$t.py on the GPU" "$py" "$ROOT/test/Integration/$t.py"
   done
+  gpu_trace() { # GROVE_TRACE on the GPU: kernels, copies and cuBLAS timed
+    local trace="$out/digits-cuda-trace.json"
+    GROVE_TRACE="$trace" "$BUNDLE/bin/digits_cuda" "$BUNDLE/data/mlp.safetensors" \
+      "$BUNDLE/data/digits_test.bin" >/dev/null &&
+      "$py" "$ROOT/scripts/check_trace.py" "$trace" --require entry \
+        --require gpu.kernel --require gpu.library
+  }
+  step "GPU trace spans (GROVE_TRACE, check_trace.py)" gpu_trace
   step "GPU vs host (vs_host.py)" "$py" "$ROOT/test/Integration/CUDA/vs_host.py"
   step "data-parallel on the GPU: staged and NCCL (distributed_gpu.py)" \
     "$py" "$ROOT/test/Integration/CUDA/distributed_gpu.py" run "$BUNDLE"

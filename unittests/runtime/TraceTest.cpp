@@ -68,6 +68,32 @@ TEST(Trace, RecordsSpansOnlyWhileOn) {
   std::remove(path.c_str());
 }
 
+// Work timed elsewhere (a GPU stream) goes on its own named track, with a
+// thread_name record the viewers show; names last only for their trace.
+TEST(Trace, SpansOnANamedTrack) {
+  std::string path = tempPath("trace3");
+  uint32_t track = trace::deviceTrack(1);
+  trace::nameTrack(track, "not recorded");
+  ASSERT_EQ(grove_trace_start(path.c_str()), GROVE_OK);
+  trace::nameTrack(track, "GPU 1 (test) stream");
+  std::string args;
+  trace::appendArg(args, "bytes", 64);
+  trace::recordOn(track, "forward_kernel", "gpu.kernel", trace::now(),
+                  trace::now() + 1000, args);
+  ASSERT_EQ(grove_trace_stop(), GROVE_OK);
+  std::string text = readFile(path);
+  std::string tid = "\"tid\":" + std::to_string(track);
+  EXPECT_EQ(count(text, tid), 2u) << text;
+  EXPECT_NE(text.find("\"ph\":\"M\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"args\":{\"name\":\"GPU 1 (test) stream\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"cat\":\"gpu.kernel\""), std::string::npos);
+  EXPECT_NE(text.find("\"args\":{\"bytes\":64}"), std::string::npos);
+  EXPECT_EQ(text.find("not recorded"), std::string::npos);
+  std::remove(path.c_str());
+}
+
 TEST(Trace, OneAtATimeAndWritablePathsOnly) {
   std::string path = tempPath("trace2");
   ASSERT_EQ(grove_trace_start(path.c_str()), GROVE_OK);

@@ -442,6 +442,7 @@ void conv2d(ConvType type, size_t elemBytes, const View5 &x, const View5 &w,
     }
   }
   const float alpha = 1.0f, beta = 0.0f;
+  GpuSpan span = ctx->span("gpu.library", "cudnn conv2d");
   cudnnStatus_t s = cudnn().cudnnConvolutionForward(
       impl.handle, &alpha, plan->x, x.data(elemBytes), plan->w,
       w.data(elemBytes), plan->conv, plan->algo, workspace, plan->workspace,

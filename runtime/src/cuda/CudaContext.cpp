@@ -216,6 +216,8 @@ void CudaContext::beginCall() {
     failCurrentCall(statusOf(r), "cannot use CUDA device " +
                                      std::to_string(device_->ordinal()) + ": " +
                                      errorText(device_->driver(), r));
+  else if (!async_) // an idle stream: its clock ties to the host's here
+    timeline_.begin(device_->driver(), stream_);
 }
 
 grove_status CudaContext::endCall() {
@@ -229,6 +231,10 @@ grove_status CudaContext::endCall() {
     failCurrentCall(statusOf(r), "the call's GPU work failed: " +
                                      errorText(device_->driver(), r));
   grove_status s = currentCallFailed() ? GROVE_ERROR_INTERNAL : GROVE_OK;
+  if (r == CUDA_SUCCESS)
+    timeline_.flush(device_->driver(), device_->ordinal(), device_->name());
+  else
+    timeline_.discard(device_->driver());
   scope_.reset();
   callMutex_.unlock();
   return s;

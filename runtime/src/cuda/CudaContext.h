@@ -17,6 +17,7 @@
 #include "Conv.h"
 #include "CudaDevice.h"
 #include "Device.h"
+#include "GpuTimeline.h"
 
 #include <cublas_v2.h>
 
@@ -57,6 +58,12 @@ public:
   /// The cuDNN convolution service, made on the first convolution; null
   /// with `why` set when cuDNN cannot be used (the failure is kept).
   ConvService *convolutions(std::string &why);
+  /// The call's GPU spans while a trace is recorded (GpuTimeline.h).
+  GpuTimeline &timeline() { return timeline_; }
+  /// Brackets stream work in a trace span (nothing when not tracing).
+  GpuSpan span(const char *category, const char *name) {
+    return GpuSpan(timeline_, device_->driver(), stream_, category, name);
+  }
   /// Returns a block from allocate() to the stream-ordered cache.
   void release(void *block) { device_->allocator().release(block); }
 
@@ -76,6 +83,7 @@ private:
   std::unique_ptr<ConvService> conv_;
   std::string convError_;
   CUdeviceptr weights_ = 0;
+  GpuTimeline timeline_;
 };
 
 // The CUDA services' view of the one current call (host/CurrentCall.h).

@@ -43,6 +43,7 @@ namespace grove::rt::cuda {
   X(cuEventRecord)                                                             \
   X(cuEventQuery)                                                              \
   X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)                                                        \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
   X(cuMemGetInfo)                                                              \

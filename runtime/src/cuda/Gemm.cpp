@@ -93,6 +93,11 @@ void gemm(cudaDataType_t type, size_t elemBytes, int32_t transA, int32_t transB,
   const int64_t sc = batch == 1 ? 0 : c.stride[0];
   // f32 is computed in f32 (no TF32) to match the host backend; f16 and
   // bf16 accumulate in f32.
+  GpuSpan span = ctx->span("gpu.library", "cublas gemm");
+  span.arg("m", m);
+  span.arg("n", n);
+  span.arg("k", k);
+  span.arg("batch", batch);
   cublasStatus_t s = cublasGemmStridedBatchedEx(
       ctx->blas(), opB, opA, int(n), int(m), int(k), &alpha, pb, type, int(ldb),
       sb, pa, type, int(lda), sa, &beta, pc, type, int(ldc), sc, int(batch),

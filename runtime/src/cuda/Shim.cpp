@@ -76,6 +76,8 @@ GROVE_API void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction f = nullptr;
   CUresult r = ctx->cudaDevice().function(
       static_cast<const ModuleImage *>(module), name, f);
+  if (r == CUDA_SUCCESS && ctx->timeline().active())
+    ctx->timeline().nameKernel(f, name);
   if (r != CUDA_SUCCESS) {
     failCurrentCall(statusOf(r), std::string("cannot load kernel '") + name +
                                      "' on " + ctx->cudaDevice().name() + ": " +
@@ -105,6 +107,11 @@ GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                         " exceeds the device limits");
     return;
   }
+  GpuSpan span =
+      ctx->span("gpu.kernel",
+                ctx->timeline().kernelName(static_cast<CUfunction>(function)));
+  span.arg("grid", gridX * gridY * gridZ);
+  span.arg("block", blockX * blockY * blockZ);
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuLaunchKernel(
                        static_cast<CUfunction>(function), gridX, gridY, gridZ,
@@ -194,6 +201,8 @@ GROVE_API void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
   CudaContext *ctx = active("mgpuMemcpy");
   if (!ctx || bytes == 0)
     return;
+  GpuSpan span = ctx->span("gpu.copy", "memcpy");
+  span.arg("bytes", static_cast<int64_t>(bytes));
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuMemcpyAsync(
                        reinterpret_cast<CUdeviceptr>(dst),
@@ -207,6 +216,8 @@ GROVE_API void mgpuMemset32(void *dst, unsigned value, size_t count,
   CudaContext *ctx = active("mgpuMemset32");
   if (!ctx || count == 0)
     return;
+  GpuSpan span = ctx->span("gpu.copy", "memset");
+  span.arg("bytes", static_cast<int64_t>(count * 4));
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuMemsetD32Async(
                        reinterpret_cast<CUdeviceptr>(dst), value, count,
@@ -219,6 +230,8 @@ GROVE_API void mgpuMemset16(void *dst, unsigned short value, size_t count,
   CudaContext *ctx = active("mgpuMemset16");
   if (!ctx || count == 0)
     return;
+  GpuSpan span = ctx->span("gpu.copy", "memset");
+  span.arg("bytes", static_cast<int64_t>(count * 2));
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuMemsetD16Async(
                        reinterpret_cast<CUdeviceptr>(dst), value, count,

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct Recorder {
   std::mutex lock;
   std::string path;
   std::vector<Event> events;
+  std::map<uint32_t, std::string> trackNames;
   uint64_t dropped = 0;
   uint64_t origin = 0;
 };
@@ -71,6 +73,16 @@ std::string render(const Recorder &r) {
   int pid = getpid();
   char buf[160];
   bool first = true;
+  for (const auto &[track, name] : r.trackNames) {
+    std::snprintf(buf, sizeof(buf),
+                  "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
+                  "\"tid\":%u,\"args\":{\"name\":\"",
+                  first ? "" : ",\n", pid, track);
+    out += buf;
+    appendEscaped(out, name);
+    out += "\"}}";
+    first = false;
+  }
   for (const Event &e : r.events) {
     out += first ? "" : ",\n";
     first = false;
@@ -126,6 +138,12 @@ uint64_t trace::now() {
 
 void trace::record(const std::string &name, const char *category,
                    uint64_t start, uint64_t end, const std::string &args) {
+  recordOn(threadNumber(), name, category, start, end, args);
+}
+
+void trace::recordOn(uint32_t track, const std::string &name,
+                     const char *category, uint64_t start, uint64_t end,
+                     const std::string &args) {
   Recorder &r = recorder();
   std::lock_guard<std::mutex> guard(r.lock);
   if (!enabled())
@@ -134,14 +152,24 @@ void trace::record(const std::string &name, const char *category,
     ++r.dropped;
     return;
   }
-  r.events.push_back(Event{name, category, start, end, threadNumber(), args});
+  r.events.push_back(Event{name, category, start, end, track, args});
+}
+
+void trace::nameTrack(uint32_t track, const std::string &name) {
+  Recorder &r = recorder();
+  std::lock_guard<std::mutex> guard(r.lock);
+  if (enabled())
+    r.trackNames[track] = name;
+}
+
+void trace::appendArg(std::string &args, const char *key, int64_t value) {
+  args += (args.empty() ? "\"" : ",\"") + std::string(key) +
+          "\":" + std::to_string(value);
 }
 
 void trace::Span::arg(const char *key, int64_t value) {
-  if (!start)
-    return;
-  args += (args.empty() ? "\"" : ",\"") + std::string(key) +
-          "\":" + std::to_string(value);
+  if (start)
+    appendArg(args, key, value);
 }
 
 void trace::Span::arg(const char *key, const char *value) {
@@ -173,6 +201,7 @@ GROVE_API grove_status grove_trace_start(const char *path) {
   std::remove((std::string(path) + ".tmp").c_str());
   r.path = path;
   r.events.clear();
+  r.trackNames.clear();
   r.dropped = 0;
   r.origin = trace::now();
   trace::active.store(true);

@@ -28,6 +28,22 @@ uint64_t now();
 void record(const std::string &name, const char *category, uint64_t start,
             uint64_t end, const std::string &args);
 
+/// The same on `track` instead of the calling thread's: work that ran
+/// elsewhere (a GPU's stream), timed on the host clock.
+void recordOn(uint32_t track, const std::string &name, const char *category,
+              uint64_t start, uint64_t end, const std::string &args);
+
+/// Names `track` in the viewer ("GPU 0 stream"); kept for the trace.
+void nameTrack(uint32_t track, const std::string &name);
+
+/// The track of device `ordinal`'s work: apart from any thread's number.
+inline uint32_t deviceTrack(int ordinal) {
+  return 0x10000u + static_cast<uint32_t>(ordinal);
+}
+
+/// `"key":value` appended to a JSON object body (what `args` holds).
+void appendArg(std::string &args, const char *key, int64_t value);
+
 /// A span over a scope, recorded at its end when tracing is on.
 class Span {
 public:
