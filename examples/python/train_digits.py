@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Trains the digits MLP (models/mlp_train: forward, backward and Adam in one
-compiled train_step) from Python, on scikit-learn's digits.
+"""Defines the digits MLP in Python (grove.nn), compiles its forward and its
+train_step (forward, backward and Adam in one call) and trains it on
+scikit-learn's digits.
 
     .venv/bin/python examples/python/train_digits.py [--epochs 30]
         [--logdir runs/digits] [--expect-accuracy A]
@@ -18,7 +19,8 @@ import numpy as np
 from tqdm import tqdm
 
 import grove
-from common import Loader, Metrics, init_weights
+from common import Loader, Metrics
+from grove import ir, nn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -38,12 +40,14 @@ def main():
     x_tr, x_te, y_tr, y_te = load_split()
     x_tr, x_te = x_tr.astype(np.float32), x_te.astype(np.float32)
     y_tr, y_te = y_tr.astype(np.int32), y_te.astype(np.int32)
-    model = grove.load(grove.compile(
-        os.path.join(ROOT, "models", "mlp_train", "mlp_train.mlir")))
-    # nn.Linear's bounds: 1/sqrt(fan_in), the weight's [out, in] second size.
-    shapes = {p.name: p.shape for p in model.params}
-    init_weights(model, np.random.default_rng(0), lambda name, _: 1 / np.sqrt(
-        shapes[name.replace(".bias", ".weight")][1]))
+    # 64 -> 128 -> 10 with a ReLU (models/mlp_train is the same network).
+    m = ir.Module("digits")
+    net = nn.Sequential(nn.Dense(128, activation="relu"), nn.Dense(10))
+    f = m.function("forward", [("x", (None, 64))], [("logits", (None, 10))])
+    f.builder.ret(net(f.builder, f.args[0]))
+    nn.train_step(m, f, "adam", lr=1e-3)
+    model = grove.load(grove.compile(m.text()))
+    model.load_state_dict(m.init_weights(seed=0))  # PyTorch's Linear init
     loader = Loader(len(x_tr), BATCH, lambda i: (x_tr[i], y_tr[i]))
     metrics = Metrics(a.logdir, ["loss", "accuracy"])
     print(f"digits MLP: {len(x_tr)} training and {len(x_te)} held-out "
