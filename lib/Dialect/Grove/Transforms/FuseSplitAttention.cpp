@@ -6,13 +6,15 @@
 // leaves the IR alone. It matches structure, not
 // names, so it serves whatever frontend emitted the primitive ops: the
 // MLP's batch norm may be missing where an exporter folded it into fc1
-// (torch.onnx.export in eval mode does), and is then the identity.
+// (torch.onnx.export in eval mode does), and is then the identity; a sum
+// may add a zero (Python's sum() starts from 0).
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -56,19 +58,40 @@ std::optional<ChannelSlice> getChannelSlice(Value v) {
   return ChannelSlice{slice.getInput(), starts[1], limit - starts[1]};
 }
 
-/// The leaves of a tree of single-use grove.add ops rooted at `root`.
+/// True for a grove.constant whose every element is zero.
+bool isZero(Value v) {
+  DenseElementsAttr value;
+  return matchPattern(v, m_Constant(&value)) && value.isSplat() &&
+         llvm::isa<FloatType>(value.getElementType()) &&
+         value.getSplatValue<APFloat>().isZero();
+}
+
+/// The leaves of a tree of single-use grove.add ops rooted at `root`. An
+/// added zero is no leaf: Python's sum() starts from 0, and exporters keep
+/// that `+ 0`.
 void collectSumLeaves(Value v, bool isRoot, SmallVectorImpl<Value> &leaves,
                       SmallVectorImpl<Operation *> &inner) {
   auto add = v.getDefiningOp<AddOp>();
-  if (add && (isRoot || v.hasOneUse()) &&
-      add.getLhs().getType() == add.getType() &&
-      add.getRhs().getType() == add.getType()) {
-    inner.push_back(add);
-    collectSumLeaves(add.getLhs(), false, leaves, inner);
-    collectSumLeaves(add.getRhs(), false, leaves, inner);
+  if (!add || !(isRoot || v.hasOneUse())) {
+    leaves.push_back(v);
     return;
   }
-  leaves.push_back(v);
+  Value lhs = add.getLhs(), rhs = add.getRhs();
+  bool lhsWhole = lhs.getType() == add.getType();
+  bool rhsWhole = rhs.getType() == add.getType();
+  if (lhsWhole && rhsWhole) {
+    inner.push_back(add);
+    collectSumLeaves(lhs, false, leaves, inner);
+    collectSumLeaves(rhs, false, leaves, inner);
+  } else if (lhsWhole && isZero(rhs)) {
+    inner.push_back(add);
+    collectSumLeaves(lhs, false, leaves, inner);
+  } else if (rhsWhole && isZero(lhs)) {
+    inner.push_back(add);
+    collectSumLeaves(rhs, false, leaves, inner);
+  } else {
+    leaves.push_back(v);
+  }
 }
 
 /// A 1x1, unstrided, unpadded, undilated grouped convolution with bias.

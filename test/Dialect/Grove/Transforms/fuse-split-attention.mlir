@@ -44,11 +44,14 @@ func.func @radix2_cardinality1(%u: tensor<?x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>
 
 // -----
 
-// The MLP without its batch norm, as torch.onnx.export writes it in eval
-// mode (the BN folded into fc1's weight and bias): fused with an exact
-// identity norm (scale 1, shift 0, mean 0, variance 1, epsilon 0).
+// As torch.onnx.export writes it in eval mode: the MLP without its batch
+// norm (folded into fc1's weight and bias), and the pooled sum starting
+// from Python's 0 (sum(splits) is 0 + s0 + s1, a scalar zero added).
+// Fused with an exact identity norm (scale 1, shift 0, mean 0, variance
+// 1, epsilon 0); the added zero goes with the rest.
 // CHECK-LABEL: func.func @radix2_bn_folded
 // CHECK-SAME: (%[[U:[^:]*]]: tensor<?x8x3x3xf32>, %[[W1:[^:]*]]: tensor<8x4x1x1xf32>, %[[B1:[^:]*]]: tensor<8xf32>, %[[W2:[^:]*]]: tensor<8x8x1x1xf32>, %[[B2:[^:]*]]: tensor<8xf32>)
+// CHECK-NOT: tensor<f32>
 // CHECK-DAG: %[[ONE:.*]] = grove.constant dense<1.000000e+00> : tensor<8xf32>
 // CHECK-DAG: %[[ZERO:.*]] = grove.constant dense<0.000000e+00> : tensor<8xf32>
 // CHECK: %[[R:.*]] = grove.split_attention %[[U]], %[[W1]], %[[B1]], %[[ONE]], %[[ZERO]], %[[ZERO]], %[[ONE]], %[[W2]], %[[B2]] {cardinality = 1 : i64, epsilon = 0.000000e+00 : f64, radix = 2 : i64}
@@ -57,7 +60,9 @@ func.func @radix2_cardinality1(%u: tensor<?x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>
 func.func @radix2_bn_folded(%u: tensor<?x8x3x3xf32>, %w1: tensor<8x4x1x1xf32>, %b1: tensor<8xf32>, %w2: tensor<8x8x1x1xf32>, %b2: tensor<8xf32>) -> tensor<?x4x3x3xf32> {
   %s0 = grove.slice %u [0, 0, 0, 0] [-1, 4, 3, 3] [1, 1, 1, 1] : tensor<?x8x3x3xf32> -> tensor<?x4x3x3xf32>
   %s1 = grove.slice %u [0, 4, 0, 0] [-1, 8, 3, 3] [1, 1, 1, 1] : tensor<?x8x3x3xf32> -> tensor<?x4x3x3xf32>
-  %sum1 = grove.add %s0, %s1 : (tensor<?x4x3x3xf32>, tensor<?x4x3x3xf32>) -> tensor<?x4x3x3xf32>
+  %zero = grove.constant dense<0.0> : tensor<f32>
+  %sum0 = grove.add %s0, %zero : (tensor<?x4x3x3xf32>, tensor<f32>) -> tensor<?x4x3x3xf32>
+  %sum1 = grove.add %sum0, %s1 : (tensor<?x4x3x3xf32>, tensor<?x4x3x3xf32>) -> tensor<?x4x3x3xf32>
   %gap = grove.global_avg_pool %sum1 : (tensor<?x4x3x3xf32>) -> tensor<?x4x1x1xf32>
   %fc1 = grove.conv2d %gap, %w1, %b1 {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<?x8x1x1xf32>
   %relu = grove.relu %fc1 : tensor<?x8x1x1xf32>

@@ -103,8 +103,9 @@ def GroveFuseSplitAttention : Pass<"grove-fuse-split-attention"> {
     * radix 1: the same MLP on `global_avg_pool(U)`, `grove.sigmoid`, and
       one multiplication with U.
 
-    Adds and multiplications may take their operands in either order and
-    the sums may be associated in any way. Nothing is rewritten unless
+    Adds and multiplications may take their operands in either order, the
+    sums may be associated in any way, and a sum may add a zero constant
+    (Python's `sum()` starts from 0, and exporters keep it). Nothing is rewritten unless
     every intermediate is used only inside the pattern (the U slices once
     by the sum and once by their product), the slices tile the channels
     exactly, the radix and cardinality agree everywhere, the radix is at
