@@ -18,7 +18,8 @@ _LAZY = {
 }
 
 __all__ = ["compile", "load", "Model", "Entry", "TensorSpec", "ParamSpec",
-           "CompileError", "GroveError", "ABI_VERSION", "trace", "ir", "nn"]
+           "CompileError", "GroveError", "ABI_VERSION", "trace", "ir", "nn",
+           "onnx"]
 
 
 def __getattr__(name):

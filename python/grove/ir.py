@@ -197,9 +197,12 @@ class _Names:
         self.counter = counter if counter is not None else [0]
 
     def fresh(self, hint=None):
-        if hint is None:
+        if hint is None:  # the next number no hint has taken
             self.counter[0] += 1
             name = f"v{self.counter[0]}"
+            while name in self.used:
+                self.counter[0] += 1
+                name = f"v{self.counter[0]}"
         else:
             name = "".join(c if c.isalnum() or c in "_$." else "_"
                            for c in str(hint))
@@ -397,13 +400,13 @@ class Builder:
     def log_softmax(self, x, axis=None, name=None):
         return self._same("grove.log_softmax", x, {"axis": axis}, name)
 
-    def reduce(self, kind, x, axes, keep_dims=False, name=None):
+    def reduce(self, kind, x, axes, keepdims=False, name=None):
         """grove.reduce_<kind> (sum, mean, max) over `axes`."""
         axes = sorted(a % x.type.rank for a in axes)
         shape = [1 if i in axes else d for i, d in enumerate(x.shape)
-                 if keep_dims or i not in axes]
+                 if keepdims or i not in axes]
         return self._arrow(f"grove.reduce_{kind}", x, shape,
-                           {"axes": axes, "keep_dims": keep_dims}, name)
+                           {"axes": axes, "keepdims": keepdims}, name)
 
     # ---- shapes ---------------------------------------------------------
     def reshape(self, x, shape, name=None):
@@ -449,12 +452,12 @@ class Builder:
     def broadcast_to(self, x, shape, name=None):
         return self._arrow("grove.broadcast_to", x, shape, name=name)
 
-    def gather(self, x, indices, axis=0, name=None):
-        shape = list(x.shape[:axis]) + list(indices.shape) + \
-            list(x.shape[axis + 1:])
+    def gather(self, x, indices, name=None):
+        """grove.gather: rows of `x` (along its first axis) by i32
+        `indices`; the result is indices' shape then x's row shape."""
+        shape = list(indices.shape) + list(x.shape[1:])
         result = x.type.with_shape(shape)
-        return self._emit(f"grove.gather {x}, {indices}"
-                          f"{format_attrs({'axis': axis or None})}",
+        return self._emit(f"grove.gather {x}, {indices}",
                           f"({x.type}, {indices.type}) -> {result}", [result],
                           name)
 
@@ -683,12 +686,29 @@ def _hint(value):
     return value.name.lstrip("%").replace("#", "_")
 
 
+# Bit layouts of the float types, for non-finite elements in hex.
+_FLOAT_BITS = {"f64": ("d", "Q", 64), "f32": ("f", "I", 32),
+               "f16": ("e", "H", 16)}
+
+
+def _hex_float(v, dtype):
+    """An IEEE value as MLIR's hex literal of `dtype`'s bits (the only way
+    to write inf and NaN)."""
+    import struct
+    if dtype == "bf16":  # the top half of the f32
+        return f"0x{struct.unpack('>I', struct.pack('>f', v))[0] >> 16:04X}"
+    fmt, ifmt, bits = _FLOAT_BITS[dtype]
+    word = struct.unpack(">" + ifmt, struct.pack(">" + fmt, v))[0]
+    return f"0x{word:0{bits // 4}X}"
+
+
 def dense(value, type_):
     """`dense<...>` text for a scalar, nested list or numpy array."""
     def elem(v):
         if type_.dtype.startswith("i"):
             return str(int(v))
-        return _float(v)
+        v = float(v)
+        return _float(v) if math.isfinite(v) else _hex_float(v, type_.dtype)
 
     def nested(v):
         if isinstance(v, (list, tuple)) or hasattr(v, "tolist") and \
