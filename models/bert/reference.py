@@ -56,7 +56,8 @@ def activation(cfg, x):
 
 
 def layer_norm(p, prefix, x, eps):
-    return F.layer_norm(x, x.shape[-1:], p[prefix + ".weight"],
+    # The normalized shape from the param's (static under tracing).
+    return F.layer_norm(x, p[prefix + ".weight"].shape, p[prefix + ".weight"],
                         p[prefix + ".bias"], eps)
 
 
@@ -116,11 +117,22 @@ def encoder_layer(p, cfg, i, x, extended_mask, dropout=no_dropout):
     return layer_norm(p, L + ".output.LayerNorm", output(f) + h, eps)
 
 
-def hidden_states(p, cfg, input_ids, dropout=None):
+def _long(ids):
+    """int64 ids; a tensor stays a tensor, so torch.onnx.export traces the
+    ids as the graph's input rather than a constant."""
+    if isinstance(ids, torch.Tensor):
+        return ids.long()
+    return torch.as_tensor(np.asarray(ids), dtype=torch.int64)
+
+
+def hidden_states(p, cfg, input_ids, dropout=None, attention_mask=None):
     """The encoder's output [B, S, H] for int ids [B, S]; `dropout`: None
-    (eval) or a function applying dropout (the module's docstring)."""
+    (eval) or a function applying dropout (the module's docstring);
+    `attention_mask` [B, S] (1 attend, 0 not), by default ids != pad_id
+    (given, as Hugging Face's models take it, an export has it as an
+    input)."""
     dropout = dropout or no_dropout
-    ids = torch.as_tensor(np.asarray(input_ids), dtype=torch.int64)
+    ids = _long(input_ids)
     S = ids.shape[1]
     word = p["embeddings.word_embeddings.weight"]
     x = F.embedding(ids, word) + \
@@ -128,7 +140,8 @@ def hidden_states(p, cfg, input_ids, dropout=None):
     if not cfg.pre_ln:
         x = layer_norm(p, "embeddings.LayerNorm", x, cfg.layer_norm_eps)
     x = dropout(x, "embeddings", None)
-    attention_mask = (ids != cfg.pad_id).to(word.dtype)
+    if attention_mask is None:
+        attention_mask = (ids != cfg.pad_id).to(word.dtype)
     extended = (1.0 - attention_mask)[:, None, None, :] * -10000.0
     for i in range(cfg.layers):
         x = encoder_layer(p, cfg, i, x, extended, dropout)
@@ -140,8 +153,7 @@ def hidden_states(p, cfg, input_ids, dropout=None):
 def mlm_logits(p, cfg, input_ids, positions, dropout=None):
     """The vocabulary logits [M, V] at the flat positions b * S + s."""
     h = hidden_states(p, cfg, input_ids, dropout)
-    rows = h.reshape(-1, h.shape[-1])[
-        torch.as_tensor(np.asarray(positions), dtype=torch.int64)]
+    rows = h.reshape(-1, h.shape[-1])[_long(positions)]
     t = activation(cfg, linear(p, "cls.predictions.transform.dense", rows))
     t = layer_norm(p, "cls.predictions.transform.LayerNorm", t,
                    cfg.layer_norm_eps)

@@ -101,7 +101,9 @@ class Imported:
     conversion), converted_from: the file's opset when it was converted."""
 
     def __init__(self, text, weights, param_names, inputs, outputs,
-                 unsupported, opset, converted_from):
+                 unsupported, opset, converted_from, module=None):
+        self.module = module  # the grove.ir.Module behind `text`
+        self.demoted = []  # ONNX int64 inputs taken as int32
         self.text = text
         self.weights = weights
         self.param_names = param_names
@@ -121,6 +123,37 @@ class Imported:
     def save(self, path):
         with open(path, "w") as f:
             f.write(self.text)
+
+    def add_train_step(self, optimizer="adam", loss="softmax_cross_entropy",
+                       name="train_step", **optimizer_attrs):
+        """Adds `train_step(inputs..., labels) -> loss` to the module (and
+        `text`): `loss` of @forward's one output against the labels
+        (softmax_cross_entropy: i32 class ids; mse_loss: a target of the
+        output's type), its gradient with respect to every imported weight,
+        and one step of any grove optimizer (`sgd`, `adam`, `adagrad`,
+        `lamb`, `lans`, `adaalter`) with `optimizer_attrs` (lr=...), all in
+        one call. Compile it with grovec's --data-parallel and
+        --compressor options for the compressed data-parallel step.
+        Returns self, so an import and its train step are one line."""
+        from . import nn
+        forward = next((f for f in self.module.functions
+                        if f.name == "forward"), None)
+        if forward is None or len(forward.result_types) != 1:
+            n = len(forward.result_types) if forward else 0
+            raise ValueError(f"a train step needs a model with one output "
+                             f"(this one has {n})")
+        weights = set(self.param_names.values())
+        params = [p for p in self.module.params.values() if p.name in weights
+                  and p.type.dtype in ("f32", "f64")]
+        if not params:
+            raise ValueError("the model has no float weights to train")
+        if loss not in ("softmax_cross_entropy", "mse_loss"):
+            raise ValueError(f"loss {loss!r}: softmax_cross_entropy or "
+                             "mse_loss")
+        nn.train_step(self.module, forward, optimizer, loss=loss,
+                      params=params, name=name, **optimizer_attrs)
+        self.text = self.module.text()
+        return self
 
 
 # ---- names ------------------------------------------------------------------
@@ -254,8 +287,11 @@ def _dense(arr, gdt):
 class _Graph:
     """Imports one graph into one function, node by node."""
 
-    def __init__(self, model, name, batch_dynamic, constants):
+    def __init__(self, model, name, batch_dynamic, constants,
+                 demote_int64=True):
         self.model = model
+        self.demote_int64 = demote_int64
+        self.demoted = []      # int64 inputs taken as int32
         self.constants = dict(constants or {})
         self.graph = model.graph
         self.opset = _opset(model)
@@ -529,6 +565,11 @@ class _Graph:
                 t.tensor_type.elem_type))
         except Exception:
             dtype = None
+        if dtype == np.dtype(np.int64) and self.demote_int64:
+            # Ids and indices: i32 at the ABI, as grove's index ops take
+            # them (IREE's demote-i64-to-i32 does the same).
+            dtype = np.dtype(np.int32)
+            self.demoted.append(vi.name)
         if dtype not in GROVE_DTYPES:
             self._problem("input", vi.name,
                           _type_name(t.tensor_type.elem_type),
@@ -596,6 +637,14 @@ class _Graph:
                 self._problem("node", name, op, "no grove mapping", "op")
             self.poisoned.update(node.output)
             return
+        if op == "Identity" and node.input and node.input[0] in self.inits:
+            # torch.onnx.export writes one for each weight whose value
+            # equals another's (fresh LayerNorm scales are all ones): a
+            # weight of its own, named as the model names it, so that
+            # training does not tie them.
+            src, out = node.input[0], node.output[0]
+            self.inits[out] = self.env[out] = self.inits[src]
+            return
         ins = [self.env[i] if i else None for i in node.input]
         try:
             outs = self._convert(node, op, ins)
@@ -616,7 +665,12 @@ class _Graph:
         if node.domain not in ("", "ai.onnx"):
             raise _Unsupported("no grove mapping for this domain", "op")
         consts = all(x is None or isinstance(x, np.ndarray) for x in ins)
-        if consts and _foldable(node):
+        # Float initializers are weights: ops on them run at run time (a
+        # slice of the position embeddings stays a slice of a param), so
+        # that they stay trainable and shared.
+        weights = any(i in self.inits and self.inits[i].dtype.kind == "f"
+                      for i in node.input)
+        if consts and not weights and _foldable(node):
             return _fold(node, ins, self.opset)
         n = _Node(self, node, ins)
         if any(isinstance(x, Partial) for x in ins) and \
@@ -1867,6 +1921,9 @@ def _cast(n):
             n.g.wrap(x.v, x.shape, np.float32)
     if x.dtype == to:
         return x
+    if n.g.demote_int64 and {x.dtype, to} <= {np.dtype(np.int32),
+                                              np.dtype(np.int64)}:
+        return x  # run-time integers are int32 (demoted inputs)
     _need(x.dtype in FLOATS and to in FLOATS,
           f"a cast from {x.dtype} to {to} at run time (grove.convert is "
           "between floats)", "dtype")
@@ -2396,7 +2453,7 @@ def _upgrade(model):
 
 
 def import_model(model_or_path, *, name=None, batch_dynamic=True,
-                 constants=None, strict=True):
+                 constants=None, strict=True, demote_int64=True):
     """Imports an ONNX model (a path, bytes or onnx.ModelProto).
 
     name: the module's (and the compiled library's) name, by default the
@@ -2408,7 +2465,10 @@ def import_model(model_or_path, *, name=None, batch_dynamic=True,
     that are really parameters, such as a Reshape's shape or a Slice's
     bounds (parameter_inputs lists them). strict: raise UnsupportedError
     for unsupported nodes (False: return an Imported with `.unsupported`
-    and no text)."""
+    and no text). demote_int64: int64 inputs (token ids, indices) are
+    int32 arguments, and run-time casts between int32 and int64 keep
+    int32 (`Imported.demoted` names them; values must fit in 32 bits);
+    False reports them as unsupported."""
     model = load(model_or_path)
     model, converted_from = _upgrade(model)
     if name is None:
@@ -2420,7 +2480,7 @@ def import_model(model_or_path, *, name=None, batch_dynamic=True,
     if unknown:
         raise OnnxImportError(f"constants for inputs the graph does not "
                               f"have: {sorted(unknown)}")
-    g = _Graph(model, name, batch_dynamic, constants)
+    g = _Graph(model, name, batch_dynamic, constants, demote_int64)
     arg_names, outputs = g.run()
     if g.problems:
         if strict:
@@ -2431,8 +2491,11 @@ def import_model(model_or_path, *, name=None, batch_dynamic=True,
         f", converted from {converted_from}" if converted_from else "") + \
         ") by grove.onnx."
     g.module.header = header
-    return Imported(g.module.text(), g.weights, g.param_names, arg_names,
-                    outputs, [], g.opset, converted_from)
+    imported = Imported(g.module.text(), g.weights, g.param_names,
+                        arg_names, outputs, [], g.opset, converted_from,
+                        g.module)
+    imported.demoted = list(g.demoted)
+    return imported
 
 
 # Inputs (by position) that must be known when the model is compiled: shapes,
@@ -2481,10 +2544,20 @@ def main(argv=None):
     p.add_argument("--name", help="the module's name (a C identifier)")
     p.add_argument("--static-batch", action="store_true",
                    help="fix a symbolic leading input dimension to 1")
+    p.add_argument("--train-step", metavar="OPTIMIZER",
+                   help="add train_step(inputs..., labels) -> loss with this "
+                   "grove optimizer (sgd, adam, adagrad, lamb, lans, "
+                   "adaalter)")
+    p.add_argument("--loss", default="softmax_cross_entropy",
+                   choices=["softmax_cross_entropy", "mse_loss"])
+    p.add_argument("--lr", type=float, default=1e-3,
+                   help="the train step's learning rate")
     args = p.parse_args(argv)
     try:
         imp = import_model(args.model, name=args.name,
                            batch_dynamic=not args.static_batch)
+        if args.train_step:
+            imp.add_train_step(args.train_step, loss=args.loss, lr=args.lr)
         weights = args.weights
         if weights is None and imp.weights and args.output != "-":
             weights = os.path.splitext(args.output)[0] + ".safetensors"
@@ -2497,7 +2570,7 @@ def main(argv=None):
             imp.save(args.output)
         if weights and imp.weights:
             imp.save_weights(weights)
-    except (OnnxImportError, UnsupportedError, OSError) as e:
+    except (OnnxImportError, UnsupportedError, OSError, ValueError) as e:
         print(f"grove-import-onnx: error: {e}", file=sys.stderr)
         return 1
     return 0

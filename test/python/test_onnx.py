@@ -111,6 +111,14 @@ SKIP = {
 }
 SKIPPED = {name: reason for reason, names in SKIP.items() for name in names}
 
+# Tests that import and run but whose ONNX semantics grove does not follow,
+# which no import can see: each must still fail, so the list stays true
+# (docs/onnx.md, "Limits").
+DIFFERS = {
+    "test_gather_negative_indices": "a negative run-time index gathers "
+    "zeros in grove; ONNX counts it from the end",
+}
+
 
 def _array(x):
     """Node test data hold numpy arrays or TensorProtos."""
@@ -134,6 +142,8 @@ def _bind(model, values):
 
 def _close(got, want):
     got = np.asarray(got)
+    if got.dtype == np.int32 and want.dtype == np.int64:
+        want = want.astype(np.int32)  # int64 inputs are demoted to int32
     if got.shape != want.shape or got.dtype != want.dtype:
         return f"{got.dtype}{list(got.shape)} for {want.dtype}" \
             f"{list(want.shape)}"
@@ -167,6 +177,12 @@ def _run_node_test(case, index, out_dir):
         return "fail", f"compile: {e}"
     for ins, outs in sets:
         _, args = _bind(case.model, ins)
+        if imp.demoted:  # int64 ids and indices are int32 at the ABI
+            if any(a.dtype == np.int64 and
+                   (np.abs(a) >= 2 ** 31).any() for a in args):
+                return "dtype", "int64 values beyond int32"
+            args = [a.astype(np.int32) if a.dtype == np.int64 else a
+                    for a in args]
         got = model.forward(*args)
         got = got if isinstance(got, tuple) else (got,)
         for i, (g, w) in enumerate(zip(got, outs)):
@@ -196,6 +212,11 @@ def test_node_conformance(tmp_path):
                                 enumerate(cases)))
     tally = {"pass": [], "dtype": [], "skip": [], "fail": []}
     for case, (status, detail) in zip(cases, results):
+        if case.name in DIFFERS:
+            if status != "fail":
+                tally["fail"].append(f"{case.name} is in DIFFERS but gave "
+                                     f"{status}")
+            continue
         if case.name in SKIPPED:
             if status != "unsupported":
                 tally["fail"].append(f"{case.name} is in SKIP but gave "
@@ -267,8 +288,6 @@ REAL_UNSUPPORTED = {
         "test_Conv3d", "test_Conv3d_dilated", "test_Conv3d_dilated_strided",
         "test_Conv3d_groups", "test_Conv3d_no_bias", "test_Conv3d_stride",
         "test_Conv3d_stride_padding")},
-    "test_Embedding": "int64 indices computed at run time",
-    "test_Embedding_sparse": "int64 indices computed at run time",
     # Kernels of 200 and 60x80 with dilations: one slice per element.
     "test_MaxPool1d_stride_padding_dilation": "at most 64",
     "test_MaxPool2d_stride_padding_dilation": "at most 64",
@@ -277,7 +296,7 @@ REAL_UNSUPPORTED = {
     "test_PReLU_1d_multiparam": "do not broadcast",
     "test_PReLU_2d_multiparam": "do not broadcast",
     "test_PReLU_3d_multiparam": "do not broadcast",
-    "test_operator_non_float_params": "int64 operands",
+    "test_operator_non_float_params": "int32 operands",  # int64, demoted
     "test_operator_pow": "an exponent computed at run time",
 }
 
@@ -308,7 +327,9 @@ def test_real_model(directory, tmp_path):
     m = grove.load(grove.compile(imp.text, output_dir=str(tmp_path)))
     m.load_state_dict(imp.weights)
     for ins, outs in sets:
-        got = m.forward(*_bind(model, ins)[1])
+        # int64 inputs (an Embedding's ids) are int32 at the ABI.
+        got = m.forward(*[a.astype(np.int32) if a.dtype == np.int64 else a
+                          for a in _bind(model, ins)[1]])
         got = got if isinstance(got, tuple) else (got,)
         for g, w in zip(got, outs):
             np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-5)
