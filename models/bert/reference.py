@@ -150,9 +150,10 @@ def hidden_states(p, cfg, input_ids, dropout=None, attention_mask=None):
     return x
 
 
-def mlm_logits(p, cfg, input_ids, positions, dropout=None):
+def mlm_logits(p, cfg, input_ids, positions, dropout=None,
+               attention_mask=None):
     """The vocabulary logits [M, V] at the flat positions b * S + s."""
-    h = hidden_states(p, cfg, input_ids, dropout)
+    h = hidden_states(p, cfg, input_ids, dropout, attention_mask)
     rows = h.reshape(-1, h.shape[-1])[_long(positions)]
     t = activation(cfg, linear(p, "cls.predictions.transform.dense", rows))
     t = layer_norm(p, "cls.predictions.transform.LayerNorm", t,

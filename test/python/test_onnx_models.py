@@ -108,6 +108,37 @@ def test_resnest50_export_fuses_all_16_attentions(rng, tmp_path):
     assert fused_count(imp.text, tmp_path) == (16, 0)
 
 
+def test_bert_masked_lm_imports_and_matches(rng):
+    """The whole masked LM: the encoder, the rows at the masked positions
+    (a run-time gather by int64 positions), the head and the decoder tied
+    to the word embeddings."""
+    cfg = bert_generate.Config(layers=1, hidden=32, heads=2, seq=8,
+                               vocab=50, batch=2)
+    weights = {k: (v + 0.1 * rng.standard_normal(v.shape)).astype(np.float32)
+               for k, v in bert_generate.init(
+                   cfg, int(rng.integers(1 << 30))).items()}
+    net = Functional(bert_reference.from_numpy(weights, torch.float32),
+                     lambda p, ids, mask, positions:
+                     bert_reference.mlm_logits(p, cfg, ids, positions,
+                                               attention_mask=mask))
+    imp = grove.onnx.import_model(export(
+        net, (torch.zeros(2, 8, dtype=torch.int64), torch.ones(2, 8),
+              torch.zeros(3, dtype=torch.int64)),
+        ["input_ids", "attention_mask", "positions"], False))
+    assert sorted(imp.demoted) == ["input_ids", "positions"]
+    model = grove.load(grove.compile(imp.text))
+    model.load_state_dict(imp.weights)
+    ids = rng.integers(0, 50, (2, 8))
+    mask = (rng.random((2, 8)) > 0.2).astype(np.float32)
+    positions = rng.choice(16, 3, replace=False)
+    expected = net(torch.from_numpy(ids), torch.from_numpy(mask),
+                   torch.from_numpy(positions))
+    np.testing.assert_allclose(
+        model.forward(ids.astype(np.int32), mask,
+                      positions.astype(np.int32)),
+        expected.detach().numpy(), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("pre_ln", [False, True])
 def test_bert_encoder_imports_and_matches(rng, pre_ln):
     cfg = bert_generate.Config(layers=2, hidden=32, heads=2, seq=16,
