@@ -67,15 +67,10 @@ import math
 import os
 import sys
 
-try:
-    from grove import ir, nn
-except ImportError:  # no grove installed: the source tree's (ir and nn
-    # need no build)
-    for mod in [m for m in sys.modules if m.split(".")[0] == "grove"]:
-        del sys.modules[mod]
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                    "python"))
-    from grove import ir, nn
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import grove_path  # noqa: E402,F401  (grove: installed, else the tree's)
+from grove import ir, nn  # noqa: E402
 
 PRESETS = {  # layers, hidden, heads (BERT-tiny, -mini, -small)
     "tiny": (2, 128, 2),

@@ -12,15 +12,10 @@ state), and takes an Adam step over every weight.
 import os
 import sys
 
-try:
-    from grove import ir, nn
-except ImportError:  # no grove installed: the source tree's (ir and nn
-    # need no build)
-    for mod in [m for m in sys.modules if m.split(".")[0] == "grove"]:
-        del sys.modules[mod]
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                    "python"))
-    from grove import ir, nn
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import grove_path  # noqa: E402,F401  (grove: installed, else the tree's)
+from grove import ir, nn  # noqa: E402
 
 HEADER = """\
 A small CNN for the 8x8 digits: two blocks of 3x3 conv, batch norm, ReLU
