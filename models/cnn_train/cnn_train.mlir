@@ -75,7 +75,7 @@ module @cnn_train {
     %bn1_weight = grove.get_param @bn1.weight : tensor<16xf32>
     %bn1_bias = grove.get_param @bn1.bias : tensor<16xf32>
     %bn1 = grove.batch_norm_training %conv1, %bn1_weight, %bn1_bias
-        {running_mean = @bn1.running_mean, running_var = @bn1.running_var}
+        {running_mean = @bn1.running_mean, running_var = @bn1.running_var, epsilon = 1.0e-05 : f64, momentum = 0.1 : f64}
         : (tensor<?x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<?x16x8x8xf32>
     %v1 = grove.relu %bn1 : tensor<?x16x8x8xf32>
     %v2 = grove.max_pool2d %v1
@@ -89,7 +89,7 @@ module @cnn_train {
     %bn2_weight = grove.get_param @bn2.weight : tensor<32xf32>
     %bn2_bias = grove.get_param @bn2.bias : tensor<32xf32>
     %bn2 = grove.batch_norm_training %conv2, %bn2_weight, %bn2_bias
-        {running_mean = @bn2.running_mean, running_var = @bn2.running_var}
+        {running_mean = @bn2.running_mean, running_var = @bn2.running_var, epsilon = 1.0e-05 : f64, momentum = 0.1 : f64}
         : (tensor<?x32x4x4xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x32x4x4xf32>
     %v3 = grove.relu %bn2 : tensor<?x32x4x4xf32>
     %v4 = grove.max_pool2d %v3

@@ -474,9 +474,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
     %v4 = grove.relu %layer1_0_conv2_bn0 : tensor<?x128x56x56xf32>
-    %v5 = grove.slice %v4 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1]
+    %v5 = grove.slice %v4 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v6 = grove.slice %v4 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+    %v6 = grove.slice %v4 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
     %v7 = grove.add %v5, %v6
         : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
@@ -505,11 +505,11 @@ module @resnest50 {
     %v13 = grove.transpose %v12 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
     %v14 = grove.softmax %v13 {axis = 1 : i64} : tensor<?x2x1x64xf32>
     %v15 = grove.reshape %v14 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
-    %v16 = grove.slice %v15 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+    %v16 = grove.slice %v15 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v17 = grove.mul %v16, %v5
         : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v18 = grove.slice %v15 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v18 = grove.slice %v15 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v19 = grove.mul %v18, %v6
         : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
@@ -570,9 +570,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
     %v24 = grove.relu %layer1_1_conv2_bn0 : tensor<?x128x56x56xf32>
-    %v25 = grove.slice %v24 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1]
+    %v25 = grove.slice %v24 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v26 = grove.slice %v24 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+    %v26 = grove.slice %v24 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
     %v27 = grove.add %v25, %v26
         : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
@@ -601,11 +601,11 @@ module @resnest50 {
     %v33 = grove.transpose %v32 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
     %v34 = grove.softmax %v33 {axis = 1 : i64} : tensor<?x2x1x64xf32>
     %v35 = grove.reshape %v34 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
-    %v36 = grove.slice %v35 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+    %v36 = grove.slice %v35 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v37 = grove.mul %v36, %v25
         : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v38 = grove.slice %v35 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v38 = grove.slice %v35 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v39 = grove.mul %v38, %v26
         : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
@@ -652,9 +652,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x128x56x56xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x56x56xf32>
     %v44 = grove.relu %layer1_2_conv2_bn0 : tensor<?x128x56x56xf32>
-    %v45 = grove.slice %v44 [0, 0, 0, 0] [-1, 64, 56, 56] [1, 1, 1, 1]
+    %v45 = grove.slice %v44 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
-    %v46 = grove.slice %v44 [0, 64, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+    %v46 = grove.slice %v44 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x56x56xf32> -> tensor<?x64x56x56xf32>
     %v47 = grove.add %v45, %v46
         : (tensor<?x64x56x56xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
@@ -683,11 +683,11 @@ module @resnest50 {
     %v53 = grove.transpose %v52 [0, 2, 1, 3] : tensor<?x1x2x64xf32> -> tensor<?x2x1x64xf32>
     %v54 = grove.softmax %v53 {axis = 1 : i64} : tensor<?x2x1x64xf32>
     %v55 = grove.reshape %v54 : tensor<?x2x1x64xf32> -> tensor<?x128x1x1xf32>
-    %v56 = grove.slice %v55 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+    %v56 = grove.slice %v55 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v57 = grove.mul %v56, %v45
         : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
-    %v58 = grove.slice %v55 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v58 = grove.slice %v55 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v59 = grove.mul %v58, %v46
         : (tensor<?x64x1x1xf32>, tensor<?x64x56x56xf32>) -> tensor<?x64x56x56xf32>
@@ -734,9 +734,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x256x56x56xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x56x56xf32>
     %v64 = grove.relu %layer2_0_conv2_bn0 : tensor<?x256x56x56xf32>
-    %v65 = grove.slice %v64 [0, 0, 0, 0] [-1, 128, 56, 56] [1, 1, 1, 1]
+    %v65 = grove.slice %v64 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x56x56xf32> -> tensor<?x128x56x56xf32>
-    %v66 = grove.slice %v64 [0, 128, 0, 0] [-1, 256, 56, 56] [1, 1, 1, 1]
+    %v66 = grove.slice %v64 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x56x56xf32> -> tensor<?x128x56x56xf32>
     %v67 = grove.add %v65, %v66
         : (tensor<?x128x56x56xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
@@ -765,11 +765,11 @@ module @resnest50 {
     %v73 = grove.transpose %v72 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
     %v74 = grove.softmax %v73 {axis = 1 : i64} : tensor<?x2x1x128xf32>
     %v75 = grove.reshape %v74 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v76 = grove.slice %v75 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v76 = grove.slice %v75 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v77 = grove.mul %v76, %v65
         : (tensor<?x128x1x1xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
-    %v78 = grove.slice %v75 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v78 = grove.slice %v75 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v79 = grove.mul %v78, %v66
         : (tensor<?x128x1x1xf32>, tensor<?x128x56x56xf32>) -> tensor<?x128x56x56xf32>
@@ -836,9 +836,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
     %v85 = grove.relu %layer2_1_conv2_bn0 : tensor<?x256x28x28xf32>
-    %v86 = grove.slice %v85 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1]
+    %v86 = grove.slice %v85 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v87 = grove.slice %v85 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+    %v87 = grove.slice %v85 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
     %v88 = grove.add %v86, %v87
         : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
@@ -867,11 +867,11 @@ module @resnest50 {
     %v94 = grove.transpose %v93 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
     %v95 = grove.softmax %v94 {axis = 1 : i64} : tensor<?x2x1x128xf32>
     %v96 = grove.reshape %v95 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v97 = grove.slice %v96 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v97 = grove.slice %v96 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v98 = grove.mul %v97, %v86
         : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v99 = grove.slice %v96 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v99 = grove.slice %v96 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v100 = grove.mul %v99, %v87
         : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
@@ -918,9 +918,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
     %v105 = grove.relu %layer2_2_conv2_bn0 : tensor<?x256x28x28xf32>
-    %v106 = grove.slice %v105 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1]
+    %v106 = grove.slice %v105 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v107 = grove.slice %v105 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+    %v107 = grove.slice %v105 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
     %v108 = grove.add %v106, %v107
         : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
@@ -949,11 +949,11 @@ module @resnest50 {
     %v114 = grove.transpose %v113 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
     %v115 = grove.softmax %v114 {axis = 1 : i64} : tensor<?x2x1x128xf32>
     %v116 = grove.reshape %v115 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v117 = grove.slice %v116 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v117 = grove.slice %v116 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v118 = grove.mul %v117, %v106
         : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v119 = grove.slice %v116 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v119 = grove.slice %v116 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v120 = grove.mul %v119, %v107
         : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
@@ -1000,9 +1000,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x256x28x28xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<?x256x28x28xf32>
     %v125 = grove.relu %layer2_3_conv2_bn0 : tensor<?x256x28x28xf32>
-    %v126 = grove.slice %v125 [0, 0, 0, 0] [-1, 128, 28, 28] [1, 1, 1, 1]
+    %v126 = grove.slice %v125 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
-    %v127 = grove.slice %v125 [0, 128, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+    %v127 = grove.slice %v125 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x28x28xf32> -> tensor<?x128x28x28xf32>
     %v128 = grove.add %v126, %v127
         : (tensor<?x128x28x28xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
@@ -1031,11 +1031,11 @@ module @resnest50 {
     %v134 = grove.transpose %v133 [0, 2, 1, 3] : tensor<?x1x2x128xf32> -> tensor<?x2x1x128xf32>
     %v135 = grove.softmax %v134 {axis = 1 : i64} : tensor<?x2x1x128xf32>
     %v136 = grove.reshape %v135 : tensor<?x2x1x128xf32> -> tensor<?x256x1x1xf32>
-    %v137 = grove.slice %v136 [0, 0, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v137 = grove.slice %v136 [0, 0, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v138 = grove.mul %v137, %v126
         : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
-    %v139 = grove.slice %v136 [0, 128, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v139 = grove.slice %v136 [0, 128, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x256x1x1xf32> -> tensor<?x128x1x1xf32>
     %v140 = grove.mul %v139, %v127
         : (tensor<?x128x1x1xf32>, tensor<?x128x28x28xf32>) -> tensor<?x128x28x28xf32>
@@ -1082,9 +1082,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x512x28x28xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x28x28xf32>
     %v145 = grove.relu %layer3_0_conv2_bn0 : tensor<?x512x28x28xf32>
-    %v146 = grove.slice %v145 [0, 0, 0, 0] [-1, 256, 28, 28] [1, 1, 1, 1]
+    %v146 = grove.slice %v145 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x28x28xf32> -> tensor<?x256x28x28xf32>
-    %v147 = grove.slice %v145 [0, 256, 0, 0] [-1, 512, 28, 28] [1, 1, 1, 1]
+    %v147 = grove.slice %v145 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x28x28xf32> -> tensor<?x256x28x28xf32>
     %v148 = grove.add %v146, %v147
         : (tensor<?x256x28x28xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
@@ -1115,11 +1115,11 @@ module @resnest50 {
     %v154 = grove.transpose %v153 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
     %v155 = grove.softmax %v154 {axis = 1 : i64} : tensor<?x2x1x256xf32>
     %v156 = grove.reshape %v155 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v157 = grove.slice %v156 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v157 = grove.slice %v156 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v158 = grove.mul %v157, %v146
         : (tensor<?x256x1x1xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
-    %v159 = grove.slice %v156 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v159 = grove.slice %v156 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v160 = grove.mul %v159, %v147
         : (tensor<?x256x1x1xf32>, tensor<?x256x28x28xf32>) -> tensor<?x256x28x28xf32>
@@ -1186,9 +1186,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
     %v166 = grove.relu %layer3_1_conv2_bn0 : tensor<?x512x14x14xf32>
-    %v167 = grove.slice %v166 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+    %v167 = grove.slice %v166 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v168 = grove.slice %v166 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+    %v168 = grove.slice %v166 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
     %v169 = grove.add %v167, %v168
         : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1219,11 +1219,11 @@ module @resnest50 {
     %v175 = grove.transpose %v174 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
     %v176 = grove.softmax %v175 {axis = 1 : i64} : tensor<?x2x1x256xf32>
     %v177 = grove.reshape %v176 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v178 = grove.slice %v177 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v178 = grove.slice %v177 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v179 = grove.mul %v178, %v167
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v180 = grove.slice %v177 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v180 = grove.slice %v177 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v181 = grove.mul %v180, %v168
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1270,9 +1270,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
     %v186 = grove.relu %layer3_2_conv2_bn0 : tensor<?x512x14x14xf32>
-    %v187 = grove.slice %v186 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+    %v187 = grove.slice %v186 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v188 = grove.slice %v186 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+    %v188 = grove.slice %v186 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
     %v189 = grove.add %v187, %v188
         : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1303,11 +1303,11 @@ module @resnest50 {
     %v195 = grove.transpose %v194 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
     %v196 = grove.softmax %v195 {axis = 1 : i64} : tensor<?x2x1x256xf32>
     %v197 = grove.reshape %v196 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v198 = grove.slice %v197 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v198 = grove.slice %v197 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v199 = grove.mul %v198, %v187
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v200 = grove.slice %v197 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v200 = grove.slice %v197 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v201 = grove.mul %v200, %v188
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1354,9 +1354,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
     %v206 = grove.relu %layer3_3_conv2_bn0 : tensor<?x512x14x14xf32>
-    %v207 = grove.slice %v206 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+    %v207 = grove.slice %v206 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v208 = grove.slice %v206 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+    %v208 = grove.slice %v206 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
     %v209 = grove.add %v207, %v208
         : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1387,11 +1387,11 @@ module @resnest50 {
     %v215 = grove.transpose %v214 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
     %v216 = grove.softmax %v215 {axis = 1 : i64} : tensor<?x2x1x256xf32>
     %v217 = grove.reshape %v216 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v218 = grove.slice %v217 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v218 = grove.slice %v217 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v219 = grove.mul %v218, %v207
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v220 = grove.slice %v217 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v220 = grove.slice %v217 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v221 = grove.mul %v220, %v208
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1438,9 +1438,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
     %v226 = grove.relu %layer3_4_conv2_bn0 : tensor<?x512x14x14xf32>
-    %v227 = grove.slice %v226 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+    %v227 = grove.slice %v226 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v228 = grove.slice %v226 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+    %v228 = grove.slice %v226 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
     %v229 = grove.add %v227, %v228
         : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1471,11 +1471,11 @@ module @resnest50 {
     %v235 = grove.transpose %v234 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
     %v236 = grove.softmax %v235 {axis = 1 : i64} : tensor<?x2x1x256xf32>
     %v237 = grove.reshape %v236 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v238 = grove.slice %v237 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v238 = grove.slice %v237 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v239 = grove.mul %v238, %v227
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v240 = grove.slice %v237 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v240 = grove.slice %v237 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v241 = grove.mul %v240, %v228
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1522,9 +1522,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x512x14x14xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>, tensor<512xf32>) -> tensor<?x512x14x14xf32>
     %v246 = grove.relu %layer3_5_conv2_bn0 : tensor<?x512x14x14xf32>
-    %v247 = grove.slice %v246 [0, 0, 0, 0] [-1, 256, 14, 14] [1, 1, 1, 1]
+    %v247 = grove.slice %v246 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
-    %v248 = grove.slice %v246 [0, 256, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+    %v248 = grove.slice %v246 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x14x14xf32> -> tensor<?x256x14x14xf32>
     %v249 = grove.add %v247, %v248
         : (tensor<?x256x14x14xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1555,11 +1555,11 @@ module @resnest50 {
     %v255 = grove.transpose %v254 [0, 2, 1, 3] : tensor<?x1x2x256xf32> -> tensor<?x2x1x256xf32>
     %v256 = grove.softmax %v255 {axis = 1 : i64} : tensor<?x2x1x256xf32>
     %v257 = grove.reshape %v256 : tensor<?x2x1x256xf32> -> tensor<?x512x1x1xf32>
-    %v258 = grove.slice %v257 [0, 0, 0, 0] [-1, 256, 1, 1] [1, 1, 1, 1]
+    %v258 = grove.slice %v257 [0, 0, 0, 0] [-1, 256, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v259 = grove.mul %v258, %v247
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
-    %v260 = grove.slice %v257 [0, 256, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v260 = grove.slice %v257 [0, 256, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x512x1x1xf32> -> tensor<?x256x1x1xf32>
     %v261 = grove.mul %v260, %v248
         : (tensor<?x256x1x1xf32>, tensor<?x256x14x14xf32>) -> tensor<?x256x14x14xf32>
@@ -1606,9 +1606,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x1024x14x14xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x14x14xf32>
     %v266 = grove.relu %layer4_0_conv2_bn0 : tensor<?x1024x14x14xf32>
-    %v267 = grove.slice %v266 [0, 0, 0, 0] [-1, 512, 14, 14] [1, 1, 1, 1]
+    %v267 = grove.slice %v266 [0, 0, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x14x14xf32> -> tensor<?x512x14x14xf32>
-    %v268 = grove.slice %v266 [0, 512, 0, 0] [-1, 1024, 14, 14] [1, 1, 1, 1]
+    %v268 = grove.slice %v266 [0, 512, 0, 0] [-1, 1024, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x14x14xf32> -> tensor<?x512x14x14xf32>
     %v269 = grove.add %v267, %v268
         : (tensor<?x512x14x14xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
@@ -1639,11 +1639,11 @@ module @resnest50 {
     %v275 = grove.transpose %v274 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
     %v276 = grove.softmax %v275 {axis = 1 : i64} : tensor<?x2x1x512xf32>
     %v277 = grove.reshape %v276 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
-    %v278 = grove.slice %v277 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v278 = grove.slice %v277 [0, 0, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
     %v279 = grove.mul %v278, %v267
         : (tensor<?x512x1x1xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
-    %v280 = grove.slice %v277 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1]
+    %v280 = grove.slice %v277 [0, 512, 0, 0] [-1, 1024, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
     %v281 = grove.mul %v280, %v268
         : (tensor<?x512x1x1xf32>, tensor<?x512x14x14xf32>) -> tensor<?x512x14x14xf32>
@@ -1710,9 +1710,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
     %v287 = grove.relu %layer4_1_conv2_bn0 : tensor<?x1024x7x7xf32>
-    %v288 = grove.slice %v287 [0, 0, 0, 0] [-1, 512, 7, 7] [1, 1, 1, 1]
+    %v288 = grove.slice %v287 [0, 0, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
-    %v289 = grove.slice %v287 [0, 512, 0, 0] [-1, 1024, 7, 7] [1, 1, 1, 1]
+    %v289 = grove.slice %v287 [0, 512, 0, 0] [-1, 1024, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
     %v290 = grove.add %v288, %v289
         : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
@@ -1743,11 +1743,11 @@ module @resnest50 {
     %v296 = grove.transpose %v295 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
     %v297 = grove.softmax %v296 {axis = 1 : i64} : tensor<?x2x1x512xf32>
     %v298 = grove.reshape %v297 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
-    %v299 = grove.slice %v298 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v299 = grove.slice %v298 [0, 0, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
     %v300 = grove.mul %v299, %v288
         : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v301 = grove.slice %v298 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1]
+    %v301 = grove.slice %v298 [0, 512, 0, 0] [-1, 1024, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
     %v302 = grove.mul %v301, %v289
         : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
@@ -1794,9 +1794,9 @@ module @resnest50 {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x1024x7x7xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024x7x7xf32>
     %v307 = grove.relu %layer4_2_conv2_bn0 : tensor<?x1024x7x7xf32>
-    %v308 = grove.slice %v307 [0, 0, 0, 0] [-1, 512, 7, 7] [1, 1, 1, 1]
+    %v308 = grove.slice %v307 [0, 0, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
-    %v309 = grove.slice %v307 [0, 512, 0, 0] [-1, 1024, 7, 7] [1, 1, 1, 1]
+    %v309 = grove.slice %v307 [0, 512, 0, 0] [-1, 1024, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x7x7xf32> -> tensor<?x512x7x7xf32>
     %v310 = grove.add %v308, %v309
         : (tensor<?x512x7x7xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
@@ -1827,11 +1827,11 @@ module @resnest50 {
     %v316 = grove.transpose %v315 [0, 2, 1, 3] : tensor<?x1x2x512xf32> -> tensor<?x2x1x512xf32>
     %v317 = grove.softmax %v316 {axis = 1 : i64} : tensor<?x2x1x512xf32>
     %v318 = grove.reshape %v317 : tensor<?x2x1x512xf32> -> tensor<?x1024x1x1xf32>
-    %v319 = grove.slice %v318 [0, 0, 0, 0] [-1, 512, 1, 1] [1, 1, 1, 1]
+    %v319 = grove.slice %v318 [0, 0, 0, 0] [-1, 512, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
     %v320 = grove.mul %v319, %v308
         : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>
-    %v321 = grove.slice %v318 [0, 512, 0, 0] [-1, 1024, 1, 1] [1, 1, 1, 1]
+    %v321 = grove.slice %v318 [0, 512, 0, 0] [-1, 1024, -1, -1] [1, 1, 1, 1]
         : tensor<?x1024x1x1xf32> -> tensor<?x512x1x1xf32>
     %v322 = grove.mul %v321, %v309
         : (tensor<?x512x1x1xf32>, tensor<?x512x7x7xf32>) -> tensor<?x512x7x7xf32>

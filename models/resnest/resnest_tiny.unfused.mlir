@@ -141,9 +141,9 @@ module @resnesttiny {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64x8x8xf32>
     %v4 = grove.relu %layer1_0_conv2_bn0 : tensor<?x64x8x8xf32>
-    %v5 = grove.slice %v4 [0, 0, 0, 0] [-1, 32, 8, 8] [1, 1, 1, 1]
+    %v5 = grove.slice %v4 [0, 0, 0, 0] [-1, 32, -1, -1] [1, 1, 1, 1]
         : tensor<?x64x8x8xf32> -> tensor<?x32x8x8xf32>
-    %v6 = grove.slice %v4 [0, 32, 0, 0] [-1, 64, 8, 8] [1, 1, 1, 1]
+    %v6 = grove.slice %v4 [0, 32, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x64x8x8xf32> -> tensor<?x32x8x8xf32>
     %v7 = grove.add %v5, %v6 : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
     %v8 = grove.global_avg_pool %v7 : (tensor<?x32x8x8xf32>) -> tensor<?x32x1x1xf32>
@@ -171,11 +171,11 @@ module @resnesttiny {
     %v13 = grove.transpose %v12 [0, 2, 1, 3] : tensor<?x2x2x16xf32> -> tensor<?x2x2x16xf32>
     %v14 = grove.softmax %v13 {axis = 1 : i64} : tensor<?x2x2x16xf32>
     %v15 = grove.reshape %v14 : tensor<?x2x2x16xf32> -> tensor<?x64x1x1xf32>
-    %v16 = grove.slice %v15 [0, 0, 0, 0] [-1, 32, 1, 1] [1, 1, 1, 1]
+    %v16 = grove.slice %v15 [0, 0, 0, 0] [-1, 32, -1, -1] [1, 1, 1, 1]
         : tensor<?x64x1x1xf32> -> tensor<?x32x1x1xf32>
     %v17 = grove.mul %v16, %v5
         : (tensor<?x32x1x1xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
-    %v18 = grove.slice %v15 [0, 32, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+    %v18 = grove.slice %v15 [0, 32, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x64x1x1xf32> -> tensor<?x32x1x1xf32>
     %v19 = grove.mul %v18, %v6
         : (tensor<?x32x1x1xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
@@ -236,9 +236,9 @@ module @resnesttiny {
         {epsilon = 1.0e-05 : f64}
         : (tensor<?x128x8x8xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128x8x8xf32>
     %v24 = grove.relu %layer2_0_conv2_bn0 : tensor<?x128x8x8xf32>
-    %v25 = grove.slice %v24 [0, 0, 0, 0] [-1, 64, 8, 8] [1, 1, 1, 1]
+    %v25 = grove.slice %v24 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x8x8xf32> -> tensor<?x64x8x8xf32>
-    %v26 = grove.slice %v24 [0, 64, 0, 0] [-1, 128, 8, 8] [1, 1, 1, 1]
+    %v26 = grove.slice %v24 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x8x8xf32> -> tensor<?x64x8x8xf32>
     %v27 = grove.add %v25, %v26
         : (tensor<?x64x8x8xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
@@ -267,11 +267,11 @@ module @resnesttiny {
     %v33 = grove.transpose %v32 [0, 2, 1, 3] : tensor<?x2x2x32xf32> -> tensor<?x2x2x32xf32>
     %v34 = grove.softmax %v33 {axis = 1 : i64} : tensor<?x2x2x32xf32>
     %v35 = grove.reshape %v34 : tensor<?x2x2x32xf32> -> tensor<?x128x1x1xf32>
-    %v36 = grove.slice %v35 [0, 0, 0, 0] [-1, 64, 1, 1] [1, 1, 1, 1]
+    %v36 = grove.slice %v35 [0, 0, 0, 0] [-1, 64, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v37 = grove.mul %v36, %v25
         : (tensor<?x64x1x1xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>
-    %v38 = grove.slice %v35 [0, 64, 0, 0] [-1, 128, 1, 1] [1, 1, 1, 1]
+    %v38 = grove.slice %v35 [0, 64, 0, 0] [-1, 128, -1, -1] [1, 1, 1, 1]
         : tensor<?x128x1x1xf32> -> tensor<?x64x1x1xf32>
     %v39 = grove.mul %v38, %v26
         : (tensor<?x64x1x1xf32>, tensor<?x64x8x8xf32>) -> tensor<?x64x8x8xf32>

@@ -98,6 +98,7 @@ _LOADED = {}
 def _fresh_path(path):
     """`path`, or a copy of its file under a new name where another file
     was loaded from that path before (a library recompiled in place)."""
+    path = os.path.realpath(path)
     try:
         st = os.stat(path)
     except OSError:

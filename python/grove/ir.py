@@ -126,7 +126,8 @@ def format_attr(value):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, (list, tuple)):
         if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-            return "array<i64: " + ", ".join(map(str, value)) + ">"
+            return "array<i64" + "".join(
+                f"{', ' if i else ': '}{v}" for i, v in enumerate(value)) + ">"
         if all(isinstance(v, float) for v in value):
             return "array<f64: " + ", ".join(map(_float, value)) + ">"
         return "[" + ", ".join(format_attr(v) for v in value) + "]"
@@ -204,8 +205,8 @@ class _Names:
                 self.counter[0] += 1
                 name = f"v{self.counter[0]}"
         else:
-            name = "".join(c if c.isalnum() or c in "_$." else "_"
-                           for c in str(hint))
+            name = "".join(c if (c.isascii() and c.isalnum()) or c in "_$."
+                           else "_" for c in str(hint))
             if not name or name[0].isdigit():
                 name = "v_" + name
             base, k = name, 0
@@ -388,6 +389,11 @@ class Builder:
         either side transposed)."""
         m = a.shape[-1] if transpose_lhs else a.shape[-2]
         n = b.shape[-2] if transpose_rhs else b.shape[-1]
+        ka = a.shape[-2] if transpose_lhs else a.shape[-1]
+        kb = b.shape[-1] if transpose_rhs else b.shape[-2]
+        if None not in (ka, kb) and ka != kb:
+            raise ValueError(f"matmul of {a.type} and {b.type}: inner sizes "
+                             f"{ka} and {kb} differ")
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
         return self.op("grove.matmul", [a, b],
                        [a.type.with_shape(batch + (m, n))],
@@ -610,8 +616,8 @@ class Builder:
                           [TensorType((), dtype)], name)
 
     # ---- trees ----------------------------------------------------------
-    def tree_fold(self, forest, inputs, captures, node, edge=None, arity=0,
-                  states=2, state_types=None, name=None):
+    def tree_fold(self, forest, inputs, captures, node, state_types,
+                  edge=None, arity=0, states=2, name=None):
         """grove.tree_fold over `forest` (offsets, children, roots): `node`
         (and `edge` for child-sum) build the cells. Each gets a Builder and
         its block arguments: node(b, x, *child states, *captures) and
@@ -731,6 +737,7 @@ class Param:
         self.trainable = trainable
         self.initial = initial  # a grove.param initial value, e.g. 0.0
         self.comment = comment  # `//` lines printed above the declaration
+        self.owner = None  # the block that declared it (grove.nn)
 
     @property
     def shape(self):
@@ -779,7 +786,8 @@ class Function:
         for spec in results or ():
             if isinstance(spec, (TensorType, list)) or (
                     isinstance(spec, tuple) and
-                    (not spec or not isinstance(spec[0], str))):
+                    (not spec or not isinstance(spec[0], str) or
+                     spec[0] == "?")):  # a bare shape, not (name, shape)
                 spec = (None, spec)
             rname, shape = spec[0], spec[1]
             attrs = dict(spec[2]) if len(spec) > 2 else {}
@@ -837,17 +845,25 @@ class Module:
         self.functions = []
 
     def param(self, name, shape, dtype=None, init=None, trainable=True,
-              initial=None, comment=None):
+              initial=None, comment=None, owner=None):
         """Declares `grove.param @name` (or returns the one declared with the
-        same name and type); `comment` is printed above it."""
+        same name and type by the same `owner`, a block: two blocks never
+        share a param by accident of naming); `comment` is printed above
+        it."""
         type_ = tensor_type(shape, dtype or self.dtype)
         if name in self.params:
             old = self.params[name]
             if old.type != type_:
                 raise ValueError(f"param {name} declared as {old.type} and "
                                  f"{type_}")
+            if owner is not None and old.owner is not None and \
+                    old.owner is not owner:
+                raise ValueError(
+                    f"param {name} is declared by two blocks: give them a "
+                    "common parent (or with_prefix) so their names differ")
             return old
         p = Param(name, type_, init, trainable, initial, comment)
+        p.owner = owner
         self.params[name] = p
         return p
 
@@ -875,7 +891,11 @@ class Module:
                         "i32": np.int32, "i64": np.int64}.get(p.type.dtype)
             if np_dtype is None:
                 continue
-            value = p.init(rng, p.shape) if p.init else np.zeros(p.shape)
+            if p.initial is not None:  # state: its declared start
+                value = np.full(p.shape, p.initial)
+            else:
+                value = p.init(rng, p.shape) if p.init else \
+                    np.zeros(p.shape)
             out[p.name] = np.ascontiguousarray(value, dtype=np_dtype)
         return out
 

@@ -153,7 +153,7 @@ class Block:
             raise ValueError("blocks need a builder of a grove.ir.Module's "
                              "function")
         p = b.module.param(self.param_name(name), shape, dtype, init,
-                           trainable, initial)
+                           trainable, initial, owner=self)
         if initial is not None and p.initial is None:
             p.initial = initial
             p.trainable = trainable
@@ -267,9 +267,9 @@ class BatchNorm(Block):
     Training form (a training builder, unless `frozen`): by the batch's,
     the running ones updated as state that starts at 0 and 1."""
 
-    def __init__(self, epsilon=1e-5, frozen=False):
+    def __init__(self, epsilon=1e-5, momentum=0.1, frozen=False):
         super().__init__()
-        self.epsilon, self.frozen = epsilon, frozen
+        self.epsilon, self.momentum, self.frozen = epsilon, momentum, frozen
 
     def forward(self, b, x):
         c = (x.shape[1],)
@@ -280,15 +280,15 @@ class BatchNorm(Block):
                                 initial=0.0)
             var = self.declare(b, "running_var", c, trainable=False,
                                initial=1.0)
-            return b.batch_norm_training(x, scale, bias, mean, var,
-                                         name=self.out_name)
-        trainable = False if self.frozen else None
-        mean = self._stat(b, "running_mean", c, Zeros(), trainable)
-        var = self._stat(b, "running_var", c, Ones(), trainable)
+            return b.batch_norm_training(
+                x, scale, bias, mean, var, name=self.out_name,
+                epsilon=float(self.epsilon), momentum=float(self.momentum))
+        mean = self._stat(b, "running_mean", c, Zeros())
+        var = self._stat(b, "running_var", c, Ones())
         return b.batch_norm(x, scale, bias, mean, var, self.epsilon,
                             name=self.out_name)
 
-    def _stat(self, b, name, shape, init, trainable):
+    def _stat(self, b, name, shape, init):
         p = self.declare(b, name, shape, init, trainable=False)
         p.init = p.init or init
         return b.get_param(p)
@@ -445,7 +445,7 @@ class SplitAttentionConv2D(Block):
         if self.fused:
             ps = [self.param(b, "fc1.weight", fc1, FanInUniform()),
                   self.param(b, "fc1.bias", (inter,), FanInUniform(fc1))]
-            ps += [self.bn1._stat(b, n, (inter,), i, False) if n.startswith(
+            ps += [self.bn1._stat(b, n, (inter,), i) if n.startswith(
                 "running") else self.bn1.param(b, n, (inter,), i)
                 for n, i in (("weight", Ones()), ("bias", Zeros()),
                              ("running_mean", Zeros()),
@@ -455,7 +455,7 @@ class SplitAttentionConv2D(Block):
             return b.split_attention(u, ps, r, card, name=self.out_name)
         bsz, _, h, w = u.shape
         if r > 1:
-            splits = [b.slice(u, [0, j * c, 0, 0], [-1, (j + 1) * c, h, w])
+            splits = [b.slice(u, [0, j * c, 0, 0], [-1, (j + 1) * c, -1, -1])
                       for j in range(r)]
             gap_in = splits[0]
             for s in splits[1:]:
@@ -479,7 +479,7 @@ class SplitAttentionConv2D(Block):
         a = b.reshape(a, (bsz, r * c, 1, 1))
         out = None
         for j, s in enumerate(splits):
-            aj = b.slice(a, [0, j * c, 0, 0], [-1, (j + 1) * c, 1, 1])
+            aj = b.slice(a, [0, j * c, 0, 0], [-1, (j + 1) * c, -1, -1])
             term = b.mul(aj, s)
             out = term if out is None else b.add(out, term)
         return out
@@ -501,8 +501,8 @@ class _TreeLSTMCell(Block):
         caps = self.captures(b, x.shape[-1])
         row = TensorType((None, self.hidden), x.dtype)
         out = b.tree_fold(forest, [x], caps, node=self.node,
-                          edge=getattr(self, "edge", None), arity=self.arity,
-                          state_types=[row, row])
+                          state_types=[row, row],
+                          edge=getattr(self, "edge", None), arity=self.arity)
         return out[0], out[2]
 
 
@@ -581,6 +581,11 @@ def train_step(module, forward, optimizer="adam", loss="softmax_cross_entropy",
     (name, type), i32 class ids of the batch by default."""
     from .ir import TensorType
     params = params if params is not None else module.trainable_params()
+    if not forward.result_types or len(forward.result_types) != 1:
+        raise ValueError(f"train_step needs @{forward.name} to have returned "
+                         "one value")
+    if any(f.name == name for f in module.functions):
+        raise ValueError(f"the module already has @{name}")
     out = forward.result_types[0]
     if labels is None:
         labels = ("labels", TensorType(out.shape[:1], "i32")) \

@@ -28,6 +28,7 @@ import numpy as np
 from . import ir
 
 MIN_OPSET = 13  # older models are converted up to it first
+OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb", "lans", "adaalter")
 CONST_LIMIT = 1024  # folded constants above this many elements are params
 # Element types grove has, and those its arithmetic takes.
 GROVE_DTYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
@@ -136,13 +137,20 @@ class Imported:
         --compressor options for the compressed data-parallel step.
         Returns self, so an import and its train step are one line."""
         from . import nn
+        if self.module is None:
+            raise ValueError("the import found unsupported nodes "
+                             "(Imported.unsupported): nothing to train")
+        if any(f.name == name for f in self.module.functions):
+            raise ValueError(f"the module already has @{name}")
         forward = next((f for f in self.module.functions
                         if f.name == "forward"), None)
         if forward is None or len(forward.result_types) != 1:
             n = len(forward.result_types) if forward else 0
             raise ValueError(f"a train step needs a model with one output "
                              f"(this one has {n})")
-        weights = set(self.param_names.values())
+        # The imported weights, not params made of folded constants.
+        weights = {v for k, v in self.param_names.items()
+                   if not v.startswith("const.")}
         params = [p for p in self.module.params.values() if p.name in weights
                   and p.type.dtype in ("f32", "f64")]
         if not params:
@@ -1912,8 +1920,10 @@ def _cast(n):
     if isinstance(x, Partial):
         _need(to.kind in "iu", "a size cast to a non-integer")
         return x
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) and not _is_weight(n, 0):
         return x.astype(to)
+    if isinstance(x, np.ndarray):  # a weight: cast at run time, trainable
+        x = n.t(0)
     if x.mask:
         _need(to == np.dtype(np.bool_) or to == np.dtype(np.float32),
               f"a bool value cast to {to} at run time", "dtype")
@@ -1928,6 +1938,13 @@ def _cast(n):
           f"a cast from {x.dtype} to {to} at run time (grove.convert is "
           "between floats)", "dtype")
     return n.g.convert(x, to)
+
+
+def _is_weight(n, i):
+    """Whether input i is a float initializer: a weight, which stays a
+    param (docs/onnx.md, "Weights")."""
+    name = n.node.input[i] if i < len(n.node.input) else ""
+    return name in n.g.inits and n.g.inits[name].dtype.kind == "f"
 
 
 def _reshape_target(x_shape, spec, allowzero):
@@ -2544,15 +2561,21 @@ def main(argv=None):
     p.add_argument("--name", help="the module's name (a C identifier)")
     p.add_argument("--static-batch", action="store_true",
                    help="fix a symbolic leading input dimension to 1")
-    p.add_argument("--train-step", metavar="OPTIMIZER",
+    p.add_argument("--train-step", metavar="OPTIMIZER", choices=OPTIMIZERS,
                    help="add train_step(inputs..., labels) -> loss with this "
-                   "grove optimizer (sgd, adam, adagrad, lamb, lans, "
-                   "adaalter)")
+                   f"grove optimizer ({', '.join(OPTIMIZERS)})")
     p.add_argument("--loss", default="softmax_cross_entropy",
                    choices=["softmax_cross_entropy", "mse_loss"])
     p.add_argument("--lr", type=float, default=1e-3,
                    help="the train step's learning rate")
     args = p.parse_args(argv)
+    try:
+        import onnx  # noqa: F401  (both needed: fail before writing)
+        import safetensors.numpy  # noqa: F401
+    except ImportError as e:
+        print(f"grove-import-onnx: error: {e} (pip install 'grove[onnx]')",
+              file=sys.stderr)
+        return 1
     try:
         imp = import_model(args.model, name=args.name,
                            batch_dynamic=not args.static_batch)

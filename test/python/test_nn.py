@@ -5,6 +5,7 @@ the builder's errors."""
 import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -284,6 +285,36 @@ def test_builder_errors():
         ir.TensorType((2,), "f8")
     with pytest.raises(ValueError, match="builder"):
         nn.Dense(2)(ir.Builder([], 0, ir._Names()), f.args[0])
+    with pytest.raises(ValueError, match="inner sizes 3 and 4 differ"):
+        f.builder.matmul(f.args[0], f.args[1])
+    # Two top-level blocks would both name their weight `0.weight`.
+    g = m.function("g", [("x", (None, 3))], [])
+    nn.Sequential(nn.Dense(3))(g.builder, g.args[0])
+    with pytest.raises(ValueError, match="declared by two blocks"):
+        nn.Sequential(nn.Dense(3))(g.builder, g.args[0])
+
+
+def test_grove_nn_needs_no_extension():
+    """The builder and the importer import without grove._core: model
+    generators run before anything is built."""
+    code = ("import sys, grove.ir, grove.nn, grove.onnx; "
+            "assert 'grove._core' not in sys.modules, 'loaded'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_state_starts_at_its_declared_value():
+    """init_weights gives state its initial value (a BatchNorm's running
+    variance 1), and the training form takes the block's epsilon and
+    momentum."""
+    m = ir.Module("bn")
+    g = m.function("train", [("x", (None, 3, 2, 2))], [(None, 3, 2, 2)],
+                   training=True)
+    g.builder.ret(nn.BatchNorm(epsilon=1e-3, momentum=0.2)(g.builder,
+                                                           g.args[0]))
+    w = m.init_weights(0)
+    assert (w["running_var"] == 1).all() and (w["running_mean"] == 0).all()
+    assert "epsilon = 0.001 : f64" in m.text()
+    assert "momentum = 0.2 : f64" in m.text()
 
 
 def test_emitted_text_reads_as_written():

@@ -123,3 +123,37 @@ def test_train_step_needs_one_output():
     with pytest.raises(ValueError, match="one output"):
         imp.add_train_step("sgd", lr=0.1)
     del onnx
+
+
+def test_weights_stay_params_and_one_train_step(rng):
+    """A weight read through a Cast stays a param (trainable, loadable by
+    its name), folded constants are never trained, and a second
+    train_step is refused."""
+    from onnx import TensorProto, helper, numpy_helper
+    w = rng.standard_normal((3, 4)).astype(np.float64)
+    big = rng.standard_normal((3, 400)).astype(np.float32)  # a const param
+    axes = np.array([1], np.int64)
+    nodes = [helper.make_node("Cast", ["W"], ["Wc"], to=TensorProto.FLOAT),
+             helper.make_node("MatMul", ["x", "Wc"], ["h"]),
+             helper.make_node("Constant", [], ["big"],
+                              value=numpy_helper.from_array(big)),
+             helper.make_node("Constant", [], ["axes"],
+                              value=numpy_helper.from_array(axes)),
+             helper.make_node("MatMul", ["x", "big"], ["k"]),
+             helper.make_node("ReduceSum", ["k", "axes"], ["s"]),
+             helper.make_node("Add", ["h", "s"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(
+            "x", TensorProto.FLOAT, ["batch", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       ["batch", 4])],
+        [numpy_helper.from_array(w, "W")])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)])
+    imp = grove.onnx.import_model(model.SerializeToString())
+    assert "W" in imp.weights
+    assert any(n.startswith("const.") for n in imp.weights)
+    imp.add_train_step("sgd", loss="mse_loss", lr=0.1)
+    assert "grove.sgd [@W]" in imp.text  # W alone, not the constant
+    with pytest.raises(ValueError, match="already has @train_step"):
+        imp.add_train_step("sgd", lr=0.1)

@@ -231,7 +231,7 @@ grove_status CudaContext::endCall() {
     failCurrentCall(statusOf(r), "the call's GPU work failed: " +
                                      errorText(device_->driver(), r));
   grove_status s = currentCallFailed() ? GROVE_ERROR_INTERNAL : GROVE_OK;
-  if (r == CUDA_SUCCESS)
+  if (r == CUDA_SUCCESS && s == GROVE_OK)
     timeline_.flush(device_->driver(), device_->ordinal(), device_->name());
   else
     timeline_.discard(device_->driver());

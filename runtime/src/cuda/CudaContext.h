@@ -60,9 +60,12 @@ public:
   ConvService *convolutions(std::string &why);
   /// The call's GPU spans while a trace is recorded (GpuTimeline.h).
   GpuTimeline &timeline() { return timeline_; }
-  /// Brackets stream work in a trace span (nothing when not tracing).
-  GpuSpan span(const char *category, const char *name) {
-    return GpuSpan(timeline_, device_->driver(), stream_, category, name);
+  /// Brackets work on `stream` (the context's by default) in a trace span
+  /// (nothing when not tracing).
+  GpuSpan span(const char *category, const char *name,
+               CUstream stream = nullptr, CUfunction kernel = nullptr) {
+    return GpuSpan(timeline_, device_->driver(), stream ? stream : stream_,
+                   category, name, kernel);
   }
   /// Returns a block from allocate() to the stream-ordered cache.
   void release(void *block) { device_->allocator().release(block); }

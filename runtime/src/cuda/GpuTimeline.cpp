@@ -20,9 +20,11 @@ void GpuTimeline::begin(const Driver &d, CUstream stream) {
   if (!trace::enabled() || anchor_)
     return;
   anchor_ = timingEvent(d);
+  // The host's time as the anchor is queued: an idle stream reaches it at
+  // once, so GPU spans never start before the call that queued them.
+  anchorHost_ = trace::now();
   if (anchor_ && d.cuEventRecord(anchor_, stream) != CUDA_SUCCESS)
     discard(d);
-  anchorHost_ = trace::now();
 }
 
 const char *GpuTimeline::kernelName(CUfunction f) const {
@@ -64,10 +66,12 @@ void GpuTimeline::discard(const Driver &d) {
 }
 
 GpuSpan::GpuSpan(GpuTimeline &timeline, const Driver &driver, CUstream stream,
-                 const char *category, const char *name)
+                 const char *category, const char *name, CUfunction kernel)
     : driver_(driver), stream_(stream) {
   if (!timeline.active() || !trace::enabled())
     return;
+  if (kernel)
+    name = timeline.kernelName(kernel);
   work_.start = timingEvent(driver);
   work_.end = timingEvent(driver);
   if (!work_.start || !work_.end ||

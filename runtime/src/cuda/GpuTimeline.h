@@ -49,11 +49,12 @@ private:
   std::unordered_map<CUfunction, std::string> kernels_;
 };
 
-/// Brackets the stream work enqueued in its scope.
+/// Brackets the stream work enqueued in its scope on `stream`; a kernel
+/// launch passes its function, whose name is looked up only when tracing.
 class GpuSpan {
 public:
   GpuSpan(GpuTimeline &timeline, const Driver &driver, CUstream stream,
-          const char *category, const char *name);
+          const char *category, const char *name, CUfunction kernel = nullptr);
   ~GpuSpan();
   GpuSpan(const GpuSpan &) = delete;
   GpuSpan &operator=(const GpuSpan &) = delete;

@@ -107,9 +107,8 @@ GROVE_API void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                         " exceeds the device limits");
     return;
   }
-  GpuSpan span =
-      ctx->span("gpu.kernel",
-                ctx->timeline().kernelName(static_cast<CUfunction>(function)));
+  GpuSpan span = ctx->span("gpu.kernel", "kernel", streamOf(*ctx, stream),
+                           static_cast<CUfunction>(function));
   span.arg("grid", gridX * gridY * gridZ);
   span.arg("block", blockX * blockY * blockZ);
   checkCurrentCall(*ctx,
@@ -201,7 +200,7 @@ GROVE_API void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
   CudaContext *ctx = active("mgpuMemcpy");
   if (!ctx || bytes == 0)
     return;
-  GpuSpan span = ctx->span("gpu.copy", "memcpy");
+  GpuSpan span = ctx->span("gpu.copy", "memcpy", streamOf(*ctx, stream));
   span.arg("bytes", static_cast<int64_t>(bytes));
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuMemcpyAsync(
@@ -216,7 +215,7 @@ GROVE_API void mgpuMemset32(void *dst, unsigned value, size_t count,
   CudaContext *ctx = active("mgpuMemset32");
   if (!ctx || count == 0)
     return;
-  GpuSpan span = ctx->span("gpu.copy", "memset");
+  GpuSpan span = ctx->span("gpu.copy", "memset", streamOf(*ctx, stream));
   span.arg("bytes", static_cast<int64_t>(count * 4));
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuMemsetD32Async(
@@ -230,7 +229,7 @@ GROVE_API void mgpuMemset16(void *dst, unsigned short value, size_t count,
   CudaContext *ctx = active("mgpuMemset16");
   if (!ctx || count == 0)
     return;
-  GpuSpan span = ctx->span("gpu.copy", "memset");
+  GpuSpan span = ctx->span("gpu.copy", "memset", streamOf(*ctx, stream));
   span.arg("bytes", static_cast<int64_t>(count * 2));
   checkCurrentCall(*ctx,
                    ctx->cudaDevice().driver().cuMemsetD16Async(
