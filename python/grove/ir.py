@@ -580,9 +580,8 @@ class Builder:
         lname = self.names.fresh(name)
         gname = self.names.fresh(grads_name) if params else None
         wrt = ", ".join(symbol(p.name) for p in params)
-        results = lname + (f", {gname}:{len(params)}" if params else "")
-        if len(params) == 1:  # one gradient prints without :1
-            results = results.replace(f"{gname}:1", gname)
+        results = lname + (f", {gname}:{len(params)}" if len(params) > 1
+                           else f", {gname}" if params else "")
         self.lines[head] = "\n".join(
             " " * self.indent + part for part in
             self._wrapped(f"{results} = grove.value_and_grad [{wrt}] {{"))
@@ -709,18 +708,33 @@ def _hex_float(v, dtype):
 
 
 def dense(value, type_):
-    """`dense<...>` text for a scalar, nested list or numpy array."""
+    """`dense<...>` text for a scalar, nested list or numpy array: one
+    value where all are equal (a splat), non-finite floats as hex bit
+    patterns (MLIR has no literal for them), i1 as true/false. Needs no
+    numpy (model generators run on a bare python3)."""
     def elem(v):
+        if type_.dtype == "i1":
+            return "true" if v else "false"
         if type_.dtype.startswith("i"):
             return str(int(v))
         v = float(v)
         return _float(v) if math.isfinite(v) else _hex_float(v, type_.dtype)
 
-    def nested(v):
-        if isinstance(v, (list, tuple)) or hasattr(v, "tolist") and \
-                getattr(v, "ndim", 0):
-            return "[" + ", ".join(nested(x) for x in list(v)) + "]"
-        return elem(v.item() if hasattr(v, "item") else v)
+    def nested(v):  # lists of Python scalars (an array's tolist())
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(nested(x) for x in v) + "]"
+        return elem(v)
+
+    def flat(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                yield from flat(x)
+        else:
+            yield v
+    value = value.tolist() if hasattr(value, "tolist") else value
+    first = next(flat(value), None)
+    if first is not None and all(x == first for x in flat(value)):
+        return f"dense<{elem(first)}>"  # NaN != NaN: never a NaN splat
     return f"dense<{nested(value)}>"
 
 

@@ -260,36 +260,6 @@ def _bshape(*shapes):
     return tuple(out)
 
 
-def _dense(arr, gdt):
-    """`dense<...>` text: splats as one value, non-finite floats as hex
-    bit patterns (MLIR has no literal for them)."""
-    arr = np.asarray(arr)
-    if gdt == "i1":
-        fmt = lambda v: "true" if v else "false"  # noqa: E731
-    elif gdt[0] == "i":
-        fmt = lambda v: str(int(v))  # noqa: E731
-    else:
-        width = {"f32": "<u4", "f64": "<u8", "f16": "<u2", "bf16": "<u2"}
-        dtype = arr.dtype
-
-        def fmt(v):
-            if not np.isfinite(float(v)):
-                return "0x%X" % int(np.array(v, dtype).view(width[gdt]))
-            text = repr(float(v))  # MLIR wants a '.' before an exponent
-            return text.replace("e", ".0e") if "e" in text and \
-                "." not in text else text
-    flat = arr.reshape(-1)
-    if flat.size and (flat == flat[0]).all() and not \
-            (gdt[0] == "f" and np.isnan(flat).any()):
-        return f"dense<{fmt(flat[0])}>"
-
-    def nest(a):
-        if a.ndim == 0:
-            return fmt(a.item())
-        return "[" + ", ".join(nest(x) for x in a) + "]"
-    return f"dense<{nest(arr)}>"
-
-
 # ---- the importer -----------------------------------------------------------
 
 class _Graph:
@@ -342,14 +312,14 @@ class _Graph:
 
     def same(self, kind, x, attrs=None):
         """`grove.<kind> %x {attrs} : T`, the result x's type."""
-        return self.custom(f"grove.{kind} {x.v}{ir.format_attrs(attrs)}",
-                           str(x.v.type), x.shape, x.dtype, x.mask)
+        return self.wrap(self.b._same(f"grove.{kind}", x.v, attrs), x.shape,
+                         x.dtype, x.mask)
 
     def arrow(self, head, x, shape, extra=""):
         """`head %x extra : X -> R`."""
-        type_ = _grove_type(shape, x.dtype, x.mask)
-        return self.custom(f"{head} {x.v}{extra}", f"{x.v.type} -> {type_}",
-                           shape, x.dtype, x.mask)
+        v = self.b._arrow(head, x.v, _grove_type(shape, x.dtype, x.mask),
+                          extra=extra)
+        return self.wrap(v, shape, x.dtype, x.mask)
 
     def binary(self, kind, a, b, mask=False):
         shape = _bshape(a.shape, b.shape)
@@ -366,10 +336,8 @@ class _Graph:
         if gdt is None:
             raise _Unsupported(f"{arr.dtype} constants have no grove type",
                                "dtype")
-        type_ = _grove_type(arr.shape, arr.dtype, mask)
-        name = self.b.names.fresh(None)
-        self.b.raw(f"{name} = grove.constant {_dense(arr, gdt)} : {type_}")
-        return self.wrap(ir.Value(name, type_), arr.shape,
+        v = self.b.constant(arr, _grove_type(arr.shape, arr.dtype, mask))
+        return self.wrap(v, arr.shape,
                          np.bool_ if mask else arr.dtype, mask)
 
     def param(self, arr, onnx_name):
