@@ -114,7 +114,7 @@
 // The runtime's GEMM on rank-3 descriptors by pointer, and the descriptor
 // says which runtime the library needs.
 // HOST: llvm.func @_mlir_ciface_grove_rt_cuda_gemm_f32(i32, i32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
-// HOST: @_grove.mlp.desc("{\22format\22:\22grove-model\22,\22version\22:6,\22module\22:\22mlp\22,\22target\22:\22cuda\22,\0A\22state\22:[\0A{\22name\22:\22fc1.weight\22,\22dtype\22:\22f32\22,\22shape\22:[128,64]}
+// HOST: @_grove.mlp.desc("{\22format\22:\22grove-model\22,\22version\22:7,\22module\22:\22mlp\22,\22target\22:\22cuda\22,\0A\22state\22:[\0A{\22name\22:\22fc1.weight\22,\22dtype\22:\22f32\22,\22shape\22:[128,64]}
 // HOST-SAME: {\22name\22:\22forward\22,\22args\22:[\0A{\22state\22:\22fc1.weight\22,\22access\22:\22read\22}
 // HOST-SAME: {\22name\22:\22probs\22,\22args\22:[\0A{\22input\22:0}],
 

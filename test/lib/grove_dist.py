@@ -138,6 +138,20 @@ class Comm:
         self.lib.grove_comm_device_transport.restype = ctypes.c_char_p
         return self.lib.grove_comm_device_transport(self.handle).decode()
 
+    def all_reduce(self, array, op=0):
+        """grove_comm_all_reduce of `array` in place (op 0 sum, 1 mean);
+        raises GroveError on failure."""
+        from grove_testing import GroveError, dltensor
+        keep = []
+        t = dltensor(array, keep)
+        self.lib.grove_comm_all_reduce.argtypes = [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        status = self.lib.grove_comm_all_reduce(self.handle, ctypes.byref(t),
+                                                op)
+        if status:
+            raise GroveError(status, self.lib.grove_last_error().decode())
+        return array
+
     def barrier(self):
         status = self.lib.grove_comm_barrier(self.handle)
         if status:

@@ -11,7 +11,7 @@
 
 static const grove_model_def kCModel = {
     GROVE_ABI_VERSION, 0, "cmodel",
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"cmodel\","
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"cmodel\","
     "\"target\":\"host\",\n"
     "\"state\":[{\"name\":\"k\",\"dtype\":\"i32\",\"shape\":[2]}],\n"
     "\"entries\":[]}\n",

@@ -135,7 +135,7 @@ grove_status runCase(std::vector<double> &got, std::vector<double> &ref,
     return out + "]}";
   };
   std::string desc =
-      "{\"format\":\"grove-model\",\"version\":6,\"module\":\"convm\","
+      "{\"format\":\"grove-model\",\"version\":7,\"module\":\"convm\","
       "\"target\":\"cuda\",\"state\":[],\"entries\":[{\"name\":\"conv\","
       "\"args\":[{\"input\":0},{\"input\":1},{\"input\":2}],\"inputs\":[" +
       input("x", {s.n, c, s.h, s.w}) + "," + input("w", {f, s.cg, s.kh, s.kw}) +

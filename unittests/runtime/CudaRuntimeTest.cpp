@@ -30,7 +30,7 @@ void noop(void **) {}
 const grove_packed_fn kEntries[1] = {noop};
 
 const char *kCudaDescriptor =
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"cudamodel\","
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"cudamodel\","
     "\"target\":\"cuda\",\n"
     "\"state\":[{\"name\":\"w\",\"dtype\":\"f32\",\"shape\":[4]}],\n"
     "\"entries\":[{\"name\":\"add\",\"args\":[{\"input\":0}],\"inputs\":[{"
@@ -155,7 +155,7 @@ void meet(void **) {
   mostInside = std::max(int(mostInside), seen);
 }
 const grove_packed_fn kTrack[1] = {track}, kMeet[1] = {meet};
-const char *kEntryOnly = "{\"format\":\"grove-model\",\"version\":6,\"module\":"
+const char *kEntryOnly = "{\"format\":\"grove-model\",\"version\":7,\"module\":"
                          "\"conc\",\"target\":\"cuda\",\n"
                          "\"state\":[],\n"
                          "\"entries\":[{\"name\":\"f\",\"args\":[],\"inputs\":["
@@ -322,7 +322,7 @@ TEST(CudaRuntimeNoGpu, OptionsMustBeInitialised) {
 }
 
 TEST(CudaRuntimeNoGpu, HostModelsStillRunOnTheHost) {
-  const char *desc = "{\"format\":\"grove-model\",\"version\":6,\"module\":"
+  const char *desc = "{\"format\":\"grove-model\",\"version\":7,\"module\":"
                      "\"hostm\",\"target\":\"host\",\n"
                      "\"state\":[],\n"
                      "\"entries\":[{\"name\":\"f\",\"args\":[],\"inputs\":[],"

@@ -29,7 +29,7 @@ void nothing(void **) {}
 const grove_packed_fn kEntries[] = {nothing, nothing};
 const grove_model_def kModel = {
     GROVE_ABI_VERSION, 2, "cc",
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"cc\",\"target\":"
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"cc\",\"target\":"
     "\"host\",\n"
     "\"state\":[],\n"
     "\"entries\":[{\"name\":\"a\",\"args\":[],\"inputs\":[],\"outputs\":[]},\n"

@@ -23,7 +23,7 @@ grove_model_def modelFor(const char *name, const std::string &descriptor,
 /// `state` and `entries` (JSON text).
 std::string doc(const std::string &state, const std::string &entries,
                 const std::string &target = "host") {
-  return R"({"format":"grove-model","version":6,"module":"m","target":")" +
+  return R"({"format":"grove-model","version":7,"module":"m","target":")" +
          target + R"(","state":[)" + state + R"(],"entries":[)" + entries +
          "]}\n";
 }
@@ -49,7 +49,7 @@ std::string entry(const std::string &inputs, size_t numInputs,
 }
 
 const std::string kMlp =
-    R"({"format":"grove-model","version":6,"module":"mlp","target":"host",
+    R"({"format":"grove-model","version":7,"module":"mlp","target":"host",
 "state":[
 {"name":"fc1.weight","dtype":"f32","shape":[128,64]},
 {"name":"fc1.bias","dtype":"f32","shape":[128]}],
@@ -306,7 +306,7 @@ TEST_P(MalformedDescriptor, IsRejected) {
 }
 
 const char kEmbeddedNul[] =
-    "{\"format\":\"grove-model\",\"version\":6,\0\"module\":\"m\"}\n";
+    "{\"format\":\"grove-model\",\"version\":7,\0\"module\":\"m\"}\n";
 
 std::string repeat(const std::string &s, int n) {
   std::string out;
@@ -316,7 +316,7 @@ std::string repeat(const std::string &s, int n) {
 }
 const grove_status INV = GROVE_ERROR_INVALID_ARGUMENT;
 const grove_status ABI = GROVE_ERROR_ABI_MISMATCH;
-const std::string kHeader = R"({"format":"grove-model","version":6,)";
+const std::string kHeader = R"({"format":"grove-model","version":7,)";
 const std::string kRest = R"("module":"m","target":"host","state":[],)"
                           R"("entries":[]})";
 const std::string kW = tensor("w", "f32", "");
@@ -344,16 +344,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadDescriptor{"TextDescriptor", "grove-model 5\nmodule m\n", 0, ABI,
                       "text model descriptor"},
         BadDescriptor{"FutureVersion",
-                      R"({"format":"grove-model","version":7,)" + kRest, 0, ABI,
-                      "version 7"},
+                      R"({"format":"grove-model","version":8,)" + kRest, 0, ABI,
+                      "version 8"},
         BadDescriptor{"PastVersion",
-                      R"({"format":"grove-model","version":5,)" + kRest, 0, ABI,
-                      "version 5"},
+                      R"({"format":"grove-model","version":6,)" + kRest, 0, ABI,
+                      "version 6"},
         BadDescriptor{"VersionNotNumber",
                       R"({"format":"grove-model","version":"6",)" + kRest, 0,
                       INV, "version"},
         BadDescriptor{"WrongFormat",
-                      R"({"format":"grove","version":6,)" + kRest, 0, INV,
+                      R"({"format":"grove","version":7,)" + kRest, 0, INV,
                       "grove-model"},
         BadDescriptor{"MissingModule",
                       kHeader + R"("target":"host","state":[],"entries":[]})",
@@ -500,7 +500,7 @@ INSTANTIATE_TEST_SUITE_P(
                                     2)),
                       1, INV, "forest precondition"},
         BadDescriptor{"DuplicateKey",
-                      R"({"format":"grove-model","version":6,"version":6,)" +
+                      R"({"format":"grove-model","version":7,"version":7,)" +
                           kRest,
                       0, INV, "key \"version\" appears twice"},
         BadDescriptor{"DuplicateKeyInState",

@@ -425,7 +425,7 @@ void modest(void **) {
 const grove_packed_fn kHogEntries[] = {hog, modest};
 const grove_model_def kHogModel = {
     GROVE_ABI_VERSION, 2, "hogm",
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"hogm\",\"target\":"
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"hogm\",\"target\":"
     "\"host\",\n"
     "\"state\":[],\n"
     "\"entries\":[{\"name\":\"hog\",\"args\":[],\"inputs\":[],\"outputs\":[]},"
@@ -461,7 +461,7 @@ void pairCode(void **) { ++pairCalls; }
 const grove_packed_fn kPairEntries[] = {pairCode};
 const grove_model_def kPairModel = {
     GROVE_ABI_VERSION, 1, "pairm",
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"pairm\",\"target\":"
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"pairm\",\"target\":"
     "\"host\",\n"
     "\"state\":[],\n"
     "\"entries\":[{\"name\":\"pair\",\"args\":[{\"input\":0},{\"input\":1}],"

@@ -58,7 +58,7 @@ TEST(Schema, PrintParseRoundTrip) {
 
   std::string text = printModelDescriptor(model);
   EXPECT_EQ(text,
-            R"({"format":"grove-model","version":6,"module":"m","target":"cuda",
+            R"({"format":"grove-model","version":7,"module":"m","target":"cuda",
 "state":[
 {"name":"w","dtype":"f32","shape":[2,3]},
 {"name":"step","dtype":"i64","shape":[],"init":"0xfffffffffffffffd"},
@@ -100,16 +100,61 @@ TEST(Schema, PrintParseRoundTrip) {
   EXPECT_TRUE(equal(b.outputs[0], e.outputs[0]));
 }
 
+TEST(Schema, CollectivesRoundTrip) {
+  ModelDesc model;
+  model.module = "m";
+  EntryDesc e;
+  e.name = "step";
+  e.collectives.config = "grove-insert-collectives{compressor=fp16}";
+  e.collectives.ops = {"all_reduce mean tensor<8xf16>",
+                       "all_gather tensor<\"q\">"};
+  model.entries = {e};
+  std::string text = printModelDescriptor(model);
+  EXPECT_NE(text.find(R"("collectives":{"config":"grove-insert-collectives)"
+                      R"({compressor=fp16}","ops":[)"),
+            std::string::npos)
+      << text;
+  ModelDesc back;
+  ParseResult r = parseModelDescriptor(text, back);
+  ASSERT_FALSE(r) << r.message;
+  EXPECT_TRUE(back.entries[0].collectives == e.collectives);
+  // An entry without collectives prints no key.
+  model.entries[0].collectives = {};
+  EXPECT_EQ(printModelDescriptor(model).find("collectives"), std::string::npos);
+}
+
+TEST(Schema, CollectivesAreChecked) {
+  auto parse = [](const std::string &collectives) {
+    ModelDesc out;
+    return parseModelDescriptor(
+        R"({"format":"grove-model","version":7,"module":"m","target":"host",)"
+        R"("state":[],"entries":[{"name":"f","args":[],"inputs":[],)"
+        R"("outputs":[],"collectives":)" +
+            collectives + "}]}",
+        out);
+  };
+  EXPECT_FALSE(parse(R"({"config":"","ops":["all_reduce"]})"));
+  for (const char *bad :
+       {R"({"config":"","ops":[]})", R"({"config":"","ops":[3]})",
+        R"({"config":"x"})", R"({"config":"x","ops":[],"more":1})",
+        R"("all_reduce")"}) {
+    ParseResult r = parse(bad);
+    EXPECT_EQ(r.status, ParseStatus::Invalid) << bad;
+    EXPECT_EQ(r.where.rfind("entries[0].collectives", 0), 0u)
+        << bad << ": " << r.where;
+  }
+}
+
 TEST(Schema, ErrorsCarryTheirPath) {
   ModelDesc out;
   ParseResult r = parseModelDescriptor(
-      R"({"format":"grove-model","version":6,"module":"m","target":"host",)"
+      R"({"format":"grove-model","version":7,"module":"m","target":"host",)"
       R"("state":[{"name":"w","dtype":"f99","shape":[]}],"entries":[]})",
       out);
   EXPECT_EQ(r.status, ParseStatus::Invalid);
   EXPECT_EQ(r.where, "state[0].dtype");
   EXPECT_NE(r.message.find("f99"), std::string::npos);
-  r = parseModelDescriptor(R"({"format":"grove-model","version":7})", out);
+  r = parseModelDescriptor(R"({"format":"grove-model","version":8})", out);
   EXPECT_EQ(r.status, ParseStatus::VersionMismatch);
   r = parseModelDescriptor("grove-model 5\nmodule m\n", out);
   EXPECT_EQ(r.status, ParseStatus::VersionMismatch);

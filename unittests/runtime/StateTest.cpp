@@ -71,7 +71,7 @@ void bumpOom(void **args) {
 
 const grove_packed_fn kEntries[] = {peek, bump, bumpOom};
 const char kDescriptor[] =
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"statem\","
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"statem\","
     "\"target\":\"host\",\n"
     "\"state\":[{\"name\":\"acc\",\"dtype\":\"f32\",\"shape\":[4],\"init\":"
     "\"0x3f800000\"}],\n"
@@ -259,7 +259,7 @@ TEST(State, ServicesFindTheirContextThroughTheCurrentCall) {
   static const grove_packed_fn entries[] = {countCall, countCall};
   static const grove_model_def model = {
       GROVE_ABI_VERSION, 2, "svc",
-      "{\"format\":\"grove-model\",\"version\":6,\"module\":\"svc\",\"target\":"
+      "{\"format\":\"grove-model\",\"version\":7,\"module\":\"svc\",\"target\":"
       "\"host\",\n"
       "\"state\":[],\n"
       "\"entries\":[{\"name\":\"a\",\"args\":[],\"inputs\":[],\"outputs\":[]},"

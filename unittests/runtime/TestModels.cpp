@@ -11,7 +11,7 @@ namespace grove::test {
 namespace {
 
 const char kAddDescriptor[] =
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"addmodel\","
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"addmodel\","
     "\"target\":\"host\",\n"
     "\"state\":[{\"name\":\"w\",\"dtype\":\"f32\",\"shape\":[4]}],\n"
     "\"entries\":[{\"name\":\"add\",\"args\":[{\"state\":\"w\",\"access\":"
@@ -215,7 +215,7 @@ const grove_packed_fn kAddEntries[] = {
     badShape, wrongStatic, badMatmul, matmul,    nothing,    bounded};
 
 const char kTwoDescriptor[] =
-    "{\"format\":\"grove-model\",\"version\":6,\"module\":\"two\",\"target\":"
+    "{\"format\":\"grove-model\",\"version\":7,\"module\":\"two\",\"target\":"
     "\"host\",\n"
     "\"state\":[{\"name\":\"a\",\"dtype\":\"f32\",\"shape\":[2,2]},{\"name\":"
     "\"b\",\"dtype\":\"i32\",\"shape\":[3]}],\n"

@@ -54,7 +54,7 @@ inline grove_memref_f32_3 memref3(float *p, int64_t off, int64_t s0, int64_t s1,
 /// an empty model). Returns whether that entry point succeeded.
 inline bool clearParkedServiceError() {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "m",
-                           "{\"format\":\"grove-model\",\"version\":6,"
+                           "{\"format\":\"grove-model\",\"version\":7,"
                            "\"module\":\"m\",\"target\":\"host\",\n"
                            "\"state\":[],\n"
                            "\"entries\":[]}\n",

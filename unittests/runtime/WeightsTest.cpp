@@ -184,7 +184,7 @@ TEST_F(TwoWeights, SaveFailures) {
 
 TEST(Weights, ModelWithoutParamsSavesAndLoadsEmptyFile) {
   grove_model_def model = {GROVE_ABI_VERSION, 0, "empty",
-                           "{\"format\":\"grove-model\",\"version\":6,"
+                           "{\"format\":\"grove-model\",\"version\":7,"
                            "\"module\":\"empty\",\"target\":\"host\",\n"
                            "\"state\":[],\n"
                            "\"entries\":[]}\n",
@@ -200,7 +200,7 @@ TEST(Weights, ModelWithoutParamsSavesAndLoadsEmptyFile) {
 TEST(Weights, AllDTypesRoundTrip) {
   grove_model_def model = {
       GROVE_ABI_VERSION, 0, "m",
-      "{\"format\":\"grove-model\",\"version\":6,\"module\":\"m\",\"target\":"
+      "{\"format\":\"grove-model\",\"version\":7,\"module\":\"m\",\"target\":"
       "\"host\",\n"
       "\"state\":[{\"name\":\"a\",\"dtype\":\"f16\",\"shape\":[3]},{\"name\":"
       "\"b\",\"dtype\":\"bf16\",\"shape\":[1]},{\"name\":\"c\",\"dtype\":"

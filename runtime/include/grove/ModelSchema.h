@@ -25,7 +25,7 @@
 namespace grove::schema {
 
 /// The descriptor's `"version"` (JSON; versions up to 5 were text).
-constexpr int64_t kDescriptorVersion = 6;
+constexpr int64_t kDescriptorVersion = 7;
 /// The object-file section that holds every linked model's descriptor, each
 /// NUL-terminated, for loaders that read a library without running it (a C
 /// identifier, so ELF linkers define __start_/__stop_ symbols around it).
@@ -140,11 +140,28 @@ struct ArgDesc {
   Access access = Access::Read;
 };
 
+/// What an entry exchanges with the other ranks of a data-parallel job:
+/// how grove-insert-collectives was configured (its options as a pipeline
+/// string; empty when the collectives are the user's own) and each
+/// collective op of the entry's code, in program order (`all_reduce mean
+/// tensor<2368xf32>`). Ranks agree on both before a call runs
+/// (docs/distributed.md, "Agreement"); an entry without ops has nothing to
+/// agree on.
+struct CollectiveDesc {
+  std::string config;
+  std::vector<std::string> ops;
+  bool empty() const { return config.empty() && ops.empty(); }
+  bool operator==(const CollectiveDesc &o) const {
+    return config == o.config && ops == o.ops;
+  }
+};
+
 struct EntryDesc {
   std::string name;
   std::vector<ArgDesc> args;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
+  CollectiveDesc collectives;
 
   /// Whether a call writes context state (and so runs exclusively).
   bool writesState() const;

@@ -8,17 +8,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Agreement.h"
 #include "Communicator.h"
 
 #include "Context.h"
+#include "DType.h"
 #include "Error.h"
 #include "Memory.h"
 #include "Services.h"
+#include "Tensor.h"
 #include "Trace.h"
 
 #include "grove/abi.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -70,6 +74,16 @@ void Communicator::recordFailure(std::string message) {
   std::lock_guard<std::mutex> hold(lock);
   if (failed.empty())
     failed = std::move(message);
+}
+
+void Communicator::setRefusal(std::string message) {
+  std::lock_guard<std::mutex> hold(lock);
+  refused = std::move(message);
+}
+
+std::string Communicator::refusal() const {
+  std::lock_guard<std::mutex> hold(lock);
+  return refused;
 }
 
 void Communicator::addWaitSeconds(double waited) {
@@ -139,10 +153,70 @@ void Communicator::start(std::shared_ptr<PendingCollective> pending,
 
 namespace {
 
-/// What a context keeps for its collectives: the communicator it was given.
+/// A descriptor tensor as the agreement shows it: `x f32[?, 64]`.
+std::string describeTensor(const TensorDesc &t) {
+  return t.name + " " + dtypeName(t.dtype) +
+         shapeString(t.shape.data(), t.shape.size());
+}
+
+/// The items a call of `entry` agrees on whatever its inputs: the
+/// runtime, the model, the entry, how its collectives were compiled and
+/// which they are.
+std::vector<AgreementItem> entryItems(const ModelDesc &model,
+                                      const EntryDesc &entry) {
+  std::string state = "module '" + model.module + "' for " + model.target;
+  for (const StateDesc &p : model.params) {
+    state += "\n" + describeTensor(p);
+    if (p.kind == StateKind::Initialized)
+      state += " from bits " + std::to_string(p.initBits);
+  }
+  std::string signature = "entry '" + entry.name + "'";
+  for (const TensorDesc &t : entry.inputs) {
+    signature += "\ninput " + describeTensor(t);
+    for (const Precondition &p : t.preconditions)
+      signature += std::string(" ") + grove::schema::preconditionKind(p);
+  }
+  for (const TensorDesc &t : entry.outputs)
+    signature += "\noutput " + describeTensor(t);
+  // grove-insert-collectives{a=1 b=2}: an option a line.
+  std::string config = entry.collectives.config;
+  size_t open = config.find('{');
+  if (open != std::string::npos && config.back() == '}')
+    config = config.substr(open + 1, config.size() - open - 2);
+  std::replace(config.begin(), config.end(), ' ', '\n');
+  std::string ops;
+  for (const std::string &op : entry.collectives.ops)
+    ops += (ops.empty() ? "" : "\n") + op;
+  // In the order that names the cause best: a compressor that differs
+  // changes the state and the collectives too.
+  const char *rebuild = "Compile one library for every rank";
+  return {runtimeItem(),
+          {"the data-parallel options (grove-insert-collectives)", "", config,
+           rebuild},
+          {"the model", "", state, rebuild},
+          {"the entry's signature", "", signature, rebuild},
+          {"the collectives", "collective", ops, rebuild}};
+}
+
+/// What a context keeps for its collectives: the communicator it was
+/// given, and what each entry's calls agree on before they run.
 struct CommService final : Service {
-  explicit CommService(grove_comm *comm) : comm(comm) {}
+  CommService(grove_comm *comm, const ModelDesc &model)
+      : comm(comm), agreed(model.entries.size()) {
+    for (const EntryDesc &entry : model.entries)
+      items.push_back(entry.collectives.ops.empty()
+                          ? std::vector<AgreementItem>()
+                          : entryItems(model, entry));
+    const char *when = std::getenv("GROVE_COMM_AGREE");
+    everyCall = !when || std::string(when) != "first";
+  }
   grove_comm *comm;
+  /// Per entry; empty for an entry that runs no collective.
+  std::vector<std::vector<AgreementItem>> items;
+  /// Per entry: whether a call agreed already (GROVE_COMM_AGREE=first
+  /// agrees on each entry's first call only).
+  std::vector<std::atomic<bool>> agreed;
+  bool everyCall = true;
 };
 
 const char kCommServiceKey = 0;
@@ -393,6 +467,131 @@ bool broadcastService(Memref *buffer, WireType type, int32_t root) {
 
 } // namespace
 
+/// What the ranks agree on that is this call's own: whether it was
+/// accepted, and the shapes of its inputs. A forest's node arrays may
+/// differ between ranks (their trees do); its roots, one per sample, may
+/// not.
+static void addCallItems(const EntryDesc &entry, const DLTensor *const *inputs,
+                         grove_status local,
+                         std::vector<AgreementItem> &items) {
+  std::string message = local ? grove_last_error() : "";
+  items.push_back({"whether each rank accepted its call", "",
+                   local ? "refused it: " + message : "accepted it",
+                   "No rank ran the call"});
+  std::vector<bool> perTree(entry.inputs.size(), false);
+  for (size_t k = 0; k < entry.inputs.size(); ++k) {
+    if (const auto *forest = entry.inputs[k].find<ForestPrecondition>())
+      perTree[k] = perTree[size_t(forest->children)] = true;
+    if (entry.inputs[k].find<ForestNodesPrecondition>())
+      perTree[k] = true;
+  }
+  std::string shapes;
+  for (size_t k = 0; k < entry.inputs.size() && !local; ++k) {
+    if (perTree[k])
+      continue;
+    const DLTensor &t = *inputs[k];
+    shapes += (shapes.empty() ? "" : "\n") + entry.inputs[k].name + " " +
+              dtypeName(t.dtype) + shapeString(t.shape, size_t(t.ndim));
+  }
+  items.push_back(
+      {"the shapes of the inputs", "", shapes,
+       "Every rank must feed a batch of one size: the averaged gradient is "
+       "the mean of the ranks' means, which is the whole batch's only when "
+       "the batches are equal (drop or pad a last, partial batch, as "
+       "PyTorch's DistributedSampler does)"});
+}
+
+grove_status
+grove::rt::agreeOnCall(grove_context &ctx, uint32_t index,
+                       const DLTensor *const *inputs, grove_status local,
+                       std::shared_ptr<PendingAgreement> *deferred) {
+  auto *service =
+      static_cast<CommService *>(ctx.services.find(&kCommServiceKey));
+  if (!service || !service->comm || service->items[index].empty() ||
+      (!service->everyCall && service->agreed[index].load()))
+    return local;
+  const EntryDesc &entry = ctx.desc.entries[index];
+  std::string localMessage = local ? grove_last_error() : "";
+  std::vector<AgreementItem> items = service->items[index];
+  addCallItems(entry, inputs, local, items);
+  Communicator &comm = *service->comm->impl;
+  std::string prefix = "rank " + std::to_string(comm.rank()) + " of " +
+                       std::to_string(comm.size()) +
+                       ", before any collective ran: ";
+  // Device collectives do not run where the host's do, so they could not
+  // be refused: device contexts wait, as do calls refused here (they have
+  // no code to run meanwhile).
+  if (deferred && !local && !ctx.device && service->everyCall) {
+    *deferred = startAgreement(comm, std::move(items), prefix);
+    return GROVE_OK;
+  }
+  trace::Span span("collective", "agreement");
+  std::string disagreement;
+  if (agree(comm, items, "the ranks' agreement before the call",
+            disagreement)) {
+    service->agreed[index] = !local;
+    return local ? fail(local, localMessage) : GROVE_OK;
+  }
+  std::string exchangeError;
+  grove_status exchangeStatus = GROVE_ERROR_PEER;
+  if (disagreement.empty())
+    takeServiceError(exchangeError, exchangeStatus);
+  if (local)
+    return fail(local, localMessage + (disagreement.empty()
+                                           ? ""
+                                           : " (so no rank runs the call)"));
+  if (disagreement.empty())
+    return fail(exchangeStatus, "entry '" + entry.name + "': " + exchangeError);
+  return fail(GROVE_ERROR_PEER,
+              "entry '" + entry.name + "': " + prefix + disagreement);
+}
+
+namespace {
+
+/// A call's started agreement (adoptAgreement), settled once: before the
+/// state writes, or when the call ends.
+struct AgreementCallState final : CallState {
+  std::shared_ptr<PendingAgreement> pending;
+  Communicator *comm = nullptr;
+  bool settled = false;
+};
+const char kAgreementKey = 0;
+
+void settleAgreement(CurrentCall &call) {
+  auto *state =
+      static_cast<AgreementCallState *>(call.findState(&kAgreementKey));
+  if (!state || state->settled)
+    return;
+  state->settled = true;
+  std::string message;
+  grove_status status = GROVE_OK;
+  trace::Span span("collective", "agreement_wait");
+  if (!state->pending->wait(message, status))
+    call.fail(status, message);
+}
+
+void endAgreement(CurrentCall &call, bool /*abandoned*/) {
+  settleAgreement(call);
+  if (auto *state =
+          static_cast<AgreementCallState *>(call.findState(&kAgreementKey)))
+    // After the call's collectives (refused or not): the next call, or the
+    // application's own collectives, run again.
+    state->comm->post([comm = state->comm] { comm->setRefusal(""); });
+}
+
+[[maybe_unused]] const bool kAgreementHooksAdded = addCallHooks(
+    {/*begin=*/nullptr, endAgreement, /*beforeWrites=*/settleAgreement});
+
+} // namespace
+
+void grove::rt::adoptAgreement(CurrentCall &call,
+                               std::shared_ptr<PendingAgreement> agreement) {
+  Communicator *comm = currentCommunicator();
+  auto &state = call.state<AgreementCallState>(&kAgreementKey);
+  state.pending = std::move(agreement);
+  state.comm = comm;
+}
+
 Communicator *grove::rt::currentCommunicator() {
   const CurrentCall *call = currentCall();
   if (!call)
@@ -634,46 +833,102 @@ grove_comm_device_transport(const grove_comm *comm) {
   return device ? device->transport().c_str() : "";
 }
 
+namespace {
+
+/// An application's collective on `tensor`: its element count and wire
+/// type, or a failure status (recorded) for a tensor it cannot take.
+grove_status checkAppTensor(const DLTensor *tensor, const char *function,
+                            int64_t &count, WireType &type) {
+  count = contiguousCount(tensor, function);
+  if (count < 0)
+    return GROVE_ERROR_INVALID_ARGUMENT;
+  if (!wireTypeOf(tensor->dtype, type))
+    return fail(GROVE_ERROR_UNSUPPORTED,
+                std::string(function) + ": unsupported dtype");
+  return GROVE_OK;
+}
+
+/// Runs an application's collective once the ranks agree on what it is
+/// (`what`: "all_reduce sum f32[10]") and that every rank accepted it
+/// (`local`, whose failure is the last error); otherwise every rank fails
+/// alike and nothing is exchanged but the agreement.
+grove_status agreeAndRun(grove_comm &comm, const char *function,
+                         grove_status local, const std::string &what,
+                         const std::function<bool()> &run) {
+  std::string localMessage = local ? grove_last_error() : "";
+  std::vector<AgreementItem> items = {
+      {"the collective each rank called", "",
+       local ? "refused: " + localMessage : what,
+       "Every rank must call the same collectives, in one order, on tensors "
+       "of one shape and type"}};
+  std::string disagreement;
+  bool agreed = agree(*comm.impl, items, function, disagreement);
+  if (local)
+    return fail(local, localMessage);
+  if (!agreed && disagreement.empty())
+    return takeFailure(function);
+  if (!agreed)
+    return fail(GROVE_ERROR_PEER,
+                std::string(function) + ": rank " +
+                    std::to_string(comm.impl->rank()) + " of " +
+                    std::to_string(comm.impl->size()) + ": " + disagreement);
+  return run() ? GROVE_OK : takeFailure(function);
+}
+
+} // namespace
+
 extern "C" GROVE_API grove_status grove_comm_all_reduce(grove_comm *comm,
                                                         DLTensor *tensor,
                                                         int op) {
-  return guarded("grove_comm_all_reduce", [&] {
-    WireType type;
-    if (!comm || (op != 0 && op != 1))
+  const char *function = "grove_comm_all_reduce";
+  return guarded(function, [&] {
+    if (!comm)
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
-                  "grove_comm_all_reduce: NULL communicator or op not 0/1");
-    int64_t count = contiguousCount(tensor, "grove_comm_all_reduce");
-    if (count < 0)
-      return GROVE_ERROR_INVALID_ARGUMENT;
-    if (!wireTypeOf(tensor->dtype, type))
-      return fail(GROVE_ERROR_UNSUPPORTED,
-                  "grove_comm_all_reduce: unsupported dtype");
-    auto *data = static_cast<char *>(tensor->data) + tensor->byte_offset;
-    if (!comm->impl->allReduce(data, count, type, Reduction(op),
-                               "grove_comm_all_reduce"))
-      return takeFailure("grove_comm_all_reduce");
-    return GROVE_OK;
+                  "grove_comm_all_reduce: NULL communicator");
+    WireType type = WireType::F32;
+    int64_t count = 0;
+    grove_status local =
+        op != 0 && op != 1
+            ? fail(GROVE_ERROR_INVALID_ARGUMENT,
+                   "grove_comm_all_reduce: op is not 0 (sum) or 1 (mean)")
+            : checkAppTensor(tensor, function, count, type);
+    std::string what =
+        local
+            ? ""
+            : std::string("all_reduce ") + (op ? "mean " : "sum ") +
+                  dtypeName(tensor->dtype) + "[" + std::to_string(count) + "]";
+    return agreeAndRun(*comm, function, local, what, [&] {
+      auto *data = static_cast<char *>(tensor->data) + tensor->byte_offset;
+      return comm->impl->allReduce(data, count, type, Reduction(op), function);
+    });
   });
 }
 
 extern "C" GROVE_API grove_status grove_comm_broadcast(grove_comm *comm,
                                                        DLTensor *tensor,
                                                        int root) {
-  return guarded("grove_comm_broadcast", [&] {
-    WireType type;
-    if (!comm || root < 0 || root >= comm->impl->size())
+  const char *function = "grove_comm_broadcast";
+  return guarded(function, [&] {
+    if (!comm)
       return fail(GROVE_ERROR_INVALID_ARGUMENT,
-                  "grove_comm_broadcast: NULL communicator or bad root");
-    int64_t count = contiguousCount(tensor, "grove_comm_broadcast");
-    if (count < 0)
-      return GROVE_ERROR_INVALID_ARGUMENT;
-    if (!wireTypeOf(tensor->dtype, type))
-      return fail(GROVE_ERROR_UNSUPPORTED,
-                  "grove_comm_broadcast: unsupported dtype");
-    auto *data = static_cast<char *>(tensor->data) + tensor->byte_offset;
-    if (!comm->impl->broadcast(data, count, type, root, "grove_comm_broadcast"))
-      return takeFailure("grove_comm_broadcast");
-    return GROVE_OK;
+                  "grove_comm_broadcast: NULL communicator");
+    WireType type = WireType::F32;
+    int64_t count = 0;
+    grove_status local =
+        root < 0 || root >= comm->impl->size()
+            ? fail(GROVE_ERROR_INVALID_ARGUMENT,
+                   "grove_comm_broadcast: root " + std::to_string(root) +
+                       " is not a rank of " +
+                       std::to_string(comm->impl->size()))
+            : checkAppTensor(tensor, function, count, type);
+    std::string what = local ? ""
+                             : "broadcast from " + std::to_string(root) + " " +
+                                   dtypeName(tensor->dtype) + "[" +
+                                   std::to_string(count) + "]";
+    return agreeAndRun(*comm, function, local, what, [&] {
+      auto *data = static_cast<char *>(tensor->data) + tensor->byte_offset;
+      return comm->impl->broadcast(data, count, type, root, function);
+    });
   });
 }
 
@@ -696,7 +951,8 @@ extern "C" GROVE_API grove_status grove_context_set_comm(grove_context *ctx,
                   "grove_context_set_comm: ctx is NULL");
     // Calls hold the state lock; attaching waits for them.
     std::unique_lock<std::shared_mutex> hold(ctx->stateLock);
-    ctx->services.add(&kCommServiceKey, std::make_unique<CommService>(comm));
+    ctx->services.add(&kCommServiceKey,
+                      std::make_unique<CommService>(comm, ctx->desc));
     return GROVE_OK;
   });
 }

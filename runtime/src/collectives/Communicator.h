@@ -19,6 +19,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -124,11 +125,26 @@ public:
   virtual bool broadcast(void *data, int64_t count, WireType type, int root,
                          const char *what) = 0;
   virtual bool barrier(const char *what) = 0;
+  /// Gathers `bytes` of every rank into `out`, in rank order, as control
+  /// traffic that the counters leave out (the ranks' agreement,
+  /// Agreement.h).
+  virtual bool exchange(const void *in, void *out, size_t bytes,
+                        const char *what) = 0;
   /// Runs `pending`'s collective, finishing it. Transports that can return
   /// first and run it in the background (in order with every other
   /// collective) do; the default runs it here.
   virtual void start(std::shared_ptr<PendingCollective> pending,
                      const char *what);
+
+  /// Runs `task` where the collectives run, after every collective called
+  /// before it (here, for transports without a thread of their own).
+  virtual void post(std::function<void()> task) { task(); }
+  /// While set, collectives fail at once with this message instead of
+  /// running (GROVE_ERROR_PEER): the ranks disagreed on the call that runs
+  /// them, and every rank refuses alike. Set and cleared in collective
+  /// order (post); "" clears it. Unlike a failure, it ends nothing.
+  void setRefusal(std::string message);
+  std::string refusal() const;
 
   /// The failure that ended this communicator, or empty.
   std::string failure() const;
@@ -163,7 +179,7 @@ protected:
 
 private:
   mutable std::mutex lock;
-  std::string failed;
+  std::string failed, refused;
   CommCounters totals;
   std::unique_ptr<DeviceCollectives> deviceSide;
 };
@@ -171,6 +187,33 @@ private:
 /// The communicator the current call's context is attached to, or null (a
 /// context without one is a world of one process).
 Communicator *currentCommunicator();
+
+class CurrentCall;
+class PendingAgreement;
+
+/// Before a call of entry `index` runs on `ctx`: where the context has a
+/// communicator and the entry runs collectives, the ranks agree
+/// (Agreement.h) on the model, the entry, its collectives, whether each
+/// rank accepted its call (`local`: the call's own checks, whose failure
+/// is the last error) and the shapes of its inputs. Returns `local` when
+/// they agree (or there is nothing to agree on); otherwise every rank fails:
+/// a rank that refused its call with its own status, the others with
+/// GROVE_ERROR_PEER and a message naming what differs and where. The
+/// communicator stays usable.
+///
+/// With `deferred`, a host context's accepted call does not wait: the
+/// agreement is started (in collective order, ahead of the call's own
+/// collectives) and returned there, for adoptAgreement to attach to the
+/// call: the call computes while the ranks agree, its first collective
+/// runs only if they did, and its state writes wait for the outcome.
+grove_status agreeOnCall(grove_context &ctx, uint32_t index,
+                         const DLTensor *const *inputs, grove_status local,
+                         std::shared_ptr<PendingAgreement> *deferred);
+
+/// Attaches a started agreement (agreeOnCall) to `call`: a disagreement
+/// fails the call before its state writes, and when it ends.
+void adoptAgreement(CurrentCall &call,
+                    std::shared_ptr<PendingAgreement> agreement);
 
 /// A communicator over a duplicate of `*mpiComm` (an MPI_Comm), or of
 /// MPI_COMM_WORLD when null, initialising MPI then

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Agreement.h"
 #include "Communicator.h"
 #include "HalfFloat.h"
 
@@ -178,6 +179,14 @@ public:
   bool broadcast(void *data, int64_t count, WireType type, int root,
                  const char *what) override;
   bool barrier(const char *what) override;
+  bool exchange(const void *in, void *out, size_t bytes,
+                const char *what) override;
+  void post(std::function<void()> task) override {
+    if (worker)
+      worker->post(std::move(task));
+    else
+      task();
+  }
   void start(std::shared_ptr<PendingCollective> pending,
              const char *what) override;
   std::string suspects() const override;
@@ -190,9 +199,11 @@ private:
   bool onWorker(const std::function<bool()> &collective);
   bool allReduceNow(void *data, int64_t count, WireType type,
                     Reduction reduction, const char *what);
-  /// `started`: for a started gather, whose caller's wait is counted.
+  /// Who counts a gather: the wait here (a blocking one), the caller's
+  /// wait (a started one: only its payload here), or nobody (control).
+  enum class Counted { Here, Started, Never };
   bool allGatherNow(const void *in, void *out, int64_t count, WireType type,
-                    const char *what, bool started = false);
+                    const char *what, Counted counted = Counted::Here);
   bool broadcastNow(void *data, int64_t count, WireType type, int root,
                     const char *what);
   bool barrierNow(const char *what);
@@ -347,8 +358,13 @@ bool MpiCommunicator::usable(const char *what) {
   if (finalized)
     recordFailure("MPI was finalized");
   std::string failed = failure();
-  if (failed.empty())
-    return true;
+  if (failed.empty()) {
+    std::string refused = refusal();
+    if (refused.empty())
+      return true;
+    reportServiceError(refused.c_str(), GROVE_ERROR_PEER);
+    return false;
+  }
   reportServiceError(
       (std::string(what) + ": the communicator failed before: " + failed)
           .c_str(),
@@ -460,17 +476,26 @@ bool MpiCommunicator::barrier(const char *what) {
   return onWorker([&] { return barrierNow(what); });
 }
 
+bool MpiCommunicator::exchange(const void *in, void *out, size_t bytes,
+                               const char *what) {
+  // Whole 32-bit words: the agreement's messages are.
+  return onWorker([&] {
+    return allGatherNow(in, out, int64_t(bytes / 4), WireType::I32, what,
+                        Counted::Never);
+  });
+}
+
 void MpiCommunicator::start(std::shared_ptr<PendingCollective> pending,
                             const char *what) {
   if (!worker)
     return Communicator::start(std::move(pending), what);
   worker->post([this, pending, what] {
     // Its wait time is the caller's, counted when it waits.
-    bool ok = pending->isGather()
-                  ? allGatherNow(pending->data(), pending->result(),
-                                 pending->count(), pending->type(), what,
-                                 /*started=*/true)
-                  : allReduceStarted(pending, what);
+    bool ok =
+        pending->isGather()
+            ? allGatherNow(pending->data(), pending->result(), pending->count(),
+                           pending->type(), what, Counted::Started)
+            : allReduceStarted(pending, what);
     pending->finish(Outcome::of(ok));
   });
 }
@@ -518,7 +543,7 @@ bool MpiCommunicator::allReduceStarted(
 
 bool MpiCommunicator::allGatherNow(const void *in, void *out, int64_t count,
                                    WireType type, const char *what,
-                                   bool started) {
+                                   Counted counted) {
   if (!usable(what) || !checkCount(count, what) ||
       !checkCount(count * worldSize, what))
     return false;
@@ -532,9 +557,9 @@ bool MpiCommunicator::allGatherNow(const void *in, void *out, int64_t count,
     rc = MPI_Iallgather(buffer, int(count), datatype(type), buffer + bytes,
                         int(count), datatype(type), comm, &request);
   }
-  if (!wait(request, rc, what, bytes, /*counted=*/!started))
+  if (!wait(request, rc, what, bytes, counted == Counted::Here))
     return false;
-  if (started)
+  if (counted == Counted::Started)
     Communicator::count(bytes, 0);
   std::memcpy(out, buffer + bytes, bytes * size_t(worldSize));
   return true;
@@ -578,6 +603,17 @@ grove_status create(MPI_Comm from, const grove_comm_options &options,
     return fail(GROVE_ERROR_PEER, "grove_comm_create: " + error);
   }
   impl->startWorker();
+  std::string disagreement;
+  if (!agree(*impl, {runtimeItem()}, "the communicator's creation",
+             disagreement)) {
+    if (disagreement.empty())
+      disagreement = impl->failure();
+    clearServiceError();
+    return fail(GROVE_ERROR_PEER, "grove_comm_create: rank " +
+                                      std::to_string(impl->rank()) + " of " +
+                                      std::to_string(impl->size()) + ": " +
+                                      disagreement);
+  }
   *out = new grove_comm{std::move(impl)};
   return GROVE_OK;
 }
@@ -611,6 +647,11 @@ grove_status grove::rt::createMpiCommunicator(const void *mpiComm,
           MPI_SUCCESS)
         return fail(GROVE_ERROR_PEER, "grove_comm_create: MPI_Init failed");
       runtimeOwnsMpi = true;
+      // Errors are statuses, never the job's end: Open MPI reports some
+      // errors of a non-blocking collective's inner requests through the
+      // world's handler rather than the communicator's (docs/distributed.md).
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     }
   }
   int level = 0;

@@ -106,6 +106,12 @@ CallState *CurrentCall::findState(const void *key) const {
   return nullptr;
 }
 
+void CurrentCall::beforeWrites() {
+  for (const CallHooks &h : hooks())
+    if (h.beforeWrites)
+      h.beforeWrites(*this);
+}
+
 void CurrentCall::end() {
   if (ended_)
     return;

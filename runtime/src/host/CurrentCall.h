@@ -45,13 +45,18 @@ public:
   virtual ~CallState() = default;
 };
 
-/// What a service does when every call begins and ends. `begin` runs after
+/// What a service does when every call begins and ends (and before its
+/// state writes). `begin` runs after
 /// the device context's beginCall; `end` runs for abandoned calls too,
 /// before the device context's endCall (which waits for the stream), while
 /// the call is still current. Either may be null.
 struct CallHooks {
   void (*begin)(CurrentCall &call) = nullptr;
   void (*end)(CurrentCall &call, bool abandoned) = nullptr;
+  /// Runs when the generated code asks whether the call failed, just
+  /// before its state writes (grove_rt_call_failed): a failure recorded
+  /// here still keeps them from running.
+  void (*beforeWrites)(CurrentCall &call) = nullptr;
 };
 
 /// Adds `hooks` for every call that begins afterwards; end hooks run in the
@@ -131,6 +136,8 @@ public:
   /// record a failure), then its state goes. The call stays current until
   /// it is destroyed, so that its failure can still be taken.
   void end();
+  /// Runs the hooks' beforeWrites (grove_rt_call_failed).
+  void beforeWrites();
   /// True (and `message`, `status` set) if the call failed; clears it.
   bool takeFailure(std::string &message, grove_status &status) {
     return failure_.take(message, status);

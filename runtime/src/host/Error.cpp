@@ -124,5 +124,7 @@ extern "C" GROVE_API void grove_rt_dim_mismatch(int64_t a, int64_t b,
 }
 
 extern "C" GROVE_API int32_t grove_rt_call_failed(void) {
+  if (grove::rt::CurrentCall *call = grove::rt::currentCall())
+    call->beforeWrites();
   return grove::rt::serviceErrorPending() ? 1 : 0;
 }

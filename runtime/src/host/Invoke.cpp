@@ -8,6 +8,9 @@
 
 #include "Context.h"
 
+#include "Agreement.h"
+#include "Communicator.h"
+
 #include "DType.h"
 #include "Error.h"
 #include "Forest.h"
@@ -226,6 +229,26 @@ private:
         }
     return GROVE_OK;
   }
+  /// The call's own checks: weights set, inputs well formed, their
+  /// preconditions.
+  grove_status checkCall(const DLTensor *const *inputs) const {
+    if (!ctx.weightsReady()) {
+      for (size_t i = 0; i < ctx.desc.params.size(); ++i)
+        if (!ctx.paramSet[i])
+          return fail(GROVE_ERROR_BAD_WEIGHTS,
+                      "entry '" + entry.name + "': param '" +
+                          ctx.desc.params[i].name +
+                          "' is not set; load the weights before calling");
+    }
+    const DLDevice device =
+        ctx.device ? ctx.device->device() : DLDevice{kDLCPU, 0};
+    for (size_t k = 0; k < entry.inputs.size(); ++k)
+      if (grove_status s =
+              checkTensor(inputs[k], entry.inputs[k], label(true, k),
+                          /*requireCompact=*/true, device))
+        return s;
+    return checkPreconditions(inputs);
+  }
   grove_status decodeResults(const std::vector<int64_t> &words,
                              std::vector<RawResult> &results);
   grove_status wrapResults(std::vector<RawResult> &results,
@@ -408,22 +431,12 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     exclusive.lock();
   else
     shared.lock();
-  if (!ctx.weightsReady()) {
-    for (size_t i = 0; i < ctx.desc.params.size(); ++i)
-      if (!ctx.paramSet[i])
-        return fail(GROVE_ERROR_BAD_WEIGHTS,
-                    "entry '" + entry.name + "': param '" +
-                        ctx.desc.params[i].name +
-                        "' is not set; load the weights before calling");
-  }
-  const DLDevice device =
-      ctx.device ? ctx.device->device() : DLDevice{kDLCPU, 0};
-  for (size_t k = 0; k < entry.inputs.size(); ++k)
-    if (grove_status s = checkTensor(inputs[k], entry.inputs[k], label(true, k),
-                                     /*requireCompact=*/true, device))
-      return s;
-  // Before any generated code: a rejected call writes no state.
-  if (grove_status s = checkPreconditions(inputs))
+  // Before any generated code: a rejected call writes no state. Ranks of
+  // a data-parallel job agree first, so that one rank's refusal or
+  // mismatch fails every rank's call rather than leave them waiting.
+  std::shared_ptr<PendingAgreement> agreement;
+  if (grove_status s =
+          agreeOnCall(ctx, index, inputs, checkCall(inputs), &agreement))
     return s;
 
   // Argument descriptors in the packed function's order (the descriptor's
@@ -479,6 +492,8 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     // Services the generated code calls find this context through it; it
     // begins and ends the device's part and every service's (hooks).
     CurrentCall call(ctx, index);
+    if (agreement)
+      adoptAgreement(call, agreement);
     {
       // Host calls size their thread team for a shared machine (Threads.h).
       std::optional<CallThreads> threads;
@@ -490,6 +505,12 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     call.end();
     failed = call.takeFailure(serviceError, serviceStatus);
   }
+  // The ranks disagreed on this call: no collective of it ran, nor any
+  // state write; that is the failure to report.
+  std::string disagreement;
+  grove_status agreementStatus = GROVE_OK;
+  if (agreement && !agreement->wait(disagreement, agreementStatus))
+    return fail(agreementStatus, "entry '" + entry.name + "': " + disagreement);
   if (!completed) {
     // Out of host memory, or a collective failed: the call's buffers are
     // freed, no result exists. State is as before the call: generated code

@@ -253,6 +253,24 @@ ParseResult readArg(const json &value, const std::string &where, ArgDesc &out,
   return r.done();
 }
 
+/// An entry's `"collectives"`: `{"config": "...", "ops": ["...", ...]}`.
+ParseResult readCollectives(const json &value, const std::string &where,
+                            EntryDesc &out) {
+  ObjectReader r(value, where);
+  r.string("config", out.collectives.config);
+  const json *ops = r.array("ops", kMaxEntryTensors);
+  if (r.error)
+    return r.error;
+  for (size_t i = 0; i < ops->size(); ++i) {
+    if (!(*ops)[i].is_string())
+      return invalid(item(r.at("ops"), i), "expected a string");
+    out.collectives.ops.push_back((*ops)[i].get<std::string>());
+  }
+  if (out.collectives.empty())
+    return invalid(where, "expected a config or ops (omit it otherwise)");
+  return r.done();
+}
+
 ParseResult readEntry(const json &value, const std::string &where,
                       const std::map<std::string, size_t> &stateIndex,
                       EntryDesc &out) {
@@ -280,6 +298,9 @@ ParseResult readEntry(const json &value, const std::string &where,
     return e;
   if (ParseResult e = readTensors(*outputs, "outputs", false, out.outputs))
     return e;
+  if (const json *c = r.field("collectives", /*optional=*/true))
+    if (ParseResult e = readCollectives(*c, r.at("collectives"), out))
+      return e;
   for (size_t i = 0; i < args->size(); ++i) {
     ArgDesc arg;
     std::string state;
@@ -663,7 +684,18 @@ std::string printModelDescriptor(const ModelDesc &model) {
       printTensor(os, e.outputs[k]);
       os += "}";
     }
-    os += "]}";
+    os += "]";
+    if (!e.collectives.empty()) {
+      os += ",\n\"collectives\":{\"config\":";
+      quote(os, e.collectives.config);
+      os += ",\"ops\":[";
+      for (size_t k = 0; k < e.collectives.ops.size(); ++k) {
+        os += k ? ",\n" : "\n";
+        quote(os, e.collectives.ops[k]);
+      }
+      os += "]}";
+    }
+    os += "}";
   }
   os += "]}\n";
   return os;

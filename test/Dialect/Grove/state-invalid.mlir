@@ -135,6 +135,12 @@ func.func @f() attributes {grove.abi.model = "x"} {
 
 // -----
 
+// expected-error @+1 {{'grove.collectives' must be a string on a function}}
+module attributes {grove.collectives = "x"} {
+}
+
+// -----
+
 // expected-error @+1 {{unknown grove attribute 'grove.entry'}}
 func.func @f() attributes {grove.entry = 0} {
   return

@@ -222,6 +222,16 @@ LogicalResult entryDesc(EmitFn emitError, Attribute attr,
     if (failed(tensorDesc(emitError, output, out.outputs.back())))
       return failure();
   }
+  if (ABICollectivesAttr collectives = entry.getCollectives()) {
+    out.collectives.config = collectives.getConfig().str();
+    for (Attribute op : collectives.getOps()) {
+      auto text = dyn_cast<StringAttr>(op);
+      if (!text)
+        return failWith(emitError, "entry '" + out.name + "' has collective " +
+                                       str(op) + ", which is no string");
+      out.collectives.ops.push_back(text.str());
+    }
+  }
   return success();
 }
 } // namespace
@@ -310,9 +320,17 @@ ABIModelAttr ABIModelAttr::fromSchema(MLIRContext *ctx,
     }
     for (const schema::TensorDesc &t : e.outputs)
       outputs.push_back(tensorAttr(ctx, t));
+    ABICollectivesAttr collectives;
+    if (!e.collectives.empty()) {
+      SmallVector<Attribute> ops;
+      for (const std::string &op : e.collectives.ops)
+        ops.push_back(b.getStringAttr(op));
+      collectives = ABICollectivesAttr::get(
+          ctx, b.getStringAttr(e.collectives.config), b.getArrayAttr(ops));
+    }
     entries.push_back(ABIEntryAttr::get(ctx, b.getStringAttr(e.name),
                                         b.getArrayAttr(args),
-                                        b.getArrayAttr(outputs)));
+                                        b.getArrayAttr(outputs), collectives));
   }
   return ABIModelAttr::get(ctx, b.getStringAttr(model.module),
                            b.getStringAttr(model.target), b.getArrayAttr(state),

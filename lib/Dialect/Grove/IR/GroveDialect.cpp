@@ -65,6 +65,9 @@ LogicalResult GroveDialect::verifyOperationAttribute(Operation *op,
                   "a string on a module");
   if (name == kEntryNameAttr)
     return expect(isa<StringAttr>(attr.getValue()), "a string");
+  if (name == kCollectivesConfigAttr)
+    return expect(isa<func::FuncOp>(op) && isa<StringAttr>(attr.getValue()),
+                  "a string on a function");
   if (name == kEntryIndexAttr || name == kEntryInputsAttr ||
       name == kParallelBodyAttr)
     return expect(isa<IntegerAttr>(attr.getValue()), "an integer");

@@ -43,6 +43,8 @@ public:
 
 private:
   LogicalResult parseOptions(CollectiveConfig &config);
+  /// Records the pass's options on `func` (kCollectivesConfigAttr).
+  void recordConfig(func::FuncOp func);
 
   // Declared in PassOptions.def, with the pipeline's and grovec's.
 #define GROVE_COLLECTIVES_OPTION(TYPE, FIELD, NAME, PIPELINE_FIELD,            \
@@ -181,7 +183,19 @@ void InsertCollectivesPass::runOnOperation() {
         return signalPassFailure();
       break;
     }
+    recordConfig(op->getParentOfType<func::FuncOp>());
   }
+}
+
+void InsertCollectivesPass::recordConfig(func::FuncOp func) {
+  // Ranks compare it before they exchange anything (docs/distributed.md,
+  // "Agreement"): two builds of one model that differ in any option
+  // (compressor, ratio, buckets, seed) would exchange differently.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printAsTextualPipeline(os);
+  func->setAttr(kCollectivesConfigAttr,
+                StringAttr::get(func.getContext(), text));
 }
 
 } // namespace

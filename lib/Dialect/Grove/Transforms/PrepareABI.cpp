@@ -15,9 +15,12 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <functional>
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEPREPAREABI
@@ -353,6 +356,47 @@ static LogicalResult describeEntry(func::FuncOp func,
   return success();
 }
 
+/// A collective op as the ranks compare it: what it does and to what type
+/// (a started all-reduce exchanges what a blocking one does).
+static std::string describeCollective(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto reduce = dyn_cast<AllReduceOp>(op))
+    os << "all_reduce " << stringifyReductionKind(reduce.getKind());
+  else if (auto reduce = dyn_cast<AllReduceStartOp>(op))
+    os << "all_reduce " << stringifyReductionKind(reduce.getKind());
+  else if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    os << "broadcast root " << broadcast.getRoot();
+  else
+    os << "all_gather";
+  os << " " << op->getOperand(0).getType();
+  return text;
+}
+
+/// The collectives `func` runs, in program order, through the functions it
+/// calls too (each once), and the options grove-insert-collectives left on
+/// it, which move into the descriptor.
+static void describeCollectives(func::FuncOp func, SymbolTable &symbols,
+                                EntryDesc &entry) {
+  llvm::SmallPtrSet<Operation *, 4> visited;
+  std::function<void(func::FuncOp)> visit = [&](func::FuncOp f) {
+    if (!visited.insert(f).second)
+      return;
+    if (auto config = f->getAttrOfType<StringAttr>(kCollectivesConfigAttr))
+      if (entry.collectives.config.empty())
+        entry.collectives.config = config.str();
+    f.walk([&](Operation *op) {
+      if (isa<AllReduceOp, AllReduceStartOp, AllGatherOp, AllGatherStartOp,
+              BroadcastOp>(op))
+        entry.collectives.ops.push_back(describeCollective(op));
+      else if (auto call = dyn_cast<func::CallOp>(op))
+        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+          visit(callee);
+    });
+  };
+  visit(func);
+}
+
 /// Marks `func` as entry `index` and renames it out of the C namespace.
 static LogicalResult markEntry(func::FuncOp func, StringRef module,
                                int64_t index, size_t numInputs,
@@ -410,6 +454,7 @@ struct GrovePrepareABIPass
       if (!func.isPublic() || func.isDeclaration())
         continue;
       EntryDesc entry;
+      describeCollectives(func, symbols, entry);
       if (failed(describeEntry(func, stateIndex, entry)) ||
           failed(markEntry(func, name, model.entries.size(),
                            entry.inputs.size(), symbols)))
@@ -418,6 +463,8 @@ struct GrovePrepareABIPass
     }
     if (model.entries.empty())
       return module.emitError("module has no public function to export");
+    for (auto func : module.getOps<func::FuncOp>())
+      func->removeAttr(kCollectivesConfigAttr);
 
     // Preconditions the user wrote (grove.forest, grove.forest_nodes) may
     // name inputs that cannot hold them: refused here, located.

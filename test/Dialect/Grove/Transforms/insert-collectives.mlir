@@ -26,6 +26,8 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // Dense, buckets of at most 64 bytes: g1 (64 bytes) alone, right after it
 // is computed; then g0 and g2 (40 bytes) together after g2.
 // DENSE-LABEL: func.func @step
+// The options, for the ranks to compare before they exchange anything.
+// DENSE-SAME: attributes {grove.collectives = "grove-insert-collectives{batch-size=32 bucket-bytes=64 compressor=none
 // DENSE: %[[G1:.*]] = grove.mul %{{.*}}, %{{.*}} : (tensor<4x4xf32>
 // DENSE: %[[F1:.*]] = grove.reshape %[[G1]] : tensor<4x4xf32> -> tensor<16xf32>
 // DENSE: %[[M1:.*]] = grove.all_reduce mean %[[F1]] : tensor<16xf32>
@@ -72,6 +74,7 @@ func.func @step(%x: tensor<8xf32>, %y: tensor<4x4xf32>, %z: tensor<2xf32>) {
 // bf16: each rank's share of the mean (the bucket over the world size)
 // rounded, summed in bf16, widened back.
 // BF16-LABEL: func.func @step
+// BF16-SAME: grove.collectives = "grove-insert-collectives{batch-size=32 bucket-bytes=26214400 compressor=bf16 
 // BF16: %[[CAT:.*]] = grove.concat {{.*}} -> tensor<26xf32>
 // BF16: %[[N:.*]] = grove.world_size : index
 // BF16: %[[SHARE:.*]] = grove.div %[[CAT]], %{{.*}} : (tensor<26xf32>, tensor<f32>)

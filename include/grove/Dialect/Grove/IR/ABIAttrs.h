@@ -28,6 +28,10 @@ inline constexpr char kForestAttr[] = "grove.forest";
 /// Argument: one row per node of the forest whose offsets are argument N
 /// (i64): its dimension 0 is that argument's minus one.
 inline constexpr char kForestNodesAttr[] = "grove.forest_nodes";
+/// Function: how grove-insert-collectives made its optimizers
+/// data-parallel (its options as a pipeline string); grove-prepare-abi
+/// moves it into the entry's #grove.abi_collectives.
+inline constexpr char kCollectivesConfigAttr[] = "grove.collectives";
 /// Module: the model descriptor, typed (#grove.abi_model, GroveAttrs.td),
 /// from grove-prepare-abi until grove-emit-entry-points writes it.
 inline constexpr char kModelAttr[] = "grove.abi.model";

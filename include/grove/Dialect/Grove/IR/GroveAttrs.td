@@ -104,14 +104,28 @@ def Grove_ABIStateArgAttr : Grove_Attr<"ABIStateArg", "abi_state_arg"> {
   let parameters = (ins "StringAttr":$state, "StateAccess":$access);
 }
 
+def Grove_ABICollectivesAttr
+    : Grove_Attr<"ABICollectives", "abi_collectives"> {
+  let summary = "what an entry exchanges with the other ranks";
+  let description = [{
+    `config`: grove-insert-collectives' options as a pipeline string (empty
+    for collectives the user wrote); `ops`: each collective op of the entry,
+    in program order, as text. The ranks of a job agree on both before a
+    call runs (docs/distributed.md).
+  }];
+  let parameters = (ins "StringAttr":$config, "ArrayAttr":$ops);
+}
+
 def Grove_ABIEntryAttr : Grove_Attr<"ABIEntry", "abi_entry"> {
   let summary = "an entry point: its arguments in order, its results";
   let description = [{
     `args` are #grove.abi_tensor (the caller's inputs, in order) and
-    #grove.abi_state_arg (state), in the function's order.
+    #grove.abi_state_arg (state), in the function's order; `collectives`,
+    where the entry has any, what it exchanges with the other ranks.
   }];
   let parameters = (ins "StringAttr":$name, "ArrayAttr":$args,
-                        "ArrayAttr":$outputs);
+                        "ArrayAttr":$outputs,
+                        OptionalParameter<"ABICollectivesAttr">:$collectives);
 }
 
 def Grove_ABIModelAttr : Grove_Attr<"ABIModel", "abi_model"> {
