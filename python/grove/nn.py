@@ -567,6 +567,45 @@ class BinaryTreeLSTM(_TreeLSTMCell):
         return [b.mul(o, b.tanh(c)), c]
 
 
+class LSTM(_TreeLSTMCell):
+    """The N-ary cell for N = 1: an LSTM over chains, each node's one
+    child the step before it (a forest of chains is a batch of sequences;
+    a chain's first node has a zero state). Gates in PyTorch's order:
+    i, f, g, o = sigma, sigma, tanh, sigma(x W + h U + b), so `W`, `U` and
+    `b` are torch.nn.LSTM's weight_ih.T, weight_hh.T and bias_ih + bias_hh.
+    Returns (every node's h, the roots' h), as the tree cells do."""
+
+    arity = 1
+
+    def captures(self, b, d):
+        h = self.hidden
+        return [self.param(b, "W", (d, 4 * h), Uniform()),
+                self.param(b, "U", (h, 4 * h), Uniform()),
+                self.param(b, "b", (4 * h,), Zeros())]
+
+    def node(self, b, x, h0, c0, w, u, bias):
+        gi, gf, gg, go = _gates(b, _affine(b, x, w, [(h0, u)], bias),
+                                self.hidden, 4)
+        i, f, o = b.sigmoid(gi), b.sigmoid(gf), b.sigmoid(go)
+        c = b.add(b.mul(i, b.tanh(gg)), b.mul(f, c0))
+        return [b.mul(o, b.tanh(c)), c]
+
+
+def chains(count, length):
+    """The forest of `count` chains of `length` nodes (child offsets,
+    children, roots as int32 numpy arrays): node t of chain j is
+    j * length + t, its one child node t - 1; each chain's root is its last
+    node. What nn.LSTM runs a batch of sequences over."""
+    import numpy as np
+    n = count * length
+    first = np.zeros(n, dtype=bool)
+    first[::length] = True
+    offsets = np.concatenate([[0], np.cumsum(~first)]).astype(np.int32)
+    children = np.arange(n, dtype=np.int32)[~first] - 1
+    roots = (np.arange(count, dtype=np.int32) + 1) * length - 1
+    return offsets, children.astype(np.int32), roots
+
+
 # ---- training ---------------------------------------------------------------
 
 

@@ -54,8 +54,8 @@ TEST(Agreement, MessageCountsCollectivesAndMissingLines) {
   std::vector<AgreementItem> mine = items("w", "r1\nr2");
   std::vector<AgreementItem> other = items("w", "r1\nr2\nr3");
   std::vector<AgreementHashes> ranks = {hashItems(mine), hashItems(other)};
-  std::string m = describeDisagreement(mine, 3, {mine[2].text, other[2].text},
-                                       ranks);
+  std::string m =
+      describeDisagreement(mine, 3, {mine[2].text, other[2].text}, ranks);
   EXPECT_EQ(m, "the ranks disagree on the collectives at collective 3: rank "
                "0: (none); rank 1: 'r3'");
 }

@@ -115,8 +115,8 @@ grove::rt::describeDisagreement(const std::vector<AgreementItem> &mine,
 }
 
 bool grove::rt::agree(Communicator &comm,
-                      const std::vector<AgreementItem> &items,
-                      const char *what, std::string &disagreement) {
+                      const std::vector<AgreementItem> &items, const char *what,
+                      std::string &disagreement) {
   disagreement.clear();
   AgreementHashes mine = hashItems(items);
   std::vector<AgreementHashes> all(size_t(comm.size()));
@@ -134,9 +134,9 @@ bool grove::rt::agree(Communicator &comm,
     return false;
   std::vector<std::string> texts;
   for (size_t r = 0; r < all.size(); ++r)
-    texts.emplace_back(gathered.data() + r * sizeof(text),
-                       strnlen(gathered.data() + r * sizeof(text),
-                               sizeof(text)));
+    texts.emplace_back(
+        gathered.data() + r * sizeof(text),
+        strnlen(gathered.data() + r * sizeof(text), sizeof(text)));
   disagreement = describeDisagreement(items, item, texts, all);
   return false;
 }
@@ -185,8 +185,7 @@ grove::rt::startAgreement(Communicator &comm, std::vector<AgreementItem> items,
     grove_status status = GROVE_ERROR_PEER;
     if (!takeServiceError(message, status))
       message = comm.failure();
-    pending->finish(message.empty() ? "the agreement failed" : message,
-                    status);
+    pending->finish(message.empty() ? "the agreement failed" : message, status);
   });
   return pending;
 }
