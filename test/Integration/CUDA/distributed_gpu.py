@@ -10,11 +10,13 @@
         CUDA-capable compressor compiles, links and calls the device twins
     distributed_gpu.py rank LIB NAME TARGET DATA OUT   one rank (mpirun)
 
-prepare compiles the distributed tests' MLP (Adam) five ways with
---data-parallel --target=cuda - dense in 4 KB buckets with its collectives
-started early and waited for late (grove-overlap-collectives) and without
-(--overlap-collectives=false), fp16-compressed, GRBS 1/4 and sign, both
-with error feedback - into BUNDLE/models, linked against the bundle's
+prepare compiles the distributed tests' MLP (Adam) with --data-parallel
+--target=cuda in every way that runs there - dense in 4 KB buckets with
+its collectives started early and waited for late
+(grove-overlap-collectives) and without (--overlap-collectives=false),
+fp16 and bf16, GRBS 1/4, sign, int8 and PowerSGD with error feedback,
+CSER, and Local AdaAlter (the MLP with AdaAlter, H = 2 after 2
+synchronous steps) - into BUNDLE/models, linked against the bundle's
 runtime; builds nothing else. It writes BUNDLE/data/distributed_gpu.npz:
 fresh random weights and batches, and the host's results for them: the
 same model without --data-parallel after the steps on the whole batch and
@@ -27,13 +29,17 @@ path) checks, on one GPU:
   * 2 processes under mpirun share the GPU, which NCCL refuses, so the
     device collectives choose the staged transport (through host memory
     and MPI) and say why; every variant's params and Adam moments after
-    the steps equal the references within 1e-5 of each tensor's scale;
+    the steps equal the references within 1e-5 of each tensor's scale
+    (Local AdaAlter: weights, accumulators and denominators);
   * 1 process with GROVE_DEVICE_COLLECTIVES=nccl: a real NCCL
     communicator (world of one) runs each dense variant's all-reduces and
     sign's started all-gathers on its own stream (the started ones beside
     the backward's kernels); each ends where the host's one process on
     rank 0's batches ends, and the two dense variants' states are equal
-    bit for bit.
+    bit for bit;
+  * 2 processes of the dense variant, rank 1 one row short: the ranks'
+    agreement (blocking on CUDA contexts) fails both calls with
+    GROVE_ERROR_PEER naming the shapes.
 It exits 77 (gpu-check.sh reports SKIP, with the reason) where the GPU
 machine has no mpirun or cannot load Open MPI's libmpi.
 """
@@ -50,7 +56,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "lib"))
 
 from grove_dist import Comm, launch  # noqa: E402
-from grove_testing import Model, rng  # noqa: E402
+from grove_testing import GroveError, Model, rng  # noqa: E402
 
 STEPS, PER_RANK, RANKS = 5, 16, 2
 VARIANTS = {
@@ -62,7 +68,21 @@ VARIANTS = {
                "--compress-error=feedback"],
     "dpsign": ["--data-parallel", "--compressor=sign",
                "--compress-error=feedback"],
+    "dpbf16": ["--data-parallel", "--compressor=bf16"],
+    "dpint8": ["--data-parallel", "--compressor=int8",
+               "--compress-error=feedback"],
+    "dppowersgd": ["--data-parallel", "--compressor=powersgd",
+                   "--compress-error=feedback"],
+    "dpcser": ["--data-parallel", "--compressor=grbs", "--compress-ratio=4",
+               "--compress-error=reset", "--sync-period=2",
+               "--period-ratio=2"],
+    "dplocal": ["--data-parallel"],
 }
+# Local AdaAlter: the MLP with AdaAlter (H = 2 after 2 synchronous
+# steps) instead of Adam; its state is the weights, accumulators and
+# denominators.
+LOCAL = ("dplocal",)
+ADAM = "grove.adam"
 # Also run on NCCL in a world of one. A started all-gather's result is not
 # a copy of its input, so dpsign would read stale memory if the wait did
 # not order the context's stream after NCCL's.
@@ -85,6 +105,11 @@ COMPILED = {
     "dpcser": (["--data-parallel", "--compressor=grbs", "--compress-ratio=64",
                 "--compress-error=reset", "--sync-period=8",
                 "--period-ratio=8"], ["all_reduce_f32", "read_i64"]),
+    "dpbf16": (["--data-parallel", "--compressor=bf16"], ["all_reduce_bf16"]),
+    "dpint8": (["--data-parallel", "--compressor=int8",
+                "--compress-error=feedback"], ["all_gather_i32",
+                                               "all_gather_f32"]),
+    "dplocal": (["--data-parallel"], ["all_reduce_f32", "read_i64"]),
 }
 SKIP = 77
 
@@ -92,6 +117,21 @@ SKIP = 77
 def mlp():
     import distributed as D
     return D.MLP, D.MLP_WEIGHTS, D.MLP_STATE
+
+
+def variant(name):
+    """The source and the state compared of variant `name`."""
+    source, weights, state = mlp()
+    if name not in LOCAL:
+        return source, state
+    head, rest = source.split(ADAM, 1)
+    names, rest = rest.split("{", 1)
+    rest = rest.split("}", 1)[1]
+    source = (head + "grove.adaalter" + names +
+              "{lr = 5.0e-02 : f64, period = 2, sync_warmup_steps = 2}" + rest)
+    return source, [n + s for n in weights
+                    for s in ("", ".adaalter.accumulator",
+                              ".adaalter.denominator")]
 
 
 def compile_model(source, name, flags, target, workdir, rt_dir, so):
@@ -149,17 +189,20 @@ def prepare(bundle):
             data["%s_%s" % (reference, n)] = ref.get_weight(n)
     lib = os.environ["GROVE_LIB"]
     for name, flags in VARIANTS.items():
+        source, names = variant(name)
+        data["state_" + name] = np.array(names)
         compile_model(source, name, flags, "cuda", workdir,
                       os.path.join(bundle, "rt"),
                       os.path.join(bundle, "models", "lib%s.so" % name))
         host_so = os.path.join(workdir, "lib%s_host.so" % name)
         compile_model(source, name, flags, "host", workdir, lib, host_so)
+        np.savez(path, **data)  # the ranks read the variant's state
         results = run_job(host_so, name, "host", path, RANKS)
-        for n in state:
+        for n in names:
             data["%s_%s" % (name, n)] = results[0]["p_" + n]
         if name in ON_NCCL and name not in DENSE:  # dense: "rank0"
             alone = run_job(host_so, name, "host", path, 1)
-            for n in state:
+            for n in names:
                 data["%s_one_%s" % (name, n)] = alone[0]["p_" + n]
     np.savez(path, **data)
     shutil.rmtree(workdir, ignore_errors=True)
@@ -175,10 +218,20 @@ def rank(so, name, target, data_path, out):
     comm.attach(model)
     for n in data["weights"]:
         model.set_weight(str(n), data["w_" + str(n)])
+    state = data["state_" + name] if "state_" + name in data else \
+        data["state"]
+    short = os.environ.get("GROVE_TEST_SHORT_RANK") == str(comm.rank)
     for s in range(STEPS):
-        model.call("train_step", data["x"][s][comm.rank],
-                   data["y"][s][comm.rank])
-    result = {"p_" + str(n): model.get_weight(str(n)) for n in data["state"]}
+        x, y = data["x"][s][comm.rank], data["y"][s][comm.rank]
+        if short:  # one row fewer: the ranks must refuse the call
+            x, y = x[:-1], y[:-1]
+        try:
+            model.call("train_step", x, y)
+        except GroveError as e:
+            np.savez(os.path.join(out, "rank%d.npz" % comm.rank),
+                     status=e.status, message=e.message)
+            os._exit(0)
+    result = {"p_" + str(n): model.get_weight(str(n)) for n in state}
     result["transport"] = comm.device_transport()
     np.savez(os.path.join(out, "rank%d.npz" % comm.rank), **result)
     comm.barrier()
@@ -186,9 +239,11 @@ def rank(so, name, target, data_path, out):
     comm.destroy()
 
 
-def compare(results, data, reference, what):
+def compare(results, data, reference, what, name):
     worst = 0.0
-    for n in data["state"]:
+    state = data["state_" + name] if "state_" + name in data else \
+        data["state"]
+    for n in state:
         expected = data["%s_%s" % (reference, n)]
         scale = float(np.abs(expected).max())
         for r, res in results.items():
@@ -223,7 +278,7 @@ def run(bundle):
         assert transports == {"staged: ranks 0 and 1 share a GPU, and NCCL "
                               "needs one GPU a rank"}, transports
         reference = "whole" if name in DENSE else name
-        worst = compare(results, data, reference, name)
+        worst = compare(results, data, reference, name, name)
         print(f"{name}: 2 processes on one GPU (staged) = {reference} "
               f"reference, worst {worst:.2e} of scale")
     on_nccl = {}
@@ -233,7 +288,7 @@ def run(bundle):
                           dict(env, GROVE_DEVICE_COLLECTIVES="nccl"))
         assert str(results[0]["transport"]) == "nccl", results[0]["transport"]
         reference = "rank0" if name in DENSE else name + "_one"
-        worst = compare(results, data, reference, f"{name} on NCCL")
+        worst = compare(results, data, reference, f"{name} on NCCL", name)
         on_nccl[name] = results[0]
         print(f"{name}: 1 process on NCCL = the host's on rank 0's "
               f"batches, worst {worst:.2e} of scale")
@@ -243,6 +298,17 @@ def run(bundle):
                               on_nccl["dpblocking"][key]), \
             f"overlapped and blocking NCCL steps differ in {n}"
     print("dpdense (started, waited late) = dpblocking bit for bit on NCCL")
+    # Ranks of a CUDA context agree before each call too (blocking: their
+    # device collectives cannot be refused): one row fewer on rank 1
+    # fails both ranks' first call, naming the shapes.
+    so = os.path.join(bundle, "models", "libdpdense.so")
+    results = run_job(so, "dpdense", "cuda", data_path, RANKS,
+                      dict(env, GROVE_TEST_SHORT_RANK="1"))
+    for r, res in results.items():
+        assert int(res["status"]) == 9 and "the shapes of the inputs" in \
+            str(res["message"]), (r, res["message"])
+    print("dpdense, rank 1 one row short: both ranks' calls fail on the GPU: "
+          + str(results[0]["message"]))
     return 0
 
 
@@ -250,9 +316,9 @@ def compile_only():
     """Without a GPU: Model's compile-only path (sm_90 cubin + PTX, linked
     with libgrove_rt_cuda, context creation fails with NO_DEVICE), and the
     library's calls of the device services."""
-    source = mlp()[0]
     for name, (flags, services) in COMPILED.items():
-        model = Model(source, name=name, grovec_flags=flags, target="cuda")
+        model = Model(variant(name)[0], name=name, grovec_flags=flags,
+                      target="cuda")
         so = os.path.join(model.workdir, "lib%s.so" % name)
         undefined = subprocess.run(["nm", "-D", "--undefined-only", so],
                                    capture_output=True, text=True,
