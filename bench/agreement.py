@@ -14,7 +14,6 @@ docs/perf.md.
 
     [sudo] .venv/bin/python bench/agreement.py [--quick]
 """
-import argparse
 import json
 import os
 import statistics
@@ -62,12 +61,10 @@ def run(library, steps, link, mode):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    opts = ap.parse_args()
-    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
-    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
-    sys.path.insert(0, str(ROOT / "test" / "lib"))
+    sys.path.insert(0, str(ROOT / "bench"))
+    from timing import quick_args, use_build
+    opts = quick_args(__doc__)
+    use_build()
     steps = 30 if opts.quick else 500
     repeats = 1 if opts.quick else 5
     workdir = tempfile.mkdtemp(prefix="grove-agreement-")

@@ -15,7 +15,6 @@ change and the held-out accuracy at the end, and writes the marked
 
     .venv/bin/python bench/elastic.py [--quick]
 """
-import argparse
 import os
 import statistics
 import sys
@@ -93,13 +92,10 @@ def phase(workdir, model, ranks, steps, data, rng, weights, **extra):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    opts = ap.parse_args()
-    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
-    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
-    sys.path.insert(0, str(ROOT / "test" / "lib"))
-    sys.path.insert(0, str(ROOT / "models" / "mlp"))
+    sys.path.insert(0, str(ROOT / "bench"))
+    from timing import quick_args, use_build
+    opts = quick_args(__doc__)
+    use_build("models/mlp")
     from grove_testing import Model
     from train import load_split
     x_tr, x_te, y_tr, y_te = load_split()

@@ -29,7 +29,6 @@ ranks: the deadline, mpirun's teardown, the relaunch and the load).
 
     .venv/bin/python bench/elastic_recovery.py [--quick]
 """
-import argparse
 import json
 import os
 import subprocess
@@ -44,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RANK = ROOT / "bench" / "dist" / "elastic_rank.py"
 sys.path.insert(0, str(ROOT / "bench"))
 from elastic import source  # noqa: E402
+from timing import quick_args, use_build  # noqa: E402
 
 MAX, TOTAL, EVERY, KILL, REGROW, RAMP, WINDOW, TIMEOUT = \
     4, 300, 25, 110, 200, 50, 25, 5
@@ -150,12 +150,8 @@ def run(Model, base, label, ramp, seed, fault, total):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    opts = ap.parse_args()
-    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
-    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
-    sys.path.insert(0, str(ROOT / "test" / "lib"))
+    opts = quick_args(__doc__)
+    use_build()
     from grove_testing import Model
     base = tempfile.mkdtemp(prefix="grove-elastic-recovery-")
     runs = [("fixed 4 ranks", 0, False),

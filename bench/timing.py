@@ -1,6 +1,32 @@
-"""The per-call timing the Python benchmarks share."""
+"""What the Python benchmarks share: per-call timing, the set-up that
+points the tests' helpers at build/, and the writing of docs/perf.md."""
+import argparse
+import os
 import statistics
+import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def quick_args(doc, extra=None):
+    """The benchmark's options: --quick, and those `extra(parser)` adds."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    if extra:
+        extra(ap)
+    return ap.parse_args()
+
+
+def use_build(*paths):
+    """Points the tests' helpers (test/lib) at build/'s grovec and runtime,
+    unless the environment says otherwise, and puts test/lib and `paths`
+    (relative to the repository) on the import path."""
+    os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
+    os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
+    for path in ("test/lib",) + paths:
+        sys.path.insert(0, str(ROOT / path))
 
 
 def sample(fn, seconds=0.25):

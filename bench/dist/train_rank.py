@@ -179,14 +179,17 @@ def torch_trainer(hook, weights, lr, rank, size, layers, bucket_mb):
             z = net(torch.from_numpy(x)).numpy()
         return float((z.argmax(1) == y).mean())
 
-    def done():
-        # PyTorch 1.13's gloo teardown aborts or spins now and then
-        # ("terminate called without an active exception"): wait for every
-        # rank, then leave without it.
-        dist.barrier()
-        sys.stdout.flush()
-        os._exit(0)
-    return step, evaluate, done
+    return step, evaluate, torch_done
+
+
+def torch_done():
+    """Ends a PyTorch rank. PyTorch 1.13's gloo teardown aborts or spins
+    now and then ("terminate called without an active exception"): wait
+    for every rank, then leave without it."""
+    import torch.distributed as dist
+    dist.barrier()
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
