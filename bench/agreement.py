@@ -114,7 +114,7 @@ def report(rows, steps):
              f"machine's {os.cpu_count()} cores, {ROWS} digits a rank, "
              f"{steps} calls after 20 warm-up ones, traced on every rank; "
              "the median call of rank 0, then the median of 5 launches, "
-             "alternating the two modes. The agreement is the one 72-byte "
+             "alternating the two modes. The agreement is the one 88-byte "
              "all-gather of fingerprints each call starts before it runs, "
              "ahead of the call's own collectives (docs/distributed.md). "
              "The call is timed agreeing before every call (the default) "

@@ -16,6 +16,9 @@
 #    own status and message, the others with GROVE_ERROR_PEER quoting it;
 #  * the application's grove_comm_all_reduce with 4 elements on two ranks
 #    and 5 on the third fails on all of them; then an equal one sums;
+#  * rank 2 calls grove_comm_all_reduce while ranks 0-1 call train_step,
+#    or agrees on its first call only (GROVE_COMM_AGREE=first): every
+#    rank fails at once, told what each is doing;
 #  * rank 2 runs the model compiled without --data-parallel: it has no
 #    collective to agree on, so ranks 0-1 wait for it until the deadline
 #    and fail with GROVE_ERROR_PEER (the one disagreement only a deadline
@@ -211,6 +214,24 @@ def check_app_collective(workdir, dense):
           results[0]["calls"][0]["message"])
 
 
+def check_operations(workdir, dense):
+    """Ranks doing different things, or agreeing on different calls
+    (GROVE_COMM_AGREE=first on one rank), are told so at once."""
+    results, _ = run(workdir, [plan(dense, "dense"), plan(dense, "dense"),
+                               plan(dense, "dense", rows=(),
+                                    app_all_reduce=[4])])
+    expect_all_fail(results, 0, GROVE_ERROR_PEER, "what each rank is doing",
+                    "ranks 0, 1: 'a call of entry 'train_step'",
+                    "rank 2: 'grove_comm_all_reduce'")
+    print("train_step on ranks 0-1, grove_comm_all_reduce on rank 2:",
+          results[0]["calls"][0]["message"])
+    results, _ = run(workdir, [plan(dense, "dense"), plan(dense, "dense"),
+                               plan(dense, "dense", agree="first")])
+    expect_all_fail(results, 0, GROVE_ERROR_PEER, "what each rank is doing",
+                    "rank 2: 'a call of entry 'train_step', agreeing before "
+                    "its first call only")
+
+
 def check_no_collectives(workdir, dense, plain):
     global TIMEOUT
     TIMEOUT, saved = 3.0, TIMEOUT
@@ -241,6 +262,7 @@ def main():
     check_local_steps(workdir, local)
     check_refusal(workdir, dense)
     check_app_collective(workdir, dense)
+    check_operations(workdir, dense)
     check_no_collectives(workdir, dense, plain)
 
 

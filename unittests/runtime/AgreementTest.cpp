@@ -32,10 +32,24 @@ TEST(Agreement, FirstDifferingItemWins) {
   auto c = hashItems(items("w f32[2]", "y"));
   EXPECT_EQ(firstDisagreement({a, a, b}), 2); // the model (after the format)
   EXPECT_EQ(firstDisagreement({a, c}), 3);
-  // Another count of items is another format: word 0.
+  // A rank with fewer items differs at the first one it lacks.
   std::vector<AgreementItem> fewer = items("w f32[2]", "x");
   fewer.pop_back();
-  EXPECT_EQ(firstDisagreement({a, hashItems(fewer)}), 0);
+  EXPECT_EQ(firstDisagreement({a, hashItems(fewer)}), 3);
+}
+
+TEST(Agreement, RanksDoingDifferentThingsAreToldSo) {
+  std::vector<AgreementItem> call = {operationItem("a call of entry 'f'"),
+                                     runtimeItem()};
+  std::vector<AgreementItem> reduce = {operationItem("grove_comm_all_reduce"),
+                                       {"the collective", "", "sum", ""}};
+  std::vector<AgreementHashes> ranks = {hashItems(call), hashItems(reduce)};
+  ASSERT_EQ(firstDisagreement(ranks), 1);
+  std::string m =
+      describeDisagreement(call, 1, {call[0].text, reduce[0].text}, ranks);
+  EXPECT_EQ(m, "the ranks disagree on what each rank is doing: rank 0: 'a "
+               "call of entry 'f''; rank 1: 'grove_comm_all_reduce'. Every "
+               "rank must make the same calls, in one order");
 }
 
 TEST(Agreement, MessageGroupsRanksAndNamesTheLine) {

@@ -49,7 +49,7 @@ std::string rankList(const std::vector<int> &ranks) {
 
 AgreementHashes grove::rt::hashItems(const std::vector<AgreementItem> &items) {
   AgreementHashes hashes{};
-  hashes[0] = kAgreementFormat + (uint64_t(items.size()) << 16);
+  hashes[0] = kAgreementFormat;
   for (size_t i = 0; i < items.size() && i < kMaxAgreementItems; ++i)
     hashes[i + 1] = fnv1a(items[i].text);
   return hashes;
@@ -141,6 +141,11 @@ bool grove::rt::agree(Communicator &comm,
   return false;
 }
 
+AgreementItem grove::rt::operationItem(std::string what) {
+  return {"what each rank is doing", "", std::move(what),
+          "Every rank must make the same calls, in one order"};
+}
+
 AgreementItem grove::rt::runtimeItem() {
   return {"the Grove runtime", "line",
           "ABI " + std::to_string(GROVE_ABI_VERSION) + "\nmodel descriptor " +
@@ -172,6 +177,9 @@ grove::rt::startAgreement(Communicator &comm, std::vector<AgreementItem> items,
   auto pending = std::make_shared<PendingAgreement>();
   comm.post([&comm, pending, items = std::move(items),
              prefix = std::move(prefix)] {
+    // A refusal left over (a call that failed before it could clear its
+    // own) ends here: this agreement decides for the collectives after it.
+    comm.setRefusal("");
     std::string disagreement;
     if (agree(comm, items, "the ranks' agreement before the call",
               disagreement))

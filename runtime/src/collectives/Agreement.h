@@ -43,11 +43,12 @@ struct AgreementItem {
 };
 
 /// At most this many items are compared (a fixed-size exchange).
-constexpr size_t kMaxAgreementItems = 8;
+constexpr size_t kMaxAgreementItems = 10;
 /// Bytes of an item's text exchanged on a disagreement.
 constexpr size_t kAgreementTextBytes = 1024;
 
-/// A rank's fingerprint: a version, then a hash of each item's text.
+/// A rank's fingerprint: the format, then a hash of each item's text (0
+/// past the last item).
 using AgreementHashes = std::array<uint64_t, kMaxAgreementItems + 1>;
 static_assert(sizeof(AgreementHashes) % 4 == 0 && kAgreementTextBytes % 4 == 0,
               "exchanged as 32-bit words");
@@ -55,7 +56,8 @@ static_assert(sizeof(AgreementHashes) % 4 == 0 && kAgreementTextBytes % 4 == 0,
 AgreementHashes hashItems(const std::vector<AgreementItem> &items);
 
 /// The first item whose hashes differ between the ranks' fingerprints
-/// (index 0 is the format itself: a rank that runs another Grove), or -1.
+/// (index 0 is the format itself: a rank that runs another Grove; item k
+/// is index k + 1), or -1.
 int firstDisagreement(const std::vector<AgreementHashes> &ranks);
 
 /// The message for item `item` (0 = the format) of `mine`, given each
@@ -74,8 +76,12 @@ std::string describeDisagreement(const std::vector<AgreementItem> &mine,
 bool agree(Communicator &comm, const std::vector<AgreementItem> &items,
            const char *what, std::string &disagreement);
 
-/// The item every agreement starts with: the runtime's ABI and descriptor
-/// versions.
+/// The item every agreement starts with: what the rank is doing (a call of
+/// an entry, an application's all-reduce), so that ranks doing different
+/// things are told so.
+AgreementItem operationItem(std::string what);
+
+/// The runtime's ABI and descriptor versions.
 AgreementItem runtimeItem();
 
 /// An agreement started before a call runs (startAgreement), resolved

@@ -159,11 +159,12 @@ std::string describeTensor(const TensorDesc &t) {
          shapeString(t.shape.data(), t.shape.size());
 }
 
-/// The items a call of `entry` agrees on whatever its inputs: the
-/// runtime, the model, the entry, how its collectives were compiled and
-/// which they are.
+/// The items a call of `entry` agrees on whatever its inputs: that it is
+/// a call of this entry (agreeing before every call or the first only),
+/// the runtime, the model, the entry, how its collectives were compiled
+/// and which they are.
 std::vector<AgreementItem> entryItems(const ModelDesc &model,
-                                      const EntryDesc &entry) {
+                                      const EntryDesc &entry, bool everyCall) {
   std::string state = "module '" + model.module + "' for " + model.target;
   for (const StateDesc &p : model.params) {
     state += "\n" + describeTensor(p);
@@ -190,7 +191,11 @@ std::vector<AgreementItem> entryItems(const ModelDesc &model,
   // In the order that names the cause best: a compressor that differs
   // changes the state and the collectives too.
   const char *rebuild = "Compile one library for every rank";
-  return {runtimeItem(),
+  return {operationItem("a call of entry '" + entry.name +
+                        (everyCall ? "', agreeing before every call"
+                                   : "', agreeing before its first call only "
+                                     "(GROVE_COMM_AGREE=first)")),
+          runtimeItem(),
           {"the data-parallel options (grove-insert-collectives)", "", config,
            rebuild},
           {"the model", "", state, rebuild},
@@ -203,12 +208,14 @@ std::vector<AgreementItem> entryItems(const ModelDesc &model,
 struct CommService final : Service {
   CommService(grove_comm *comm, const ModelDesc &model)
       : comm(comm), agreed(model.entries.size()) {
+    // Read on every rank alike, and agreed on (entryItems): a rank that
+    // skipped an agreement another makes would exchange apart.
+    const char *when = std::getenv("GROVE_COMM_AGREE");
+    everyCall = !when || std::string(when) != "first";
     for (const EntryDesc &entry : model.entries)
       items.push_back(entry.collectives.ops.empty()
                           ? std::vector<AgreementItem>()
-                          : entryItems(model, entry));
-    const char *when = std::getenv("GROVE_COMM_AGREE");
-    everyCall = !when || std::string(when) != "first";
+                          : entryItems(model, entry, everyCall));
   }
   grove_comm *comm;
   /// Per entry; empty for an entry that runs no collective.
@@ -526,6 +533,7 @@ grove::rt::agreeOnCall(grove_context &ctx, uint32_t index,
     return GROVE_OK;
   }
   trace::Span span("collective", "agreement");
+  comm.post([&comm] { comm.setRefusal(""); }); // as startAgreement's
   std::string disagreement;
   if (agree(comm, items, "the ranks' agreement before the call",
             disagreement)) {
@@ -857,14 +865,18 @@ grove_status agreeAndRun(grove_comm &comm, const char *function,
                          const std::function<bool()> &run) {
   std::string localMessage = local ? grove_last_error() : "";
   std::vector<AgreementItem> items = {
+      operationItem(function),
       {"the collective each rank called", "",
        local ? "refused: " + localMessage : what,
        "Every rank must call the same collectives, in one order, on tensors "
        "of one shape and type"}};
   std::string disagreement;
   bool agreed = agree(*comm.impl, items, function, disagreement);
-  if (local)
+  if (local) {
+    // A failed exchange left its error pending: this call's is the caller's.
+    clearServiceError();
     return fail(local, localMessage);
+  }
   if (!agreed && disagreement.empty())
     return takeFailure(function);
   if (!agreed)

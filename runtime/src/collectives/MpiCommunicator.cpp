@@ -211,7 +211,9 @@ private:
   bool allReduceStarted(const std::shared_ptr<PendingCollective> &pending,
                         const char *what);
 
-  bool usable(const char *what);
+  /// Whether collectives may run (not failed, not refused: a `control`
+  /// exchange, the agreement itself, is never refused).
+  bool usable(const char *what, bool control = false);
   /// Waits for `request` until the deadline. A missed deadline leaves the
   /// request in MPI's hands: the buffers it uses must then stay allocated
   /// (staging, below, is leaked on failure).
@@ -352,14 +354,14 @@ std::string MpiCommunicator::suspects() const {
   return out;
 }
 
-bool MpiCommunicator::usable(const char *what) {
+bool MpiCommunicator::usable(const char *what, bool control) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized)
     recordFailure("MPI was finalized");
   std::string failed = failure();
   if (failed.empty()) {
-    std::string refused = refusal();
+    std::string refused = control ? "" : refusal();
     if (refused.empty())
       return true;
     reportServiceError(refused.c_str(), GROVE_ERROR_PEER);
@@ -544,7 +546,7 @@ bool MpiCommunicator::allReduceStarted(
 bool MpiCommunicator::allGatherNow(const void *in, void *out, int64_t count,
                                    WireType type, const char *what,
                                    Counted counted) {
-  if (!usable(what) || !checkCount(count, what) ||
+  if (!usable(what, counted == Counted::Never) || !checkCount(count, what) ||
       !checkCount(count * worldSize, what))
     return false;
   size_t bytes = size_t(count) * wireTypeBytes(type);
@@ -604,8 +606,8 @@ grove_status create(MPI_Comm from, const grove_comm_options &options,
   }
   impl->startWorker();
   std::string disagreement;
-  if (!agree(*impl, {runtimeItem()}, "the communicator's creation",
-             disagreement)) {
+  if (!agree(*impl, {operationItem("grove_comm_create"), runtimeItem()},
+             "the communicator's creation", disagreement)) {
     if (disagreement.empty())
       disagreement = impl->failure();
     clearServiceError();

@@ -506,11 +506,17 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     failed = call.takeFailure(serviceError, serviceStatus);
   }
   // The ranks disagreed on this call: no collective of it ran, nor any
-  // state write; that is the failure to report.
+  // state write; that is the failure to report (once the results the code
+  // may have made are in the reaper's hands).
   std::string disagreement;
   grove_status agreementStatus = GROVE_OK;
-  if (agreement && !agreement->wait(disagreement, agreementStatus))
+  const bool disagreed =
+      agreement && !agreement->wait(disagreement, agreementStatus);
+  auto disagreementFailure = [&] {
     return fail(agreementStatus, "entry '" + entry.name + "': " + disagreement);
+  };
+  if (!completed && disagreed)
+    return disagreementFailure();
   if (!completed) {
     // Out of host memory, or a collective failed: the call's buffers are
     // freed, no result exists. State is as before the call: generated code
@@ -532,6 +538,8 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   if (ctx.device)
     reaper.release.device = ctx.device->releaser();
   markOwnership(results, borrowed, reaper);
+  if (disagreed)
+    return disagreementFailure();
   if (failed)
     return fail(serviceStatus,
                 "entry '" + entry.name + "': " +

@@ -37,6 +37,8 @@ def main():
     model = Model("", name=mine["module"], workdir=workdir,
                   library=mine["library"])
     comm = Comm(model.lib, timeout=plan["timeout"])
+    if "agree" in mine:
+        os.environ["GROVE_COMM_AGREE"] = mine["agree"]
     comm.attach(model)
     weights = np.load(os.path.join(workdir, mine["weights"]))
     for name in weights.files:
