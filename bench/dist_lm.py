@@ -17,7 +17,10 @@ sequences:
   step);
 * PyTorch 1.13, DDP on gloo with its post-local-SGD hook and a periodic
   model averager (synchronous for WARMUP steps, then the params averaged
-  every 4th step), AdaAlter written out: the local-SGD peer.
+  every 4th step), AdaAlter written out: the local-SGD peer;
+* PyTorch with the authors' Local AdaAlter written out (the same schedule,
+  denominators frozen between averages, params and accumulators
+  averaged): a cross-check of Grove's.
 
 Each runs from SEEDS seeds' weights and sequences; the table gives the
 median over seeds of the mean step time, the bytes each rank put on its
@@ -54,6 +57,7 @@ LR, EPSILON, CLIP, WARMUP, EVERY = 0.02, 1e-7, 1.0, 50, 25
 SYNC = "Grove AdaAlter, synchronous"
 LOCAL = f"Grove Local AdaAlter (H = {PERIOD})"
 TORCH = f"PyTorch DDP, post-local-SGD (H = {PERIOD})"
+TORCH_ADAALTER = f"PyTorch, the authors' Local AdaAlter (H = {PERIOD})"
 
 
 def corpus():
@@ -126,7 +130,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="grove-dist-lm-")
     runs = [(SYNC, ["grove", build(Model, workdir, "sync", 1)]),
             (LOCAL, ["grove", build(Model, workdir, "local", PERIOD)]),
-            (TORCH, ["torch", "local"])]
+            (TORCH, ["torch", "local"]),
+            (TORCH_ADAALTER, ["torch", "adaalter"])]
     results = {label: [] for label, _ in runs}
     with shaped_links(GBPS):
         for seed in range(seeds):

@@ -10,7 +10,11 @@ time, the step at which the perplexity first reached TARGET and the one
 from which it stayed there, and the last perplexity.
 
     lm_rank.py grove LIBRARY SPEC        (under mpirun)
-    lm_rank.py torch local SPEC
+    lm_rank.py torch local|adaalter SPEC
+("adaalter": the authors' Local AdaAlter written in PyTorch instead of the
+post-local-SGD hook's schedule: the denominators frozen between averages,
+the params and the accumulators averaged at step WARMUP and every PERIOD
+after it; a cross-check of Grove's.)
 SPEC: steps,eval,target,seed,lr,batch,length,vocab,embed,hidden,clip,
 period,warmup,epsilon,corpus_dir
 """
@@ -80,7 +84,8 @@ def main():
         trainer = grove_trainer(sys.argv[2], weights)
     else:
         trainer = torch_trainer(weights, lr, clip, epsilon, period, warmup,
-                                rank, size, vocab, embed, hidden)
+                                rank, size, vocab, embed, hidden,
+                                faithful=sys.argv[2] == "adaalter")
     step, evaluate, done = trainer
     forest = chains(batch, length)
     eval_forest = chains(EVAL_SEQUENCES, length)
@@ -126,7 +131,7 @@ def grove_trainer(library, weights):
 
 
 def torch_trainer(weights, lr, clip, epsilon, period, warmup, rank, size,
-                  vocab, embed, hidden):
+                  vocab, embed, hidden, faithful=False):
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks import \
@@ -174,7 +179,19 @@ def torch_trainer(weights, lr, clip, epsilon, period, warmup, rank, size,
     # AdaAlter (Xie et al.), as Grove's: the squares enter the denominator
     # one step late.
     acc = [torch.zeros_like(p) for p in params]
+    den = [torch.zeros_like(p) for p in params]  # faithful: B, frozen
+    count = [0]
     loss_fn = torch.nn.CrossEntropyLoss()
+
+    def local_adaalter(t):
+        """After step t: the authors' averages and denominator refresh."""
+        if t >= warmup and (t - warmup) % period == 0:
+            for tensor in params + acc:
+                dist.all_reduce(tensor)
+                tensor.div_(size)
+        if t <= warmup or (t - warmup) % period == 0:
+            for d, a in zip(den, acc):
+                d.copy_(a)
 
     def step(forest, x, y):
         b = len(x) // len(forest[2])
@@ -184,10 +201,15 @@ def torch_trainer(weights, lr, clip, epsilon, period, warmup, rank, size,
         if clip > 0:
             torch.nn.utils.clip_grad_norm_(params, clip)
         with torch.no_grad():
-            for p, a in zip(params, acc):
-                p.sub_(lr * p.grad / torch.sqrt(a + epsilon))
+            for p, a, d in zip(params, acc, den):
+                p.sub_(lr * p.grad / torch.sqrt((d if faithful else a) +
+                                                epsilon))
                 a.add_(p.grad * p.grad)
-        averager.average_parameters(params)
+            count[0] += 1
+            if faithful:
+                local_adaalter(count[0])
+        if not faithful:
+            averager.average_parameters(params)
 
     def evaluate(forest, x, y):
         b = len(x) // len(forest[2])
