@@ -522,9 +522,7 @@ grove::rt::agreeOnCall(grove_context &ctx, uint32_t index,
   std::vector<AgreementItem> items = service->items[index];
   addCallItems(entry, inputs, local, items);
   Communicator &comm = *service->comm->impl;
-  std::string prefix = "rank " + std::to_string(comm.rank()) + " of " +
-                       std::to_string(comm.size()) +
-                       ", before any collective ran: ";
+  std::string prefix = comm.rankLabel() + ", before any collective ran: ";
   // Device collectives do not run where the host's do, so they could not
   // be refused: device contexts wait, as do calls refused here (they have
   // no code to run meanwhile).
@@ -880,10 +878,9 @@ grove_status agreeAndRun(grove_comm &comm, const char *function,
   if (!agreed && disagreement.empty())
     return takeFailure(function);
   if (!agreed)
-    return fail(GROVE_ERROR_PEER,
-                std::string(function) + ": rank " +
-                    std::to_string(comm.impl->rank()) + " of " +
-                    std::to_string(comm.impl->size()) + ": " + disagreement);
+    return fail(GROVE_ERROR_PEER, std::string(function) + ": " +
+                                      comm.impl->rankLabel() + ": " +
+                                      disagreement);
   return run() ? GROVE_OK : takeFailure(function);
 }
 

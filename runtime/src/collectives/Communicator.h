@@ -114,6 +114,11 @@ public:
   virtual ~Communicator() = default;
   int rank() const { return rankIndex; }
   int size() const { return worldSize; }
+  /// How messages name this rank: "rank 2 of 4".
+  std::string rankLabel() const {
+    return "rank " + std::to_string(rankIndex) + " of " +
+           std::to_string(worldSize);
+  }
 
   /// Each fails (false, with the failure recorded) when the communicator
   /// has failed before or the operation misses its deadline. `what` names

@@ -413,7 +413,7 @@ bool MpiCommunicator::wait(MPI_Request &request, int posted, const char *what,
     return true;
   }
   std::ostringstream message;
-  message << "rank " << rankIndex << " of " << worldSize << ": " << what;
+  message << rankLabel() << ": " << what;
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
@@ -611,10 +611,8 @@ grove_status create(MPI_Comm from, const grove_comm_options &options,
     if (disagreement.empty())
       disagreement = impl->failure();
     clearServiceError();
-    return fail(GROVE_ERROR_PEER, "grove_comm_create: rank " +
-                                      std::to_string(impl->rank()) + " of " +
-                                      std::to_string(impl->size()) + ": " +
-                                      disagreement);
+    return fail(GROVE_ERROR_PEER, "grove_comm_create: " + impl->rankLabel() +
+                                      ": " + disagreement);
   }
   *out = new grove_comm{std::move(impl)};
   return GROVE_OK;

@@ -133,10 +133,7 @@ private:
     host.recordFailure(message);
     failCurrentCall(status, message);
   }
-  std::string rankText() const {
-    return "rank " + std::to_string(host.rank()) + " of " +
-           std::to_string(host.size()) + ": ";
-  }
+  std::string rankText() const { return host.rankLabel() + ": "; }
   char *stage(size_t bytes) {
     if (staging.size() < bytes)
       staging.resize(bytes);
