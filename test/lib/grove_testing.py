@@ -195,6 +195,7 @@ class Model:
     def __init__(self, source, name="m", grovec_flags=(), workdir=None,
                  target=None, library=None):
         self.target = target or test_target()
+        self.compile_log = ""
         self.workdir = workdir or tempfile.mkdtemp(prefix="grove-test-")
         path = source
         if not os.path.exists(str(source)):
@@ -218,8 +219,10 @@ class Model:
                 raise RuntimeError(f"{so} missing: rerun scripts/gpu-check.sh "
                                    "prepare")
         else:
-            run([tool("grovec"), path, "-o", out, "--name=" + name,
-                 "--target=" + self.target, *grovec_flags])
+            # grovec's diagnostics (remarks included) for the caller.
+            self.compile_log = run([
+                tool("grovec"), path, "-o", out, "--name=" + name,
+                "--target=" + self.target, *grovec_flags]).stderr
             libdir = GROVE_LIB
             run([CC, "-shared", "-o", so, "-Wl,--whole-archive", archive,
                  "-Wl,--no-whole-archive", "-L" + libdir, "-Wl,-rpath," + libdir,

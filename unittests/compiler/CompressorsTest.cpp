@@ -95,18 +95,40 @@ TEST(CostModel, RingAllReduceSeconds) {
 
 TEST(CostModel, AutoPicksTheLeastCompressionThatFits) {
   NetworkModel net = slowLink();
-  const Compressor &grbs = *lookupCompressor("grbs");
+  const Compressor *grbs = lookupCompressor("grbs");
   const int64_t bytes = 16 << 20;
   // Plenty of backward left: dense fits.
-  RatioChoice lots = chooseRatio(grbs, bytes, 10.0, net);
+  RatioChoice lots = chooseRatio({grbs}, bytes, 10.0, net);
   EXPECT_EQ(lots.ratio, 1);
   // Little left: a ratio whose collective fits, and no smaller one does.
-  double budget = collectiveSeconds(grbs, 16, bytes, net) * 1.01;
-  RatioChoice some = chooseRatio(grbs, bytes, budget, net);
+  double budget = collectiveSeconds(*grbs, 16, bytes, net) * 1.01;
+  RatioChoice some = chooseRatio({grbs}, bytes, budget, net);
   EXPECT_EQ(some.ratio, 16);
+  EXPECT_EQ(some.compressor, grbs);
   EXPECT_LE(some.seconds, budget);
   // A compressor with no ratios to pick from stays dense.
-  EXPECT_EQ(chooseRatio(*lookupCompressor("powersgd"), bytes, 0, net).ratio, 1);
+  EXPECT_EQ(chooseRatio({lookupCompressor("powersgd")}, bytes, 0, net).ratio,
+            1);
+}
+
+TEST(CostModel, AutoPicksAmongCompressorsByRatio) {
+  NetworkModel net = slowLink();
+  const Compressor *bf16 = lookupCompressor("bf16");
+  const Compressor *topk = lookupCompressor("topk");
+  const int64_t bytes = 16 << 20;
+  // Time for half the bytes: the cast, listed first or not, comes before
+  // top-k 1/2 (the same ratio, ties broken by the list's order) and 1/4.
+  double half = collectiveSeconds(*bf16, 2, bytes, net) * 1.01;
+  RatioChoice first = chooseRatio({bf16, topk}, bytes, half, net);
+  EXPECT_EQ(first.compressor, bf16);
+  EXPECT_EQ(first.ratio, 2);
+  RatioChoice second = chooseRatio({topk, bf16}, bytes, half, net);
+  EXPECT_EQ(second.ratio, 2);
+  EXPECT_LE(second.seconds, half);
+  // No time at all: the fastest rung, top-k's largest ratio.
+  RatioChoice none = chooseRatio({bf16, topk}, bytes, 0, net);
+  EXPECT_EQ(none.compressor, topk);
+  EXPECT_GT(none.ratio, 2);
 }
 
 TEST(SyncStrategies, OrderAndNames) {

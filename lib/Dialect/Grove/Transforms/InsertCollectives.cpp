@@ -57,28 +57,47 @@ private:
 #include "grove/Dialect/Grove/Transforms/PassOptions.def"
 };
 
+/// compressor=a[,b...]: each registered and able to run on the target.
+LogicalResult parseCompressors(const GroveInsertCollectivesOptions &o,
+                               CollectiveConfig &config,
+                               llvm::raw_ostream &os) {
+  SmallVector<StringRef> names;
+  StringRef(o.compressor).split(names, ',');
+  for (StringRef name : names) {
+    const Compressor *c = lookupCompressor(name.trim());
+    if (!c) {
+      os << "unknown compressor '" << name.trim() << "' (expected "
+         << listCompressorNames() << ")";
+      return failure();
+    }
+    std::string why;
+    if (!c->supportsTarget(o.target, why)) {
+      os << "compressor=" << c->getName() << " cannot run on target "
+         << o.target << ": " << why;
+      return failure();
+    }
+    config.candidates.push_back(c);
+  }
+  config.compressor = config.candidates.front();
+  return success();
+}
+
 /// The options as a CollectiveConfig, or what is wrong with them.
 FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
                                         std::string &error) {
   llvm::raw_string_ostream os(error);
   CollectiveConfig config;
-  config.compressor = lookupCompressor(o.compressor);
-  if (!config.compressor) {
-    os << "unknown compressor '" << o.compressor << "' (expected "
-       << listCompressorNames() << ")";
+  if (failed(parseCompressors(o, config, os)))
     return failure();
-  }
-  std::string why;
-  if (!config.compressor->supportsTarget(o.target, why)) {
-    os << "compressor=" << o.compressor << " cannot run on target " << o.target
-       << ": " << why;
-    return failure();
-  }
   config.error = o.error;
   // compress-ratio was parsed by its option (grove/Support/OptionTypes.h).
   config.autoRatio = o.ratio.isAuto;
   if (!config.autoRatio)
     config.ratio = o.ratio.value;
+  if (config.candidates.size() > 1 && !config.autoRatio) {
+    os << "a list of compressors is for ratio=auto, which picks among them";
+    return failure();
+  }
   if (config.autoRatio) {
     if (!(o.networkGbps > 0) || o.worldSize < 2 || !(o.computeGflops > 0) ||
         o.batchSize < 1 || o.latencyUs < 0) {
@@ -86,9 +105,12 @@ FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
             "compute-gflops > 0 and batch-size >= 1";
       return failure();
     }
-    if (config.compressor->getAutoRatios().empty() ||
+    if (llvm::any_of(
+            config.candidates,
+            [](const Compressor *c) { return c->getAutoRatios().empty(); }) ||
         config.error != CompressError::Feedback) {
-      os << "ratio=auto picks a gradient compressor's ratio: give one ("
+      os << "ratio=auto picks a gradient compressor's ratio: give one or "
+            "more, comma-separated ("
          << listCompressorNames(
                 [](const Compressor &c) { return !c.getAutoRatios().empty(); })
          << ") and error=feedback (what a bucket does not send must not be "

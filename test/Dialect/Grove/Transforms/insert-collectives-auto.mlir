@@ -3,6 +3,8 @@
 // RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=100 world-size=4 bucket-bytes=1048576 batch-size=256" 2>/dev/null | FileCheck %s --check-prefix=FASTSTATE
 // RUN: grove-opt %s --grove-insert-collectives="compressor=topk error=feedback ratio=auto network-gbps=1 world-size=8 bucket-bytes=1048576 batch-size=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOPK
 // RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=1 world-size=8 bucket-bytes=1048576 batch-size=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRBS8
+// RUN: grove-opt %s --grove-insert-collectives="compressor=grbs error=feedback ratio=auto network-gbps=4 world-size=4 bucket-bytes=1048576 batch-size=256" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRBS4
+// RUN: grove-opt %s --grove-insert-collectives="compressor=bf16,grbs error=feedback ratio=auto network-gbps=4 world-size=4 bucket-bytes=1048576 batch-size=256" 2>&1 | FileCheck %s --check-prefix=HALF
 
 // The network cost model (CollectiveCostModel.cpp): two 1 MiB gradients,
 // the backward computes g2 first, then g1 (2 * 256 * 512 * 512 flops,
@@ -39,3 +41,19 @@ func.func @step(%x: tensor<?x512xf32>) {
 // all-reduce of a block needs 1/8.
 // TOPK: remark: grove-insert-collectives: bucket 0 (1 gradients, 1048576 bytes, 8 ranks at 1 Gbps): 2.684 ms of backward to overlap; dense all-reduce 14.960 ms; sends topk 1/128 in 2.508 ms
 // GRBS8: remark: grove-insert-collectives: bucket 0 (1 gradients, 1048576 bytes, 8 ranks at 1 Gbps): 2.684 ms of backward to overlap; dense all-reduce 14.960 ms; sends grbs 1/8 in
+
+// A list of compressors: the ladder is dense, then every compressor's
+// ratios by ratio, the list's order breaking ties. At 4 Gbps g2's dense
+// all-reduce (3.266 ms) does not fit in 2.684 ms; a bf16 cast (half the
+// bytes plus the cast) does, and comes before GRBS 1/2, which grbs alone
+// picks. g1, with nothing to hide behind, gets GRBS within 10% of its
+// fastest, as before.
+// GRBS4: bucket 0 ({{.*}}4 ranks at 4 Gbps): 2.684 ms of backward to overlap; dense all-reduce 3.266 ms; sends grbs 1/2 in 1.693 ms
+// HALF: remark: grove-insert-collectives: bucket 0 (1 gradients, 1048576 bytes, 4 ranks at 4 Gbps): 2.684 ms of backward to overlap; dense all-reduce 3.266 ms; sends bf16 1/2 in 1.955 ms
+// HALF: remark: grove-insert-collectives: bucket 1 (1 gradients, 1048576 bytes, 4 ranks at 4 Gbps): 0.000 ms of backward to overlap; dense all-reduce 3.266 ms; sends grbs 1/128 in 0.145 ms (none fits in the backward: within 10% of the fastest)
+// Both buckets keep a residual: the cast's rounding is fed back too.
+// HALF-DAG: grove.param @collectives.bucket0.residual : tensor<262144xf32>
+// HALF-DAG: grove.param @collectives.bucket1.residual : tensor<262144xf32>
+// HALF: grove.convert %{{.*}} : tensor<262144xf32> -> tensor<262144xbf16>
+// HALF: grove.all_reduce sum %{{.*}} : tensor<262144xbf16>
+// HALF: grove.random_block

@@ -9,6 +9,10 @@
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=fast" 2>&1 | FileCheck %s --check-prefix=RATIOTEXT
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=topk error=feedback target=cuda" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGETVALUE
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,topk error=feedback ratio=4" 2>&1 | FileCheck %s --check-prefix=LIST
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,zip error=feedback ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=LISTNAME
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,powersgd error=feedback ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=LISTAUTO
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,topk error=feedback ratio=auto network-gbps=1 world-size=2 target=cuda" 2>&1 | FileCheck %s --check-prefix=LISTTARGET
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback" -verify-diagnostics
 
 // A value outside an option's set is refused by the option's parser, with
@@ -23,7 +27,12 @@
 // RESET: error: grove-insert-collectives: error=reset (CSER) averages random blocks: it needs compressor=grbs
 // RATIO: error: grove-insert-collectives: ratio, period-ratio, sync-period, bucket-bytes and matrix-rank must be positive
 // AUTO: error: grove-insert-collectives: ratio=auto needs network-gbps > 0, world-size >= 2, compute-gflops > 0 and batch-size >= 1
-// AUTODENSE: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one (fp16, bf16, grbs, randk, topk, sign or int8) and error=feedback (what a bucket does not send must not be lost)
+// AUTODENSE: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one or more, comma-separated (fp16, bf16, grbs, randk, topk, sign or int8) and error=feedback (what a bucket does not send must not be lost)
+// A list of compressors is ratio=auto's choice; each one is checked.
+// LIST: error: grove-insert-collectives: a list of compressors is for ratio=auto, which picks among them
+// LISTNAME: error: grove-insert-collectives: unknown compressor 'zip' (expected
+// LISTAUTO: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one or more
+// LISTTARGET: error: grove-insert-collectives: compressor=topk cannot run on target cuda
 // TARGET: error: grove-insert-collectives: compressor=topk cannot run on target cuda: its selection (grove.top_k) runs on the host only: the CUDA runtime has no device top-k yet
 
 grove.param @w : tensor<8xf32>

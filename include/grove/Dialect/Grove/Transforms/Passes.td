@@ -248,7 +248,9 @@ def GroveInsertCollectives : Pass<"grove-insert-collectives", "ModuleOp"> {
       `grove.random_block` from a step counter, `@collectives.step`), and
       zero elsewhere; with `error=feedback` the bucket first adds its
       residual (`@collectives.bucket<i>.residual`, state) and keeps what
-      was not sent there (EF-SGD).
+      was not sent there (EF-SGD). With `ratio=auto` a network cost model
+      picks each bucket's compressor, from a comma-separated `compressor`
+      list, and ratio, dense included (docs/distributed.md).
     * **Models** (`error=reset`, CSER): the gradients are not
       communicated; after the optimizer's local step each param averages a
       random block of 1/`ratio` of its elements (C1), or of

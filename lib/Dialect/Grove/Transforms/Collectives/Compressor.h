@@ -40,8 +40,10 @@ struct CollectiveConfig {
   CompressError error = CompressError::None;
   int64_t ratio = 32, periodRatio = 4, syncPeriod = 1, bucketBytes = 0,
           seed = 0;
-  /// ratio=auto: the cost model picks each bucket's ratio.
+  /// ratio=auto: the cost model picks each bucket's compressor among
+  /// `candidates` (compressor=a,b: the first is `compressor`) and its ratio.
   bool autoRatio = false;
+  SmallVector<const Compressor *> candidates;
   /// PowerSGD's rank.
   int64_t matrixRank = 1;
   NetworkModel network;

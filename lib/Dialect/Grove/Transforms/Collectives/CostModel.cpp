@@ -75,7 +75,8 @@ double mlir::grove::collectiveSeconds(const Compressor &compressor,
   if (ratio == 1)
     return ring(size, 1);
   WireCost wire = compressor.getWireCost(bytes, ratio);
-  double seconds = wire.codecSecondsPerElement * size / 4;
+  double seconds =
+      wire.codecOpsPerElement * size / 4 / (net.computeGflops * 1e9);
   if (wire.allReduces)
     seconds += ring(wire.allReduceBytes, wire.allReduces);
   if (wire.allGathers)
@@ -83,24 +84,36 @@ double mlir::grove::collectiveSeconds(const Compressor &compressor,
   return seconds;
 }
 
-RatioChoice mlir::grove::chooseRatio(const Compressor &compressor,
+RatioChoice mlir::grove::chooseRatio(ArrayRef<const Compressor *> candidates,
                                      int64_t bytes, double overlapSeconds,
                                      const NetworkModel &net) {
-  SmallVector<int64_t> candidates = {1};
-  llvm::append_range(candidates, compressor.getAutoRatios());
-  double fastest = collectiveSeconds(compressor, 1, bytes, net);
-  for (int64_t c : candidates)
-    fastest = std::min(fastest, collectiveSeconds(compressor, c, bytes, net));
+  struct Rung {
+    const Compressor *compressor;
+    int64_t ratio;
+    double seconds;
+  };
+  const Compressor *first = candidates.front();
+  SmallVector<Rung> ladder = {
+      {first, 1, collectiveSeconds(*first, 1, bytes, net)}};
+  for (const Compressor *c : candidates)
+    for (int64_t r : c->getAutoRatios())
+      ladder.push_back({c, r, collectiveSeconds(*c, r, bytes, net)});
+  llvm::stable_sort(
+      ladder, [](const Rung &a, const Rung &b) { return a.ratio < b.ratio; });
+  double fastest = ladder.front().seconds;
+  for (const Rung &rung : ladder)
+    fastest = std::min(fastest, rung.seconds);
   // When nothing hides behind the backward, within 10% of the fastest is as
   // good, and less compression loses less (a latency-bound bucket gains
   // nothing from compressing).
   double budget = std::max(overlapSeconds, 1.1 * fastest);
   RatioChoice choice;
   choice.overlapSeconds = overlapSeconds;
-  choice.denseSeconds = collectiveSeconds(compressor, 1, bytes, net);
-  for (int64_t c : candidates) {
-    choice.ratio = c;
-    choice.seconds = collectiveSeconds(compressor, c, bytes, net);
+  choice.denseSeconds = ladder.front().seconds;
+  for (const Rung &rung : ladder) {
+    choice.compressor = rung.compressor;
+    choice.ratio = rung.ratio;
+    choice.seconds = rung.seconds;
     if (choice.seconds <= budget)
       break;
   }

@@ -3,8 +3,9 @@
 // The network cost model of grove-insert-collectives' ratio=auto
 // (docs/distributed.md; after "Is Network the Bottleneck of Distributed
 // Training?", 2020): a bucket's collective should take no longer than the
-// backward computation left to overlap it, so each bucket gets the smallest
-// compression (none included) that fits, from a ring all-reduce's
+// backward computation left to overlap it, so each bucket gets the least
+// compression (none included) of the candidate compressors that fits, from
+// a ring all-reduce's
 // 2(n-1)/n S/B or an all-gather's (n-1) S/B plus per-hop latencies and a
 // coarse encoding cost. Each compressor says what it sends (WireCost);
 // this file says what that costs.
@@ -24,15 +25,18 @@ class Compressor;
 
 /// What one bucket's compressed collective puts on the wire: bytes through
 /// ring all-reduces and how many there are, bytes each rank contributes to
-/// all-gathers and how many, and the encoding's cost per f32 element of
-/// the bucket on the host (coarse: a selection for top-k, a pass for casts
-/// and signs; a block slice is free).
+/// all-gathers and how many, and the encoding's cost in operations per
+/// f32 element of the bucket (coarse: a selection for top-k, a pass for
+/// casts and signs; a block slice is free). The encoding runs on the cores
+/// that run the backward, so it takes the compute rate's time: on a
+/// machine shared by several ranks it costs as much more as the backward
+/// does.
 struct WireCost {
   double allReduceBytes = 0;
   int allReduces = 0;
   double allGatherBytes = 0;
   int allGathers = 0;
-  double codecSecondsPerElement = 0;
+  double codecOpsPerElement = 0;
 };
 
 /// What the model knows of the job: the link, the ranks, the compute rate
@@ -45,9 +49,11 @@ struct NetworkModel {
   int64_t batchSize = 0;
 };
 
-/// A bucket's choice: its compression ratio (1: none, dense), the time its
-/// collective takes at that ratio and densely, and the time to overlap.
+/// A bucket's choice: its compressor and ratio (ratio 1: none, the dense
+/// all-reduce, whatever the compressor), the time its collective takes so
+/// and densely, and the time to overlap.
 struct RatioChoice {
+  const Compressor *compressor = nullptr;
   int64_t ratio = 1;
   double seconds = 0, denseSeconds = 0, overlapSeconds = 0;
 };
@@ -62,10 +68,12 @@ double estimateFlops(Operation *op, int64_t batchSize);
 double collectiveSeconds(const Compressor &compressor, int64_t ratio,
                          int64_t bytes, const NetworkModel &net);
 
-/// The smallest ratio of `compressor` whose collective fits in
-/// `overlapSeconds`, or the fastest (least compressed on ties) when none
-/// does.
-RatioChoice chooseRatio(const Compressor &compressor, int64_t bytes,
+/// The least compression whose collective fits in `overlapSeconds`, or
+/// the least within 10% of the fastest when none does. The ladder is
+/// dense, then each of `candidates`' auto ratios, by ratio (the order of
+/// `candidates` breaks ties): a 16-bit cast (ratio 2) comes before top-k
+/// 1/2, and loses less.
+RatioChoice chooseRatio(ArrayRef<const Compressor *> candidates, int64_t bytes,
                         double overlapSeconds, const NetworkModel &net);
 
 } // namespace mlir::grove

@@ -51,12 +51,13 @@ std::string number(double value) {
   return text;
 }
 
-/// ratio=auto: the ratio the cost model picks for `bucket` (of
-/// `gradients`), whose collective goes after `last` (null: the start),
+/// ratio=auto: the compressor and ratio the cost model picks for `bucket`
+/// (of `gradients`), whose collective goes after `last` (null: the start),
 /// reported as a remark at the optimizer `op`.
-int64_t chooseBucketRatio(const CollectiveConfig &config, unsigned index,
-                          ArrayRef<Value> gradients, ArrayRef<unsigned> bucket,
-                          Operation *last, Operation *op) {
+RatioChoice chooseBucketRatio(const CollectiveConfig &config, unsigned index,
+                              ArrayRef<Value> gradients,
+                              ArrayRef<unsigned> bucket, Operation *last,
+                              Operation *op) {
   int64_t bytes = 0;
   for (unsigned i : bucket)
     bytes += numElements(gradients[i]) * elementBytes(gradients[i]);
@@ -67,7 +68,7 @@ int64_t chooseBucketRatio(const CollectiveConfig &config, unsigned index,
     flops += estimateFlops(next, config.network.batchSize);
   double overlap = flops / (config.network.computeGflops * 1e9);
   RatioChoice choice =
-      chooseRatio(*config.compressor, bytes, overlap, config.network);
+      chooseRatio(config.candidates, bytes, overlap, config.network);
   InFlightDiagnostic remark = op->emitRemark();
   remark << "grove-insert-collectives: bucket " << index << " ("
          << bucket.size() << " gradients, " << bytes << " bytes, "
@@ -78,12 +79,12 @@ int64_t chooseBucketRatio(const CollectiveConfig &config, unsigned index,
   if (choice.ratio == 1)
     remark << "sends it dense";
   else
-    remark << "sends " << config.compressor->getName() << " 1/" << choice.ratio
+    remark << "sends " << choice.compressor->getName() << " 1/" << choice.ratio
            << " in " << milliseconds(choice.seconds)
            << (choice.seconds > overlap ? " (none fits in the backward: "
                                           "within 10% of the fastest)"
                                         : "");
-  return choice.ratio;
+  return choice;
 }
 
 /// The optimizer's gradients in the order the backward computes them
@@ -116,16 +117,17 @@ Ordered orderByReadiness(OptimizerOpInterface opt) {
   return o;
 }
 
-/// The average `bucket` (flat, of `types`/`sizes`) gets at `ratio`:
-/// compressed, with error feedback's residual where configured.
+/// The average `bucket` (flat, of `types`/`sizes`) gets from `how`'s
+/// compressor at its ratio, with error feedback's residual where
+/// configured.
 FailureOr<Value> averageBucket(CollectiveBuilder &build, CollectiveState &state,
                                OptimizerOpInterface opt, Value flat,
                                ArrayRef<Type> types, ArrayRef<int64_t> sizes,
-                               int64_t ratio, Value counter) {
+                               RatioChoice how, Value counter) {
   const CollectiveConfig &config = state.getConfig();
   // A bucket the cost model leaves dense sends all of e: it needs no
   // residual (e - e = 0), nor the state and arithmetic of one.
-  if (config.compressor->isDense() || ratio == 1)
+  if (how.compressor->isDense() || how.ratio == 1)
     return build.mean(flat);
   OpBuilder &b = build.b;
   Location loc = build.loc;
@@ -142,9 +144,9 @@ FailureOr<Value> averageBucket(CollectiveBuilder &build, CollectiveState &state,
         b, loc, type, FlatSymbolRefAttr::get(b.getContext(), residualName));
     e = AddOp::create(b, loc, flat, r);
   }
-  Bucket bucket{e, types, sizes, ratio, stream, counter, op};
+  Bucket bucket{e, types, sizes, how.ratio, stream, counter, op};
   FailureOr<Compressed> c =
-      config.compressor->compress(build, config, state.getModule(), bucket);
+      how.compressor->compress(build, config, state.getModule(), bucket);
   if (failed(c))
     return failure();
   if (!residualName.empty())
@@ -171,7 +173,8 @@ LogicalResult GradientAveraging::apply(OptimizerOpInterface opt,
   Operation *op = opt.getOperation();
   Ordered ordered = orderByReadiness(opt);
   Value counter;
-  if (config.compressor->needsStepCounter()) {
+  if (llvm::any_of(config.candidates,
+                   [](const Compressor *c) { return c->needsStepCounter(); })) {
     FailureOr<Value> t =
         state.counterOf(op->getParentOfType<func::FuncOp>(), op);
     if (failed(t))
@@ -195,10 +198,12 @@ LogicalResult GradientAveraging::apply(OptimizerOpInterface opt,
       b.setInsertionPointAfter(counter.getDefiningOp());
     else
       b.setInsertionPointToStart(op->getBlock());
-    int64_t ratio = config.ratio;
+    RatioChoice how;
+    how.compressor = config.compressor;
+    how.ratio = config.ratio;
     if (config.autoRatio)
-      ratio = chooseBucketRatio(config, bucketIndex, ordered.gradients, bucket,
-                                last, op);
+      how = chooseBucketRatio(config, bucketIndex, ordered.gradients, bucket,
+                              last, op);
     ++bucketIndex;
     CollectiveBuilder build{b, op->getLoc()};
     SmallVector<Value> flats;
@@ -210,7 +215,7 @@ LogicalResult GradientAveraging::apply(OptimizerOpInterface opt,
       sizes.push_back(numElements(ordered.gradients[i]));
     }
     FailureOr<Value> sent = averageBucket(
-        build, state, opt, build.concat(flats), types, sizes, ratio, counter);
+        build, state, opt, build.concat(flats), types, sizes, how, counter);
     if (failed(sent))
       return failure();
     for (auto [i, piece] : llvm::zip(bucket, build.split(*sent, sizes)))

@@ -35,7 +35,7 @@ public:
                       build.timesRanks(own)};
   }
   WireCost getWireCost(int64_t bytes, int64_t) const override {
-    return {bytes / 2.0, 1, 0, 0, 1e-9};
+    return {bytes / 2.0, 1, 0, 0, 50};
   }
 
 private:

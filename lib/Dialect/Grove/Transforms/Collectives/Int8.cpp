@@ -42,7 +42,7 @@ public:
   }
   WireCost getWireCost(int64_t bytes, int64_t) const override {
     // One byte an f32 element, and a scale, gathered from every rank.
-    return {0, 0, bytes / 4.0 + 4, 2, 1e-9};
+    return {0, 0, bytes / 4.0 + 4, 2, 50};
   }
 };
 } // namespace

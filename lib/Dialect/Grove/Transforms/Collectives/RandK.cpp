@@ -40,7 +40,7 @@ public:
                              values)};
   }
   WireCost getWireCost(int64_t bytes, int64_t ratio) const override {
-    return {double(bytes) / double(ratio), 1, 0, 0, 1e-9};
+    return {double(bytes) / double(ratio), 1, 0, 0, 50};
   }
 };
 } // namespace
