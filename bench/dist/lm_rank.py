@@ -159,6 +159,8 @@ def torch_trainer(weights, lr, clip, epsilon, period, warmup, rank, size,
                 self.lstm.weight_hh_l0.copy_(t("lstm.U").T)
                 self.lstm.bias_ih_l0.copy_(t("lstm.b"))
                 self.lstm.bias_hh_l0.zero_()
+                self.decoder.weight.copy_(t("decoder.weight"))
+                self.decoder.bias.copy_(t("decoder.bias"))
             self.lstm.bias_hh_l0.requires_grad_(False)
 
         def forward(self, x):
