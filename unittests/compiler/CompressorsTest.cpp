@@ -116,19 +116,28 @@ TEST(CostModel, AutoPicksAmongCompressorsByRatio) {
   const Compressor *bf16 = lookupCompressor("bf16");
   const Compressor *topk = lookupCompressor("topk");
   const int64_t bytes = 16 << 20;
-  // Time for half the bytes: the cast, listed first or not, comes before
-  // top-k 1/2 (the same ratio, ties broken by the list's order) and 1/4.
+  // Time for half the bytes: the cast (ratio 2) comes before top-k 1/4;
+  // at equal ratios the list's order decides, and top-k 1/2 (values and
+  // indices gathered: more than the dense ring) is too slow to fit.
   double half = collectiveSeconds(*bf16, 2, bytes, net) * 1.01;
   RatioChoice first = chooseRatio({bf16, topk}, bytes, half, net);
   EXPECT_EQ(first.compressor, bf16);
   EXPECT_EQ(first.ratio, 2);
   RatioChoice second = chooseRatio({topk, bf16}, bytes, half, net);
+  EXPECT_EQ(second.compressor, bf16);
   EXPECT_EQ(second.ratio, 2);
   EXPECT_LE(second.seconds, half);
   // No time at all: the fastest rung, top-k's largest ratio.
   RatioChoice none = chooseRatio({bf16, topk}, bytes, 0, net);
   EXPECT_EQ(none.compressor, topk);
   EXPECT_GT(none.ratio, 2);
+  // 16-bit gradients: a 16-bit cast saves nothing and is not offered.
+  double halfOf16 =
+      collectiveSeconds(*lookupCompressor("none"), 1, bytes / 2, net, 2);
+  RatioChoice sixteen =
+      chooseRatio({bf16, topk}, bytes, halfOf16 * 0.9, net, /*elementBytes=*/2);
+  EXPECT_NE(sixteen.compressor, bf16);
+  EXPECT_NE(sixteen.ratio, 2);
 }
 
 TEST(SyncStrategies, OrderAndNames) {

@@ -64,7 +64,13 @@ LogicalResult parseCompressors(const GroveInsertCollectivesOptions &o,
   SmallVector<StringRef> names;
   StringRef(o.compressor).split(names, ',');
   for (StringRef name : names) {
+    if (name.trim().empty()) {
+      os << "empty entry in the compressor list '" << o.compressor << "'";
+      return failure();
+    }
     const Compressor *c = lookupCompressor(name.trim());
+    if (c && llvm::is_contained(config.candidates, c))
+      continue;
     if (!c) {
       os << "unknown compressor '" << name.trim() << "' (expected "
          << listCompressorNames() << ")";
@@ -80,6 +86,16 @@ LogicalResult parseCompressors(const GroveInsertCollectivesOptions &o,
   }
   config.compressor = config.candidates.front();
   return success();
+}
+
+/// The compressors as one canonical list ("bf16,topk"), so that spellings
+/// of one choice record the same options (the ranks' agreement compares
+/// them).
+std::string canonicalCompressors(const CollectiveConfig &config) {
+  std::string list;
+  for (const Compressor *c : config.candidates)
+    list += (list.empty() ? "" : ",") + c->getName().str();
+  return list;
 }
 
 /// The options as a CollectiveConfig, or what is wrong with them.
@@ -105,10 +121,14 @@ FailureOr<CollectiveConfig> parseConfig(const GroveInsertCollectivesOptions &o,
             "compute-gflops > 0 and batch-size >= 1";
       return failure();
     }
-    if (llvm::any_of(
-            config.candidates,
-            [](const Compressor *c) { return c->getAutoRatios().empty(); }) ||
+    auto noRatios = llvm::find_if(config.candidates, [](const Compressor *c) {
+      return c->getAutoRatios().empty();
+    });
+    if (noRatios != config.candidates.end() ||
         config.error != CompressError::Feedback) {
+      if (noRatios != config.candidates.end() && config.candidates.size() > 1)
+        os << "compressor=" << (*noRatios)->getName()
+           << " has no ratios to pick: ";
       os << "ratio=auto picks a gradient compressor's ratio: give one or "
             "more, comma-separated ("
          << listCompressorNames(
@@ -165,6 +185,7 @@ void InsertCollectivesPass::runOnOperation() {
   CollectiveConfig config;
   if (failed(parseOptions(config)))
     return signalPassFailure();
+  compressor = canonicalCompressors(config);
   // One state a run: a pass instance may run on several modules.
   CollectiveState state(getOperation(), config);
   SmallVector<OptimizerOpInterface> optimizers;

@@ -11,6 +11,7 @@
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGETVALUE
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,topk error=feedback ratio=4" 2>&1 | FileCheck %s --check-prefix=LIST
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,zip error=feedback ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=LISTNAME
+// RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16, error=feedback ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=LISTEMPTY
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,powersgd error=feedback ratio=auto network-gbps=1 world-size=2" 2>&1 | FileCheck %s --check-prefix=LISTAUTO
 // RUN: not grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16,topk error=feedback ratio=auto network-gbps=1 world-size=2 target=cuda" 2>&1 | FileCheck %s --check-prefix=LISTTARGET
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs error=feedback" -verify-diagnostics
@@ -31,7 +32,8 @@
 // A list of compressors is ratio=auto's choice; each one is checked.
 // LIST: error: grove-insert-collectives: a list of compressors is for ratio=auto, which picks among them
 // LISTNAME: error: grove-insert-collectives: unknown compressor 'zip' (expected
-// LISTAUTO: error: grove-insert-collectives: ratio=auto picks a gradient compressor's ratio: give one or more
+// LISTAUTO: error: grove-insert-collectives: compressor=powersgd has no ratios to pick: ratio=auto picks a gradient compressor's ratio: give one or more
+// LISTEMPTY: error: grove-insert-collectives: empty entry in the compressor list 'bf16,'
 // LISTTARGET: error: grove-insert-collectives: compressor=topk cannot run on target cuda
 // TARGET: error: grove-insert-collectives: compressor=topk cannot run on target cuda: its selection (grove.top_k) runs on the host only: the CUDA runtime has no device top-k yet
 

@@ -164,6 +164,10 @@ public:
   /// The ratios besides 1 (dense) that ratio=auto may pick; none: it
   /// cannot be auto-tuned.
   virtual SmallVector<int64_t> getAutoRatios() const { return {}; }
+  /// Whether it sends fewer bytes than the bucket's own elements of
+  /// `elementBytes` (a 16-bit cast of 16-bit gradients does not): the
+  /// cost model offers it only then.
+  virtual bool savesBytes(int64_t elementBytes) const { return true; }
   /// Whether compress() reads the step counter (a random draw per step).
   virtual bool needsStepCounter() const { return false; }
   /// Whether models compiled for `target` can run it; if not, `why` says

@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace mlir;
 using namespace mlir::grove;
@@ -61,7 +62,8 @@ double mlir::grove::estimateFlops(Operation *op, int64_t batchSize) {
 
 double mlir::grove::collectiveSeconds(const Compressor &compressor,
                                       int64_t ratio, int64_t bytes,
-                                      const NetworkModel &net) {
+                                      const NetworkModel &net,
+                                      int64_t elementBytes) {
   double n = double(net.worldSize), bandwidth = net.gbps * 1e9 / 8;
   double latency = net.latencyUs * 1e-6;
   double size = double(bytes);
@@ -75,8 +77,12 @@ double mlir::grove::collectiveSeconds(const Compressor &compressor,
   if (ratio == 1)
     return ring(size, 1);
   WireCost wire = compressor.getWireCost(bytes, ratio);
-  double seconds =
-      wire.codecOpsPerElement * size / 4 / (net.computeGflops * 1e9);
+  double seconds = 0;
+  if (wire.codecOpsPerElement > 0) {
+    assert(net.computeGflops > 0 && "the encoding needs a compute rate");
+    seconds = wire.codecOpsPerElement * size / double(elementBytes) /
+              (net.computeGflops * 1e9);
+  }
   if (wire.allReduces)
     seconds += ring(wire.allReduceBytes, wire.allReduces);
   if (wire.allGathers)
@@ -86,7 +92,9 @@ double mlir::grove::collectiveSeconds(const Compressor &compressor,
 
 RatioChoice mlir::grove::chooseRatio(ArrayRef<const Compressor *> candidates,
                                      int64_t bytes, double overlapSeconds,
-                                     const NetworkModel &net) {
+                                     const NetworkModel &net,
+                                     int64_t elementBytes) {
+  assert(!candidates.empty() && "no compressor to choose from");
   struct Rung {
     const Compressor *compressor;
     int64_t ratio;
@@ -94,10 +102,12 @@ RatioChoice mlir::grove::chooseRatio(ArrayRef<const Compressor *> candidates,
   };
   const Compressor *first = candidates.front();
   SmallVector<Rung> ladder = {
-      {first, 1, collectiveSeconds(*first, 1, bytes, net)}};
+      {first, 1, collectiveSeconds(*first, 1, bytes, net, elementBytes)}};
   for (const Compressor *c : candidates)
-    for (int64_t r : c->getAutoRatios())
-      ladder.push_back({c, r, collectiveSeconds(*c, r, bytes, net)});
+    if (c->savesBytes(elementBytes))
+      for (int64_t r : c->getAutoRatios())
+        ladder.push_back(
+            {c, r, collectiveSeconds(*c, r, bytes, net, elementBytes)});
   llvm::stable_sort(
       ladder, [](const Rung &a, const Rung &b) { return a.ratio < b.ratio; });
   double fastest = ladder.front().seconds;

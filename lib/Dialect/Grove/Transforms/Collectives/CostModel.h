@@ -63,18 +63,22 @@ struct RatioChoice {
 /// `batchSize`.
 double estimateFlops(Operation *op, int64_t batchSize);
 
-/// Seconds the collective of a bucket of `bytes` takes compressed by
-/// `compressor` at `ratio` (1: the dense all-reduce).
+/// Seconds the collective of a bucket of `bytes` (elements of
+/// `elementBytes`) takes compressed by `compressor` at `ratio` (1: the
+/// dense all-reduce). `net.computeGflops` must be positive.
 double collectiveSeconds(const Compressor &compressor, int64_t ratio,
-                         int64_t bytes, const NetworkModel &net);
+                         int64_t bytes, const NetworkModel &net,
+                         int64_t elementBytes = 4);
 
 /// The least compression whose collective fits in `overlapSeconds`, or
 /// the least within 10% of the fastest when none does. The ladder is
-/// dense, then each of `candidates`' auto ratios, by ratio (the order of
-/// `candidates` breaks ties): a 16-bit cast (ratio 2) comes before top-k
-/// 1/2, and loses less.
+/// dense, then each of `candidates`' auto ratios that saves bytes on
+/// elements of `elementBytes` (a 16-bit cast of 16-bit gradients does
+/// not), ordered by ratio; at equal ratios the list's order decides.
+/// `candidates` is not empty.
 RatioChoice chooseRatio(ArrayRef<const Compressor *> candidates, int64_t bytes,
-                        double overlapSeconds, const NetworkModel &net);
+                        double overlapSeconds, const NetworkModel &net,
+                        int64_t elementBytes = 4);
 
 } // namespace mlir::grove
 

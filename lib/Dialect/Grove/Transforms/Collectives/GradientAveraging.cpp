@@ -68,7 +68,8 @@ RatioChoice chooseBucketRatio(const CollectiveConfig &config, unsigned index,
     flops += estimateFlops(next, config.network.batchSize);
   double overlap = flops / (config.network.computeGflops * 1e9);
   RatioChoice choice =
-      chooseRatio(config.candidates, bytes, overlap, config.network);
+      chooseRatio(config.candidates, bytes, overlap, config.network,
+                  elementBytes(gradients[bucket.front()]));
   InFlightDiagnostic remark = op->emitRemark();
   remark << "grove-insert-collectives: bucket " << index << " ("
          << bucket.size() << " gradients, " << bytes << " bytes, "

@@ -20,6 +20,9 @@ public:
                 : "every element as fp16, summed in fp16";
   }
   SmallVector<int64_t> getAutoRatios() const override { return {2}; }
+  bool savesBytes(int64_t elementBytes) const override {
+    return elementBytes > 2;
+  }
   FailureOr<Compressed> compress(CollectiveBuilder &build,
                                  const CollectiveConfig &, ModuleOp,
                                  const Bucket &bucket) const override {
