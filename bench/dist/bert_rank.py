@@ -87,16 +87,10 @@ def mean_loss(losses):
 
 
 def grove_trainer(library, cfg, weights):
-    from grove_dist import Comm
-    from grove_testing import Model
+    from train_rank import attached
     # The driver names each library lib<name>.so.
-    name = os.path.basename(library)[3:-3]
-    model = Model("", name=name, workdir=os.path.dirname(library),
-                  library=library)
-    comm = Comm(model.lib, timeout=300)
-    comm.attach(model)
-    for k, v in weights.items():
-        model.set_weight(k, v)
+    model, comm = attached(library, os.path.basename(library)[3:-3],
+                           weights)
 
     def step(ids, pos, lab):
         model.call("train_step", ids, pos, lab)

@@ -109,14 +109,8 @@ def main():
 
 
 def grove_trainer(library, weights):
-    from grove_dist import Comm
-    from grove_testing import Model
-    model = Model("", name="lstm_lm", workdir=os.path.dirname(library),
-                  library=library)
-    comm = Comm(model.lib, timeout=300)
-    comm.attach(model)
-    for k, v in weights.items():
-        model.set_weight(k, v)
+    from train_rank import attached
+    model, comm = attached(library, "lstm_lm", weights)
 
     def step(forest, x, y):
         model.call("train_step", *forest, x, y)

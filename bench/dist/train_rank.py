@@ -108,7 +108,10 @@ def reached(checks, target):
     return {"reached": first, "held": held}
 
 
-def grove_trainer(library, name, weights):
+def attached(library, name, weights):
+    """The compiled model `name` at `library`, attached to a communicator
+    of the job's ranks, with `weights` set: (model, comm). The rank
+    scripts of bench/dist share it."""
     from grove_dist import Comm
     from grove_testing import Model
     model = Model("", name=name, workdir=os.path.dirname(library),
@@ -117,6 +120,11 @@ def grove_trainer(library, name, weights):
     comm.attach(model)
     for k, v in weights.items():
         model.set_weight(k, v)
+    return model, comm
+
+
+def grove_trainer(library, name, weights):
+    model, comm = attached(library, name, weights)
 
     def step(x, y):
         model.call("train_step", x, y)
