@@ -209,7 +209,9 @@ def test_checkpoint_round_trip_with_c(mlp_library, mlp_weights, rng,
 def test_gil_released_during_calls(tmp_path, rng):
     """Another Python thread runs while a call computes, and calls from
     several threads give each its own correct result."""
-    n = 512
+    # Large enough that a call outlasts the 5 ms threshold below on a fast
+    # many-core machine too (two 1024³ matmuls: 4.3 GFLOP a call).
+    n = 1024
     src = f"""
 module @big {{
   func.func @f(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{

@@ -75,6 +75,17 @@ func.func @master(%g: tensor<8xbf16>) {
 
 // -----
 
+// Local AdaAlter's averages are dense: the compressor asked for is named
+// unused, not dropped without a word.
+grove.param @w : tensor<8xf32>
+func.func @local(%g: tensor<8xf32>) {
+  // expected-warning @+1 {{Local AdaAlter (period 4) averages its params and accumulators uncompressed: the compressor and error options do not apply to it}}
+  grove.adaalter [@w] (%g) {period = 4} : tensor<8xf32>
+  return
+}
+
+// -----
+
 // The counter is read in the entry block and counted before the return.
 grove.param @w : tensor<8xf32>
 func.func @blocks(%g: tensor<8xf32>) {

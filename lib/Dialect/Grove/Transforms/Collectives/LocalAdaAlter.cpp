@@ -90,6 +90,14 @@ LogicalResult LocalAdaAlter::apply(OptimizerOpInterface optimizer,
         "with master_weights cannot take local steps: the averaging would "
         "reach the rounded params, not the master copies the next step "
         "reads");
+  // Its averages are of params and accumulators, dense: a compressor or
+  // error mode asked for would otherwise go unused without a word.
+  if (!config.compressor->isDense() || config.candidates.size() > 1 ||
+      config.error != CompressError::None)
+    opt.emitWarning("Local AdaAlter (period ")
+        << opt.getPeriod()
+        << ") averages its params and accumulators uncompressed: the "
+           "compressor and error options do not apply to it";
   ModuleOp module = state.getModule();
   OpBuilder b(opt->getContext());
   b.setInsertionPointAfter(opt);
