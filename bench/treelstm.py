@@ -2,8 +2,9 @@
 """Tree-LSTM on real syntax trees: Grove's batched fold against its node-by-
 node form and PyTorch, inference and training, in one run.
 
-    .venv/bin/python bench/treelstm.py           # ~7 min (3 rounds); prints the
-                                                 # table, writes its section of docs/perf.md
+    .venv/bin/python bench/treelstm.py           # ~9 min (3 rounds; DyNet's workers
+                                                 # ~40 s a round); prints the table,
+                                                 # writes its section of docs/perf.md
     .venv/bin/python bench/treelstm.py --quick   # smoke run, docs untouched
 
 The corpus is examples/train_trees/make_data.py's: the functions of ten
@@ -21,9 +22,19 @@ machine's cores:
                    Python (what the model's definition says), autograd, Adam;
   * PyTorch level  the careful hand-batched version: levels found with numpy
                    frontiers, per level one gather of the children's states,
-                   the per-child gates on all edges, index_add_ for the sums.
-PyTorch runs on 1 and 2 threads and its better time counts. Every peer
-starts from the same weights; the first batch's loss is printed as a check.
+                   the per-child gates on all edges, index_add_ for the sums;
+  * DyNet autobatch  DyNet 2.1 (PyPI's dynet38), the cell written node by
+                   node as DyNet users write it, one graph a batch, batched
+                   at run time by DyNet's autobatching
+                   (bench/dynet_treelstm.py, a worker process a strategy):
+                   its agenda strategy (--dynet-autobatch 1, Neubig et al.
+                   2017's agenda by signature) and its depth strategy (2,
+                   by depth and signature); the better counts. Where dynet
+                   is not installed the column says skipped.
+PyTorch runs on 1 and 2 threads and its better time counts; DyNet's wheel
+has no threads (one core). Every peer starts from the same weights; the
+first batch's loss is printed as a check, and the run stops unless DyNet's
+is PyTorch per node's within 1e-4.
 "Schedule" is the share of a Grove levels step spent in the runtime's
 schedule call (grove_rt_tree_schedule timed alone on the same batches).
 Throughput is trees per second over whole passes of a fixed batch list;
@@ -31,6 +42,8 @@ ratios are Grove levels' throughput over the peer's (> 1: Grove faster).
 """
 import argparse
 import ctypes
+import importlib.util
+import json
 import os
 import re
 import struct
@@ -47,6 +60,7 @@ os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
 os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
 sys.path.insert(0, str(ROOT / "test" / "lib"))
 sys.path.insert(0, str(ROOT / "models" / "treelstm"))
+import dynet_treelstm  # noqa: E402  (numpy only; its workers import dynet)
 import generate  # noqa: E402
 
 V, D, H, C = 512, 64, 150, 10
@@ -303,30 +317,74 @@ def torch_runner(w, kind, train, threads):
     return run
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--write", default=str(ROOT / "docs" / "perf.md"))
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="rounds over the whole grid (default 3; --quick: 1)")
-    a = ap.parse_args()
-    seconds = 0.3 if a.quick else 2.0
-    if a.quick:
-        a.rounds = 1
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "trees.bin")
-        subprocess.run([sys.executable, str(ROOT / "examples" / "train_trees"
-                                            / "make_data.py"), path],
-                       check=True, stdout=subprocess.DEVNULL)
-        trees = load_corpus(path)
-    sizes = (1, 25, 256)
-    counts = {1: 64, 25: 8, 256: 2} if not a.quick else {1: 8, 25: 2, 256: 1}
-    batches = {b: [make_batch(trees[i * b:(i + 1) * b])
-                   for i in range(counts[b])] for b in sizes}
-    w = weights()
-    levels, nodes = grove_model("levels", w), grove_model("nodes", w)
+# --- DyNet -------------------------------------------------------------
 
-    rows, checks = [], []
+# The autobatch strategies timed, a worker process each (DyNet fixes its
+# strategy when it starts; bench/dynet_treelstm.py): agenda is
+# --dynet-autobatch 1, depth is 2. The better counts as "DyNet autobatch".
+DYNET_STRATEGIES = ("agenda", "depth")
+DYNET_WORKER = ROOT / "bench" / "dynet_treelstm.py"
+# The most DyNet's first-batch loss may differ from PyTorch per node's: same
+# weights and trees, float32 sums in other orders (~1e-6 seen).
+LOSS_TOLERANCE = 1e-4
+
+
+def dynet_setup(tmp, batches, w):
+    """{batch size: the workers' npz}, or None after saying why DyNet is
+    skipped. The module is looked for, not imported: importing dynet
+    starts DyNet (and its memory pools) in this process."""
+    if importlib.util.find_spec("dynet") is None:
+        print("DyNet autobatch: SKIPPED, dynet is not installed (dynet38 in "
+              "requirements-bench.txt; GROVE_BENCH=1 scripts/setup.sh)",
+              flush=True)
+        return None
+    paths = {}
+    for b, bs in batches.items():
+        paths[b] = os.path.join(tmp, f"dynet_b{b}.npz")
+        dynet_treelstm.save(paths[b], w, bs)
+    return paths
+
+
+def dynet_worker(data, strategy, train, seconds):
+    """One worker's JSON line: trees_per_s, loss0, dynet, cpu_per_wall."""
+    r = subprocess.run([sys.executable, str(DYNET_WORKER), "--strategy",
+                        strategy, "--mode", "train" if train else "infer",
+                        "--data", data, "--seconds", str(seconds)],
+                       capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"{DYNET_WORKER.name} --strategy {strategy} failed:\n"
+                 + r.stderr[-3000:])
+    return json.loads(r.stdout.splitlines()[-1])
+
+
+def check_loss(name, loss, want):
+    """The guard: a peer whose first loss differs runs another model, and
+    its time would mean nothing."""
+    if abs(loss - want) > LOSS_TOLERANCE:
+        sys.exit(f"{name}: first-batch loss {loss:.6f}, PyTorch per node's "
+                 f"{want:.6f} on the same weights and trees: not the same "
+                 "model")
+
+
+# --- The run -----------------------------------------------------------
+
+def corpus_batches(tmp, quick):
+    """{batch size: the fixed list of batches}."""
+    path = os.path.join(tmp, "trees.bin")
+    subprocess.run([sys.executable, str(ROOT / "examples" / "train_trees"
+                                        / "make_data.py"), path],
+                   check=True, stdout=subprocess.DEVNULL)
+    trees = load_corpus(path)
+    counts = {1: 8, 25: 2, 256: 1} if quick else {1: 64, 25: 8, 256: 2}
+    return {b: [make_batch(trees[i * b:(i + 1) * b]) for i in range(n)]
+            for b, n in counts.items()}
+
+
+def run_grid(batches, w, dynet, rounds, seconds):
+    """(rows, checks, DyNet's worker info): the median over rounds of
+    every cell's throughputs and ratios, and the first losses."""
+    levels, nodes = grove_model("levels", w), grove_model("nodes", w)
+    checks, info = [], {}
     sched = schedule_runner()
 
     def measure(train, b, first):
@@ -354,60 +412,130 @@ def main():
                     run, bs, seconds if kind == "level" else
                     min(seconds, 0.5)))
             row["torch " + kind] = best
+        if dynet:
+            row.update(measure_dynet(train, b, first))
         if b == 256:
             t_sched = 1 / throughput(sched, bs, seconds) * b
             row["schedule"] = t_sched / (b / row["levels"])
         return row
 
+    def measure_dynet(train, b, first):
+        """Both strategies' trees/s and the better; training checks the
+        loss every round (the workers start from the weights each time)."""
+        row = {}
+        for s in DYNET_STRATEGIES:
+            out = dynet_worker(dynet[b], s, train, seconds)
+            row["dynet " + s] = out["trees_per_s"]
+            info["version"] = out["dynet"]
+            info["cpu_per_wall"] = max(info.get("cpu_per_wall", 0),
+                                       out["cpu_per_wall"])
+            if train:
+                check_loss(f"DyNet {s} b{b}", out["loss0"],
+                           dict(checks)[f"torch node b{b}"])
+        if train and first:
+            checks.append((f"dynet b{b}", out["loss0"]))
+        row["dynet"] = max(row["dynet " + s] for s in DYNET_STRATEGIES)
+        return row
+
     # Rounds over the whole grid; each cell reports the median over rounds
     # of every peer's throughput and of the paired ratios (the machine's
     # other load comes and goes between one peer's timing and the next).
-    grid = [(train, b) for train in (False, True) for b in sizes]
+    grid = [(train, b) for train in (False, True) for b in batches]
     samples = {cell: [] for cell in grid}
-    for r in range(a.rounds):
+    for r in range(rounds):
         for cell in grid:
             samples[cell].append(measure(*cell, first=r == 0))
             print(cell, samples[cell][-1], flush=True)
+    peers = ["nodes", "torch node", "torch level"] + (["dynet"] if dynet
+                                                       else [])
+    rows = []
     for (train, b), runs in samples.items():
         row = {"train": train, "batch": b}
         for key in runs[0]:
             row[key] = float(np.median([x[key] for x in runs]))
-        for peer in ("nodes", "torch node", "torch level"):
+        for peer in peers:
             row["ratio " + peer] = float(np.median(
                 [x["levels"] / x[peer] for x in runs]))
         rows.append(row)
+    return rows, checks, info
 
+
+def report(rows, checks, info, rounds):
+    """The markdown section of docs/perf.md."""
     lines = [MARK_BEGIN, "",
              "### Tree-LSTM on stdlib syntax trees (bench/treelstm.py)", "",
              f"Child-sum Tree-LSTM (embedding {D}, memory {H}), trees per "
-             f"second, median of {a.rounds} rounds; ratios are Grove levels "
+             f"second, median of {rounds} rounds; ratios are Grove levels "
              "over the peer (median of the per-round ratios).", "",
              "| | batch | Grove levels | Grove nodes | PyTorch node | "
-             "PyTorch level | vs Grove nodes | vs PyTorch node | "
-             "vs PyTorch level | schedule share |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "PyTorch level | DyNet autobatch | vs Grove nodes | "
+             "vs PyTorch node | vs PyTorch level | vs DyNet | "
+             "schedule share |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+             "--- | --- |"]
     for r in rows:
+        dynet = (f"{r['dynet']:.0f} | ", f"{r['ratio dynet']:.2f}x | ") \
+            if "dynet" in r else ("skipped | ", "skipped | ")
         lines.append(
             f"| {'training' if r['train'] else 'inference'} | {r['batch']} | "
             f"{r['levels']:.0f} | {r['nodes']:.0f} | {r['torch node']:.0f} | "
-            f"{r['torch level']:.0f} | {r['ratio nodes']:.2f}x | "
-            f"{r['ratio torch node']:.1f}x | "
-            f"{r['ratio torch level']:.2f}x | "
+            f"{r['torch level']:.0f} | " + dynet[0]
+            + f"{r['ratio nodes']:.2f}x | {r['ratio torch node']:.1f}x | "
+            f"{r['ratio torch level']:.2f}x | " + dynet[1]
             + (f"{100 * r['schedule']:.1f}%" if "schedule" in r else "")
             + " |")
-    lines += ["", "First training batch's loss, same weights: " + ", ".join(
-        f"{n} {l:.4f}" for n, l in checks), "", MARK_END]
-    report = "\n".join(lines)
-    print(report)
-    if a.quick or not a.write:
-        return
-    perf = Path(a.write)
-    text = perf.read_text()
+    lines += ["", dynet_note(rows, info), "",
+              "First training batch's loss, same weights: " + ", ".join(
+                  f"{n} {l:.4f}" for n, l in checks), "", MARK_END]
+    return "\n".join(lines)
+
+
+def dynet_note(rows, info):
+    """What the DyNet column is: its strategies' medians, or why skipped."""
+    if not info:
+        return ("DyNet autobatch: skipped, dynet is not installed (dynet38 "
+                "in requirements-bench.txt; GROVE_BENCH=1 scripts/setup.sh).")
+    per = ", ".join(
+        f"{'training' if r['train'] else 'inference'} {r['batch']} "
+        + " / ".join(f"{r['dynet ' + s]:.0f}" for s in DYNET_STRATEGIES)
+        for r in rows)
+    return (f"DyNet autobatch: DyNet {info['version']}, the better of its "
+            f"{' and '.join(DYNET_STRATEGIES)} strategies, trees/s "
+            f"{' / '.join(DYNET_STRATEGIES)}: {per}. One core (its wheel has "
+            f"no threads; CPU time over wall time at most "
+            f"{info['cpu_per_wall']:.2f}).")
+
+
+def write_report(path, text):
+    perf = Path(path)
+    old = perf.read_text()
     pattern = re.compile(re.escape(MARK_BEGIN) + ".*?" + re.escape(MARK_END),
                          re.S)
-    text = pattern.sub(lambda _: report, text) if pattern.search(text) \
-        else text.rstrip() + "\n\n" + report + "\n"
-    perf.write_text(text)
+    new = pattern.sub(lambda _: text, old) if pattern.search(old) \
+        else old.rstrip() + "\n\n" + text + "\n"
+    perf.write_text(new)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--write", default=str(ROOT / "docs" / "perf.md"))
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds over the whole grid (default 3; --quick: 1)")
+    a = ap.parse_args()
+    seconds = 0.3 if a.quick else 2.0
+    if a.quick:
+        a.rounds = 1
+    # The corpus file, and DyNet's workers' batches for the whole run.
+    with tempfile.TemporaryDirectory() as tmp:
+        batches = corpus_batches(tmp, a.quick)
+        w = weights()
+        dynet = dynet_setup(tmp, batches, w)
+        rows, checks, info = run_grid(batches, w, dynet, a.rounds, seconds)
+    text = report(rows, checks, info, a.rounds)
+    print(text)
+    if not a.quick and a.write:
+        write_report(a.write, text)
 
 
 if __name__ == "__main__":
