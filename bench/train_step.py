@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Training on the host: Grove's compiled train_step vs PyTorch and JAX.
 
-    GROVE_BENCH=1 scripts/setup.sh                 # once: JAX, optax
-    .venv/bin/python bench/train_step.py           # ~13 min; prints the tables
+    GROVE_BENCH=1 scripts/setup.sh                 # once: .venv-jax (JAX, optax)
+    .venv/bin/python bench/train_step.py           # ~45 min (estimated); prints the tables
                                                    # and writes its section of docs/perf.md
     .venv/bin/python bench/train_step.py --quick   # smoke run, docs untouched
+    .venv/bin/python bench/train_step.py --quick --only small --cases cnn:256
     .venv/bin/python bench/train_step.py --only bert          # the BERT rows
     .venv/bin/python bench/train_step.py --only small         # all the others
 
@@ -26,10 +27,27 @@ bench/jax_resnest.py, both functional), each peer in its own process:
   * PyTorch eager  torch 1.13, the same layers, torch.optim.Adam(foreach=True),
                    zero_grad(set_to_none=True), on 1 and on 2 threads
                    (ResNeSt: torch.optim.SGD(foreach=True));
-  * JAX jit        jax 0.4.30 + optax.adam (ResNeSt: add_decayed_weights
-                   then sgd with momentum), the whole step under jax.jit with
+  * JAX jit        the newest JAX (requirements-jax.txt: jax 0.10.2, optax
+                   0.2.8, numpy 2) from a venv of its own, .venv-jax
+                   (GROVE_JAX_VENV; scripts/setup.sh makes it with
+                   GROVE_BENCH=1), whose python runs the JAX workers: .venv
+                   keeps Debian's numpy 1.24 for torch 1.13, and with it jax
+                   0.4.30, which the JAX workers fall back to, saying so in
+                   the printout and the report, where .venv-jax is missing
+                   or broken. optax.adam (ResNeSt: add_decayed_weights then
+                   sgd with momentum), the whole step under jax.jit with
                    params and optimizer state donated, block_until_ready after
-                   each step (no asynchronous dispatch in the time).
+                   each step (no asynchronous dispatch in the time). Four
+                   variants, each a peer with its own processes (JAX_VARIANTS,
+                   --jax-variants): async (JAX's default), sync
+                   (jax.config.update("jax_cpu_enable_async_dispatch", False):
+                   the CPU client runs each computation in the calling thread
+                   instead of queueing it to a thread of its own), and both
+                   pinned to one core (os.sched_setaffinity before JAX makes
+                   its CPU client, which sizes its thread pools by the mask).
+                   The fastest counts as "JAX jit", named in its cell; a
+                   second table gives every variant. The report names the
+                   versions of torch and of jax, jaxlib, optax and numpy.
 All start from the same weights (one seeded generator) and see the same
 batch; the loss of the first step is printed next to the times as a check.
 Peak RSS is the process's (interpreter and libraries included).
@@ -70,7 +88,10 @@ rate of the polynomial schedule (warm-up 100 steps, linear decay to 0 at
                    as a custom optax GradientTransformation (optax has LAMB,
                    not LANS: no normalised gradient, no second, gradient-only
                    direction), the schedule as optax.join_schedules; the
-                   whole step jitted, params and state donated.
+                   whole step jitted, params and state donated; in .venv-jax
+                   as above, the async and sync variants
+                   (--bert-jax-variants: one core cannot win where the GEMMs
+                   dominate, and each variant adds 3 long processes a row).
 bf16 rows (--bert-dtypes, default f32,bf16): Grove compiles the same
 module with --autocast=bf16 (grove-autocast: matmuls and attention in bf16
 on oneDNN's bf16 GEMM, norms, softmaxes and the loss in f32, f32 params and
@@ -85,11 +106,14 @@ are compared with Grove's: per tensor ‖p_peer - p_Grove‖ over the norm of
 Grove's update ‖p_Grove - p_0‖, the worst tensor printed and written, with
 the float64 LANS of test/lib/reference_optimizers.py (after float64
 torch gradients) as a referee; also over ‖p_Grove‖ (for the biases, which
-start at 0, the same number). Measured 2026-12-05: BERT-tiny: PyTorch
-3.0e-5, JAX 4.2e-5, float64 4.1e-5; BERT-mini: PyTorch 8.5e-5, JAX 2.6e-4,
-float64 1.3e-4, the worst tensor the last layer's value bias, whose small
-gradient carries f32 rounding noise that LANS's division by ‖g‖ scales up
-(the float64 referee is as far from Grove as the f32 peers are). The
+start at 0, the same number). Measured 2026-12-05 (jax 0.4.30):
+BERT-tiny: PyTorch 3.0e-5, JAX 4.2e-5, float64 4.1e-5; BERT-mini: PyTorch
+8.5e-5, JAX 2.6e-4, float64 1.3e-4, the worst tensor the last layer's
+value bias, whose small gradient carries f32 rounding noise that LANS's
+division by ‖g‖ scales up (the float64 referee is as far from Grove as
+the f32 peers are). 2026-12-06, BERT-tiny with jax 0.10.2 (numpy 2; its
+params come back in an npz of plain float32 arrays, which .venv's numpy
+1.24 reads): PyTorch 4.3e-5, JAX 3.0e-5, float64 6.9e-5. The
 attention's key biases are left out: their gradient is only rounding
 noise, which LANS turns into steps of lr·|p| in directions set by that
 noise (test/Integration/bert.py, noise_only). The first losses of the
@@ -97,17 +121,22 @@ three agree to 1e-6 relative. Printed: each row's ratios and how many
 rows meet the issue's goals (>= 2x PyTorch eager, >= 1.5x JAX, f32, 2
 cores). Time: about 12 min on the loaded 2-core machine with --quick
 (compiles included: 4 grovec runs of ~20-60 s, reused while the module
-and grovec are unchanged); the full run (3 processes per peer) about
-15-20 min; the section records its own duration.
+and grovec are unchanged); the full run (3 processes per peer) took
+about 21 min with one JAX variant, and each further variant adds 24
+processes (an estimate: 25-30 min with two); the section records its own
+duration.
 
 Method: in each process 5 rounds, each the median per-call time over 0.3 s
 after a warm-up; the median of the rounds is the process's time. Each train
-step runs in 3 processes per peer (--repeat), taken in turn with the other
-peers', and the best counts: on this shared 2-core machine one process can
-run up to 2x slower than the next. Ratios are peer time / Grove time (> 1:
-Grove faster).
+step runs in 3 processes per peer (--repeat; each JAX variant a peer),
+taken in turn with the other peers', and the best counts: on this shared
+2-core machine one process can run up to 2x slower than the next. Ratios
+are peer time / Grove time (> 1: Grove faster); "vs JAX" against the
+fastest JAX variant. The optimizer update (part 2) runs JAX's default
+variant only.
 """
 import argparse
+import functools
 import json
 import os
 import resource
@@ -149,9 +178,30 @@ DTYPE_FLAGS = {"f32": [], "bf16": ["--autocast=bf16"]}
 # The update check starts every peer at this step count: the end of
 # generate.py's default warm-up (100 steps), the full rate.
 BERT_CHECK_STEP = 100
-PEERS = ["grove", "torch1", "torch2", "jax"]
+# JAX runs its newest release in a venv of its own: scripts/setup.sh
+# (GROVE_BENCH=1) makes .venv-jax from requirements-jax.txt, with numpy 2,
+# which .venv (Debian's torch 1.13 and numpy 1.24) cannot hold. The JAX
+# workers run with its python; where it is missing or broken they run
+# .venv's jax 0.4.30, and the printout and the report say so.
+JAX_VENV = Path(os.environ.get("GROVE_JAX_VENV", str(ROOT / ".venv-jax")))
+# JAX's variants, each a peer with processes of its own: (synchronous CPU
+# dispatch, pinned to one core). Sync: jax_cpu_enable_async_dispatch off
+# (the CPU client then runs each computation inline in the calling thread;
+# on, it queues it to a thread of its own and returns a future: with jax
+# 0.10.2 a 70 ms jitted matmul returned after 0.1 ms, after 72 ms with it
+# off; the flag is read when the client is made). One core:
+# the worker's affinity set to one core before JAX makes its CPU client,
+# which sizes its thread pools by that mask (XLA's Eigen pool: one thread,
+# not two). The best variant counts as "JAX jit", named beside its time.
+JAX_VARIANTS = {"jax": (False, False), "jax-sync": (True, False),
+                "jax-1core": (False, True), "jax-1core-sync": (True, True)}
+JAX_SHORT = {"jax": "async", "jax-sync": "sync", "jax-1core": "1-core async",
+             "jax-1core-sync": "1-core sync"}
 LABEL = {"grove": "Grove", "torch1": "PyTorch eager, 1 thread",
-         "torch2": "PyTorch eager, 2 threads", "jax": "JAX jit"}
+         "torch2": "PyTorch eager, 2 threads", "jax": "JAX jit",
+         "jax-sync": "JAX jit, sync dispatch",
+         "jax-1core": "JAX jit, 1 core",
+         "jax-1core-sync": "JAX jit, 1 core, sync dispatch"}
 
 
 def measure(fn, rounds, seconds):
@@ -431,9 +481,8 @@ def bert_worker(peer, case, rounds, seconds):
         first, step = bert_torch(model, b, dtype)
         info = f"torch {torch.__version__}, {peer[-1]} thread(s)"
     else:
-        import jax
         first, step = bert_jax(model, b, dtype)
-        info = f"jax {jax.__version__}, jit, donated buffers"
+        info = "jit, donated buffers"
     return first, measure(step, rounds, seconds), info
 
 
@@ -513,7 +562,6 @@ def grove_worker(model, b, rounds, seconds):
 
 
 def torch_nets(model):
-    import torch
     import torch.nn as nn
     if model == "mlp":
         net = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
@@ -583,6 +631,27 @@ def torch_worker(model, b, rounds, seconds, threads):
         f"torch {torch.__version__}, {threads} thread(s)"
 
 
+def jax_setup(peer):
+    """Applies the JAX variant `peer` (JAX_VARIANTS) before JAX makes its
+    CPU client: the first thing a JAX worker does. Returns the versions
+    (and the venv) and the settings in force."""
+    sync, one_core = JAX_VARIANTS[peer]
+    if one_core:
+        os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+    import jax
+    import jaxlib
+    import optax
+    if sync:
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
+    version = (f"jax {jax.__version__} (jaxlib {jaxlib.__version__}, optax "
+               f"{optax.__version__}, numpy {np.__version__}; "
+               f"{Path(sys.prefix).name})")
+    cores = sorted(os.sched_getaffinity(0))
+    settings = ("sync" if sync else "async") + " dispatch, " + (
+        f"core {cores[0]}" if one_core else f"{len(cores)} cores")
+    return version, settings
+
+
 def jax_worker(model, b, rounds, seconds):
     import jax
     import jax.numpy as jnp
@@ -613,7 +682,7 @@ def jax_worker(model, b, rounds, seconds):
         return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2),
                                      (1, 1, 2, 2), "VALID")
 
-    def logits(p, s, x):
+    def logits_small(p, s, x):
         if model == "mlp":
             h = jax.nn.relu(x @ p["fc1.weight"].T + p["fc1.bias"])
             return h @ p["fc2.weight"].T + p["fc2.bias"], s
@@ -642,6 +711,7 @@ def jax_worker(model, b, rounds, seconds):
             optax.add_decayed_weights(generate.SGD["weight_decay"]),
             optax.sgd(generate.SGD["lr"], momentum=generate.SGD["momentum"]))
     else:
+        logits = logits_small
         opt = optax.adam(MODELS[model][2])
 
     def loss_fn(p, s, x, y):
@@ -667,8 +737,7 @@ def jax_worker(model, b, rounds, seconds):
         return loss
 
     first = float(step())
-    return first, measure(step, rounds, seconds), \
-        f"jax {jax.__version__}, jit, donated buffers"
+    return first, measure(step, rounds, seconds), "jit, donated buffers"
 
 
 # ---------------------------------------------------------------------------
@@ -791,8 +860,30 @@ def worker_env(peer):
     return env
 
 
+@functools.lru_cache(maxsize=None)
+def jax_python():
+    """(python, note): the JAX venv's python, or .venv's with a note that
+    says why (printed once, and written under the tables)."""
+    py = JAX_VENV / "bin" / "python"
+    if not py.exists():
+        why = "missing"
+    else:
+        probe = subprocess.run(
+            [str(py), "-c", "import jax, jaxlib, optax, safetensors.numpy"],
+            capture_output=True, text=True)
+        if probe.returncode == 0:
+            return str(py), None
+        why = "broken (" + ((probe.stderr.strip().splitlines() or ["?"])
+                            [-1])[:120] + ")"
+    note = (f"{JAX_VENV} is {why}, so the JAX peer ran .venv's JAX; "
+            "GROVE_BENCH=1 scripts/setup.sh makes the JAX venv")
+    print(f"note: {note}", flush=True)
+    return sys.executable, note
+
+
 def run_worker(args, peer, timeout=900):
-    cmd = [sys.executable, __file__, "--worker", *args]
+    python = jax_python()[0] if peer.startswith("jax") else sys.executable
+    cmd = [python, __file__, "--worker", *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                           env=worker_env(peer))
     if proc.returncode != 0:
@@ -809,6 +900,8 @@ def worker_main(argv):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.3)
     a = ap.parse_args(argv)
+    # JAX's settings before anything can start its CPU client.
+    jax_desc = jax_setup(a.peer) if a.peer.startswith("jax") else None
     if a.what == "bert-init":
         model, b = a.case.split(":")[:2]
         bert_make_batch(model, int(b))
@@ -827,6 +920,8 @@ def worker_main(argv):
         return
     if a.what == "bert-check":
         out = bert_check_worker(a.peer, a.case)
+        if jax_desc:
+            out["version"] = jax_desc[0]
         out["rss_mb"] = resource.getrusage(
             resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(out))
@@ -853,11 +948,16 @@ def worker_main(argv):
         out = {"first_loss": first, "time": t, "info": info}
     else:
         out = update_worker(a.peer, a.case, a.rounds, a.seconds)
+    if jax_desc:
+        out["version"] = jax_desc[0]
+        out["info"] = "; ".join([*jax_desc, out.get("info", "jit")])
+    elif "torch" in sys.modules:
+        out["version"] = f"torch {sys.modules['torch'].__version__}"
     out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
 
 
-def run_cases(cases, what, repeat, timing):
+def run_cases(cases, what, repeat, timing, peers):
     """Each case's peers in worker processes, `repeat` rounds taken in
     turn; the best process per (case, peer). `cases`: (key, label)."""
     steps = {}
@@ -866,7 +966,7 @@ def run_cases(cases, what, repeat, timing):
     # peer's best process counts.
     for key, label in cases:
         for _ in range(repeat):
-            for peer in PEERS:
+            for peer in peers:
                 r = run_worker([what, peer, key, *timing], peer)
                 best = steps.get((key, peer))
                 if "time" in r and (not best or "time" not in best or
@@ -877,16 +977,86 @@ def run_cases(cases, what, repeat, timing):
                 shown = (f"{r['time'] * 1e6:10.1f} us  loss0 "
                          f"{r['first_loss']:.5f}  peak RSS {r['rss_mb']:.0f} MB"
                          if "time" in r else r["error"])
-                print(f"{label} {LABEL[peer]:26s} {shown}", flush=True)
+                print(f"{label} {LABEL[peer]:30s} {shown}", flush=True)
     return steps
+
+
+def jax_peers(variants):
+    """--jax-variants (async,sync,1core,1core-sync) as peer names."""
+    names = {v: p for p, v in (("jax", "async"), ("jax-sync", "sync"),
+                               ("jax-1core", "1core"),
+                               ("jax-1core-sync", "1core-sync"))}
+    out = []
+    for v in variants.split(","):
+        if v not in names:
+            raise SystemExit(f"unknown JAX variant {v!r}; choose from "
+                             + ",".join(names))
+        out.append(names[v])
+    return out
+
+
+def best_jax(r):
+    """(peer, result) of the fastest JAX variant in r (peer -> a worker's
+    result); when none has a time, the first variant's error."""
+    jax = [p for p in r if p.startswith("jax")]
+    timed = [p for p in jax if "time" in r[p]]
+    peer = min(timed, key=lambda p: r[p]["time"]) if timed else jax[0]
+    return peer, r[peer]
+
+
+def versions(results):
+    """Which PyTorch and JAX the workers ran, from their results."""
+    found = {}
+    for r in results:
+        v = r.get("version", "")
+        found.setdefault(v.split(" ")[0], v)
+    note = jax_python()[1]
+    return (f"PyTorch: {found.get('torch', 'n/a')}; JAX: "
+            f"{found.get('jax', 'n/a')}"
+            + (f", a fallback: {note}" if note else ""))
+
+
+def jax_cell(r, peer, scale, digits):
+    """The best JAX variant's time and its name."""
+    if "time" not in r:
+        return "n/a"
+    return f"{r['time'] * scale:.{digits}f} ({JAX_SHORT[peer]})"
+
+
+def jax_variant_table(cases, found, peers, scale, digits, unit):
+    """Markdown lines: every JAX variant's time per case (`cases`: (key,
+    the row's leading cells))."""
+    if len(peers) < 2:
+        return []
+    pinned = ("; 1-core pins the worker to one core "
+              "(`os.sched_setaffinity`) before JAX makes its CPU client, "
+              "which sizes its thread pools by that mask (XLA's Eigen pool: "
+              "one thread, not two)") if any(
+                  JAX_VARIANTS[p][1] for p in peers) else ""
+    lines = ["", f"JAX's variants ({unit}; each in its own processes, the "
+             "best of them as above): async is JAX's default (the CPU "
+             "client queues each computation to a thread of its own), sync "
+             "sets `jax_cpu_enable_async_dispatch` off (the computation runs "
+             f"in the calling thread){pinned}.", "",
+             "| case | " + " | ".join(JAX_SHORT[p] for p in peers) + " |",
+             "| --- | " + " | ".join("---" for _ in peers) + " |"]
+    for key, head in cases:
+        cells = [f"{found[(key, p)]['time'] * scale:.{digits}f}"
+                 if "time" in found[(key, p)] else "n/a" for p in peers]
+        lines.append(f"| {head} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
                     help="2 rounds of 0.1 s, one process per peer; MLP at "
-                    "batch 64 only, no update benchmark; docs/perf.md "
-                    "untouched")
+                    "batch 64 only (--cases to choose), no update "
+                    "benchmark; docs/perf.md untouched")
+    ap.add_argument("--cases", default=None,
+                    help="with --quick: the small rows to run, as "
+                    "model:batch,... (e.g. cnn:256,mlp:1024); default "
+                    "mlp:64")
     ap.add_argument("--only", choices=["all", "small", "bert"],
                     default="all",
                     help="small: MLP, CNN, ResNeSt and the update (the "
@@ -899,11 +1069,22 @@ def main():
     ap.add_argument("--repeat", type=int, default=3,
                     help="processes per (case, peer), interleaved; the best "
                     "is reported")
+    ap.add_argument("--jax-variants", default="async,sync,1core,1core-sync",
+                    help="JAX's variants in the small rows, each a peer of "
+                    "its own (async: JAX's default dispatch; sync: "
+                    "jax_cpu_enable_async_dispatch off; 1core: pinned to one "
+                    "core); the best counts as JAX jit")
+    ap.add_argument("--bert-jax-variants", default="async,sync",
+                    help="the same for the BERT rows (whose steps are long: "
+                    "each variant adds 3 processes a row)")
     opts = ap.parse_args()
+    opts.jax_peers = jax_peers(opts.jax_variants)
+    opts.bert_jax_peers = jax_peers(opts.bert_jax_variants)
     os.environ.setdefault("GROVE_BIN", str(ROOT / "build" / "bin"))
     os.environ.setdefault("GROVE_LIB", str(ROOT / "build" / "lib"))
     sys.path.insert(0, str(ROOT / "test" / "lib"))
     timing = ["--rounds", "2", "--seconds", "0.1"] if opts.quick else []
+    jax_python()  # which JAX; a fallback is said before any row
     repeat = 1 if opts.quick else opts.repeat
     if opts.only in ("all", "small"):
         small(opts, timing, repeat)
@@ -913,6 +1094,16 @@ def main():
 
 def small(opts, timing, repeat):
     cases = CASES[:1] if opts.quick else CASES
+    if opts.cases:
+        if not opts.quick:
+            raise SystemExit("--cases only with --quick (a partial table is "
+                             "never written)")
+        cases = [(m, int(b)) for m, b in
+                 (c.split(":") for c in opts.cases.split(","))]
+        bad = [c for c in cases if c not in CASES]
+        if bad:
+            raise SystemExit(f"unknown cases {bad}; choose from {CASES}")
+    peers = ["grove", "torch1", "torch2", *opts.jax_peers]
     for model in sorted({m for m, _ in cases}):
         print(f"compiling {model} ...", flush=True)
         grove_library(model)
@@ -921,9 +1112,9 @@ def small(opts, timing, repeat):
         # parent's, and reference.py imports torch.
         run_worker(["init", "-", "resnest"], "grove")
     found = run_cases([(f"{m}:{b}", f"{m} b={b:<5d}") for m, b in cases],
-                      "step", repeat, timing)
+                      "step", repeat, timing, peers)
     steps = {(m, b, peer): found[(f"{m}:{b}", peer)]
-             for m, b in cases for peer in PEERS}
+             for m, b in cases for peer in peers}
     updates = {}
     if not opts.quick:
         from grove_testing import Model
@@ -941,7 +1132,7 @@ def small(opts, timing, repeat):
                 print(f"{kind} update {peer:6s} "
                       + (f"{r['time'] * 1e3:8.1f} ms" if "time" in r
                          else r["error"]), flush=True)
-    section = report(cases, steps, updates, repeat)
+    section = report(cases, steps, updates, repeat, peers)
     print("\n" + section)
     if not opts.quick:
         write("train-step", section)
@@ -984,17 +1175,20 @@ def bert(opts, timing, repeat):
               "vs Grove's params: " + ", ".join(
                   f"{peer} update {c['update']:.2g}, weights "
                   f"{c['weights']:.2g}" for peer, c in cmp.items())
-              + "  (loss Grove {:.6f} torch {:.6f} JAX {:.6f} f64 {:.6f})"
-              .format(checks[model]["grove"]["loss"],
-                      checks[model]["torch"]["loss"],
-                      checks[model]["jax"]["loss"],
-                      checks[model]["torch"]["loss_ref64"]), flush=True)
+              + "  (loss Grove {:.6f} torch {:.6f} JAX {:.6f} f64 {:.6f}; "
+              "{})".format(checks[model]["grove"]["loss"],
+                           checks[model]["torch"]["loss"],
+                           checks[model]["jax"]["loss"],
+                           checks[model]["torch"]["loss_ref64"],
+                           checks[model]["jax"].get("version", "?")),
+              flush=True)
     cases = [(model, b, dtype) for dtype in dtypes
              for model, b in BERT_CASES]
+    peers = ["grove", "torch1", "torch2", *opts.bert_jax_peers]
     found = run_cases([(f"{m}:{b}:{d}", f"{m} b={b:<3d} {d:4s}")
-                       for m, b, d in cases], "bert", repeat, timing)
+                       for m, b, d in cases], "bert", repeat, timing, peers)
     section = bert_report(cases, found, checks, repeat,
-                          time.perf_counter() - t0)
+                          time.perf_counter() - t0, peers)
     print("\n" + section)
     if not opts.quick:
         write("train-step-bert", section)
@@ -1006,7 +1200,7 @@ def bert_machine():
     return machine_info()
 
 
-def bert_report(cases, found, checks, repeat, seconds):
+def bert_report(cases, found, checks, repeat, seconds, peers):
     import datetime
     day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     cell = lambda r: f"{r['time'] * 1e3:.1f}" if "time" in r else "n/a"
@@ -1028,7 +1222,9 @@ def bert_report(cases, found, checks, repeat, seconds):
              "optax.clip_by_global_norm and LANS as an optax "
              "transformation. Median per-step time in ms, the best of "
              f"{repeat} processes per peer as above; ratios peer / Grove; "
-             "peak RSS per process.", ""]
+             "peak RSS per process. JAX jit: the fastest of its variants "
+             f"({', '.join(JAX_SHORT[p] for p in peers[3:])}), named. "
+             + versions(list(found.values())) + ".", ""]
     for model, c in checks.items():
         cmp = c["compare"]
         lines.append(
@@ -1053,10 +1249,11 @@ def bert_report(cases, found, checks, repeat, seconds):
     met = []
     for model, b, dtype in cases:
         key = f"{model}:{b}:{dtype}"
-        r = {p: found[(key, p)] for p in PEERS}
+        r = {p: found[(key, p)] for p in peers}
         g = r["grove"].get("time")
         best_torch = min((r[p]["time"] for p in ("torch1", "torch2")
                           if "time" in r[p]), default=None)
+        jpeer, r["jax"] = best_jax(r)
         jx = r["jax"].get("time")
         ratio = lambda t: f"{t / g:.2f}×" if g and t else "n/a"
         if dtype == "f32" and g and best_torch and jx:
@@ -1067,20 +1264,25 @@ def bert_report(cases, found, checks, repeat, seconds):
                          for p in ("grove", "torch2", "jax"))
         lines.append(f"| {model} | {b} | {19 * b} | {dtype} | "
                      f"{cell(r['grove'])} | {cell(r['torch1'])} | "
-                     f"{cell(r['torch2'])} | {cell(r['jax'])} | "
+                     f"{cell(r['torch2'])} | "
+                     f"{jax_cell(r['jax'], jpeer, 1e3, 1)} | "
                      f"{ratio(best_torch)} | {ratio(jx)} | {loss} | {rss} |")
         print(f"{model} b={b} {dtype}: PyTorch (best) / Grove "
-              f"{ratio(best_torch)}, JAX / Grove {ratio(jx)}")
+              f"{ratio(best_torch)}, JAX ({JAX_SHORT[jpeer]}) / Grove "
+              f"{ratio(jx)}")
     goal = (f"Goals (f32, {os.cpu_count()} cores): ≥ 2× PyTorch eager in "
             f"{sum(a for a, _ in met)} of {len(met)} rows, ≥ 1.5× JAX in "
             f"{sum(j for _, j in met)} of {len(met)}. This section took "
             f"{seconds / 60:.1f} min.")
     print(goal)
+    lines += jax_variant_table(
+        [(f"{m}:{b}:{d}", f"{m} b={b} {d}") for m, b, d in cases], found,
+        peers[3:], 1e3, 1, "ms")
     lines += ["", goal, "<!-- /train-step-bert -->"]
     return "\n".join(lines)
 
 
-def report(cases, steps, updates, repeat):
+def report(cases, steps, updates, repeat, peers):
     import datetime
     day = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     cell = lambda r: f"{r['time'] * 1e6:.0f}" if "time" in r else "n/a"
@@ -1096,25 +1298,34 @@ def report(cases, steps, updates, repeat):
              "time (> 1: "
              "Grove faster). Peak RSS of each process, interpreter and libraries "
              "included. The first step's loss agrees across peers (a check "
-             "that they train the same thing).", "",
+             "that they train the same thing). JAX jit: the fastest of its "
+             f"variants ({', '.join(JAX_SHORT[p] for p in peers[3:])}; "
+             "below), named. "
+             + versions([*steps.values(), *updates.values()]) + ".", "",
              "| model | batch | Grove | PyTorch 1 t | PyTorch 2 t | JAX jit | vs "
              "PyTorch (best) | vs JAX | first loss (Grove / torch / JAX) | peak "
              "RSS MB (Grove / torch 2 t / JAX) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for model, b in cases:
-        r = {p: steps[(model, b, p)] for p in PEERS}
+        r = {p: steps[(model, b, p)] for p in peers}
         g = r["grove"].get("time")
         best_torch = min((r[p]["time"] for p in ("torch1", "torch2")
                           if "time" in r[p]), default=None)
+        jpeer, r["jax"] = best_jax(r)
         ratio = lambda t: f"{t / g:.2f}×" if g and t else "n/a"
         loss = " / ".join(f"{r[p]['first_loss']:.4f}" if "time" in r[p]
                           else "n/a" for p in ("grove", "torch2", "jax"))
         rss = " / ".join(f"{r[p]['rss_mb']:.0f}" if "time" in r[p] else "n/a"
                          for p in ("grove", "torch2", "jax"))
         lines.append(f"| {model} | {b} | {cell(r['grove'])} | {cell(r['torch1'])}"
-                     f" | {cell(r['torch2'])} | {cell(r['jax'])} | "
+                     f" | {cell(r['torch2'])} | "
+                     f"{jax_cell(r['jax'], jpeer, 1e6, 0)} | "
                      f"{ratio(best_torch)} | {ratio(r['jax'].get('time'))} | "
                      f"{loss} | {rss} |")
+    lines += jax_variant_table(
+        [((m, b), f"{m} {b}") for m, b in cases],
+        {((m, b), p): r for (m, b, p), r in steps.items()}, peers[3:], 1e6,
+        0, "µs")
     if updates:
         g = updates[("adam", "grove")]
         stream_gbs = 12 * g["floats"] / g["stream"] / 1e9 if "stream" in g else 0

@@ -2,7 +2,7 @@
 # scripts/setup.sh — idempotent set-up of a Debian 12 machine for Grove.
 #
 #   sudo scripts/setup.sh              # system packages + .venv with the test packages
-#   GROVE_BENCH=1 scripts/setup.sh     # ... plus the benchmark peers (IREE, JAX), ~0.5 GB
+#   GROVE_BENCH=1 scripts/setup.sh     # ... plus the benchmark peers (IREE, JAX, DyNet), ~0.5 GB
 #
 # 1. Debian packages: each one is checked with dpkg-query; `apt-get update` and
 #    `apt-get install --no-install-recommends` run only when something is missing
@@ -16,16 +16,26 @@
 #    requirement files are unchanged since the last successful run.
 # 4. A smoke test runs the venv (numpy <-> torch round trip, imports); it fails
 #    loudly if the environment is broken.
-# 5. models/bert/make_corpus.py builds the BERT masked-LM corpus in
+# 5. With GROVE_BENCH=1, a second venv for the JAX peer (.venv-jax, ~0.6 GB): the newest
+#    JAX wants numpy 2, which .venv cannot take, so this one is made from
+#    /usr/bin/python3 WITHOUT the system site packages and gets
+#    requirements-jax.txt (jax, jaxlib, optax, numpy 2, pinned); recreated only
+#    if missing or made differently, pip skipped while the file is unchanged,
+#    then its own smoke test (a jitted step on the CPU). bench/train_step.py
+#    runs its JAX workers there. .venv keeps jax 0.4.30 (requirements-bench.txt)
+#    for what imports JAX beside torch (bench/attention.py, test/python).
+# 6. models/bert/make_corpus.py builds the BERT masked-LM corpus in
 #    build/data/bert (docs/bert.md) from the standard library's docstrings, in
 #    a few seconds; it returns at once when the corpus is up to date.
 #
 # Environment: GROVE_BENCH=1 (benchmark peers), GROVE_VENV (venv path, default
-# <repo>/.venv), GROVE_SETUP_FORCE_PIP=1 (run pip even if the stamp matches).
+# <repo>/.venv), GROVE_JAX_VENV (the JAX venv's path, default <repo>/.venv-jax),
+# GROVE_SETUP_FORCE_PIP=1 (run pip even if the stamps match).
 set -Eeuo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${GROVE_VENV:-$ROOT/.venv}"
+JAX_VENV="${GROVE_JAX_VENV:-$ROOT/.venv-jax}"
 BENCH="${GROVE_BENCH:-0}"
 SYS_PY=/usr/bin/python3
 START_NS=$(date +%s%N)
@@ -139,7 +149,7 @@ else
   pip_install
   did_pip=1
 fi
-[[ "$BENCH" == 1 ]] || log "pip: benchmark peers (IREE, JAX, optax) not requested; GROVE_BENCH=1 installs them"
+[[ "$BENCH" == 1 ]] || log "pip: benchmark peers (IREE, JAX, optax, DyNet) not requested; GROVE_BENCH=1 installs them"
 # A numpy inside the venv (installed by hand, say) shadows Debian's: remove it.
 if compgen -G "$VENV/lib/python3*/site-packages/numpy" >/dev/null; then
   log "pip: removing the venv's own numpy, which shadows Debian's $DEB_NUMPY"
@@ -168,6 +178,9 @@ if os.environ.get("GROVE_BENCH") == "1":
     vers.append(f"iree {irv.VERSION}")
     import jax, optax
     vers += [f"jax {jax.__version__}", f"optax {optax.__version__}"]
+    # _dynet alone: `import dynet` would also start DyNet (512 MB of pools).
+    import _dynet, importlib.metadata
+    vers.append(f"dynet38 {importlib.metadata.version('dyNET38')}")
 print(", ".join(vers))
 EOF
 }
@@ -182,7 +195,81 @@ if ! versions="$(smoke 2>>"$LOG")"; then
 fi
 log "ok: $versions"
 
-# ---------------------------------------------------------------- 5. BERT corpus
+# ---------------------------------------------------------------- 5. JAX venv
+if [[ "$BENCH" == 1 ]]; then
+  JAX_PY="$JAX_VENV/bin/python"
+  JAX_REQS="$ROOT/requirements-jax.txt"
+  JAX_STAMP="$JAX_VENV/.grove-pip-stamp-jax"
+  jax_venv_ok() {
+    [[ -x "$JAX_PY" && -f "$JAX_VENV/pyvenv.cfg" ]] || return 1
+    grep -Eq '^include-system-site-packages *= *false' "$JAX_VENV/pyvenv.cfg" || return 1
+    grep -Eq '^home *= */usr/bin$' "$JAX_VENV/pyvenv.cfg" || return 1
+    "$JAX_PY" -c 'import sys; sys.exit(0 if sys.base_prefix == "/usr" else 1)' 2>/dev/null
+  }
+  if jax_venv_ok; then
+    log "jax venv: skipped, $JAX_VENV already exists (Debian python3, no system site packages)"
+  else
+    if [[ -e "$JAX_VENV" ]]; then
+      log "jax venv: $JAX_VENV exists but was not made from $SYS_PY without system site packages; recreating"
+      rm -rf "$JAX_VENV"
+    fi
+    "$SYS_PY" -m venv "$JAX_VENV" >>"$LOG" 2>&1 || die "creating the JAX venv failed"
+    log "jax venv: created $JAX_VENV"
+  fi
+  jax_want_stamp="$(sha256sum "$JAX_REQS" | cut -d' ' -f1)"
+  jax_pip_install() {
+    local t0
+    t0=$(date +%s)
+    "$JAX_PY" -m pip install -q --disable-pip-version-check --no-input \
+      -r "$JAX_REQS" >>"$LOG" 2>&1 || die "pip install into $JAX_VENV failed"
+    echo "$jax_want_stamp" >"$JAX_STAMP"
+    log "jax venv: pip installed requirements-jax.txt in $(($(date +%s) - t0)) s"
+  }
+  jax_did_pip=0
+  if [[ "${GROVE_SETUP_FORCE_PIP:-0}" != 1 && -f "$JAX_STAMP" && "$(cat "$JAX_STAMP")" == "$jax_want_stamp" ]]; then
+    log "jax venv: pip skipped, requirements-jax.txt unchanged since last install"
+  else
+    jax_pip_install
+    jax_did_pip=1
+  fi
+  # The pinned versions as imported (not pip's metadata), numpy 2 from the venv
+  # itself, and one jitted, differentiated Adam step on the CPU.
+  jax_smoke() {
+    GROVE_JAX_REQS="$JAX_REQS" "$JAX_PY" - <<'EOF'
+import os, re, sys
+import numpy as np, jax, jaxlib, optax, jax.numpy as jnp, safetensors.numpy
+pins = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", open(os.environ["GROVE_JAX_REQS"]).read(), re.M))
+for name, mod in (("jax", jax), ("jaxlib", jaxlib), ("optax", optax), ("numpy", np)):
+    assert mod.__version__ == pins[name], f"{name} {mod.__version__}, requirements-jax.txt pins {pins[name]}"
+assert np.__file__.startswith(sys.prefix), f"numpy from {np.__file__}, not from {sys.prefix}"
+assert jax.default_backend() == "cpu", jax.default_backend()
+opt = optax.adam(1e-3)
+
+@jax.jit
+def step(p, s, x):
+    g = jax.grad(lambda p: jnp.sum((x @ p["w"]) ** 2))(p)
+    u, s = opt.update(g, s, p)
+    return optax.apply_updates(p, u), s
+
+p = {"w": jnp.ones((4, 3))}
+w = np.asarray(step(p, opt.init(p), jnp.ones((2, 4)))[0]["w"])
+assert w.shape == (4, 3) and np.allclose(w, 1 - 1e-3, atol=1e-6), w
+print(f"jax {jax.__version__}, jaxlib {jaxlib.__version__}, optax {optax.__version__}, numpy {np.__version__}")
+EOF
+  }
+  if ! jax_versions="$(jax_smoke 2>>"$LOG")"; then
+    if ((jax_did_pip == 0)); then
+      log "jax venv: smoke test failed with the skipped pip step; reinstalling"
+      jax_pip_install
+      jax_versions="$(jax_smoke 2>>"$LOG")" || die "smoke test of $JAX_VENV failed; rm -rf $JAX_VENV and rerun to rebuild it"
+    else
+      die "smoke test of $JAX_VENV failed; rm -rf $JAX_VENV and rerun to rebuild it"
+    fi
+  fi
+  log "ok: $JAX_VENV: $jax_versions (bench/train_step.py's JAX peer)"
+fi
+
+# ---------------------------------------------------------------- 6. BERT corpus
 corpus="$("$PY" "$ROOT/models/bert/make_corpus.py" --quiet 2>>"$LOG")" ||
   die "building the BERT corpus failed (models/bert/make_corpus.py)"
 log "corpus: $corpus"
