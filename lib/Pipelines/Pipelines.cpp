@@ -38,6 +38,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.splitFullReductions = false;
+  policy.fuseSiblingReductions = false;
   return policy;
 }
 
@@ -165,6 +166,9 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createGroveSplitFullReductions());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // After CSE, so that two reads of one tensor are one value.
+  if (policy.fuseSiblingReductions)
+    pm.addNestedPass<func::FuncOp>(createGroveFuseSiblingReductions());
 }
 
 void mlir::grove::addBufferizePhase(OpPassManager &pm) {

@@ -5,18 +5,19 @@
 // (grove-fuse-elementwise), the update recomputes it again while writing
 // the parameter and both moments in place (grove-write-state-in-place).
 // Each norm is 16 partial sums for the threads (grove-split-full-
-// reductions). Two passes over the parameter's data, one over its value
-// alone; nothing of its size allocated or copied.
+// reductions), and the two norms are one loop (grove-fuse-sibling-
+// reductions). Two passes over the parameter's data; nothing of its size
+// allocated or copied.
 // CHECK-LABEL: func.func @_grove_model_step(
 // CHECK-SAME: %[[P:[^:]*]]: memref<256x256xf32> {grove.state = @w, grove.writes}, %[[G:[^:]*]]: memref<256x256xf32>
 // CHECK-SAME: %[[M:[^:]*]]: memref<256x256xf32> {grove.state = @w.lamb.m, grove.writes}, %[[V:[^:]*]]: memref<256x256xf32> {grove.state = @w.lamb.v, grove.writes}
-// The parameter's norm.
 // CHECK: %[[CP:.*]] = memref.collapse_shape %[[P]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : memref<16x4096xf32>) outs(%{{.*}} : memref<16xf32>)
 // CHECK-DAG: %[[CM:.*]] = memref.collapse_shape %[[M]]
 // CHECK-DAG: %[[CV:.*]] = memref.collapse_shape %[[V]]
-// The update direction's norm, from the old state and the gradient.
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins({{.*}} : memref<16x4096xf32>, memref<16x4096xf32>, memref<f32>, memref<16x4096xf32>, memref<f32>, memref<16x4096xf32>) outs(%{{.*}} : memref<16xf32>)
+// Both norms, the parameter's and the update direction's (from the old
+// state and the gradient), in one pass.
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins({{.*}} : memref<16x4096xf32>, memref<16x4096xf32>, memref<16x4096xf32>, memref<f32>, memref<16x4096xf32>, memref<f32>) outs(%{{.*}}, %{{.*}} : memref<16xf32>, memref<16xf32>)
+// CHECK-NOT: linalg.generic {{.*}} memref<16x4096xf32>
 // CHECK: math.sqrt
 // The update, in place.
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} {{.*}} outs(%[[CV]], %[[CM]], %[[CP]] : memref<65536xf32>, memref<65536xf32>, memref<65536xf32>)

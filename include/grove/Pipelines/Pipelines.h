@@ -69,6 +69,10 @@ struct TargetPolicy {
   /// host's threads (grove-split-full-reductions); a GPU reduces a long
   /// row with a warp instead.
   bool splitFullReductions = true;
+  /// Reductions that read the same data share one loop
+  /// (grove-fuse-sibling-reductions); the GPU's reduction kernels take one
+  /// result each.
+  bool fuseSiblingReductions = true;
 };
 
 /// The policies of the two targets.

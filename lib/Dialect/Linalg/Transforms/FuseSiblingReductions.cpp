@@ -1,0 +1,225 @@
+//===- FuseSiblingReductions.cpp - Reductions over shared data, one loop --===//
+//
+// LAMB norms a parameter and its update direction; LANS norms the gradient
+// and the parameter, then its two update directions. Once
+// grove-fuse-elementwise has recomputed the directions into their norms,
+// each pair reads the same tensors in two loops: two passes over memory
+// and, on the host, two parallel regions where one would do. Upstream
+// fuses producers into consumers only, so this pass merges siblings: two
+// independent reductions over one iteration space that share an input
+// become one linalg.generic yielding both results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "grove/Dialect/Linalg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <map>
+
+namespace mlir::grove {
+#define GEN_PASS_DEF_GROVEFUSESIBLINGREDUCTIONS
+#include "grove/Dialect/Linalg/Transforms/Passes.h.inc"
+} // namespace mlir::grove
+
+using namespace mlir;
+
+namespace {
+
+/// A reduction on tensors with static loops that a merge can take apart
+/// and rebuild: no index reads, no attributes beyond the generic's own.
+bool isCandidate(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() && !op.hasIndexSemantics() &&
+         op.getNumReductionLoops() > 0 &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); }) &&
+         !ShapedType::isDynamicShape(op.getStaticLoopRanges()) &&
+         op->getDiscardableAttrDictionary().empty();
+}
+
+/// Whether `a` and `b` walk one iteration space and read a tensor in
+/// common (the data a merge reads once instead of twice).
+bool areSiblings(linalg::GenericOp a, linalg::GenericOp b) {
+  if (a.getStaticLoopRanges() != b.getStaticLoopRanges() ||
+      a.getIteratorTypesArray() != b.getIteratorTypesArray())
+    return false;
+  for (OpOperand *x : a.getDpsInputOperands())
+    for (OpOperand *y : b.getDpsInputOperands())
+      if (x->get() == y->get() && a.getRank(x) > 0 &&
+          a.getMatchingIndexingMap(x) == b.getMatchingIndexingMap(y))
+        return true;
+  return false;
+}
+
+/// Whether `later` (after `op` in their block) reads anything computed
+/// from `op`'s results, through ops of the block or regions inside them.
+bool dependsOn(Operation *later, Operation *op) {
+  Block *block = op->getBlock();
+  SmallVector<Operation *> work{op};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Operation *current = work.pop_back_val();
+    for (Operation *user : current->getUsers()) {
+      Operation *top = block->findAncestorOpInBlock(*user);
+      if (top == later)
+        return true;
+      // Ops after `later` cannot feed it.
+      if (top && top->isBeforeInBlock(later) && seen.insert(top).second)
+        work.push_back(top);
+    }
+  }
+  return false;
+}
+
+/// Moves the ops between `a` and `b` that read `a`'s results (directly or
+/// through each other) to just after `b`, so that a merge can stand at
+/// `b`'s place; false, moving nothing, where one of them has side effects.
+/// They keep their order; none feeds `b` (`b` does not depend on `a`).
+bool sinkUsersPast(linalg::GenericOp a, linalg::GenericOp b) {
+  Block *block = a->getBlock();
+  SetVector<Operation *> between;
+  for (Operation *op = a->getNextNode(); op != b; op = op->getNextNode()) {
+    bool reads = llvm::any_of(op->getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def == a || between.contains(def);
+    });
+    // Captured values in its regions count as reads too.
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        Operation *top = def ? block->findAncestorOpInBlock(*def) : nullptr;
+        reads |= top == a || (top && between.contains(top));
+      }
+    });
+    if (reads)
+      between.insert(op);
+  }
+  if (!llvm::all_of(between, [](Operation *op) { return isPure(op); }))
+    return false;
+  Operation *after = b;
+  for (Operation *op : between) {
+    op->moveAfter(after);
+    after = op;
+  }
+  return true;
+}
+
+/// The merged op's operands, maps and block argument types as they are
+/// gathered; `add` returns an input's index, shared by equal reads.
+struct Operands {
+  SmallVector<Value> values;
+  SmallVector<AffineMap> maps;
+  SmallVector<Type> argTypes;
+  unsigned add(Value v, AffineMap map, Type argType) {
+    for (auto [i, seen] : llvm::enumerate(values))
+      if (seen == v && maps[i] == map)
+        return i;
+    values.push_back(v);
+    maps.push_back(map);
+    argTypes.push_back(argType);
+    return values.size() - 1;
+  }
+};
+
+/// One generic computing both `a`'s and `b`'s results at `b`'s place,
+/// each input read once (an operand both read through one map is one).
+linalg::GenericOp merge(RewriterBase &rewriter, linalg::GenericOp a,
+                        linalg::GenericOp b) {
+  Operands ins, outs;
+  // Where each op's block arguments go: inputs by index, outputs after.
+  SmallVector<SmallVector<unsigned>> slots(2);
+  for (auto [k, op] : llvm::enumerate(std::array{a, b})) {
+    for (OpOperand *in : op.getDpsInputOperands())
+      slots[k].push_back(ins.add(in->get(), op.getMatchingIndexingMap(in),
+                                 op.getMatchingBlockArgument(in).getType()));
+  }
+  rewriter.setInsertionPoint(b);
+  for (auto [k, op] : llvm::enumerate(std::array{a, b})) {
+    for (OpOperand &out : op.getDpsInitsMutable()) {
+      outs.values.push_back(out.get());
+      outs.maps.push_back(op.getMatchingIndexingMap(&out));
+      outs.argTypes.push_back(op.getMatchingBlockArgument(&out).getType());
+      slots[k].push_back(ins.values.size() + outs.values.size() - 1);
+    }
+  }
+  SmallVector<AffineMap> maps(ins.maps);
+  llvm::append_range(maps, outs.maps);
+  SmallVector<Type> argTypes(ins.argTypes), resultTypes(a->getResultTypes());
+  llvm::append_range(argTypes, outs.argTypes);
+  llvm::append_range(resultTypes, b->getResultTypes());
+
+  Location loc = rewriter.getFusedLoc({a.getLoc(), b.getLoc()});
+  auto fused =
+      linalg::GenericOp::create(rewriter, loc, resultTypes, ins.values,
+                                outs.values, maps, a.getIteratorTypesArray());
+  Block *body =
+      rewriter.createBlock(&fused.getRegion(), {}, argTypes,
+                           SmallVector<Location>(argTypes.size(), loc));
+  IRMapping mapping;
+  SmallVector<Value> yielded;
+  for (auto [k, op] : llvm::enumerate(std::array{a, b})) {
+    for (auto [arg, slot] : llvm::zip(op.getBody()->getArguments(), slots[k]))
+      mapping.map(arg, body->getArgument(slot));
+    for (Operation &inner : op.getBody()->without_terminator())
+      rewriter.clone(inner, mapping);
+    for (Value v : op.getBody()->getTerminator()->getOperands())
+      yielded.push_back(mapping.lookupOrDefault(v));
+  }
+  linalg::YieldOp::create(rewriter, loc, yielded);
+  rewriter.replaceOp(a, fused->getResults().take_front(a->getNumResults()));
+  rewriter.replaceOp(b, fused->getResults().drop_front(a->getNumResults()));
+  return fused;
+}
+
+struct GroveFuseSiblingReductionsPass
+    : grove::impl::GroveFuseSiblingReductionsBase<
+          GroveFuseSiblingReductionsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks)
+      fuseIn(rewriter, block);
+  }
+
+  /// Merges each candidate with every sibling it can take. Only ops of one
+  /// iteration space can be siblings, so they are compared group by group.
+  void fuseIn(RewriterBase &rewriter, Block *block) {
+    std::map<SmallVector<int64_t>, SmallVector<linalg::GenericOp>> groups;
+    for (auto op : block->getOps<linalg::GenericOp>()) {
+      if (!isCandidate(op))
+        continue;
+      SmallVector<int64_t> key = op.getStaticLoopRanges();
+      for (utils::IteratorType t : op.getIteratorTypesArray())
+        key.push_back(-1 - int64_t(t));
+      groups[key].push_back(op);
+    }
+    for (auto &[key, ops] : groups)
+      fuseGroup(rewriter, ops);
+  }
+
+  /// Pairs in `ops` merged greedily; a merged op takes the place of the
+  /// first and stays a candidate for the rest.
+  void fuseGroup(RewriterBase &rewriter,
+                 SmallVectorImpl<linalg::GenericOp> &ops) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      for (size_t j = i + 1; j < ops.size() && ops[i]; ++j) {
+        if (!ops[j])
+          continue;
+        // Sinking users reorders ops: take the pair in block order.
+        linalg::GenericOp a = ops[i], b = ops[j];
+        if (b->isBeforeInBlock(a))
+          std::swap(a, b);
+        if (!areSiblings(a, b) || dependsOn(b, a) || !sinkUsersPast(a, b))
+          continue;
+        ops[i] = merge(rewriter, a, b);
+        ops[j] = nullptr;
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,159 @@
+// RUN: grove-opt %s -split-input-file --grove-fuse-sibling-reductions | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#scalar = affine_map<(d0, d1) -> ()>
+
+// LAMB's two norms after grove-split-full-reductions: the parameter's
+// partial sums, then the update direction's (which reads the parameter
+// too). The final sum of the first sits between them and moves after the
+// merge; the shared parameter is one operand, and each result keeps its
+// users.
+// CHECK-LABEL: func.func @lamb_norms
+// CHECK-SAME: %[[P:[^:]*]]: tensor<16x64xf32>, %[[G:[^:]*]]: tensor<16x64xf32>
+// CHECK: %[[F:.*]]:2 = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%[[P]], %[[G]] : tensor<16x64xf32>, tensor<16x64xf32>) outs(%{{.*}}, %{{.*}} : tensor<16xf32>, tensor<16xf32>)
+// CHECK-NEXT: ^bb0(%[[IP:.*]]: f32, %[[IG:.*]]: f32, %[[A0:.*]]: f32, %[[A1:.*]]: f32):
+// CHECK: %[[SQ:.*]] = arith.mulf %[[IP]], %[[IP]]
+// CHECK: %[[S0:.*]] = arith.addf %[[SQ]], %[[A0]]
+// CHECK: %[[U:.*]] = arith.addf %[[IG]], %[[IP]]
+// CHECK: %[[UU:.*]] = arith.mulf %[[U]], %[[U]]
+// CHECK: %[[S1:.*]] = arith.addf %[[UU]], %[[A1]]
+// CHECK: linalg.yield %[[S0]], %[[S1]]
+// CHECK: %[[T0:.*]] = linalg.generic {{.*}} ins(%[[F]]#0 : tensor<16xf32>)
+// CHECK: %[[T1:.*]] = linalg.generic {{.*}} ins(%[[F]]#1 : tensor<16xf32>)
+// CHECK: return %[[T0]], %[[T1]]
+func.func @lamb_norms(%p: tensor<16x64xf32>, %g: tensor<16x64xf32>) -> (tensor<f32>, tensor<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = tensor.empty() : tensor<f32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%s : tensor<f32>) -> tensor<f32>
+  %pn = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %sq = arith.mulf %x, %x : f32
+    %y = arith.addf %sq, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %pt = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%pn : tensor<16xf32>) outs(%sinit : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  %un = linalg.generic {indexing_maps = [#id, #id, #row], iterator_types = ["parallel", "reduction"]} ins(%g, %p : tensor<16x64xf32>, tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%gx: f32, %px: f32, %acc: f32):
+    %u = arith.addf %gx, %px : f32
+    %uu = arith.mulf %u, %u : f32
+    %y = arith.addf %uu, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %ut = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%un : tensor<16xf32>) outs(%sinit : tensor<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<f32>
+  return %pt, %ut : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Three norms of one tensor become one loop with three results.
+// CHECK-LABEL: func.func @three
+// CHECK: %[[F:.*]]:3 = linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#0, %[[F]]#1, %[[F]]#2
+func.func @three(%p: tensor<16x64xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.maximumf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %c = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %sq = arith.mulf %x, %x : f32
+    %y = arith.addf %sq, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %a, %b, %c : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#bcast = affine_map<(d0, d1) -> (d0)>
+
+// Left apart: the second reads the first's result (LANS's gradient norm
+// before the normalised gradient's moments); a reduction that shares no
+// tensor with the others (nothing would be read once instead of twice);
+// one over another iteration space.
+// CHECK-LABEL: func.func @apart
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @apart(%p: tensor<16x64xf32>, %q: tensor<16x64xf32>, %r: tensor<16x32xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %n = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %d = linalg.generic {indexing_maps = [#id, #bcast, #row], iterator_types = ["parallel", "reduction"]} ins(%p, %n : tensor<16x64xf32>, tensor<16xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %s: f32, %acc: f32):
+    %u = arith.divf %x, %s : f32
+    %y = arith.addf %u, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %o = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%q : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %w = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%r : tensor<16x32xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %d, %o, %w : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A call between them reads the first's result: it may have effects, so
+// it cannot move past the second, and the two stay apart.
+// CHECK-LABEL: func.func @effect_between
+// CHECK: linalg.generic
+// CHECK: call @sink
+// CHECK: linalg.generic
+func.func private @sink(tensor<16xf32>)
+func.func @effect_between(%p: tensor<16x64xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  func.call @sink(%a) : (tensor<16xf32>) -> ()
+  %b = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.maximumf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %b : tensor<16xf32>
+}
