@@ -41,9 +41,10 @@ def params(form, V, D, H, C, dtype):
 
 
 class TreeLSTM(nn.Block):
-    """Token embeddings (one_hot(tokens) @ embed, which differentiates
-    without a scatter), the cell over the forest, a linear head on the
-    roots' h. The cell's params sit beside the model's (`iou.W`)."""
+    """Token embeddings (one_hot(tokens) @ embed, which canonicalization
+    turns into a grove.embedding lookup), the cell over the forest, a
+    linear head on the roots' h. The cell's params sit beside the model's
+    (`iou.W`)."""
 
     def __init__(self, form, V, D, H, C):
         super().__init__()

@@ -729,3 +729,29 @@ func.func @agree_dims_fold(%a: index, %b: index) -> (index, index) {
   %4 = grove.agree_dims %a, %b, "keep" : index
   return %3, %4 : index, index
 }
+
+// -----
+
+// one_hot(ids) @ table is a lookup of the table's rows, also batched (a
+// 3x2 product). A transposed table and i64 ids (the lookup takes i32) stay
+// products; a one-hot with such a use stays for it.
+// CHECK-LABEL: func.func @one_hot_matmul
+// CHECK-SAME: %[[T:[^:]*]]: tensor<?xi32>, %[[E:[^:]*]]: tensor<512x64xf32>, %[[B:[^:]*]]: tensor<4x?xi32>
+// CHECK-DAG: %[[X:.*]] = grove.embedding %[[E]], %[[T]] : (tensor<512x64xf32>, tensor<?xi32>) -> tensor<?x64xf32>
+// CHECK-DAG: %[[Y:.*]] = grove.embedding %[[E]], %[[B]] : (tensor<512x64xf32>, tensor<4x?xi32>) -> tensor<4x?x64xf32>
+// CHECK-DAG: %[[O:.*]] = grove.one_hot %[[T]]
+// CHECK-DAG: grove.matmul %[[O]], %{{.*}} {transpose_rhs}
+// CHECK-DAG: %[[L:.*]] = grove.one_hot %{{.*}} : tensor<?xi64>
+// CHECK-DAG: grove.matmul %[[L]], %[[E]]
+// CHECK-NOT: grove.matmul
+func.func @one_hot_matmul(%t: tensor<?xi32>, %e: tensor<512x64xf32>, %b: tensor<4x?xi32>, %w: tensor<64x512xf32>, %l: tensor<?xi64>)
+    -> (tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>) {
+  %o = grove.one_hot %t : tensor<?xi32> -> tensor<?x512xf32>
+  %x = grove.matmul %o, %e : (tensor<?x512xf32>, tensor<512x64xf32>) -> tensor<?x64xf32>
+  %ob = grove.one_hot %b : tensor<4x?xi32> -> tensor<4x?x512xf32>
+  %y = grove.matmul %ob, %e : (tensor<4x?x512xf32>, tensor<512x64xf32>) -> tensor<4x?x64xf32>
+  %z = grove.matmul %o, %w {transpose_rhs} : (tensor<?x512xf32>, tensor<64x512xf32>) -> tensor<?x64xf32>
+  %ol = grove.one_hot %l : tensor<?xi64> -> tensor<?x512xf32>
+  %u = grove.matmul %ol, %e : (tensor<?x512xf32>, tensor<512x64xf32>) -> tensor<?x64xf32>
+  return %x, %y, %z, %u : tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>
+}

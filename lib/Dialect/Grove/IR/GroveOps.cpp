@@ -551,6 +551,38 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
+namespace {
+/// one_hot(ids) @ table reads the table's rows: a lookup moves D numbers a
+/// row where the product takes C-long dot products, and the lookup's
+/// gradient sums rows per id where the product's is a GEMM over the
+/// one-hot matrix.
+struct OneHotMatmulToEmbedding : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto oneHot = op.getLhs().getDefiningOp<OneHotOp>();
+    if (!oneHot || op.getTransposeLhs() || op.getTransposeRhs() ||
+        op.getRhs().getType().getRank() != 2)
+      return failure();
+    Value ids = oneHot.getLabels();
+    auto idsType = cast<RankedTensorType>(ids.getType());
+    // The lookup's result is the ids' shape and a row: the product's own
+    // where their static sizes agree.
+    if (!idsType.getElementType().isInteger(32) ||
+        op.getType().getShape().drop_back() != idsType.getShape())
+      return failure();
+    rewriter.replaceOpWithNewOp<EmbeddingOp>(op, op.getType(), op.getRhs(),
+                                             ids);
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<OneHotMatmulToEmbedding>(context);
+}
+
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   if (failed(normalizeAxis(axis, rank)))
     return op->emitOpError("axis ")

@@ -414,10 +414,14 @@ std::optional<unsigned> entryArgument(Value v, func::FuncOp func) {
 }
 
 /// What `v`'s rows are one-to-one with, looking through the ops a node
-/// input is typically made with (an embedding lookup: one_hot, a matmul
-/// of rows, elementwise functions).
+/// input is typically made with (an embedding lookup, or one_hot and a
+/// matmul of rows; elementwise functions).
 Value getRowSource(Value v) {
   while (Operation *def = v.getDefiningOp()) {
+    if (auto lookup = dyn_cast<EmbeddingOp>(def)) {
+      v = lookup.getIds();
+      continue;
+    }
     auto matmul = dyn_cast<MatmulOp>(def);
     bool rowWise = isa<OneHotOp>(def) ||
                    (matmul && !matmul.getTransposeLhs() &&

@@ -53,6 +53,28 @@ func.func @child_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi
 
 // -----
 
+// A node input looked up by token (grove.embedding, which one_hot @ table
+// canonicalizes into): the tokens are the rows checked against the nodes.
+// CHECK-LABEL: func.func @looked_up(
+// CHECK-SAME: {grove.forest = array<i64: 1, 2, 0>}
+// CHECK-SAME: %{{[a-z0-9]+}}: tensor<?xi32> {grove.forest_nodes = 0 : i64}
+func.func @looked_up(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
+                     %tok: tensor<?xi32>, %e: tensor<16x4xf32>, %w: tensor<4x8xf32>) -> tensor<?x8xf32> {
+  %x = grove.embedding %e, %tok : (tensor<16x4xf32>, tensor<?xi32>) -> tensor<?x4xf32>
+  %h, %hr = grove.tree_fold %off, %ch, %roots inputs(%x : tensor<?x4xf32>)
+      captures(%w : tensor<4x8xf32>) {arity = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x8xf32>, tensor<?x8xf32>)
+    node {
+    ^bb0(%xi: tensor<?x4xf32>, %hs: tensor<?x8xf32>, %wi: tensor<4x8xf32>):
+      %a = grove.matmul %xi, %wi : (tensor<?x4xf32>, tensor<4x8xf32>) -> tensor<?x8xf32>
+      %s = grove.add %a, %hs : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+      grove.yield %s : tensor<?x8xf32>
+    }
+  return %hr : tensor<?x8xf32>
+}
+
+// -----
+
 // N-ary: child slot k of the group's nodes is every 2nd edge from the
 // group's first position * 2 + k; a missing child's edge is -1, which the
 // gather turns into zeros.

@@ -156,6 +156,14 @@ def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule,
     %y = grove.matmul %x, %w {transpose_rhs}
         : (tensor<?x64xf32>, tensor<128x64xf32>) -> tensor<?x128xf32>
     ```
+
+    Canonicalization turns `one_hot(ids) @ table` (i32 ids, neither side
+    transposed) into `grove.embedding %table, %ids`: a lookup of rows
+    instead of a product over the classes, whose gradient sums rows per id
+    instead of a GEMM over the one-hot matrix. The values are equal where
+    the table is finite (a product would spread an infinity or NaN of the
+    table to every row, as 0 · inf); ids that are an entry's argument are
+    then bounded at the ABI, as embedding ids are.
   }];
   let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs,
                        UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
@@ -173,6 +181,7 @@ def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule,
     }]>
   ];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
