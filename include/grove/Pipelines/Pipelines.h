@@ -70,8 +70,7 @@ struct TargetPolicy {
   /// row with a warp instead.
   bool splitFullReductions = true;
   /// Reductions that read the same data share one loop
-  /// (grove-fuse-sibling-reductions); the GPU's reduction kernels take one
-  /// result each.
+  /// (grove-fuse-sibling-reductions); on the GPU not yet measured, so off.
   bool fuseSiblingReductions = true;
 };
 

@@ -734,18 +734,20 @@ func.func @agree_dims_fold(%a: index, %b: index) -> (index, index) {
 
 // one_hot(ids) @ table is a lookup of the table's rows, also batched (a
 // 3x2 product). A transposed table and i64 ids (the lookup takes i32) stay
-// products; a one-hot with such a use stays for it.
+// products, and so does a table of dynamic shape (the lookup's gradient
+// takes a static one); a one-hot with such a use stays for it.
 // CHECK-LABEL: func.func @one_hot_matmul
 // CHECK-SAME: %[[T:[^:]*]]: tensor<?xi32>, %[[E:[^:]*]]: tensor<512x64xf32>, %[[B:[^:]*]]: tensor<4x?xi32>
-// CHECK-DAG: %[[X:.*]] = grove.embedding %[[E]], %[[T]] : (tensor<512x64xf32>, tensor<?xi32>) -> tensor<?x64xf32>
-// CHECK-DAG: %[[Y:.*]] = grove.embedding %[[E]], %[[B]] : (tensor<512x64xf32>, tensor<4x?xi32>) -> tensor<4x?x64xf32>
+// CHECK-DAG: %[[X:.*]] = grove.embedding %[[E]], %[[T]] {unchecked} : (tensor<512x64xf32>, tensor<?xi32>) -> tensor<?x64xf32>
+// CHECK-DAG: %[[Y:.*]] = grove.embedding %[[E]], %[[B]] {unchecked} : (tensor<512x64xf32>, tensor<4x?xi32>) -> tensor<4x?x64xf32>
 // CHECK-DAG: %[[O:.*]] = grove.one_hot %[[T]]
 // CHECK-DAG: grove.matmul %[[O]], %{{.*}} {transpose_rhs}
 // CHECK-DAG: %[[L:.*]] = grove.one_hot %{{.*}} : tensor<?xi64>
 // CHECK-DAG: grove.matmul %[[L]], %[[E]]
+// CHECK-DAG: grove.matmul %{{.*}}, %{{.*}} : (tensor<?x512xf32>, tensor<512x?xf32>)
 // CHECK-NOT: grove.matmul
-func.func @one_hot_matmul(%t: tensor<?xi32>, %e: tensor<512x64xf32>, %b: tensor<4x?xi32>, %w: tensor<64x512xf32>, %l: tensor<?xi64>)
-    -> (tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>) {
+func.func @one_hot_matmul(%t: tensor<?xi32>, %e: tensor<512x64xf32>, %b: tensor<4x?xi32>, %w: tensor<64x512xf32>, %l: tensor<?xi64>, %d: tensor<512x?xf32>)
+    -> (tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x?xf32>) {
   %o = grove.one_hot %t : tensor<?xi32> -> tensor<?x512xf32>
   %x = grove.matmul %o, %e : (tensor<?x512xf32>, tensor<512x64xf32>) -> tensor<?x64xf32>
   %ob = grove.one_hot %b : tensor<4x?xi32> -> tensor<4x?x512xf32>
@@ -753,5 +755,6 @@ func.func @one_hot_matmul(%t: tensor<?xi32>, %e: tensor<512x64xf32>, %b: tensor<
   %z = grove.matmul %o, %w {transpose_rhs} : (tensor<?x512xf32>, tensor<64x512xf32>) -> tensor<?x64xf32>
   %ol = grove.one_hot %l : tensor<?xi64> -> tensor<?x512xf32>
   %u = grove.matmul %ol, %e : (tensor<?x512xf32>, tensor<512x64xf32>) -> tensor<?x64xf32>
-  return %x, %y, %z, %u : tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>
+  %v = grove.matmul %o, %d : (tensor<?x512xf32>, tensor<512x?xf32>) -> tensor<?x?xf32>
+  return %x, %y, %z, %u, %v : tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x?xf32>
 }

@@ -561,8 +561,10 @@ struct OneHotMatmulToEmbedding : OpRewritePattern<MatmulOp> {
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto oneHot = op.getLhs().getDefiningOp<OneHotOp>();
+    // The lookup's gradient takes a table of static shape.
     if (!oneHot || op.getTransposeLhs() || op.getTransposeRhs() ||
-        op.getRhs().getType().getRank() != 2)
+        op.getRhs().getType().getRank() != 2 ||
+        !op.getRhs().getType().hasStaticShape())
       return failure();
     Value ids = oneHot.getLabels();
     auto idsType = cast<RankedTensorType>(ids.getType());
@@ -571,8 +573,10 @@ struct OneHotMatmulToEmbedding : OpRewritePattern<MatmulOp> {
     if (!idsType.getElementType().isInteger(32) ||
         op.getType().getShape().drop_back() != idsType.getShape())
       return failure();
-    rewriter.replaceOpWithNewOp<EmbeddingOp>(op, op.getType(), op.getRhs(),
-                                             ids);
+    // Unchecked: one_hot's out-of-range labels give zeros, and a call
+    // with them must not start failing at the ABI.
+    rewriter.replaceOpWithNewOp<EmbeddingOp>(op, op.getType(), op.getRhs(), ids,
+                                             /*unchecked=*/true);
     return success();
   }
 };

@@ -1003,11 +1003,13 @@ LogicalResult guardStateWrites(func::FuncOp func, ArrayRef<Value> oks,
 }
 
 /// Embedding ids that are an entry's argument are bounded by the table's
-/// rows at the ABI, as labels are.
+/// rows at the ABI, as labels are (not an unchecked lookup's).
 void boundEmbeddingIds(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   module.walk([&](EmbeddingOp op) {
-    boundIndices(op.getIds(), op.getTable().getType().getDimSize(0), rewriter);
+    if (!op.getUnchecked())
+      boundIndices(op.getIds(), op.getTable().getType().getDimSize(0),
+                   rewriter);
   });
 }
 

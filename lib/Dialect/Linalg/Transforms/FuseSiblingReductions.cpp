@@ -1,24 +1,27 @@
 //===- FuseSiblingReductions.cpp - Reductions over shared data, one loop --===//
 //
-// LAMB norms a parameter and its update direction; LANS norms the gradient
-// and the parameter, then its two update directions. Once
-// grove-fuse-elementwise has recomputed the directions into their norms,
-// each pair reads the same tensors in two loops: two passes over memory
-// and, on the host, two parallel regions where one would do. Upstream
-// fuses producers into consumers only, so this pass merges siblings: two
-// independent reductions over one iteration space that share an input
-// become one linalg.generic yielding both results.
+// LAMB norms a parameter and its update direction; LANS the parameter and
+// its two update directions (after the gradient, which they depend on).
+// Once grove-fuse-elementwise has recomputed the directions into their
+// norms, these read the same tensors in separate loops: a pass over memory
+// each and, on the host, a parallel region each where one would do.
+// Upstream fuses producers into consumers only, so this pass merges
+// siblings: independent reductions over one iteration space that share an
+// input become one linalg.generic yielding all their results.
 //
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Linalg/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
-#include <map>
+#include <array>
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEFUSESIBLINGREDUCTIONS
@@ -74,10 +77,25 @@ bool dependsOn(Operation *later, Operation *op) {
   return false;
 }
 
+/// Whether `op` may write memory (an op that does not say may, but for a
+/// fresh tensor's allocation, which writes nothing that exists).
+bool mayWrite(Operation *op) {
+  if (isMemoryEffectFree(op) || isa<bufferization::AllocTensorOp>(op))
+    return false;
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return !effects ||
+         llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect());
+         });
+}
+
 /// Moves the ops between `a` and `b` that read `a`'s results (directly or
 /// through each other) to just after `b`, so that a merge can stand at
-/// `b`'s place; false, moving nothing, where one of them has side effects.
-/// They keep their order; none feeds `b` (`b` does not depend on `a`).
+/// `b`'s place. False, moving nothing, where one of them has memory
+/// effects, or where another op between them may write memory (the merge
+/// reads `a`'s inputs at `b`'s place). The moved ops keep their order;
+/// none feeds `b` (`b` does not depend on `a`).
 bool sinkUsersPast(linalg::GenericOp a, linalg::GenericOp b) {
   Block *block = a->getBlock();
   SetVector<Operation *> between;
@@ -97,8 +115,9 @@ bool sinkUsersPast(linalg::GenericOp a, linalg::GenericOp b) {
     if (reads)
       between.insert(op);
   }
-  if (!llvm::all_of(between, [](Operation *op) { return isPure(op); }))
-    return false;
+  for (Operation *op = a->getNextNode(); op != b; op = op->getNextNode())
+    if (between.contains(op) ? !isMemoryEffectFree(op) : mayWrite(op))
+      return false;
   Operation *after = b;
   for (Operation *op : between) {
     op->moveAfter(after);
@@ -179,8 +198,12 @@ struct GroveFuseSiblingReductionsPass
           GroveFuseSiblingReductionsPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    // Not the bodies of linalg ops: a merge erases those of the pair.
     SmallVector<Block *> blocks;
-    getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+    getOperation()->walk([&](Block *block) {
+      if (!isa<linalg::LinalgOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
     for (Block *block : blocks)
       fuseIn(rewriter, block);
   }
@@ -188,13 +211,14 @@ struct GroveFuseSiblingReductionsPass
   /// Merges each candidate with every sibling it can take. Only ops of one
   /// iteration space can be siblings, so they are compared group by group.
   void fuseIn(RewriterBase &rewriter, Block *block) {
-    std::map<SmallVector<int64_t>, SmallVector<linalg::GenericOp>> groups;
+    llvm::MapVector<SmallVector<int64_t>, SmallVector<linalg::GenericOp>>
+        groups;
     for (auto op : block->getOps<linalg::GenericOp>()) {
       if (!isCandidate(op))
         continue;
       SmallVector<int64_t> key = op.getStaticLoopRanges();
       for (utils::IteratorType t : op.getIteratorTypesArray())
-        key.push_back(-1 - int64_t(t));
+        key.push_back(-1 - static_cast<int64_t>(t));
       groups[key].push_back(op);
     }
     for (auto &[key, ops] : groups)

@@ -280,13 +280,17 @@ func.func @drops(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // -----
 
 // Embedding ids that are an argument are bounded by the table's rows, also
-// through a call: the entry's argument the callee's ids come from.
+// through a call: the entry's argument the callee's ids come from. An
+// unchecked lookup's (one_hot @ table canonicalized) are not.
 // CHECK-LABEL: func.func private @lookup
 // CHECK-SAME: {grove.below = 10 : i64}
 // CHECK-LABEL: func.func @called
 // CHECK-SAME: {grove.below = 10 : i64, grove.name = "ids"}
 // CHECK-LABEL: func.func @unbounded
 // CHECK-NOT: grove.below
+// CHECK-LABEL: func.func @unchecked
+// CHECK-NOT: grove.below
+// CHECK: return
 module {
   grove.param @t : tensor<10x4xf32>
   func.func private @lookup(%ids: tensor<?xi32>) -> tensor<?x4xf32> {
@@ -300,5 +304,10 @@ module {
   }
   func.func @unbounded(%ids: tensor<?xi32>) -> tensor<?xi32> {
     return %ids : tensor<?xi32>
+  }
+  func.func @unchecked(%ids: tensor<?xi32>) -> tensor<?x4xf32> {
+    %t = grove.get_param @t : tensor<10x4xf32>
+    %e = grove.embedding %t, %ids {unchecked} : (tensor<10x4xf32>, tensor<?xi32>) -> tensor<?x4xf32>
+    return %e : tensor<?x4xf32>
   }
 }

@@ -1,4 +1,7 @@
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="bucket-bytes=64" | FileCheck %s --check-prefix=DENSE
+// Dense options say nothing, also at a Local AdaAlter (its warning is for
+// compressor and error options only).
+// RUN: grove-opt %s -split-input-file --grove-insert-collectives="bucket-bytes=64" -verify-diagnostics > /dev/null
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=4 error=feedback seed=9" | FileCheck %s --check-prefix=EF
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=grbs ratio=8 error=reset sync-period=3 period-ratio=2" | FileCheck %s --check-prefix=CSER
 // RUN: grove-opt %s -split-input-file --grove-insert-collectives="compressor=bf16" | FileCheck %s --check-prefix=BF16

@@ -157,3 +157,79 @@ func.func @effect_between(%p: tensor<16x64xf32>) -> tensor<16xf32> {
   } -> tensor<16xf32>
   return %b : tensor<16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A call between them reads nothing of the first, but may write what it
+// reads (a state's buffer): the merge would read it after the call.
+// CHECK-LABEL: func.func @write_between
+// CHECK: linalg.generic
+// CHECK: call @touch
+// CHECK: linalg.generic
+func.func private @touch()
+func.func @write_between(%p: tensor<16x64xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  func.call @touch() : () -> ()
+  %b = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.maximumf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %a, %b : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Left as written: a reduction reading linalg.index, one with an
+// attribute of its own, and dynamic loops.
+// CHECK-LABEL: func.func @not_candidates
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @dynamic
+// CHECK-COUNT-2: linalg.generic
+func.func @not_candidates(%p: tensor<16x64xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    %m = arith.mulf %x, %f : f32
+    %y = arith.addf %m, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<16x64xf32>) outs(%init : tensor<16xf32>) attrs = {test.keep} {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.maximumf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %a, %b : tensor<16xf32>, tensor<16xf32>
+}
+func.func @dynamic(%p: tensor<?x64xf32>, %init: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %a = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<?x64xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<?xf32>
+  %b = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<?x64xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.maximumf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<?xf32>
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}

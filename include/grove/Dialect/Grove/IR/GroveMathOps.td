@@ -157,13 +157,15 @@ def Grove_MatmulOp : Grove_DiffOp<"matmul", [Pure, Grove_RowWiseByRule,
         : (tensor<?x64xf32>, tensor<128x64xf32>) -> tensor<?x128xf32>
     ```
 
-    Canonicalization turns `one_hot(ids) @ table` (i32 ids, neither side
-    transposed) into `grove.embedding %table, %ids`: a lookup of rows
-    instead of a product over the classes, whose gradient sums rows per id
-    instead of a GEMM over the one-hot matrix. The values are equal where
-    the table is finite (a product would spread an infinity or NaN of the
-    table to every row, as 0 · inf); ids that are an entry's argument are
-    then bounded at the ABI, as embedding ids are.
+    Canonicalization turns `one_hot(ids) @ table` (i32 ids, a table of
+    static shape, neither side transposed) into `grove.embedding %table,
+    %ids {unchecked}`: a lookup of rows instead of a product over the
+    classes, whose gradient sums rows per id instead of a GEMM over the
+    one-hot matrix. Ids out of range still give zeros and are not bounded
+    at the ABI, as one_hot's labels are not. The values are equal where the
+    table is finite (a product would spread an infinity or NaN of the table
+    to every row, as 0 · inf). Under autocast the lookup keeps the table's
+    type where the product would have been computed in the low one.
   }];
   let arguments = (ins Grove_FloatTensor:$lhs, Grove_FloatTensor:$rhs,
                        UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);

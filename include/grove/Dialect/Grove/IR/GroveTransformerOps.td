@@ -81,7 +81,9 @@ def Grove_EmbeddingOp : Grove_DiffOp<"embedding", [Pure, Grove_AutocastFollow]> 
     is the ids' shape followed by the table's row size. An id outside
     `[0, rows)` reads zeros, never out of bounds; an entry's argument used
     as ids is checked at the ABI to lie in `[0, rows)` (`below`), as labels
-    are, so such a call fails before it runs. Its VJP, the table's
+    are, so such a call fails before it runs, unless the lookup is
+    `unchecked` (what `one_hot(ids) @ table` becomes: one_hot's labels are
+    not checked, and out of range they give zeros). Its VJP, the table's
     gradient, sums the output gradient's rows per id without atomics:
     `grove.group_by_index` sorts the positions by id, `grove.gather` moves
     the rows into that order, `grove.segment_sum` adds each id's rows.
@@ -91,7 +93,8 @@ def Grove_EmbeddingOp : Grove_DiffOp<"embedding", [Pure, Grove_AutocastFollow]> 
         : (tensor<8192x128xf32>, tensor<?x128xi32>) -> tensor<?x128x128xf32>
     ```
   }];
-  let arguments = (ins Grove_FloatTensor:$table, RankedTensorOf<[I32]>:$ids);
+  let arguments = (ins Grove_FloatTensor:$table, RankedTensorOf<[I32]>:$ids,
+                       UnitAttr:$unchecked);
   let results = (outs Grove_FloatTensor:$result);
   let assemblyFormat = [{
     $table `,` $ids attr-dict `:` functional-type(operands, results)

@@ -96,21 +96,22 @@ def GroveFuseSiblingReductions : Pass<"grove-fuse-sibling-reductions"> {
   let summary = "merges independent reductions over one iteration space "
                 "that read a tensor in common";
   let description = [{
-    Upstream fuses a producer into its consumer; two reductions that read
-    the same data (LAMB's norms of a parameter and of its update
-    direction, LANS's of the gradient and the parameter, then of its two
-    directions) stay two loops, each a pass over memory and on the host a
-    parallel region of its own. Two `linalg.generic`s on tensors in one
-    block with the same static loop ranges and iterator types (at least one
-    a reduction), neither reading the other's results, that read one
-    tensor through one indexing map become one generic yielding both
-    results; an input both read through one map is one operand. The merge
-    stands where the later op stood, or where the earlier one did when
-    something between them reads the earlier's results; where neither
-    keeps every value defined before its use, the ops stay apart. Ops that
-    read `linalg.index`, carry attributes of their own or have dynamic
-    loops are left alone. It runs after grove-split-full-reductions, whose
-    partial sums it merges (upstream splits single-result reductions only).
+    Upstream fuses a producer into its consumer; reductions that read the
+    same data (LAMB's norms of a parameter and of its update direction,
+    LANS's of the parameter and of its two directions) stay separate loops,
+    each a pass over memory and on the host a parallel region of its own.
+    Two `linalg.generic`s on tensors in one block with the same static loop
+    ranges and iterator types (at least one a reduction), neither reading
+    the other's results, that read one tensor through one indexing map
+    become one generic yielding both results; an input both read through
+    one map is one operand, and a merged op takes further siblings. The
+    merge stands where the later op stood: ops between the two that read
+    the earlier one's results move after it, in order, when they have no
+    memory effects; where one has, or another op between them may write
+    memory, the two stay apart. Ops that read `linalg.index`, carry
+    attributes of their own or have dynamic loops are left alone. It runs
+    after grove-split-full-reductions, whose partial sums it merges
+    (upstream splits single-result reductions only).
   }];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
