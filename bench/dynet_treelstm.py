@@ -62,6 +62,20 @@ def load(path):
     return w, batches
 
 
+def post_order(off, ch, root):
+    """The nodes under `root` (children offsets `off`, children `ch`), each
+    after its children, with its children: (node, children)."""
+    stack = [(int(root), False)]
+    while stack:
+        v, ready = stack.pop()
+        kids = ch[off[v]:off[v + 1]]
+        if ready:
+            yield v, kids
+            continue
+        stack.append((v, True))
+        stack.extend((int(k), False) for k in kids)
+
+
 class TreeLSTM:
     """bench/treelstm.py's Cell in DyNet: column vectors, so every weight
     used as x @ W there is W^T here."""
@@ -105,14 +119,8 @@ class TreeLSTM:
     def tree(self, b, root):
         """The root's logits (an expression); nodes added in post-order."""
         off, ch, _, tokens, _ = b
-        hc, stack = {}, [(root, False)]
-        while stack:
-            v, ready = stack.pop()
-            kids = ch[off[v]:off[v + 1]]
-            if not ready:
-                stack.append((v, True))
-                stack.extend((int(k), False) for k in kids)
-                continue
+        hc = {}
+        for v, kids in post_order(off, ch, root):
             hc[v] = self.node(int(tokens[v]), [hc[int(k)] for k in kids])
         return self.dy.affine_transform([self.out_b, self.out_W, hc[root][0]])
 

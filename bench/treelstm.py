@@ -230,14 +230,7 @@ def torch_modules(w, device="cpu"):
             x = self.p["embed"][idx(tokens)]
             h, c, out = {}, {}, []
             for r in roots:
-                stack = [(int(r), False)]
-                while stack:
-                    v, ready = stack.pop()
-                    kids = ch[off[v]:off[v + 1]]
-                    if not ready:
-                        stack.append((v, True))
-                        stack.extend((int(k), False) for k in kids)
-                        continue
+                for v, kids in dynet_treelstm.post_order(off, ch, r):
                     h[v], c[v] = self.node(x[v:v + 1], [h[int(k)] for k in kids],
                                            [c[int(k)] for k in kids])
                 out.append(h[int(r)])

@@ -100,13 +100,15 @@ fi
 
 # ---------------------------------------------------------------- 2. venv
 [[ -x "$SYS_PY" ]] || die "$SYS_PY not found (python3-venv should have brought it)"
-venv_ok() {
-  [[ -x "$VENV/bin/python" && -f "$VENV/pyvenv.cfg" ]] || return 1
-  grep -Eq '^include-system-site-packages *= *true' "$VENV/pyvenv.cfg" || return 1
-  grep -Eq '^home *= */usr/bin$' "$VENV/pyvenv.cfg" || return 1
-  "$VENV/bin/python" -c 'import sys; sys.exit(0 if sys.base_prefix == "/usr" else 1)' 2>/dev/null
+# Whether venv $1 was made from Debian's python3, with system site packages
+# when $2 is true, without them when false.
+venv_from_debian() {
+  [[ -x "$1/bin/python" && -f "$1/pyvenv.cfg" ]] || return 1
+  grep -Eq "^include-system-site-packages *= *$2" "$1/pyvenv.cfg" || return 1
+  grep -Eq '^home *= */usr/bin$' "$1/pyvenv.cfg" || return 1
+  "$1/bin/python" -c 'import sys; sys.exit(0 if sys.base_prefix == "/usr" else 1)' 2>/dev/null
 }
-if venv_ok; then
+if venv_from_debian "$VENV" true; then
   log "venv: skipped, $VENV already exists (Debian python3, system site packages)"
 else
   if [[ -e "$VENV" ]]; then
@@ -200,13 +202,7 @@ if [[ "$BENCH" == 1 ]]; then
   JAX_PY="$JAX_VENV/bin/python"
   JAX_REQS="$ROOT/requirements-jax.txt"
   JAX_STAMP="$JAX_VENV/.grove-pip-stamp-jax"
-  jax_venv_ok() {
-    [[ -x "$JAX_PY" && -f "$JAX_VENV/pyvenv.cfg" ]] || return 1
-    grep -Eq '^include-system-site-packages *= *false' "$JAX_VENV/pyvenv.cfg" || return 1
-    grep -Eq '^home *= */usr/bin$' "$JAX_VENV/pyvenv.cfg" || return 1
-    "$JAX_PY" -c 'import sys; sys.exit(0 if sys.base_prefix == "/usr" else 1)' 2>/dev/null
-  }
-  if jax_venv_ok; then
+  if venv_from_debian "$JAX_VENV" false; then
     log "jax venv: skipped, $JAX_VENV already exists (Debian python3, no system site packages)"
   else
     if [[ -e "$JAX_VENV" ]]; then
