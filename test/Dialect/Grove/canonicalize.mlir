@@ -758,3 +758,32 @@ func.func @one_hot_matmul(%t: tensor<?xi32>, %e: tensor<512x64xf32>, %b: tensor<
   %v = grove.matmul %o, %d : (tensor<?x512xf32>, tensor<512x?xf32>) -> tensor<?x?xf32>
   return %x, %y, %z, %u, %v : tensor<?x64xf32>, tensor<4x?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// Rows gathered by a forest's position and back by its order are the rows
+// themselves, also from two schedules of one forest (the fold's and its
+// gradient's, before CSE); not in the other order, nor across forests.
+// CHECK-LABEL: func.func @position_then_order
+// CHECK-SAME: %[[H:[^:]*]]: tensor<?x8xf32>
+// CHECK: %[[A:.*]] = grove.gather %[[H]], %position
+// CHECK: %[[B:.*]] = grove.gather %[[H]], %order
+// CHECK: %[[TWICE:.*]] = grove.gather %[[B]], %position
+// CHECK: %[[OTHER:.*]] = grove.gather %[[A]], %order_
+// CHECK: return %[[H]], %[[H]], %[[TWICE]], %[[OTHER]]
+func.func @position_then_order(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>, %roots2: tensor<?xi32>,
+                               %h: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+  %o, %p, %g, %ec, %ep, %cs, %pe, %ro, %rp, %n = grove.tree_schedule %off, %ch, %roots {arity = 0 : i64, mode = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?x4xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, index)
+  %o2, %p2, %g2, %ec2, %ep2, %cs2, %pe2, %ro2, %rp2, %n2 = grove.tree_schedule %off, %ch, %roots {arity = 0 : i64, mode = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?x4xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, index)
+  %o3, %p3, %g3, %ec3, %ep3, %cs3, %pe3, %ro3, %rp3, %n3 = grove.tree_schedule %off, %ch, %roots2 {arity = 0 : i64, mode = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?x4xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, index)
+  %a = grove.gather %h, %p : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  %a1 = grove.gather %a, %o : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  %a2 = grove.gather %a, %o2 : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  %b = grove.gather %h, %o : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  %b1 = grove.gather %b, %p : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  %c = grove.gather %a, %o3 : (tensor<?x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+  return %a1, %a2, %b1, %c : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}

@@ -18,6 +18,33 @@ using namespace mlir::grove;
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+/// Whether `a` and `b` are one schedule: the same op, or two of the same
+/// forest and attributes (before CSE merges them).
+static bool isSameSchedule(TreeScheduleOp a, TreeScheduleOp b) {
+  return a && b &&
+         (a == b || (a->getOperands() == b->getOperands() &&
+                     a->getAttrDictionary() == b->getAttrDictionary()));
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor) {
+  // gather(gather(x, position), order) = x: order[i] is the node at
+  // position i and position[node] its position, so the two compose to the
+  // identity on x's rows.
+  auto inner = getInput().getDefiningOp<GatherOp>();
+  if (!inner || inner.getInput().getType() != getType())
+    return {};
+  auto order = dyn_cast<OpResult>(getIndices());
+  auto position = dyn_cast<OpResult>(inner.getIndices());
+  if (!order || !position)
+    return {};
+  auto outer = dyn_cast<TreeScheduleOp>(order.getOwner());
+  auto first = dyn_cast<TreeScheduleOp>(position.getOwner());
+  if (!isSameSchedule(outer, first) || order != outer.getOrder() ||
+      position != first.getPosition())
+    return {};
+  return inner.getInput();
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   // At most one result dimension is dynamic and the element count is kept,
   // so equal types mean equal shapes.

@@ -233,7 +233,11 @@ def Grove_GatherOp : Grove_DiffOp<"gather", [Pure, Grove_AutocastFollow]> {
     model picks its masked positions with it. Its VJP sums the cotangent's
     rows per index without atomics, as `grove.embedding`'s does
     (`grove.group_by_index`, then a gather and a `grove.segment_sum`); it
-    needs the input's rows static.
+    needs the input's rows static. Rows gathered by a forest's `position`
+    and back by its `order` (two inverse permutations from one
+    `grove.tree_schedule`, or two of the same operands) fold to the rows
+    themselves: a fold's gradient reads its states in the order the fold
+    computed them.
 
     ```mlir
     %r = grove.gather %h, %idx : (tensor<?x16xf32>, tensor<?xi32>) -> tensor<?x16xf32>
@@ -248,6 +252,7 @@ def Grove_GatherOp : Grove_DiffOp<"gather", [Pure, Grove_AutocastFollow]> {
   let builders = [
     OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$indices)>
   ];
+  let hasFolder = 1;
   let hasVerifier = 1;
 }
 
