@@ -50,7 +50,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -113,16 +112,8 @@ def weights(seed=0):
 
 def throughput(run, batches, seconds):
     """Trees per second over whole passes of `batches` (at least one pass
-    and `seconds`), after one warm-up batch."""
-    run(batches[0])
-    done, t0 = 0, time.perf_counter()
-    while True:
-        for b in batches:
-            run(b)
-            done += len(b[2])
-        elapsed = time.perf_counter() - t0
-        if elapsed >= seconds:
-            return done / elapsed
+    and `seconds`), after one warm-up batch: the DyNet worker's protocol."""
+    return dynet_treelstm.throughput(run, batches, seconds)[0]
 
 
 # --- Grove -------------------------------------------------------------

@@ -26,7 +26,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "models", "bert"))
 sys.path.insert(0, os.path.dirname(__file__))
-from train_rank import torch_done  # noqa: E402
+from train_rank import gloo_group, torch_done  # noqa: E402
 
 
 def load(data_dir):
@@ -128,12 +128,7 @@ def torch_trainer(hook, cfg, weights, lr, rank, size):
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
     from torch.nn.parallel import DistributedDataParallel as DDP
-    torch.set_num_threads(1)
-    os.environ["GLOO_SOCKET_IFNAME"] = os.environ.get(
-        "GROVE_GLOO_IFNAME", f"gv{rank}a")
-    dist.init_process_group("gloo", init_method=os.environ.get(
-        "GROVE_GLOO_INIT", "tcp://10.77.0.1:29577"), rank=rank,
-        world_size=size)
+    gloo_group(rank, size)
     names = list(weights)
 
     class MaskedLM(torch.nn.Module):

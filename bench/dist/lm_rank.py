@@ -30,7 +30,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
-from train_rank import reached, torch_done  # noqa: E402
+from train_rank import gloo_group, reached, torch_done  # noqa: E402
 
 EVAL_SEQUENCES = 64
 
@@ -132,12 +132,7 @@ def torch_trainer(weights, lr, clip, epsilon, period, warmup, rank, size,
         post_localSGD_hook as post_local
     from torch.distributed.algorithms.model_averaging import averagers
     from torch.nn.parallel import DistributedDataParallel as DDP
-    torch.set_num_threads(1)
-    os.environ["GLOO_SOCKET_IFNAME"] = os.environ.get(
-        "GROVE_GLOO_IFNAME", f"gv{rank}a")
-    dist.init_process_group("gloo", init_method=os.environ.get(
-        "GROVE_GLOO_INIT", "tcp://10.77.0.1:29577"), rank=rank,
-        world_size=size)
+    gloo_group(rank, size)
 
     class LM(torch.nn.Module):
         def __init__(self):

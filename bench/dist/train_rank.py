@@ -142,14 +142,26 @@ def grove_trainer(library, name, weights):
     return step, evaluate, done, waited
 
 
+def gloo_group(rank, size):
+    """torch.distributed's gloo group of the job's ranks, one thread each,
+    over rank's veth (scripts/netns.sh) unless GROVE_GLOO_IFNAME and
+    GROVE_GLOO_INIT name another link (the tests use the loopback). The
+    rank scripts of bench/dist share it."""
+    import torch
+    import torch.distributed as dist
+    torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = os.environ.get(
+        "GROVE_GLOO_IFNAME", f"gv{rank}a")
+    dist.init_process_group("gloo", init_method=os.environ.get(
+        "GROVE_GLOO_INIT", "tcp://10.77.0.1:29577"), rank=rank,
+        world_size=size)
+
+
 def torch_trainer(hook, weights, lr, rank, size, layers, bucket_mb):
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
-    torch.set_num_threads(1)
-    os.environ["GLOO_SOCKET_IFNAME"] = f"gv{rank}a"
-    dist.init_process_group("gloo", init_method="tcp://10.77.0.1:29577",
-                            rank=rank, world_size=size)
+    gloo_group(rank, size)
     modules = []
     for name, o, i in dims(layers):
         modules += [torch.nn.Linear(i, o), torch.nn.ReLU()]
