@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -193,6 +194,15 @@ Value mlir::grove::createSplatConstant(OpBuilder &b, Location loc,
       b, loc,
       DenseElementsAttr::get(type,
                              b.getFloatAttr(type.getElementType(), value)));
+}
+
+bool mlir::grove::isZeros(Value v) {
+  if (auto broadcast = v.getDefiningOp<BroadcastToOp>())
+    v = broadcast.getInput();
+  DenseElementsAttr value;
+  return matchPattern(v, m_Constant(&value)) && value.isSplat() &&
+         isa<FloatType>(value.getElementType()) &&
+         value.getSplatValue<APFloat>().isZero();
 }
 
 LogicalResult AssignOp::canonicalize(AssignOp op, PatternRewriter &rewriter) {

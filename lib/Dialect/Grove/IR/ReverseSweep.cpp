@@ -19,18 +19,6 @@ void ReverseSweep::propagateActivity(ArrayRef<Operation *> forward) {
 
 namespace {
 
-/// Whether `v` is all zeros: a splat zero constant, or one broadcast.
-bool isZeros(Value v) {
-  if (auto broadcast = v.getDefiningOp<BroadcastToOp>())
-    v = broadcast.getInput();
-  auto constant = v.getDefiningOp<ConstantOp>();
-  auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
-                        : SplatElementsAttr();
-  auto value = splat ? dyn_cast<FloatAttr>(splat.getSplatValue<Attribute>())
-                     : FloatAttr();
-  return value && value.getValue().isZero();
-}
-
 /// Whether the two slices provably miss each other: along some dimension
 /// both are static, unit-strided and their ranges do not meet.
 bool disjoint(tensor::InsertSliceOp a, tensor::InsertSliceOp b) {

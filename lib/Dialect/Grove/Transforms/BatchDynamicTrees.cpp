@@ -13,6 +13,8 @@
 // child slot k through edges p * K + k. The gradient runs the same groups in
 // reverse, recomputing each cell from the saved node states; a child's state
 // cotangent arrives through its one parent edge, which a later group wrote.
+// The first group has no children (they come in earlier groups): it is peeled
+// off the loop, its cell specialized to zero child arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::grove {
 #define GEN_PASS_DEF_GROVEBATCHDYNAMICTREES
@@ -148,6 +151,19 @@ public:
                                [&](Value v) { return map.lookupOrDefault(v); });
   }
 
+  /// `n` rows of zeros of `t`'s row type.
+  Value zeroRows(Type t, Value n) {
+    auto type = cast<RankedTensorType>(t);
+    Value zero = createSplatConstant(
+        b, loc, RankedTensorType::get({}, type.getElementType()), 0.0);
+    return BroadcastToOp::create(b, loc, zero, withDynamicRows(type.getShape()),
+                                 {n});
+  }
+
+  SmallVector<Value> inlineLeafCell(Region &cell, ValueRange args,
+                                    unsigned firstChild, unsigned numChildren,
+                                    SmallVectorImpl<bool> &zeroResults);
+
   /// The edges of child slot `k` of the group's nodes (N-ary).
   Value slotEdges(const Group &g, int64_t k) {
     return addI(mul(g.first, constant(edgesPerNode)), constant(k));
@@ -198,24 +214,121 @@ public:
   int64_t edgesPerNode;
 };
 
-/// An scf.for over the schedule's groups, forward or (`reverse`) backward,
-/// carrying `init`; `body` builds an iteration from the group and the
-/// carried values and returns the next ones.
+/// Whether `op`'s result is zeros, those of its operands in `zeros` (or
+/// zero constants) being zeros. A product with zeros is taken as zeros
+/// whatever the other factor holds (an infinite weight gives no NaN).
+bool givesZeros(Operation &op, const llvm::DenseSet<Value> &zeros) {
+  auto zero = [&](Value v) { return zeros.contains(v) || isZeros(v); };
+  if (isa<MatmulOp, MulOp>(op))
+    return llvm::any_of(op.getOperands(), zero);
+  if (isa<AddOp, SubOp, ConcatOp>(op))
+    return llvm::all_of(op.getOperands(), zero);
+  if (isa<SliceOp, TransposeOp, ReshapeOp, FlattenOp, BroadcastToOp,
+          ReduceSumOp, ReluOp, TanhOp, GatherOp, SegmentSumOp>(op))
+    return zero(op.getOperand(0));
+  return false;
+}
+
+/// For `x + 0`, `0 + x` or `x - 0` of x's type: x.
+Value addendOfZeros(Operation &op, const llvm::DenseSet<Value> &zeros) {
+  if (!isa<AddOp, SubOp>(op))
+    return {};
+  auto zero = [&](Value v) { return zeros.contains(v) || isZeros(v); };
+  Value lhs = op.getOperand(0), rhs = op.getOperand(1);
+  Type type = op.getResult(0).getType();
+  if (zero(rhs) && lhs.getType() == type)
+    return lhs;
+  if (isa<AddOp>(op) && zero(lhs) && rhs.getType() == type)
+    return rhs;
+  return {};
+}
+
+/// The cell inlined for a group whose nodes have no children, its
+/// arguments [firstChild, firstChild + numChildren) being zeros: sums with
+/// zeros are their other term and products with them zeros, so a leaf
+/// does no work for its absent children (a Tree-LSTM's U GEMMs, forward
+/// and backward). What that leaves unused, the zero arguments included, is
+/// erased. `zeroResults` says which results are known zeros, which the
+/// caller need not add anywhere.
+SmallVector<Value>
+TreeLowering::inlineLeafCell(Region &cell, ValueRange args, unsigned firstChild,
+                             unsigned numChildren,
+                             SmallVectorImpl<bool> &zeroResults) {
+  IRMapping map;
+  map.map(cell.getArguments(), args);
+  llvm::DenseSet<Value> zeros; // of the cell's own values
+  SmallVector<Operation *> cloned;
+  for (unsigned i = 0; i < numChildren; ++i)
+    zeros.insert(cell.getArgument(firstChild + i));
+  for (Operation &op : cell.front().without_terminator()) {
+    if (Value kept = addendOfZeros(op, zeros)) {
+      if (zeros.contains(kept))
+        zeros.insert(op.getResult(0));
+      map.map(op.getResult(0), map.lookupOrDefault(kept));
+      continue;
+    }
+    if (givesZeros(op, zeros))
+      zeros.insert(op.getResult(0));
+    cloned.push_back(b.clone(op, map));
+  }
+  auto yield = cast<YieldOp>(cell.front().getTerminator());
+  zeroResults.clear();
+  SmallVector<Value> results;
+  for (Value v : yield.getValues()) {
+    zeroResults.push_back(zeros.contains(v) || isZeros(v));
+    results.push_back(map.lookupOrDefault(v));
+  }
+  // The zero arguments' ops (zeroRows': a constant, broadcast) go first.
+  SmallVector<Operation *> made;
+  for (Value zero : args.slice(firstChild, numChildren))
+    if (auto broadcast = zero.getDefiningOp<BroadcastToOp>())
+      made.append({broadcast.getInput().getDefiningOp(), broadcast});
+  cloned.insert(cloned.begin(), made.begin(), made.end());
+  // Zero results the caller skips are not used yet: keep them for it.
+  for (Operation *op : llvm::reverse(cloned))
+    if (op && isOpTriviallyDead(op) &&
+        llvm::none_of(op->getResults(),
+                      [&](Value r) { return llvm::is_contained(results, r); }))
+      op->erase();
+  return results;
+}
+
+/// Group 0's work, `body` on it where the schedule has any group (else
+/// `init` as it is): the first group has no children, so the folds peel it
+/// off their loops.
+SmallVector<Value>
+firstGroup(TreeLowering &t, ValueRange init,
+           function_ref<SmallVector<Value>(const Group &, ValueRange)> body) {
+  OpBuilder &b = t.b;
+  Value any = arith::CmpIOp::create(b, t.loc, arith::CmpIPredicate::sgt,
+                                    t.schedule.getCount(), t.constant(0));
+  auto branch = scf::IfOp::create(b, t.loc, TypeRange(init), any,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(b, t.loc, body(t.readGroup(t.constant(0)), init));
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, t.loc, init);
+  return branch.getResults();
+}
+
+/// An scf.for over the schedule's groups after the first (firstGroup's),
+/// forward or (`reverse`) backward, carrying `init`; `body` builds an
+/// iteration from the group and the carried values and returns the next
+/// ones.
 SmallVector<Value> loopOverGroups(
     TreeLowering &t, ValueRange init, bool reverse,
     function_ref<SmallVector<Value>(const Group &, ValueRange)> body) {
   OpBuilder &b = t.b;
   Value count = t.schedule.getCount();
   auto loop = scf::ForOp::create(
-      b, t.loc, t.constant(0), count, t.constant(1), init,
+      b, t.loc, t.constant(1), count, t.constant(1), init,
       [&](OpBuilder &nested, Location, Value i, ValueRange carried) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(nested.getInsertionBlock());
         Value g = i;
-        if (reverse)
-          g = arith::SubIOp::create(b, t.loc,
-                                    arith::SubIOp::create(b, t.loc, count, i),
-                                    t.constant(1));
+        if (reverse) // count - 1 down to 1
+          g = arith::SubIOp::create(b, t.loc, count, i);
         SmallVector<Value> next = body(t.readGroup(g), carried);
         scf::YieldOp::create(b, t.loc, next);
       });
@@ -243,8 +356,10 @@ Value accumulateInPlace(OpBuilder &b, Location loc, Value acc, Value d) {
 
 void TreeLowering::accumulate(MutableArrayRef<Value> sums,
                               ArrayRef<Value> more) {
+  // A cell's VJP yields zero constants for captures it does not use.
   for (auto [sum, d] : llvm::zip_equal(sums, more))
-    sum = accumulateInPlace(b, loc, sum, d);
+    if (!isZeros(d))
+      sum = accumulateInPlace(b, loc, sum, d);
 }
 
 SmallVector<Value> groupRows(TreeLowering &t, ValueRange all, const Group &g) {
@@ -278,8 +393,24 @@ void lowerFold(TreeFoldOp op, int64_t mode) {
         in, n, "grove.tree_fold: an input's rows and the forest's nodes"));
   for (Value s : op.getNodeStates())
     init.push_back(t.uninitialized(s.getType(), n));
+  SmallVector<Type> childTypes = getTreeCellTypes(op).getNodeChildTypes();
+  SmallVector<Value> leaves =
+      firstGroup(t, init, [&](const Group &g, ValueRange carried) {
+        SmallVector<Value> args = groupRows(t, inputs, g);
+        for (Type child : childTypes)
+          args.push_back(t.zeroRows(child, g.count));
+        llvm::append_range(args, op.getCaptures());
+        SmallVector<bool> zeros;
+        SmallVector<Value> next;
+        for (auto [s, dest] :
+             llvm::zip(t.inlineLeafCell(op.getNode(), args, inputs.size(),
+                                        childTypes.size(), zeros),
+                       carried))
+          next.push_back(t.insertRows(s, dest, g.first));
+        return next;
+      });
   SmallVector<Value> states = loopOverGroups(
-      t, init, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
+      t, leaves, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
         SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
         llvm::append_range(
             args, form.buildChildArgs(t, g, getFoldValues(op, inputs, carried),
@@ -367,8 +498,18 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
     for (Type sum : getTreeCellTypes(op).getNodeChildTypes())
       init.childSums.push_back(t.uninitialized(sum, n));
   size_t numInputs = inputs.size(), numCaptures = op.getCaptures().size();
+  // The group's state cotangents: its rows' own and what their parent edges
+  // received from later groups.
+  auto stateCotangents = [&](const Group &g, const CarriedCotangents &d) {
+    Value parents = t.rows(s.getParentEdge(), g.first, g.count);
+    SmallVector<Value> out;
+    for (auto [ds, de] : llvm::zip(dStates, d.edgeChildStates))
+      out.push_back(AddOp::create(b, loc, t.rows(ds, g.first, g.count),
+                                  t.gather(de, parents)));
+    return out;
+  };
 
-  SmallVector<Value> done = loopOverGroups(
+  SmallVector<Value> looped = loopOverGroups(
       t, init.flatten(), /*reverse=*/true,
       [&](const Group &g, ValueRange carried) {
         CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
@@ -377,10 +518,7 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
             form.buildChildArgs(t, g, values, edgeArgs);
         llvm::append_range(args, children);
         llvm::append_range(args, op.getCaptures());
-        Value parents = t.rows(s.getParentEdge(), g.first, g.count);
-        for (auto [ds, de] : llvm::zip(dStates, d.edgeChildStates))
-          args.push_back(AddOp::create(b, loc, t.rows(ds, g.first, g.count),
-                                       t.gather(de, parents)));
+        llvm::append_range(args, stateCotangents(g, d));
         SmallVector<Value> grads = t.inlineCell(op.getNodeGrad(), args);
         SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
         ArrayRef<Value> dChildren =
@@ -388,6 +526,30 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
         t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures));
         form.buildChildCotangents(t, g, values, dChildren, edgeArgs, d, dRows);
         for (auto [dRow, dInput] : llvm::zip_equal(dRows, d.inputs))
+          dInput = t.insertRows(dRow, dInput, g.first);
+        return d.flatten();
+      });
+  SmallVector<Type> childTypes = getTreeCellTypes(op).getNodeChildTypes();
+  SmallVector<Value> done =
+      firstGroup(t, looped, [&](const Group &g, ValueRange carried) {
+        CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
+        SmallVector<Value> args = groupRows(t, inputs, g);
+        for (Type child : childTypes)
+          args.push_back(t.zeroRows(child, g.count));
+        llvm::append_range(args, op.getCaptures());
+        llvm::append_range(args, stateCotangents(g, d));
+        SmallVector<bool> zeros;
+        SmallVector<Value> grads = t.inlineLeafCell(
+            op.getNodeGrad(), args, numInputs, childTypes.size(), zeros);
+        // No children: no cotangents of theirs to pass on, and no capture
+        // cotangent that is known zeros to add.
+        for (auto [sum, dc, zero] :
+             llvm::zip_equal(d.captures, ArrayRef(grads).take_back(numCaptures),
+                             ArrayRef(zeros).take_back(numCaptures)))
+          if (!zero)
+            sum = accumulateInPlace(b, loc, sum, dc);
+        for (auto [dRow, dInput] :
+             llvm::zip(ArrayRef(grads).take_front(numInputs), d.inputs))
           dInput = t.insertRows(dRow, dInput, g.first);
         return d.flatten();
       });

@@ -58,14 +58,6 @@ std::optional<ChannelSlice> getChannelSlice(Value v) {
   return ChannelSlice{slice.getInput(), starts[1], limit - starts[1]};
 }
 
-/// True for a grove.constant whose every element is zero.
-bool isZero(Value v) {
-  DenseElementsAttr value;
-  return matchPattern(v, m_Constant(&value)) && value.isSplat() &&
-         llvm::isa<FloatType>(value.getElementType()) &&
-         value.getSplatValue<APFloat>().isZero();
-}
-
 /// The leaves of a tree of single-use grove.add ops rooted at `root`. An
 /// added zero is no leaf: Python's sum() starts from 0, and exporters keep
 /// that `+ 0`.
@@ -83,10 +75,10 @@ void collectSumLeaves(Value v, bool isRoot, SmallVectorImpl<Value> &leaves,
     inner.push_back(add);
     collectSumLeaves(lhs, false, leaves, inner);
     collectSumLeaves(rhs, false, leaves, inner);
-  } else if (lhsWhole && isZero(rhs)) {
+  } else if (lhsWhole && isZeros(rhs)) {
     inner.push_back(add);
     collectSumLeaves(lhs, false, leaves, inner);
-  } else if (rhsWhole && isZero(lhs)) {
+  } else if (rhsWhole && isZeros(lhs)) {
     inner.push_back(add);
     collectSumLeaves(rhs, false, leaves, inner);
   } else {

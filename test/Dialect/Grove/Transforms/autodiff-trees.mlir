@@ -29,23 +29,39 @@
 // state cotangents, the inputs' by position and the summed children's
 // (each row written by its group before a later one reads it: no fill),
 // and the capture's sum (zeros, accumulated in place); a group reads its
-// nodes' cotangents through their parent edges.
+// nodes' cotangents through their parent edges. Group 0, the leaves, is
+// peeled off both loops (first forward, last backward): no children to
+// gather or sum, no child cotangents to write.
 // LOOP-LABEL: func.func @f
 // LOOP: %[[ORDER:[a-z0-9_]+]], %{{.*}}, %[[GROUPS:[a-z0-9_]+]], %{{.*}}, %{{.*}}, %{{.*}}, %[[PEDGE:[a-z0-9_]+]], %{{.*}}, %{{.*}}, %[[COUNT:[a-z0-9_]+]] = grove.tree_schedule
 // LOOP-NOT: grove.tree_schedule
 // LOOP: %[[S0:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x8xf32>
-// LOOP: scf.for %{{.*}} = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%{{.*}} = %[[S0]])
+// LOOP: %[[ANY:.*]] = arith.cmpi sgt, %[[COUNT]], %[[C0:.*]] : index
+// LOOP: %[[LEAVES:.*]] = scf.if %[[ANY]] -> (tensor<?x8xf32>) {
+// LOOP: tensor.extract %[[GROUPS]][%[[C0]], %[[C0]]]
+// LOOP-NOT: grove.segment_sum
+// LOOP: } else {
+// LOOP: scf.for %{{.*}} = %[[C1:.*]] to %[[COUNT]] step %{{.*}} iter_args(%{{.*}} = %[[LEAVES]])
 // LOOP: %[[DE:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x8xf32>
 // LOOP: %[[DX:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x4xf32>
 // LOOP: %[[ZW:.*]] = grove.constant dense<0.000000e+00> : tensor<4x8xf32>
 // LOOP: %[[DS:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x8xf32>
-// LOOP: scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[E:.*]] = %[[DE]], %{{.*}} = %[[DX]], %{{.*}} = %[[ZW]], %{{.*}} = %[[DS]])
-// LOOP: %[[REV:.*]] = arith.subi %[[COUNT]], %[[I]]
-// LOOP: %[[G:.*]] = arith.subi %[[REV]], %{{.*}}
+// LOOP: %[[LOOPED:.*]]:4 = scf.for %[[I:.*]] = %[[C1]] to %[[COUNT]] step %{{.*}} iter_args(%[[E:.*]] = %[[DE]], %{{.*}} = %[[DX]], %{{.*}} = %[[ZW]], %{{.*}} = %[[DS]])
+// LOOP: %[[G:.*]] = arith.subi %[[COUNT]], %[[I]]
 // LOOP: tensor.extract %[[GROUPS]][%[[G]], %{{.*}}]
+// LOOP: grove.segment_sum
 // LOOP: %[[PE:.*]] = tensor.extract_slice %[[PEDGE]]
 // LOOP: grove.gather %[[E]], %[[PE]]
 // LOOP: grove.matmul {{.*}} {transpose_lhs}
+// LOOP: %[[LEAF:.*]]:4 = scf.if %[[ANY]]
+// LOOP: tensor.extract %[[GROUPS]][%[[C0]], %[[C0]]]
+// LOOP-NOT: grove.segment_sum
+// LOOP: grove.gather %[[LOOPED]]#0
+// LOOP: grove.matmul {{.*}} {transpose_lhs}
+// LOOP: outs(%[[LOOPED]]#2 : tensor<4x8xf32>)
+// LOOP: scf.yield %[[LOOPED]]#0, %{{.*}}, %{{.*}}, %[[LOOPED]]#3
+// LOOP: } else {
+// LOOP: return %{{.*}}, %[[LEAF]]#2
 // LOOP-NOT: grove.tree_fold_grad
 grove.param @w : tensor<4x8xf32>
 func.func @f(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,

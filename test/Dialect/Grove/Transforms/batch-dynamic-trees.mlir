@@ -10,7 +10,10 @@
 // states over the group's edges, sums each node's edges (segment_sum over
 // its slice of child_start), runs the cell and writes the rows back; then
 // every node's and the roots' states are gathered out. The forest's
-// arguments are marked for the runtime's check.
+// arguments are marked for the runtime's check. Group 0 (leaves only:
+// children come in earlier groups) is peeled off the loop, where there is
+// any group: its cell has no children to gather or sum, and the add of
+// their (zero) sum is gone.
 // CHECK-LABEL: func.func @child_sum(
 // CHECK-SAME: %[[OFF:[a-z0-9]+]]: tensor<?xi32> {grove.forest = array<i64: 1, 2, 0>}
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x4xf32> {grove.forest_nodes = 0 : i64}
@@ -18,7 +21,19 @@
 // CHECK: grove.agree_dims %{{.*}}, %{{.*}}, "grove.tree_fold: an input's rows and the forest's nodes"
 // CHECK: %[[XP:.*]] = grove.gather %[[X]], %[[ORDER]]
 // CHECK: %[[INIT:.*]] = bufferization.alloc_tensor(%{{.*}}) : tensor<?x8xf32>
-// CHECK: %[[DONE:.*]] = scf.for %[[G:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ST:.*]] = %[[INIT]]) -> (tensor<?x8xf32>) {
+// CHECK: %[[ANY:.*]] = arith.cmpi sgt, %[[COUNT]], %{{.*}} : index
+// CHECK: %[[LEAVES:.*]] = scf.if %[[ANY]] -> (tensor<?x8xf32>) {
+// CHECK-COUNT-4: tensor.extract %[[GROUPS]][%[[ZERO:[a-z0-9_]+]],
+// CHECK: %[[LROWS:.*]] = tensor.extract_slice %[[XP]]
+// CHECK-NOT: grove.gather
+// CHECK-NOT: grove.segment_sum
+// CHECK: %[[LA:.*]] = grove.matmul %[[LROWS]]
+// CHECK-NEXT: %[[LT:.*]] = grove.tanh %[[LA]]
+// CHECK: %[[LINS:.*]] = tensor.insert_slice %[[LT]] into %[[INIT]]
+// CHECK-NEXT: scf.yield %[[LINS]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[INIT]]
+// CHECK: %[[DONE:.*]] = scf.for %[[G:.*]] = %c1{{[_0-9]*}} to %[[COUNT]] step %{{.*}} iter_args(%[[ST:.*]] = %[[LEAVES]]) -> (tensor<?x8xf32>) {
 // CHECK-COUNT-4: tensor.extract %[[GROUPS]][%[[G]]
 // CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[XP]]
 // CHECK: %[[EROWS:.*]] = tensor.extract_slice %[[EDGES]]
@@ -49,6 +64,41 @@ func.func @child_sum(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi
       grove.yield %t : tensor<?x8xf32>
     }
   return %h, %hr : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// -----
+
+// The leaves' cell: a product with the (zero) child sum is zeros and a sum
+// with it its other term, so the peeled group has no GEMM by U; a use the
+// zeros do not vanish from (sigmoid) still gets them, broadcast. The loop's
+// cell is the whole one.
+// CHECK-LABEL: func.func @leaf_cell(
+// CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<4x8xf32>, %[[U:[a-z0-9]+]]: tensor<8x8xf32>)
+// CHECK: scf.if
+// CHECK: %[[Z:.*]] = grove.broadcast_to
+// CHECK-NEXT: %[[A:.*]] = grove.matmul %{{.*}}, %[[W]]
+// CHECK-NEXT: %[[S:.*]] = grove.sigmoid %[[Z]]
+// CHECK-NEXT: grove.mul %[[A]], %[[S]]
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: grove.matmul %{{.*}}, %[[W]]
+// CHECK: grove.matmul %{{.*}}, %[[U]]
+// CHECK: grove.add
+func.func @leaf_cell(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
+                     %x: tensor<?x4xf32>, %w: tensor<4x8xf32>, %u: tensor<8x8xf32>) -> tensor<?x8xf32> {
+  %h, %hr = grove.tree_fold %off, %ch, %roots inputs(%x : tensor<?x4xf32>)
+      captures(%w, %u : tensor<4x8xf32>, tensor<8x8xf32>) {arity = 0 : i64}
+      : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x8xf32>, tensor<?x8xf32>)
+    node {
+    ^bb0(%xi: tensor<?x4xf32>, %hs: tensor<?x8xf32>, %wi: tensor<4x8xf32>, %ui: tensor<8x8xf32>):
+      %a = grove.matmul %xi, %wi : (tensor<?x4xf32>, tensor<4x8xf32>) -> tensor<?x8xf32>
+      %b = grove.matmul %hs, %ui : (tensor<?x8xf32>, tensor<8x8xf32>) -> tensor<?x8xf32>
+      %s = grove.add %a, %b : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+      %g = grove.sigmoid %hs : tensor<?x8xf32>
+      %m = grove.mul %s, %g : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+      grove.yield %m : tensor<?x8xf32>
+    }
+  return %hr : tensor<?x8xf32>
 }
 
 // -----

@@ -78,6 +78,10 @@ class AutocastFollow : public OpTrait::TraitBase<ConcreteType, AutocastFollow> {
 Value createSplatConstant(OpBuilder &b, Location loc, RankedTensorType type,
                           double value);
 
+/// Whether `v` is all float zeros: a splat zero grove.constant, or one
+/// broadcast.
+bool isZeros(Value v);
+
 /// `v` under any tensor.expand_shape / collapse_shape (views of it).
 Value getReshapeRoot(Value v);
 

@@ -315,6 +315,10 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
     (`grove.segment_sum`); N-ary gathers each child slot, zeros where a
     node has no such child. The gradient runs the groups in reverse with
     the cells' VJPs, recomputing each cell from the saved node states.
+    The first group has no children (they come in earlier groups): it is
+    peeled off both loops, its cell inlined with zero child arguments, so
+    products with them are dropped (zeros) and sums with them are their
+    other term.
 
     `mode=levels` groups the nodes by level (1 + the highest child level):
     one cell call per level. `mode=levels-by-arity` splits each level by
