@@ -23,6 +23,8 @@
 #include "grove/Dialect/Grove/IR/TreeFold.h"
 #include "grove/Dialect/Grove/Transforms/Passes.h"
 
+#include "TreeResiduals.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -53,6 +55,10 @@ public:
     schedule = TreeScheduleOp::create(b, loc, forest[0], forest[1], forest[2],
                                       edgesPerNode, mode);
   }
+  /// Over an existing schedule (the forward fold's, for its gradient).
+  TreeLowering(OpBuilder &b, Location loc, TreeScheduleOp schedule,
+               int64_t edgesPerNode)
+      : schedule(schedule), b(b), loc(loc), edgesPerNode(edgesPerNode) {}
 
   OpBuilder &getBuilder() override { return b; }
   Location getLoc() override { return loc; }
@@ -140,16 +146,48 @@ public:
         ValueRange{n});
   }
 
-  /// The cell's results on `args`, its ops cloned here.
+  /// The cell's results on `args`, its ops cloned here (a form's edge
+  /// cell or its VJP): of `savingCell`, `savingValues` are kept in
+  /// `savedRows`; of a region in `givenRows`, its values are the given rows.
   SmallVector<Value> inlineCell(Region &cell, ValueRange args) override {
-    IRMapping map;
-    map.map(cell.getArguments(), args);
-    for (Operation &op : cell.front().without_terminator())
-      b.clone(op, map);
-    auto yield = cast<YieldOp>(cell.front().getTerminator());
-    return llvm::map_to_vector(yield.getValues(),
-                               [&](Value v) { return map.lookupOrDefault(v); });
+    CellInlining how;
+    if (&cell == savingCell)
+      how.extra = savingValues;
+    auto given = givenRows.find(&cell);
+    if (given != givenRows.end()) {
+      how.given = given->second.first;
+      how.givenValues = given->second.second;
+    }
+    SmallVector<bool> zeros;
+    SmallVector<Value> results = inlineCell(cell, args, how, zeros);
+    if (&cell != savingCell)
+      return results;
+    savedRows.assign(results.end() - savingValues.size(), results.end());
+    results.truncate(results.size() - savingValues.size());
+    return results;
   }
+  Region *savingCell = nullptr;
+  ArrayRef<Value> savingValues;
+  SmallVector<Value> savedRows;
+  llvm::DenseMap<Region *, std::pair<ArrayRef<Value>, ArrayRef<Value>>>
+      givenRows;
+
+  /// What a group's inlined cell knows besides its arguments.
+  struct CellInlining {
+    /// The group's row count: dim 0 of any row tensor of the cell.
+    Value count;
+    /// Arguments [firstZero, firstZero + numZeros) are zeros (a leaf
+    /// group's children).
+    unsigned firstZero = 0, numZeros = 0;
+    /// Values of the cell not to compute but to take from `givenValues`
+    /// (rows the forward saved).
+    ArrayRef<Value> given, givenValues;
+    /// Values of the cell wanted after its results (rows to save).
+    ArrayRef<Value> extra;
+  };
+  SmallVector<Value> inlineCell(Region &cell, ValueRange args,
+                                const CellInlining &how,
+                                SmallVectorImpl<bool> &zeroResults);
 
   /// `n` rows of zeros of `t`'s row type.
   Value zeroRows(Type t, Value n) {
@@ -159,10 +197,6 @@ public:
     return BroadcastToOp::create(b, loc, zero, withDynamicRows(type.getShape()),
                                  {n});
   }
-
-  SmallVector<Value> inlineLeafCell(Region &cell, ValueRange args,
-                                    unsigned firstChild, unsigned numChildren,
-                                    SmallVectorImpl<bool> &zeroResults);
 
   /// The edges of child slot `k` of the group's nodes (N-ary).
   Value slotEdges(const Group &g, int64_t k) {
@@ -243,24 +277,37 @@ Value addendOfZeros(Operation &op, const llvm::DenseSet<Value> &zeros) {
   return {};
 }
 
-/// The cell inlined for a group whose nodes have no children, its
-/// arguments [firstChild, firstChild + numChildren) being zeros: sums with
-/// zeros are their other term and products with them zeros, so a leaf
-/// does no work for its absent children (a Tree-LSTM's U GEMMs, forward
-/// and backward). What that leaves unused, the zero arguments included, is
-/// erased. `zeroResults` says which results are known zeros, which the
-/// caller need not add anywhere.
+/// The cell's results on `args` and then the `extra` values, its ops
+/// cloned here but those `how` makes unneeded:
+/// * the given values are taken, not computed;
+/// * dim 0 of a row tensor is the group's count;
+/// * with zero arguments (a group whose nodes have no children: their
+///   sums or slots), sums with zeros are their other term and products with
+///   them zeros, so a leaf does no work for its absent children (a
+///   Tree-LSTM's U GEMMs, forward and backward).
+/// What that leaves unused, the zero arguments included, is erased.
+/// `zeroResults` says which results are known zeros, which the caller need
+/// not add anywhere.
 SmallVector<Value>
-TreeLowering::inlineLeafCell(Region &cell, ValueRange args, unsigned firstChild,
-                             unsigned numChildren,
-                             SmallVectorImpl<bool> &zeroResults) {
+TreeLowering::inlineCell(Region &cell, ValueRange args, const CellInlining &how,
+                         SmallVectorImpl<bool> &zeroResults) {
   IRMapping map;
   map.map(cell.getArguments(), args);
+  map.map(how.given, how.givenValues);
   llvm::DenseSet<Value> zeros; // of the cell's own values
+  for (unsigned i = 0; i < how.numZeros; ++i)
+    zeros.insert(cell.getArgument(how.firstZero + i));
   SmallVector<Operation *> cloned;
-  for (unsigned i = 0; i < numChildren; ++i)
-    zeros.insert(cell.getArgument(firstChild + i));
   for (Operation &op : cell.front().without_terminator()) {
+    if (op.getNumResults() &&
+        llvm::all_of(op.getResults(), [&](Value r) { return map.contains(r); }))
+      continue;
+    auto dim = dyn_cast<tensor::DimOp>(op);
+    if (dim && how.count && isCellRows(dim.getSource()) &&
+        dim.getConstantIndex() == std::optional<int64_t>(0)) {
+      map.map(dim.getResult(), how.count);
+      continue;
+    }
     if (Value kept = addendOfZeros(op, zeros)) {
       if (zeros.contains(kept))
         zeros.insert(op.getResult(0));
@@ -278,9 +325,11 @@ TreeLowering::inlineLeafCell(Region &cell, ValueRange args, unsigned firstChild,
     zeroResults.push_back(zeros.contains(v) || isZeros(v));
     results.push_back(map.lookupOrDefault(v));
   }
+  for (Value v : how.extra)
+    results.push_back(map.lookupOrDefault(v));
   // The zero arguments' ops (zeroRows': a constant, broadcast) go first.
   SmallVector<Operation *> made;
-  for (Value zero : args.slice(firstChild, numChildren))
+  for (Value zero : args.slice(how.firstZero, how.numZeros))
     if (auto broadcast = zero.getDefiningOp<BroadcastToOp>())
       made.append({broadcast.getInput().getDefiningOp(), broadcast});
   cloned.insert(cloned.begin(), made.begin(), made.end());
@@ -380,7 +429,49 @@ TreeFoldValues getFoldValues(OpTy op, ValueRange inputs, ValueRange states) {
   return v;
 }
 
-void lowerFold(TreeFoldOp op, int64_t mode) {
+/// A fold lowered with its gradient: the rows its forward saves for it.
+struct SavedRows {
+  TreeResiduals residuals; // saved into buffers of their own
+  /// Residuals the cell yields as a state: read from the states' rows.
+  SmallVector<Value> fromStates;
+  SmallVector<unsigned> stateIndices;
+  /// The edge cell's residuals (the edge form), a row per edge, and the
+  /// same values in the gradient's copy of the edge cell (null where none).
+  TreeResiduals edgeResiduals;
+  SmallVector<Value> edgeCopies;
+  /// Set by the fold's lowering, for the gradient's.
+  TreeScheduleOp schedule;
+  SmallVector<Value> buffers;     // one a residual, a row per position
+  SmallVector<Value> edgeBuffers; // one an edge residual, a row per edge
+};
+
+/// What `fold` saves for `grad`: each residual (TreeResiduals.h) the
+/// node cell yields as a state is read back from the states by position;
+/// the others get buffers.
+void planSavedRows(TreeFoldOp fold, TreeFoldGradOp grad, SavedRows &saved) {
+  TreeResiduals all = findCellResiduals(fold.getNode(), grad.getNodeGrad());
+  auto yield = cast<YieldOp>(fold.getNode().front().getTerminator());
+  for (auto [f, g] : llvm::zip_equal(all.forward, all.backward)) {
+    auto state = llvm::find(yield.getValues(), f);
+    if (state != yield.getValues().end()) {
+      saved.fromStates.push_back(g);
+      saved.stateIndices.push_back(
+          std::distance(yield.getValues().begin(), state));
+      continue;
+    }
+    saved.residuals.forward.push_back(f);
+    saved.residuals.backward.push_back(g);
+  }
+  if (!fold.getForm().hasEdgeCell())
+    return;
+  saved.edgeResiduals = findCellResiduals(fold.getEdge(), grad.getEdgeGrad());
+  saved.edgeCopies = findRecomputed(fold.getEdge(), grad.getEdge(),
+                                    saved.edgeResiduals.forward);
+}
+
+/// Lowers `op`; with `saved`, its loop also writes each group's rows of
+/// the residuals into buffers by position, which it records there.
+void lowerFold(TreeFoldOp op, int64_t mode, SavedRows *saved) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   const TreeCellForm &form = op.getForm();
@@ -393,35 +484,75 @@ void lowerFold(TreeFoldOp op, int64_t mode) {
         in, n, "grove.tree_fold: an input's rows and the forest's nodes"));
   for (Value s : op.getNodeStates())
     init.push_back(t.uninitialized(s.getType(), n));
+  ArrayRef<Value> residuals;
+  size_t numEdgeBuffers = 0;
+  if (saved) {
+    residuals = saved->residuals.forward;
+    for (Value r : residuals)
+      init.push_back(t.uninitialized(r.getType(), n));
+    Value e = tensor::DimOp::create(b, loc, t.schedule.getEdgeChild(), 0);
+    for (Value r : saved->edgeResiduals.forward)
+      init.push_back(t.uninitialized(r.getType(), e));
+    numEdgeBuffers = saved->edgeResiduals.forward.size();
+    // The edge cell, inlined by the form, gives its residuals' rows too.
+    if (numEdgeBuffers) {
+      t.savingCell = &op.getEdge();
+      t.savingValues = saved->edgeResiduals.forward;
+    }
+  }
+  size_t numStates = op.getNumStates();
+  // The cell on `args`, the group's input rows and its children's values
+  // (`numZeros` of them zeros), then its states and saved rows written into
+  // the carried buffers; the edge cell's saved rows (if it ran) into the
+  // edge buffers.
+  auto runCell = [&](const Group &g, ValueRange carried,
+                     SmallVector<Value> args, unsigned numZeros) {
+    llvm::append_range(args, op.getCaptures());
+    TreeLowering::CellInlining how;
+    how.count = g.count;
+    how.firstZero = inputs.size();
+    how.numZeros = numZeros;
+    how.extra = residuals;
+    SmallVector<bool> zeros;
+    SmallVector<Value> next;
+    for (auto [s, dest] :
+         llvm::zip(t.inlineCell(op.getNode(), args, how, zeros), carried))
+      next.push_back(t.insertRows(s, dest, g.first));
+    ValueRange edgeBuffers = carried.take_back(numEdgeBuffers);
+    if (t.savedRows.empty()) {
+      llvm::append_range(next, edgeBuffers);
+      return next;
+    }
+    for (auto [r, dest] : llvm::zip_equal(t.savedRows, edgeBuffers))
+      next.push_back(t.insertRows(r, dest, g.firstEdge));
+    t.savedRows.clear();
+    return next;
+  };
   SmallVector<Type> childTypes = getTreeCellTypes(op).getNodeChildTypes();
   SmallVector<Value> leaves =
       firstGroup(t, init, [&](const Group &g, ValueRange carried) {
         SmallVector<Value> args = groupRows(t, inputs, g);
         for (Type child : childTypes)
           args.push_back(t.zeroRows(child, g.count));
-        llvm::append_range(args, op.getCaptures());
-        SmallVector<bool> zeros;
-        SmallVector<Value> next;
-        for (auto [s, dest] :
-             llvm::zip(t.inlineLeafCell(op.getNode(), args, inputs.size(),
-                                        childTypes.size(), zeros),
-                       carried))
-          next.push_back(t.insertRows(s, dest, g.first));
-        return next;
+        return runCell(g, carried, args, childTypes.size());
       });
-  SmallVector<Value> states = loopOverGroups(
+  SmallVector<Value> done = loopOverGroups(
       t, leaves, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
         SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
         llvm::append_range(
-            args, form.buildChildArgs(t, g, getFoldValues(op, inputs, carried),
-                                      edgeArgs));
-        llvm::append_range(args, op.getCaptures());
-        SmallVector<Value> next;
-        for (auto [s, dest] :
-             llvm::zip(t.inlineCell(op.getNode(), args), carried))
-          next.push_back(t.insertRows(s, dest, g.first));
-        return next;
+            args,
+            form.buildChildArgs(
+                t, g, getFoldValues(op, inputs, carried.take_front(numStates)),
+                edgeArgs));
+        return runCell(g, carried, args, 0);
       });
+  ArrayRef<Value> states = ArrayRef<Value>(done).take_front(numStates);
+  if (saved) {
+    saved->schedule = t.schedule;
+    saved->buffers.assign(done.begin() + numStates,
+                          done.end() - numEdgeBuffers);
+    saved->edgeBuffers.assign(done.end() - numEdgeBuffers, done.end());
+  }
   SmallVector<Value> results;
   for (Value s : states)
     results.push_back(t.gather(s, t.schedule.getPosition()));
@@ -462,12 +593,18 @@ private:
   }
 };
 
-void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
+/// Lowers `op`; with `saved` (its fold's, lowered before it), over the
+/// fold's schedule, reading the residuals' rows instead of recomputing them.
+void lowerFoldGrad(TreeFoldGradOp op, int64_t mode, const SavedRows *saved) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   const TreeCellForm &form = op.getForm();
-  TreeLowering t(b, loc, {op.getOffsets(), op.getChildren(), op.getRoots()},
-                 form.getEdgesPerNode(op.getArityAttr().getInt()), mode);
+  int64_t edgesPerNode = form.getEdgesPerNode(op.getArityAttr().getInt());
+  TreeLowering t =
+      saved ? TreeLowering(b, loc, saved->schedule, edgesPerNode)
+            : TreeLowering(b, loc,
+                           {op.getOffsets(), op.getChildren(), op.getRoots()},
+                           edgesPerNode, mode);
   TreeScheduleOp s = t.schedule;
   Value n = tensor::DimOp::create(b, loc, s.getOrder(), 0);
   Value e = tensor::DimOp::create(b, loc, s.getEdgeChild(), 0);
@@ -498,6 +635,48 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
     for (Type sum : getTreeCellTypes(op).getNodeChildTypes())
       init.childSums.push_back(t.uninitialized(sum, n));
   size_t numInputs = inputs.size(), numCaptures = op.getCaptures().size();
+  SmallVector<Type> childTypes = getTreeCellTypes(op).getNodeChildTypes();
+  // How a group's node_grad is inlined: its residuals read back from the
+  // forward's buffers, the first `numZeros` children known zeros.
+  SmallVector<Value> savedRows, givenCell;
+  auto reading = [&](const Group &g, unsigned numZeros) {
+    TreeLowering::CellInlining how;
+    how.count = g.count;
+    how.firstZero = numInputs;
+    how.numZeros = numZeros;
+    if (saved) {
+      savedRows.clear();
+      for (Value buffer : saved->buffers)
+        savedRows.push_back(t.rows(buffer, g.first, g.count));
+      for (unsigned i : saved->stateIndices)
+        savedRows.push_back(t.rows(states[i], g.first, g.count));
+      givenCell.assign(saved->residuals.backward);
+      llvm::append_range(givenCell, saved->fromStates);
+      how.given = givenCell;
+      how.givenValues = savedRows;
+    }
+    return how;
+  };
+  // The edge form: the group's edges' saved rows, given to the gradient's
+  // copy of the edge cell (which recomputes the messages) and to its VJP.
+  SmallVector<Value> edgeRows, copies, copyRows;
+  auto readEdges = [&](const Group &g) {
+    if (!saved || saved->edgeBuffers.empty())
+      return;
+    edgeRows.clear();
+    copies.clear();
+    copyRows.clear();
+    for (auto [buffer, copy] :
+         llvm::zip_equal(saved->edgeBuffers, saved->edgeCopies)) {
+      edgeRows.push_back(t.rows(buffer, g.firstEdge, g.numEdges));
+      if (copy) {
+        copies.push_back(copy);
+        copyRows.push_back(edgeRows.back());
+      }
+    }
+    t.givenRows[&op.getEdgeGrad()] = {saved->edgeResiduals.backward, edgeRows};
+    t.givenRows[&op.getEdge()] = {copies, copyRows};
+  };
   // The group's state cotangents: its rows' own and what their parent edges
   // received from later groups.
   auto stateCotangents = [&](const Group &g, const CarriedCotangents &d) {
@@ -514,12 +693,15 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
       [&](const Group &g, ValueRange carried) {
         CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
         SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
+        readEdges(g);
         SmallVector<Value> children =
             form.buildChildArgs(t, g, values, edgeArgs);
         llvm::append_range(args, children);
         llvm::append_range(args, op.getCaptures());
         llvm::append_range(args, stateCotangents(g, d));
-        SmallVector<Value> grads = t.inlineCell(op.getNodeGrad(), args);
+        SmallVector<bool> zeros;
+        SmallVector<Value> grads =
+            t.inlineCell(op.getNodeGrad(), args, reading(g, 0), zeros);
         SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
         ArrayRef<Value> dChildren =
             ArrayRef<Value>(grads).slice(numInputs, children.size());
@@ -529,7 +711,6 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
           dInput = t.insertRows(dRow, dInput, g.first);
         return d.flatten();
       });
-  SmallVector<Type> childTypes = getTreeCellTypes(op).getNodeChildTypes();
   SmallVector<Value> done =
       firstGroup(t, looped, [&](const Group &g, ValueRange carried) {
         CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
@@ -539,8 +720,8 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode) {
         llvm::append_range(args, op.getCaptures());
         llvm::append_range(args, stateCotangents(g, d));
         SmallVector<bool> zeros;
-        SmallVector<Value> grads = t.inlineLeafCell(
-            op.getNodeGrad(), args, numInputs, childTypes.size(), zeros);
+        SmallVector<Value> grads = t.inlineCell(
+            op.getNodeGrad(), args, reading(g, childTypes.size()), zeros);
         // No children: no cotangents of theirs to pass on, and no capture
         // cotangent that is known zeros to add.
         for (auto [sum, dc, zero] :
@@ -667,16 +848,35 @@ struct GroveBatchDynamicTreesPass
       if (isa<TreeFoldOp, TreeFoldGradOp>(op))
         ops.push_back(op);
     });
+    // A fold lowered with its gradient saves what the gradient would
+    // recompute (TreeResiduals.h). Planned before any lowering: the fold
+    // (lowered first, it comes first) is gone when its gradient is.
+    llvm::DenseMap<Operation *, std::unique_ptr<SavedRows>> savedBy;
+    llvm::DenseMap<Operation *, SavedRows *> savedFor;
+    for (Operation *op : ops)
+      if (auto grad = dyn_cast<TreeFoldGradOp>(op))
+        if (TreeFoldOp fold = getForwardFold(grad);
+            fold && !savedBy.count(fold)) {
+          auto saved = std::make_unique<SavedRows>();
+          planSavedRows(fold, grad, *saved);
+          if (saved->residuals.forward.empty() && saved->fromStates.empty() &&
+              saved->edgeResiduals.forward.empty())
+            continue;
+          savedFor[grad] = saved.get();
+          savedBy[fold] = std::move(saved);
+        }
     for (Operation *op : ops) {
       if (auto fold = dyn_cast<TreeFoldOp>(op)) {
         markForestArguments(
             fold, {fold.getOffsets(), fold.getChildren(), fold.getRoots()},
             fold.getInputs(),
             fold.getForm().getEdgesPerNode(fold.getArityAttr().getInt()));
-        lowerFold(fold, modeValue);
+        auto it = savedBy.find(op);
+        lowerFold(fold, modeValue,
+                  it == savedBy.end() ? nullptr : it->second.get());
         continue;
       }
-      lowerFoldGrad(cast<TreeFoldGradOp>(op), modeValue);
+      lowerFoldGrad(cast<TreeFoldGradOp>(op), modeValue, savedFor.lookup(op));
     }
   }
 };

@@ -148,7 +148,9 @@ def Grove_TreeFoldGradOp : Grove_Op<"tree_fold_grad",
 
     grove-batch-dynamic-trees lowers it over the same schedule as the fold,
     in reverse: a group's cotangents are complete once every later group
-    (its parents) has been processed.
+    (its parents) has been processed. Lowered together with the fold it is
+    the VJP of, it reads the recomputed values its regions' reverse parts
+    need from rows the fold's loop saved (docs/trees.md, "Saved rows").
   }];
   let arguments = (ins Grove_IndexList:$offsets, Grove_IndexList:$children,
                        Grove_IndexList:$roots,

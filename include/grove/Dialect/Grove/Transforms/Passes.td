@@ -318,7 +318,10 @@ def GroveBatchDynamicTrees : Pass<"grove-batch-dynamic-trees", "ModuleOp"> {
     The first group has no children (they come in earlier groups): it is
     peeled off both loops, its cell inlined with zero child arguments, so
     products with them are dropped (zeros) and sums with them are their
-    other term.
+    other term. A fold and its gradient lowered together share the
+    schedule, and the fold's loop saves, a row per node (and per edge for
+    the edge cell), the cell values the gradient's VJP regions would
+    recompute and read; the gradient's loop reads them back instead.
 
     `mode=levels` groups the nodes by level (1 + the highest child level):
     one cell call per level. `mode=levels-by-arity` splits each level by
