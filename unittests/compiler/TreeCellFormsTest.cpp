@@ -62,6 +62,9 @@ TEST(TreeCellForms, EdgeCellsAndEdgesPerNode) {
   EXPECT_TRUE(childSum.sumsChildren());
   EXPECT_TRUE(edge.sumsChildren());
   EXPECT_FALSE(nary.sumsChildren());
+  // A leaf's child sums and missing slots are zeros: its group is peeled.
+  for (const TreeCellForm *form : getTreeCellForms())
+    EXPECT_TRUE(form->givesLeavesZeros()) << form->getName().str();
   // The schedule: one edge a child (any number), or K slots a node.
   EXPECT_EQ(childSum.getEdgesPerNode(0), 0);
   EXPECT_EQ(edge.getEdgesPerNode(0), 0);

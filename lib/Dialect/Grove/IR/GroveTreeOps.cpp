@@ -100,6 +100,29 @@ bool isRowWise(Operation *op, const llvm::DenseSet<Value> &rows) {
          rowWise.keepsRowsApart([&](Value v) { return rows.contains(v); });
 }
 
+} // namespace
+
+llvm::DenseSet<Value> mlir::grove::getCellRows(Block &block,
+                                               ArrayRef<bool> rowArgs) {
+  llvm::DenseSet<Value> rows;
+  for (auto [arg, isRow] : llvm::zip_equal(block.getArguments(), rowArgs))
+    if (isRow)
+      rows.insert(arg);
+  for (Operation &op : block.without_terminator()) {
+    if (isa<tensor::DimOp>(op) ||
+        llvm::none_of(op.getOperands(),
+                      [&](Value v) { return rows.contains(v); }) ||
+        !isRowWise(&op, rows))
+      continue;
+    for (Value r : op.getResults())
+      if (hasDynamicRows(r.getType()))
+        rows.insert(r);
+  }
+  return rows;
+}
+
+namespace {
+
 /// The first `numRows` arguments of `block` have a row per node; every
 /// value computed from them must keep rows apart.
 LogicalResult verifyRowWise(Operation *owner, Block &block, unsigned numRows,

@@ -33,6 +33,8 @@ public:
 
   bool hasEdgeCell() const override { return false; }
   bool sumsChildren() const override { return true; }
+  // A sum over no children (of states or messages) is zeros.
+  bool givesLeavesZeros() const override { return true; }
   int64_t getEdgesPerNode(int64_t) const override { return 0; }
 
   SmallVector<Type> getNodeChildTypes(const TreeCellTypes &t) const override {
@@ -179,6 +181,8 @@ public:
 
   bool hasEdgeCell() const override { return false; }
   bool sumsChildren() const override { return false; }
+  // Missing slots are zeros.
+  bool givesLeavesZeros() const override { return true; }
   int64_t getEdgesPerNode(int64_t arity) const override { return arity; }
 
   SmallVector<Type> getNodeChildTypes(const TreeCellTypes &t) const override {

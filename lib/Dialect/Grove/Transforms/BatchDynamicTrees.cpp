@@ -31,6 +31,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::grove {
@@ -166,6 +167,8 @@ public:
     results.truncate(results.size() - savingValues.size());
     return results;
   }
+  /// The fold's captures: the arguments of its cells without rows.
+  llvm::DenseSet<Value> captureValues;
   Region *savingCell = nullptr;
   ArrayRef<Value> savingValues;
   SmallVector<Value> savedRows;
@@ -293,17 +296,22 @@ TreeLowering::inlineCell(Region &cell, ValueRange args, const CellInlining &how,
                          SmallVectorImpl<bool> &zeroResults) {
   IRMapping map;
   map.map(cell.getArguments(), args);
+  assert(how.given.size() == how.givenValues.size() && "a value each");
   map.map(how.given, how.givenValues);
+  // Rows by the cells' rule from every argument but the captures.
+  SmallVector<bool> rowArgs = llvm::map_to_vector(
+      args, [&](Value a) { return !captureValues.contains(a); });
+  llvm::DenseSet<Value> rows = getCellRows(cell.front(), rowArgs);
   llvm::DenseSet<Value> zeros; // of the cell's own values
   for (unsigned i = 0; i < how.numZeros; ++i)
     zeros.insert(cell.getArgument(how.firstZero + i));
   SmallVector<Operation *> cloned;
   for (Operation &op : cell.front().without_terminator()) {
-    if (op.getNumResults() &&
+    if (op.getNumResults() && isMemoryEffectFree(&op) &&
         llvm::all_of(op.getResults(), [&](Value r) { return map.contains(r); }))
       continue;
     auto dim = dyn_cast<tensor::DimOp>(op);
-    if (dim && how.count && isCellRows(dim.getSource()) &&
+    if (dim && how.count && rows.contains(dim.getSource()) &&
         dim.getConstantIndex() == std::optional<int64_t>(0)) {
       map.map(dim.getResult(), how.count);
       continue;
@@ -449,7 +457,9 @@ struct SavedRows {
 /// node cell yields as a state is read back from the states by position;
 /// the others get buffers.
 void planSavedRows(TreeFoldOp fold, TreeFoldGradOp grad, SavedRows &saved) {
-  TreeResiduals all = findCellResiduals(fold.getNode(), grad.getNodeGrad());
+  unsigned numCaptures = fold.getCaptures().size();
+  TreeResiduals all =
+      findCellResiduals(fold.getNode(), grad.getNodeGrad(), numCaptures);
   auto yield = cast<YieldOp>(fold.getNode().front().getTerminator());
   for (auto [f, g] : llvm::zip_equal(all.forward, all.backward)) {
     auto state = llvm::find(yield.getValues(), f);
@@ -462,9 +472,11 @@ void planSavedRows(TreeFoldOp fold, TreeFoldGradOp grad, SavedRows &saved) {
     saved.residuals.forward.push_back(f);
     saved.residuals.backward.push_back(g);
   }
-  if (!fold.getForm().hasEdgeCell())
+  if (!fold.getForm().hasEdgeCell() || fold.getEdge().empty() ||
+      grad.getEdge().empty() || grad.getEdgeGrad().empty())
     return;
-  saved.edgeResiduals = findCellResiduals(fold.getEdge(), grad.getEdgeGrad());
+  saved.edgeResiduals =
+      findCellResiduals(fold.getEdge(), grad.getEdgeGrad(), numCaptures);
   saved.edgeCopies = findRecomputed(fold.getEdge(), grad.getEdge(),
                                     saved.edgeResiduals.forward);
 }
@@ -477,6 +489,7 @@ void lowerFold(TreeFoldOp op, int64_t mode, SavedRows *saved) {
   const TreeCellForm &form = op.getForm();
   TreeLowering t(b, loc, {op.getOffsets(), op.getChildren(), op.getRoots()},
                  form.getEdgesPerNode(op.getArityAttr().getInt()), mode);
+  t.captureValues.insert(op.getCaptures().begin(), op.getCaptures().end());
   Value n = tensor::DimOp::create(b, loc, t.schedule.getOrder(), 0);
   SmallVector<Value> inputs, init;
   for (Value in : op.getInputs())
@@ -529,29 +542,35 @@ void lowerFold(TreeFoldOp op, int64_t mode, SavedRows *saved) {
     return next;
   };
   SmallVector<Type> childTypes = getTreeCellTypes(op).getNodeChildTypes();
-  SmallVector<Value> leaves =
-      firstGroup(t, init, [&](const Group &g, ValueRange carried) {
-        SmallVector<Value> args = groupRows(t, inputs, g);
-        for (Type child : childTypes)
-          args.push_back(t.zeroRows(child, g.count));
-        return runCell(g, carried, args, childTypes.size());
-      });
-  SmallVector<Value> done = loopOverGroups(
-      t, leaves, /*reverse=*/false, [&](const Group &g, ValueRange carried) {
-        SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
-        llvm::append_range(
-            args,
-            form.buildChildArgs(
-                t, g, getFoldValues(op, inputs, carried.take_front(numStates)),
-                edgeArgs));
-        return runCell(g, carried, args, 0);
-      });
+  auto leafGroup = [&](const Group &g, ValueRange carried) {
+    SmallVector<Value> args = groupRows(t, inputs, g);
+    for (Type child : childTypes)
+      args.push_back(t.zeroRows(child, g.count));
+    return runCell(g, carried, args, childTypes.size());
+  };
+  auto anyGroup = [&](const Group &g, ValueRange carried) {
+    SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
+    llvm::append_range(
+        args,
+        form.buildChildArgs(
+            t, g, getFoldValues(op, inputs, carried.take_front(numStates)),
+            edgeArgs));
+    return runCell(g, carried, args, 0);
+  };
+  SmallVector<Value> leaves = form.givesLeavesZeros()
+                                  ? firstGroup(t, init, leafGroup)
+                                  : firstGroup(t, init, anyGroup);
+  SmallVector<Value> done =
+      loopOverGroups(t, leaves, /*reverse=*/false, anyGroup);
   ArrayRef<Value> states = ArrayRef<Value>(done).take_front(numStates);
   if (saved) {
     saved->schedule = t.schedule;
     saved->buffers.assign(done.begin() + numStates,
                           done.end() - numEdgeBuffers);
     saved->edgeBuffers.assign(done.end() - numEdgeBuffers, done.end());
+    // The cells' values are erased with the fold below.
+    saved->residuals.forward.clear();
+    saved->edgeResiduals.forward.clear();
   }
   SmallVector<Value> results;
   for (Value s : states)
@@ -605,6 +624,7 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode, const SavedRows *saved) {
             : TreeLowering(b, loc,
                            {op.getOffsets(), op.getChildren(), op.getRoots()},
                            edgesPerNode, mode);
+  t.captureValues.insert(op.getCaptures().begin(), op.getCaptures().end());
   TreeScheduleOp s = t.schedule;
   Value n = tensor::DimOp::create(b, loc, s.getOrder(), 0);
   Value e = tensor::DimOp::create(b, loc, s.getEdgeChild(), 0);
@@ -688,52 +708,55 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode, const SavedRows *saved) {
     return out;
   };
 
-  SmallVector<Value> looped = loopOverGroups(
-      t, init.flatten(), /*reverse=*/true,
-      [&](const Group &g, ValueRange carried) {
-        CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
-        SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
-        readEdges(g);
-        SmallVector<Value> children =
-            form.buildChildArgs(t, g, values, edgeArgs);
-        llvm::append_range(args, children);
-        llvm::append_range(args, op.getCaptures());
-        llvm::append_range(args, stateCotangents(g, d));
-        SmallVector<bool> zeros;
-        SmallVector<Value> grads =
-            t.inlineCell(op.getNodeGrad(), args, reading(g, 0), zeros);
-        SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
-        ArrayRef<Value> dChildren =
-            ArrayRef<Value>(grads).slice(numInputs, children.size());
-        t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures));
-        form.buildChildCotangents(t, g, values, dChildren, edgeArgs, d, dRows);
-        for (auto [dRow, dInput] : llvm::zip_equal(dRows, d.inputs))
-          dInput = t.insertRows(dRow, dInput, g.first);
-        return d.flatten();
-      });
-  SmallVector<Value> done =
-      firstGroup(t, looped, [&](const Group &g, ValueRange carried) {
-        CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
-        SmallVector<Value> args = groupRows(t, inputs, g);
-        for (Type child : childTypes)
-          args.push_back(t.zeroRows(child, g.count));
-        llvm::append_range(args, op.getCaptures());
-        llvm::append_range(args, stateCotangents(g, d));
-        SmallVector<bool> zeros;
-        SmallVector<Value> grads = t.inlineCell(
-            op.getNodeGrad(), args, reading(g, childTypes.size()), zeros);
-        // No children: no cotangents of theirs to pass on, and no capture
-        // cotangent that is known zeros to add.
-        for (auto [sum, dc, zero] :
-             llvm::zip_equal(d.captures, ArrayRef(grads).take_back(numCaptures),
-                             ArrayRef(zeros).take_back(numCaptures)))
-          if (!zero)
-            sum = accumulateInPlace(b, loc, sum, dc);
-        for (auto [dRow, dInput] :
-             llvm::zip(ArrayRef(grads).take_front(numInputs), d.inputs))
-          dInput = t.insertRows(dRow, dInput, g.first);
-        return d.flatten();
-      });
+  auto anyGroup = [&](const Group &g, ValueRange carried) {
+    CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
+    SmallVector<Value> args = groupRows(t, inputs, g), edgeArgs;
+    readEdges(g);
+    SmallVector<Value> children = form.buildChildArgs(t, g, values, edgeArgs);
+    llvm::append_range(args, children);
+    llvm::append_range(args, op.getCaptures());
+    llvm::append_range(args, stateCotangents(g, d));
+    SmallVector<bool> zeros;
+    SmallVector<Value> grads =
+        t.inlineCell(op.getNodeGrad(), args, reading(g, 0), zeros);
+    SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
+    ArrayRef<Value> dChildren =
+        ArrayRef<Value>(grads).slice(numInputs, children.size());
+    t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures));
+    form.buildChildCotangents(t, g, values, dChildren, edgeArgs, d, dRows);
+    for (auto [dRow, dInput] : llvm::zip_equal(dRows, d.inputs))
+      dInput = t.insertRows(dRow, dInput, g.first);
+    return d.flatten();
+  };
+  auto leafGroup = [&](const Group &g, ValueRange carried) {
+    CarriedCotangents d = CarriedCotangents::unflatten(carried, init);
+    SmallVector<Value> args = groupRows(t, inputs, g);
+    for (Type child : childTypes)
+      args.push_back(t.zeroRows(child, g.count));
+    llvm::append_range(args, op.getCaptures());
+    llvm::append_range(args, stateCotangents(g, d));
+    SmallVector<bool> zeros;
+    SmallVector<Value> grads = t.inlineCell(
+        op.getNodeGrad(), args, reading(g, childTypes.size()), zeros);
+    // No children: no cotangents of theirs to pass on, and no capture
+    // cotangent that is known zeros to add.
+    for (auto [sum, dc, zero] :
+         llvm::zip_equal(d.captures, ArrayRef(grads).take_back(numCaptures),
+                         ArrayRef(zeros).take_back(numCaptures)))
+      if (!zero)
+        sum = accumulateInPlace(b, loc, sum, dc);
+    for (auto [dRow, dInput] :
+         llvm::zip(ArrayRef(grads).take_front(numInputs), d.inputs))
+      dInput = t.insertRows(dRow, dInput, g.first);
+    return d.flatten();
+  };
+  SmallVector<Value> looped =
+      loopOverGroups(t, init.flatten(), /*reverse=*/true, anyGroup);
+  // The rows given to the edge cells were the loop body's.
+  t.givenRows.clear();
+  SmallVector<Value> done = form.givesLeavesZeros()
+                                ? firstGroup(t, looped, leafGroup)
+                                : firstGroup(t, looped, anyGroup);
   CarriedCotangents result = CarriedCotangents::unflatten(done, init);
   SmallVector<Value> results;
   for (Value d : result.inputs)

@@ -10,9 +10,12 @@
 
 #include "TreeResiduals.h"
 
+#include "grove/Dialect/Grove/IR/TreeFold.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -29,7 +32,8 @@ TreeFoldOp mlir::grove::getForwardFold(TreeFoldGradOp grad) {
       fold.getRoots() != grad.getRoots() ||
       fold.getInputs() != grad.getInputs() ||
       fold.getCaptures() != grad.getCaptures() ||
-      fold.getArityAttr() != grad.getArityAttr())
+      fold.getArityAttr() != grad.getArityAttr() ||
+      fold.getForm().getKind() != grad.getForm().getKind())
     return {};
   return fold;
 }
@@ -48,6 +52,8 @@ bool sameValue(const IRMapping &toFold, Value g, Value f) {
 
 /// The op of `cell` that computes what `op` computes, if any.
 Operation *findEquivalent(Operation &op, Block &cell, const IRMapping &toFold) {
+  if (!isMemoryEffectFree(&op))
+    return nullptr;
   for (Operation &f : cell.without_terminator()) {
     if (f.getName() != op.getName() ||
         f.getNumOperands() != op.getNumOperands() ||
@@ -87,7 +93,19 @@ static SmallVector<Operation *> matchRecomputed(Block &cell, Block &copy,
   return recomputed;
 }
 
-TreeResiduals mlir::grove::findCellResiduals(Region &cell, Region &vjp) {
+/// A row per node of a static shape: dynamic dimension 0, the rest static.
+static bool hasStaticRows(Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  return type && type.getRank() >= 1 && type.isDynamicDim(0) &&
+         llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+TreeResiduals mlir::grove::findCellResiduals(Region &cell, Region &vjp,
+                                             unsigned numCaptures) {
+  Block &block = cell.front();
+  SmallVector<bool> rowArgs(block.getNumArguments(), true);
+  std::fill(rowArgs.end() - numCaptures, rowArgs.end(), false);
+  llvm::DenseSet<Value> rows = getCellRows(block, rowArgs);
   IRMapping toCell;
   SmallVector<Operation *> inOrder =
       matchRecomputed(cell.front(), vjp.front(), toCell);
@@ -101,11 +119,14 @@ TreeResiduals mlir::grove::findCellResiduals(Region &cell, Region &vjp) {
   };
   TreeResiduals r;
   for (Operation *op : inOrder)
-    for (Value v : op->getResults())
-      if (isCellRows(v) && llvm::any_of(v.getUsers(), readsRows)) {
+    for (Value v : op->getResults()) {
+      Value f = toCell.lookup(v);
+      if (rows.contains(f) && hasStaticRows(f.getType()) &&
+          llvm::any_of(v.getUsers(), readsRows)) {
         r.backward.push_back(v);
-        r.forward.push_back(toCell.lookup(v));
+        r.forward.push_back(f);
       }
+    }
   return r;
 }
 

@@ -21,21 +21,17 @@ struct TreeResiduals {
   SmallVector<Value> backward; // in the gradient's node_grad region
 };
 
-/// Whether `v` is a cell's tensor with a row per node: dynamic dimension 0
-/// (cells are row-wise, the verifier checks it).
-inline bool isCellRows(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && type.getRank() >= 1 && type.isDynamicDim(0);
-}
-
 /// The fold whose VJP `grad` is, if any: over the same forest, inputs,
 /// captures and arity, `grad`'s node states being the fold's results.
 TreeFoldOp getForwardFold(TreeFoldGradOp grad);
 
 /// The values of `vjp` (a cell's VJP region: the cell recomputed, then
-/// differentiated) that recompute row tensors of `cell` and that its
-/// reverse part reads, matched op by op from the cells' arguments.
-TreeResiduals findCellResiduals(Region &cell, Region &vjp);
+/// differentiated) that recompute rows of `cell` (a row per node, of a
+/// static row shape; its last `numCaptures` arguments are captures) and
+/// that its reverse part reads, matched op by op from the cells' arguments
+/// (ops free of memory effects only).
+TreeResiduals findCellResiduals(Region &cell, Region &vjp,
+                                unsigned numCaptures);
 
 /// For each of `values` (of `cell`), the value of `copy` (a clone of the
 /// cell) that recomputes it, or null.

@@ -127,10 +127,18 @@ func.func @looked_up(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi
 
 // N-ary: child slot k of the group's nodes is every 2nd edge from the
 // group's first position * 2 + k; a missing child's edge is -1, which the
-// gather turns into zeros.
+// gather turns into zeros. The peeled leaves' slots are zeros: no gather,
+// and the add and sub of them are gone.
 // CHECK-LABEL: func.func @binary(
 // CHECK-SAME: {grove.forest = array<i64: 1, 2, 2>}
 // CHECK: grove.tree_schedule {{.*}} {arity = 2 : i64, mode = 0 : i64}
+// CHECK: scf.if
+// CHECK-NOT: grove.gather
+// CHECK: %[[LEAF:.*]] = grove.matmul
+// CHECK-NOT: grove.add
+// CHECK-NOT: grove.sub
+// CHECK: tensor.insert_slice %[[LEAF]]
+// CHECK: } else {
 // CHECK: scf.for
 // CHECK: tensor.extract_slice %edge_child[%{{.*}}] [%{{.*}}] [2]
 // CHECK: grove.gather

@@ -131,3 +131,36 @@ func.func @edge(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
   } : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
   return %l, %gw, %gf : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// A capture with a dynamic dimension 0 is no row: what is computed from it
+// alone (the tanh) is not saved but recomputed, and its size is its own,
+// not the group's count (the reduce's VJP broadcasts back to it).
+// CHECK-LABEL: func.func @dynamic_capture(
+// CHECK-SAME: %[[MEM:[a-z0-9]+]]: tensor<?x8xf32>)
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[T:.*]] = grove.tanh %[[MEM]]
+// CHECK: %[[D:.*]] = tensor.dim %[[T]], %c0
+// CHECK: grove.broadcast_to %{{.*}}(%[[D]])
+func.func @dynamic_capture(%off: tensor<?xi32>, %ch: tensor<?xi32>, %roots: tensor<?xi32>,
+                           %x: tensor<?x4xf32>, %mem: tensor<?x8xf32>) -> (tensor<f32>, tensor<4x8xf32>) {
+  %l, %gw = grove.value_and_grad [@w] {
+    %w = grove.get_param @w : tensor<4x8xf32>
+    %h, %hr = grove.tree_fold %off, %ch, %roots inputs(%x : tensor<?x4xf32>)
+        captures(%w, %mem : tensor<4x8xf32>, tensor<?x8xf32>) {arity = 0 : i64}
+        : (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x8xf32>, tensor<?x8xf32>)
+      node {
+      ^bb0(%xi: tensor<?x4xf32>, %hs: tensor<?x8xf32>, %wi: tensor<4x8xf32>, %mi: tensor<?x8xf32>):
+        %t = grove.tanh %mi : tensor<?x8xf32>
+        %m = grove.reduce_sum %t {axes = array<i64: 0>} : tensor<?x8xf32> -> tensor<8xf32>
+        %a = grove.matmul %xi, %wi : (tensor<?x4xf32>, tensor<4x8xf32>) -> tensor<?x8xf32>
+        %s = grove.add %a, %m : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+        %u = grove.add %s, %hs : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+        %g = grove.sigmoid %u : tensor<?x8xf32>
+        grove.yield %g : tensor<?x8xf32>
+      }
+    %l = grove.reduce_sum %hr {axes = array<i64: 0, 1>} : tensor<?x8xf32> -> tensor<f32>
+    grove.yield %l : tensor<f32>
+  } : tensor<f32>, tensor<4x8xf32>
+  return %l, %gw : tensor<f32>, tensor<4x8xf32>
+}

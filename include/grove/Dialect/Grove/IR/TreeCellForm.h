@@ -97,6 +97,11 @@ public:
   /// Whether a node's children are summed into its cell's arguments
   /// (any number of children), rather than given slot by slot.
   virtual bool sumsChildren() const = 0;
+  /// Whether a node without children gets zeros as its child arguments and
+  /// sends no cotangent anywhere through them: grove-batch-dynamic-trees
+  /// then runs the first group (leaves only) without the form's builders,
+  /// its cell specialized to those zeros.
+  virtual bool givesLeavesZeros() const = 0;
   /// The schedule's edges a node (its tree_schedule `arity`) and the bound
   /// on children checked at the ABI: 0 for one edge a child, any number;
   /// K for K slots, edge p * K + k.

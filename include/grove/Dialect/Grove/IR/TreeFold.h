@@ -10,6 +10,7 @@
 
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "grove/Dialect/Grove/IR/TreeCellForm.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::grove {
 
@@ -38,6 +39,13 @@ struct TreeCellTypes {
 
 TreeCellTypes getTreeCellTypes(TreeFoldOp op);
 TreeCellTypes getTreeCellTypes(TreeFoldGradOp op);
+
+/// The values of a cell's (or a cell VJP's) `block` that have a row per
+/// node: the arguments `rowArgs` marks (all but the captures), and the
+/// results, with a dynamic dimension 0, of ops that keep the rows of a row
+/// operand apart (the cells' verifier's rule). A reverse op that sums over
+/// rows, or a value computed from captures alone, has none.
+llvm::DenseSet<Value> getCellRows(Block &block, ArrayRef<bool> rowArgs);
 
 /// A tensor of `like`'s type (dynamic sizes from `like`) filled with zeros.
 Value createZerosLike(OpBuilder &b, Location loc, Value like);
