@@ -1,19 +1,19 @@
 //===- TreeResiduals.cpp - What a tree fold saves for its gradient --------===//
 //
-// Matches a grove.tree_fold_grad's recomputation of the node cell against
-// the fold's own cell (TreeResiduals.h). Both regions start as copies of
-// one cell (the VJP clones it) and the same canonicalizations run on both,
-// so the recomputation is matched op by op from the block arguments; what
-// does not match is simply recomputed.
+// Matches a grove.tree_fold_grad's recomputation of a cell (node or edge)
+// against the fold's own cell (TreeResiduals.h). Both regions start as
+// copies of one cell (the VJP clones it) and the same canonicalizations run
+// on both, so the recomputation is matched op by op from the block
+// arguments; what does not match is simply recomputed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TreeResiduals.h"
 
 #include "grove/Dialect/Grove/IR/TreeFold.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"

@@ -1,10 +1,11 @@
 //===- TreeResiduals.h - What a fold saves for its gradient -----*- C++ -*-===//
 //
-// A grove.tree_fold_grad's node_grad region recomputes the fold's node cell
-// before differentiating it. When the fold and its gradient are lowered
-// together (a train step), the forward loop can instead save, a row per
-// node, the recomputed values the reverse part reads, and the gradient's
-// loop read them back: the recomputation, GEMMs included, goes away.
+// A grove.tree_fold_grad's node_grad (and edge_grad) region recomputes the
+// fold's cell before differentiating it. When the fold and its gradient are
+// lowered together (a train step), the forward loop can instead save, a row
+// per node (or edge), the recomputed values the reverse part reads, and the
+// gradient's loop read them back: the recomputation, GEMMs included, goes
+// away.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_LIB_DIALECT_GROVE_TRANSFORMS_TREERESIDUALS_H
@@ -14,11 +15,12 @@
 
 namespace mlir::grove {
 
-/// Values of a fold's node cell and the same values recomputed in its
-/// gradient's node_grad region, pair by pair: each a row per node.
+/// Values of a fold's cell and the same values recomputed in its
+/// gradient's VJP region of that cell, pair by pair: each a row per node
+/// (or edge).
 struct TreeResiduals {
-  SmallVector<Value> forward;  // in the fold's node cell
-  SmallVector<Value> backward; // in the gradient's node_grad region
+  SmallVector<Value> forward;  // in the fold's cell
+  SmallVector<Value> backward; // in the gradient's VJP region
 };
 
 /// The fold whose VJP `grad` is, if any: over the same forest, inputs,
