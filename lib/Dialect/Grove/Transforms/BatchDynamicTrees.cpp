@@ -239,6 +239,9 @@ public:
   }
 
   void accumulate(MutableArrayRef<Value> sums, ArrayRef<Value> more) override;
+  /// The same, skipping the terms `zeros` marks (inlineCell's zeroResults).
+  void accumulate(MutableArrayRef<Value> sums, ArrayRef<Value> more,
+                  ArrayRef<bool> zeros);
 
   static SmallVector<int64_t> withDynamicRows(ArrayRef<int64_t> shape) {
     SmallVector<int64_t> out(shape);
@@ -254,8 +257,13 @@ public:
 /// Whether `op`'s result is zeros, those of its operands in `zeros` (or
 /// zero constants) being zeros. A product with zeros is taken as zeros
 /// whatever the other factor holds (an infinite weight gives no NaN).
+/// Whether `v` is known zeros: in `zeros`, or a zero constant.
+bool knownZeros(Value v, const llvm::DenseSet<Value> &zeros) {
+  return zeros.contains(v) || isZeros(v);
+}
+
 bool givesZeros(Operation &op, const llvm::DenseSet<Value> &zeros) {
-  auto zero = [&](Value v) { return zeros.contains(v) || isZeros(v); };
+  auto zero = [&](Value v) { return knownZeros(v, zeros); };
   if (isa<MatmulOp, MulOp>(op))
     return llvm::any_of(op.getOperands(), zero);
   if (isa<AddOp, SubOp, ConcatOp>(op))
@@ -270,7 +278,7 @@ bool givesZeros(Operation &op, const llvm::DenseSet<Value> &zeros) {
 Value addendOfZeros(Operation &op, const llvm::DenseSet<Value> &zeros) {
   if (!isa<AddOp, SubOp>(op))
     return {};
-  auto zero = [&](Value v) { return zeros.contains(v) || isZeros(v); };
+  auto zero = [&](Value v) { return knownZeros(v, zeros); };
   Value lhs = op.getOperand(0), rhs = op.getOperand(1);
   Type type = op.getResult(0).getType();
   if (zero(rhs) && lhs.getType() == type)
@@ -330,7 +338,7 @@ TreeLowering::inlineCell(Region &cell, ValueRange args, const CellInlining &how,
   zeroResults.clear();
   SmallVector<Value> results;
   for (Value v : yield.getValues()) {
-    zeroResults.push_back(zeros.contains(v) || isZeros(v));
+    zeroResults.push_back(knownZeros(v, zeros));
     results.push_back(map.lookupOrDefault(v));
   }
   for (Value v : how.extra)
@@ -414,8 +422,13 @@ Value accumulateInPlace(OpBuilder &b, Location loc, Value acc, Value d) {
 void TreeLowering::accumulate(MutableArrayRef<Value> sums,
                               ArrayRef<Value> more) {
   // A cell's VJP yields zero constants for captures it does not use.
-  for (auto [sum, d] : llvm::zip_equal(sums, more))
-    if (!isZeros(d))
+  accumulate(sums, more, llvm::map_to_vector(more, isZeros));
+}
+
+void TreeLowering::accumulate(MutableArrayRef<Value> sums, ArrayRef<Value> more,
+                              ArrayRef<bool> zeros) {
+  for (auto [sum, d, zero] : llvm::zip_equal(sums, more, zeros))
+    if (!zero)
       sum = accumulateInPlace(b, loc, sum, d);
 }
 
@@ -722,7 +735,8 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode, const SavedRows *saved) {
     SmallVector<Value> dRows(ArrayRef<Value>(grads).take_front(numInputs));
     ArrayRef<Value> dChildren =
         ArrayRef<Value>(grads).slice(numInputs, children.size());
-    t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures));
+    t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures),
+                 ArrayRef<bool>(zeros).take_back(numCaptures));
     form.buildChildCotangents(t, g, values, dChildren, edgeArgs, d, dRows);
     for (auto [dRow, dInput] : llvm::zip_equal(dRows, d.inputs))
       dInput = t.insertRows(dRow, dInput, g.first);
@@ -740,11 +754,8 @@ void lowerFoldGrad(TreeFoldGradOp op, int64_t mode, const SavedRows *saved) {
         op.getNodeGrad(), args, reading(g, childTypes.size()), zeros);
     // No children: no cotangents of theirs to pass on, and no capture
     // cotangent that is known zeros to add.
-    for (auto [sum, dc, zero] :
-         llvm::zip_equal(d.captures, ArrayRef(grads).take_back(numCaptures),
-                         ArrayRef(zeros).take_back(numCaptures)))
-      if (!zero)
-        sum = accumulateInPlace(b, loc, sum, dc);
+    t.accumulate(d.captures, ArrayRef<Value>(grads).take_back(numCaptures),
+                 ArrayRef<bool>(zeros).take_back(numCaptures));
     for (auto [dRow, dInput] :
          llvm::zip(ArrayRef(grads).take_front(numInputs), d.inputs))
       dInput = t.insertRows(dRow, dInput, g.first);
