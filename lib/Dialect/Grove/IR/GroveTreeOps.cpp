@@ -83,13 +83,6 @@ bool hasDynamicRows(Type t) {
   return type && type.getRank() >= 1 && type.isDynamicDim(0);
 }
 
-/// Rows of a static shape: a dynamic dimension 0, the rest static.
-bool hasStaticRows(Type t) {
-  auto type = dyn_cast<RankedTensorType>(t);
-  return hasDynamicRows(t) &&
-         llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
-}
-
 /// Whether `op`, with at least one row operand, keeps each row to itself:
 /// its RowWiseOpInterface says (GroveRowWise.cpp); tensor.dim reads a size.
 bool isRowWise(Operation *op, const llvm::DenseSet<Value> &rows) {
@@ -101,6 +94,12 @@ bool isRowWise(Operation *op, const llvm::DenseSet<Value> &rows) {
 }
 
 } // namespace
+
+bool mlir::grove::hasStaticRows(Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  return hasDynamicRows(t) &&
+         llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+}
 
 llvm::DenseSet<Value> mlir::grove::getCellRows(Block &block,
                                                ArrayRef<bool> rowArgs) {

@@ -93,13 +93,6 @@ static SmallVector<Operation *> matchRecomputed(Block &cell, Block &copy,
   return recomputed;
 }
 
-/// A row per node of a static shape: dynamic dimension 0, the rest static.
-static bool hasStaticRows(Type t) {
-  auto type = dyn_cast<RankedTensorType>(t);
-  return type && type.getRank() >= 1 && type.isDynamicDim(0) &&
-         llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
-}
-
 TreeResiduals mlir::grove::findCellResiduals(Region &cell, Region &vjp,
                                              unsigned numCaptures) {
   Block &block = cell.front();

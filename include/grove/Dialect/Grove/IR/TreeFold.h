@@ -47,6 +47,10 @@ TreeCellTypes getTreeCellTypes(TreeFoldGradOp op);
 /// rows, or a value computed from captures alone, has none.
 llvm::DenseSet<Value> getCellRows(Block &block, ArrayRef<bool> rowArgs);
 
+/// Whether `t` is a row per node of a static shape: a ranked tensor with a
+/// dynamic dimension 0 and every other dimension static.
+bool hasStaticRows(Type t);
+
 /// A tensor of `like`'s type (dynamic sizes from `like`) filled with zeros.
 Value createZerosLike(OpBuilder &b, Location loc, Value like);
 
