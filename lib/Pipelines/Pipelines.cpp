@@ -37,6 +37,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.segmentSumRows = false;
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
+  policy.convLibraryReadOnlyWeights = false;
   policy.splitFullReductions = false;
   policy.fuseSiblingReductions = false;
   return policy;
@@ -158,6 +159,7 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
   toLinalg.convLibraryLowPrecision = policy.convLibraryLowPrecision;
   toLinalg.convLibraryMaxPositions =
       policy.convLibraryBySize ? int64_t(options.convLibraryMaxPositions) : 0;
+  toLinalg.convLibraryReadOnlyWeights = policy.convLibraryReadOnlyWeights;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

@@ -50,7 +50,12 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     `conv-library-max-positions=N` (N > 0), f32 convolutions whose output
     has at most N positions per channel (Oh·Ow) take the library form as
     well, the larger ones im2col + GEMM; grove-to-host sets N = 784 (28x28)
-    by default, where oneDNN's blocked kernels measured faster.
+    by default, where oneDNN's blocked kernels measured faster. With
+    `conv-library-read-only-weights`, f32 convolutions whose weights are an
+    entry's state argument without `grove.writes` (a weight the entry only
+    reads) take the library form at any size: the host's service keeps
+    such weights in its own layouts across calls (blocked, or Winograd
+    for 3x3 ones), which pays on every image size; grove-to-host sets it.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
@@ -65,6 +70,10 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
            "int64_t", /*default=*/"0",
            "f32 convolutions with at most this many output positions per "
            "channel (Oh*Ow) take the library form too (0: none)">,
+    Option<"convLibraryReadOnlyWeights", "conv-library-read-only-weights",
+           "bool", /*default=*/"false",
+           "f32 convolutions whose weights are state the entry only reads "
+           "take the library form at any size">,
     Option<"segmentSumRows", "segment-sum-rows", "bool", /*default=*/"false",
            "grove.segment_sum as an scf.forall over the segments adding "
            "row slices (the host's form; default: one linalg.generic)">,

@@ -65,6 +65,9 @@ struct TargetPolicy {
   /// Whether conv-library-max-positions applies (the host's small-image
   /// rule; oneDNN's convolution only).
   bool convLibraryBySize = true;
+  /// Convolutions with weights the entry only reads go to the library at
+  /// any size (the host's service keeps them prepared across calls).
+  bool convLibraryReadOnlyWeights = true;
   /// Reductions to a scalar get a parallel loop of partial sums for the
   /// host's threads (grove-split-full-reductions); a GPU reduces a long
   /// row with a warp instead.

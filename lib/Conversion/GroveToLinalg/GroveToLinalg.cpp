@@ -176,6 +176,7 @@ struct ConvertGroveToLinalgPass
     conv.library = convLibrary;
     conv.libraryLowPrecision = convLibraryLowPrecision;
     conv.libraryMaxPositions = convLibraryMaxPositions;
+    conv.libraryReadOnlyWeights = convLibraryReadOnlyWeights;
     populateNNPatterns(patterns, conv);
     populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,

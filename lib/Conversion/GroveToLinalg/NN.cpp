@@ -14,9 +14,11 @@
 #include "PopulatePatterns.h"
 #include "Utils.h"
 
+#include "grove/Dialect/Grove/IR/ABIAttrs.h"
 #include "grove/Dialect/Grove/IR/GroveOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -496,17 +498,33 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   ConvLowering options;
 
   /// Whether a convolution with static output sizes (not a 1x1 GEMM) goes
-  /// to the convolution library: all with `library`, and f32 ones on small
-  /// images with libraryMaxPositions (the host's 28x28), where the
+  /// to the convolution library: all with `library`; f32 ones whose weights
+  /// the entry only reads with libraryReadOnlyWeights (the library keeps
+  /// them prepared, in layouts that win at every size); and f32 ones on
+  /// small images with libraryMaxPositions (the host's 28x28), where the
   /// per-image im2col GEMMs are narrow and oneDNN's blocked kernels win,
-  /// reorders included; on larger images they lose (docs/passes.md).
-  bool useLibrary(RankedTensorType resultType) const {
+  /// weights reordered every call; on larger images they lose then
+  /// (docs/passes.md).
+  bool useLibrary(Conv2DOp op, RankedTensorType resultType) const {
     Type elt = resultType.getElementType();
     if (options.library && (elt.isF32() || options.libraryLowPrecision))
+      return true;
+    if (elt.isF32() && options.libraryReadOnlyWeights &&
+        isReadOnlyState(op.getWeight()))
       return true;
     return elt.isF32() && options.libraryMaxPositions > 0 &&
            resultType.getDimSize(2) * resultType.getDimSize(3) <=
                options.libraryMaxPositions;
+  }
+
+  /// An entry's state argument without grove.writes.
+  static bool isReadOnlyState(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto func =
+        arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+    return func && arg.getOwner()->isEntryBlock() &&
+           func.getArgAttr(arg.getArgNumber(), kStateArgAttr) &&
+           !func.getArgAttr(arg.getArgNumber(), kWritesAttr);
   }
 
   LogicalResult
@@ -526,7 +544,7 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     Value result;
     if (build.isPointwise())
       result = build.pointwise();
-    else if (!staticOut || useLibrary(resultType))
+    else if (!staticOut || useLibrary(op, resultType))
       result = build.namedConv();
     else if (options.perImage)
       result = build.perImageIm2col();

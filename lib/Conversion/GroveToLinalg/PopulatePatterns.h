@@ -31,6 +31,9 @@ struct ConvLowering {
   /// f32 convolutions whose output has at most this many positions per
   /// channel (Oh·Ow) take the library form as well; 0: none.
   int64_t libraryMaxPositions = 0;
+  /// f32 convolutions whose weights are state the entry only reads take the
+  /// library form at any size: the library keeps such weights prepared.
+  bool libraryReadOnlyWeights = false;
 };
 void populateNNPatterns(RewritePatternSet &patterns, const ConvLowering &conv);
 /// `fcGemms`: the FCs of one-group f32 split attention are GEMMs, small ones

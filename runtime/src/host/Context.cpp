@@ -49,6 +49,7 @@ grove_status adoptArena(grove_context &ctx, Buffer arena, bool weightsToo) {
       return s;
   // Commit point: nothing below can fail.
   ctx.arena = std::move(arena);
+  ctx.prepared.changedAll();
   ctx.numParamsSet = 0;
   for (size_t i = 0; i < ctx.desc.params.size(); ++i) {
     bool set = weightsToo || ctx.paramSet[i] ||
@@ -94,6 +95,7 @@ grove_status layOutParams(grove_context &ctx) {
   }
   ctx.arenaBytes = offset;
   ctx.paramSet.assign(ctx.desc.params.size(), false);
+  ctx.prepared.reset(ctx.desc.params.size());
   return GROVE_OK;
 }
 

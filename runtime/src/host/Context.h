@@ -10,6 +10,7 @@
 
 #include "Descriptor.h"
 #include "Device.h"
+#include "PreparedParams.h"
 #include "Services.h"
 #include "Tensor.h"
 
@@ -56,6 +57,10 @@ struct grove_context {
   // What the context owns for the services generated code calls; they find
   // it through the current call (CurrentCall.h).
   grove::rt::ServiceRegistry services;
+
+  // Params that services keep transformed across calls, and the versions
+  // that say when such a copy is stale (PreparedParams.h).
+  grove::rt::PreparedParams prepared;
 
   // Calls that write state, loads and set_weight hold this exclusively;
   // calls that only read state, saves and get_weight share it.

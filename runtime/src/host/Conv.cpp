@@ -3,26 +3,36 @@
 // grove_rt_conv2d_f32 runs the convolutions convert-linalg-to-blas finds
 // (linalg.conv_2d_nchw_fchw / conv_2d_ngchw_gfchw; a zero padding the
 // compiler materialised is folded into the call's pads) on oneDNN's
-// convolution primitive, which pads by itself. From two images
-// on it lets oneDNN pick its blocked layouts (brgconv kernels on AVX-512,
-// faster than im2col + sgemm on ResNeSt-50's 3x3 convolutions) and reorders the
-// input, the weights and the result on every call; for one image it keeps the
-// caller's layouts (oneDNN's GEMM-based convolution), since reordering the
-// weights alone cost more than the kernels saved. Generated code calls it for
-// f32 convolutions on images of at most 28x28 outputs (`grovec
-// --conv-library-max-positions`), whose per-image im2col GEMMs are narrow, and
-// for all of them with `grovec
-// --conv-library`: on ResNeSt-50's larger images the reorders take back
-// what the kernels gain, even with the padding folded into the call
-// (docs/passes.md). A primitive is built once per shape and
-// layout and kept (the GROVE_CONV_CACHE_SHAPES most recently used); the
-// blocked buffers and the scratchpads come from the runtime's block cache.
+// convolution primitive, which pads by itself. The layouts depend on the
+// weights:
+//  * weights that are one param the call only reads are reordered once
+//    into the layout oneDNN prefers and kept across calls
+//    (PreparedParams.h): its Winograd kernels for 3x3 unstrided ones, a
+//    group at a time (they take no groups), else its blocked direct ones;
+//    only the input and result are reordered on each call. Generated code
+//    calls the service for every f32 convolution with such weights
+//    (`conv-library-read-only-weights`, the host's default).
+//  * other weights (a train step's, or the first call at a version) are
+//    reordered on every call: from two images on into the blocked layouts
+//    (brgconv kernels on AVX-512, faster than im2col + sgemm on ResNeSt-50's
+//    3x3 convolutions), for one image not at all (oneDNN's GEMM-based
+//    convolution), since reordering the weights alone cost more than the
+//    kernels saved. Generated code calls the service for such f32
+//    convolutions on images of at most 28x28 outputs (`grovec
+//    --conv-library-max-positions`), whose per-image im2col GEMMs are
+//    narrow, and for all of them with `grovec --conv-library`: on larger
+//    images the reorders take back what the kernels gain (docs/passes.md).
+// A primitive is built once per shape and layout and kept (the
+// GROVE_CONV_CACHE_SHAPES most recently used); the blocked buffers and the
+// scratchpads come from the runtime's block cache.
 // Builds without oneDNN run a direct loop nest (correct, slow).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Env.h"
 #include "Error.h"
+#include "Memory.h"
+#include "PreparedParams.h"
 #include "Tensor.h"
 #include "Trace.h"
 
@@ -35,6 +45,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <list>
 #include <map>
 #include <memory>
@@ -179,6 +190,12 @@ struct Compiled {
   memory::desc src, weights, dst; // the convolution's
   memory::desc userSrc, userWeights, userDst;
   reorder toSrc, toWeights, fromDst; // unset where the layouts agree
+  /// For prepared weights (PreparedParams.h): the convolution runs once per
+  /// group on the group's channels (oneDNN's Winograd kernels take no
+  /// groups), the user descriptors being one group's; else 1.
+  int64_t runs = 1;
+  /// The key of the prepared weights: the layout they are reordered to.
+  std::vector<int64_t> preparedKey;
 };
 
 engine &cpuEngine() {
@@ -210,15 +227,60 @@ struct PrimitiveCache {
       entries;
 };
 
+/// oneDNN's Winograd convolution for `p` (3x3, unstrided, undilated), a
+/// group at a time: into `c` (its user descriptors one group's) and `pd`.
+/// False where oneDNN has no Winograd kernel for it. Its weights transform
+/// costs more than the convolution, so it runs only with prepared weights.
+bool buildWinograd(const Problem &p, const memory::desc &userSrc,
+                   const memory::desc &userDst, int64_t padB, int64_t padR,
+                   Compiled &c, convolution_forward::primitive_desc &pd) {
+  const View5 &w = p.w;
+  if (w.size[3] != 3 || w.size[4] != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
+      p.dw != 1)
+    return false;
+  // One group's channels of the images: the same strides, fewer channels.
+  auto group = [](const memory::desc &d, int64_t channels) {
+    memory::dims dims = d.dims();
+    dims[1] = channels;
+    const dnnl_blocking_desc_t &b = d.data.format_desc.blocking;
+    return memory::desc(dims, memory::data_type::f32,
+                        memory::dims(b.strides, b.strides + 4));
+  };
+  memory::desc src = group(userSrc, w.size[2]), dst = group(userDst, w.size[1]);
+  memory::desc weights({w.size[1], w.size[2], 3, 3}, memory::data_type::f32,
+                       {w.stride[1], w.stride[2], w.stride[3], w.stride[4]});
+  auto any = [](const memory::desc &d) {
+    return memory::desc(d.dims(), memory::data_type::f32,
+                        memory::format_tag::any);
+  };
+  try {
+    convolution_forward::desc desc(
+        prop_kind::forward_inference, algorithm::convolution_winograd, any(src),
+        any(weights), any(dst), {1, 1}, {0, 0}, {p.pt, p.pl}, {padB, padR});
+    primitive_attr attr;
+    attr.set_scratchpad_mode(scratchpad_mode::user);
+    pd = convolution_forward::primitive_desc(desc, attr, cpuEngine());
+  } catch (const dnnl::error &) {
+    return false;
+  }
+  c.runs = w.size[0];
+  c.userSrc = src;
+  c.userWeights = weights;
+  c.userDst = dst;
+  return true;
+}
+
 /// The cached primitives for `p`, built on first use.
 std::shared_ptr<const Compiled> compiled(const Problem &p,
                                          const memory::desc &userSrc,
                                          const memory::desc &userDst,
-                                         int64_t padB, int64_t padR) {
+                                         int64_t padB, int64_t padR,
+                                         bool prepared) {
   // oneDNN fixes a primitive's thread count when it is created: a call the
   // runtime runs on fewer threads (Threads.h) needs primitives of its own.
   std::vector<int64_t> key = {
-      p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR, omp_get_max_threads()};
+      p.sh,    p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR, omp_get_max_threads(),
+      prepared};
   for (const View5 *v : {&p.x, &p.w, &p.y})
     for (int i = 0; i < 5; ++i)
       key.insert(key.end(), {v->size[i], v->stride[i]});
@@ -257,27 +319,38 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
     attr.set_scratchpad_mode(scratchpad_mode::user);
     return convolution_forward::primitive_desc(desc, attr, eng);
   };
-  convolution_forward::primitive_desc pd = build(p.x.size[0] > 1);
-  // Layouts no optimised kernel takes leave oneDNN's reference one, which
-  // is slower than reordering: then the blocked layouts after all.
-  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
-    pd = build(true);
   Compiled c;
+  convolution_forward::primitive_desc pd;
+  if (!prepared || !buildWinograd(p, userSrc, userDst, padB, padR, c, pd)) {
+    // Weights prepared once are worth the blocked layouts at any batch.
+    pd = build(prepared || p.x.size[0] > 1);
+    // Layouts no optimised kernel takes leave oneDNN's reference one, which
+    // is slower than reordering: then the blocked layouts after all.
+    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
+      pd = build(true);
+    c.userSrc = userSrc;
+    c.userWeights = userWeights;
+    c.userDst = userDst;
+  }
   c.conv = convolution_forward(pd);
   c.src = pd.src_desc();
   c.weights = pd.weights_desc();
   c.dst = pd.dst_desc();
   c.scratchpad = pd.scratchpad_desc();
-  c.userSrc = userSrc;
-  c.userWeights = userWeights;
-  c.userDst = userDst;
-  if (c.src != userSrc)
-    c.toSrc = reorder(reorder::primitive_desc(eng, userSrc, eng, c.src));
-  if (c.weights != userWeights)
+  if (c.src != c.userSrc)
+    c.toSrc = reorder(reorder::primitive_desc(eng, c.userSrc, eng, c.src));
+  if (c.weights != c.userWeights)
     c.toWeights =
-        reorder(reorder::primitive_desc(eng, userWeights, eng, c.weights));
-  if (c.dst != userDst)
-    c.fromDst = reorder(reorder::primitive_desc(eng, c.dst, eng, userDst));
+        reorder(reorder::primitive_desc(eng, c.userWeights, eng, c.weights));
+  if (c.dst != c.userDst)
+    c.fromDst = reorder(reorder::primitive_desc(eng, c.dst, eng, c.userDst));
+  if (prepared) {
+    // The layout's bytes name it: equal descriptors share one copy.
+    const dnnl_memory_desc_t &md = c.weights.data;
+    c.preparedKey.assign((sizeof(md) + 7) / 8 + 1, 0);
+    std::memcpy(c.preparedKey.data(), &md, sizeof(md));
+    c.preparedKey.back() = c.runs;
+  }
   auto shared = std::make_shared<const Compiled>(std::move(c));
   cache->recent.push_front(key);
   cache->entries.emplace(std::move(key),
@@ -287,6 +360,89 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
     cache->recent.pop_back();
   }
   return shared;
+}
+
+/// This thread's oneDNN stream, freed when the thread ends (thread-local
+/// objects go before the static engine).
+stream &threadStream() {
+  thread_local std::unique_ptr<stream> st =
+      std::make_unique<stream>(cpuEngine());
+  return *st;
+}
+
+/// The weights' param, when they are one whole param the call only reads.
+std::optional<StableParam> stableWeights(const View5 &w) {
+  int64_t expected = 1;
+  for (int i = 4; i >= 0; --i) {
+    if (w.size[i] != 1 && w.stride[i] != expected)
+      return std::nullopt;
+    expected *= w.size[i];
+  }
+  return findStableParam(w.base, size_t(expected) * sizeof(float));
+}
+
+/// The weights of `p` in `c`'s layout, a run's after another, into `copy`.
+bool prepareWeights(const Problem &p, const Compiled &c, void *copy) {
+  stream &st = threadStream();
+  size_t bytes = c.weights.get_size();
+  for (int64_t r = 0; r < c.runs; ++r) {
+    memory user(c.userWeights, cpuEngine(), p.w.base + r * p.w.stride[0]);
+    memory kept(c.weights, cpuEngine(),
+                static_cast<uint8_t *>(copy) + r * bytes);
+    if (c.toWeights)
+      c.toWeights.execute(st, user, kept);
+    else
+      std::memcpy(kept.get_data_handle(), user.get_data_handle(), bytes);
+  }
+  st.wait();
+  return true;
+}
+
+/// Runs `c` on `p`, once per run (group) where it runs per group; with the
+/// prepared weights `kept`, or reordering the caller's.
+void runConv(const Problem &p, const Compiled &c, const uint8_t *kept) {
+  engine &eng = cpuEngine();
+  stream &st = threadStream();
+  // Blocked copies of the input, result and weights where the convolution
+  // wants another layout, from the runtime's block cache for the call.
+  std::vector<Scratch> scratch;
+  auto fresh = [&](const memory::desc &d) {
+    Scratch b = allocateScratch(d.get_size());
+    if (!b)
+      throw std::bad_alloc();
+    void *data = b.get();
+    scratch.push_back(std::move(b));
+    return data;
+  };
+  void *srcCopy = c.toSrc ? fresh(c.src) : nullptr;
+  void *dstCopy = c.fromDst ? fresh(c.dst) : nullptr;
+  void *weightsCopy = !kept && c.toWeights ? fresh(c.weights) : nullptr;
+  void *pad = c.scratchpad.get_size() ? fresh(c.scratchpad) : nullptr;
+  for (int64_t r = 0; r < c.runs; ++r) {
+    memory userX(c.userSrc, eng, p.x.base + r * p.x.stride[1]);
+    memory userW(c.userWeights, eng, p.w.base + r * p.w.stride[0]);
+    memory userY(c.userDst, eng, p.y.base + r * p.y.stride[1]);
+    memory src = srcCopy ? memory(c.src, eng, srcCopy) : userX;
+    memory dst = dstCopy ? memory(c.dst, eng, dstCopy) : userY;
+    memory weights = userW;
+    if (kept)
+      weights = memory(c.weights, eng,
+                       const_cast<uint8_t *>(kept) + r * c.weights.get_size());
+    else if (weightsCopy)
+      weights = memory(c.weights, eng, weightsCopy);
+    if (c.toSrc)
+      c.toSrc.execute(st, userX, src);
+    if (weightsCopy)
+      c.toWeights.execute(st, userW, weights);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (pad)
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, eng, pad));
+    c.conv.execute(st, args);
+    if (c.fromDst)
+      c.fromDst.execute(st, dst, userY);
+  }
+  st.wait();
 }
 
 /// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
@@ -318,45 +474,24 @@ bool convDnnl(const Problem &p) {
   if (!asNchw(p.x, rows, cols, userSrc) ||
       !asNchw(p.y, p.y.size[3], p.y.size[4], userDst))
     return false;
-  std::shared_ptr<const Compiled> c = compiled(p, userSrc, userDst, padB, padR);
-  engine &eng = cpuEngine();
-  // One stream per thread, freed when the thread ends (thread-local objects
-  // go before the static engine).
-  thread_local std::unique_ptr<stream> st = std::make_unique<stream>(eng);
-
-  // The caller's buffers, or, where the convolution wants another layout,
-  // blocked copies that live in the runtime's block cache for the call.
-  std::vector<Buffer> scratch;
-  auto fresh = [&](const memory::desc &d) {
-    Buffer b = allocateBuffer(d.get_size());
-    if (!b)
-      throw std::bad_alloc();
-    memory m(d, eng, b.get());
-    scratch.push_back(std::move(b));
-    return m;
-  };
-  auto staged = [&](const memory::desc &d, const memory &user) {
-    return d == user.get_desc() ? user : fresh(d);
-  };
-  memory userX(c->userSrc, eng, p.x.base), userW(c->userWeights, eng, p.w.base),
-      userY(c->userDst, eng, p.y.base);
-  memory src = staged(c->src, userX);
-  memory weights = staged(c->weights, userW);
-  memory dst = staged(c->dst, userY);
-  if (c->toSrc)
-    c->toSrc.execute(*st, userX, src);
-  if (c->toWeights)
-    c->toWeights.execute(*st, userW, weights);
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-  if (c->scratchpad.get_size() > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, fresh(c->scratchpad));
-  c->conv.execute(*st, args);
-  if (c->fromDst)
-    c->fromDst.execute(*st, dst, userY);
-  st->wait();
+  // Weights that are a param this call only reads are reordered once and
+  // kept (PreparedParams.h); the first call at a version does without.
+  std::optional<StableParam> stable = stableWeights(p.w);
+  std::shared_ptr<const Compiled> c;
+  PreparedCopy kept;
+  if (stable) {
+    c = compiled(p, userSrc, userDst, padB, padR, /*prepared=*/true);
+    const Compiled &plan = *c;
+    kept = stable->store->get(
+        *stable, plan.preparedKey, size_t(plan.runs) * plan.weights.get_size(),
+        [&](void *copy) { return prepareWeights(p, plan, copy); });
+  }
+  if (!kept)
+    c = compiled(p, userSrc, userDst, padB, padR, /*prepared=*/false);
+  runConv(p, *c, kept ? kept->get() : nullptr);
   return true;
 }
+
 #endif
 
 View5 view(float *aligned, int64_t offset, const int64_t *sizes,

@@ -505,6 +505,11 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     call.end();
     failed = call.takeFailure(serviceError, serviceStatus);
   }
+  // What the entry may have written is new to copies services keep (a
+  // failed call wrote nothing; dropping copies then costs only time).
+  for (const ArgDesc &a : entry.args)
+    if (a.isState && a.access == grove::schema::Access::Write)
+      ctx.prepared.changed(a.index);
   // The ranks disagreed on this call: no collective of it ran, nor any
   // state write; that is the failure to report (once the results the code
   // may have made are in the reaper's hands).

@@ -416,6 +416,11 @@ void hostFree(void *p) {
   releaseBlock(h);
 }
 
+Scratch allocateScratch(size_t bytes) {
+  Header *h = allocateBlock(bytes, kHeaderBytes);
+  return Scratch(h ? static_cast<unsigned char *>(blockOf(h)) : nullptr);
+}
+
 void abandonCall() {
   if (tlsFrame && tlsFrame->parallelDepth == 0)
     abandon(*tlsFrame);

@@ -11,6 +11,7 @@
 #define GROVE_RUNTIME_HOST_MEMORY_H
 
 #include <cstddef>
+#include <memory>
 
 namespace grove::rt {
 
@@ -36,6 +37,19 @@ void abandonCall();
 /// must not be abandoned (grove_rt_parallel_for).
 void enterParallelRegion();
 void leaveParallelRegion();
+
+/// Frees blocks of allocateScratch.
+struct ScratchDeleter {
+  void operator()(void *p) const { hostFree(p); }
+};
+using Scratch = std::unique_ptr<unsigned char, ScratchDeleter>;
+
+/// A 64-byte aligned block for a service's scratch within a call, from the
+/// same caches as generated code's buffers (so a large one is not mapped
+/// and faulted in again on every call); null when out of memory. Unlike
+/// generated code's, it is not the call's to free when the call is
+/// abandoned: the Scratch frees it.
+Scratch allocateScratch(size_t bytes);
 
 /// Blocks of at least this many bytes are cached when freed.
 constexpr size_t kMinCachedBytes = size_t(1) << 20;

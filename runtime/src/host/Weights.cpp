@@ -68,6 +68,7 @@ grove_status setWeight(grove_context *ctx, const char *name,
   }
   stridedCopy(ctx->paramData(index), tensorData(*value), param.shape.data(),
               strides, param.shape.size(), elementBytes(param.dtype));
+  ctx->prepared.changed(index);
   if (ctx->device)
     if (grove_status s = ctx->device->updateWeights(
             ctx->arena.get(), ctx->arenaBytes, ctx->slots[index].offset,
@@ -98,6 +99,8 @@ grove_status getWeight(grove_context *ctx, const char *name, DLTensor *out) {
                 "grove_context_get_weight: param '" + std::string(name) +
                     "' has not been set; load weights first");
   const TensorDesc &param = ctx->desc.params[index];
+  // Writes through the view would go unseen by copies services keep.
+  ctx->prepared.exposed(index);
   std::memset(out, 0, sizeof(*out));
   out->data = ctx->paramData(index);
   out->device.device_type = kDLCPU;

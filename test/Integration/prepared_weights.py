@@ -1,0 +1,122 @@
+# RUN: %python %s
+# Convolution weights the host keeps prepared across calls (the runtime's
+# PreparedParams; docs/abi.md, "Runtime services called by generated code
+# (host)"): an entry that only reads its weights sends every f32
+# convolution to oneDNN, which reorders those weights once (Winograd
+# kernels for the 3x3 unstrided ones, a group at a time; blocked direct
+# kernels for the rest) and keeps them while they are unchanged. Checked against PyTorch on fresh random
+# inputs, on every call from the first (which does without the copy) to
+# the third, at batch 1 and 3, and after each way the weights can change:
+# an entry that writes them, set_weight, a write through a get_weight view
+# (copies stop), and a load. Tolerance: rtol 1e-4, atol 2e-4 · sqrt(window
+# size) (Winograd's transforms round differently from a direct sum).
+import ctypes
+import os
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from grove_testing import DLTensor, Model, assert_close, rng
+
+# (name, weight shape, groups, strides, padding): on 4 x 40 x 40 images,
+# larger than the 28x28 below which convolutions take the library anyway.
+CONVS = [
+    ("w3", (8, 4, 3, 3), 1, (1, 1), (1, 1, 1, 1)),  # Winograd
+    ("wg", (8, 2, 3, 3), 2, (1, 1), (1, 1, 1, 1)),  # Winograd per group
+    ("ws", (6, 4, 3, 3), 1, (2, 2), (1, 1, 1, 1)),  # blocked, strided
+    ("w5", (4, 2, 5, 5), 2, (1, 1), (2, 1, 2, 1)),  # blocked, 5x5 grouped
+]
+IMAGE = (4, 40, 40)
+
+
+def arr(a):
+    return "array<i64: " + ", ".join(map(str, a)) + ">"
+
+
+def out_type(ws, st, pd):
+    oh = (IMAGE[1] + pd[0] + pd[2] - ws[2]) // st[0] + 1
+    ow = (IMAGE[2] + pd[1] + pd[3] - ws[3]) // st[1] + 1
+    return f"tensor<?x{ws[0]}x{oh}x{ow}xf32>"
+
+
+def wtype(ws):
+    return "tensor<" + "x".join(map(str, ws)) + "xf32>"
+
+
+it = "tensor<?x{}x{}x{}xf32>".format(*IMAGE)
+params = "".join(f"\n  grove.param @{n} : {wtype(ws)}" for n, ws, *_ in CONVS)
+body, results, types = [], [], []
+for n, ws, g, st, pd in CONVS:
+    ot = out_type(ws, st, pd)
+    body.append(f"""
+    %{n} = grove.get_param @{n} : {wtype(ws)}
+    %y{n} = grove.conv2d %x, %{n} {{groups = {g} : i64, strides = {arr(st)},
+        padding = {arr(pd)}, dilations = {arr((1, 1))}}}
+        : ({it}, {wtype(ws)}) -> {ot}""")
+    results.append(f"%y{n}")
+    types.append(ot)
+w3 = wtype(CONVS[0][1])
+source = f"""module {{{params}
+  func.func @forward(%x: {it}) -> ({", ".join(types)}) {{{"".join(body)}
+    return {", ".join(results)} : {", ".join(types)}
+  }}
+  func.func @shift(%d: {w3}) {{
+    %w = grove.get_param @w3 : {w3}
+    %s = grove.add %w, %d : ({w3}, {w3}) -> {w3}
+    grove.set_param @w3 = %s : {w3}
+    return
+  }}
+}}"""
+m = Model(source, name="prepared_weights")
+r = rng()
+weights = {n: r.standard_normal(ws).astype(np.float32) for n, ws, *_ in CONVS}
+for n, value in weights.items():
+    m.set_weight(n, value)
+
+
+def check(what, calls=3):
+    for n in (1, 3):
+        x = r.standard_normal((n, *IMAGE)).astype(np.float32)
+        for call in range(calls):
+            got = m.call("forward", x, num_outputs=len(CONVS))
+            for (name, ws, g, st, pd), y in zip(CONVS, got):
+                xp = F.pad(torch.from_numpy(x), (pd[1], pd[3], pd[0], pd[2]))
+                ref = F.conv2d(xp, torch.from_numpy(weights[name]), stride=st,
+                               groups=g).numpy()
+                window = ws[1] * ws[2] * ws[3]
+                assert_close(y, ref, 1e-4, 2e-4 * np.sqrt(window),
+                             f"{what}: {name}, batch {n}, call {call + 1}")
+
+
+check("fresh weights")
+# An entry that writes a weight: the next calls see the new value.
+d = r.standard_normal(CONVS[0][1]).astype(np.float32)
+m.call("shift", d, num_outputs=0)
+weights["w3"] = weights["w3"] + d
+check("after an entry wrote w3")
+# set_weight.
+weights["wg"] = r.standard_normal(CONVS[1][1]).astype(np.float32)
+m.set_weight("wg", weights["wg"])
+check("after set_weight")
+# A write through a view the runtime cannot see.
+view = DLTensor()
+m._check(m.lib.grove_context_get_weight(m.ctx, b"ws", ctypes.byref(view)))
+weights["ws"] = r.standard_normal(CONVS[2][1]).astype(np.float32)
+ctypes.memmove(view.data, weights["ws"].ctypes.data, weights["ws"].nbytes)
+check("after a write through a view")
+weights["ws"] = r.standard_normal(CONVS[2][1]).astype(np.float32)
+ctypes.memmove(view.data, weights["ws"].ctypes.data, weights["ws"].nbytes)
+check("after a second write through the view")
+# A load: new storage for every param.
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "w.safetensors")
+    m.save_weights(path)
+    saved = weights["w5"]
+    weights["w5"] = r.standard_normal(CONVS[3][1]).astype(np.float32)
+    m.set_weight("w5", weights["w5"])
+    check("before the load")
+    m.load_weights(path)
+    weights["w5"] = saved
+check("after a load")
+print("prepared weights: ok")
