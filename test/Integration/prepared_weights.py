@@ -11,6 +11,7 @@
 # (copies stop), and a load. Tolerance: rtol 1e-4, atol 2e-4 · sqrt(window
 # size) (Winograd's transforms round differently from a direct sum).
 import ctypes
+import json
 import os
 import tempfile
 
@@ -19,15 +20,19 @@ import torch
 import torch.nn.functional as F
 from grove_testing import DLTensor, Model, assert_close, rng
 
-# (name, weight shape, groups, strides, padding): on 4 x 40 x 40 images,
-# larger than the 28x28 below which convolutions take the library anyway.
+# (name, weight shape, groups, strides, padding, Winograd): on 32 x 30 x 30
+# images, larger than the 28x28 below which convolutions take the library
+# anyway. Winograd runs 3x3 unstrided ones whose groups are few and hold
+# whole blocks of 16 channels.
 CONVS = [
-    ("w3", (8, 4, 3, 3), 1, (1, 1), (1, 1, 1, 1)),  # Winograd
-    ("wg", (8, 2, 3, 3), 2, (1, 1), (1, 1, 1, 1)),  # Winograd per group
-    ("ws", (6, 4, 3, 3), 1, (2, 2), (1, 1, 1, 1)),  # blocked, strided
-    ("w5", (4, 2, 5, 5), 2, (1, 1), (2, 1, 2, 1)),  # blocked, 5x5 grouped
+    ("w3", (16, 32, 3, 3), 1, (1, 1), (1, 1, 1, 1), True),
+    ("wg", (32, 16, 3, 3), 2, (1, 1), (1, 1, 1, 1), True),  # a group a run
+    ("ws", (8, 32, 3, 3), 1, (2, 2), (1, 1, 1, 1), False),  # strided
+    ("w5", (8, 8, 5, 5), 4, (1, 1), (2, 1, 2, 1), False),  # 5x5
+    ("wd", (32, 1, 3, 3), 32, (1, 1), (1, 1, 1, 1), False),  # depthwise
 ]
-IMAGE = (4, 40, 40)
+IMAGE = (32, 30, 30)
+ALL = [name for name, *_ in CONVS]
 
 
 def arr(a):
@@ -47,7 +52,7 @@ def wtype(ws):
 it = "tensor<?x{}x{}x{}xf32>".format(*IMAGE)
 params = "".join(f"\n  grove.param @{n} : {wtype(ws)}" for n, ws, *_ in CONVS)
 body, results, types = [], [], []
-for n, ws, g, st, pd in CONVS:
+for n, ws, g, st, pd, _ in CONVS:
     ot = out_type(ws, st, pd)
     body.append(f"""
     %{n} = grove.get_param @{n} : {wtype(ws)}
@@ -75,12 +80,61 @@ for n, value in weights.items():
     m.set_weight(n, value)
 
 
-def check(what, calls=3):
+# oneDNN has Winograd kernels for AVX-512 only.
+WINOGRAD = "avx512f" in open("/proc/cpuinfo").read()
+if not WINOGRAD:
+    print("note: no AVX-512: oneDNN has no Winograd kernels here; the "
+          "Winograd flags are not checked")
+
+
+def conv_spans(trace):
+    """The convolution service's spans of a trace, by weight name."""
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    spans = [e["args"] for e in events
+             if e.get("ph") == "X" and e["name"] == "grove_rt_conv2d_f32"]
+    by_name = {}
+    for a in spans:
+        for name, ws, g, *_ in CONVS:
+            if (a["c"], a["h"], a["f"]) == (g, ws[1], ws[0] // g):
+                by_name.setdefault(name, []).append(a)
+    return by_name
+
+
+def forward_traced(x, tmp):
+    """forward(x) under a trace: its results and its convolution spans."""
+    path = os.path.join(tmp, "trace.json")
+    m._check(m.lib.grove_trace_start(path.encode()))
+    try:
+        got = m.call("forward", x, num_outputs=len(CONVS))
+    finally:
+        m._check(m.lib.grove_trace_stop())
+    return got, conv_spans(path)
+
+
+def check(what, changed, exposed=()):
+    """Three calls at batch 1, then at batch 3, against PyTorch; the
+    params in `changed` have a new version, those in `exposed` a view."""
     for n in (1, 3):
         x = r.standard_normal((n, *IMAGE)).astype(np.float32)
-        for call in range(calls):
-            got = m.call("forward", x, num_outputs=len(CONVS))
-            for (name, ws, g, st, pd), y in zip(CONVS, got):
+        for call in range(3):
+            with tempfile.TemporaryDirectory() as tmp:
+                got, spans = forward_traced(x, tmp)
+            for name, ws, g, st, pd, wino in CONVS:
+                (a,) = spans[name]
+                where = f"{what}: {name}, batch {n}, call {call + 1}: {a}"
+                if name in exposed:
+                    assert a["prepared"] == 0, where
+                elif call > 0:
+                    assert a["prepared"] == 1, where
+                elif n == 1 and name in changed:
+                    # The first call at a version does without; it asks
+                    # for the copy the second makes. (At batch 3, the
+                    # layout may be another or the same.)
+                    assert a["prepared"] == 0, where
+                if WINOGRAD and a["prepared"]:
+                    assert a["winograd"] == int(wino), where
+            for (name, ws, g, st, pd, _), y in zip(CONVS, got):
                 xp = F.pad(torch.from_numpy(x), (pd[1], pd[3], pd[0], pd[2]))
                 ref = F.conv2d(xp, torch.from_numpy(weights[name]), stride=st,
                                groups=g).numpy()
@@ -89,25 +143,26 @@ def check(what, calls=3):
                              f"{what}: {name}, batch {n}, call {call + 1}")
 
 
-check("fresh weights")
+check("fresh weights", changed=ALL)
 # An entry that writes a weight: the next calls see the new value.
 d = r.standard_normal(CONVS[0][1]).astype(np.float32)
 m.call("shift", d, num_outputs=0)
 weights["w3"] = weights["w3"] + d
-check("after an entry wrote w3")
+check("after an entry wrote w3", changed=["w3"])
 # set_weight.
 weights["wg"] = r.standard_normal(CONVS[1][1]).astype(np.float32)
 m.set_weight("wg", weights["wg"])
-check("after set_weight")
+check("after set_weight", changed=["wg"])
 # A write through a view the runtime cannot see.
 view = DLTensor()
 m._check(m.lib.grove_context_get_weight(m.ctx, b"ws", ctypes.byref(view)))
 weights["ws"] = r.standard_normal(CONVS[2][1]).astype(np.float32)
 ctypes.memmove(view.data, weights["ws"].ctypes.data, weights["ws"].nbytes)
-check("after a write through a view")
+check("after a write through a view", changed=[], exposed=["ws"])
 weights["ws"] = r.standard_normal(CONVS[2][1]).astype(np.float32)
 ctypes.memmove(view.data, weights["ws"].ctypes.data, weights["ws"].nbytes)
-check("after a second write through the view")
+check("after a second write through the view", changed=[],
+      exposed=["ws"])
 # A load: new storage for every param.
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "w.safetensors")
@@ -115,8 +170,8 @@ with tempfile.TemporaryDirectory() as tmp:
     saved = weights["w5"]
     weights["w5"] = r.standard_normal(CONVS[3][1]).astype(np.float32)
     m.set_weight("w5", weights["w5"])
-    check("before the load")
+    check("before the load", changed=["w5"], exposed=["ws"])
     m.load_weights(path)
     weights["w5"] = saved
-check("after a load")
+check("after a load", changed=ALL)
 print("prepared weights: ok")

@@ -39,6 +39,9 @@ struct Seen {
   bool writerStable = false;
 } seen;
 
+/// The form `use` asks for.
+int64_t form = 7;
+
 /// use(w: read): asks for w doubled, as a service would.
 void use(void **args) {
   auto *w = static_cast<Memref<1> *>(args[0]);
@@ -49,7 +52,7 @@ void use(void **args) {
   seen.partStable = findStableParam(data, 8).has_value();
   if (!stable)
     return;
-  PreparedCopy copy = stable->store->get(*stable, {7}, 16, [&](void *out) {
+  PreparedCopy copy = stable->store->get(*stable, {form}, 16, [&](void *out) {
     auto *doubled = static_cast<float *>(out);
     for (int i = 0; i < 4; ++i)
       doubled[i] = 2 * data[i];
@@ -87,6 +90,7 @@ class PreparedParams : public ::testing::Test {
 protected:
   void SetUp() override {
     seen = Seen();
+    form = 7;
     ASSERT_GROVE_OK(grove_context_create(&kModel, &ctx));
   }
   void TearDown() override { grove_context_destroy(ctx); }
@@ -117,6 +121,24 @@ TEST_F(PreparedParams, MadeOnTheSecondCallThenReused) {
   EXPECT_TRUE(seen.copied);
   EXPECT_EQ(seen.prepared, 1) << "the copy was made again";
   EXPECT_EQ(ctx->prepared.size(), 1u);
+}
+
+TEST_F(PreparedParams, OneCopyAParamInTheFormAskedForLast) {
+  useTwice(1.0f);
+  form = 8;
+  use();
+  EXPECT_FALSE(seen.copied) << "another form's copy handed out";
+  EXPECT_EQ(ctx->prepared.size(), 1u);
+  use();
+  EXPECT_TRUE(seen.copied);
+  EXPECT_EQ(seen.prepared, 2);
+  EXPECT_EQ(ctx->prepared.size(), 1u) << "two copies of one param";
+  // Alternating forms: each is asked for once in a row, none is made.
+  for (int i = 0; i < 4; ++i) {
+    form = i % 2 ? 8 : 7;
+    use();
+  }
+  EXPECT_EQ(seen.prepared, 2);
 }
 
 TEST_F(PreparedParams, OnlyWholeParamsOfReadersInsideCalls) {

@@ -517,12 +517,14 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                options.libraryMaxPositions;
   }
 
-  /// An entry's state argument without grove.writes.
+  /// An entry's state argument without grove.writes. Entries are the
+  /// public functions; a private one that reads state may be called by an
+  /// entry that writes it (grove-params-to-arguments inlines only writers).
   static bool isReadOnlyState(Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
     auto func =
         arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
-    return func && arg.getOwner()->isEntryBlock() &&
+    return func && func.isPublic() && arg.getOwner()->isEntryBlock() &&
            func.getArgAttr(arg.getArgNumber(), kStateArgAttr) &&
            !func.getArgAttr(arg.getArgNumber(), kWritesAttr);
   }

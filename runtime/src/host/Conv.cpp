@@ -10,8 +10,8 @@
 //    (PreparedParams.h): its Winograd kernels for 3x3 unstrided ones, a
 //    group at a time (they take no groups), else its blocked direct ones;
 //    only the input and result are reordered on each call. Generated code
-//    calls the service for every f32 convolution with such weights
-//    (`conv-library-read-only-weights`, the host's default).
+//    calls the service for every f32 convolution with such weights but the
+//    1x1 GEMMs (`conv-library-read-only-weights`, the host's default).
 //  * other weights (a train step's, or the first call at a version) are
 //    reordered on every call: from two images on into the blocked layouts
 //    (brgconv kernels on AVX-512, faster than im2col + sgemm on ResNeSt-50's
@@ -194,6 +194,7 @@ struct Compiled {
   /// group on the group's channels (oneDNN's Winograd kernels take no
   /// groups), the user descriptors being one group's; else 1.
   int64_t runs = 1;
+  bool winograd = false;
   /// The key of the prepared weights: the layout they are reordered to.
   std::vector<int64_t> preparedKey;
 };
@@ -227,6 +228,9 @@ struct PrimitiveCache {
       entries;
 };
 
+/// The most groups a convolution runs as Winograd, a group at a time.
+constexpr int64_t kMaxWinogradGroups = 4;
+
 /// oneDNN's Winograd convolution for `p` (3x3, unstrided, undilated), a
 /// group at a time: into `c` (its user descriptors one group's) and `pd`.
 /// False where oneDNN has no Winograd kernel for it. Its weights transform
@@ -237,6 +241,11 @@ bool buildWinograd(const Problem &p, const memory::desc &userSrc,
   const View5 &w = p.w;
   if (w.size[3] != 3 || w.size[4] != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
       p.dw != 1)
+    return false;
+  // Its kernels work on blocks of 16 channels, a group at a time: few
+  // groups of whole blocks, or the padding and the serial runs cost more
+  // than the blocked direct kernels, which take groups (depthwise too).
+  if (w.size[0] > kMaxWinogradGroups || w.size[1] % 16 || w.size[2] % 16)
     return false;
   // One group's channels of the images: the same strides, fewer channels.
   auto group = [](const memory::desc &d, int64_t channels) {
@@ -264,6 +273,7 @@ bool buildWinograd(const Problem &p, const memory::desc &userSrc,
     return false;
   }
   c.runs = w.size[0];
+  c.winograd = true;
   c.userSrc = src;
   c.userWeights = weights;
   c.userDst = dst;
@@ -446,7 +456,7 @@ void runConv(const Problem &p, const Compiled &c, const uint8_t *kept) {
 }
 
 /// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
-bool convDnnl(const Problem &p) {
+bool convDnnl(const Problem &p, trace::Span &span) {
   // The input as it is, with the trailing padding that makes oneDNN's
   // output size formula (rounding down) give the result's size, as for a
   // stride-2 convolution that skips the last row; else only the rows and
@@ -480,14 +490,23 @@ bool convDnnl(const Problem &p) {
   std::shared_ptr<const Compiled> c;
   PreparedCopy kept;
   if (stable) {
-    c = compiled(p, userSrc, userDst, padB, padR, /*prepared=*/true);
-    const Compiled &plan = *c;
-    kept = stable->store->get(
-        *stable, plan.preparedKey, size_t(plan.runs) * plan.weights.get_size(),
-        [&](void *copy) { return prepareWeights(p, plan, copy); });
+    try {
+      c = compiled(p, userSrc, userDst, padB, padR, /*prepared=*/true);
+    } catch (const dnnl::error &) {
+      // No primitive for the prepared layouts: the other path's.
+    }
+    if (c) {
+      const Compiled &plan = *c;
+      kept = stable->store->get(
+          *stable, plan.preparedKey,
+          size_t(plan.runs) * plan.weights.get_size(),
+          [&](void *copy) { return prepareWeights(p, plan, copy); });
+    }
   }
   if (!kept)
     c = compiled(p, userSrc, userDst, padB, padR, /*prepared=*/false);
+  span.arg("prepared", kept ? 1 : 0);
+  span.arg("winograd", c->winograd ? 1 : 0);
   runConv(p, *c, kept ? kept->get() : nullptr);
   return true;
 }
@@ -517,6 +536,7 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
   span.arg("h", x->sizes[2]);
   span.arg("w", x->sizes[3]);
   span.arg("k", w->sizes[0]);
+  span.arg("f", w->sizes[1]);
   Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
             view(w->aligned, w->offset, w->sizes, w->strides),
             view(y->aligned, y->offset, y->sizes, y->strides),
@@ -536,7 +556,7 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
 #if GROVE_HAVE_DNNL
     // Zero-sized problems (a result of zeros, or nothing to write) are the
     // loops' to do; oneDNN rejects them.
-    if (!hasZeroSize(p) && convDnnl(p))
+    if (!hasZeroSize(p) && convDnnl(p, span))
       return;
 #endif
     convLoops(p);

@@ -30,6 +30,29 @@
 
 using namespace grove::rt;
 
+namespace {
+
+/// Bumps the version of every param `entry` writes when it goes out of
+/// scope (PreparedParams.h).
+class BumpWrittenParams {
+public:
+  BumpWrittenParams(grove_context &ctx, const EntryDesc &entry)
+      : ctx(ctx), entry(entry) {}
+  ~BumpWrittenParams() {
+    for (const ArgDesc &a : entry.args)
+      if (a.isState && a.access == grove::schema::Access::Write)
+        ctx.prepared.changed(a.index);
+  }
+  BumpWrittenParams(const BumpWrittenParams &) = delete;
+  BumpWrittenParams &operator=(const BumpWrittenParams &) = delete;
+
+private:
+  grove_context &ctx;
+  const EntryDesc &entry;
+};
+
+} // namespace
+
 // Memref descriptors store pointers in 64-bit words.
 static_assert(sizeof(void *) == sizeof(int64_t), "Grove ABI needs 64-bit");
 
@@ -488,6 +511,10 @@ grove_status Invocation::run(const DLTensor *const *inputs,
   bool completed, failed;
   std::string serviceError;
   grove_status serviceStatus = GROVE_OK;
+  // What the entry may write is new to the copies services keep, however
+  // the call ends (a failed call wrote nothing: dropping copies then costs
+  // only time); still under the exclusive lock.
+  BumpWrittenParams bump(ctx, entry);
   {
     // Services the generated code calls find this context through it; it
     // begins and ends the device's part and every service's (hooks).
@@ -505,11 +532,6 @@ grove_status Invocation::run(const DLTensor *const *inputs,
     call.end();
     failed = call.takeFailure(serviceError, serviceStatus);
   }
-  // What the entry may have written is new to copies services keep (a
-  // failed call wrote nothing; dropping copies then costs only time).
-  for (const ArgDesc &a : entry.args)
-    if (a.isState && a.access == grove::schema::Access::Write)
-      ctx.prepared.changed(a.index);
   // The ranks disagreed on this call: no collective of it ran, nor any
   // state write; that is the failure to report (once the results the code
   // may have made are in the reaper's hands).

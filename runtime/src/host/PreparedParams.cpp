@@ -4,8 +4,7 @@
 
 #include "Context.h"
 #include "CurrentCall.h"
-
-#include <new>
+#include "Env.h"
 
 using namespace grove::rt;
 
@@ -14,68 +13,95 @@ void PreparedParams::reset(size_t numParams) {
   count = numParams;
   versions.reset(new std::atomic<uint64_t>[numParams]());
   exposedFlags.reset(new std::atomic<bool>[numParams]());
-  entries.clear();
+  slots.reset(new Slot[numParams]());
 }
 
-void PreparedParams::drop(size_t index) {
-  auto it = entries.lower_bound({index, {}});
-  while (it != entries.end() && it->first.first == index)
-    it = entries.erase(it);
-}
-
-void PreparedParams::changed(size_t index) {
+// The lock below cannot fail in practice (std::mutex::lock throws only on
+// errors the runtime never causes); a version bump must not be lost, so
+// these are noexcept and terminate if it ever did.
+void PreparedParams::changed(size_t index) noexcept {
   std::lock_guard<std::mutex> lock(mutex);
   versions[index].fetch_add(1, std::memory_order_relaxed);
-  drop(index);
+  slots[index] = Slot();
 }
 
-void PreparedParams::changedAll() {
+void PreparedParams::changedAll() noexcept {
   std::lock_guard<std::mutex> lock(mutex);
   for (size_t i = 0; i < count; ++i) {
     versions[i].fetch_add(1, std::memory_order_relaxed);
     exposedFlags[i].store(false, std::memory_order_relaxed);
+    slots[i] = Slot();
   }
-  entries.clear();
 }
 
-void PreparedParams::exposed(size_t index) {
+void PreparedParams::exposed(size_t index) noexcept {
   std::lock_guard<std::mutex> lock(mutex);
   exposedFlags[index].store(true, std::memory_order_relaxed);
-  drop(index);
+  slots[index] = Slot();
 }
 
-PreparedCopy PreparedParams::get(StableParam param,
-                                 const std::vector<int64_t> &key, size_t bytes,
-                                 const std::function<bool(void *)> &prepare) {
-  std::lock_guard<std::mutex> lock(mutex);
-  // Checked again under the lock: a view may have been handed out, or the
-  // param written, since the caller found it.
-  if (param.index >= count ||
-      exposedFlags[param.index].load(std::memory_order_relaxed) ||
-      versions[param.index].load(std::memory_order_relaxed) != param.version)
-    return nullptr;
-  auto [it, inserted] = entries.try_emplace({param.index, key});
-  Entry &entry = it->second;
-  if (inserted || entry.version != param.version) {
-    // The first call to ask at this version: remember it, make nothing.
-    entry = Entry{param.version, nullptr};
+PreparedCopy
+PreparedParams::get(StableParam param, const std::vector<int64_t> &key,
+                    size_t bytes,
+                    const std::function<bool(void *)> &prepare) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(mutex);
+    // Checked again under the lock: a view may have been handed out, or the
+    // param written, since the caller found it.
+    if (param.index >= count ||
+        exposedFlags[param.index].load(std::memory_order_relaxed) ||
+        versions[param.index].load(std::memory_order_relaxed) != param.version)
+      return nullptr;
+    Slot &slot = slots[param.index];
+    if (slot.version != param.version)
+      slot = Slot{param.version, {}, false, {}, nullptr};
+    if (slot.copy && slot.key == key) {
+      // Asking for another form counts only when asked twice in a row: a
+      // service alternating between two keeps the copy it has.
+      slot.asked = key;
+      return slot.copy;
+    }
+    if (slot.asked != key) {
+      // The first time this form is asked for at this version.
+      slot.asked = key;
+      slot.failed = false;
+      return nullptr;
+    }
+    if (slot.failed)
+      return nullptr;
+    slot.failed = true;  // until made
+    slot.copy = nullptr; // one copy a param: the old form goes first
+    Buffer copy = allocateBuffer(bytes);
+    if (!copy || !prepare(copy.get()))
+      return nullptr;
+    slot.copy = std::make_shared<const Buffer>(std::move(copy));
+    slot.key = key;
+    slot.failed = false;
+    return slot.copy;
+  } catch (...) {
+    // Out of memory, or the service's transform threw: the caller computes
+    // without a copy, as on a first call.
     return nullptr;
   }
-  if (entry.copy)
-    return entry.copy;
-  Buffer copy = allocateBuffer(bytes);
-  if (!copy)
-    throw std::bad_alloc();
-  if (!prepare(copy.get()))
-    return nullptr;
-  entry.copy = std::make_shared<const Buffer>(std::move(copy));
-  return entry.copy;
+}
+
+size_t PreparedParams::size() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i)
+    n += slots[i].copy != nullptr;
+  return n;
 }
 
 std::optional<StableParam> grove::rt::findStableParam(const void *data,
                                                       size_t bytes) {
+  static const bool off = [] {
+    std::optional<unsigned long long> on =
+        unsignedFromEnv("GROVE_PREPARED_PARAMS");
+    return on && *on == 0;
+  }();
   CurrentCall *call = currentCall();
-  if (!call || !data)
+  if (off || !call || !data)
     return std::nullopt;
   grove_context &ctx = call->context();
   if (ctx.device || !ctx.arena)
@@ -93,12 +119,4 @@ std::optional<StableParam> grove::rt::findStableParam(const void *data,
         &prepared};
   }
   return std::nullopt;
-}
-
-size_t PreparedParams::size() const {
-  std::lock_guard<std::mutex> lock(mutex);
-  size_t n = 0;
-  for (const auto &[key, entry] : entries)
-    n += entry.copy != nullptr;
-  return n;
 }

@@ -7,15 +7,18 @@
 // the param:
 //  * every param has a version, bumped by whatever may write it: a load
 //    (a new arena), set_weight, and the end of every call of an entry that
-//    writes it. A bump drops the param's copies.
+//    writes it. A bump drops the param's copy.
 //  * a param whose storage was handed out as a writable view
 //    (grove_context_get_weight) is never prepared again (until a load
 //    gives it new storage): writes through the view go unseen.
 //  * only a call of an entry that reads the param (never writes it) may
 //    use a copy, so the param cannot change during that call.
-// A copy is made on the second call that asks for it at the same version,
-// so a param written between every pair of reads (a training loop that
-// evaluates after each step) never pays for a transform it cannot reuse.
+// A param keeps one copy, in the form asked for last. A copy is made the
+// second time a form is asked for at a version, so a param written between
+// every pair of reads (a training loop that evaluates after each step), or
+// a service alternating between two forms, never pays for a transform it
+// cannot reuse. GROVE_PREPARED_PARAMS=0 turns copies off (every call then
+// computes as the first call at a version does).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_PREPAREDPARAMS_H
@@ -27,7 +30,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -54,44 +56,48 @@ class PreparedParams {
 public:
   /// Sizes the versions for `numParams` params (at context creation).
   void reset(size_t numParams);
-  /// Param `index` may have changed: a new version, its copies dropped.
-  void changed(size_t index);
+  /// Param `index` may have changed: a new version, its copy dropped.
+  void changed(size_t index) noexcept;
   /// Every param may have changed (a new arena); views are gone with it.
-  void changedAll();
+  void changedAll() noexcept;
   /// A writable view of param `index` was handed out.
-  void exposed(size_t index);
+  void exposed(size_t index) noexcept;
 
-  /// The prepared copy of `param` that `key` names (the service's own
-  /// description of the form), if one exists at its version. Otherwise,
-  /// when this key was asked for at this version before, `prepare(data)`
-  /// fills a new copy of `bytes` (false: failed, nothing kept) and it is
-  /// kept; the first time, nothing is made. Null when there is no copy.
-  /// May throw std::bad_alloc.
+  /// The copy of `param` in the form `key` names (the service's own
+  /// description of it), if one exists at its version. Otherwise, when
+  /// `key` was asked for at this version before, `prepare(data)` fills a
+  /// new copy of `bytes` (false: failed), which replaces the param's copy;
+  /// the first time, nothing is made. Null when there is no copy, and when
+  /// making it failed (memory, or `prepare`: not tried again at this
+  /// version). Runs `prepare` under the store's lock. Never throws.
   PreparedCopy get(StableParam param, const std::vector<int64_t> &key,
-                   size_t bytes, const std::function<bool(void *)> &prepare);
+                   size_t bytes,
+                   const std::function<bool(void *)> &prepare) noexcept;
 
   /// How many copies are kept (for tests).
   size_t size() const;
 
 private:
-  struct Entry {
+  /// What the store knows of one param at `version`.
+  struct Slot {
     uint64_t version = 0;
-    PreparedCopy copy; // null: asked for once, not made yet
+    std::vector<int64_t> asked; // the form asked for last
+    bool failed = false;        // making `asked` failed
+    std::vector<int64_t> key;   // the copy's form
+    PreparedCopy copy;
   };
   std::unique_ptr<std::atomic<uint64_t>[]> versions;
   std::unique_ptr<std::atomic<bool>[]> exposedFlags;
+  std::unique_ptr<Slot[]> slots;
   size_t count = 0;
   mutable std::mutex mutex;
-  // (param, key) -> the copy at some version.
-  std::map<std::pair<size_t, std::vector<int64_t>>, Entry> entries;
 
   friend std::optional<StableParam> findStableParam(const void *, size_t);
-  void drop(size_t index);
 };
 
 /// The param whose whole storage is [data, data + bytes) when the current
 /// call's entry only reads it and no view exposes it; none otherwise (no
-/// call, another buffer, a part of a param, a device context).
+/// call, another buffer, a part of a param, a device context, copies off).
 std::optional<StableParam> findStableParam(const void *data, size_t bytes);
 
 } // namespace grove::rt

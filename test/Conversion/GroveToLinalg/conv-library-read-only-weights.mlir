@@ -70,3 +70,20 @@ module {
     return %0 : tensor<?x8x56x56xf32>
   }
 }
+
+// -----
+
+// A private function is no entry: a train step that writes the state may
+// call it, so its read-only argument does not count.
+// CHECK-LABEL: func.func private @helper(
+// CHECK-NOT: linalg.conv_2d
+// CHECK: linalg.batch_matmul
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return
+module {
+  grove.param @w : tensor<8x8x3x3xf32>
+  func.func private @helper(%w: tensor<8x8x3x3xf32> {grove.state = @w}, %x: tensor<?x8x56x56xf32>) -> tensor<?x8x56x56xf32> {
+    %0 = grove.conv2d %x, %w {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<?x8x56x56xf32>, tensor<8x8x3x3xf32>) -> tensor<?x8x56x56xf32>
+    return %0 : tensor<?x8x56x56xf32>
+  }
+}
