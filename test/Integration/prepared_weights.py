@@ -15,6 +15,10 @@ import json
 import os
 import tempfile
 
+# Winograd's scratchpad bound, small enough that batch 48 below runs in
+# slices (read once, at the first convolution).
+os.environ["GROVE_WINOGRAD_SCRATCH_MB"] = "4"
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -174,4 +178,19 @@ with tempfile.TemporaryDirectory() as tmp:
     m.load_weights(path)
     weights["w5"] = saved
 check("after a load", changed=ALL)
+
+# A batch whose Winograd scratchpad would pass the bound (4 MiB here, 16 by
+# default) runs in slices of the batch.
+x = r.standard_normal((48, *IMAGE)).astype(np.float32)
+xp = F.pad(torch.from_numpy(x), (1, 1, 1, 1))
+ref = F.conv2d(xp, torch.from_numpy(weights["w3"])).numpy()
+for call in range(3):
+    with tempfile.TemporaryDirectory() as tmp:
+        got, spans = forward_traced(x, tmp)
+    assert_close(got[0], ref, 1e-4, 2e-4 * np.sqrt(32 * 9),
+                 f"w3, batch 48, call {call + 1}")
+(a,) = spans["w3"]
+assert a["prepared"] == 1, a
+if WINOGRAD:
+    assert a["winograd"] == 1 and 1 <= a["images"] < 48, a
 print("prepared weights: ok")

@@ -194,6 +194,9 @@ struct Compiled {
   /// group on the group's channels (oneDNN's Winograd kernels take no
   /// groups), the user descriptors being one group's; else 1.
   int64_t runs = 1;
+  /// Images a run takes at a time (all of them but for Winograd's large
+  /// scratchpads): each run covers the batch in slices of this many.
+  int64_t images = 0;
   bool winograd = false;
   /// The key of the prepared weights: the layout they are reordered to.
   std::vector<int64_t> preparedKey;
@@ -230,6 +233,31 @@ struct PrimitiveCache {
 
 /// The most groups a convolution runs as Winograd, a group at a time.
 constexpr int64_t kMaxWinogradGroups = 4;
+/// The scratchpad a Winograd run may use, GROVE_WINOGRAD_SCRATCH_MB
+/// (default 16, read once); larger batches run in slices.
+size_t winogradScratchBytes() {
+  static const size_t bytes = [] {
+    std::optional<unsigned long long> mb =
+        unsignedFromEnv("GROVE_WINOGRAD_SCRATCH_MB");
+    return size_t(mb && *mb > 0 ? *mb : 16) << 20;
+  }();
+  return bytes;
+}
+
+/// The largest divisor of `batch` whose share of `scratchBytes` (the
+/// whole batch's) fits winogradScratchBytes(); at least 1.
+int64_t sliceOf(int64_t batch, size_t scratchBytes) {
+  size_t perImage = scratchBytes / size_t(batch) + 1;
+  int64_t most =
+      std::max<int64_t>(1, int64_t(winogradScratchBytes() / perImage));
+  for (int64_t n = std::min(most, batch); n > 1; --n)
+    if (batch % n == 0)
+      return n;
+  return 1;
+}
+
+/// The least output height and width a convolution runs as Winograd.
+constexpr int64_t kMinWinogradSide = 14;
 
 /// oneDNN's Winograd convolution for `p` (3x3, unstrided, undilated), a
 /// group at a time: into `c` (its user descriptors one group's) and `pd`.
@@ -237,7 +265,8 @@ constexpr int64_t kMaxWinogradGroups = 4;
 /// costs more than the convolution, so it runs only with prepared weights.
 bool buildWinograd(const Problem &p, const memory::desc &userSrc,
                    const memory::desc &userDst, int64_t padB, int64_t padR,
-                   Compiled &c, convolution_forward::primitive_desc &pd) {
+                   int64_t images, Compiled &c,
+                   convolution_forward::primitive_desc &pd) {
   const View5 &w = p.w;
   if (w.size[3] != 3 || w.size[4] != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 ||
       p.dw != 1)
@@ -247,9 +276,15 @@ bool buildWinograd(const Problem &p, const memory::desc &userSrc,
   // than the blocked direct kernels, which take groups (depthwise too).
   if (w.size[0] > kMaxWinogradGroups || w.size[1] % 16 || w.size[2] % 16)
     return false;
+  // Its output tiles (4x4 or 2x2) waste much of a 7x7 image, and its
+  // weights are 36/9 or 16/9 of them: there the blocked kernels' copy,
+  // as large as the weights, keeps the peak memory down.
+  if (p.y.size[3] < kMinWinogradSide || p.y.size[4] < kMinWinogradSide)
+    return false;
   // One group's channels of the images: the same strides, fewer channels.
-  auto group = [](const memory::desc &d, int64_t channels) {
+  auto group = [&](const memory::desc &d, int64_t channels) {
     memory::dims dims = d.dims();
+    dims[0] = images;
     dims[1] = channels;
     const dnnl_blocking_desc_t &b = d.data.format_desc.blocking;
     return memory::desc(dims, memory::data_type::f32,
@@ -273,6 +308,7 @@ bool buildWinograd(const Problem &p, const memory::desc &userSrc,
     return false;
   }
   c.runs = w.size[0];
+  c.images = images;
   c.winograd = true;
   c.userSrc = src;
   c.userWeights = weights;
@@ -331,7 +367,8 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
   };
   Compiled c;
   convolution_forward::primitive_desc pd;
-  if (!prepared || !buildWinograd(p, userSrc, userDst, padB, padR, c, pd)) {
+  if (!prepared ||
+      !buildWinograd(p, userSrc, userDst, padB, padR, p.x.size[0], c, pd)) {
     // Weights prepared once are worth the blocked layouts at any batch.
     pd = build(prepared || p.x.size[0] > 1);
     // Layouts no optimised kernel takes leave oneDNN's reference one, which
@@ -341,6 +378,13 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
     c.userSrc = userSrc;
     c.userWeights = userWeights;
     c.userDst = userDst;
+  } else if (pd.scratchpad_desc().get_size() > winogradScratchBytes()) {
+    // Winograd's scratchpad holds the whole batch's transformed tiles
+    // (hundreds of MB for a large image at batch 16): slices of the batch
+    // bound it, for the price of running more often.
+    int64_t images = sliceOf(p.x.size[0], pd.scratchpad_desc().get_size());
+    if (images < p.x.size[0])
+      buildWinograd(p, userSrc, userDst, padB, padR, images, c, pd);
   }
   c.conv = convolution_forward(pd);
   c.src = pd.src_desc();
@@ -428,30 +472,36 @@ void runConv(const Problem &p, const Compiled &c, const uint8_t *kept) {
   void *dstCopy = c.fromDst ? fresh(c.dst) : nullptr;
   void *weightsCopy = !kept && c.toWeights ? fresh(c.weights) : nullptr;
   void *pad = c.scratchpad.get_size() ? fresh(c.scratchpad) : nullptr;
-  for (int64_t r = 0; r < c.runs; ++r) {
-    memory userX(c.userSrc, eng, p.x.base + r * p.x.stride[1]);
-    memory userW(c.userWeights, eng, p.w.base + r * p.w.stride[0]);
-    memory userY(c.userDst, eng, p.y.base + r * p.y.stride[1]);
-    memory src = srcCopy ? memory(c.src, eng, srcCopy) : userX;
-    memory dst = dstCopy ? memory(c.dst, eng, dstCopy) : userY;
-    memory weights = userW;
-    if (kept)
-      weights = memory(c.weights, eng,
-                       const_cast<uint8_t *>(kept) + r * c.weights.get_size());
-    else if (weightsCopy)
-      weights = memory(c.weights, eng, weightsCopy);
-    if (c.toSrc)
-      c.toSrc.execute(st, userX, src);
-    if (weightsCopy)
-      c.toWeights.execute(st, userW, weights);
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-    if (pad)
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, eng, pad));
-    c.conv.execute(st, args);
-    if (c.fromDst)
-      c.fromDst.execute(st, dst, userY);
-  }
+  const int64_t batch = p.x.size[0], slice = c.images ? c.images : batch;
+  for (int64_t r = 0; r < c.runs; ++r)
+    for (int64_t n = 0; n < batch; n += slice) {
+      memory userX(c.userSrc, eng,
+                   p.x.base + r * p.x.stride[1] + n * p.x.stride[0]);
+      memory userW(c.userWeights, eng, p.w.base + r * p.w.stride[0]);
+      memory userY(c.userDst, eng,
+                   p.y.base + r * p.y.stride[1] + n * p.y.stride[0]);
+      memory src = srcCopy ? memory(c.src, eng, srcCopy) : userX;
+      memory dst = dstCopy ? memory(c.dst, eng, dstCopy) : userY;
+      memory weights = userW;
+      if (kept)
+        weights =
+            memory(c.weights, eng,
+                   const_cast<uint8_t *>(kept) + r * c.weights.get_size());
+      else if (weightsCopy)
+        weights = memory(c.weights, eng, weightsCopy);
+      if (c.toSrc)
+        c.toSrc.execute(st, userX, src);
+      if (weightsCopy)
+        c.toWeights.execute(st, userW, weights);
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                              {DNNL_ARG_WEIGHTS, weights},
+                                              {DNNL_ARG_DST, dst}};
+      if (pad)
+        args.emplace(DNNL_ARG_SCRATCHPAD, memory(c.scratchpad, eng, pad));
+      c.conv.execute(st, args);
+      if (c.fromDst)
+        c.fromDst.execute(st, dst, userY);
+    }
   st.wait();
 }
 
@@ -507,6 +557,7 @@ bool convDnnl(const Problem &p, trace::Span &span) {
     c = compiled(p, userSrc, userDst, padB, padR, /*prepared=*/false);
   span.arg("prepared", kept ? 1 : 0);
   span.arg("winograd", c->winograd ? 1 : 0);
+  span.arg("images", c->images ? c->images : p.x.size[0]);
   runConv(p, *c, kept ? kept->get() : nullptr);
   return true;
 }
