@@ -70,6 +70,14 @@ source = f"""module {{{params}
   func.func @forward(%x: {it}) -> ({", ".join(types)}) {{{"".join(body)}
     return {", ".join(results)} : {", ".join(types)}
   }}
+  grove.param @w1 : tensor<64x32x1x1xf32>
+  func.func @pointwise(%x: tensor<?x32x7x7xf32>) -> tensor<?x64x7x7xf32> {{
+    %w = grove.get_param @w1 : tensor<64x32x1x1xf32>
+    %y = grove.conv2d %x, %w {{groups = 1 : i64, strides = array<i64: 1, 1>,
+        padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}}
+        : (tensor<?x32x7x7xf32>, tensor<64x32x1x1xf32>) -> tensor<?x64x7x7xf32>
+    return %y : tensor<?x64x7x7xf32>
+  }}
   func.func @shift(%d: {w3}) {{
     %w = grove.get_param @w3 : {w3}
     %s = grove.add %w, %d : ({w3}, {w3}) -> {w3}
@@ -80,6 +88,8 @@ source = f"""module {{{params}
 m = Model(source, name="prepared_weights")
 r = rng()
 weights = {n: r.standard_normal(ws).astype(np.float32) for n, ws, *_ in CONVS}
+w1 = r.standard_normal((64, 32, 1, 1)).astype(np.float32)
+m.set_weight("w1", w1)
 for n, value in weights.items():
     m.set_weight(n, value)
 
@@ -193,4 +203,26 @@ for call in range(3):
 assert a["prepared"] == 1, a
 if WINOGRAD:
     assert a["winograd"] == 1 and 1 <= a["images"] < 48, a
+# A 1x1 convolution with read-only weights on a 7x7 image (a narrow GEMM)
+# is the service's too: oneDNN's blocked 1x1 kernels.
+for n in (1, 4):
+    x = r.standard_normal((n, 32, 7, 7)).astype(np.float32)
+    ref = F.conv2d(torch.from_numpy(x), torch.from_numpy(w1)).numpy()
+    for call in range(3):
+        path = None
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "trace.json")
+            m._check(m.lib.grove_trace_start(path.encode()))
+            try:
+                (got,) = m.call("pointwise", x)
+            finally:
+                m._check(m.lib.grove_trace_stop())
+            with open(path) as f:
+                spans = [e["args"] for e in json.load(f)["traceEvents"]
+                         if e.get("name") == "grove_rt_conv2d_f32"]
+        assert_close(got, ref, 1e-4, 2e-4 * np.sqrt(32),
+                     f"1x1, batch {n}, call {call + 1}")
+        assert len(spans) == 1 and spans[0]["winograd"] == 0, spans
+        if call > 0:
+            assert spans[0]["prepared"] == 1, spans
 print("prepared weights: ok")

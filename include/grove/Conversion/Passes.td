@@ -53,9 +53,10 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     by default, where oneDNN's blocked kernels measured faster. With
     `conv-library-read-only-weights`, f32 convolutions whose weights are an
     entry's state argument without `grove.writes` (a weight the entry only
-    reads) take the library form at any size: the host's service keeps
-    such weights in its own layouts across calls (blocked, or Winograd
-    for 3x3 ones), which pays on every image size; grove-to-host sets it.
+    reads) take the library form at any size, and so do 1x1 ones (else
+    GEMMs) on images of at most 7x7 outputs: the host's service keeps such
+    weights in its own layouts across calls (blocked, or Winograd for 3x3
+    ones), which pays on every image size; grove-to-host sets it.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",

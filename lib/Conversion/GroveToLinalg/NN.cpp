@@ -517,6 +517,21 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                options.libraryMaxPositions;
   }
 
+  /// Whether a 1x1 GEMM-shaped convolution goes to the library instead:
+  /// with libraryReadOnlyWeights, f32 ones whose weights the entry only
+  /// reads on images of at most kPointwiseLibraryMaxPositions outputs,
+  /// where the GEMM is too narrow for the BLAS kernels and oneDNN's blocked
+  /// 1x1 kernels win even with the input and result reordered on each call
+  /// (on larger images the result's reorder costs more; docs/perf.md).
+  bool pointwiseInLibrary(Conv2DOp op) const {
+    RankedTensorType type = op.getType();
+    return options.libraryReadOnlyWeights && type.getElementType().isF32() &&
+           type.getDimSize(2) * type.getDimSize(3) <=
+               kPointwiseLibraryMaxPositions &&
+           isReadOnlyState(op.getWeight());
+  }
+  static constexpr int64_t kPointwiseLibraryMaxPositions = 7 * 7;
+
   /// An entry's state argument without grove.writes. Entries are the
   /// public functions; a private one that reads state may be called by an
   /// entry that writes it (grove-params-to-arguments inlines only writers).
@@ -544,7 +559,7 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     Conv2DBuilder build(op, adaptor, rewriter, dims);
     bool staticOut = !resultType.isDynamicDim(2) && !resultType.isDynamicDim(3);
     Value result;
-    if (build.isPointwise())
+    if (build.isPointwise() && !(staticOut && pointwiseInLibrary(op)))
       result = build.pointwise();
     else if (!staticOut || useLibrary(op, resultType))
       result = build.namedConv();

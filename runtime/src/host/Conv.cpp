@@ -11,7 +11,8 @@
 //    group at a time (they take no groups), else its blocked direct ones;
 //    only the input and result are reordered on each call. Generated code
 //    calls the service for every f32 convolution with such weights but the
-//    1x1 GEMMs (`conv-library-read-only-weights`, the host's default).
+//    1x1 GEMMs on images over 7x7 (`conv-library-read-only-weights`, the
+//    host's default).
 //  * other weights (a train step's, or the first call at a version) are
 //    reordered on every call: from two images on into the blocked layouts
 //    (brgconv kernels on AVX-512, faster than im2col + sgemm on ResNeSt-50's

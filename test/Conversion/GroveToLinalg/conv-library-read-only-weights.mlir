@@ -87,3 +87,24 @@ module {
     return %0 : tensor<?x8x56x56xf32>
   }
 }
+
+// -----
+
+// A 1x1 convolution with read-only weights takes the library form on a
+// 7x7 image (a narrow GEMM), and stays one batched GEMM on a larger one.
+// CHECK-LABEL: func.func @pointwise(
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.batch_matmul
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return
+// NONE-LABEL: func.func @pointwise(
+// NONE-NOT: linalg.conv_2d
+module {
+  grove.param @a : tensor<16x8x1x1xf32>
+  grove.param @b : tensor<16x8x1x1xf32>
+  func.func @pointwise(%a: tensor<16x8x1x1xf32> {grove.state = @a}, %b: tensor<16x8x1x1xf32> {grove.state = @b}, %x: tensor<?x8x7x7xf32>, %y: tensor<?x8x8x8xf32>) -> (tensor<?x16x7x7xf32>, tensor<?x16x8x8xf32>) {
+    %0 = grove.conv2d %x, %a {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x8x7x7xf32>, tensor<16x8x1x1xf32>) -> tensor<?x16x7x7xf32>
+    %1 = grove.conv2d %y, %b {groups = 1 : i64, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<?x8x8x8xf32>, tensor<16x8x1x1xf32>) -> tensor<?x16x8x8xf32>
+    return %0, %1 : tensor<?x16x7x7xf32>, tensor<?x16x8x8xf32>
+  }
+}
