@@ -53,8 +53,9 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     by default, where oneDNN's blocked kernels measured faster. With
     `conv-library-read-only-weights`, f32 convolutions whose weights are an
     entry's state argument without `grove.writes` (a weight the entry only
-    reads) take the library form at any size, and so do 1x1 ones (else
-    GEMMs) on images of at most 7x7 outputs: the host's service keeps such
+    reads) take the library form at any size, and so do unstrided,
+    unpadded, ungrouped 1x1 ones (else GEMMs) whose output has at most 49
+    positions (7x7): the host's service keeps such
     weights in its own layouts across calls (blocked, or Winograd for 3x3
     ones), which pays on every image size; grove-to-host sets it.
   }];
@@ -74,7 +75,8 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     Option<"convLibraryReadOnlyWeights", "conv-library-read-only-weights",
            "bool", /*default=*/"false",
            "f32 convolutions whose weights are state the entry only reads "
-           "take the library form at any size">,
+           "take the library form at any size (1x1 GEMMs only up to 7x7 "
+           "outputs)">,
     Option<"segmentSumRows", "segment-sum-rows", "bool", /*default=*/"false",
            "grove.segment_sum as an scf.forall over the segments adding "
            "row slices (the host's form; default: one linalg.generic)">,

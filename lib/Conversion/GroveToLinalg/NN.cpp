@@ -526,6 +526,7 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   bool pointwiseInLibrary(Conv2DOp op) const {
     RankedTensorType type = op.getType();
     return options.libraryReadOnlyWeights && type.getElementType().isF32() &&
+           !type.isDynamicDim(2) && !type.isDynamicDim(3) &&
            type.getDimSize(2) * type.getDimSize(3) <=
                kPointwiseLibraryMaxPositions &&
            isReadOnlyState(op.getWeight());

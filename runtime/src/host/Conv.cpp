@@ -7,8 +7,10 @@
 // weights:
 //  * weights that are one param the call only reads are reordered once
 //    into the layout oneDNN prefers and kept across calls
-//    (PreparedParams.h): its Winograd kernels for 3x3 unstrided ones, a
-//    group at a time (they take no groups), else its blocked direct ones;
+//    (PreparedParams.h): its Winograd kernels for 3x3 unstrided ones (few
+//    groups of whole 16-channel blocks, outputs of 14x14 and more; a group
+//    at a time, since they take no groups, and on slices of the batch
+//    where their scratchpad would be large), else its blocked direct ones;
 //    only the input and result are reordered on each call. Generated code
 //    calls the service for every f32 convolution with such weights but the
 //    1x1 GEMMs on images over 7x7 (`conv-library-read-only-weights`, the
@@ -240,7 +242,9 @@ size_t winogradScratchBytes() {
   static const size_t bytes = [] {
     std::optional<unsigned long long> mb =
         unsignedFromEnv("GROVE_WINOGRAD_SCRATCH_MB");
-    return size_t(mb && *mb > 0 ? *mb : 16) << 20;
+    return size_t(mb && *mb > 0 ? std::min<unsigned long long>(*mb, 1 << 20)
+                                : 16)
+           << 20;
   }();
   return bytes;
 }

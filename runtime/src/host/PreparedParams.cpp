@@ -74,8 +74,8 @@ PreparedParams::get(StableParam param, const std::vector<int64_t> &key,
     Buffer copy = allocateBuffer(bytes);
     if (!copy || !prepare(copy.get()))
       return nullptr;
-    slot.copy = std::make_shared<const Buffer>(std::move(copy));
     slot.key = key;
+    slot.copy = std::make_shared<const Buffer>(std::move(copy));
     slot.failed = false;
     return slot.copy;
   } catch (...) {

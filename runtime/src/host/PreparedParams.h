@@ -13,12 +13,14 @@
 //    gives it new storage): writes through the view go unseen.
 //  * only a call of an entry that reads the param (never writes it) may
 //    use a copy, so the param cannot change during that call.
-// A param keeps one copy, in the form asked for last. A copy is made the
-// second time a form is asked for at a version, so a param written between
-// every pair of reads (a training loop that evaluates after each step), or
-// a service alternating between two forms, never pays for a transform it
-// cannot reuse. GROVE_PREPARED_PARAMS=0 turns copies off (every call then
-// computes as the first call at a version does).
+// A param keeps one copy, in the form asked for last. A copy is made when
+// a form is asked for twice in a row at a version, so a param written
+// between every pair of reads (a training loop that evaluates after each
+// step) never pays for a transform it cannot reuse, and a service
+// alternating between two forms keeps the copy it has. Runs of two forms
+// (A A B B) do transform at each change: one copy bounds the memory.
+// GROVE_PREPARED_PARAMS=0 turns copies off (every call then computes as the
+// first call at a version does).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GROVE_RT_PREPAREDPARAMS_H
