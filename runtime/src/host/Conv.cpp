@@ -431,13 +431,10 @@ stream &threadStream() {
 
 /// The weights' param, when they are one whole param the call only reads.
 std::optional<StableParam> stableWeights(const View5 &w) {
-  int64_t expected = 1;
-  for (int i = 4; i >= 0; --i) {
-    if (w.size[i] != 1 && w.stride[i] != expected)
-      return std::nullopt;
-    expected *= w.size[i];
-  }
-  return findStableParam(w.base, size_t(expected) * sizeof(float));
+  size_t count = 0;
+  if (!isCompact(w.size, w.stride, 5) || !elementCount(w.size, 5, count))
+    return std::nullopt;
+  return findStableParam(w.base, count * sizeof(float));
 }
 
 /// The weights of `p` in `c`'s layout, a run's after another, into `copy`.
