@@ -16,11 +16,12 @@
 //    1x1 GEMMs on images over 7x7 (`conv-library-read-only-weights`, the
 //    host's default).
 //  * other weights (a train step's, or the first call at a version) are
-//    reordered on every call: from two images on into the blocked layouts
-//    (brgconv kernels on AVX-512, faster than im2col + sgemm on ResNeSt-50's
-//    3x3 convolutions), for one image not at all (oneDNN's GEMM-based
-//    convolution), since reordering the weights alone cost more than the
-//    kernels saved. Generated code calls the service for such f32
+//    reordered on every call: from two images on into 16-channel blocks
+//    (oneDNN's direct jit kernels, faster than im2col + sgemm on ResNeSt-50's
+//    3x3 convolutions, and than its brgconv ones on channels-last layouts
+//    once the reorders are counted), for one image not at all (oneDNN's
+//    GEMM-based convolution), since reordering the weights alone cost more than
+//    the kernels saved. Generated code calls the service for such f32
 //    convolutions on images of at most 28x28 outputs (`grovec
 //    --conv-library-max-positions`), whose per-image im2col GEMMs are
 //    narrow, and for all of them with `grovec --conv-library`: on larger
@@ -347,12 +348,12 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
 
   engine &eng = cpuEngine();
   memory::desc userWeights = weightsDesc(p.w);
-  // From 2 images on, the layouts oneDNN prefers (blocked: its brgconv
-  // kernels), paying for reorders of the input, the result and the weights
-  // (which may change between calls, so they are reordered on every call).
-  // For one image the weights' reorder costs more than the faster kernels
-  // save (docs/perf.md, "Design measurements"), so the caller's
-  // layouts throughout (oneDNN's GEMM-based convolution, no reorder).
+  // From 2 images on, the layouts oneDNN prefers (blocked), paying for reorders
+  // of the input, the result and the weights (which may change between calls,
+  // so they are reordered on every call). For one image the weights' reorder
+  // costs more than the faster kernels save (docs/perf.md, "Design
+  // measurements"), so the caller's layouts throughout (oneDNN's GEMM-based
+  // convolution, no reorder).
   auto build = [&](bool blocked) {
     auto pick = [&](const memory::desc &d) {
       return blocked ? memory::desc(d.dims(), memory::data_type::f32,
@@ -360,10 +361,18 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
                      : d;
     };
     // oneDNN counts dilation from 0 (no gap).
+    // The same convolution either way (a forward convolution keeps no
+    // workspace), but oneDNN ranks its kernels by the propagation kind: for
+    // inference its brgconv ones on channels-last layouts first, for
+    // training its direct jit ones on 16-channel blocks, whose reorders
+    // (weights above all) cost less. Weights reordered on every call take
+    // the latter; prepared ones, reordered once, the former (docs/perf.md).
+    prop_kind kind = blocked && !prepared ? prop_kind::forward_training
+                                          : prop_kind::forward_inference;
     convolution_forward::desc desc(
-        prop_kind::forward_inference, algorithm::convolution_direct,
-        pick(userSrc), pick(userWeights), pick(userDst), {p.sh, p.sw},
-        {p.dh - 1, p.dw - 1}, {p.pt, p.pl}, {padB, padR});
+        kind, algorithm::convolution_direct, pick(userSrc), pick(userWeights),
+        pick(userDst), {p.sh, p.sw}, {p.dh - 1, p.dw - 1}, {p.pt, p.pl},
+        {padB, padR});
     // The scratchpad comes with each call, from the block cache: a
     // primitive owning its own kept 7-8 MB per cached shape.
     primitive_attr attr;
