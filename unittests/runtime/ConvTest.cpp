@@ -221,4 +221,117 @@ TEST(Conv, BadArgumentsDoNotTouchMemory) {
   EXPECT_TRUE(clearParkedServiceError());
 }
 
+/// Runs one weight gradient (dw from x and dy, `c`'s geometry) against a
+/// double-precision loop; checks dw's buffer outside the view and the
+/// inputs as checkConv does.
+void checkWeightGrad(const Case &c, std::mt19937 &rng) {
+  SCOPED_TRACE(::testing::Message()
+               << "weight grad n=" << c.n << " g=" << c.g << " cg=" << c.cg
+               << " fg=" << c.fg << " " << c.h << "x" << c.w << " k=" << c.kh
+               << "x" << c.kw << " s=" << c.sh << "," << c.sw << " d=" << c.dh
+               << "," << c.dw << " pad=" << c.pad[0] << "," << c.pad[1] << ","
+               << c.pad[2] << "," << c.pad[3]);
+  int64_t oh = (c.h + c.pad[0] + c.pad[2] - c.dh * (c.kh - 1) - 1) / c.sh + 1;
+  int64_t ow = (c.w + c.pad[1] + c.pad[3] - c.dw * (c.kw - 1) - 1) / c.sw + 1;
+  Tensor5 x({c.n, c.g, c.cg, c.h + c.extra, c.w + c.extra}, c.padX);
+  Tensor5 dy({c.n, c.g, c.fg, oh, ow}, c.padY);
+  Tensor5 dw({c.g, c.fg, c.cg, c.kh, c.kw});
+  x.fill(rng);
+  dy.fill(rng);
+  std::vector<float> xBefore = x.buffer, dyBefore = dy.buffer;
+  auto desc = [](Tensor5 &t) {
+    float *p = t.buffer.data();
+    grove_memref_f32_5 m{p, p, 0, {}, {}};
+    for (int i = 0; i < 5; ++i)
+      m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
+    return m;
+  };
+  grove_memref_f32_5 xm = desc(x), dym = desc(dy), dwm = desc(dw);
+  _mlir_ciface_grove_rt_conv2d_weight_grad_f32(&xm, &dym, &dwm, c.pad[0],
+                                               c.pad[1], c.pad[2], c.pad[3],
+                                               c.sh, c.sw, c.dh, c.dw);
+  for (int64_t g = 0; g < c.g; ++g)
+    for (int64_t f = 0; f < c.fg; ++f)
+      for (int64_t ch = 0; ch < c.cg; ++ch)
+        for (int64_t a = 0; a < c.kh; ++a)
+          for (int64_t b = 0; b < c.kw; ++b) {
+            double sum = 0;
+            for (int64_t n = 0; n < c.n; ++n)
+              for (int64_t i = 0; i < oh; ++i)
+                for (int64_t j = 0; j < ow; ++j) {
+                  int64_t r = i * c.sh + a * c.dh - c.pad[0];
+                  int64_t q = j * c.sw + b * c.dw - c.pad[1];
+                  if (r < 0 || r >= c.h + c.extra || q < 0 ||
+                      q >= c.w + c.extra)
+                    continue; // padding
+                  sum += double(x.at(n, g, ch, r, q)) *
+                         double(dy.at(n, g, f, i, j));
+                }
+            ASSERT_NEAR(dw.at(g, f, ch, a, b), sum, 1e-5 * (1 + c.n * oh * ow))
+                << "at (" << g << ", " << f << ", " << ch << ", " << a << ", "
+                << b << ")";
+            dw.at(g, f, ch, a, b) = kGuard; // checked; now must be a guard
+          }
+  for (size_t i = 0; i < dw.buffer.size(); ++i)
+    ASSERT_EQ(dw.buffer[i], kGuard) << "gradient buffer clobbered at " << i;
+  EXPECT_EQ(x.buffer, xBefore);
+  EXPECT_EQ(dy.buffer, dyBefore);
+}
+
+TEST(ConvWeightGrad, MatchesNaiveLoop) {
+  std::mt19937 rng(41);
+  const Case cases[] = {
+      // n g cg fg  h  w kh kw sh sw dh dw extra padX padY {t, l, b, r}
+      {2, 1, 3, 4, 9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0},
+      {3, 2, 8, 16, 12, 10, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {2, 1, 5, 7, 11, 13, 3, 3, 2, 2, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {1, 2, 4, 4, 13, 13, 3, 3, 1, 1, 2, 2, 0, 0, 0, {2, 2, 2, 2}},
+      {2, 1, 1, 16, 8, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {4, 4, 16, 8, 8, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+      {1, 4, 2, 3, 8, 9, 1, 3, 1, 2, 1, 1, 0, 0, 0, {0, 1, 1, 0}},
+      {2, 1, 3, 4, 9, 9, 3, 3, 2, 2, 1, 1, 1, 2, 1, {1, 1, 1, 1}},
+      {1, 2, 2, 3, 9, 8, 3, 3, 2, 2, 1, 1, 2, 0, 0, {1, 2, 1, 2}},
+      {5, 1, 16, 32, 4, 4, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}},
+  };
+  for (const Case &c : cases) {
+    checkWeightGrad(c, rng);
+    if (::testing::Test::HasFatalFailure())
+      return;
+  }
+}
+
+TEST(ConvWeightGrad, ZeroSizedProblems) {
+  // No images or no output: a gradient of zeros. No channels: nothing.
+  std::mt19937 rng(43);
+  checkWeightGrad({0, 1, 3, 4, 5, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0}, rng);
+  checkWeightGrad({2, 1, 0, 4, 5, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0}, rng);
+}
+
+TEST(ConvWeightGrad, BadArgumentsDoNotTouchMemory) {
+  Tensor5 x({1, 1, 3, 6, 6}), dy({1, 1, 4, 4, 4}), dw({1, 4, 2, 3, 3});
+  auto call = [](Tensor5 &x, Tensor5 &dy, Tensor5 &dw, int64_t stride) {
+    auto desc = [](Tensor5 &t) {
+      float *p = t.buffer.data();
+      grove_memref_f32_5 m{p, p, 0, {}, {}};
+      for (int i = 0; i < 5; ++i)
+        m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
+      return m;
+    };
+    grove_memref_f32_5 xm = desc(x), dym = desc(dy), dwm = desc(dw);
+    _mlir_ciface_grove_rt_conv2d_weight_grad_f32(&xm, &dym, &dwm, 0, 0, 0, 0,
+                                                 stride, stride, 1, 1);
+  };
+  call(x, dy, dw, 1); // channels: 3 vs 2
+  for (float v : dw.buffer)
+    EXPECT_EQ(v, kGuard);
+  Tensor5 dw3({1, 4, 3, 3, 3}), big({1, 1, 4, 5, 5});
+  call(x, big, dw3, 1); // a 5x5 output gradient reads past the input
+  for (float v : dw3.buffer)
+    EXPECT_EQ(v, kGuard);
+  call(x, dy, dw3, 0); // zero stride
+  for (float v : dw3.buffer)
+    EXPECT_EQ(v, kGuard);
+  EXPECT_TRUE(clearParkedServiceError());
+}
+
 } // namespace

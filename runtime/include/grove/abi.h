@@ -22,7 +22,7 @@ extern "C" {
 /* Bumped with every change to a struct here or a row of grove/services.def;
  * the runtime does not build until the catalogue's fingerprint is recorded
  * for the new version (runtime/src/host/Catalogue.cpp). */
-#define GROVE_ABI_VERSION 10u
+#define GROVE_ABI_VERSION 11u
 
 /* A packed entry function: args = [one memref descriptor per argument, in
  * the order of the entry's `args` in the descriptor (state

@@ -69,9 +69,9 @@ struct View5 {
   int64_t size[5], stride[5];
 };
 
-void report(const std::string &message,
+void report(const char *service, const std::string &message,
             grove_status status = GROVE_ERROR_INTERNAL) {
-  reportServiceError(("grove_rt_conv2d_f32: " + message).c_str(), status);
+  reportServiceError((std::string(service) + ": " + message).c_str(), status);
 }
 
 /// The convolution of x (N x G x Cg x H x W) with w (G x Fg x Cg x Kh x Kw)
@@ -93,8 +93,11 @@ bool hasZeroSize(const Problem &p) {
   return false;
 }
 
-/// Checks what the shapes must satisfy; reports and returns false if not.
-bool check(const Problem &p) {
+/// Checks what the shapes must satisfy; reports as `service` and returns
+/// false if not. `w` and `y` name p.w and p.y in the message.
+bool check(const Problem &p, const char *service, const char *wName = "weights",
+           const char *yName = "result") {
+  auto report = [&](const std::string &message) { ::report(service, message); };
   const View5 &x = p.x, &w = p.w, &y = p.y;
   for (const View5 *v : {&x, &w, &y})
     for (int64_t s : v->size)
@@ -121,8 +124,8 @@ bool check(const Problem &p) {
       ok && (y.size[4] == 0 || (y.size[4] - 1) * p.sw + (w.size[4] - 1) * p.dw <
                                    x.size[4] + p.pl + p.pr);
   if (!ok)
-    return report("shape mismatch: input " + describe(x) + ", weights " +
-                  describe(w) + ", result " + describe(y)),
+    return report("shape mismatch: input " + describe(x) + ", " + wName + " " +
+                  describe(w) + ", " + yName + " " + describe(y)),
            false;
   if (!hasZeroSize(p) && (!x.base || !w.base || !y.base))
     return report("a buffer is NULL"), false;
@@ -155,6 +158,35 @@ void convLoops(const Problem &p) {
                 }
             y.base[n * y.stride[0] + g * y.stride[1] + f * y.stride[2] +
                    oh * y.stride[3] + ow * y.stride[4]] = sum;
+          }
+}
+
+/// The weight gradient's loops (p.w is dw, p.y is dy): the reference
+/// semantics, and the service of builds without oneDNN.
+void weightGradLoops(const Problem &p) {
+  const View5 &x = p.x, &w = p.w, &y = p.y;
+  for (int64_t g = 0; g < w.size[0]; ++g)
+    for (int64_t f = 0; f < w.size[1]; ++f)
+      for (int64_t c = 0; c < w.size[2]; ++c)
+        for (int64_t i = 0; i < w.size[3]; ++i)
+          for (int64_t j = 0; j < w.size[4]; ++j) {
+            float sum = 0.0f;
+            for (int64_t n = 0; n < y.size[0]; ++n)
+              for (int64_t oh = 0; oh < y.size[3]; ++oh)
+                for (int64_t ow = 0; ow < y.size[4]; ++ow) {
+                  int64_t ih = oh * p.sh + i * p.dh - p.pt;
+                  int64_t iw = ow * p.sw + j * p.dw - p.pl;
+                  if (ih < 0 || ih >= x.size[3] || iw < 0 || iw >= x.size[4])
+                    continue; // a zero of the padding
+                  sum += x.base[n * x.stride[0] + g * x.stride[1] +
+                                c * x.stride[2] + ih * x.stride[3] +
+                                iw * x.stride[4]] *
+                         y.base[n * y.stride[0] + g * y.stride[1] +
+                                f * y.stride[2] + oh * y.stride[3] +
+                                ow * y.stride[4]];
+                }
+            w.base[g * w.stride[0] + f * w.stride[1] + c * w.stride[2] +
+                   i * w.stride[3] + j * w.stride[4]] = sum;
           }
 }
 
@@ -226,14 +258,48 @@ size_t cacheCapacity() {
 /// The primitives of every shape seen, most recently used first. Callers
 /// hold a shared_ptr, so an entry dropped while another thread runs it
 /// lives until that call ends.
-struct PrimitiveCache {
+template <typename T> class PrimitiveCache {
+public:
   using Key = std::vector<int64_t>;
+
+  /// The entry of `key`, made by `make` (which may throw: then nothing is
+  /// kept) on first use.
+  template <typename Make>
+  std::shared_ptr<const T> get(Key key, const Make &make) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = entries.find(key); it != entries.end()) {
+      recent.splice(recent.begin(), recent, it->second.second);
+      return it->second.first;
+    }
+    auto shared = std::make_shared<const T>(make());
+    recent.push_front(key);
+    entries.emplace(std::move(key), std::make_pair(shared, recent.begin()));
+    for (size_t capacity = cacheCapacity(); entries.size() > capacity;) {
+      entries.erase(recent.back());
+      recent.pop_back();
+    }
+    return shared;
+  }
+
+private:
   std::mutex mutex;
   std::list<Key> recent;
-  std::map<Key,
-           std::pair<std::shared_ptr<const Compiled>, std::list<Key>::iterator>>
+  std::map<Key, std::pair<std::shared_ptr<const T>, std::list<Key>::iterator>>
       entries;
 };
+
+/// The part of a cache key every convolution primitive shares: geometry,
+/// team size and the views' sizes and strides.
+std::vector<int64_t> shapeKey(const Problem &p, int64_t padB, int64_t padR) {
+  // oneDNN fixes a primitive's thread count when it is created: a call the
+  // runtime runs on fewer threads (Threads.h) needs primitives of its own.
+  std::vector<int64_t> key = {
+      p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR, omp_get_max_threads()};
+  for (const View5 *v : {&p.x, &p.w, &p.y})
+    for (int i = 0; i < 5; ++i)
+      key.insert(key.end(), {v->size[i], v->stride[i]});
+  return key;
+}
 
 /// The most groups a convolution runs as Winograd, a group at a time.
 constexpr int64_t kMaxWinogradGroups = 4;
@@ -322,30 +388,10 @@ bool buildWinograd(const Problem &p, const memory::desc &userSrc,
   return true;
 }
 
-/// The cached primitives for `p`, built on first use.
-std::shared_ptr<const Compiled> compiled(const Problem &p,
-                                         const memory::desc &userSrc,
-                                         const memory::desc &userDst,
-                                         int64_t padB, int64_t padR,
-                                         bool prepared) {
-  // oneDNN fixes a primitive's thread count when it is created: a call the
-  // runtime runs on fewer threads (Threads.h) needs primitives of its own.
-  std::vector<int64_t> key = {
-      p.sh,    p.sw, p.dh, p.dw, p.pt, p.pl, padB, padR, omp_get_max_threads(),
-      prepared};
-  for (const View5 *v : {&p.x, &p.w, &p.y})
-    for (int i = 0; i < 5; ++i)
-      key.insert(key.end(), {v->size[i], v->stride[i]});
-  // Never destroyed: a convolution may run from an application's static
-  // destructors.
-  static auto *cache = new PrimitiveCache;
-  std::lock_guard<std::mutex> lock(cache->mutex);
-  if (auto it = cache->entries.find(key); it != cache->entries.end()) {
-    cache->recent.splice(cache->recent.begin(), cache->recent,
-                         it->second.second);
-    return it->second.first;
-  }
-
+/// Builds the primitives of `p` (compiled's work on a cache miss).
+Compiled makeCompiled(const Problem &p, const memory::desc &userSrc,
+                      const memory::desc &userDst, int64_t padB, int64_t padR,
+                      bool prepared) {
   engine &eng = cpuEngine();
   memory::desc userWeights = weightsDesc(p.w);
   // From 2 images on, the layouts oneDNN prefers (blocked), paying for reorders
@@ -419,15 +465,23 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
     std::memcpy(c.preparedKey.data(), &md, sizeof(md));
     c.preparedKey.back() = c.runs;
   }
-  auto shared = std::make_shared<const Compiled>(std::move(c));
-  cache->recent.push_front(key);
-  cache->entries.emplace(std::move(key),
-                         std::make_pair(shared, cache->recent.begin()));
-  for (size_t capacity = cacheCapacity(); cache->entries.size() > capacity;) {
-    cache->entries.erase(cache->recent.back());
-    cache->recent.pop_back();
-  }
-  return shared;
+  return c;
+}
+
+/// The cached primitives for `p`, built on first use.
+std::shared_ptr<const Compiled> compiled(const Problem &p,
+                                         const memory::desc &userSrc,
+                                         const memory::desc &userDst,
+                                         int64_t padB, int64_t padR,
+                                         bool prepared) {
+  std::vector<int64_t> key = shapeKey(p, padB, padR);
+  key.push_back(prepared);
+  // Never destroyed: a convolution may run from an application's static
+  // destructors.
+  static auto *cache = new PrimitiveCache<Compiled>;
+  return cache->get(std::move(key), [&] {
+    return makeCompiled(p, userSrc, userDst, padB, padR, prepared);
+  });
 }
 
 /// This thread's oneDNN stream, freed when the thread ends (thread-local
@@ -516,13 +570,13 @@ void runConv(const Problem &p, const Compiled &c, const uint8_t *kept) {
   st.wait();
 }
 
-/// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
-bool convDnnl(const Problem &p, trace::Span &span) {
-  // The input as it is, with the trailing padding that makes oneDNN's
-  // output size formula (rounding down) give the result's size, as for a
-  // stride-2 convolution that skips the last row; else only the rows and
-  // columns the output reads, unpadded at the end (a view that is not
-  // dense, which some of oneDNN's kernels refuse).
+/// oneDNN's view of `p`: the input with the trailing padding that makes
+/// oneDNN's output size formula (rounding down) give the result's size, as
+/// for a stride-2 convolution that skips the last row; else only the rows
+/// and columns the output reads, unpadded at the end (a view that is not
+/// dense, which some of oneDNN's kernels refuse). False where no view fits.
+bool dnnlGeometry(const Problem &p, memory::desc &userSrc,
+                  memory::desc &userDst, int64_t &padB, int64_t &padR) {
   auto extent = [](int64_t in, int64_t lead, int64_t trail, int64_t out,
                    int64_t k, int64_t s, int64_t d, int64_t &trailOut) {
     int64_t window = (k - 1) * d + 1;
@@ -532,7 +586,6 @@ bool convDnnl(const Problem &p, trace::Span &span) {
     trailOut = 0;
     return (out - 1) * s + window - lead;
   };
-  int64_t padB = 0, padR = 0;
   int64_t rows = extent(p.x.size[3], p.pt, p.pb, p.y.size[3], p.w.size[3], p.sh,
                         p.dh, padB);
   int64_t cols = extent(p.x.size[4], p.pl, p.pr, p.y.size[4], p.w.size[4], p.sw,
@@ -541,9 +594,15 @@ bool convDnnl(const Problem &p, trace::Span &span) {
   // right padding as given: the loops handle it.
   if (rows > p.x.size[3] || cols > p.x.size[4] || rows < 1 || cols < 1)
     return false;
+  return asNchw(p.x, rows, cols, userSrc) &&
+         asNchw(p.y, p.y.size[3], p.y.size[4], userDst);
+}
+
+/// Runs `p` on oneDNN; false (nothing written) when its layouts do not fit.
+bool convDnnl(const Problem &p, trace::Span &span) {
+  int64_t padB = 0, padR = 0;
   memory::desc userSrc, userDst;
-  if (!asNchw(p.x, rows, cols, userSrc) ||
-      !asNchw(p.y, p.y.size[3], p.y.size[4], userDst))
+  if (!dnnlGeometry(p, userSrc, userDst, padB, padR))
     return false;
   // Weights that are a param this call only reads are reordered once and
   // kept (PreparedParams.h); the first call at a version does without.
@@ -573,6 +632,109 @@ bool convDnnl(const Problem &p, trace::Span &span) {
   return true;
 }
 
+/// The weight gradient's primitives of one shape and layout: oneDNN's
+/// backward-weights convolution in the layouts it prefers (16-channel
+/// blocks), the reorders of x and dy into them and of dw out of them.
+struct CompiledWeightGrad {
+  convolution_backward_weights conv;
+  memory::desc scratchpad, src, diffDst, diffWeights;
+  memory::desc userSrc, userDiffDst, userDiffWeights;
+  reorder toSrc, toDiffDst, fromDiffWeights; // unset where layouts agree
+};
+
+CompiledWeightGrad makeWeightGrad(const Problem &p, const memory::desc &userSrc,
+                                  const memory::desc &userDst, int64_t padB,
+                                  int64_t padR) {
+  engine &eng = cpuEngine();
+  memory::desc userWeights = weightsDesc(p.w);
+  auto any = [](const memory::desc &d) {
+    return memory::desc(d.dims(), memory::data_type::f32,
+                        memory::format_tag::any);
+  };
+  memory::dims strides = {p.sh, p.sw}, dilations = {p.dh - 1, p.dw - 1},
+               padL = {p.pt, p.pl}, padRight = {padB, padR};
+  // oneDNN builds a backward primitive from the forward one it follows.
+  convolution_forward::primitive_desc hint(
+      convolution_forward::desc(prop_kind::forward_training,
+                                algorithm::convolution_direct, any(userSrc),
+                                any(userWeights), any(userDst), strides,
+                                dilations, padL, padRight),
+      eng);
+  primitive_attr attr;
+  attr.set_scratchpad_mode(scratchpad_mode::user);
+  convolution_backward_weights::primitive_desc pd(
+      convolution_backward_weights::desc(
+          algorithm::convolution_direct, any(userSrc), any(userWeights),
+          any(userDst), strides, dilations, padL, padRight),
+      attr, eng, hint);
+  CompiledWeightGrad c;
+  c.conv = convolution_backward_weights(pd);
+  c.scratchpad = pd.scratchpad_desc();
+  c.src = pd.src_desc();
+  c.diffDst = pd.diff_dst_desc();
+  c.diffWeights = pd.diff_weights_desc();
+  c.userSrc = userSrc;
+  c.userDiffDst = userDst;
+  c.userDiffWeights = userWeights;
+  if (c.src != userSrc)
+    c.toSrc = reorder(reorder::primitive_desc(eng, userSrc, eng, c.src));
+  if (c.diffDst != userDst)
+    c.toDiffDst =
+        reorder(reorder::primitive_desc(eng, userDst, eng, c.diffDst));
+  if (c.diffWeights != userWeights)
+    c.fromDiffWeights =
+        reorder(reorder::primitive_desc(eng, c.diffWeights, eng, userWeights));
+  return c;
+}
+
+/// Runs the weight gradient `p` on oneDNN; false (nothing written) when its
+/// layouts do not fit.
+bool weightGradDnnl(const Problem &p) {
+  int64_t padB = 0, padR = 0;
+  memory::desc userSrc, userDst;
+  if (!dnnlGeometry(p, userSrc, userDst, padB, padR))
+    return false;
+  std::vector<int64_t> key = shapeKey(p, padB, padR);
+  static auto *cache = new PrimitiveCache<CompiledWeightGrad>;
+  std::shared_ptr<const CompiledWeightGrad> shared =
+      cache->get(std::move(key), [&] {
+        return makeWeightGrad(p, userSrc, userDst, padB, padR);
+      });
+  const CompiledWeightGrad &c = *shared;
+  engine &eng = cpuEngine();
+  stream &st = threadStream();
+  std::vector<Scratch> scratch;
+  auto buffer = [&](const memory::desc &d, bool copy, void *user) {
+    if (!copy)
+      return memory(d, eng, user);
+    Scratch b = allocateScratch(d.get_size());
+    if (!b)
+      throw std::bad_alloc();
+    memory m(d, eng, b.get());
+    scratch.push_back(std::move(b));
+    return m;
+  };
+  memory userX(c.userSrc, eng, p.x.base), userDy(c.userDiffDst, eng, p.y.base),
+      userDw(c.userDiffWeights, eng, p.w.base);
+  memory src = buffer(c.src, bool(c.toSrc), p.x.base);
+  memory diffDst = buffer(c.diffDst, bool(c.toDiffDst), p.y.base);
+  memory diffWeights = buffer(c.diffWeights, bool(c.fromDiffWeights), p.w.base);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                          {DNNL_ARG_DIFF_DST, diffDst},
+                                          {DNNL_ARG_DIFF_WEIGHTS, diffWeights}};
+  if (c.scratchpad.get_size())
+    args.emplace(DNNL_ARG_SCRATCHPAD, buffer(c.scratchpad, true, nullptr));
+  if (c.toSrc)
+    c.toSrc.execute(st, userX, src);
+  if (c.toDiffDst)
+    c.toDiffDst.execute(st, userDy, diffDst);
+  c.conv.execute(st, args);
+  if (c.fromDiffWeights)
+    c.fromDiffWeights.execute(st, diffWeights, userDw);
+  st.wait();
+  return true;
+}
+
 #endif
 
 View5 view(float *aligned, int64_t offset, const int64_t *sizes,
@@ -581,6 +743,21 @@ View5 view(float *aligned, int64_t offset, const int64_t *sizes,
   for (int i = 0; i < 5; ++i)
     v.size[i] = sizes[i], v.stride[i] = strides[i];
   return v;
+}
+
+/// Runs `body` as service `name`: C++ exceptions, which generated code
+/// cannot handle, become a pending service error, as for the GEMMs.
+template <typename Body> void asService(const char *name, const Body &body) {
+  try {
+    body();
+  } catch (const std::bad_alloc &) {
+    // A primitive, its scratchpad or a blocked copy.
+    report(name, "out of memory", GROVE_ERROR_OUT_OF_MEMORY);
+  } catch (const std::exception &e) {
+    report(name, std::string("internal error: ") + e.what());
+  } catch (...) {
+    report(name, "unexpected internal exception");
+  }
 }
 
 } // namespace
@@ -610,10 +787,8 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
             pad_left,
             pad_bottom,
             pad_right};
-  // Generated code cannot handle C++ exceptions: they become a pending
-  // service error, as for the GEMMs.
-  try {
-    if (!check(p))
+  asService("grove_rt_conv2d_f32", [&] {
+    if (!check(p, "grove_rt_conv2d_f32"))
       return;
 #if GROVE_HAVE_DNNL
     // Zero-sized problems (a result of zeros, or nothing to write) are the
@@ -622,14 +797,48 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
       return;
 #endif
     convLoops(p);
-  } catch (const std::bad_alloc &) {
-    // The primitive, its scratchpad or the im2col fallback's buffers.
-    report("out of memory", GROVE_ERROR_OUT_OF_MEMORY);
-  } catch (const std::exception &e) {
-    report(std::string("internal error: ") + e.what());
-  } catch (...) {
-    report("unexpected internal exception");
-  }
+  });
+}
+
+GROVE_API void _mlir_ciface_grove_rt_conv2d_weight_grad_f32(
+    const grove_memref_f32_5 *x, const grove_memref_f32_5 *dy,
+    grove_memref_f32_5 *dw, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w) {
+  const char *name = "grove_rt_conv2d_weight_grad_f32";
+  grove::rt::trace::Span span("service", name);
+  span.arg("n", x->sizes[0]);
+  span.arg("g", x->sizes[1]);
+  span.arg("c", x->sizes[2]);
+  span.arg("f", dw->sizes[1]);
+  span.arg("h", x->sizes[3]);
+  span.arg("w", x->sizes[4]);
+  span.arg("kh", dw->sizes[3]);
+  span.arg("kw", dw->sizes[4]);
+  // The forward convolution's problem, its weights' place taken by dw and
+  // its result's by dy.
+  Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
+            view(dw->aligned, dw->offset, dw->sizes, dw->strides),
+            view(dy->aligned, dy->offset, dy->sizes, dy->strides),
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            pad_bottom,
+            pad_right};
+  asService(name, [&] {
+    if (!check(p, name, "weight gradient", "output gradient"))
+      return;
+#if GROVE_HAVE_DNNL
+    // Zero-sized problems (a gradient of zeros, or nothing to write) are
+    // the loops' to do; oneDNN rejects them.
+    if (!hasZeroSize(p) && weightGradDnnl(p))
+      return;
+#endif
+    weightGradLoops(p);
+  });
 }
 
 } // extern "C"
