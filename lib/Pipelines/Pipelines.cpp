@@ -38,6 +38,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryLowPrecision = true;
   policy.convLibraryBySize = false;
   policy.convLibraryReadOnlyWeights = false;
+  policy.convWeightGradLibrary = false;
   policy.splitFullReductions = false;
   policy.fuseSiblingReductions = false;
   return policy;
@@ -160,6 +161,7 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
   toLinalg.convLibraryMaxPositions =
       policy.convLibraryBySize ? int64_t(options.convLibraryMaxPositions) : 0;
   toLinalg.convLibraryReadOnlyWeights = policy.convLibraryReadOnlyWeights;
+  toLinalg.convWeightGradLibrary = policy.convWeightGradLibrary;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

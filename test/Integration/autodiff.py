@@ -461,5 +461,38 @@ for e, dtype in PRECISIONS:
                 assert_close(got, fd, 1e-6, 1e-7,
                              f"{name} d{p} vs finite differences")
         checked += 1
+
+# The host's f32 weight gradients are the runtime's weight-gradient service
+# (grovec's conv-weight-grad-library; oneDNN, or loops without it): each
+# conv case's gradient entry calls it once, with the case's groups. Without
+# the service the checks above would pass on im2col + GEMM.
+import json
+import os
+import tempfile
+
+f32 = models["f32"]
+with tempfile.TemporaryDirectory() as tmp:
+    for name, groups in (("conv", 1), ("conv_strided_grouped", 2),
+                         ("conv_dilated", 1), ("conv_dynamic_batch", 1)):
+        params, inputs = CASES[name][0], CASES[name][1]
+        feeds = [draw(i, run, np.float32) for i, (_, run) in inputs.items()]
+        x = feeds[0] if feeds else None
+        batch = x.shape[0] if x is not None else 2
+        yrun = {"conv": (2, 4, 6, 6), "conv_strided_grouped": (2, 6, 4, 4),
+                "conv_dilated": (1, 3, 9, 5),
+                "conv_dynamic_batch": (batch, 4, 5, 5)}[name]
+        path = os.path.join(tmp, f"{name}.json")
+        f32._check(f32.lib.grove_trace_start(path.encode()))
+        try:
+            f32.call(f"g_{name}", draw("r", yrun, np.float32), *feeds,
+                     num_outputs=1 + len(params))
+        finally:
+            f32._check(f32.lib.grove_trace_stop())
+        with open(path) as f:
+            spans = [e["args"] for e in json.load(f)["traceEvents"]
+                     if e.get("ph") == "X"
+                     and e["name"] == "grove_rt_conv2d_weight_grad_f32"]
+        assert len(spans) == 1 and spans[0]["g"] == groups, (name, spans)
 print(f"autodiff: {len(CASES)} cases x (f32 vs PyTorch, f64 vs finite "
-      f"differences): {checked} checks passed")
+      f"differences): {checked} checks passed; the f32 convolutions' weight "
+      f"gradients ran the runtime's service")

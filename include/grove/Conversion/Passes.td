@@ -57,7 +57,15 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     unpadded, ungrouped 1x1 ones (else GEMMs) whose output has at most 49
     positions (7x7): the host's service keeps such
     weights in its own layouts across calls (blocked, or Winograd for 3x3
-    ones), which pays on every image size; grove-to-host sets it.
+    ones), which pays on every image size; grove-to-host sets it. With
+    `conv-weight-grad-library`, an f32 `grove.conv2d_weight_grad` is one
+    `linalg.generic` over 5-D grouped views of the padded input and the
+    output gradient (five parallel loops over the gradient, three
+    reductions over the images and positions, a multiply-add) into a
+    zero-filled G x Fg x Cg x Kh x Kw, which `convert-linalg-to-blas` turns
+    into the runtime's weight-gradient service (oneDNN's backward-weights
+    convolution on the host); grove-to-host sets it. Without it, the
+    patches are gathered (im2col) and one batched GEMM a call reduces them.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
@@ -77,6 +85,11 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
            "f32 convolutions whose weights are state the entry only reads "
            "take the library form at any size (1x1 GEMMs only up to 7x7 "
            "outputs)">,
+    Option<"convWeightGradLibrary", "conv-weight-grad-library", "bool",
+           /*default=*/"false",
+           "f32 grove.conv2d_weight_grad as the linalg.generic that "
+           "convert-linalg-to-blas turns into the weight-gradient service "
+           "(default: im2col and one GEMM)">,
     Option<"segmentSumRows", "segment-sum-rows", "bool", /*default=*/"false",
            "grove.segment_sum as an scf.forall over the segments adding "
            "row slices (the host's form; default: one linalg.generic)">,

@@ -68,6 +68,9 @@ struct TargetPolicy {
   /// Convolutions with weights the entry only reads go to the library at
   /// any size (the host's service keeps them prepared across calls).
   bool convLibraryReadOnlyWeights = true;
+  /// f32 convolution weight gradients go to the library (the host's
+  /// oneDNN backward-weights service); CUDA keeps im2col + one GEMM.
+  bool convWeightGradLibrary = true;
   /// Reductions to a scalar get a parallel loop of partial sums for the
   /// host's threads (grove-split-full-reductions); a GPU reduces a long
   /// row with a warp instead.

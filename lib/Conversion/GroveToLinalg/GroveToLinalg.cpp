@@ -177,6 +177,7 @@ struct ConvertGroveToLinalgPass
     conv.libraryLowPrecision = convLibraryLowPrecision;
     conv.libraryMaxPositions = convLibraryMaxPositions;
     conv.libraryReadOnlyWeights = convLibraryReadOnlyWeights;
+    conv.weightGradLibrary = convWeightGradLibrary;
     populateNNPatterns(patterns, conv);
     populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,

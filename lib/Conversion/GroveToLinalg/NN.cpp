@@ -585,8 +585,15 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
 /// col[g] (P x Cg·kh·kw). The GEMM library (BLAS, cuBLAS) then does the
 /// reduction over the batch and the image that a loop nest would do with
 /// strided reads. Other element types (f32 accumulators) keep the loops.
+/// With ConvLowering::weightGradLibrary, f32 ones are instead one
+/// linalg.generic in linalg's grouped form (libraryForm), which
+/// convert-linalg-to-blas recognises and turns into the runtime's
+/// weight-gradient service (oneDNN's backward-weights convolution).
 struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+  Conv2DWeightGradLowering(MLIRContext *ctx, const ConvLowering &options)
+      : OpConversionPattern(ctx), library(options.weightGradLibrary) {}
+  bool library;
+
   LogicalResult
   matchAndRewrite(Conv2DWeightGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -596,14 +603,78 @@ struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
     ArrayRef<int64_t> p = op.getPadding();
     Value x = pad2D(rewriter, loc, adaptor.getInput(), {p[0], p[1]},
                     {p[2], p[3]}, createFloat(rewriter, loc, element, 0));
-    Value result = getAccumulatorType(element) == element
-                       ? buildGemm(op, x, adaptor.getOutputGrad(), rewriter)
-                       : buildLoops(op, x, adaptor.getOutputGrad(), rewriter);
+    Value dy = adaptor.getOutputGrad();
+    Value result;
+    if (library && element.isF32())
+      result = libraryForm(op, x, dy, rewriter);
+    else if (getAccumulatorType(element) == element)
+      result = buildGemm(op, x, dy, rewriter);
+    else
+      result = buildLoops(op, x, dy, rewriter);
     rewriter.replaceOp(op, result);
     return success();
   }
 
 private:
+  /// dw[g, f, c, i, j] += x[n, g, c, y·sh + i·dh, x·sw + j·dw] ·
+  /// dy[n, g, f, y, x] on the padded input, over 5-D views of x and dy
+  /// (G x Cg and G x Fg channels) into a zero-filled G x Fg x Cg x Kh x Kw:
+  /// the form blas::rewriteConvWeightGrad matches, loops where it does not.
+  static Value libraryForm(Conv2DWeightGradOp op, Value x, Value dy,
+                           ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
+    int64_t groups = op.getGroups(), fg = type.getDimSize(0) / groups;
+    int64_t cg = type.getDimSize(1), kh = type.getDimSize(2),
+            kw = type.getDimSize(3);
+    auto idx = [&](int64_t v) -> OpFoldResult {
+      return rewriter.getIndexAttr(v);
+    };
+    // N x (G·K) x H x W as N x G x K x H x W.
+    auto split = [&](Value v, int64_t perGroup) {
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<OpFoldResult> dims = getDims(rewriter, loc, v);
+      auto type5 = RankedTensorType::get(
+          {t.getDimSize(0), groups, perGroup, t.getDimSize(2), t.getDimSize(3)},
+          element);
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, type5, v,
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
+          ArrayRef<OpFoldResult>{dims[0], idx(groups), idx(perGroup), dims[2],
+                                 dims[3]});
+    };
+    Value x5 = split(x, cg), dy5 = split(dy, fg);
+    auto dwType = RankedTensorType::get({groups, fg, cg, kh, kw}, element);
+    Value init = filled(rewriter, loc, dwType,
+                        {idx(groups), idx(fg), idx(cg), idx(kh), idx(kw)},
+                        createFloat(rewriter, loc, element, 0));
+    AffineExpr g, f, c, i, j, n, y, xx;
+    bindDims(ctx, g, f, c, i, j, n, y, xx);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(
+            8, 0, {n, g, c, y * s[0] + i * d[0], xx * s[1] + j * d[1]}, ctx),
+        AffineMap::get(8, 0, {n, g, f, y, xx}, ctx),
+        AffineMap::get(8, 0, {g, f, c, i, j}, ctx)};
+    SmallVector<utils::IteratorType> iterators(5,
+                                               utils::IteratorType::parallel);
+    iterators.append(3, utils::IteratorType::reduction);
+    Value dw =
+        linalg::GenericOp::create(
+            rewriter, loc, dwType, ValueRange{x5, dy5}, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value prod = arith::MulFOp::create(b, l, args[0], args[1]);
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], prod).getResult());
+            })
+            .getResult(0);
+    return tensor::CollapseShapeOp::create(
+        rewriter, loc, type, dw,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  }
+
   static Value buildGemm(Conv2DWeightGradOp op, Value x, Value dy,
                          ConversionPatternRewriter &rewriter) {
     Location loc = op.getLoc();
@@ -1245,11 +1316,10 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
                                      const ConvLowering &conv) {
-  patterns.add<Conv2DLowering>(patterns.getContext(), conv);
-  patterns
-      .add<BatchNormLowering, Conv2DWeightGradLowering,
-           PoolLowering<MaxPool2DOp>, MaxPoolWithIndicesLowering,
-           PoolGradLowering<MaxPool2DGradOp>, PoolGradLowering<AvgPool2DGradOp>,
-           PoolLowering<AvgPool2DOp>, GlobalAvgPoolLowering, FlattenLowering>(
-          patterns.getContext());
+  patterns.add<Conv2DLowering, Conv2DWeightGradLowering>(patterns.getContext(),
+                                                         conv);
+  patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
+               MaxPoolWithIndicesLowering, PoolGradLowering<MaxPool2DGradOp>,
+               PoolGradLowering<AvgPool2DGradOp>, PoolLowering<AvgPool2DOp>,
+               GlobalAvgPoolLowering, FlattenLowering>(patterns.getContext());
 }

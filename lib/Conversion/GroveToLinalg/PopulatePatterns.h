@@ -34,6 +34,9 @@ struct ConvLowering {
   /// f32 convolutions whose weights are state the entry only reads take the
   /// library form at any size: the library keeps such weights prepared.
   bool libraryReadOnlyWeights = false;
+  /// f32 weight gradients as the generic convert-linalg-to-blas turns into
+  /// the runtime's weight-gradient service (else im2col + one GEMM).
+  bool weightGradLibrary = false;
 };
 void populateNNPatterns(RewritePatternSet &patterns, const ConvLowering &conv);
 /// `fcGemms`: the FCs of one-group f32 split attention are GEMMs, small ones

@@ -242,6 +242,8 @@ private:
       return rewriteMatmul(rewriter, module, op, /*batched=*/false, cuda);
     else if constexpr (std::is_same_v<OpTy, linalg::BatchMatmulOp>)
       return rewriteMatmul(rewriter, module, op, /*batched=*/true, cuda);
+    else if constexpr (std::is_same_v<OpTy, linalg::GenericOp>)
+      return blas::rewriteConvWeightGrad(rewriter, module, op, cuda);
     else
       return blas::rewriteConv(rewriter, module, op, cuda);
   }
@@ -260,8 +262,9 @@ struct ConvertLinalgToBlasPass
     patterns.add<LinalgToLibraryCall<linalg::MatmulOp>,
                  LinalgToLibraryCall<linalg::BatchMatmulOp>,
                  LinalgToLibraryCall<linalg::Conv2DNchwFchwOp>,
-                 LinalgToLibraryCall<linalg::Conv2DNgchwGfchwOp>>(
-        &getContext(), cuda, declarationFailed);
+                 LinalgToLibraryCall<linalg::Conv2DNgchwGfchwOp>,
+                 LinalgToLibraryCall<linalg::GenericOp>>(&getContext(), cuda,
+                                                         declarationFailed);
     // A rewrite erases the zero fill and padding copies before its op, so
     // the greedy driver (not the walk driver, which only lets a pattern
     // erase its root) applies the patterns, once each, to the ops there are.

@@ -43,6 +43,12 @@ FailureOr<bool> rewriteConv(RewriterBase &rewriter, ModuleOp module,
                             linalg::Conv2DNchwFchwOp op, bool cuda);
 FailureOr<bool> rewriteConv(RewriterBase &rewriter, ModuleOp module,
                             linalg::Conv2DNgchwGfchwOp op, bool cuda);
+/// A weight gradient in convert-grove-to-linalg's library form (a
+/// linalg.generic, NN.cpp) into a zero-filled buffer becomes the host's
+/// weight-gradient service call, a materialised zero padding folded in as
+/// for rewriteConv. False when the op does not fit or on cuda.
+FailureOr<bool> rewriteConvWeightGrad(RewriterBase &rewriter, ModuleOp module,
+                                      linalg::GenericOp op, bool cuda);
 
 } // namespace mlir::grove::blas
 

@@ -25,6 +25,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <array>
 #include <optional>
 
 using namespace mlir;
@@ -315,7 +316,133 @@ FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
   return true;
 }
 
+/// The strides and dilations of a weight gradient in
+/// convert-grove-to-linalg's library form (NN.cpp), or nothing: loops
+/// (g, f, c, i, j | n, y, x), x read at (n, g, c, y·sh + i·dh, x·sw + j·dw),
+/// dy at (n, g, f, y, x), dw written at (g, f, c, i, j), dw += x · dy.
+std::optional<std::array<int64_t, 4>> matchWeightGrad(linalg::GenericOp op) {
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators = op.getIteratorTypesArray();
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      iterators.size() != 8 || !op.hasPureBufferSemantics() ||
+      op.hasIndexSemantics())
+    return std::nullopt;
+  for (auto [k, it] : llvm::enumerate(iterators))
+    if (it != (k < 5 ? IteratorType::parallel : IteratorType::reduction))
+      return std::nullopt;
+  // The body: yield(out + x · dy), in either order of each operation.
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : nullptr;
+  if (!add || body.getOperations().size() != 3)
+    return std::nullopt;
+  Value acc = body.getArgument(2), product = add.getRhs();
+  if (add.getRhs() == acc)
+    product = add.getLhs();
+  else if (add.getLhs() != acc)
+    return std::nullopt;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || !((mul.getLhs() == body.getArgument(0) &&
+                 mul.getRhs() == body.getArgument(1)) ||
+                (mul.getLhs() == body.getArgument(1) &&
+                 mul.getRhs() == body.getArgument(0))))
+    return std::nullopt;
+  // The maps, rebuilt from the strides and dilations the input map's
+  // spatial results give (coefficients of y and i, x and j).
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
+  if (maps[0].getNumResults() != 5)
+    return std::nullopt;
+  auto coefficient = [&](AffineExpr e, unsigned dim) -> int64_t {
+    SmallVector<int64_t> at(8, 0);
+    auto evaluate = [&](ArrayRef<int64_t> point) -> std::optional<int64_t> {
+      SmallVector<AffineExpr> values;
+      for (int64_t v : point)
+        values.push_back(getAffineConstantExpr(v, ctx));
+      auto c = dyn_cast<AffineConstantExpr>(e.replaceDims(values));
+      return c ? std::optional<int64_t>(c.getValue()) : std::nullopt;
+    };
+    at[dim] = 1;
+    std::optional<int64_t> one = evaluate(at),
+                           zero = evaluate({0, 0, 0, 0, 0, 0, 0, 0});
+    return one && zero ? *one - *zero : 0;
+  };
+  AffineMap xMap = maps[0];
+  std::array<int64_t, 4> geometry = {
+      coefficient(xMap.getResult(3), 6), coefficient(xMap.getResult(4), 7),
+      coefficient(xMap.getResult(3), 3), coefficient(xMap.getResult(4), 4)};
+  if (llvm::any_of(geometry, [](int64_t v) { return v < 1; }))
+    return std::nullopt;
+  auto [sh, sw, dh, dw] = geometry;
+  AffineExpr g, f, c, i, j, n, y, xx;
+  bindDims(ctx, g, f, c, i, j, n, y, xx);
+  AffineMap expected[] = {
+      AffineMap::get(8, 0, {n, g, c, y * sh + i * dh, xx * sw + j * dw}, ctx),
+      AffineMap::get(8, 0, {n, g, f, y, xx}, ctx),
+      AffineMap::get(8, 0, {g, f, c, i, j}, ctx)};
+  for (int k = 0; k < 3; ++k)
+    if (maps[k] != expected[k])
+      return std::nullopt;
+  return geometry;
+}
+
 } // namespace
+
+FailureOr<bool> mlir::grove::blas::rewriteConvWeightGrad(RewriterBase &rewriter,
+                                                         ModuleOp module,
+                                                         linalg::GenericOp op,
+                                                         bool cuda) {
+  std::optional<std::array<int64_t, 4>> geometry = matchWeightGrad(op);
+  if (cuda || !geometry)
+    return false;
+  Type element = getSharedElementType(op);
+  std::optional<Service> service =
+      element ? lookupService(ServiceFamily::Conv2dWeightGrad, element)
+              : std::nullopt;
+  if (!service)
+    return false;
+  Value x = op.getDpsInputs()[0], dy = op.getDpsInputs()[1],
+        dw = op.getDpsInits()[0];
+  Operation *prev = op->getPrevNode();
+  if (!isZeroFillOf(prev, dw))
+    return false;
+  if (failed(declareService(module, *service)))
+    return failure();
+  // Matched while dw's zero fill is still there for isUnwrittenBetween.
+  std::optional<MaterializedPad> pad =
+      matchMaterializedPad(op, x, /*symmetric=*/false);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  rewriter.eraseOp(prev);
+  if (pad)
+    x = splitChannels(rewriter, loc, pad->source,
+                      cast<MemRefType>(x.getType()).getDimSize(1));
+  SmallVector<Value> args;
+  const Value operands[] = {x, dy, dw};
+  for (auto [k, v] : llvm::enumerate(operands))
+    args.push_back(castToServiceOperand(rewriter, loc, *service, k, v));
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(rewriter, loc, v, 64);
+  };
+  for (int k = 0; k < 4; ++k)
+    args.push_back(constant(pad ? pad->pad[k] : 0));
+  for (int64_t v : *geometry)
+    args.push_back(constant(v));
+  FailureOr<func::CallOp> call =
+      createServiceCall(rewriter, loc, module, *service, args);
+  if (failed(call))
+    return failure();
+  rewriter.eraseOp(op);
+  if (pad) {
+    for (Operation *dead : pad->ops)
+      rewriter.eraseOp(dead);
+    for (Operation *free : llvm::reverse(pad->sourceFrees))
+      rewriter.moveOpAfter(free, *call);
+  }
+  return true;
+}
 
 FailureOr<bool> mlir::grove::blas::rewriteConv(RewriterBase &rewriter,
                                                ModuleOp module,

@@ -62,11 +62,11 @@
 // CHECK-NEXT: %[[T2:.*]] = llvm.insertvalue %[[P1]], %[[T1]][1]
 // CHECK-NEXT: llvm.return %[[T2]]
 
-// grove_model_def: {abi_version = 10, num_entries = 2, name, descriptor,
+// grove_model_def: {abi_version = 11, num_entries = 2, name, descriptor,
 // entries}, the one exported global.
 // CHECK-LABEL: llvm.mlir.global external constant @tiny_model() {{.*}} : !llvm.struct<(i32, i32, ptr, ptr, ptr)> {
 // CHECK-NEXT: %[[M0:.*]] = llvm.mlir.undef : !llvm.struct<(i32, i32, ptr, ptr, ptr)>
-// CHECK-NEXT: %[[VERSION:.*]] = llvm.mlir.constant(10 : i32) : i32
+// CHECK-NEXT: %[[VERSION:.*]] = llvm.mlir.constant(11 : i32) : i32
 // CHECK-NEXT: %[[M1:.*]] = llvm.insertvalue %[[VERSION]], %[[M0]][0]
 // CHECK-NEXT: %[[COUNT:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[M2:.*]] = llvm.insertvalue %[[COUNT]], %[[M1]][1]
