@@ -9,6 +9,12 @@
 // siblings: independent reductions over one iteration space that share an
 // input become one linalg.generic yielding all their results.
 //
+// Equal reductions go first: the same op on the same inputs, each into a
+// fresh buffer filled with one value, is one (a batch norm's gradient sums
+// dy and dy·x̂ for its input's gradient and again for its scale's and
+// bias's). CSE cannot see it: the fresh buffers are allocations, kept
+// apart on purpose (grove::filled).
+//
 //===----------------------------------------------------------------------===//
 
 #include "grove/Dialect/Linalg/Transforms/Passes.h"
@@ -16,6 +22,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -126,6 +133,65 @@ bool sinkUsersPast(linalg::GenericOp a, linalg::GenericOp b) {
   return true;
 }
 
+/// Whether `a` and `b` are fills of one value into fresh allocations of one
+/// type and size, each read once (by the op whose init it is).
+bool areFreshFillsAlike(Value a, Value b) {
+  auto fa = a.getDefiningOp<linalg::FillOp>();
+  auto fb = b.getDefiningOp<linalg::FillOp>();
+  if (!fa || !fb || !a.hasOneUse() || !b.hasOneUse())
+    return false;
+  auto aa = fa.getOutputs()[0].getDefiningOp<bufferization::AllocTensorOp>();
+  auto ab = fb.getOutputs()[0].getDefiningOp<bufferization::AllocTensorOp>();
+  Attribute va, vb;
+  bool sameValue =
+      fa.getInputs()[0] == fb.getInputs()[0] ||
+      (matchPattern(fa.getInputs()[0], m_Constant(&va)) &&
+       matchPattern(fb.getInputs()[0], m_Constant(&vb)) && va == vb);
+  return sameValue && aa && ab && !aa.getCopy() && !ab.getCopy() &&
+         aa.getType() == ab.getType() &&
+         aa.getDynamicSizes() == ab.getDynamicSizes();
+}
+
+/// Replaces each structured op on tensors that equals an earlier one of
+/// `block` (same inputs, attributes and body; inits fresh fills alike) by
+/// that one's results.
+void mergeEqualOps(RewriterBase &rewriter, Block *block) {
+  SmallVector<linalg::LinalgOp> seen;
+  for (Operation &op : llvm::make_early_inc_range(*block)) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+        linalgOp.getNumReductionLoops() == 0)
+      continue;
+    auto equal = llvm::find_if(seen, [&](linalg::LinalgOp earlier) {
+      // The bodies' block arguments and results, paired as they are
+      // compared.
+      DenseMap<Value, Value> paired;
+      return OperationEquivalence::isEquivalentTo(
+          earlier, &op,
+          [&](Value x, Value y) {
+            return success(x == y || paired.lookup(x) == y ||
+                           areFreshFillsAlike(x, y));
+          },
+          [&](Value x, Value y) { paired[x] = y; },
+          OperationEquivalence::IgnoreLocations);
+    });
+    if (equal == seen.end()) {
+      seen.push_back(linalgOp);
+      continue;
+    }
+    SmallVector<Operation *> inits;
+    for (Value init : linalgOp.getDpsInits())
+      inits.push_back(init.getDefiningOp());
+    rewriter.replaceOp(&op, (*equal)->getResults());
+    for (Operation *fill : inits) {
+      Operation *alloc = fill->getOperand(1).getDefiningOp();
+      rewriter.eraseOp(fill);
+      if (alloc->use_empty())
+        rewriter.eraseOp(alloc);
+    }
+  }
+}
+
 /// The merged op's operands, maps and block argument types as they are
 /// gathered; `add` returns an input's index, shared by equal reads.
 struct Operands {
@@ -204,8 +270,10 @@ struct GroveFuseSiblingReductionsPass
       if (!isa<linalg::LinalgOp>(block->getParentOp()))
         blocks.push_back(block);
     });
-    for (Block *block : blocks)
+    for (Block *block : blocks) {
+      mergeEqualOps(rewriter, block);
       fuseIn(rewriter, block);
+    }
   }
 
   /// Merges each candidate with every sibling it can take. Only ops of one

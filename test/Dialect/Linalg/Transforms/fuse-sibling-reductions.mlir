@@ -233,3 +233,74 @@ func.func @dynamic(%p: tensor<?x64xf32>, %init: tensor<?xf32>) -> (tensor<?xf32>
   } -> tensor<?xf32>
   return %a, %b : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Equal reductions are one: a batch norm's gradient sums dy for its input's
+// gradient and again for its bias's, each into a fresh buffer filled with
+// zero (allocations, which CSE keeps apart). The second's users read the
+// first; its fill and allocation go.
+// CHECK-LABEL: func.func @equal_sums
+// CHECK-SAME: %[[DY:[^:]*]]: tensor<?x16x8x8xf32>
+// CHECK-COUNT-1: bufferization.alloc_tensor
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[S:.*]] = linalg.reduce ins(%[[DY]] : tensor<?x16x8x8xf32>)
+// CHECK-NOT: linalg.reduce
+// CHECK: return %[[S]], %[[S]]
+func.func @equal_sums(%dy: tensor<?x16x8x8xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zero2 = arith.constant 0.0 : f32
+  %a = bufferization.alloc_tensor() : tensor<16xf32>
+  %ai = linalg.fill ins(%zero : f32) outs(%a : tensor<16xf32>) -> tensor<16xf32>
+  %s1 = linalg.reduce ins(%dy : tensor<?x16x8x8xf32>) outs(%ai : tensor<16xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  %b = bufferization.alloc_tensor() : tensor<16xf32>
+  %bi = linalg.fill ins(%zero2 : f32) outs(%b : tensor<16xf32>) -> tensor<16xf32>
+  %s2 = linalg.reduce ins(%dy : tensor<?x16x8x8xf32>) outs(%bi : tensor<16xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  return %s1, %s2 : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Not equal: another body (a product), another fill value, an init that is
+// not a fresh fill (an argument, which the op accumulates onto).
+// CHECK-LABEL: func.func @unequal_sums
+// CHECK-COUNT-4: linalg.reduce
+func.func @unequal_sums(%dy: tensor<?x16x8x8xf32>, %acc: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %a = bufferization.alloc_tensor() : tensor<16xf32>
+  %ai = linalg.fill ins(%zero : f32) outs(%a : tensor<16xf32>) -> tensor<16xf32>
+  %s1 = linalg.reduce ins(%dy : tensor<?x16x8x8xf32>) outs(%ai : tensor<16xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  %b = bufferization.alloc_tensor() : tensor<16xf32>
+  %bi = linalg.fill ins(%zero : f32) outs(%b : tensor<16xf32>) -> tensor<16xf32>
+  %s2 = linalg.reduce ins(%dy : tensor<?x16x8x8xf32>) outs(%bi : tensor<16xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %y = arith.mulf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  %c = bufferization.alloc_tensor() : tensor<16xf32>
+  %ci = linalg.fill ins(%one : f32) outs(%c : tensor<16xf32>) -> tensor<16xf32>
+  %s3 = linalg.reduce ins(%dy : tensor<?x16x8x8xf32>) outs(%ci : tensor<16xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  %s4 = linalg.reduce ins(%dy : tensor<?x16x8x8xf32>) outs(%acc : tensor<16xf32>) dimensions = [0, 2, 3]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  return %s1, %s2, %s3, %s4 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}

@@ -112,6 +112,16 @@ def GroveFuseSiblingReductions : Pass<"grove-fuse-sibling-reductions"> {
     attributes of their own or have dynamic loops are left alone. It runs
     after grove-split-full-reductions, whose partial sums it merges
     (upstream splits single-result reductions only).
+
+    First, structured ops on tensors with a reduction loop that equal an
+    earlier one of their block (the same operands, attributes and body;
+    inits that are fills of one value into fresh `bufferization.alloc_tensor`s
+    of one type and size, each read only by its op) are replaced by that
+    one's results, and their fills and allocations erased: a batch norm's
+    gradient sums dy and dy·x̂ once for its input's gradient and again for
+    its scale's and bias's. CSE keeps them apart, since the allocations are
+    distinct on purpose (each GEMM or reduction starts from a buffer of
+    its own).
   }];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
