@@ -39,6 +39,7 @@ TargetPolicy mlir::grove::getCudaPolicy() {
   policy.convLibraryBySize = false;
   policy.convLibraryReadOnlyWeights = false;
   policy.convWeightGradLibrary = false;
+  policy.poolGradPhases = false;
   policy.splitFullReductions = false;
   policy.fuseSiblingReductions = false;
   return policy;
@@ -162,6 +163,7 @@ void mlir::grove::addLinalgPhase(OpPassManager &pm,
       policy.convLibraryBySize ? int64_t(options.convLibraryMaxPositions) : 0;
   toLinalg.convLibraryReadOnlyWeights = policy.convLibraryReadOnlyWeights;
   toLinalg.convWeightGradLibrary = policy.convWeightGradLibrary;
+  toLinalg.poolGradPhases = policy.poolGradPhases;
   pm.addNestedPass<func::FuncOp>(createConvertGroveToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createGroveFuseElementwise());

@@ -66,6 +66,18 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     into the runtime's weight-gradient service (oneDNN's backward-weights
     convolution on the host); grove-to-host sets it. Without it, the
     patches are gathered (im2col) and one batched GEMM a call reduces them.
+    A pool's gradient (`grove.max_pool2d_grad`, `grove.avg_pool2d_grad`) is
+    one `linalg.generic` over the input that gathers, for each element, the
+    output gradients of the windows that hold it (max: where it is the
+    window's winner; avg: divided by the window's divisor). With
+    `pool-grad-phases` (grove-to-host sets it), pools whose windows overlap
+    (a kernel larger than the stride) on static images take the input by
+    stride phases instead: rows s·a + r are held by windows
+    a + t for a set of t fixed per phase r, so each phase is a generic over
+    (n, c, a, b) whose inputs are the output gradient (divided by the
+    divisors first, for avg pools, and zero-padded at its borders) and the
+    max pool's winners, read through constant-offset maps, and the phases
+    are `tensor.insert_slice`d into the result with stride s.
   }];
   let options = [
     Option<"convPerImage", "conv-per-image", "bool", /*default=*/"false",
@@ -90,6 +102,9 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
            "f32 grove.conv2d_weight_grad as the linalg.generic that "
            "convert-linalg-to-blas turns into the weight-gradient service "
            "(default: im2col and one GEMM)">,
+    Option<"poolGradPhases", "pool-grad-phases", "bool", /*default=*/"false",
+           "max and avg pool gradients on static images by stride phases "
+           "(default: one gather an input element)">,
     Option<"segmentSumRows", "segment-sum-rows", "bool", /*default=*/"false",
            "grove.segment_sum as an scf.forall over the segments adding "
            "row slices (the host's form; default: one linalg.generic)">,

@@ -71,6 +71,9 @@ struct TargetPolicy {
   /// f32 convolution weight gradients go to the library (the host's
   /// oneDNN backward-weights service); CUDA keeps im2col + one GEMM.
   bool convWeightGradLibrary = true;
+  /// Pool gradients on static images by stride phases (convert-grove-to-
+  /// linalg{pool-grad-phases}); the GPU keeps one gather an input element.
+  bool poolGradPhases = true;
   /// Reductions to a scalar get a parallel loop of partial sums for the
   /// host's threads (grove-split-full-reductions); a GPU reduces a long
   /// row with a warp instead.

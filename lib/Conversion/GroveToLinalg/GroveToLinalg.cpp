@@ -178,6 +178,7 @@ struct ConvertGroveToLinalgPass
     conv.libraryMaxPositions = convLibraryMaxPositions;
     conv.libraryReadOnlyWeights = convLibraryReadOnlyWeights;
     conv.weightGradLibrary = convWeightGradLibrary;
+    conv.poolGradPhases = poolGradPhases;
     populateNNPatterns(patterns, conv);
     populateSplitAttentionPatterns(patterns, splitAttentionGemm);
     if (failed(applyPartialConversion(getOperation(), target,

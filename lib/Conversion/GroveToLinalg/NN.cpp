@@ -1176,9 +1176,18 @@ getWindowCandidates(OpBuilder &b, Location l, Value at[2],
 /// on the GPU, no scatter. Windows that tile the input (the usual 2x2
 /// pool) give one candidate (getTiledCandidate), not kh · kw each with its
 /// divisions and tests.
+/// With ConvLowering::poolGradPhases, overlapping windows (kernel larger
+/// than stride) and static image sizes, the input is
+/// taken instead in its stride phases (phasedGrad): input rows s·a + r see
+/// the windows a + t for a fixed set of t per phase r, so each phase is one
+/// generic over (n, c, a, b) reading the output gradient (zero-padded at
+/// its borders) through constant-offset maps, with no divisions, tests or
+/// gathers, and is inserted into the result with stride s.
 template <typename GradOp>
 struct PoolGradLowering : OpConversionPattern<GradOp> {
-  using OpConversionPattern<GradOp>::OpConversionPattern;
+  PoolGradLowering(MLIRContext *ctx, const ConvLowering &options)
+      : OpConversionPattern<GradOp>(ctx), phases(options.poolGradPhases) {}
+  bool phases;
   using OpAdaptor = typename GradOp::Adaptor;
   static constexpr bool isMax = std::is_same_v<GradOp, MaxPool2DGradOp>;
 
@@ -1205,7 +1214,16 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
     bool includePad = false;
     if constexpr (!isMax)
       includePad = op.getCountIncludePad();
+    // Windows that tile the input have one candidate an element, computed
+    // in one loop; phases pay for overlapping ones.
     bool tiles = kernel[0] == strides[0] && kernel[1] == strides[1];
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    if (phases && !tiles && !type.isDynamicDim(2) && !type.isDynamicDim(3) &&
+        !dyType.isDynamicDim(2) && !dyType.isDynamicDim(3)) {
+      rewriter.replaceOp(
+          op, phasedGrad(rewriter, op, dy, argmax, inDims, sizes, includePad));
+      return success();
+    }
     Value init = createEmpty(rewriter, loc, type, inDims);
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(4, ctx)};
@@ -1259,6 +1277,156 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
+  }
+
+private:
+  /// The window offsets t (window a + t) that hold input row s·a + r, for
+  /// kernel k, stride s and leading padding p: those with 0 <= r + p - s·t
+  /// < k.
+  static SmallVector<int64_t> phaseTaps(int64_t r, int64_t k, int64_t s,
+                                        int64_t p) {
+    SmallVector<int64_t> taps;
+    for (int64_t t = -(k + s); t <= (r + p) / s + 1; ++t)
+      if (r + p - s * t >= 0 && r + p - s * t < k)
+        taps.push_back(t);
+    return taps;
+  }
+
+  /// The input gradient by stride phases (see the struct's comment). For
+  /// avg pools the output gradient is divided by each window's divisor
+  /// first; for max pools each tap compares its window's winner with the
+  /// tap's window offset.
+  Value phasedGrad(ConversionPatternRewriter &rewriter, GradOp op, Value dy,
+                   Value argmax, ArrayRef<OpFoldResult> inDims, Value sizes[2],
+                   bool includePad) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    RankedTensorType type = op.getType();
+    Type elt = type.getElementType(), acc = getAccumulatorType(elt);
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      pad = op.getPadding();
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    int64_t in[2] = {type.getDimSize(2), type.getDimSize(3)};
+    int64_t out[2] = {dyType.getDimSize(2), dyType.getDimSize(3)};
+    SmallVector<OpFoldResult> dyDims = getDims(rewriter, loc, dy);
+    auto id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    SmallVector<utils::IteratorType> par(4, utils::IteratorType::parallel);
+    // The gradient each window passes on, in the accumulator type: avg
+    // pools divide by the window's divisor here, once a window.
+    auto gType = RankedTensorType::get(dyType.getShape(), acc);
+    Value g = dy;
+    if (!isMax || acc != elt)
+      g = linalg::GenericOp::create(
+              rewriter, loc, gType, dy,
+              createEmpty(rewriter, loc, gType, dyDims), {id4, id4}, par,
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                Value v = castFloat(b, l, args[0], acc);
+                if constexpr (!isMax) {
+                  Value at[2] = {linalg::IndexOp::create(b, l, 2),
+                                 linalg::IndexOp::create(b, l, 3)};
+                  Value count = windowCount(
+                      b, l, [&](int d) { return at[d]; }, sizes, kernel,
+                      strides, pad, includePad);
+                  v = arith::DivFOp::create(
+                      b, l, v,
+                      arith::SIToFPOp::create(
+                          b, l, acc,
+                          arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                                     count)));
+                }
+                linalg::YieldOp::create(b, l, v);
+              })
+              .getResult(0);
+    // Each phase's taps, and the zero border that keeps every tap's read
+    // in range: window a + t outside [0, O) reads a zero.
+    SmallVector<SmallVector<int64_t>> taps[2];
+    int64_t low[2] = {0, 0}, high[2] = {0, 0};
+    for (int d = 0; d < 2; ++d)
+      for (int64_t r = 0; r < strides[d]; ++r) {
+        taps[d].push_back(phaseTaps(r, kernel[d], strides[d], pad[d]));
+        int64_t rows = (in[d] - r + strides[d] - 1) / strides[d];
+        for (int64_t t : taps[d].back()) {
+          low[d] = std::max(low[d], -t);
+          high[d] = std::max(high[d], rows - 1 + t - (out[d] - 1));
+        }
+      }
+    // One zero more in front: every tap's row and column then read at a
+    // nonzero offset, so the loops' sizes come from the result (linalg
+    // takes a loop's size from the first operand that reads it plainly).
+    ++low[0];
+    ++low[1];
+    Value gPad = pad2D(rewriter, loc, g, {low[0], low[1]}, {high[0], high[1]},
+                       createFloat(rewriter, loc, acc, 0));
+    Value wPad;
+    if constexpr (isMax)
+      wPad = pad2D(rewriter, loc, argmax, {low[0], low[1]}, {high[0], high[1]},
+                   arith::ConstantIntOp::create(rewriter, loc, -1, 32));
+    Value result = createEmpty(rewriter, loc, type, inDims);
+    AffineExpr n, c, a, bb;
+    bindDims(ctx, n, c, a, bb);
+    for (int64_t rh = 0; rh < strides[0]; ++rh) {
+      for (int64_t rw = 0; rw < strides[1]; ++rw) {
+        int64_t rows = (in[0] - rh + strides[0] - 1) / strides[0];
+        int64_t cols = (in[1] - rw + strides[1] - 1) / strides[1];
+        if (rows <= 0 || cols <= 0)
+          continue;
+        SmallVector<Value> inputs;
+        SmallVector<AffineMap> maps;
+        SmallVector<int32_t> offsets;
+        for (int64_t th : taps[0][rh])
+          for (int64_t tw : taps[1][rw]) {
+            AffineMap m = AffineMap::get(
+                4, 0, {n, c, a + th + low[0], bb + tw + low[1]}, ctx);
+            inputs.push_back(gPad);
+            maps.push_back(m);
+            if constexpr (isMax) {
+              inputs.push_back(wPad);
+              maps.push_back(m);
+            }
+            offsets.push_back(
+                int32_t((rh + pad[0] - strides[0] * th) * kernel[1] +
+                        (rw + pad[1] - strides[1] * tw)));
+          }
+        auto phaseType = RankedTensorType::get(
+            {type.getDimSize(0), type.getDimSize(1), rows, cols}, elt);
+        SmallVector<OpFoldResult> phaseDims = {inDims[0], inDims[1],
+                                               rewriter.getIndexAttr(rows),
+                                               rewriter.getIndexAttr(cols)};
+        maps.push_back(id4);
+        Value phase =
+            linalg::GenericOp::create(
+                rewriter, loc, phaseType, inputs,
+                createEmpty(rewriter, loc, phaseType, phaseDims), maps, par,
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value sum = createFloat(b, l, acc, 0.0);
+                  unsigned perTap = isMax ? 2 : 1;
+                  for (auto [k, offset] : llvm::enumerate(offsets)) {
+                    Value v = args[k * perTap];
+                    if constexpr (isMax) {
+                      Value hit = arith::CmpIOp::create(
+                          b, l, arith::CmpIPredicate::eq, args[k * 2 + 1],
+                          arith::ConstantIntOp::create(b, l, offset, 32));
+                      v = arith::SelectOp::create(b, l, hit, v,
+                                                  createFloat(b, l, acc, 0.0));
+                    }
+                    sum = arith::AddFOp::create(b, l, sum, v);
+                  }
+                  linalg::YieldOp::create(b, l, castFloat(b, l, sum, elt));
+                })
+                .getResult(0);
+        result = tensor::InsertSliceOp::create(
+            rewriter, loc, phase, result,
+            ArrayRef<OpFoldResult>{
+                rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+                rewriter.getIndexAttr(rh), rewriter.getIndexAttr(rw)},
+            phaseDims,
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                   rewriter.getIndexAttr(1),
+                                   rewriter.getIndexAttr(strides[0]),
+                                   rewriter.getIndexAttr(strides[1])});
+      }
+    }
+    return result;
   }
 };
 
@@ -1316,10 +1484,10 @@ struct FlattenLowering : OpConversionPattern<FlattenOp> {
 
 void mlir::grove::populateNNPatterns(RewritePatternSet &patterns,
                                      const ConvLowering &conv) {
-  patterns.add<Conv2DLowering, Conv2DWeightGradLowering>(patterns.getContext(),
-                                                         conv);
+  patterns.add<Conv2DLowering, Conv2DWeightGradLowering,
+               PoolGradLowering<MaxPool2DGradOp>,
+               PoolGradLowering<AvgPool2DGradOp>>(patterns.getContext(), conv);
   patterns.add<BatchNormLowering, PoolLowering<MaxPool2DOp>,
-               MaxPoolWithIndicesLowering, PoolGradLowering<MaxPool2DGradOp>,
-               PoolGradLowering<AvgPool2DGradOp>, PoolLowering<AvgPool2DOp>,
+               MaxPoolWithIndicesLowering, PoolLowering<AvgPool2DOp>,
                GlobalAvgPoolLowering, FlattenLowering>(patterns.getContext());
 }

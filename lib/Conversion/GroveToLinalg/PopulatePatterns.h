@@ -37,6 +37,9 @@ struct ConvLowering {
   /// f32 weight gradients as the generic convert-linalg-to-blas turns into
   /// the runtime's weight-gradient service (else im2col + one GEMM).
   bool weightGradLibrary = false;
+  /// Pool gradients on static images by stride phases (NN.cpp), not as one
+  /// gather an input element.
+  bool poolGradPhases = false;
 };
 void populateNNPatterns(RewritePatternSet &patterns, const ConvLowering &conv);
 /// `fcGemms`: the FCs of one-group f32 split attention are GEMMs, small ones
