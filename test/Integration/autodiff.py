@@ -267,6 +267,27 @@ CASES = {
                                   lambda t: torch.nn.functional.avg_pool2d(
                                       t["a"], 2, 2, 1, ceil_mode=True,
                                       count_include_pad=True)),
+    # Overlapping windows (the host's stride phases): ceil mode, stride 1,
+    # and an avg pool that excludes the padding.
+    "max_pool_overlap_ceil": ({"a": (2, 2, 6, 6)}, {}, """
+      %y = grove.max_pool2d %a {{kernel = array<i64: 3, 3>,
+          strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>,
+          ceil_mode}} : ({a}) -> {y}""", (2, 2, 3, 3),
+                              lambda t: torch.nn.functional.max_pool2d(
+                                  t["a"], 3, 2, 0, ceil_mode=True)),
+    "max_pool_stride1": ({"a": (2, 2, 5, 5)}, {}, """
+      %y = grove.max_pool2d %a {{kernel = array<i64: 3, 3>,
+          strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>}}
+          : ({a}) -> {y}""", (2, 2, 5, 5),
+                         lambda t: torch.nn.functional.max_pool2d(
+                             t["a"], 3, 1, 1)),
+    "avg_pool_overlap_ceil": ({"a": (1, 2, 6, 6)}, {}, """
+      %y = grove.avg_pool2d %a {{kernel = array<i64: 3, 3>,
+          strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>,
+          ceil_mode}} : ({a}) -> {y}""", (1, 2, 4, 4),
+                              lambda t: torch.nn.functional.avg_pool2d(
+                                  t["a"], 3, 2, 1, ceil_mode=True,
+                                  count_include_pad=False)),
     "global_avg_pool": ({"a": (2, 3, 4, 5)}, {}, """
       %y = grove.global_avg_pool %a : ({a}) -> {y}""", (2, 3, 1, 1),
                         lambda t: t["a"].mean((2, 3), keepdim=True)),

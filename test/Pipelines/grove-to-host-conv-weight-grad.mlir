@@ -3,9 +3,11 @@
 
 // grove-to-host sets conv-weight-grad-library: the weight gradient of a
 // train step's convolution calls the runtime's weight-gradient service
-// (oneDNN), the materialised padding folded into it; no im2col GEMM is
-// left. grove-to-cuda keeps im2col + one batched GEMM (docs/passes.md).
+// (oneDNN); no im2col GEMM is left. (The forward convolution reads the
+// same padded input, so the padding stays materialised for both.)
+// grove-to-cuda keeps im2col + one batched GEMM (docs/passes.md).
 // CHECK-LABEL: llvm.func internal @_grove_model_step(
+// CHECK-NOT: grove_rt_batch_matmul_f32
 // CHECK: llvm.call @grove_rt_conv2d_weight_grad_f32(
 // CHECK-NOT: grove_rt_batch_matmul_f32
 // CHECK: llvm.return

@@ -224,7 +224,7 @@ TEST(Conv, BadArgumentsDoNotTouchMemory) {
 /// Runs one weight gradient (dw from x and dy, `c`'s geometry) against a
 /// double-precision loop; checks dw's buffer outside the view and the
 /// inputs as checkConv does.
-void checkWeightGrad(const Case &c, std::mt19937 &rng) {
+void checkWeightGrad(const Case &c, std::mt19937 &rng, int64_t padDw = 0) {
   SCOPED_TRACE(::testing::Message()
                << "weight grad n=" << c.n << " g=" << c.g << " cg=" << c.cg
                << " fg=" << c.fg << " " << c.h << "x" << c.w << " k=" << c.kh
@@ -235,7 +235,7 @@ void checkWeightGrad(const Case &c, std::mt19937 &rng) {
   int64_t ow = (c.w + c.pad[1] + c.pad[3] - c.dw * (c.kw - 1) - 1) / c.sw + 1;
   Tensor5 x({c.n, c.g, c.cg, c.h + c.extra, c.w + c.extra}, c.padX);
   Tensor5 dy({c.n, c.g, c.fg, oh, ow}, c.padY);
-  Tensor5 dw({c.g, c.fg, c.cg, c.kh, c.kw});
+  Tensor5 dw({c.g, c.fg, c.cg, c.kh, c.kw}, padDw);
   x.fill(rng);
   dy.fill(rng);
   std::vector<float> xBefore = x.buffer, dyBefore = dy.buffer;
@@ -300,6 +300,16 @@ TEST(ConvWeightGrad, MatchesNaiveLoop) {
   }
 }
 
+TEST(ConvWeightGrad, WritesAStridedGradient) {
+  // dw with gaps after each kernel row: the reorder back writes the view
+  // only (checkWeightGrad checks the gaps keep their guards).
+  std::mt19937 rng(47);
+  checkWeightGrad(
+      {3, 2, 8, 16, 10, 10, 3, 3, 1, 1, 1, 1, 0, 0, 0, {1, 1, 1, 1}}, rng,
+      /*padDw=*/2);
+  checkWeightGrad({2, 1, 4, 8, 9, 9, 3, 3, 2, 2, 1, 1, 0, 0, 0}, rng, 1);
+}
+
 TEST(ConvWeightGrad, ZeroSizedProblems) {
   // No images or no output: a gradient of zeros. No channels: nothing.
   std::mt19937 rng(43);
@@ -324,13 +334,25 @@ TEST(ConvWeightGrad, BadArgumentsDoNotTouchMemory) {
   call(x, dy, dw, 1); // channels: 3 vs 2
   for (float v : dw.buffer)
     EXPECT_EQ(v, kGuard);
+  EXPECT_TRUE(clearParkedServiceError());
   Tensor5 dw3({1, 4, 3, 3, 3}), big({1, 1, 4, 5, 5});
   call(x, big, dw3, 1); // a 5x5 output gradient reads past the input
   for (float v : dw3.buffer)
     EXPECT_EQ(v, kGuard);
+  EXPECT_TRUE(clearParkedServiceError());
   call(x, dy, dw3, 0); // zero stride
   for (float v : dw3.buffer)
     EXPECT_EQ(v, kGuard);
+  EXPECT_TRUE(clearParkedServiceError());
+  // No images but a gradient to write (zeros), through a NULL buffer.
+  grove_memref_f32_5 xm{
+      nullptr, nullptr, 0, {0, 1, 3, 6, 6}, {108, 108, 36, 6, 1}};
+  grove_memref_f32_5 dym{
+      nullptr, nullptr, 0, {0, 1, 4, 4, 4}, {64, 64, 16, 4, 1}};
+  grove_memref_f32_5 dwm{
+      nullptr, nullptr, 0, {1, 4, 3, 3, 3}, {108, 27, 9, 3, 1}};
+  _mlir_ciface_grove_rt_conv2d_weight_grad_f32(&xm, &dym, &dwm, 0, 0, 0, 0, 1,
+                                               1, 1, 1);
   EXPECT_TRUE(clearParkedServiceError());
 }
 

@@ -71,8 +71,8 @@ def ConvertGroveToLinalg : Pass<"convert-grove-to-linalg"> {
     output gradients of the windows that hold it (max: where it is the
     window's winner; avg: divided by the window's divisor). With
     `pool-grad-phases` (grove-to-host sets it), pools whose windows overlap
-    (a kernel larger than the stride) on static images take the input by
-    stride phases instead: rows s·a + r are held by windows
+    (a kernel larger than the stride in a dimension) on static images take
+    the input by stride phases instead: rows s·a + r are held by windows
     a + t for a set of t fixed per phase r, so each phase is a generic over
     (n, c, a, b) whose inputs are the output gradient (divided by the
     divisors first, for avg pools, and zero-padded at its borders) and the

@@ -576,19 +576,19 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
 };
 
 /// dW[f, c, i, j] = sum over n, y, x of dy[n, f, y, x] times the padded
-/// input at (n, g(f) Cg + c, y sh + i dh, x sw + j dw): one linalg.generic
-/// with the three reduction loops innermost, accumulated in
-/// getAccumulatorType.
-/// conv2d_weight_grad as one batched GEMM per call (f32, f64): with G
-/// groups of Fg filters and Cg channels, P = N·Oh·Ow and the input's patches
-/// gathered once (im2col), dW[g] (Fg x Cg·kh·kw) = dy[g] (Fg x P) ·
-/// col[g] (P x Cg·kh·kw). The GEMM library (BLAS, cuBLAS) then does the
-/// reduction over the batch and the image that a loop nest would do with
-/// strided reads. Other element types (f32 accumulators) keep the loops.
-/// With ConvLowering::weightGradLibrary, f32 ones are instead one
-/// linalg.generic in linalg's grouped form (libraryForm), which
-/// convert-linalg-to-blas recognises and turns into the runtime's
-/// weight-gradient service (oneDNN's backward-weights convolution).
+/// input at (n, g(f) Cg + c, y sh + i dh, x sw + j dw), in one of three
+/// forms:
+///  * with ConvLowering::weightGradLibrary, f32: one linalg.generic in
+///    linalg's grouped form (libraryForm), which convert-linalg-to-blas
+///    turns into the runtime's weight-gradient service (oneDNN's
+///    backward-weights convolution);
+///  * else f32 and f64: one batched GEMM a call (buildGemm): with G groups
+///    of Fg filters and Cg channels, P = N·Oh·Ow and the input's patches
+///    gathered once (im2col), dW[g] (Fg x Cg·kh·kw) = dy[g] (Fg x P) ·
+///    col[g] (P x Cg·kh·kw), the GEMM library (BLAS, cuBLAS) doing the
+///    reduction a loop nest would do with strided reads;
+///  * other element types: one linalg.generic with the three reduction
+///    loops innermost, accumulated in getAccumulatorType (buildLoops).
 struct Conv2DWeightGradLowering : OpConversionPattern<Conv2DWeightGradOp> {
   Conv2DWeightGradLowering(MLIRContext *ctx, const ConvLowering &options)
       : OpConversionPattern(ctx), library(options.weightGradLibrary) {}
@@ -1176,13 +1176,14 @@ getWindowCandidates(OpBuilder &b, Location l, Value at[2],
 /// on the GPU, no scatter. Windows that tile the input (the usual 2x2
 /// pool) give one candidate (getTiledCandidate), not kh · kw each with its
 /// divisions and tests.
-/// With ConvLowering::poolGradPhases, overlapping windows (kernel larger
-/// than stride) and static image sizes, the input is
+/// With ConvLowering::poolGradPhases, windows that overlap (a kernel larger
+/// than the stride in a dimension) and static image sizes, the input is
 /// taken instead in its stride phases (phasedGrad): input rows s·a + r see
 /// the windows a + t for a fixed set of t per phase r, so each phase is one
 /// generic over (n, c, a, b) reading the output gradient (zero-padded at
-/// its borders) through constant-offset maps, with no divisions, tests or
-/// gathers, and is inserted into the result with stride s.
+/// its borders) through constant-offset maps, with no divisions, range
+/// tests or computed indices (max pools still compare each tap's winner),
+/// and is inserted into the result with stride s.
 template <typename GradOp>
 struct PoolGradLowering : OpConversionPattern<GradOp> {
   PoolGradLowering(MLIRContext *ctx, const ConvLowering &options)
@@ -1215,10 +1216,11 @@ struct PoolGradLowering : OpConversionPattern<GradOp> {
     if constexpr (!isMax)
       includePad = op.getCountIncludePad();
     // Windows that tile the input have one candidate an element, computed
-    // in one loop; phases pay for overlapping ones.
+    // in one loop; phases pay where windows overlap.
     bool tiles = kernel[0] == strides[0] && kernel[1] == strides[1];
+    bool overlap = kernel[0] > strides[0] || kernel[1] > strides[1];
     auto dyType = cast<RankedTensorType>(dy.getType());
-    if (phases && !tiles && !type.isDynamicDim(2) && !type.isDynamicDim(3) &&
+    if (phases && overlap && !type.isDynamicDim(2) && !type.isDynamicDim(3) &&
         !dyType.isDynamicDim(2) && !dyType.isDynamicDim(3)) {
       rewriter.replaceOp(
           op, phasedGrad(rewriter, op, dy, argmax, inDims, sizes, includePad));

@@ -8,7 +8,10 @@
 // its interior) is folded into the call and the copy goes: the padded
 // buffer is as large as the input, and filling it is two passes over it
 // (on the GPU, two kernels). cuDNN pads both sides alike, so there only a
-// symmetric padding folds.
+// symmetric padding folds. On the host, the weight gradients that
+// convert-grove-to-linalg{conv-weight-grad-library} leaves as one
+// linalg.generic of a known form become calls of the weight-gradient
+// service the same way.
 //
 //===----------------------------------------------------------------------===//
 

@@ -16,10 +16,10 @@
 //    1x1 GEMMs on images over 7x7 (`conv-library-read-only-weights`, the
 //    host's default).
 //  * other weights (a train step's, or the first call at a version) are
-//    reordered on every call: from two images on into 16-channel blocks
-//    (oneDNN's direct jit kernels, faster than im2col + sgemm on ResNeSt-50's
-//    3x3 convolutions, and than its brgconv ones on channels-last layouts
-//    once the reorders are counted), for one image not at all (oneDNN's
+//    reordered on every call: from two images on into oneDNN's blocked
+//    layouts (16 channels a block on AVX-512) and its direct jit kernels,
+//    which beat its brgconv ones on channels-last layouts once the reorders
+//    are counted (docs/perf.md), for one image not at all (oneDNN's
 //    GEMM-based convolution), since reordering the weights alone cost more than
 //    the kernels saved. Generated code calls the service for such f32
 //    convolutions on images of at most 28x28 outputs (`grovec
@@ -47,6 +47,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -97,16 +98,16 @@ bool hasZeroSize(const Problem &p) {
 /// false if not. `w` and `y` name p.w and p.y in the message.
 bool check(const Problem &p, const char *service, const char *wName = "weights",
            const char *yName = "result") {
-  auto report = [&](const std::string &message) { ::report(service, message); };
+  auto fail = [&](const std::string &message) { report(service, message); };
   const View5 &x = p.x, &w = p.w, &y = p.y;
   for (const View5 *v : {&x, &w, &y})
     for (int64_t s : v->size)
       if (s < 0)
-        return report("negative size"), false;
+        return fail("negative size"), false;
   if (p.sh < 1 || p.sw < 1 || p.dh < 1 || p.dw < 1)
-    return report("strides and dilations must be positive"), false;
+    return fail("strides and dilations must be positive"), false;
   if (p.pt < 0 || p.pl < 0 || p.pb < 0 || p.pr < 0)
-    return report("padding must not be negative"), false;
+    return fail("padding must not be negative"), false;
   auto describe = [](const View5 &v) {
     std::string s;
     for (int i = 0; i < 5; ++i)
@@ -124,11 +125,15 @@ bool check(const Problem &p, const char *service, const char *wName = "weights",
       ok && (y.size[4] == 0 || (y.size[4] - 1) * p.sw + (w.size[4] - 1) * p.dw <
                                    x.size[4] + p.pl + p.pr);
   if (!ok)
-    return report("shape mismatch: input " + describe(x) + ", " + wName + " " +
-                  describe(w) + ", " + yName + " " + describe(y)),
+    return fail("shape mismatch: input " + describe(x) + ", " + wName + " " +
+                describe(w) + ", " + yName + " " + describe(y)),
            false;
-  if (!hasZeroSize(p) && (!x.base || !w.base || !y.base))
-    return report("a buffer is NULL"), false;
+  // A view with elements needs its buffer, even where the problem is
+  // empty (no images: a weight gradient of zeros is still written).
+  for (const View5 *v : {&x, &w, &y})
+    if (!v->base &&
+        std::all_of(v->size, v->size + 5, [](int64_t n) { return n > 0; }))
+      return fail("a buffer is NULL"), false;
   return true;
 }
 
@@ -410,7 +415,7 @@ Compiled makeCompiled(const Problem &p, const memory::desc &userSrc,
     // The same convolution either way (a forward convolution keeps no
     // workspace), but oneDNN ranks its kernels by the propagation kind: for
     // inference its brgconv ones on channels-last layouts first, for
-    // training its direct jit ones on 16-channel blocks, whose reorders
+    // training its direct jit ones on channel blocks, whose reorders
     // (weights above all) cost less. Weights reordered on every call take
     // the latter; prepared ones, reordered once, the former (docs/perf.md).
     prop_kind kind = blocked && !prepared ? prop_kind::forward_training
@@ -633,7 +638,7 @@ bool convDnnl(const Problem &p, trace::Span &span) {
 }
 
 /// The weight gradient's primitives of one shape and layout: oneDNN's
-/// backward-weights convolution in the layouts it prefers (16-channel
+/// backward-weights convolution in the layouts it prefers (channel
 /// blocks), the reorders of x and dy into them and of dw out of them.
 struct CompiledWeightGrad {
   convolution_backward_weights conv;
@@ -695,11 +700,17 @@ bool weightGradDnnl(const Problem &p) {
   if (!dnnlGeometry(p, userSrc, userDst, padB, padR))
     return false;
   std::vector<int64_t> key = shapeKey(p, padB, padR);
+  // Never destroyed: a weight gradient may run from an application's
+  // static destructors.
   static auto *cache = new PrimitiveCache<CompiledWeightGrad>;
-  std::shared_ptr<const CompiledWeightGrad> shared =
-      cache->get(std::move(key), [&] {
-        return makeWeightGrad(p, userSrc, userDst, padB, padR);
-      });
+  std::shared_ptr<const CompiledWeightGrad> shared;
+  try {
+    shared = cache->get(std::move(key), [&] {
+      return makeWeightGrad(p, userSrc, userDst, padB, padR);
+    });
+  } catch (const dnnl::error &) {
+    return false; // no kernel for these layouts: the loops
+  }
   const CompiledWeightGrad &c = *shared;
   engine &eng = cpuEngine();
   stream &st = threadStream();
@@ -770,12 +781,6 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
     int64_t pad_bottom, int64_t pad_right, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w) {
   grove::rt::trace::Span span("service", "grove_rt_conv2d_f32");
-  span.arg("n", x->sizes[0]);
-  span.arg("c", x->sizes[1]);
-  span.arg("h", x->sizes[2]);
-  span.arg("w", x->sizes[3]);
-  span.arg("k", w->sizes[0]);
-  span.arg("f", w->sizes[1]);
   Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
             view(w->aligned, w->offset, w->sizes, w->strides),
             view(y->aligned, y->offset, y->sizes, y->strides),
@@ -788,6 +793,13 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
             pad_bottom,
             pad_right};
   asService("grove_rt_conv2d_f32", [&] {
+    // Inside: recording an argument may allocate.
+    span.arg("n", x->sizes[0]);
+    span.arg("c", x->sizes[1]);
+    span.arg("h", x->sizes[2]);
+    span.arg("w", x->sizes[3]);
+    span.arg("k", w->sizes[0]);
+    span.arg("f", w->sizes[1]);
     if (!check(p, "grove_rt_conv2d_f32"))
       return;
 #if GROVE_HAVE_DNNL
@@ -807,14 +819,6 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_weight_grad_f32(
     int64_t dilation_h, int64_t dilation_w) {
   const char *name = "grove_rt_conv2d_weight_grad_f32";
   grove::rt::trace::Span span("service", name);
-  span.arg("n", x->sizes[0]);
-  span.arg("g", x->sizes[1]);
-  span.arg("c", x->sizes[2]);
-  span.arg("f", dw->sizes[1]);
-  span.arg("h", x->sizes[3]);
-  span.arg("w", x->sizes[4]);
-  span.arg("kh", dw->sizes[3]);
-  span.arg("kw", dw->sizes[4]);
   // The forward convolution's problem, its weights' place taken by dw and
   // its result's by dy.
   Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
@@ -829,6 +833,14 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_weight_grad_f32(
             pad_bottom,
             pad_right};
   asService(name, [&] {
+    span.arg("n", x->sizes[0]);
+    span.arg("g", x->sizes[1]);
+    span.arg("c", x->sizes[2]);
+    span.arg("f", dw->sizes[1]);
+    span.arg("h", x->sizes[3]);
+    span.arg("w", x->sizes[4]);
+    span.arg("kh", dw->sizes[3]);
+    span.arg("kw", dw->sizes[4]);
     if (!check(p, name, "weight gradient", "output gradient"))
       return;
 #if GROVE_HAVE_DNNL

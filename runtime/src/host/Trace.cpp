@@ -167,17 +167,28 @@ void trace::appendArg(std::string &args, const char *key, int64_t value) {
           "\":" + std::to_string(value);
 }
 
-void trace::Span::arg(const char *key, int64_t value) {
-  if (start)
-    appendArg(args, key, value);
-}
-
-void trace::Span::arg(const char *key, const char *value) {
+void trace::Span::arg(const char *key, int64_t value) noexcept {
   if (!start)
     return;
-  args += (args.empty() ? "\"" : ",\"") + std::string(key) + "\":\"";
-  appendEscaped(args, value);
-  args += "\"";
+  size_t before = args.size();
+  try {
+    appendArg(args, key, value);
+  } catch (...) {
+    args.resize(before); // out of memory: the span without this argument
+  }
+}
+
+void trace::Span::arg(const char *key, const char *value) noexcept {
+  if (!start)
+    return;
+  size_t before = args.size();
+  try {
+    args += (args.empty() ? "\"" : ",\"") + std::string(key) + "\":\"";
+    appendEscaped(args, value);
+    args += "\"";
+  } catch (...) {
+    args.resize(before); // out of memory: the span without this argument
+  }
 }
 
 extern "C" {

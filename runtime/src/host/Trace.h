@@ -44,27 +44,39 @@ inline uint32_t deviceTrack(int ordinal) {
 /// `"key":value` appended to a JSON object body (what `args` holds).
 void appendArg(std::string &args, const char *key, int64_t value);
 
-/// A span over a scope, recorded at its end when tracing is on.
+/// A span over a scope, recorded at its end when tracing is on. Nothing
+/// in it throws: services record spans outside their exception guards, and
+/// a span that cannot allocate is dropped (or loses an argument).
 class Span {
 public:
   Span(const char *category, const char *name)
       : category(category), name(name), start(enabled() ? now() : 0) {}
   ~Span() {
-    if (start)
+    if (!start)
+      return;
+    try {
       record(ownedName.empty() ? std::string(name) : ownedName, category, start,
              now(), args);
+    } catch (...) {
+      // Out of memory for the event: the trace goes without it.
+    }
   }
   Span(const Span &) = delete;
   Span &operator=(const Span &) = delete;
 
   bool on() const { return start != 0; }
   /// A name that outlives nothing (copied; only when on).
-  void setName(const std::string &n) {
-    if (start)
+  void setName(const std::string &n) noexcept {
+    if (!start)
+      return;
+    try {
       ownedName = n;
+    } catch (...) {
+      // The static name stands.
+    }
   }
-  void arg(const char *key, int64_t value);
-  void arg(const char *key, const char *value);
+  void arg(const char *key, int64_t value) noexcept;
+  void arg(const char *key, const char *value) noexcept;
 
 private:
   const char *category;

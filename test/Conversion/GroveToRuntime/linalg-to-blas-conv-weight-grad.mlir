@@ -124,3 +124,47 @@ func.func @not_matched(%x: memref<1x1x2x6x6xf32>, %dy: memref<1x1x2x4x4xf32>, %d
   }
   return
 }
+
+// -----
+
+// Also left as loops: f64 (the service is f32), a transposed gradient map
+// (dw written at (f, g, c, i, j)), an output filled with one instead of zero.
+#x = affine_map<(g, f, c, i, j, n, y, x) -> (n, g, c, y + i, x + j)>
+#dy = affine_map<(g, f, c, i, j, n, y, x) -> (n, g, f, y, x)>
+#dw = affine_map<(g, f, c, i, j, n, y, x) -> (g, f, c, i, j)>
+#dwt = affine_map<(g, f, c, i, j, n, y, x) -> (f, g, c, i, j)>
+// CHECK-LABEL: func.func @other_forms(
+// CHECK-NOT: call
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: call
+func.func @other_forms(%x: memref<1x1x2x6x6xf64>, %dy: memref<1x1x2x4x4xf64>, %dw: memref<1x2x2x3x3xf64>,
+                       %xf: memref<1x1x2x6x6xf32>, %dyf: memref<1x1x2x4x4xf32>, %dwt: memref<2x1x2x3x3xf32>, %dwf: memref<1x2x2x3x3xf32>) {
+  %zero = arith.constant 0.0 : f64
+  %zerof = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f64) outs(%dw : memref<1x2x2x3x3xf64>)
+  linalg.generic {indexing_maps = [#x, #dy, #dw], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %dy : memref<1x1x2x6x6xf64>, memref<1x1x2x4x4xf64>) outs(%dw : memref<1x2x2x3x3xf64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %p = arith.mulf %a, %b : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  }
+  linalg.fill ins(%zerof : f32) outs(%dwt : memref<2x1x2x3x3xf32>)
+  linalg.generic {indexing_maps = [#x, #dy, #dwt], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%xf, %dyf : memref<1x1x2x6x6xf32>, memref<1x1x2x4x4xf32>) outs(%dwt : memref<2x1x2x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%one : f32) outs(%dwf : memref<1x2x2x3x3xf32>)
+  linalg.generic {indexing_maps = [#x, #dy, #dw], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%xf, %dyf : memref<1x1x2x6x6xf32>, memref<1x1x2x4x4xf32>) outs(%dwf : memref<1x2x2x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -148,8 +148,21 @@ bool areFreshFillsAlike(Value a, Value b) {
       (matchPattern(fa.getInputs()[0], m_Constant(&va)) &&
        matchPattern(fb.getInputs()[0], m_Constant(&vb)) && va == vb);
   return sameValue && aa && ab && !aa.getCopy() && !ab.getCopy() &&
+         !aa.getSizeHint() && !ab.getSizeHint() &&
+         aa.getMemorySpaceAttr() == ab.getMemorySpaceAttr() &&
          aa.getType() == ab.getType() &&
          aa.getDynamicSizes() == ab.getDynamicSizes();
+}
+
+/// Whether `op` (on tensors) computes a value and nothing else: no op in
+/// its body touches memory.
+bool computesOnly(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() &&
+         !op->walk([&](Operation *inner) {
+              return inner == op.getOperation() || isMemoryEffectFree(inner)
+                         ? WalkResult::advance()
+                         : WalkResult::interrupt();
+            }).wasInterrupted();
 }
 
 /// Replaces each structured op on tensors that equals an earlier one of
@@ -159,7 +172,7 @@ void mergeEqualOps(RewriterBase &rewriter, Block *block) {
   SmallVector<linalg::LinalgOp> seen;
   for (Operation &op : llvm::make_early_inc_range(*block)) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-    if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+    if (!linalgOp || !computesOnly(linalgOp) ||
         linalgOp.getNumReductionLoops() == 0)
       continue;
     auto equal = llvm::find_if(seen, [&](linalg::LinalgOp earlier) {
@@ -179,14 +192,18 @@ void mergeEqualOps(RewriterBase &rewriter, Block *block) {
       seen.push_back(linalgOp);
       continue;
     }
-    SmallVector<Operation *> inits;
-    for (Value init : linalgOp.getDpsInits())
-      inits.push_back(init.getDefiningOp());
+    SmallVector<Value> inits = linalgOp.getDpsInits();
     rewriter.replaceOp(&op, (*equal)->getResults());
-    for (Operation *fill : inits) {
-      Operation *alloc = fill->getOperand(1).getDefiningOp();
+    // The fresh fills only this op read go with it (an init it shared with
+    // its twin stays).
+    for (Value init : inits) {
+      auto fill = init.getDefiningOp<linalg::FillOp>();
+      if (!fill || !fill->use_empty())
+        continue;
+      Operation *alloc = fill.getOutputs()[0].getDefiningOp();
       rewriter.eraseOp(fill);
-      if (alloc->use_empty())
+      if (alloc && isa<bufferization::AllocTensorOp>(alloc) &&
+          alloc->use_empty())
         rewriter.eraseOp(alloc);
     }
   }

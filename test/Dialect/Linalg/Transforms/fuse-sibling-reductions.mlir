@@ -304,3 +304,44 @@ func.func @unequal_sums(%dy: tensor<?x16x8x8xf32>, %acc: tensor<16xf32>) -> (ten
     }
   return %s1, %s2, %s3, %s4 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Twins that share their init (not a fresh fill each): the later one goes,
+// the shared fill stays for the earlier one. Twins in different blocks
+// stay apart.
+// CHECK-LABEL: func.func @shared_init
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[S:.*]] = linalg.reduce {{.*}} outs(%[[F]] : tensor<16xf32>)
+// CHECK-NOT: linalg.reduce
+// CHECK: scf.if
+// CHECK: linalg.reduce
+// CHECK: return %[[S]], %[[S]]
+func.func @shared_init(%dy: tensor<4x16xf32>, %c: i1) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = bufferization.alloc_tensor() : tensor<16xf32>
+  %ai = linalg.fill ins(%zero : f32) outs(%a : tensor<16xf32>) -> tensor<16xf32>
+  %s1 = linalg.reduce ins(%dy : tensor<4x16xf32>) outs(%ai : tensor<16xf32>) dimensions = [0]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  %s2 = linalg.reduce ins(%dy : tensor<4x16xf32>) outs(%ai : tensor<16xf32>) dimensions = [0]
+    (%in: f32, %init: f32) {
+      %y = arith.addf %in, %init : f32
+      linalg.yield %y : f32
+    }
+  %s3 = scf.if %c -> tensor<16xf32> {
+    %b = bufferization.alloc_tensor() : tensor<16xf32>
+    %bi = linalg.fill ins(%zero : f32) outs(%b : tensor<16xf32>) -> tensor<16xf32>
+    %r = linalg.reduce ins(%dy : tensor<4x16xf32>) outs(%bi : tensor<16xf32>) dimensions = [0]
+      (%in: f32, %init: f32) {
+        %y = arith.addf %in, %init : f32
+        linalg.yield %y : f32
+      }
+    scf.yield %r : tensor<16xf32>
+  } else {
+    scf.yield %s1 : tensor<16xf32>
+  }
+  return %s1, %s2, %s3 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}
