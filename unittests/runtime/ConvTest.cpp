@@ -44,20 +44,21 @@ struct Tensor5 {
   }
 };
 
+/// `t` as generated code passes a memref: a descriptor, by pointer.
+grove_memref_f32_5 descriptor(Tensor5 &t) {
+  float *p = t.buffer.data();
+  grove_memref_f32_5 m{p, p, 0, {}, {}};
+  for (int i = 0; i < 5; ++i)
+    m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
+  return m;
+}
+
 void callConv(Tensor5 &x, Tensor5 &w, Tensor5 &y, int64_t sh, int64_t sw,
               int64_t dh, int64_t dw, const int64_t pad[4] = nullptr) {
   const int64_t none[4] = {0, 0, 0, 0};
   if (!pad)
     pad = none;
-  float *xp = x.buffer.data(), *wp = w.buffer.data(), *yp = y.buffer.data();
-  // As generated code calls it: one descriptor per memref, by pointer.
-  auto desc = [](float *p, const Tensor5 &t) {
-    grove_memref_f32_5 m{p, p, 0, {}, {}};
-    for (int i = 0; i < 5; ++i)
-      m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
-    return m;
-  };
-  grove_memref_f32_5 xm = desc(xp, x), wm = desc(wp, w), ym = desc(yp, y);
+  grove_memref_f32_5 xm = descriptor(x), wm = descriptor(w), ym = descriptor(y);
   _mlir_ciface_grove_rt_conv2d_f32(&xm, &wm, &ym, pad[0], pad[1], pad[2],
                                    pad[3], sh, sw, dh, dw);
 }
@@ -239,14 +240,8 @@ void checkWeightGrad(const Case &c, std::mt19937 &rng, int64_t padDw = 0) {
   x.fill(rng);
   dy.fill(rng);
   std::vector<float> xBefore = x.buffer, dyBefore = dy.buffer;
-  auto desc = [](Tensor5 &t) {
-    float *p = t.buffer.data();
-    grove_memref_f32_5 m{p, p, 0, {}, {}};
-    for (int i = 0; i < 5; ++i)
-      m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
-    return m;
-  };
-  grove_memref_f32_5 xm = desc(x), dym = desc(dy), dwm = desc(dw);
+  grove_memref_f32_5 xm = descriptor(x), dym = descriptor(dy),
+                     dwm = descriptor(dw);
   _mlir_ciface_grove_rt_conv2d_weight_grad_f32(&xm, &dym, &dwm, c.pad[0],
                                                c.pad[1], c.pad[2], c.pad[3],
                                                c.sh, c.sw, c.dh, c.dw);
@@ -320,14 +315,8 @@ TEST(ConvWeightGrad, ZeroSizedProblems) {
 TEST(ConvWeightGrad, BadArgumentsDoNotTouchMemory) {
   Tensor5 x({1, 1, 3, 6, 6}), dy({1, 1, 4, 4, 4}), dw({1, 4, 2, 3, 3});
   auto call = [](Tensor5 &x, Tensor5 &dy, Tensor5 &dw, int64_t stride) {
-    auto desc = [](Tensor5 &t) {
-      float *p = t.buffer.data();
-      grove_memref_f32_5 m{p, p, 0, {}, {}};
-      for (int i = 0; i < 5; ++i)
-        m.sizes[i] = t.size[i], m.strides[i] = t.stride[i];
-      return m;
-    };
-    grove_memref_f32_5 xm = desc(x), dym = desc(dy), dwm = desc(dw);
+    grove_memref_f32_5 xm = descriptor(x), dym = descriptor(dy),
+                       dwm = descriptor(dw);
     _mlir_ciface_grove_rt_conv2d_weight_grad_f32(&xm, &dym, &dwm, 0, 0, 0, 0,
                                                  stride, stride, 1, 1);
   };

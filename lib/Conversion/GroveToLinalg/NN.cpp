@@ -575,6 +575,15 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   }
 };
 
+/// A weight gradient's groups, filters and channels a group, and kernel
+/// height and width.
+std::array<int64_t, 5> getGradSizes(Conv2DWeightGradOp op) {
+  RankedTensorType type = op.getType();
+  int64_t groups = op.getGroups();
+  return {groups, type.getDimSize(0) / groups, type.getDimSize(1),
+          type.getDimSize(2), type.getDimSize(3)};
+}
+
 /// dW[f, c, i, j] = sum over n, y, x of dy[n, f, y, x] times the padded
 /// input at (n, g(f) Cg + c, y sh + i dh, x sw + j dw), in one of three
 /// forms:
@@ -627,9 +636,10 @@ private:
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
     ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-    int64_t groups = op.getGroups(), fg = type.getDimSize(0) / groups;
-    int64_t cg = type.getDimSize(1), kh = type.getDimSize(2),
-            kw = type.getDimSize(3);
+    // Named variables, not bindings: lambdas below capture them.
+    std::array<int64_t, 5> sizes = getGradSizes(op);
+    int64_t groups = sizes[0], fg = sizes[1], cg = sizes[2], kh = sizes[3],
+            kw = sizes[4];
     auto idx = [&](int64_t v) -> OpFoldResult {
       return rewriter.getIndexAttr(v);
     };
@@ -682,9 +692,10 @@ private:
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
     ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-    int64_t groups = op.getGroups(), fg = type.getDimSize(0) / groups;
-    int64_t cg = type.getDimSize(1), kh = type.getDimSize(2),
-            kw = type.getDimSize(3);
+    // Named variables, not bindings: lambdas below capture them.
+    std::array<int64_t, 5> sizes = getGradSizes(op);
+    int64_t groups = sizes[0], fg = sizes[1], cg = sizes[2], kh = sizes[3],
+            kw = sizes[4];
     auto dyType = cast<RankedTensorType>(dy.getType());
     int64_t n = dyType.getDimSize(0), oh = dyType.getDimSize(2),
             ow = dyType.getDimSize(3);

@@ -248,6 +248,33 @@ matchMaterializedPad(Operation *conv, Value input, bool symmetric) {
   return pad;
 }
 
+/// `values` as i64 constants, appended to `args`.
+void appendI64s(RewriterBase &rewriter, Location loc, ArrayRef<int64_t> values,
+                SmallVectorImpl<Value> &args) {
+  for (int64_t v : values)
+    args.push_back(arith::ConstantIntOp::create(rewriter, loc, v, 64));
+}
+
+/// Replaces `op` by a call of `service` with `args`; a padding the call
+/// folded goes, and frees of its source move after the call.
+FailureOr<bool> replaceByCall(RewriterBase &rewriter, ModuleOp module,
+                              Operation *op, const Service &service,
+                              ArrayRef<Value> args,
+                              const std::optional<MaterializedPad> &pad) {
+  FailureOr<func::CallOp> call =
+      createServiceCall(rewriter, op->getLoc(), module, service, args);
+  if (failed(call))
+    return failure();
+  rewriter.eraseOp(op);
+  if (pad) {
+    for (Operation *dead : pad->ops)
+      rewriter.eraseOp(dead);
+    for (Operation *free : llvm::reverse(pad->sourceFrees))
+      rewriter.moveOpAfter(free, *call);
+  }
+  return true;
+}
+
 template <typename ConvLike>
 FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
                                 ConvLike op, bool cuda) {
@@ -296,27 +323,15 @@ FailureOr<bool> rewriteConvImpl(RewriterBase &rewriter, ModuleOp module,
                      : insertUnitDim(rewriter, loc, v, pos);
     args.push_back(castToServiceOperand(rewriter, loc, *service, i, view));
   }
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIntOp::create(rewriter, loc, v, 64);
-  };
   // Pads (cuda: h, w; host: top, left, bottom, right), strides, dilations.
+  SmallVector<int64_t> scalars;
   for (int i = 0, e = cuda ? 2 : 4; i < e; ++i)
-    args.push_back(constant(pad ? pad->pad[i] : 0));
+    scalars.push_back(pad ? pad->pad[i] : 0);
   for (DenseIntElementsAttr attr : {op.getStrides(), op.getDilations()})
     for (APInt v : attr.getValues<APInt>())
-      args.push_back(constant(v.getSExtValue()));
-  FailureOr<func::CallOp> call =
-      createServiceCall(rewriter, loc, module, *service, args);
-  if (failed(call))
-    return failure();
-  rewriter.eraseOp(op);
-  if (pad) {
-    for (Operation *dead : pad->ops)
-      rewriter.eraseOp(dead);
-    for (Operation *free : llvm::reverse(pad->sourceFrees))
-      rewriter.moveOpAfter(free, *call);
-  }
-  return true;
+      scalars.push_back(v.getSExtValue());
+  appendI64s(rewriter, loc, scalars, args);
+  return replaceByCall(rewriter, module, op, *service, args, pad);
 }
 
 /// The strides and dilations of a weight gradient in
@@ -426,25 +441,13 @@ FailureOr<bool> mlir::grove::blas::rewriteConvWeightGrad(RewriterBase &rewriter,
   const Value operands[] = {x, dy, dw};
   for (auto [k, v] : llvm::enumerate(operands))
     args.push_back(castToServiceOperand(rewriter, loc, *service, k, v));
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIntOp::create(rewriter, loc, v, 64);
-  };
+  // Pads (top, left, bottom, right), strides, dilations.
+  SmallVector<int64_t> scalars;
   for (int k = 0; k < 4; ++k)
-    args.push_back(constant(pad ? pad->pad[k] : 0));
-  for (int64_t v : *geometry)
-    args.push_back(constant(v));
-  FailureOr<func::CallOp> call =
-      createServiceCall(rewriter, loc, module, *service, args);
-  if (failed(call))
-    return failure();
-  rewriter.eraseOp(op);
-  if (pad) {
-    for (Operation *dead : pad->ops)
-      rewriter.eraseOp(dead);
-    for (Operation *free : llvm::reverse(pad->sourceFrees))
-      rewriter.moveOpAfter(free, *call);
-  }
-  return true;
+    scalars.push_back(pad ? pad->pad[k] : 0);
+  llvm::append_range(scalars, *geometry);
+  appendI64s(rewriter, loc, scalars, args);
+  return replaceByCall(rewriter, module, op, *service, args, pad);
 }
 
 FailureOr<bool> mlir::grove::blas::rewriteConv(RewriterBase &rewriter,

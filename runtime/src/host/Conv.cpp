@@ -137,16 +137,23 @@ bool check(const Problem &p, const char *service, const char *wName = "weights",
   return true;
 }
 
-/// Direct loops: the reference semantics, and the service of builds
-/// without oneDNN.
-void convLoops(const Problem &p) {
+/// Element (i0..i4) of `v`.
+float &at(const View5 &v, int64_t i0, int64_t i1, int64_t i2, int64_t i3,
+          int64_t i4) {
+  return v.base[i0 * v.stride[0] + i1 * v.stride[1] + i2 * v.stride[2] +
+                i3 * v.stride[3] + i4 * v.stride[4]];
+}
+
+/// Calls `body(x, w, y)` with the elements of every product the
+/// convolution `p` sums (padding's zeros left out): the loops of both
+/// services, in builds without oneDNN and for empty problems.
+template <typename Body> void forEachProduct(const Problem &p, Body body) {
   const View5 &x = p.x, &w = p.w, &y = p.y;
   for (int64_t n = 0; n < y.size[0]; ++n)
     for (int64_t g = 0; g < y.size[1]; ++g)
       for (int64_t f = 0; f < y.size[2]; ++f)
         for (int64_t oh = 0; oh < y.size[3]; ++oh)
-          for (int64_t ow = 0; ow < y.size[4]; ++ow) {
-            float sum = 0.0f;
+          for (int64_t ow = 0; ow < y.size[4]; ++ow)
             for (int64_t c = 0; c < w.size[2]; ++c)
               for (int64_t i = 0; i < w.size[3]; ++i)
                 for (int64_t j = 0; j < w.size[4]; ++j) {
@@ -154,45 +161,31 @@ void convLoops(const Problem &p) {
                   int64_t iw = ow * p.sw + j * p.dw - p.pl;
                   if (ih < 0 || ih >= x.size[3] || iw < 0 || iw >= x.size[4])
                     continue; // a zero of the padding
-                  sum += x.base[n * x.stride[0] + g * x.stride[1] +
-                                c * x.stride[2] + ih * x.stride[3] +
-                                iw * x.stride[4]] *
-                         w.base[g * w.stride[0] + f * w.stride[1] +
-                                c * w.stride[2] + i * w.stride[3] +
-                                j * w.stride[4]];
+                  body(at(x, n, g, c, ih, iw), at(w, g, f, c, i, j),
+                       at(y, n, g, f, oh, ow));
                 }
-            y.base[n * y.stride[0] + g * y.stride[1] + f * y.stride[2] +
-                   oh * y.stride[3] + ow * y.stride[4]] = sum;
-          }
 }
 
-/// The weight gradient's loops (p.w is dw, p.y is dy): the reference
-/// semantics, and the service of builds without oneDNN.
+/// Sets every element of `v` to zero.
+void zero(const View5 &v) {
+  for (int64_t a = 0; a < v.size[0]; ++a)
+    for (int64_t b = 0; b < v.size[1]; ++b)
+      for (int64_t c = 0; c < v.size[2]; ++c)
+        for (int64_t d = 0; d < v.size[3]; ++d)
+          for (int64_t e = 0; e < v.size[4]; ++e)
+            at(v, a, b, c, d, e) = 0.0f;
+}
+
+/// The convolution's loops (the reference semantics).
+void convLoops(const Problem &p) {
+  zero(p.y);
+  forEachProduct(p, [](float x, float &w, float &y) { y += x * w; });
+}
+
+/// The weight gradient's loops (p.w is dw, p.y is dy).
 void weightGradLoops(const Problem &p) {
-  const View5 &x = p.x, &w = p.w, &y = p.y;
-  for (int64_t g = 0; g < w.size[0]; ++g)
-    for (int64_t f = 0; f < w.size[1]; ++f)
-      for (int64_t c = 0; c < w.size[2]; ++c)
-        for (int64_t i = 0; i < w.size[3]; ++i)
-          for (int64_t j = 0; j < w.size[4]; ++j) {
-            float sum = 0.0f;
-            for (int64_t n = 0; n < y.size[0]; ++n)
-              for (int64_t oh = 0; oh < y.size[3]; ++oh)
-                for (int64_t ow = 0; ow < y.size[4]; ++ow) {
-                  int64_t ih = oh * p.sh + i * p.dh - p.pt;
-                  int64_t iw = ow * p.sw + j * p.dw - p.pl;
-                  if (ih < 0 || ih >= x.size[3] || iw < 0 || iw >= x.size[4])
-                    continue; // a zero of the padding
-                  sum += x.base[n * x.stride[0] + g * x.stride[1] +
-                                c * x.stride[2] + ih * x.stride[3] +
-                                iw * x.stride[4]] *
-                         y.base[n * y.stride[0] + g * y.stride[1] +
-                                f * y.stride[2] + oh * y.stride[3] +
-                                ow * y.stride[4]];
-                }
-            w.base[g * w.stride[0] + f * w.stride[1] + c * w.stride[2] +
-                   i * w.stride[3] + j * w.stride[4]] = sum;
-          }
+  zero(p.w);
+  forEachProduct(p, [](float x, float &dw, float &dy) { dw += x * dy; });
 }
 
 #if GROVE_HAVE_DNNL
@@ -756,6 +749,25 @@ View5 view(float *aligned, int64_t offset, const int64_t *sizes,
   return v;
 }
 
+/// A call's problem: x, w (or dw) and y (or dy) as views, then the
+/// geometry in the services' order.
+Problem makeProblem(const grove_memref_f32_5 *x, const grove_memref_f32_5 *w,
+                    const grove_memref_f32_5 *y, int64_t pt, int64_t pl,
+                    int64_t pb, int64_t pr, int64_t sh, int64_t sw, int64_t dh,
+                    int64_t dw) {
+  return Problem{view(x->aligned, x->offset, x->sizes, x->strides),
+                 view(w->aligned, w->offset, w->sizes, w->strides),
+                 view(y->aligned, y->offset, y->sizes, y->strides),
+                 sh,
+                 sw,
+                 dh,
+                 dw,
+                 pt,
+                 pl,
+                 pb,
+                 pr};
+}
+
 /// Runs `body` as service `name`: C++ exceptions, which generated code
 /// cannot handle, become a pending service error, as for the GEMMs.
 template <typename Body> void asService(const char *name, const Body &body) {
@@ -781,19 +793,9 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_f32(
     int64_t pad_bottom, int64_t pad_right, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w) {
   grove::rt::trace::Span span("service", "grove_rt_conv2d_f32");
-  Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
-            view(w->aligned, w->offset, w->sizes, w->strides),
-            view(y->aligned, y->offset, y->sizes, y->strides),
-            stride_h,
-            stride_w,
-            dilation_h,
-            dilation_w,
-            pad_top,
-            pad_left,
-            pad_bottom,
-            pad_right};
+  Problem p = makeProblem(x, w, y, pad_top, pad_left, pad_bottom, pad_right,
+                          stride_h, stride_w, dilation_h, dilation_w);
   asService("grove_rt_conv2d_f32", [&] {
-    // Inside: recording an argument may allocate.
     span.arg("n", x->sizes[0]);
     span.arg("c", x->sizes[1]);
     span.arg("h", x->sizes[2]);
@@ -821,17 +823,8 @@ GROVE_API void _mlir_ciface_grove_rt_conv2d_weight_grad_f32(
   grove::rt::trace::Span span("service", name);
   // The forward convolution's problem, its weights' place taken by dw and
   // its result's by dy.
-  Problem p{view(x->aligned, x->offset, x->sizes, x->strides),
-            view(dw->aligned, dw->offset, dw->sizes, dw->strides),
-            view(dy->aligned, dy->offset, dy->sizes, dy->strides),
-            stride_h,
-            stride_w,
-            dilation_h,
-            dilation_w,
-            pad_top,
-            pad_left,
-            pad_bottom,
-            pad_right};
+  Problem p = makeProblem(x, dw, dy, pad_top, pad_left, pad_bottom, pad_right,
+                          stride_h, stride_w, dilation_h, dilation_w);
   asService(name, [&] {
     span.arg("n", x->sizes[0]);
     span.arg("g", x->sizes[1]);
