@@ -68,6 +68,9 @@ def supervise(library, name, workdir, seed, kill, regrow, total, every):
                                 stderr=subprocess.STDOUT, text=True, env=env,
                                 start_new_session=True)
         while proc.poll() is None and time.monotonic() - start < 600:
+            # The checkpoint rank 0 waits at, read first: its step is in
+            # the log by then, so the decisions below see it.
+            pending = at_checkpoint(workdir)
             # The node manager: the killed rank's node goes, and comes
             # back when the job passes `regrow`.
             if not lost and Path(workdir, "killed.json").exists():
@@ -80,6 +83,7 @@ def supervise(library, name, workdir, seed, kill, regrow, total, every):
             # stop at its next checkpoint.
             if int(slots.read_text()) > world:
                 Path(workdir, "STOP").touch()
+            acknowledge(workdir, pending)
             time.sleep(0.005)
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
@@ -93,6 +97,24 @@ def supervise(library, name, workdir, seed, kill, regrow, total, every):
             return launches
         if len(launches) > 6:
             raise RuntimeError(f"the job did not finish:\n{out}")
+
+
+def at_checkpoint(workdir):
+    """The step of the checkpoint rank 0 waits at (elastic_rank.py's
+    await_ack), or None."""
+    try:
+        return Path(workdir, "at_checkpoint").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def acknowledge(workdir, step):
+    """Lets rank 0 past the checkpoint of `step` (None: nothing to do), once
+    the supervisor has decided about it."""
+    if step is not None:
+        tmp = Path(workdir, "ack.tmp")
+        tmp.write_text(step)
+        os.replace(tmp, Path(workdir, "ack"))
 
 
 def mpirun(argv, ranks, extra):

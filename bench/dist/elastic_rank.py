@@ -5,7 +5,10 @@ steps, and appends each step's (step, world, rate, loss, time) to LOG (rank
 0). It ends with 0 when done; with 3 when the supervisor asked it to stop
 (a STOP file seen at a checkpoint: the world may grow); with 75 when a
 peer failed (GROVE_ERROR_PEER), as soon as it does. KILL=step makes the
-last rank kill itself at that step (the fault the bench injects).
+last rank kill itself at that step (the fault the bench injects). At each
+checkpoint rank 0 waits (at most ACK_WAIT seconds) for the supervisor to
+acknowledge it, so the supervisor's decisions about that checkpoint (stop:
+the world grows) do not depend on it being scheduled in time.
 
     elastic_rank.py LIBRARY NAME WORKDIR TOTAL EVERY SEED
 """
@@ -21,6 +24,26 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "models", "mlp"))
 BATCH = 32
+ACK_WAIT = 10.0
+
+
+def await_ack(workdir, step):
+    """Tells the supervisor rank 0 is at the checkpoint of `step` and waits
+    for its acknowledgement (at most ACK_WAIT seconds)."""
+    tmp = os.path.join(workdir, "at_checkpoint.tmp")
+    with open(tmp, "w") as f:
+        f.write(str(step))
+    os.replace(tmp, os.path.join(workdir, "at_checkpoint"))
+    ack = os.path.join(workdir, "ack")
+    deadline = time.monotonic() + ACK_WAIT
+    while time.monotonic() < deadline:
+        try:
+            with open(ack) as f:
+                if f.read().strip() == str(step):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.001)
 
 
 def main():
@@ -74,6 +97,7 @@ def main():
                 with open(meta + ".tmp", "w") as f:
                     json.dump({"step": step + 1}, f)
                 os.replace(meta + ".tmp", meta)
+                await_ack(workdir, step + 1)
             stop = np.array([os.path.exists(os.path.join(workdir, "STOP"))
                              and rank == 0], np.float32)
             try:
