@@ -482,6 +482,16 @@ std::shared_ptr<const Compiled> compiled(const Problem &p,
   });
 }
 
+/// `bytes` from the block cache, kept in `kept` for the rest of the call;
+/// throws std::bad_alloc (the service reports it) when there are none.
+void *takeScratch(std::vector<Scratch> &kept, size_t bytes) {
+  Scratch b = allocateScratch(bytes);
+  if (!b)
+    throw std::bad_alloc();
+  kept.push_back(std::move(b));
+  return kept.back().get();
+}
+
 /// This thread's oneDNN stream, freed when the thread ends (thread-local
 /// objects go before the static engine).
 stream &threadStream() {
@@ -524,12 +534,7 @@ void runConv(const Problem &p, const Compiled &c, const uint8_t *kept) {
   // wants another layout, from the runtime's block cache for the call.
   std::vector<Scratch> scratch;
   auto fresh = [&](const memory::desc &d) {
-    Scratch b = allocateScratch(d.get_size());
-    if (!b)
-      throw std::bad_alloc();
-    void *data = b.get();
-    scratch.push_back(std::move(b));
-    return data;
+    return takeScratch(scratch, d.get_size());
   };
   void *srcCopy = c.toSrc ? fresh(c.src) : nullptr;
   void *dstCopy = c.fromDst ? fresh(c.dst) : nullptr;
@@ -709,14 +714,7 @@ bool weightGradDnnl(const Problem &p) {
   stream &st = threadStream();
   std::vector<Scratch> scratch;
   auto buffer = [&](const memory::desc &d, bool copy, void *user) {
-    if (!copy)
-      return memory(d, eng, user);
-    Scratch b = allocateScratch(d.get_size());
-    if (!b)
-      throw std::bad_alloc();
-    memory m(d, eng, b.get());
-    scratch.push_back(std::move(b));
-    return m;
+    return memory(d, eng, copy ? takeScratch(scratch, d.get_size()) : user);
   };
   memory userX(c.userSrc, eng, p.x.base), userDy(c.userDiffDst, eng, p.y.base),
       userDw(c.userDiffWeights, eng, p.w.base);
